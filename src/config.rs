@@ -1,0 +1,320 @@
+//! Scenario files: what network to build and what workload to run on it.
+//!
+//! A scenario is a TOML file with three tables, `[network]`, `[node]` and `[workload]`.
+//! Every key left out takes the NSIM-ACE value of MODEL.md §3 (Table 1 of the NSIM-ACE
+//! paper); the MTU, which that paper does not give, defaults to 2 KiB. Relative paths are
+//! resolved against the folder of the scenario file.
+//!
+//! ```
+//! let s = mgensim::config::Scenario::from_str_with(
+//!     "[network]\ndims = [4, 4]\n[workload]\ncode = 'MGEN_Comp(1e-6)'\n",
+//!     std::path::Path::new("inline.toml"),
+//!     &["network.link_bandwidth=\"8 GB/s\"".to_string()],
+//! ).unwrap();
+//! assert_eq!(s.network.link_bandwidth.0, 8_000_000_000);
+//! assert_eq!(s.workload.ranks, 16);
+//! ```
+
+use crate::units::{Bandwidth, Bytes, Time};
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Which family of network (MODEL.md §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Topology {
+    /// k-ary n-cube with wrap-around links; shorter way round; dateline virtual channels.
+    Torus,
+    /// k-ary n-mesh, no wrap-around links.
+    Mesh,
+}
+
+/// `[network]`: routers and links (MODEL.md §3).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkConfig {
+    pub topology: Topology,
+    /// Routers per dimension, 1 to 6 dimensions; one node per router.
+    pub dims: Vec<u32>,
+    /// Each direction of each link (NSIM-ACE: 4.0 GB/s).
+    pub link_bandwidth: Bandwidth,
+    /// Crossbar throughput (NSIM-ACE: 4.0 GB/s); a router output moves data at the slower of
+    /// this and its link.
+    pub switch_bandwidth: Bandwidth,
+    pub routing_time: Time,
+    pub vc_alloc_time: Time,
+    pub switch_alloc_time: Time,
+    pub switch_latency: Time,
+    pub cable_latency: Time,
+    /// Largest payload of one packet.
+    pub mtu: Bytes,
+    /// Bytes each packet carries besides its payload; a control packet is a bare header.
+    pub header_bytes: Bytes,
+    /// Capacity of each router input buffer, per port and virtual channel (and of each NIC's
+    /// receive buffer); must hold at least one whole packet (virtual cut-through).
+    pub buffer_bytes: Bytes,
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        NetworkConfig {
+            topology: Topology::Torus,
+            dims: vec![8, 8, 8],
+            link_bandwidth: Bandwidth(4_000_000_000),
+            switch_bandwidth: Bandwidth(4_000_000_000),
+            routing_time: Time::from_ns(4),
+            vc_alloc_time: Time::from_ns(4),
+            switch_alloc_time: Time::from_ns(4),
+            switch_latency: Time::from_ns(128),
+            cable_latency: Time::from_ps(600),
+            mtu: Bytes(2048),
+            header_bytes: Bytes(16),
+            buffer_bytes: Bytes(8192),
+        }
+    }
+}
+
+impl NetworkConfig {
+    /// Delay a packet head pays in each router before it may leave (the pipeline of §3).
+    pub fn router_delay(&self) -> Time {
+        self.routing_time + self.vc_alloc_time + self.switch_alloc_time + self.switch_latency
+    }
+    pub fn nodes(&self) -> u64 {
+        self.dims.iter().map(|&d| d as u64).product()
+    }
+}
+
+/// `[node]`: memory, DMA and the communication library (MODEL.md §2).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NodeConfig {
+    /// DMA between memory and NIC, each way (NSIM-ACE: 2.8 GB/s).
+    pub dma_bandwidth: Bandwidth,
+    /// Caps DMA in both directions (NSIM-ACE: infinite).
+    pub memory_bandwidth: Bandwidth,
+    /// Charged on the issuing rank's clock for each call that starts a transfer (the
+    /// papers' "communication library overhead"; NSIM-ACE random ring: 0).
+    pub node_latency: Time,
+    /// Rate of the NIC's port onto its link (NSIM's HCA rate); the link rate when left out.
+    pub nic_bandwidth: Option<Bandwidth>,
+}
+
+impl Default for NodeConfig {
+    fn default() -> Self {
+        NodeConfig {
+            dma_bandwidth: Bandwidth(2_800_000_000),
+            memory_bandwidth: Bandwidth::INFINITE,
+            node_latency: Time::ZERO,
+            nic_bandwidth: None,
+        }
+    }
+}
+
+impl NodeConfig {
+    /// What one DMA transfer moves per second: the slower of DMA and memory.
+    pub fn dma_rate(&self) -> Bandwidth {
+        self.dma_bandwidth.min(self.memory_bandwidth)
+    }
+}
+
+/// `[workload]` as written in the file.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WorkloadFile {
+    script: Option<PathBuf>,
+    code: Option<String>,
+    ranks: Option<u64>,
+    #[serde(default)]
+    seed: u64,
+    #[serde(default)]
+    args: Option<toml::Table>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    #[serde(default)]
+    network: NetworkConfig,
+    #[serde(default)]
+    node: NodeConfig,
+    workload: Option<WorkloadFile>,
+}
+
+/// The workload: a Lua script that every rank runs as its own coroutine.
+#[derive(Clone, Debug, Serialize)]
+pub struct Workload {
+    /// Where the script came from, for error messages (`inline` for `code = ...`).
+    pub script_name: String,
+    /// The script's folder, searched by `require` (None for inline code).
+    pub script_dir: Option<PathBuf>,
+    #[serde(skip)]
+    pub source: String,
+    pub ranks: u64,
+    pub seed: u64,
+    /// Handed to every rank as `MGEN_args`.
+    pub args: toml::Table,
+}
+
+/// A scenario, validated and with every default filled in.
+#[derive(Clone, Debug, Serialize)]
+pub struct Scenario {
+    /// The file it was read from.
+    pub path: PathBuf,
+    pub network: NetworkConfig,
+    pub node: NodeConfig,
+    pub workload: Workload,
+}
+
+impl Scenario {
+    /// Reads a scenario file and applies `overrides` (`key.path=TOML-literal`).
+    pub fn load(path: &Path, overrides: &[String]) -> Result<Scenario> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read scenario {}", path.display()))?;
+        Scenario::from_str_with(&text, path, overrides)
+    }
+
+    /// Like [`Scenario::load`] for text already in memory; `path` names it in messages and
+    /// anchors relative paths.
+    pub fn from_str_with(text: &str, path: &Path, overrides: &[String]) -> Result<Scenario> {
+        let file = path.display();
+        let mut table: toml::Table =
+            toml::from_str(text).map_err(|e| anyhow!("{file}: {}", e.to_string().trim_end()))?;
+        for o in overrides {
+            apply_override(&mut table, o).with_context(|| format!("--set {o}"))?;
+        }
+        let parsed: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(table))
+            .map_err(|e| {
+                let key = e.path().to_string();
+                let msg = e.inner().to_string();
+                let msg = msg.trim_end();
+                if key == "." || key.is_empty() {
+                    anyhow!("{file}: {msg}")
+                } else {
+                    anyhow!("{file}: key `{key}`: {msg}")
+                }
+            })?;
+        Scenario::build(parsed, path)
+    }
+
+    fn build(f: ScenarioFile, path: &Path) -> Result<Scenario> {
+        let file = path.display();
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut problems = Vec::new();
+        let net = &f.network;
+        if net.dims.is_empty() || net.dims.len() > 6 {
+            problems.push(format!("key `network.dims`: {} dimensions given; 1 to 6 are allowed", net.dims.len()));
+        }
+        if net.dims.iter().any(|&d| d == 0) {
+            problems.push("key `network.dims`: every dimension must be at least 1".to_string());
+        }
+        if net.dims.iter().any(|&d| d > 65_535) {
+            problems.push("key `network.dims`: a dimension may have at most 65535 routers".to_string());
+        }
+        if net.nodes() > u32::MAX as u64 / 16 {
+            problems.push(format!("key `network.dims`: {} nodes is more than mgensim can address", net.nodes()));
+        }
+        for (key, bw) in [
+            ("network.link_bandwidth", net.link_bandwidth),
+            ("network.switch_bandwidth", net.switch_bandwidth),
+            ("node.dma_bandwidth", f.node.dma_bandwidth),
+            ("node.memory_bandwidth", f.node.memory_bandwidth),
+        ] {
+            if bw.0 == 0 {
+                problems.push(format!("key `{key}`: must be greater than zero"));
+            }
+        }
+        if let Some(bw) = f.node.nic_bandwidth {
+            if bw.0 == 0 {
+                problems.push("key `node.nic_bandwidth`: must be greater than zero".to_string());
+            }
+        }
+        if net.link_bandwidth.is_infinite() || net.switch_bandwidth.is_infinite() {
+            problems.push("key `network.link_bandwidth`/`switch_bandwidth`: must be finite".to_string());
+        }
+        if net.mtu.0 == 0 || net.mtu.0 > 1 << 24 {
+            problems.push(format!("key `network.mtu`: {} is out of range (1 B to 16 MiB)", net.mtu));
+        }
+        if net.header_bytes.0 > 1 << 16 {
+            problems.push(format!("key `network.header_bytes`: {} is out of range (0 to 64 KiB)", net.header_bytes));
+        }
+        let packet = net.mtu.0 + net.header_bytes.0;
+        if net.buffer_bytes.0 < packet || net.buffer_bytes.0 > u32::MAX as u64 {
+            problems.push(format!(
+                "key `network.buffer_bytes`: {} cannot hold one whole packet of {} (mtu + header_bytes); \
+                 virtual cut-through needs at least that",
+                net.buffer_bytes,
+                Bytes(packet)
+            ));
+        }
+        let w = f.workload.unwrap_or_default();
+        let (script_name, script_dir, source) = match (&w.script, &w.code) {
+            (Some(_), Some(_)) => {
+                problems.push("key `workload`: give either `script` or `code`, not both".to_string());
+                (String::new(), None, String::new())
+            }
+            (None, None) => {
+                problems.push("key `workload.script`: missing; name the Lua script every rank runs".to_string());
+                (String::new(), None, String::new())
+            }
+            (None, Some(code)) => ("inline".to_string(), None, code.clone()),
+            (Some(s), None) => {
+                let p = base.join(s);
+                match std::fs::read_to_string(&p) {
+                    Ok(src) => (p.display().to_string(), p.parent().map(Path::to_path_buf), src),
+                    Err(e) => {
+                        problems.push(format!("key `workload.script`: cannot read {}: {e}", p.display()));
+                        (String::new(), None, String::new())
+                    }
+                }
+            }
+        };
+        let nodes = net.nodes();
+        let ranks = w.ranks.unwrap_or(nodes);
+        if ranks == 0 {
+            problems.push("key `workload.ranks`: must be at least 1".to_string());
+        } else if ranks > nodes {
+            problems.push(format!(
+                "key `workload.ranks`: {ranks} ranks do not fit on {nodes} nodes (one rank per node); \
+                 enlarge `network.dims`"
+            ));
+        }
+        if !problems.is_empty() {
+            bail!("{file}: {}", problems.join(&format!("\n{file}: ")));
+        }
+        Ok(Scenario {
+            path: path.to_path_buf(),
+            network: f.network,
+            node: f.node,
+            workload: Workload { script_name, script_dir, source, ranks, seed: w.seed, args: w.args.unwrap_or_default() },
+        })
+    }
+}
+
+/// Applies `a.b.c=VALUE` to a TOML table. VALUE is a TOML literal (`[8,8,8]`, `512`,
+/// `"8 GB/s"`); a bare word that is not one (`ring`, as a shell leaves `"ring"`) is taken as a
+/// string.
+pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<()> {
+    let (key, value) = assignment
+        .split_once('=')
+        .ok_or_else(|| anyhow!("expected KEY=VALUE, e.g. network.dims=[8,8,8]"))?;
+    let key = key.trim();
+    let value = value.trim();
+    let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {value}")) {
+        Ok(mut t) => t.remove("v").expect("key v was just written"),
+        Err(_) => toml::Value::String(value.to_string()),
+    };
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        bail!("bad key {key:?}");
+    }
+    let mut cur = table;
+    for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
+        let entry = cur.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = entry
+            .as_table_mut()
+            .ok_or_else(|| anyhow!("`{}` is not a table", parts[..=i].join(".")))?;
+    }
+    cur.insert(parts[parts.len() - 1].to_string(), parsed);
+    Ok(())
+}

@@ -1,0 +1,25 @@
+//! mgensim: an interconnection-network simulator whose workloads are Lua scripts.
+//!
+//! Every rank of a job runs the same Lua script as its own coroutine, calling an MPI-like API
+//! with RDMA (`MGEN_rdma_put`, `MGEN_rdma_poll`, `MGEN_acp_complete`, `MGEN_Comp`, …). The
+//! engine runs those coroutines against a deterministic discrete-event core and a packet-level
+//! model of routers and links, and predicts how long the pattern takes.
+//!
+//! Modules follow the data: [`script`] (ranks and the API) → [`rdma`] (operations) → [`nic`]
+//! (DMA and packets) → [`net`] (routers, links, routing) → [`sim`] (events) → back to the ranks
+//! through the [`engine`]. [`config`] reads scenarios, [`units`] holds the unit newtypes and
+//! [`report`] the summary.
+
+pub mod config;
+pub mod engine;
+pub mod net;
+pub mod nic;
+pub mod rdma;
+pub mod report;
+pub mod script;
+pub mod sim;
+pub mod units;
+
+pub use config::Scenario;
+pub use engine::{SimError, Simulation};
+pub use report::Report;

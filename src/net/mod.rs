@@ -1,0 +1,8 @@
+//! The packet-level network: topology, routers, links and the packets they carry.
+
+pub mod packet;
+pub mod router;
+pub mod topology;
+
+pub use packet::{Packet, PacketPool, PktId};
+pub use router::{Network, NetworkStats};

@@ -1,0 +1,317 @@
+//! Routers, links and virtual cut-through flow control (MODEL.md §3, NSIM §3.1).
+//!
+//! Every direction of every link is an output **channel** of the router (or NIC) it leaves:
+//! `routers × ports` router channels, then one injection channel per NIC. Every channel feeds
+//! one **buffer**: a router input buffer per (router, port, virtual channel), or a NIC's
+//! receive buffer. Buffers hold `buffer_bytes`, counted as credits.
+//!
+//! The rules, per packet and hop:
+//! - its head arrives at a router at `h`; it asks for its output at `h + router_delay`
+//!   (routing + VC allocation + switch allocation + switch latency), [`Event::RouterReady`];
+//! - it waits in that output's queue for its VC until the channel is idle **and** the next
+//!   buffer has credit for the whole packet (virtual cut-through); queues are FIFO, VCs are
+//!   served round robin;
+//! - its head leaves at `t` and arrives at `t + cable_latency`; its tail leaves at
+//!   `max(t + size/bandwidth, tail_here + pipeline)` — the later of serialization on this
+//!   channel and the tail's own progress (NSIM's rule where links of different speeds meet);
+//! - the channel is busy until the tail has left ([`Event::ChannelFree`]); then the buffer the
+//!   packet held here gets its credit back, which may wake the channel that feeds it.
+//!
+//! Router channels move data at the slower of `link_bandwidth` and `switch_bandwidth`; an
+//! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
+
+use super::packet::{PacketPool, PktId, NONE};
+use super::topology::{opposite, Cube, RouterId};
+use crate::config::Scenario;
+use crate::sim::{Event, EventQueue};
+use crate::units::{Bandwidth, Bytes, Time};
+
+/// `Channel::releasing` value meaning "a NIC transmit staging slot" rather than a buffer.
+pub const STAGING: u32 = u32::MAX - 1;
+
+/// Head and tail of an intrusive FIFO of packets.
+#[derive(Clone, Copy)]
+struct Fifo {
+    head: PktId,
+    tail: PktId,
+}
+
+const EMPTY: Fifo = Fifo { head: NONE, tail: NONE };
+
+/// One direction of one link, seen from the router or NIC that drives it.
+#[derive(Clone)]
+struct Channel {
+    /// Packets waiting for this channel, one FIFO per virtual channel of the next buffer.
+    queues: [Fifo; 2],
+    /// A packet's tail is still leaving.
+    busy: bool,
+    /// Virtual channel to look at first (round robin).
+    rr: u8,
+    /// Credit to give back when the current tail has left: buffer and bytes.
+    releasing: u32,
+    releasing_bytes: u32,
+}
+
+/// Totals of one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NetworkStats {
+    /// Channel traversals: one per packet per link crossed, NIC links included.
+    pub packet_hops: u64,
+    /// Bytes (payload and headers) summed over every link crossed.
+    pub link_bytes: u64,
+    /// Traversals of router-to-router links that wrap around a torus.
+    pub wrap_hops: u64,
+}
+
+/// The routers and links of one network.
+pub struct Network {
+    pub cube: Cube,
+    ports: u32,
+    vcs: u32,
+    routers: u32,
+    /// Router on the far side of each router channel (`NONE` where there is no link).
+    link_to: Vec<RouterId>,
+    channels: Vec<Channel>,
+    /// Free bytes of every buffer: router inputs first, then NIC receive buffers.
+    credit: Vec<u32>,
+    pub packets: PacketPool,
+    router_delay: Time,
+    cable: Time,
+    router_bw: Bandwidth,
+    inject_bw: Bandwidth,
+    pub stats: NetworkStats,
+}
+
+impl Network {
+    pub fn new(s: &Scenario) -> Network {
+        let cube = Cube::new(&s.network);
+        let routers = cube.routers();
+        let ports = cube.ports() as u32;
+        let vcs = cube.vcs() as u32;
+        let mut link_to = Vec::with_capacity((routers * ports) as usize);
+        for r in 0..routers {
+            for q in 0..ports {
+                link_to.push(cube.neighbour(r, q as u8).unwrap_or(NONE));
+            }
+        }
+        let nchan = (routers * ports + routers) as usize;
+        let channel = Channel { queues: [EMPTY; 2], busy: false, rr: 0, releasing: NONE, releasing_bytes: 0 };
+        let cap = s.network.buffer_bytes.0 as u32;
+        let nbuf = (routers * ports * vcs + routers) as usize;
+        let net = &s.network;
+        Network {
+            cube,
+            ports,
+            vcs,
+            routers,
+            link_to,
+            channels: vec![channel; nchan],
+            credit: vec![cap; nbuf],
+            packets: PacketPool::default(),
+            router_delay: net.router_delay(),
+            cable: net.cable_latency,
+            router_bw: net.link_bandwidth.min(net.switch_bandwidth),
+            inject_bw: s.node.nic_bandwidth.unwrap_or(net.link_bandwidth).min(net.link_bandwidth),
+            stats: NetworkStats::default(),
+        }
+    }
+
+    /// Channel of port `q` of router `r`.
+    #[inline]
+    fn router_channel(&self, r: RouterId, q: u32) -> u32 {
+        r * self.ports + q
+    }
+    /// Injection channel of NIC `nic`.
+    #[inline]
+    pub fn injection_channel(&self, nic: u32) -> u32 {
+        self.routers * self.ports + nic
+    }
+    #[inline]
+    fn nic_rx_buffer(&self, nic: u32) -> u32 {
+        self.routers * self.ports * self.vcs + nic
+    }
+
+    /// The buffer channel `c` feeds for virtual channel `vc`, and the router it is in
+    /// (`NONE` for a NIC's receive buffer).
+    #[inline]
+    fn downstream(&self, c: u32, vc: u32) -> (u32, RouterId) {
+        let nr = self.routers * self.ports;
+        if c >= nr {
+            let nic = c - nr;
+            ((nic * self.ports) * self.vcs, nic)
+        } else {
+            let q = c % self.ports;
+            if q == 0 {
+                (self.nic_rx_buffer(c / self.ports), NONE)
+            } else {
+                let n = self.link_to[c as usize];
+                ((n * self.ports + opposite(q as u8) as u32) * self.vcs + vc, n)
+            }
+        }
+    }
+
+    /// The channel that feeds buffer `b`.
+    #[inline]
+    fn feeder(&self, b: u32) -> u32 {
+        let nb = self.routers * self.ports * self.vcs;
+        if b >= nb {
+            self.router_channel(b - nb, 0)
+        } else {
+            let port = b / self.vcs;
+            let (r, q) = (port / self.ports, port % self.ports);
+            if q == 0 {
+                self.injection_channel(r)
+            } else {
+                self.router_channel(self.link_to[port as usize], opposite(q as u8) as u32)
+            }
+        }
+    }
+
+    /// Puts a packet whose payload is in its NIC (tail there at `now`) into the NIC's
+    /// injection queue.
+    pub fn inject(&mut self, nic: u32, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+        let p = self.packets.get_mut(pkt);
+        p.tail = now;
+        p.buf = STAGING;
+        p.vc = 0;
+        p.at = nic;
+        let c = self.injection_channel(nic);
+        self.enqueue(c, 0, pkt);
+        self.try_send(c, now, q);
+    }
+
+    /// A packet's head has passed the pipeline of router `p.at`: route it and queue it.
+    pub fn router_ready(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+        let p = *self.packets.get(pkt);
+        let hop = self.cube.route(p.at, p.dst, p.vc, p.dim);
+        let pm = self.packets.get_mut(pkt);
+        if hop.port != 0 {
+            pm.dim = hop.dim;
+        }
+        pm.vc = hop.vc;
+        let c = self.router_channel(p.at, hop.port as u32);
+        self.enqueue(c, hop.vc as usize, pkt);
+        self.try_send(c, now, q);
+    }
+
+    /// Channel `c` has sent its tail. Returns the NIC whose transmit staging slot was freed,
+    /// if that is what the packet held.
+    pub fn channel_free(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
+        let ch = &mut self.channels[c as usize];
+        ch.busy = false;
+        let (buf, bytes) = (ch.releasing, ch.releasing_bytes);
+        ch.releasing = NONE;
+        let staging = if buf == STAGING {
+            Some(c - self.routers * self.ports)
+        } else {
+            if buf != NONE {
+                self.credit[buf as usize] += bytes;
+                let up = self.feeder(buf);
+                self.try_send(up, now, q);
+            }
+            None
+        };
+        self.try_send(c, now, q);
+        staging
+    }
+
+    /// A NIC has taken a packet out of its receive buffer: give the credit back to the router.
+    pub fn release_rx(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+        let p = self.packets.get(pkt);
+        if p.buf == NONE {
+            return; // a loopback packet never held network credit
+        }
+        let (buf, wire) = (p.buf, p.wire);
+        self.credit[buf as usize] += wire;
+        let up = self.feeder(buf);
+        self.try_send(up, now, q);
+    }
+
+    #[inline]
+    fn enqueue(&mut self, c: u32, vc: usize, pkt: PktId) {
+        self.packets.get_mut(pkt).next = NONE;
+        let f = &mut self.channels[c as usize].queues[vc];
+        if f.tail == NONE {
+            f.head = pkt;
+        } else {
+            let t = f.tail;
+            self.packets.get_mut(t).next = pkt;
+        }
+        self.channels[c as usize].queues[vc].tail = pkt;
+    }
+
+    /// Starts the next packet on channel `c` if the channel is idle and a queued packet has
+    /// credit in the buffer it goes to.
+    fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+        let ch = &self.channels[c as usize];
+        if ch.busy {
+            return;
+        }
+        let vcs = self.vcs;
+        let rr = ch.rr as u32;
+        for i in 0..vcs {
+            let vc = (rr + i) % vcs;
+            let head = self.channels[c as usize].queues[vc as usize].head;
+            if head == NONE {
+                continue;
+            }
+            let (buf, next_router) = self.downstream(c, vc);
+            let wire = self.packets.get(head).wire;
+            if self.credit[buf as usize] < wire {
+                continue;
+            }
+            self.send(c, vc, head, buf, next_router, now, q);
+            return;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn send(&mut self, c: u32, vc: u32, pkt: PktId, buf: u32, next_router: RouterId, now: Time, q: &mut EventQueue<Event>) {
+        let is_router = c < self.routers * self.ports;
+        let (bw, pipeline) = if is_router { (self.router_bw, self.router_delay) } else { (self.inject_bw, Time::ZERO) };
+        let p = *self.packets.get(pkt);
+        // dequeue
+        let ch = &mut self.channels[c as usize];
+        let f = &mut ch.queues[vc as usize];
+        f.head = p.next;
+        if f.head == NONE {
+            f.tail = NONE;
+        }
+        self.credit[buf as usize] -= p.wire;
+        let tail_leaves = (now + bw.transfer_time(Bytes(p.wire as u64))).max(p.tail + pipeline);
+        ch.busy = true;
+        ch.rr = ((vc + 1) % self.vcs) as u8;
+        ch.releasing = p.buf;
+        ch.releasing_bytes = p.wire;
+        q.push(tail_leaves, Event::ChannelFree(c));
+        self.stats.packet_hops += 1;
+        self.stats.link_bytes += p.wire as u64;
+        let head_arrives = now + self.cable;
+        let pm = self.packets.get_mut(pkt);
+        pm.tail = tail_leaves + self.cable;
+        pm.buf = buf;
+        if next_router == NONE {
+            // ejection into the destination NIC: it acts once the whole packet is in
+            q.push(pm.tail, Event::NicArrive(pkt));
+        } else {
+            let port = c % self.ports;
+            if is_router && port != 0 {
+                let d = ((port - 1) / 2) as usize;
+                let from = self.cube.coord(c / self.ports, d);
+                let wraps = if port % 2 == 1 { from == self.cube.dims[d] - 1 } else { from == 0 };
+                self.stats.wrap_hops += wraps as u64;
+            }
+            let pm = self.packets.get_mut(pkt);
+            pm.at = next_router;
+            pm.vc = vc as u8;
+            q.push(head_arrives + self.router_delay, Event::RouterReady(pkt));
+        }
+    }
+
+    /// Total buffer credit currently missing (bytes held by packets in buffers); zero when the
+    /// network is empty.
+    pub fn credit_in_use(&self, capacity: Bytes) -> u64 {
+        self.credit.iter().map(|&c| capacity.0 - c as u64).sum()
+    }
+}

@@ -1,0 +1,256 @@
+//! Network interface cards: DMA between memory and the network (MODEL.md §2, NSIM-ACE §3.1).
+//!
+//! **Transmit.** A message handed to a NIC joins its transmit list. The transmit DMA engine
+//! reads one packet's payload at a time from memory at the DMA rate (the slower of
+//! `dma_bandwidth` and `memory_bandwidth`), taking packets round robin from the messages in the
+//! list, so that transfers issued together share the NIC packet by packet. A packet whose
+//! payload is in the NIC is *staged* and queued on the NIC's injection channel; the DMA engine
+//! runs ahead by at most [`STAGING_SLOTS`] staged packets, so a blocked link stalls it.
+//! Control packets (a put's acknowledgement, a get's request) are made by the NIC itself and
+//! are staged at once, without DMA.
+//!
+//! **Receive.** When a packet's tail is in the destination NIC, its payload is written to
+//! memory by the receive DMA engine, one packet after another at the DMA rate; the packet's
+//! receive-buffer credit goes back to the router when that write is done. Control packets need
+//! no DMA. A message is *delivered* when its last packet is in memory.
+//!
+//! A message to the NIC's own node never enters the network: its packets go from the
+//! transmit DMA straight to the receive DMA.
+
+use crate::net::packet::{Packet, PktId, NONE};
+use crate::net::topology::NO_DIM;
+use crate::net::Network;
+use crate::sim::{Event, EventQueue};
+use crate::units::{Bandwidth, Bytes, Time};
+
+/// Packets the transmit DMA may have staged ahead of the link (double buffering).
+pub const STAGING_SLOTS: u32 = 2;
+
+/// What a message is for; the RDMA layer gives it meaning when the message arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MsgKind {
+    /// A put's data, sender to receiver.
+    PutData,
+    /// The control packet a receiving NIC sends back once a put is delivered.
+    PutAck,
+    /// A get's request, caller to data holder.
+    GetRequest,
+    /// A get's data, holder to caller.
+    GetData,
+}
+
+impl MsgKind {
+    /// Control messages are one bare-header packet, made by the NIC without DMA.
+    pub fn is_control(self) -> bool {
+        matches!(self, MsgKind::PutAck | MsgKind::GetRequest)
+    }
+}
+
+/// A message: the bytes of one transfer between two NICs.
+#[derive(Clone, Copy, Debug)]
+pub struct Msg {
+    pub kind: MsgKind,
+    /// The RDMA operation it serves.
+    pub op: u32,
+    pub src: u32,
+    pub dst: u32,
+    /// Payload bytes not yet cut into packets.
+    bytes_left: u64,
+    /// Packets not yet cut.
+    packets_left: u32,
+    /// Packets cut but not yet in destination memory.
+    in_flight: u32,
+    /// Next message in its NIC's transmit list.
+    next: u32,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Nic {
+    /// Round-robin transmit list: messages with packets still to cut.
+    tx_head: u32,
+    tx_tail: u32,
+    dma_busy: bool,
+    staged: u32,
+    /// When the receive DMA engine is next free.
+    rx_free: Time,
+}
+
+/// Totals of one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NicStats {
+    /// Packets made by NICs (data and control), loopback ones included.
+    pub packets: u64,
+    /// Payload bytes delivered to memory.
+    pub payload_bytes: u64,
+    /// Messages delivered.
+    pub messages: u64,
+}
+
+/// All NICs of the machine, and the messages they carry.
+pub struct Nics {
+    nics: Vec<Nic>,
+    msgs: Vec<Msg>,
+    free_msgs: Vec<u32>,
+    dma: Bandwidth,
+    mtu: u64,
+    header: u32,
+    pub stats: NicStats,
+}
+
+impl Nics {
+    pub fn new(count: u32, dma: Bandwidth, mtu: Bytes, header: Bytes) -> Nics {
+        let idle = Nic { tx_head: NONE, tx_tail: NONE, ..Nic::default() };
+        Nics {
+            nics: vec![idle; count as usize],
+            msgs: Vec::new(),
+            free_msgs: Vec::new(),
+            dma,
+            mtu: mtu.0,
+            header: header.0 as u32,
+            stats: NicStats::default(),
+        }
+    }
+
+    pub fn msg(&self, m: u32) -> &Msg {
+        &self.msgs[m as usize]
+    }
+
+    /// Hands a new message to its source NIC at `now`.
+    pub fn send(&mut self, kind: MsgKind, op: u32, src: u32, dst: u32, bytes: u64, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+        let bytes = if kind.is_control() { 0 } else { bytes };
+        let packets = bytes.div_ceil(self.mtu).max(1) as u32;
+        let msg = Msg { kind, op, src, dst, bytes_left: bytes, packets_left: packets, in_flight: 0, next: NONE };
+        let m = if let Some(m) = self.free_msgs.pop() {
+            self.msgs[m as usize] = msg;
+            m
+        } else {
+            self.msgs.push(msg);
+            (self.msgs.len() - 1) as u32
+        };
+        if kind.is_control() {
+            let pkt = self.cut(m, net);
+            self.stage(src, pkt, net, now, q);
+        } else {
+            self.push_tx(src, m);
+            self.pump(src, net, now, q);
+        }
+    }
+
+    fn push_tx(&mut self, nic: u32, m: u32) {
+        self.msgs[m as usize].next = NONE;
+        let n = &mut self.nics[nic as usize];
+        if n.tx_tail == NONE {
+            n.tx_head = m;
+        } else {
+            self.msgs[n.tx_tail as usize].next = m;
+        }
+        n.tx_tail = m;
+    }
+
+    /// Cuts the next packet of message `m`.
+    fn cut(&mut self, m: u32, net: &mut Network) -> PktId {
+        let msg = &mut self.msgs[m as usize];
+        let payload = msg.bytes_left.min(self.mtu);
+        msg.bytes_left -= payload;
+        msg.packets_left -= 1;
+        msg.in_flight += 1;
+        self.stats.packets += 1;
+        net.packets.alloc(Packet {
+            tail: Time::ZERO,
+            msg: m,
+            wire: payload as u32 + self.header,
+            payload: payload as u32,
+            dst: msg.dst,
+            at: msg.src,
+            buf: NONE,
+            next: NONE,
+            vc: 0,
+            dim: NO_DIM,
+        })
+    }
+
+    /// Starts the transmit DMA on the next packet if it is idle and a staging slot is free.
+    fn pump(&mut self, nic: u32, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+        let n = &self.nics[nic as usize];
+        if n.dma_busy || n.staged >= STAGING_SLOTS || n.tx_head == NONE {
+            return;
+        }
+        let m = n.tx_head;
+        let pkt = self.cut(m, net);
+        // round robin: the message goes to the back of the list if it has more to send
+        let n = &mut self.nics[nic as usize];
+        n.tx_head = self.msgs[m as usize].next;
+        if n.tx_head == NONE {
+            n.tx_tail = NONE;
+        }
+        if self.msgs[m as usize].packets_left > 0 {
+            self.push_tx(nic, m);
+        }
+        self.nics[nic as usize].dma_busy = true;
+        let payload = net.packets.get(pkt).payload;
+        q.push(now + self.dma.transfer_time(Bytes(payload as u64)), Event::TxDmaDone { nic, pkt });
+    }
+
+    /// The transmit DMA has read packet `pkt`.
+    pub fn tx_dma_done(&mut self, nic: u32, pkt: PktId, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+        self.nics[nic as usize].dma_busy = false;
+        self.stage(nic, pkt, net, now, q);
+        self.pump(nic, net, now, q);
+    }
+
+    fn stage(&mut self, nic: u32, pkt: PktId, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+        if net.packets.get(pkt).dst == nic {
+            // loopback: from transmit DMA straight to receive DMA
+            q.push(now, Event::NicArrive(pkt));
+        } else {
+            self.nics[nic as usize].staged += 1;
+            net.inject(nic, pkt, now, q);
+        }
+    }
+
+    /// A staged packet has left NIC `nic` completely.
+    pub fn staging_freed(&mut self, nic: u32, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+        self.nics[nic as usize].staged -= 1;
+        self.pump(nic, net, now, q);
+    }
+
+    /// A packet's tail is in its destination NIC. Returns the message if this completed it
+    /// (control packets complete at once; data packets after their receive DMA).
+    pub fn arrive(&mut self, pkt: PktId, net: &mut Network, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
+        let p = *net.packets.get(pkt);
+        if self.msgs[p.msg as usize].kind.is_control() {
+            return self.rx_done(pkt, net, now, q);
+        }
+        let n = &mut self.nics[p.dst as usize];
+        let start = now.max(n.rx_free);
+        n.rx_free = start + self.dma.transfer_time(Bytes(p.payload as u64));
+        q.push(n.rx_free, Event::RxDmaDone(pkt));
+        None
+    }
+
+    /// A packet's payload is in memory. Returns the message if it is now delivered; the caller
+    /// must [`Nics::free`] it once handled.
+    pub fn rx_done(&mut self, pkt: PktId, net: &mut Network, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
+        net.release_rx(pkt, now, q);
+        let p = *net.packets.get(pkt);
+        net.packets.release(pkt);
+        self.stats.payload_bytes += p.payload as u64;
+        let msg = &mut self.msgs[p.msg as usize];
+        msg.in_flight -= 1;
+        if msg.in_flight == 0 && msg.packets_left == 0 {
+            self.stats.messages += 1;
+            Some(p.msg)
+        } else {
+            None
+        }
+    }
+
+    pub fn free(&mut self, m: u32) {
+        self.free_msgs.push(m);
+    }
+
+    /// True when no NIC has anything left to send.
+    pub fn idle(&self) -> bool {
+        self.nics.iter().all(|n| n.tx_head == NONE && !n.dma_busy && n.staged == 0)
+    }
+}

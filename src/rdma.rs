@@ -1,0 +1,125 @@
+//! RDMA put and get (MODEL.md §5, NSIM-ACE §3).
+//!
+//! **Put** (`MGEN_rdma_put(dest, bytes, tag)`): sender memory → DMA → NIC → packets → network →
+//! receiving NIC → DMA → receiver memory. When the last byte is in the receiver's memory the put
+//! is *delivered*: the receiver's count for `tag` rises and an `MGEN_rdma_poll(tag)` may return.
+//! The receiving NIC then sends a control packet back on its own; when it reaches the sender's
+//! NIC the put is *complete* and `MGEN_acp_complete(handle)` may return.
+//!
+//! **Get** (`MGEN_rdma_get(src, bytes, tag)`): the caller's NIC sends a control packet to `src`;
+//! on its arrival `src`'s NIC reads the data by DMA and sends it back; the get is complete when
+//! the last byte is in the caller's memory. A get raises no poll count: its caller learns of
+//! completion through `MGEN_acp_complete`.
+//!
+//! A handle is `rank × 2³² + sequence`, so a handle of another rank is recognised.
+
+use crate::net::Network;
+use crate::nic::{MsgKind, Nics};
+use crate::script::rank::Rank;
+use crate::sim::{Event, EventQueue};
+use crate::units::Time;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    Put,
+    Get,
+}
+
+/// One RDMA transfer in progress.
+#[derive(Clone, Copy, Debug)]
+pub struct Op {
+    pub kind: OpKind,
+    /// The rank that issued it.
+    pub rank: u32,
+    /// The other side: destination of a put, source of a get.
+    pub peer: u32,
+    pub tag: i64,
+    /// The issuer's sequence number (the low half of the handle).
+    pub seq: u32,
+    pub bytes: u64,
+}
+
+/// The handle a script sees for a rank's transfer.
+pub fn handle(rank: u32, seq: u32) -> i64 {
+    ((rank as i64) << 32) | seq as i64
+}
+
+/// Splits a handle into (rank, sequence number).
+pub fn split_handle(h: i64) -> Option<(u32, u32)> {
+    if h < 0 {
+        return None;
+    }
+    Some(((h >> 32) as u32, h as u32))
+}
+
+/// Transfers in progress, in a free-list pool.
+#[derive(Default)]
+pub struct Rdma {
+    ops: Vec<Op>,
+    free: Vec<u32>,
+    /// Puts and gets ever issued.
+    pub issued: u64,
+}
+
+impl Rdma {
+    /// Records a transfer issued by `rank` (whose clock already includes the node latency)
+    /// and schedules its start at the NIC. Returns the handle.
+    pub fn issue(&mut self, kind: OpKind, rank_id: u32, rank: &mut Rank, peer: u32, bytes: u64, tag: i64, q: &mut EventQueue<Event>) -> i64 {
+        let seq = rank.next_seq;
+        rank.next_seq = rank.next_seq.wrapping_add(1);
+        let op = Op { kind, rank: rank_id, peer, tag, seq, bytes };
+        let id = if let Some(id) = self.free.pop() {
+            self.ops[id as usize] = op;
+            id
+        } else {
+            self.ops.push(op);
+            (self.ops.len() - 1) as u32
+        };
+        rank.outstanding.push((seq, id));
+        self.issued += 1;
+        q.push(rank.clock, Event::OpStart(id));
+        handle(rank_id, seq)
+    }
+
+    /// The transfer reaches its NIC: the first message leaves.
+    pub fn start(&mut self, id: u32, nics: &mut Nics, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+        let op = self.ops[id as usize];
+        // one rank per node: rank i runs on node i, whose NIC is NIC i
+        match op.kind {
+            OpKind::Put => nics.send(MsgKind::PutData, id, op.rank, op.peer, op.bytes, net, now, q),
+            OpKind::Get => nics.send(MsgKind::GetRequest, id, op.rank, op.peer, 0, net, now, q),
+        }
+    }
+
+    /// Message `m` has been delivered at `now`: advance its transfer.
+    #[allow(clippy::too_many_arguments)]
+    pub fn delivered(&mut self, m: u32, ranks: &mut [Rank], nics: &mut Nics, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+        let msg = *nics.msg(m);
+        nics.free(m);
+        let op = self.ops[msg.op as usize];
+        match msg.kind {
+            MsgKind::PutData => {
+                let r = &mut ranks[op.peer as usize];
+                if r.deliver(op.tag) {
+                    r.wake(op.peer, now, q);
+                }
+                nics.send(MsgKind::PutAck, msg.op, msg.dst, msg.src, 0, net, now, q);
+            }
+            MsgKind::GetRequest => {
+                nics.send(MsgKind::GetData, msg.op, msg.dst, msg.src, op.bytes, net, now, q);
+            }
+            MsgKind::PutAck | MsgKind::GetData => {
+                let r = &mut ranks[op.rank as usize];
+                if r.complete(op.seq) {
+                    r.wake(op.rank, now, q);
+                }
+                self.free.push(msg.op);
+            }
+        }
+    }
+
+    /// Transfers not yet complete.
+    pub fn in_progress(&self) -> usize {
+        self.ops.len() - self.free.len()
+    }
+}

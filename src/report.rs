@@ -1,0 +1,220 @@
+//! What a run predicts, and what it cost: the summary printed by `mgensim run` (text or
+//! `--json`). Everything outside `host` is a pure function of the scenario and its seed.
+
+use crate::config::{Scenario, Topology};
+use crate::engine::World;
+use crate::units::{Bytes, Time};
+use serde::Serialize;
+use std::fmt;
+use std::time::Duration;
+
+/// Min, mean and max of a per-rank quantity, in picoseconds.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Spread {
+    pub min: u64,
+    pub mean: u64,
+    pub max: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct RankSummary {
+    pub count: u64,
+    /// When each rank's script ended.
+    pub finish_ps: Spread,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct NetworkSummary {
+    pub topology: Topology,
+    pub dims: Vec<u32>,
+    pub nodes: u64,
+    /// Payload bytes delivered to memory.
+    pub bytes: u64,
+    /// Packets made (data and control).
+    pub packets: u64,
+    /// Link traversals (one per packet per link, NIC links included).
+    pub packet_hops: u64,
+    /// Bytes (payload and headers) over all links.
+    pub link_bytes: u64,
+    /// Traversals of torus wrap-around links.
+    pub wrap_hops: u64,
+    /// Messages delivered (a put is two: its data and its control packet).
+    pub messages: u64,
+    /// Puts and gets issued.
+    pub transfers: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Time of the last event: when the network fell quiet.
+    pub quiet_ps: u64,
+}
+
+/// A value scripts reported with `MGEN_report`, over the ranks that reported it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Metric {
+    pub count: u64,
+    pub min: f64,
+    pub mean: f64,
+    pub max: f64,
+    #[serde(skip)]
+    sum: f64,
+}
+
+impl Default for Metric {
+    fn default() -> Self {
+        Metric { count: 0, min: f64::INFINITY, mean: 0.0, max: f64::NEG_INFINITY, sum: 0.0 }
+    }
+}
+
+impl Metric {
+    pub fn add(&mut self, v: f64) {
+        self.count += 1;
+        self.sum += v;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+        self.mean = self.sum / self.count as f64;
+    }
+}
+
+/// What the run cost on this machine; the only part that differs between two runs.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct HostSummary {
+    pub wall_s: f64,
+    pub events_per_s: f64,
+    pub packet_hops_per_s: f64,
+    /// Peak resident memory of the process (VmHWM), 0 where the OS does not say.
+    pub peak_memory_bytes: u64,
+    /// Memory of the Lua state at the end of the run.
+    pub lua_memory_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Report {
+    pub scenario: String,
+    /// When the last rank finished.
+    pub predicted_time_ps: u64,
+    pub ranks: RankSummary,
+    pub network: NetworkSummary,
+    pub metrics: std::collections::BTreeMap<String, Metric>,
+    pub host: HostSummary,
+}
+
+impl Report {
+    pub fn new(s: &Scenario, w: &World, wall: Duration, lua_memory: usize) -> Report {
+        let finish: Vec<u64> = w.ranks.iter().map(|r| r.clock.ps()).collect();
+        let n = finish.len().max(1) as u128;
+        let spread = Spread {
+            min: finish.iter().copied().min().unwrap_or(0),
+            mean: (finish.iter().map(|&f| f as u128).sum::<u128>() / n) as u64,
+            max: finish.iter().copied().max().unwrap_or(0),
+        };
+        let wall_s = wall.as_secs_f64();
+        let per_s = |x: u64| if wall_s > 0.0 { x as f64 / wall_s } else { 0.0 };
+        Report {
+            scenario: s.path.display().to_string(),
+            predicted_time_ps: spread.max,
+            ranks: RankSummary { count: finish.len() as u64, finish_ps: spread },
+            network: NetworkSummary {
+                topology: s.network.topology,
+                dims: s.network.dims.clone(),
+                nodes: s.network.nodes(),
+                bytes: w.nics.stats.payload_bytes,
+                packets: w.nics.stats.packets,
+                packet_hops: w.net.stats.packet_hops,
+                link_bytes: w.net.stats.link_bytes,
+                wrap_hops: w.net.stats.wrap_hops,
+                messages: w.nics.stats.messages,
+                transfers: w.rdma.issued,
+                events: w.events,
+                quiet_ps: w.now.ps(),
+            },
+            metrics: w.metrics.clone(),
+            host: HostSummary {
+                wall_s,
+                events_per_s: per_s(w.events),
+                packet_hops_per_s: per_s(w.net.stats.packet_hops),
+                peak_memory_bytes: peak_memory(),
+                lua_memory_bytes: lua_memory as u64,
+            },
+        }
+    }
+
+    /// The JSON form, without `host`: what must be identical between two runs.
+    pub fn deterministic_json(&self) -> String {
+        let mut v = serde_json::to_value(self).expect("a report serializes");
+        v.as_object_mut().expect("an object").remove("host");
+        serde_json::to_string_pretty(&v).expect("a value serializes")
+    }
+}
+
+/// Peak resident set size of this process, from /proc (Linux); 0 elsewhere.
+pub fn peak_memory() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = &self.network;
+        let dims: Vec<String> = n.dims.iter().map(u32::to_string).collect();
+        let topo = match n.topology {
+            Topology::Torus => "torus",
+            Topology::Mesh => "mesh",
+        };
+        writeln!(f, "scenario           {}", self.scenario)?;
+        writeln!(f, "network            {topo} {} ({} nodes)", dims.join("x"), n.nodes)?;
+        writeln!(f, "predicted time     {}  ({} ps)", Time(self.predicted_time_ps), self.predicted_time_ps)?;
+        let s = &self.ranks.finish_ps;
+        writeln!(
+            f,
+            "rank finish        min {}  mean {}  max {}  ({} ranks)",
+            Time(s.min),
+            Time(s.mean),
+            Time(s.max),
+            self.ranks.count
+        )?;
+        writeln!(f, "transfers          {} puts/gets, {} messages", n.transfers, n.messages)?;
+        writeln!(f, "moved              {} payload, {} over links", Bytes(n.bytes), Bytes(n.link_bytes))?;
+        writeln!(f, "packets            {} made, {} link traversals", n.packets, n.packet_hops)?;
+        writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
+        for (name, m) in &self.metrics {
+            if m.count == 1 {
+                writeln!(f, "{name:<18} {}", fmt_num(m.mean))?;
+            } else {
+                writeln!(
+                    f,
+                    "{name:<18} min {}  mean {}  max {}  ({} ranks)",
+                    fmt_num(m.min),
+                    fmt_num(m.mean),
+                    fmt_num(m.max),
+                    m.count
+                )?;
+            }
+        }
+        let h = &self.host;
+        writeln!(
+            f,
+            "host               {:.3} s wall, {} events ({:.2} M/s), {:.2} M packet-hops/s, peak memory {}",
+            h.wall_s,
+            n.events,
+            h.events_per_s / 1e6,
+            h.packet_hops_per_s / 1e6,
+            Bytes(h.peak_memory_bytes)
+        )
+    }
+}
+
+fn fmt_num(x: f64) -> String {
+    if x != 0.0 && (x.abs() >= 1e6 || x.abs() < 1e-3) {
+        format!("{x:.4e}")
+    } else {
+        format!("{:.4}", x)
+    }
+}

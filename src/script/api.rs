@@ -1,0 +1,282 @@
+//! The MGEN API as Rust functions on the Lua state (documented for users in `lua/mgen.d.lua`).
+//!
+//! Every function acts for the rank that is running, `World::current`. Non-blocking calls
+//! advance that rank's clock and schedule events at it; the blocking ones are thin Lua wrappers
+//! (in `prelude.lua`) over `raw.poll` and `raw.complete`, which either satisfy the call at once or
+//! record the wait.
+
+use crate::config::Workload;
+use crate::engine::World;
+use crate::rdma::{split_handle, OpKind};
+use crate::units::Time;
+use mlua::{Lua, Table, Value, Variadic};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+type W = Rc<RefCell<World>>;
+
+/// `file:line` of the script line that called the API function (`level` 1 = direct caller).
+fn location(lua: &Lua, level: usize) -> String {
+    lua.inspect_stack(level)
+        .map(|d| format!("{}:{}", d.source().short_src.unwrap_or_default(), d.curr_line()))
+        .unwrap_or_default()
+}
+
+fn error(lua: &Lua, level: usize, msg: String) -> mlua::Error {
+    let at = location(lua, level);
+    mlua::Error::RuntimeError(if at.is_empty() { msg } else { format!("{at}: {msg}") })
+}
+
+/// An integer argument; a float with an integral value is accepted, anything else is an error
+/// that names the function and the argument.
+fn int_arg(lua: &Lua, level: usize, v: &Value, func: &str, arg: &str) -> mlua::Result<i64> {
+    match v {
+        Value::Integer(i) => Ok(*i),
+        Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => Ok(*n as i64),
+        other => Err(error(lua, level, format!("{func}: `{arg}` must be an integer, got {}", describe(other)))),
+    }
+}
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Nil => "nil".into(),
+        Value::Number(n) => format!("{n}"),
+        Value::String(s) => format!("the string {:?}", s.to_string_lossy()),
+        other => other.type_name().to_string(),
+    }
+}
+
+/// Checks `rank` is a rank of the job.
+fn rank_arg(lua: &Lua, v: &Value, func: &str, arg: &str, size: u32) -> mlua::Result<u32> {
+    let r = int_arg(lua, 1, v, func, arg)?;
+    if r < 0 || r >= size as i64 {
+        return Err(error(lua, 1, format!("{func}: `{arg}` = {r} is not a rank (ranks are 0 to {})", size - 1)));
+    }
+    Ok(r as u32)
+}
+
+fn bytes_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<u64> {
+    let b = int_arg(lua, 1, v, func, "bytes")?;
+    if b < 0 {
+        return Err(error(lua, 1, format!("{func}: `bytes` = {b} must not be negative")));
+    }
+    Ok(b as u64)
+}
+
+/// Installs the API in `globals`; returns the private table of raw primitives the prelude wraps.
+pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Result<Table> {
+    let size = w.ranks as u32;
+
+    let f = world.clone();
+    globals.set("MGEN_Comm_rank", lua.create_function(move |_, _comm: Option<Value>| Ok(f.borrow().current))?)?;
+    globals.set("MGEN_Comm_size", lua.create_function(move |_, _comm: Option<Value>| Ok(size))?)?;
+    globals.set("MGEN_COMM_WORLD", 0)?;
+
+    let f = world.clone();
+    globals.set(
+        "MGEN_Wtime",
+        lua.create_function(move |_, ()| {
+            let w = f.borrow();
+            Ok(w.ranks[w.current as usize].clock.as_secs_f64())
+        })?,
+    )?;
+
+    let f = world.clone();
+    globals.set(
+        "MGEN_Comp",
+        lua.create_function(move |lua, secs: Value| {
+            let s = match secs {
+                Value::Integer(i) => i as f64,
+                Value::Number(n) => n,
+                ref other => {
+                    return Err(error(lua, 1, format!("MGEN_Comp: `seconds` must be a number, got {}", describe(other))))
+                }
+            };
+            let t = Time::from_secs_f64(s)
+                .ok_or_else(|| error(lua, 1, format!("MGEN_Comp: `seconds` = {s} must be a finite number >= 0")))?;
+            let mut w = f.borrow_mut();
+            let cur = w.current as usize;
+            w.ranks[cur].clock += t;
+            Ok(())
+        })?,
+    )?;
+
+    let f = world.clone();
+    globals.set(
+        "MGEN_rdma_put",
+        lua.create_function(move |lua, (dest, bytes, tag): (Value, Value, Value)| {
+            let dest = rank_arg(lua, &dest, "MGEN_rdma_put", "dest", size)?;
+            let bytes = bytes_arg(lua, &bytes, "MGEN_rdma_put")?;
+            let tag = int_arg(lua, 1, &tag, "MGEN_rdma_put", "tag")?;
+            Ok(f.borrow_mut().issue(OpKind::Put, dest, bytes, tag))
+        })?,
+    )?;
+
+    let f = world.clone();
+    globals.set(
+        "MGEN_rdma_get",
+        lua.create_function(move |lua, (src, bytes, tag): (Value, Value, Value)| {
+            let src = rank_arg(lua, &src, "MGEN_rdma_get", "src", size)?;
+            let bytes = bytes_arg(lua, &bytes, "MGEN_rdma_get")?;
+            let tag = int_arg(lua, 1, &tag, "MGEN_rdma_get", "tag")?;
+            Ok(f.borrow_mut().issue(OpKind::Get, src, bytes, tag))
+        })?,
+    )?;
+
+    let f = world.clone();
+    globals.set(
+        "MGEN_acp_copy",
+        lua.create_function(move |lua, (src, dst, bytes, tag): (Value, Value, Value, Option<Value>)| {
+            let src = rank_arg(lua, &src, "MGEN_acp_copy", "src", size)?;
+            let dst = rank_arg(lua, &dst, "MGEN_acp_copy", "dst", size)?;
+            let bytes = bytes_arg(lua, &bytes, "MGEN_acp_copy")?;
+            let tag = match tag {
+                None | Some(Value::Nil) => 0,
+                Some(t) => int_arg(lua, 1, &t, "MGEN_acp_copy", "tag")?,
+            };
+            let mut w = f.borrow_mut();
+            let me = w.current;
+            if src == me {
+                Ok(w.issue(OpKind::Put, dst, bytes, tag))
+            } else if dst == me {
+                Ok(w.issue(OpKind::Get, src, bytes, tag))
+            } else {
+                Err(error(
+                    lua,
+                    1,
+                    format!("MGEN_acp_copy: rank {me} is neither `src` ({src}) nor `dst` ({dst}); third-party copies are not modelled"),
+                ))
+            }
+        })?,
+    )?;
+
+    let f = world.clone();
+    globals.set(
+        "MGEN_report",
+        lua.create_function(move |lua, (name, value): (Value, Value)| {
+            let name = match name {
+                Value::String(s) => s.to_str()?.to_string(),
+                ref other => return Err(error(lua, 1, format!("MGEN_report: `name` must be a string, got {}", describe(other)))),
+            };
+            let v = match value {
+                Value::Integer(i) => i as f64,
+                Value::Number(n) if n.is_finite() => n,
+                ref other => {
+                    return Err(error(lua, 1, format!("MGEN_report: `value` must be a finite number, got {}", describe(other))))
+                }
+            };
+            f.borrow_mut().report(name, v);
+            Ok(())
+        })?,
+    )?;
+
+    globals.set("MGEN_args", toml_to_lua(lua, &toml::Value::Table(w.args.clone()))?)?;
+
+    // per-rank math.random
+    let math: Table = globals.get("math")?;
+    let f = world.clone();
+    math.set(
+        "random",
+        lua.create_function(move |lua, args: Variadic<Value>| {
+            let mut w = f.borrow_mut();
+            let cur = w.current as usize;
+            let rng = &mut w.ranks[cur].rng;
+            let (lo, hi) = match args.len() {
+                0 => return Ok(Value::Number(rng.next_f64())),
+                1 => (1, int_arg(lua, 1, &args[0], "math.random", "m")?),
+                _ => (int_arg(lua, 1, &args[0], "math.random", "m")?, int_arg(lua, 1, &args[1], "math.random", "n")?),
+            };
+            if lo > hi {
+                return Err(error(lua, 1, format!("math.random: interval is empty ({lo} > {hi})")));
+            }
+            Ok(Value::Integer(rng.range(lo, hi)))
+        })?,
+    )?;
+    let f = world.clone();
+    let seed = w.seed;
+    math.set(
+        "randomseed",
+        lua.create_function(move |lua, x: Option<Value>| {
+            let s = match x {
+                None | Some(Value::Nil) => seed,
+                Some(Value::Integer(i)) => i as u64,
+                Some(Value::Number(n)) => n.to_bits(),
+                Some(other) => {
+                    return Err(error(lua, 1, format!("math.randomseed: `x` must be a number, got {}", describe(&other))))
+                }
+            };
+            let mut w = f.borrow_mut();
+            let cur = w.current as usize;
+            w.ranks[cur].rng = crate::script::random::Xoshiro::from_seed(s);
+            Ok(())
+        })?,
+    )?;
+
+    // raw primitives, seen only by the prelude
+    let raw = lua.create_table()?;
+    let f = world.clone();
+    raw.set(
+        "poll",
+        lua.create_function(move |lua, tag: Value| {
+            let tag = int_arg(lua, 2, &tag, "MGEN_rdma_poll", "tag")?;
+            let mut w = f.borrow_mut();
+            let cur = w.current as usize;
+            Ok(w.ranks[cur].try_poll(tag))
+        })?,
+    )?;
+    let f = world.clone();
+    raw.set(
+        "complete",
+        lua.create_function(move |lua, h: Value| {
+            let hv = int_arg(lua, 2, &h, "MGEN_acp_complete", "handle")?;
+            let mut w = f.borrow_mut();
+            let me = w.current;
+            let rank = &mut w.ranks[me as usize];
+            match split_handle(hv) {
+                Some((r, seq)) if r == me && seq < rank.next_seq => Ok(rank.try_complete(seq)),
+                Some((r, _)) if r != me && r < size => Err(error(
+                    lua,
+                    2,
+                    format!("MGEN_acp_complete: handle {hv} belongs to rank {r}, not to rank {me}"),
+                )),
+                _ => Err(error(lua, 2, format!("MGEN_acp_complete: {hv} is not a handle returned to rank {me}"))),
+            }
+        })?,
+    )?;
+    let f = world;
+    raw.set(
+        "write",
+        lua.create_function(move |_, s: mlua::String| {
+            let w = f.borrow();
+            let cur = w.current;
+            eprintln!("[rank {cur} @ {}] {}", w.ranks[cur as usize].clock, s.to_string_lossy());
+            Ok(())
+        })?,
+    )?;
+    Ok(raw)
+}
+
+/// The scenario's `args` as a Lua value (dates become strings).
+fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
+    Ok(match v {
+        toml::Value::String(s) => Value::String(lua.create_string(s)?),
+        toml::Value::Integer(i) => Value::Integer(*i),
+        toml::Value::Float(x) => Value::Number(*x),
+        toml::Value::Boolean(b) => Value::Boolean(*b),
+        toml::Value::Datetime(d) => Value::String(lua.create_string(d.to_string())?),
+        toml::Value::Array(a) => {
+            let t = lua.create_table_with_capacity(a.len(), 0)?;
+            for (i, x) in a.iter().enumerate() {
+                t.raw_set(i + 1, toml_to_lua(lua, x)?)?;
+            }
+            Value::Table(t)
+        }
+        toml::Value::Table(m) => {
+            let t = lua.create_table_with_capacity(0, m.len())?;
+            for (k, x) in m {
+                t.raw_set(k.as_str(), toml_to_lua(lua, x)?)?;
+            }
+            Value::Table(t)
+        }
+    })
+}

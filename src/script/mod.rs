@@ -1,0 +1,132 @@
+//! The Lua side: one Lua state per simulation, and one coroutine per rank running the workload.
+//!
+//! The workload script is compiled **once**, wrapped as `function(_ENV, ...) <script> end` on
+//! its first line (so line numbers are the file's), and every rank runs that function as its own
+//! coroutine with its own `_ENV`: rank-private globals that fall back to the shared ones (the
+//! standard library and the MGEN API). The coroutines live in a Lua table; Rust refers to them
+//! by rank number only, so the number of ranks is not bounded by mlua's handle slots.
+
+pub mod api;
+pub mod random;
+pub mod rank;
+
+use crate::config::Workload;
+use crate::engine::World;
+use anyhow::{anyhow, Result};
+use mlua::{Function, Lua, LuaOptions, StdLib, Table};
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+const PRELUDE: &str = include_str!("prelude.lua");
+
+/// What a resumed rank did.
+pub enum Outcome {
+    /// It called a blocking function whose condition is not met yet.
+    Blocked,
+    Finished,
+    /// A Lua error, with its message and traceback.
+    Failed(String),
+}
+
+/// The Lua state and the handles the engine needs.
+pub struct Scripts {
+    lua: Lua,
+    spawn: Function,
+    run: Function,
+    where_: Function,
+}
+
+/// The project's Lua library folder (`lua/`): `MGENSIM_LUA_DIR`, else the one this binary was
+/// built from.
+pub fn library_dir() -> PathBuf {
+    std::env::var_os("MGENSIM_LUA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/lua")))
+}
+
+impl Scripts {
+    /// Builds the Lua state, installs the API and compiles the workload (a syntax error is
+    /// reported with the script's name and line).
+    pub fn new(world: Rc<RefCell<World>>, w: &Workload) -> Result<Scripts> {
+        // The full standard library: the engine needs `debug` for tracebacks. (Sandboxing
+        // scripts is a separate concern; see issue 6.)
+        let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL, LuaOptions::default()) };
+        let globals = lua.globals();
+        let raw = api::install(&lua, &globals, world, w).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        set_package_path(&lua, w).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+
+        let wrapped = format!("return function(_ENV, ...) {}\nend", w.source);
+        let body: Function = lua
+            .load(wrapped)
+            .set_name(format!("@{}", w.script_name))
+            .eval()
+            .map_err(|e| anyhow!("{}", lua_message(&e)))?;
+        let (spawn, run, where_): (Function, Function, Function) = lua
+            .load(PRELUDE)
+            .set_name("=mgensim prelude")
+            .call((globals, raw, body))
+            .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
+        Ok(Scripts { lua, spawn, run, where_ })
+    }
+
+    /// Creates the coroutine of every rank.
+    pub fn spawn(&self, ranks: u32) -> Result<()> {
+        for i in 0..ranks {
+            self.spawn.call::<()>(i).map_err(|e| anyhow!("cannot create rank {i}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Resumes rank `i` until it blocks, finishes or fails.
+    pub fn resume(&self, i: u32) -> Outcome {
+        match self.run.call::<(u8, Option<String>)>(i) {
+            Ok((0, _)) => Outcome::Blocked,
+            Ok((1, _)) => Outcome::Finished,
+            Ok((_, msg)) => {
+                let msg = msg.unwrap_or_default();
+                Outcome::Failed(msg.strip_prefix("runtime error: ").unwrap_or(&msg).to_string())
+            }
+            Err(e) => Outcome::Failed(lua_message(&e)),
+        }
+    }
+
+    /// The traceback of a suspended rank.
+    pub fn where_(&self, i: u32) -> String {
+        self.where_.call::<String>(i).unwrap_or_default()
+    }
+
+    /// Bytes the Lua state uses now.
+    pub fn memory(&self) -> usize {
+        self.lua.used_memory()
+    }
+}
+
+fn set_package_path(lua: &Lua, w: &Workload) -> mlua::Result<()> {
+    let package: Table = lua.globals().get("package")?;
+    let mut dirs = Vec::new();
+    if let Some(d) = &w.script_dir {
+        dirs.push(d.clone());
+    }
+    dirs.push(library_dir());
+    let path: Vec<String> = dirs
+        .iter()
+        .flat_map(|d| {
+            let d = d.display().to_string();
+            [format!("{d}/?.lua"), format!("{d}/?/init.lua")]
+        })
+        .collect();
+    package.set("path", path.join(";"))?;
+    package.set("cpath", "")?;
+    Ok(())
+}
+
+/// The message of a Lua error without mlua's wrapping.
+fn lua_message(e: &mlua::Error) -> String {
+    match e {
+        mlua::Error::SyntaxError { message, .. } => format!("syntax error: {message}"),
+        mlua::Error::RuntimeError(m) => m.clone(),
+        mlua::Error::CallbackError { cause, traceback } => format!("{}\n{traceback}", lua_message(cause)),
+        other => other.to_string(),
+    }
+}

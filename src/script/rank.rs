@@ -1,0 +1,122 @@
+//! The engine's side of a rank: its clock, what it waits for, its poll counts and handles.
+//!
+//! A rank runs ahead of the global clock until it blocks (MODEL.md §1): non-blocking calls
+//! advance `clock` and stamp the events they create; a blocking call whose condition is not
+//! already met records a [`Wait`] and yields. The event that meets the condition wakes the
+//! rank at `max(clock, event time)`.
+
+use super::random::Xoshiro;
+use crate::sim::{Event, EventQueue};
+use crate::units::Time;
+
+/// What a blocked rank waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Nothing: the rank is ready, running or done.
+    Nothing,
+    /// `MGEN_rdma_poll(tag)`: a put with this tag delivered to this rank.
+    Poll(i64),
+    /// `MGEN_acp_complete(handle)`: the transfer with this per-rank sequence number complete.
+    Complete(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Has a wake-up event scheduled.
+    Ready,
+    Running,
+    Blocked,
+    Done,
+}
+
+/// One rank's state. About 120 bytes plus its poll and handle lists.
+pub struct Rank {
+    /// The rank's own simulated time (ahead of or equal to the engine's).
+    pub clock: Time,
+    pub status: Status,
+    pub wait: Wait,
+    /// Delivered puts not yet polled, per tag: `(tag, count)`.
+    polls: Vec<(i64, u32)>,
+    /// Transfers issued and not yet complete: `(sequence number, operation)`.
+    pub outstanding: Vec<(u32, u32)>,
+    /// Sequence number of the next transfer this rank issues.
+    pub next_seq: u32,
+    pub rng: Xoshiro,
+    /// Bytes this rank has issued as puts and received by gets, for the summary.
+    pub bytes_sent: u64,
+}
+
+impl Rank {
+    pub fn new(rng: Xoshiro) -> Rank {
+        Rank {
+            clock: Time::ZERO,
+            status: Status::Ready,
+            wait: Wait::Nothing,
+            polls: Vec::new(),
+            outstanding: Vec::new(),
+            next_seq: 0,
+            rng,
+            bytes_sent: 0,
+        }
+    }
+
+    /// Takes one delivered put with `tag` if there is one; otherwise blocks on it.
+    pub fn try_poll(&mut self, tag: i64) -> bool {
+        if let Some(i) = self.polls.iter().position(|&(t, _)| t == tag) {
+            self.polls[i].1 -= 1;
+            if self.polls[i].1 == 0 {
+                self.polls.swap_remove(i);
+            }
+            true
+        } else {
+            self.status = Status::Blocked;
+            self.wait = Wait::Poll(tag);
+            false
+        }
+    }
+
+    /// A put with `tag` has been delivered to this rank at `now`. Returns true if it woke
+    /// the rank (the put is then consumed by the waiting poll).
+    pub fn deliver(&mut self, tag: i64) -> bool {
+        if self.status == Status::Blocked && self.wait == Wait::Poll(tag) {
+            return true;
+        }
+        match self.polls.iter_mut().find(|(t, _)| *t == tag) {
+            Some((_, n)) => *n += 1,
+            None => self.polls.push((tag, 1)),
+        }
+        false
+    }
+
+    /// Returns whether transfer `seq` is already complete; if not, blocks on it.
+    pub fn try_complete(&mut self, seq: u32) -> bool {
+        if self.outstanding.iter().any(|&(s, _)| s == seq) {
+            self.status = Status::Blocked;
+            self.wait = Wait::Complete(seq);
+            false
+        } else {
+            true
+        }
+    }
+
+    /// Transfer `seq` is complete. Returns true if the rank was waiting for it.
+    pub fn complete(&mut self, seq: u32) -> bool {
+        if let Some(i) = self.outstanding.iter().position(|&(s, _)| s == seq) {
+            self.outstanding.swap_remove(i);
+        }
+        self.status == Status::Blocked && self.wait == Wait::Complete(seq)
+    }
+
+    /// Schedules the rank to resume at `max(clock, at)`.
+    pub fn wake(&mut self, id: u32, at: Time, q: &mut EventQueue<Event>) {
+        self.clock = self.clock.max(at);
+        self.status = Status::Ready;
+        self.wait = Wait::Nothing;
+        q.push(self.clock, Event::RankWake(id));
+    }
+
+    /// Puts delivered to this rank and never polled.
+    pub fn unpolled(&self) -> u64 {
+        self.polls.iter().map(|&(_, n)| n as u64).sum()
+    }
+}

@@ -1,0 +1,24 @@
+//! Every kind of event the engine processes. Each is 8 bytes or less of payload, so that a
+//! queue entry stays small; routing state travels in the packet, not in the event.
+
+use crate::net::PktId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A packet's head has arrived at a router and passed its pipeline (routing, VC and switch
+    /// allocation, switch latency): it now asks for its output port.
+    RouterReady(PktId),
+    /// An output channel has sent the tail of its packet: the channel is free again and the
+    /// buffer the packet held upstream gets its credit back.
+    ChannelFree(u32),
+    /// A NIC's transmit DMA has read one packet's payload from memory.
+    TxDmaDone { nic: u32, pkt: PktId },
+    /// A packet's tail has arrived in its destination NIC.
+    NicArrive(PktId),
+    /// A NIC's receive DMA has written a packet's payload to memory.
+    RxDmaDone(PktId),
+    /// A transfer issued by a rank reaches its NIC (after the node latency).
+    OpStart(u32),
+    /// A rank may continue its script.
+    RankWake(u32),
+}

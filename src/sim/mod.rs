@@ -1,0 +1,7 @@
+//! The discrete-event core: typed events and the deterministic queue that orders them.
+
+pub mod event;
+pub mod queue;
+
+pub use event::Event;
+pub use queue::EventQueue;
