@@ -1,0 +1,78 @@
+#![allow(dead_code)]
+//! Helpers shared by the integration tests: run a scenario given as text.
+
+use mgensim::units::{Bandwidth, Bytes, Time};
+use mgensim::{Report, Scenario, Simulation};
+use std::path::{Path, PathBuf};
+
+pub fn project() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scenario from TOML text, with paths relative to the project's `scenarios/` folder.
+pub fn scenario(toml: &str, sets: &[&str]) -> Scenario {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    Scenario::from_str_with(toml, &project().join("scenarios/test.toml"), &sets).expect("valid scenario")
+}
+
+pub fn run(toml: &str) -> Report {
+    run_with(toml, &[])
+}
+
+pub fn run_with(toml: &str, sets: &[&str]) -> Report {
+    let s = scenario(toml, sets);
+    Simulation::new(&s).expect("builds").run().unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+pub fn run_file(path: &str, sets: &[&str]) -> Report {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let s = Scenario::load(&project().join(path), &sets).expect("valid scenario");
+    Simulation::new(&s).expect("builds").run().unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+/// The parameters a hand calculation needs, in picoseconds.
+pub struct Params {
+    /// Router pipeline: routing + VC allocation + switch allocation + switch latency.
+    pub router: u64,
+    pub cable: u64,
+    pub link: Bandwidth,
+    pub dma: Bandwidth,
+    pub header: u64,
+    pub node_latency: u64,
+}
+
+impl Params {
+    /// NSIM-ACE Table 1, the defaults.
+    pub fn nsim_ace() -> Params {
+        Params {
+            router: 3 * 4_000 + 128_000,
+            cable: 600,
+            link: Bandwidth(4_000_000_000),
+            dma: Bandwidth(2_800_000_000),
+            header: 16,
+            node_latency: 0,
+        }
+    }
+    pub fn ser(&self, wire: u64) -> u64 {
+        self.link.transfer_time(Bytes(wire)).ps()
+    }
+    pub fn dma(&self, payload: u64) -> u64 {
+        self.dma.transfer_time(Bytes(payload)).ps()
+    }
+    /// One packet crossing `routers` routers with no contention, from the moment its payload
+    /// is in the sending NIC until its tail is in the receiving NIC: the injection link's
+    /// serialization, a cable per link (routers + 1 links) and a pipeline per router.
+    pub fn fly(&self, wire: u64, routers: u64) -> u64 {
+        self.ser(wire) + (routers + 1) * self.cable + routers * self.router
+    }
+}
+
+pub fn ps(t: Time) -> u64 {
+    t.ps()
+}
+
+pub fn tmp_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
