@@ -186,8 +186,7 @@ impl Scenario {
         let parsed: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(table))
             .map_err(|e| {
                 let key = e.path().to_string();
-                let msg = e.inner().to_string();
-                let msg = msg.trim_end();
+                let msg = e.inner().message().trim_end().to_string();
                 if key == "." || key.is_empty() {
                     anyhow!("{file}: {msg}")
                 } else {
@@ -271,7 +270,9 @@ impl Scenario {
         };
         let nodes = net.nodes();
         let ranks = w.ranks.unwrap_or(nodes);
-        if ranks == 0 {
+        if nodes == 0 {
+            // already reported under network.dims
+        } else if ranks == 0 {
             problems.push("key `workload.ranks`: must be at least 1".to_string());
         } else if ranks > nodes {
             problems.push(format!(

@@ -203,6 +203,7 @@ impl Simulation {
                 .map(str::trim)
                 .find(|l| !l.starts_with("[C]") && !l.contains("mgensim prelude") && !l.starts_with("stack traceback"))
                 .unwrap_or("");
+            let line = line.split(": in ").next().unwrap_or(line);
             out.push_str(&format!("  rank {r} (clock {}) waits in {what}", rank.clock));
             if !line.is_empty() {
                 out.push_str(&format!("\n      at {line}"));

@@ -46,6 +46,10 @@ pub struct NetworkSummary {
     pub events: u64,
     /// Time of the last event: when the network fell quiet.
     pub quiet_ps: u64,
+    /// Most events pending at once (to within the queue's growth step).
+    pub peak_pending_events: u64,
+    /// Most packets in flight at once.
+    pub peak_packets: u64,
 }
 
 /// A value scripts reported with `MGEN_report`, over the ranks that reported it.
@@ -126,6 +130,8 @@ impl Report {
                 transfers: w.rdma.issued,
                 events: w.events,
                 quiet_ps: w.now.ps(),
+                peak_pending_events: w.queue.peak() as u64,
+                peak_packets: w.net.packets.peak() as u64,
             },
             metrics: w.metrics.clone(),
             host: HostSummary {
@@ -184,6 +190,7 @@ impl fmt::Display for Report {
         writeln!(f, "moved              {} payload, {} over links", Bytes(n.bytes), Bytes(n.link_bytes))?;
         writeln!(f, "packets            {} made, {} link traversals", n.packets, n.packet_hops)?;
         writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
+        writeln!(f, "peak in flight     {} packets, {} pending events", n.peak_packets, n.peak_pending_events)?;
         for (name, m) in &self.metrics {
             if m.count == 1 {
                 writeln!(f, "{name:<18} {}", fmt_num(m.mean))?;

@@ -1,6 +1,7 @@
 //! The discrete-event core: typed events and the deterministic queue that orders them.
 
 pub mod event;
+pub mod heap;
 pub mod queue;
 
 pub use event::Event;

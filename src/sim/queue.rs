@@ -5,35 +5,60 @@
 //! a pure function of the scenario, so every run of it processes the same events in the same
 //! order (MODEL.md §1).
 //!
-//! Invariant: `heap` is a binary min-heap on `(time, seq)`; `seq` is never reused, so no two
-//! entries compare equal. `push` and `pop` are O(log n); entries are 32 bytes and stored inline,
-//! so the queue allocates only when it grows past its largest size so far.
+//! A timing wheel with an overflow heap. Time is cut into buckets of 2^[`SHIFT`] ps (about a
+//! nanosecond); the bucket being processed is a small [`KeyHeap`] (`current`); the next
+//! [`SLOTS`] − 1 buckets are unordered vectors in a ring (`wheel`), with a bitmap of the
+//! non-empty ones; anything later waits in the `overflow` heap. Entering a bucket moves its
+//! entries into `current`, so each event is ordered only among the few of its own nanosecond.
+//!
+//! Invariants: `current` holds exactly the entries of bucket `now`; `wheel[b % SLOTS]` holds
+//! those of bucket `b` for `now < b < now + SLOTS`, and `occupied` marks the non-empty slots;
+//! `overflow` holds those of buckets `>= now + SLOTS`. Keys are `time × 2⁶⁴ + seq`, unique.
+//! Costs: push O(1) (overflow: O(log n)); pop O(log k) for k events in the bucket, plus the scan
+//! of the bitmap to the next non-empty bucket. No allocation in steady state; a bucket that
+//! took a burst of more than 64 events frees that memory when it is drained.
 
+use super::heap::{Entry, KeyHeap};
 use crate::units::Time;
 
-struct Entry<E> {
-    time: Time,
-    seq: u64,
-    event: E,
-}
-
-impl<E> Entry<E> {
-    #[inline]
-    fn before(&self, o: &Entry<E>) -> bool {
-        (self.time, self.seq) < (o.time, o.seq)
-    }
-}
+/// log2 of the bucket width in picoseconds.
+pub const SHIFT: u32 = 10;
+/// Buckets in the wheel (a power of two): the wheel spans SLOTS × 1024 ps ≈ 4.2 µs.
+pub const SLOTS: usize = 4096;
+const MASK: u64 = SLOTS as u64 - 1;
 
 /// A deterministic priority queue of events of type `E`.
 pub struct EventQueue<E> {
-    heap: Vec<Entry<E>>,
+    now: u64,
+    current: KeyHeap<E>,
+    wheel: Vec<Vec<Entry<E>>>,
+    occupied: Vec<u64>,
+    in_wheel: usize,
+    overflow: KeyHeap<E>,
     next_seq: u64,
+    len: usize,
+    peak: usize,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: Vec::new(), next_seq: 0 }
+        EventQueue {
+            now: 0,
+            current: KeyHeap::default(),
+            wheel: (0..SLOTS).map(|_| Vec::new()).collect(),
+            occupied: vec![0; SLOTS / 64],
+            in_wheel: 0,
+            overflow: KeyHeap::default(),
+            next_seq: 0,
+            len: 0,
+            peak: 0,
+        }
     }
+}
+
+#[inline]
+fn bucket(key: u128) -> u64 {
+    ((key >> 64) as u64) >> SHIFT
 }
 
 impl<E> EventQueue<E> {
@@ -41,66 +66,108 @@ impl<E> EventQueue<E> {
         Self::default()
     }
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
+    }
+    /// Most events ever pending at once.
+    pub fn peak(&self) -> usize {
+        self.peak
     }
 
     /// Schedules `event` at `time`, after every event already scheduled at that time.
+    /// `time` must not be earlier than the last event taken.
     #[inline]
     pub fn push(&mut self, time: Time, event: E) {
-        let seq = self.next_seq;
+        let key = ((time.0 as u128) << 64) | self.next_seq as u128;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
-        // sift up
-        let mut i = self.heap.len() - 1;
-        while i > 0 {
-            let parent = (i - 1) / 2;
-            if self.heap[i].before(&self.heap[parent]) {
-                self.heap.swap(i, parent);
-                i = parent;
-            } else {
-                break;
-            }
-        }
+        self.len += 1;
+        self.peak = self.peak.max(self.len);
+        self.place(Entry { key, event });
     }
 
-    /// Time of the next event.
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|e| e.time)
+    #[inline]
+    fn place(&mut self, e: Entry<E>) {
+        let b = bucket(e.key);
+        if b <= self.now {
+            self.current.push(e);
+        } else if b < self.now + SLOTS as u64 {
+            let slot = (b & MASK) as usize;
+            self.wheel[slot].push(e);
+            self.occupied[slot / 64] |= 1 << (slot % 64);
+            self.in_wheel += 1;
+        } else {
+            self.overflow.push(e);
+        }
     }
 
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let n = self.heap.len();
-        if n == 0 {
-            return None;
-        }
-        let last = self.heap.pop().expect("n > 0");
-        if n == 1 {
-            return Some((last.time, last.event));
-        }
-        let top = std::mem::replace(&mut self.heap[0], last);
-        // sift down, moving the hole to the bottom (Floyd) would save compares; plain is enough
-        let len = self.heap.len();
-        let mut i = 0;
         loop {
-            let l = 2 * i + 1;
-            if l >= len {
+            if let Some(e) = self.current.pop() {
+                self.len -= 1;
+                return Some((Time((e.key >> 64) as u64), e.event));
+            }
+            if self.len == 0 {
+                return None;
+            }
+            self.advance();
+        }
+    }
+
+    /// Moves to the next bucket that has events and loads it into `current`.
+    fn advance(&mut self) {
+        let next = if self.in_wheel > 0 {
+            self.next_occupied()
+        } else {
+            bucket(self.overflow.peek_key().expect("events are pending"))
+        };
+        self.now = next;
+        // the window moved: bring in overflow entries that now fall inside it
+        while let Some(k) = self.overflow.peek_key() {
+            if bucket(k) >= self.now + SLOTS as u64 {
                 break;
             }
-            let r = l + 1;
-            let c = if r < len && self.heap[r].before(&self.heap[l]) { r } else { l };
-            if self.heap[c].before(&self.heap[i]) {
-                self.heap.swap(c, i);
-                i = c;
-            } else {
-                break;
+            let e = self.overflow.pop().expect("peeked");
+            self.place(e);
+        }
+        let slot = (self.now & MASK) as usize;
+        if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 {
+            self.occupied[slot / 64] &= !(1 << (slot % 64));
+            let mut entries = std::mem::take(&mut self.wheel[slot]);
+            self.in_wheel -= entries.len();
+            for e in entries.drain(..) {
+                self.current.push(e);
+            }
+            // keep an ordinary slot's capacity (no allocation in steady state), but give back
+            // what a burst grew, or 4096 slots would each keep their largest burst
+            if entries.capacity() <= 64 {
+                self.wheel[slot] = entries;
             }
         }
-        Some((top.time, top.event))
+    }
+
+    /// The first non-empty bucket after `now` (there is one: `in_wheel > 0`).
+    fn next_occupied(&self) -> u64 {
+        let start = ((self.now + 1) & MASK) as usize;
+        let words = SLOTS / 64;
+        let (w0, bit0) = (start / 64, start % 64);
+        for i in 0..=words {
+            let w = (w0 + i) % words;
+            let mut bits = self.occupied[w];
+            if i == 0 {
+                bits &= !0u64 << bit0;
+            }
+            if bits != 0 {
+                let slot = (w * 64 + bits.trailing_zeros() as usize) as u64;
+                // the absolute bucket: the first one after now that maps to this slot
+                let off = (slot.wrapping_sub(self.now + 1)) & MASK;
+                return self.now + 1 + off;
+            }
+        }
+        unreachable!("in_wheel > 0 but no slot is marked")
     }
 }
 
@@ -127,6 +194,36 @@ mod tests {
         }
         assert_eq!(got, expected);
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_model_heap_agrees_over_near_far_and_same_time_events() {
+        // pops while pushing, at distances from 0 to far beyond the wheel, against a sorted list
+        let mut q = EventQueue::new();
+        let mut model: Vec<(u64, u64)> = Vec::new(); // (time, seq)
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut now = 0u64;
+        let mut seq = 0u64;
+        for round in 0..200_000u64 {
+            if rng.next_u64() % 3 != 0 || model.is_empty() {
+                let d = match rng.next_u64() % 4 {
+                    0 => 0,
+                    1 => rng.next_u64() % 2_000,
+                    2 => rng.next_u64() % 5_000_000,
+                    _ => rng.next_u64() % 50_000_000_000,
+                };
+                q.push(Time(now + d), seq);
+                model.push((now + d, seq));
+                seq += 1;
+            } else {
+                let i = (0..model.len()).min_by_key(|&i| model[i]).unwrap();
+                let want = model.swap_remove(i);
+                let (t, s) = q.pop().unwrap();
+                assert_eq!((t.0, s), want, "round {round}");
+                now = t.0;
+            }
+            assert_eq!(q.len(), model.len());
+        }
     }
 
     #[test]
