@@ -202,16 +202,23 @@ impl Scenario {
         let mut problems = Vec::new();
         let net = &f.network;
         if net.dims.is_empty() || net.dims.len() > 6 {
-            problems.push(format!("key `network.dims`: {} dimensions given; 1 to 6 are allowed", net.dims.len()));
+            problems.push(format!(
+                "key `network.dims`: {} dimensions given; 1 to 6 are allowed",
+                net.dims.len()
+            ));
         }
-        if net.dims.iter().any(|&d| d == 0) {
+        if net.dims.contains(&0) {
             problems.push("key `network.dims`: every dimension must be at least 1".to_string());
         }
         if net.dims.iter().any(|&d| d > 65_535) {
-            problems.push("key `network.dims`: a dimension may have at most 65535 routers".to_string());
+            problems
+                .push("key `network.dims`: a dimension may have at most 65535 routers".to_string());
         }
         if net.nodes() > u32::MAX as u64 / 16 {
-            problems.push(format!("key `network.dims`: {} nodes is more than mgensim can address", net.nodes()));
+            problems.push(format!(
+                "key `network.dims`: {} nodes is more than mgensim can address",
+                net.nodes()
+            ));
         }
         for (key, bw) in [
             ("network.link_bandwidth", net.link_bandwidth),
@@ -229,13 +236,21 @@ impl Scenario {
             }
         }
         if net.link_bandwidth.is_infinite() || net.switch_bandwidth.is_infinite() {
-            problems.push("key `network.link_bandwidth`/`switch_bandwidth`: must be finite".to_string());
+            problems.push(
+                "key `network.link_bandwidth`/`switch_bandwidth`: must be finite".to_string(),
+            );
         }
         if net.mtu.0 == 0 || net.mtu.0 > 1 << 24 {
-            problems.push(format!("key `network.mtu`: {} is out of range (1 B to 16 MiB)", net.mtu));
+            problems.push(format!(
+                "key `network.mtu`: {} is out of range (1 B to 16 MiB)",
+                net.mtu
+            ));
         }
         if net.header_bytes.0 > 1 << 16 {
-            problems.push(format!("key `network.header_bytes`: {} is out of range (0 to 64 KiB)", net.header_bytes));
+            problems.push(format!(
+                "key `network.header_bytes`: {} is out of range (0 to 64 KiB)",
+                net.header_bytes
+            ));
         }
         let packet = net.mtu.0 + net.header_bytes.0;
         if net.buffer_bytes.0 < packet || net.buffer_bytes.0 > u32::MAX as u64 {
@@ -249,20 +264,31 @@ impl Scenario {
         let w = f.workload.unwrap_or_default();
         let (script_name, script_dir, source) = match (&w.script, &w.code) {
             (Some(_), Some(_)) => {
-                problems.push("key `workload`: give either `script` or `code`, not both".to_string());
+                problems
+                    .push("key `workload`: give either `script` or `code`, not both".to_string());
                 (String::new(), None, String::new())
             }
             (None, None) => {
-                problems.push("key `workload.script`: missing; name the Lua script every rank runs".to_string());
+                problems.push(
+                    "key `workload.script`: missing; name the Lua script every rank runs"
+                        .to_string(),
+                );
                 (String::new(), None, String::new())
             }
             (None, Some(code)) => ("inline".to_string(), None, code.clone()),
             (Some(s), None) => {
                 let p = base.join(s);
                 match std::fs::read_to_string(&p) {
-                    Ok(src) => (p.display().to_string(), p.parent().map(Path::to_path_buf), src),
+                    Ok(src) => (
+                        p.display().to_string(),
+                        p.parent().map(Path::to_path_buf),
+                        src,
+                    ),
                     Err(e) => {
-                        problems.push(format!("key `workload.script`: cannot read {}: {e}", p.display()));
+                        problems.push(format!(
+                            "key `workload.script`: cannot read {}: {e}",
+                            p.display()
+                        ));
                         (String::new(), None, String::new())
                     }
                 }
@@ -287,7 +313,14 @@ impl Scenario {
             path: path.to_path_buf(),
             network: f.network,
             node: f.node,
-            workload: Workload { script_name, script_dir, source, ranks, seed: w.seed, args: w.args.unwrap_or_default() },
+            workload: Workload {
+                script_name,
+                script_dir,
+                source,
+                ranks,
+                seed: w.seed,
+                args: w.args.unwrap_or_default(),
+            },
         })
     }
 }
@@ -311,7 +344,9 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<()> {
     }
     let mut cur = table;
     for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
-        let entry = cur.entry(part.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let entry = cur
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         cur = entry
             .as_table_mut()
             .ok_or_else(|| anyhow!("`{}` is not a table", parts[..=i].join(".")))?;

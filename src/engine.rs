@@ -56,7 +56,12 @@ impl World {
         World {
             now: Time::ZERO,
             queue: EventQueue::new(),
-            nics: Nics::new(nodes, s.node.dma_rate(), s.network.mtu, s.network.header_bytes),
+            nics: Nics::new(
+                nodes,
+                s.node.dma_rate(),
+                s.network.mtu,
+                s.network.header_bytes,
+            ),
             net,
             rdma: Rdma::default(),
             ranks: (0..s.workload.ranks).map(|_| Rank::new(rng)).collect(),
@@ -76,7 +81,8 @@ impl World {
         if kind == OpKind::Put {
             rank.bytes_sent += bytes;
         }
-        self.rdma.issue(kind, me, rank, peer, bytes, tag, &mut self.queue)
+        self.rdma
+            .issue(kind, me, rank, peer, bytes, tag, &mut self.queue)
     }
 
     /// Records a script's `MGEN_report(name, value)`.
@@ -86,7 +92,14 @@ impl World {
 
     /// Processes events until one wakes a rank; returns that rank, or None when no event is left.
     fn advance(&mut self) -> Option<u32> {
-        let World { queue: q, net, nics, rdma, ranks, .. } = self;
+        let World {
+            queue: q,
+            net,
+            nics,
+            rdma,
+            ranks,
+            ..
+        } = self;
         while let Some((t, ev)) = q.pop() {
             self.now = t;
             self.events += 1;
@@ -120,7 +133,11 @@ impl World {
 #[derive(Debug, thiserror::Error)]
 pub enum SimError {
     #[error("rank {rank} failed at simulated time {time}:\n{message}")]
-    Script { rank: u32, time: Time, message: String },
+    Script {
+        rank: u32,
+        time: Time,
+        message: String,
+    },
     #[error("deadlock at simulated time {time}: every unfinished rank is blocked and nothing is in flight\n{detail}")]
     Deadlock { time: Time, detail: String },
 }
@@ -137,7 +154,11 @@ impl Simulation {
     pub fn new(s: &Scenario) -> anyhow::Result<Simulation> {
         let world = Rc::new(RefCell::new(World::new(s)));
         let scripts = Scripts::new(world.clone(), &s.workload)?;
-        Ok(Simulation { world, scripts, scenario: s.clone() })
+        Ok(Simulation {
+            world,
+            scripts,
+            scenario: s.clone(),
+        })
     }
 
     /// Runs every rank to its end.
@@ -145,7 +166,11 @@ impl Simulation {
         let started = Instant::now();
         let nranks = self.world.borrow().ranks.len() as u32;
         if let Err(e) = self.scripts.spawn(nranks) {
-            return Err(SimError::Script { rank: 0, time: Time::ZERO, message: e.to_string() });
+            return Err(SimError::Script {
+                rank: 0,
+                time: Time::ZERO,
+                message: e.to_string(),
+            });
         }
         {
             let mut w = self.world.borrow_mut();
@@ -172,19 +197,35 @@ impl Simulation {
                         rank.wake(r, clock, &mut w.queue);
                     }
                 }
-                Outcome::Finished => self.world.borrow_mut().ranks[r as usize].status = Status::Done,
+                Outcome::Finished => {
+                    self.world.borrow_mut().ranks[r as usize].status = Status::Done
+                }
                 Outcome::Failed(message) => {
                     let time = self.world.borrow().ranks[r as usize].clock;
-                    return Err(SimError::Script { rank: r, time, message });
+                    return Err(SimError::Script {
+                        rank: r,
+                        time,
+                        message,
+                    });
                 }
             }
         }
         let w = self.world.borrow();
-        let blocked: Vec<u32> = (0..nranks).filter(|&r| w.ranks[r as usize].status != Status::Done).collect();
+        let blocked: Vec<u32> = (0..nranks)
+            .filter(|&r| w.ranks[r as usize].status != Status::Done)
+            .collect();
         if !blocked.is_empty() {
-            return Err(SimError::Deadlock { time: w.now, detail: self.deadlock_detail(&w, &blocked) });
+            return Err(SimError::Deadlock {
+                time: w.now,
+                detail: self.deadlock_detail(&w, &blocked),
+            });
         }
-        Ok(Report::new(&self.scenario, &w, started.elapsed(), self.scripts.memory()))
+        Ok(Report::new(
+            &self.scenario,
+            &w,
+            started.elapsed(),
+            self.scripts.memory(),
+        ))
     }
 
     fn deadlock_detail(&self, w: &World, blocked: &[u32]) -> String {
@@ -193,25 +234,39 @@ impl Simulation {
         for &r in blocked.iter().take(SHOWN) {
             let rank = &w.ranks[r as usize];
             let what = match rank.wait {
-                Wait::Poll(tag) => format!("MGEN_rdma_poll(tag {tag}): no put with that tag was delivered to it"),
-                Wait::Complete(seq) => format!("MGEN_acp_complete(handle {})", crate::rdma::handle(r, seq)),
+                Wait::Poll(tag) => {
+                    format!("MGEN_rdma_poll(tag {tag}): no put with that tag was delivered to it")
+                }
+                Wait::Complete(seq) => {
+                    format!("MGEN_acp_complete(handle {})", crate::rdma::handle(r, seq))
+                }
                 Wait::Nothing => "nothing (it was never resumed)".to_string(),
             };
             let tb = self.scripts.where_(r);
             let line = tb
                 .lines()
                 .map(str::trim)
-                .find(|l| !l.starts_with("[C]") && !l.contains("mgensim prelude") && !l.starts_with("stack traceback"))
+                .find(|l| {
+                    !l.starts_with("[C]")
+                        && !l.contains("mgensim prelude")
+                        && !l.starts_with("stack traceback")
+                })
                 .unwrap_or("");
             let line = line.split(": in ").next().unwrap_or(line);
-            out.push_str(&format!("  rank {r} (clock {}) waits in {what}", rank.clock));
+            out.push_str(&format!(
+                "  rank {r} (clock {}) waits in {what}",
+                rank.clock
+            ));
             if !line.is_empty() {
                 out.push_str(&format!("\n      at {line}"));
             }
             out.push('\n');
         }
         if blocked.len() > SHOWN {
-            out.push_str(&format!("  ... and {} more blocked ranks\n", blocked.len() - SHOWN));
+            out.push_str(&format!(
+                "  ... and {} more blocked ranks\n",
+                blocked.len() - SHOWN
+            ));
         }
         out
     }

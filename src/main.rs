@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use mgensim::{Scenario, Simulation};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -63,26 +64,41 @@ fn real_main() -> Result<()> {
         Command::Run { args, json } => {
             let scenario = load(&args)?;
             let sim = Simulation::new(&scenario)?;
-            let report = sim.run().with_context(|| format!("{}", args.scenario.display()))?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+            let report = sim
+                .run()
+                .with_context(|| format!("{}", args.scenario.display()))?;
+            let text = if json {
+                serde_json::to_string_pretty(&report)? + "\n"
             } else {
-                print!("{report}");
-            }
+                report.to_string()
+            };
+            emit(&text)?;
         }
         Command::Check { args } => {
             let scenario = load(&args)?;
             Simulation::new(&scenario)?;
-            println!(
-                "{}: ok ({} ranks on {} nodes, script {})",
+            emit(&format!(
+                "{}: ok ({} ranks on {} nodes, script {})\n",
                 args.scenario.display(),
                 scenario.workload.ranks,
                 scenario.network.nodes(),
                 scenario.workload.script_name
-            );
+            ))?;
         }
     }
     Ok(())
+}
+
+/// Writes to stdout in one piece. A reader that closed the pipe early (`| head`) wanted no
+/// more: that is not an error.
+fn emit(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("cannot write to stdout")
+        }
+        _ => Ok(()),
+    }
 }
 
 fn main() -> ExitCode {

@@ -99,7 +99,11 @@ pub struct Nics {
 
 impl Nics {
     pub fn new(count: u32, dma: Bandwidth, mtu: Bytes, header: Bytes) -> Nics {
-        let idle = Nic { tx_head: NONE, tx_tail: NONE, ..Nic::default() };
+        let idle = Nic {
+            tx_head: NONE,
+            tx_tail: NONE,
+            ..Nic::default()
+        };
         Nics {
             nics: vec![idle; count as usize],
             msgs: Vec::new(),
@@ -116,10 +120,30 @@ impl Nics {
     }
 
     /// Hands a new message to its source NIC at `now`.
-    pub fn send(&mut self, kind: MsgKind, op: u32, src: u32, dst: u32, bytes: u64, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn send(
+        &mut self,
+        kind: MsgKind,
+        op: u32,
+        src: u32,
+        dst: u32,
+        bytes: u64,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let bytes = if kind.is_control() { 0 } else { bytes };
         let packets = bytes.div_ceil(self.mtu).max(1) as u32;
-        let msg = Msg { kind, op, src, dst, bytes_left: bytes, packets_left: packets, in_flight: 0, next: NONE };
+        let msg = Msg {
+            kind,
+            op,
+            src,
+            dst,
+            bytes_left: bytes,
+            packets_left: packets,
+            in_flight: 0,
+            next: NONE,
+        };
         let m = if let Some(m) = self.free_msgs.pop() {
             self.msgs[m as usize] = msg;
             m
@@ -188,17 +212,34 @@ impl Nics {
         }
         self.nics[nic as usize].dma_busy = true;
         let payload = net.packets.get(pkt).payload;
-        q.push(now + self.dma.transfer_time(Bytes(payload as u64)), Event::TxDmaDone { nic, pkt });
+        q.push(
+            now + self.dma.transfer_time(Bytes(payload as u64)),
+            Event::TxDmaDone { nic, pkt },
+        );
     }
 
     /// The transmit DMA has read packet `pkt`.
-    pub fn tx_dma_done(&mut self, nic: u32, pkt: PktId, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+    pub fn tx_dma_done(
+        &mut self,
+        nic: u32,
+        pkt: PktId,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         self.nics[nic as usize].dma_busy = false;
         self.stage(nic, pkt, net, now, q);
         self.pump(nic, net, now, q);
     }
 
-    fn stage(&mut self, nic: u32, pkt: PktId, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+    fn stage(
+        &mut self,
+        nic: u32,
+        pkt: PktId,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         if net.packets.get(pkt).dst == nic {
             // loopback: from transmit DMA straight to receive DMA
             q.push(now, Event::NicArrive(pkt));
@@ -209,14 +250,26 @@ impl Nics {
     }
 
     /// A staged packet has left NIC `nic` completely.
-    pub fn staging_freed(&mut self, nic: u32, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+    pub fn staging_freed(
+        &mut self,
+        nic: u32,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         self.nics[nic as usize].staged -= 1;
         self.pump(nic, net, now, q);
     }
 
     /// A packet's tail is in its destination NIC. Returns the message if this completed it
     /// (control packets complete at once; data packets after their receive DMA).
-    pub fn arrive(&mut self, pkt: PktId, net: &mut Network, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
+    pub fn arrive(
+        &mut self,
+        pkt: PktId,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) -> Option<u32> {
         let p = *net.packets.get(pkt);
         if self.msgs[p.msg as usize].kind.is_control() {
             return self.rx_done(pkt, net, now, q);
@@ -230,7 +283,13 @@ impl Nics {
 
     /// A packet's payload is in memory. Returns the message if it is now delivered; the caller
     /// must [`Nics::free`] it once handled.
-    pub fn rx_done(&mut self, pkt: PktId, net: &mut Network, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
+    pub fn rx_done(
+        &mut self,
+        pkt: PktId,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) -> Option<u32> {
         net.release_rx(pkt, now, q);
         let p = *net.packets.get(pkt);
         net.packets.release(pkt);
@@ -251,6 +310,8 @@ impl Nics {
 
     /// True when no NIC has anything left to send.
     pub fn idle(&self) -> bool {
-        self.nics.iter().all(|n| n.tx_head == NONE && !n.dma_busy && n.staged == 0)
+        self.nics
+            .iter()
+            .all(|n| n.tx_head == NONE && !n.dma_busy && n.staged == 0)
     }
 }

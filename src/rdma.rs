@@ -64,10 +64,27 @@ pub struct Rdma {
 impl Rdma {
     /// Records a transfer issued by `rank` (whose clock already includes the node latency)
     /// and schedules its start at the NIC. Returns the handle.
-    pub fn issue(&mut self, kind: OpKind, rank_id: u32, rank: &mut Rank, peer: u32, bytes: u64, tag: i64, q: &mut EventQueue<Event>) -> i64 {
+    #[allow(clippy::too_many_arguments)]
+    pub fn issue(
+        &mut self,
+        kind: OpKind,
+        rank_id: u32,
+        rank: &mut Rank,
+        peer: u32,
+        bytes: u64,
+        tag: i64,
+        q: &mut EventQueue<Event>,
+    ) -> i64 {
         let seq = rank.next_seq;
         rank.next_seq = rank.next_seq.wrapping_add(1);
-        let op = Op { kind, rank: rank_id, peer, tag, seq, bytes };
+        let op = Op {
+            kind,
+            rank: rank_id,
+            peer,
+            tag,
+            seq,
+            bytes,
+        };
         let id = if let Some(id) = self.free.pop() {
             self.ops[id as usize] = op;
             id
@@ -82,18 +99,42 @@ impl Rdma {
     }
 
     /// The transfer reaches its NIC: the first message leaves.
-    pub fn start(&mut self, id: u32, nics: &mut Nics, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+    pub fn start(
+        &mut self,
+        id: u32,
+        nics: &mut Nics,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let op = self.ops[id as usize];
         // one rank per node: rank i runs on node i, whose NIC is NIC i
         match op.kind {
-            OpKind::Put => nics.send(MsgKind::PutData, id, op.rank, op.peer, op.bytes, net, now, q),
+            OpKind::Put => nics.send(
+                MsgKind::PutData,
+                id,
+                op.rank,
+                op.peer,
+                op.bytes,
+                net,
+                now,
+                q,
+            ),
             OpKind::Get => nics.send(MsgKind::GetRequest, id, op.rank, op.peer, 0, net, now, q),
         }
     }
 
     /// Message `m` has been delivered at `now`: advance its transfer.
     #[allow(clippy::too_many_arguments)]
-    pub fn delivered(&mut self, m: u32, ranks: &mut [Rank], nics: &mut Nics, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+    pub fn delivered(
+        &mut self,
+        m: u32,
+        ranks: &mut [Rank],
+        nics: &mut Nics,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let msg = *nics.msg(m);
         nics.free(m);
         let op = self.ops[msg.op as usize];
@@ -106,7 +147,16 @@ impl Rdma {
                 nics.send(MsgKind::PutAck, msg.op, msg.dst, msg.src, 0, net, now, q);
             }
             MsgKind::GetRequest => {
-                nics.send(MsgKind::GetData, msg.op, msg.dst, msg.src, op.bytes, net, now, q);
+                nics.send(
+                    MsgKind::GetData,
+                    msg.op,
+                    msg.dst,
+                    msg.src,
+                    op.bytes,
+                    net,
+                    now,
+                    q,
+                );
             }
             MsgKind::PutAck | MsgKind::GetData => {
                 let r = &mut ranks[op.rank as usize];

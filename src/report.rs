@@ -65,7 +65,13 @@ pub struct Metric {
 
 impl Default for Metric {
     fn default() -> Self {
-        Metric { count: 0, min: f64::INFINITY, mean: 0.0, max: f64::NEG_INFINITY, sum: 0.0 }
+        Metric {
+            count: 0,
+            min: f64::INFINITY,
+            mean: 0.0,
+            max: f64::NEG_INFINITY,
+            sum: 0.0,
+        }
     }
 }
 
@@ -116,7 +122,10 @@ impl Report {
         Report {
             scenario: s.path.display().to_string(),
             predicted_time_ps: spread.max,
-            ranks: RankSummary { count: finish.len() as u64, finish_ps: spread },
+            ranks: RankSummary {
+                count: finish.len() as u64,
+                finish_ps: spread,
+            },
             network: NetworkSummary {
                 topology: s.network.topology,
                 dims: s.network.dims.clone(),
@@ -175,8 +184,18 @@ impl fmt::Display for Report {
             Topology::Mesh => "mesh",
         };
         writeln!(f, "scenario           {}", self.scenario)?;
-        writeln!(f, "network            {topo} {} ({} nodes)", dims.join("x"), n.nodes)?;
-        writeln!(f, "predicted time     {}  ({} ps)", Time(self.predicted_time_ps), self.predicted_time_ps)?;
+        writeln!(
+            f,
+            "network            {topo} {} ({} nodes)",
+            dims.join("x"),
+            n.nodes
+        )?;
+        writeln!(
+            f,
+            "predicted time     {}  ({} ps)",
+            Time(self.predicted_time_ps),
+            self.predicted_time_ps
+        )?;
         let s = &self.ranks.finish_ps;
         writeln!(
             f,
@@ -186,11 +205,28 @@ impl fmt::Display for Report {
             Time(s.max),
             self.ranks.count
         )?;
-        writeln!(f, "transfers          {} puts/gets, {} messages", n.transfers, n.messages)?;
-        writeln!(f, "moved              {} payload, {} over links", Bytes(n.bytes), Bytes(n.link_bytes))?;
-        writeln!(f, "packets            {} made, {} link traversals", n.packets, n.packet_hops)?;
+        writeln!(
+            f,
+            "transfers          {} puts/gets, {} messages",
+            n.transfers, n.messages
+        )?;
+        writeln!(
+            f,
+            "moved              {} payload, {} over links",
+            Bytes(n.bytes),
+            Bytes(n.link_bytes)
+        )?;
+        writeln!(
+            f,
+            "packets            {} made, {} link traversals",
+            n.packets, n.packet_hops
+        )?;
         writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
-        writeln!(f, "peak in flight     {} packets, {} pending events", n.peak_packets, n.peak_pending_events)?;
+        writeln!(
+            f,
+            "peak in flight     {} packets, {} pending events",
+            n.peak_packets, n.peak_pending_events
+        )?;
         for (name, m) in &self.metrics {
             if m.count == 1 {
                 writeln!(f, "{name:<18} {}", fmt_num(m.mean))?;

@@ -69,10 +69,22 @@ impl Time {
             "us" | "µs" | "μs" => (1_000_000, 1),
             "ms" => (1_000_000_000, 1),
             "s" => (PS_PER_S as u128, 1),
-            "" => return Err(UnitError::new(text, "a time needs a unit: ps, ns, us, ms or s")),
-            _ => return Err(UnitError::new(text, "unknown time unit (use ps, ns, us, ms or s)")),
+            "" => {
+                return Err(UnitError::new(
+                    text,
+                    "a time needs a unit: ps, ns, us, ms or s",
+                ))
+            }
+            _ => {
+                return Err(UnitError::new(
+                    text,
+                    "unknown time unit (use ps, ns, us, ms or s)",
+                ))
+            }
         };
-        num.scale(scale, div).map(Time).ok_or_else(|| UnitError::new(text, "out of range"))
+        num.scale(scale, div)
+            .map(Time)
+            .ok_or_else(|| UnitError::new(text, "out of range"))
     }
     pub fn saturating_sub(self, other: Time) -> Time {
         Time(self.0.saturating_sub(other.0))
@@ -137,9 +149,16 @@ impl Bytes {
             "MiB" => 1 << 20,
             "GiB" => 1 << 30,
             "TiB" => 1 << 40,
-            _ => return Err(UnitError::new(text, "unknown size unit (use B, KB, MB, GB, KiB, MiB, GiB)")),
+            _ => {
+                return Err(UnitError::new(
+                    text,
+                    "unknown size unit (use B, KB, MB, GB, KiB, MiB, GiB)",
+                ))
+            }
         };
-        num.scale(scale, 1).map(Bytes).ok_or_else(|| UnitError::new(text, "out of range"))
+        num.scale(scale, 1)
+            .map(Bytes)
+            .ok_or_else(|| UnitError::new(text, "out of range"))
     }
 }
 
@@ -238,7 +257,10 @@ pub struct UnitError {
 
 impl UnitError {
     fn new(text: &str, why: &'static str) -> UnitError {
-        UnitError { text: text.to_string(), why }
+        UnitError {
+            text: text.to_string(),
+            why,
+        }
     }
 }
 
@@ -272,7 +294,9 @@ fn split_number(text: &str) -> Result<(Decimal, &str), UnitError> {
             !(c.is_ascii_digit()
                 || c == '.'
                 || c == '_'
-                || ((c == 'e' || c == 'E') && t[i + 1..].starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+'))
+                || ((c == 'e' || c == 'E')
+                    && t[i + 1..]
+                        .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+'))
                 || ((c == '-' || c == '+') && i > 0 && matches!(t.as_bytes()[i - 1], b'e' | b'E')))
         })
         .map(|(i, _)| i)
@@ -285,7 +309,12 @@ fn split_number(text: &str) -> Result<(Decimal, &str), UnitError> {
         return Err(UnitError::new(text, "expected a number followed by a unit"));
     }
     let (mant, exp) = match num.find(['e', 'E']) {
-        Some(i) => (&num[..i], num[i + 1..].parse::<i32>().map_err(|_| UnitError::new(text, "bad exponent"))?),
+        Some(i) => (
+            &num[..i],
+            num[i + 1..]
+                .parse::<i32>()
+                .map_err(|_| UnitError::new(text, "bad exponent"))?,
+        ),
         None => (num, 0),
     };
     let mut digits: u128 = 0;
@@ -312,14 +341,24 @@ fn split_number(text: &str) -> Result<(Decimal, &str), UnitError> {
     if !any {
         return Err(UnitError::new(text, "expected a number followed by a unit"));
     }
-    Ok((Decimal { digits, exp10: exp - frac }, unit.trim()))
+    Ok((
+        Decimal {
+            digits,
+            exp10: exp - frac,
+        },
+        unit.trim(),
+    ))
 }
 
 /// Writes `v / div` with up to six decimals, trailing zeros removed, then the unit.
 fn write_scaled(f: &mut fmt::Formatter<'_>, v: u128, div: u128, unit: &str) -> fmt::Result {
     let whole = v / div;
     let micro = ((v % div) * 1_000_000 + div / 2) / div;
-    let (whole, micro) = if micro == 1_000_000 { (whole + 1, 0) } else { (whole, micro) };
+    let (whole, micro) = if micro == 1_000_000 {
+        (whole + 1, 0)
+    } else {
+        (whole, micro)
+    };
     if micro == 0 {
         write!(f, "{whole} {unit}")
     } else {
@@ -363,13 +402,17 @@ macro_rules! serde_unit {
 serde_unit!(Time, "a time with a unit, such as \"128 ns\"", |_| Err(
     "a time needs a unit: write it as a string such as \"128 ns\""
 ));
-serde_unit!(Bytes, "a size such as \"2 KiB\" or a whole number of bytes", |n| {
-    if n < 0 {
-        Err("a size must not be negative")
-    } else {
-        Ok(Bytes(n as u64))
+serde_unit!(
+    Bytes,
+    "a size such as \"2 KiB\" or a whole number of bytes",
+    |n| {
+        if n < 0 {
+            Err("a size must not be negative")
+        } else {
+            Ok(Bytes(n as u64))
+        }
     }
-});
+);
 serde_unit!(Bandwidth, "a bandwidth such as \"4.0 GB/s\"", |_| Err(
     "a bandwidth needs a unit: write it as a string such as \"4.0 GB/s\""
 ));
@@ -395,8 +438,14 @@ mod tests {
         assert_eq!(Bytes::parse("2 KiB").unwrap(), Bytes(2048));
         assert_eq!(Bytes::parse("2 MB").unwrap(), Bytes(2_000_000));
         assert_eq!(Bytes::parse("256").unwrap(), Bytes(256));
-        assert_eq!(Bandwidth::parse("2.8 GB/s").unwrap(), Bandwidth(2_800_000_000));
-        assert_eq!(Bandwidth::parse("100 Gb/s").unwrap(), Bandwidth(12_500_000_000));
+        assert_eq!(
+            Bandwidth::parse("2.8 GB/s").unwrap(),
+            Bandwidth(2_800_000_000)
+        );
+        assert_eq!(
+            Bandwidth::parse("100 Gb/s").unwrap(),
+            Bandwidth(12_500_000_000)
+        );
         assert!(Bandwidth::parse("inf").unwrap().is_infinite());
         assert!(Bandwidth::parse("4 GB").is_err());
     }
@@ -406,7 +455,10 @@ mod tests {
         let bw = Bandwidth::parse("2.8 GB/s").unwrap();
         // 2048 B / 2.8e9 B/s = 731428.57 ps
         assert_eq!(bw.transfer_time(Bytes(2048)), Time(731_429));
-        assert_eq!(Bandwidth::INFINITE.transfer_time(Bytes(1 << 30)), Time::ZERO);
+        assert_eq!(
+            Bandwidth::INFINITE.transfer_time(Bytes(1 << 30)),
+            Time::ZERO
+        );
     }
 
     #[test]

@@ -40,7 +40,11 @@ fn ring_steps_grow_linearly_and_rd_steps_logarithmically() {
     // with a large node latency, each step costs about one node latency plus a flight
     let ring8 = barrier("ring", 8, "2 us") as f64;
     let ring16 = barrier("ring", 16, "2 us") as f64;
-    assert!((ring16 / ring8 - 15.0 / 7.0).abs() < 0.1, "{}", ring16 / ring8);
+    assert!(
+        (ring16 / ring8 - 15.0 / 7.0).abs() < 0.1,
+        "{}",
+        ring16 / ring8
+    );
     let rd8 = barrier("rd", 8, "2 us") as f64;
     let rd64 = barrier("rd", 64, "2 us") as f64;
     assert!((rd64 / rd8 - 2.0).abs() < 0.15, "{}", rd64 / rd8);
@@ -59,7 +63,11 @@ fn nobody_leaves_before_the_last_rank_enters() {
                 project().join("scenarios/barrier.lua").display()
             );
             let r = run(&code);
-            assert!(r.ranks.finish_ps.min > (p - 1) * 1_000_000, "{algo}, p = {p}: {:?}", r.ranks.finish_ps);
+            assert!(
+                r.ranks.finish_ps.min > (p - 1) * 1_000_000,
+                "{algo}, p = {p}: {:?}",
+                r.ranks.finish_ps
+            );
         }
     }
 }

@@ -5,7 +5,11 @@ use common::*;
 use std::process::{Command, Output};
 
 fn mgensim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mgensim")).args(args).current_dir(project()).output().expect("runs")
+    Command::new(env!("CARGO_BIN_EXE_mgensim"))
+        .args(args)
+        .current_dir(project())
+        .output()
+        .expect("runs")
 }
 
 fn stderr(o: &Output) -> String {
@@ -52,14 +56,20 @@ fn the_same_scenario_twice_gives_identical_json() {
 
 #[test]
 fn the_shipped_scenarios_run_and_check() {
-    for s in ["scenarios/put_ring.toml", "scenarios/barrier.toml"] {
+    for s in ["scenarios/put_ring.toml", "scenarios/barrier.toml", "examples/my_exchange.toml", "bench/bruck_put.toml"] {
         let o = mgensim(&["run", s]);
         assert!(o.status.success(), "{s}: {}", stderr(&o));
         assert!(String::from_utf8_lossy(&o.stdout).contains("predicted time"));
         let o = mgensim(&["check", s]);
         assert!(o.status.success(), "{s}: {}", stderr(&o));
     }
-    let o = mgensim(&["run", "scenarios/barrier.toml", "--set", "workload.args.algo=rd", "--json"]);
+    let o = mgensim(&[
+        "run",
+        "scenarios/barrier.toml",
+        "--set",
+        "workload.args.algo=rd",
+        "--json",
+    ]);
     let v = json_without_host(&o);
     assert!(v["metrics"]["barrier_s"]["max"].as_f64().unwrap() > 0.0);
 }
@@ -81,20 +91,41 @@ fn run_bad(toml: &str, script: Option<&str>, extra: &[&str]) -> (Output, String)
 
 #[test]
 fn an_unknown_key_names_the_key_and_the_file() {
-    let (o, e) = run_bad("[network]\nlink_bandwith = '4 GB/s'\n[workload]\ncode = ''\n", None, &[]);
+    let (o, e) = run_bad(
+        "[network]\nlink_bandwith = '4 GB/s'\n[workload]\ncode = ''\n",
+        None,
+        &[],
+    );
     assert_eq!(o.status.code(), Some(1));
-    assert!(e.contains("bad.toml") && e.contains("link_bandwith") && e.contains("link_bandwidth"), "{e}");
+    assert!(
+        e.contains("bad.toml") && e.contains("link_bandwith") && e.contains("link_bandwidth"),
+        "{e}"
+    );
     assert!(!e.contains("panicked"));
 }
 
 #[test]
 fn a_bad_unit_names_the_key_and_the_unit() {
-    let (o, e) = run_bad("[network]\ncable_latency = '3 parsecs'\n[workload]\ncode = ''\n", None, &[]);
+    let (o, e) = run_bad(
+        "[network]\ncable_latency = '3 parsecs'\n[workload]\ncode = ''\n",
+        None,
+        &[],
+    );
     assert_eq!(o.status.code(), Some(1));
-    assert!(e.contains("bad.toml") && e.contains("network.cable_latency") && e.contains("parsecs"), "{e}");
-    let (o, e) = run_bad("[network]\nlink_bandwidth = 4\n[workload]\ncode = ''\n", None, &[]);
+    assert!(
+        e.contains("bad.toml") && e.contains("network.cable_latency") && e.contains("parsecs"),
+        "{e}"
+    );
+    let (o, e) = run_bad(
+        "[network]\nlink_bandwidth = 4\n[workload]\ncode = ''\n",
+        None,
+        &[],
+    );
     assert_eq!(o.status.code(), Some(1));
-    assert!(e.contains("network.link_bandwidth") && e.contains("GB/s"), "{e}");
+    assert!(
+        e.contains("network.link_bandwidth") && e.contains("GB/s"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -105,16 +136,30 @@ fn out_of_range_values_are_all_reported() {
         &[],
     );
     assert_eq!(o.status.code(), Some(1));
-    assert!(e.contains("network.dims") && e.contains("network.buffer_bytes"), "{e}");
-    let (_, e) = run_bad("[network]\ndims = [4, 4]\n[workload]\ncode = ''\nranks = 100\n", None, &[]);
+    assert!(
+        e.contains("network.dims") && e.contains("network.buffer_bytes"),
+        "{e}"
+    );
+    let (_, e) = run_bad(
+        "[network]\ndims = [4, 4]\n[workload]\ncode = ''\nranks = 100\n",
+        None,
+        &[],
+    );
     assert!(e.contains("workload.ranks") && e.contains("100"), "{e}");
 }
 
 #[test]
 fn a_bad_set_override_is_reported() {
-    let (o, e) = run_bad("[workload]\ncode = ''\n", None, &["--set", "network.dims=[8,8,8,8,8,8,8]"]);
+    let (o, e) = run_bad(
+        "[workload]\ncode = ''\n",
+        None,
+        &["--set", "network.dims=[8,8,8,8,8,8,8]"],
+    );
     assert_eq!(o.status.code(), Some(1));
-    assert!(e.contains("network.dims") && e.contains("7 dimensions"), "{e}");
+    assert!(
+        e.contains("network.dims") && e.contains("7 dimensions"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -129,7 +174,11 @@ fn a_syntax_error_names_the_script_and_line() {
     // `check` finds it too, without running
     let dir = tempfile::tempdir().unwrap();
     tmp_file(dir.path(), "w.lua", "if then\n");
-    let p = tmp_file(dir.path(), "s.toml", "[network]\ndims = [2]\n[workload]\nscript = 'w.lua'\n");
+    let p = tmp_file(
+        dir.path(),
+        "s.toml",
+        "[network]\ndims = [2]\n[workload]\nscript = 'w.lua'\n",
+    );
     let o = mgensim(&["check", &p.display().to_string()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("w.lua:1:"), "{}", stderr(&o));
@@ -143,7 +192,13 @@ fn a_runtime_error_in_one_rank_names_the_rank_line_and_traceback() {
         &[],
     );
     assert_eq!(o.status.code(), Some(1));
-    assert!(e.contains("rank 2") && e.contains("w.lua:2:") && e.contains("stack traceback") && e.contains("w.lua:5"), "{e}");
+    assert!(
+        e.contains("rank 2")
+            && e.contains("w.lua:2:")
+            && e.contains("stack traceback")
+            && e.contains("w.lua:5"),
+        "{e}"
+    );
     assert!(e.contains("1 us"), "the simulated time: {e}");
 }
 
@@ -155,19 +210,31 @@ fn a_bad_api_argument_names_the_function_and_the_line() {
         &[],
     );
     assert_eq!(o.status.code(), Some(1));
-    assert!(e.contains("w.lua:2:") && e.contains("MGEN_rdma_put") && e.contains("dest") && e.contains("0 to 3"), "{e}");
+    assert!(
+        e.contains("w.lua:2:")
+            && e.contains("MGEN_rdma_put")
+            && e.contains("dest")
+            && e.contains("0 to 3"),
+        "{e}"
+    );
     let (_, e) = run_bad(
         "[network]\ndims = [4]\n[workload]\nscript = 'w.lua'\n",
         Some("MGEN_rdma_put(1, 2.5, 0)\n"),
         &[],
     );
-    assert!(e.contains("w.lua:1:") && e.contains("bytes") && e.contains("integer"), "{e}");
+    assert!(
+        e.contains("w.lua:1:") && e.contains("bytes") && e.contains("integer"),
+        "{e}"
+    );
     let (_, e) = run_bad(
         "[network]\ndims = [4]\n[workload]\nscript = 'w.lua'\n",
         Some("local h = MGEN_rdma_put(1, 8, 0)\nif MGEN_Comm_rank() == 1 then\n  MGEN_acp_complete(h + 1)\nend\n"),
         &[],
     );
-    assert!(e.contains("w.lua:3:") && e.contains("MGEN_acp_complete"), "{e}");
+    assert!(
+        e.contains("w.lua:3:") && e.contains("MGEN_acp_complete"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -179,7 +246,10 @@ fn a_deadlock_names_every_blocked_rank_and_what_it_waits_for() {
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(e.contains("deadlock"), "{e}");
-    assert!(e.contains("rank 0") && e.contains("rank 1") && e.contains("MGEN_rdma_poll(tag 5)"), "{e}");
+    assert!(
+        e.contains("rank 0") && e.contains("rank 1") && e.contains("MGEN_rdma_poll(tag 5)"),
+        "{e}"
+    );
     assert!(e.contains("w.lua:2"), "{e}");
 }
 

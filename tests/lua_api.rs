@@ -36,7 +36,10 @@ fn every_rank_draws_the_same_numbers_until_it_reseeds() {
     assert_eq!(m.min, m.max, "all ranks drew the same sequence");
     let differ = run(&code("math.randomseed(MGEN_Comm_rank())"));
     let m = &differ.metrics["draw"];
-    assert!(m.min < m.max, "reseeding per rank gives different sequences");
+    assert!(
+        m.min < m.max,
+        "reseeding per rank gives different sequences"
+    );
     // and the scenario seed matters
     let other = run_with(&code(""), &["workload.seed=6"]);
     assert_ne!(other.metrics["draw"].min, same.metrics["draw"].min);
@@ -56,9 +59,21 @@ code = '''
 #[test]
 fn require_finds_modules_beside_the_script() {
     let dir = tempfile::tempdir().unwrap();
-    tmp_file(dir.path(), "helper.lua", "local M = {}\nfunction M.twice(x) return 2 * x end\nreturn M\n");
-    tmp_file(dir.path(), "main.lua", "local h = require('helper')\nMGEN_Comp(h.twice(1e-6))\n");
-    let toml = tmp_file(dir.path(), "s.toml", "[network]\ndims = [2]\n[workload]\nscript = 'main.lua'\n");
+    tmp_file(
+        dir.path(),
+        "helper.lua",
+        "local M = {}\nfunction M.twice(x) return 2 * x end\nreturn M\n",
+    );
+    tmp_file(
+        dir.path(),
+        "main.lua",
+        "local h = require('helper')\nMGEN_Comp(h.twice(1e-6))\n",
+    );
+    let toml = tmp_file(
+        dir.path(),
+        "s.toml",
+        "[network]\ndims = [2]\n[workload]\nscript = 'main.lua'\n",
+    );
     let s = mgensim::Scenario::load(&toml, &[]).unwrap();
     let r = mgensim::Simulation::new(&s).unwrap().run().unwrap();
     assert_eq!(r.predicted_time_ps, 2_000_000);
@@ -73,6 +88,10 @@ fn comp_and_wtime_use_the_ranks_own_clock() {
         MGEN_report('t', MGEN_Wtime())'''\n");
     assert_eq!(r.ranks.finish_ps.min, 0);
     assert_eq!(r.ranks.finish_ps.max, 4_500_000);
-    assert_eq!(r.ranks.finish_ps.mean, (0 + 1_500_000 + 3_000_000 + 4_500_000) / 4);
+    assert_eq!(
+        r.ranks.finish_ps.mean,
+        (1_500_000 + 3_000_000 + 4_500_000) / 4,
+        "rank 0 finishes at 0"
+    );
     assert!((r.metrics["t"].max - 4.5e-6).abs() < 1e-15);
 }

@@ -24,7 +24,11 @@ fn all_to_all(topology: &str, dims: &str, bytes: u64, buffer: &str) -> mgensim::
 
 /// Link traversals all-to-all must make: per put, (packets + 1 control) x (distance + 2 NIC links).
 fn expected_hops(topology: Topology, dims: &[u32], bytes: u64) -> u64 {
-    let cube = Cube::new(&NetworkConfig { topology, dims: dims.to_vec(), ..NetworkConfig::default() });
+    let cube = Cube::new(&NetworkConfig {
+        topology,
+        dims: dims.to_vec(),
+        ..NetworkConfig::default()
+    });
     let n = cube.routers();
     let packets = bytes.div_ceil(2048).max(1) + 1;
     let mut hops = 0;
@@ -44,19 +48,27 @@ fn torus_all_to_all_under_load_completes_with_minimal_buffers() {
     let r = all_to_all("torus", "[4, 4]", 8192, "2064 B");
     assert_eq!(r.network.transfers, 16 * 15);
     assert_eq!(r.network.packets, 16 * 15 * (4 + 1));
-    assert_eq!(r.network.packet_hops, expected_hops(Topology::Torus, &[4, 4], 8192));
+    assert_eq!(
+        r.network.packet_hops,
+        expected_hops(Topology::Torus, &[4, 4], 8192)
+    );
     assert_eq!(r.network.bytes, 16 * 15 * 8192);
-    assert!(r.network.wrap_hops > 0, "a 4-ary torus route uses its wrap links");
+    assert!(
+        r.network.wrap_hops > 0,
+        "a 4-ary torus route uses its wrap links"
+    );
 }
 
 #[test]
 fn torus_ring_traffic_crossing_the_dateline_completes() {
     // every rank sends the same way round a ring of 8: without dateline VCs this is the
     // textbook cyclic buffer dependency
-    let r = run("[network]\ntopology = 'torus'\ndims = [8]\nbuffer_bytes = '2064 B'\n[workload]\ncode = '''
+    let r = run(
+        "[network]\ntopology = 'torus'\ndims = [8]\nbuffer_bytes = '2064 B'\n[workload]\ncode = '''
         local r, p = MGEN_Comm_rank(), MGEN_Comm_size()
         local h = MGEN_rdma_put((r + 3) % p, 65536, 0)
-        MGEN_rdma_poll(0); MGEN_acp_complete(h)'''\n");
+        MGEN_rdma_poll(0); MGEN_acp_complete(h)'''\n",
+    );
     assert_eq!(r.network.bytes, 8 * 65536);
     // the puts of ranks 5, 6 and 7 wrap going +: 32 data packets each; their control packets
     // come back the short way (-) and wrap too: 3 x (32 + 1)
@@ -66,14 +78,20 @@ fn torus_ring_traffic_crossing_the_dateline_completes() {
 #[test]
 fn three_d_torus_all_to_all_completes() {
     let r = all_to_all("torus", "[3, 3, 2]", 3000, "4 KiB");
-    assert_eq!(r.network.packet_hops, expected_hops(Topology::Torus, &[3, 3, 2], 3000));
+    assert_eq!(
+        r.network.packet_hops,
+        expected_hops(Topology::Torus, &[3, 3, 2], 3000)
+    );
 }
 
 #[test]
 fn mesh_uses_no_wrap_links() {
     let r = all_to_all("mesh", "[4, 4]", 4096, "4 KiB");
     assert_eq!(r.network.wrap_hops, 0);
-    assert_eq!(r.network.packet_hops, expected_hops(Topology::Mesh, &[4, 4], 4096));
+    assert_eq!(
+        r.network.packet_hops,
+        expected_hops(Topology::Mesh, &[4, 4], 4096)
+    );
     // and a mesh routes the long way where a torus wraps, so it crosses more links
     let t = all_to_all("torus", "[4, 4]", 4096, "4 KiB");
     assert!(r.network.packet_hops > t.network.packet_hops);
@@ -82,14 +100,19 @@ fn mesh_uses_no_wrap_links() {
 #[test]
 fn six_dimensions_work() {
     let r = all_to_all("torus", "[2, 2, 2, 2, 2, 2]", 100, "4 KiB");
-    assert_eq!(r.network.packet_hops, expected_hops(Topology::Torus, &[2; 6], 100));
+    assert_eq!(
+        r.network.packet_hops,
+        expected_hops(Topology::Torus, &[2; 6], 100)
+    );
 }
 
 #[test]
 fn link_bytes_are_packet_sizes_times_hops() {
     // 1-D mesh, 0 -> 3: 3 data packets (2048 + 2048 + 904 payload) and one control packet
-    let r = run("[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
-        if MGEN_Comm_rank() == 0 then MGEN_rdma_put(3, 5000, 0) end'''\n");
+    let r = run(
+        "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
+        if MGEN_Comm_rank() == 0 then MGEN_rdma_put(3, 5000, 0) end'''\n",
+    );
     let wire = (2048 + 16) * 2 + (904 + 16) + 16;
     assert_eq!(r.network.link_bytes, wire * 5);
     assert_eq!(r.network.packet_hops, 4 * 5);

@@ -28,7 +28,10 @@ fn one_packet_put_is_the_sum_of_its_parts() {
     // by hand: DMA 64 B at 2.8 GB/s = 22 857.1 -> 22 858 ps, twice; 80 B at 4 GB/s = 20 000 ps
     // on the injection link; 3 cables of 0.6 ns; 2 routers of 3 x 4 + 128 = 140 ns
     assert_eq!(delivered, 2 * 22_858 + 20_000 + 3 * 600 + 2 * 140_000);
-    assert_eq!(r.network.packets, 2, "one data packet and one control packet");
+    assert_eq!(
+        r.network.packets, 2,
+        "one data packet and one control packet"
+    );
     assert_eq!(r.network.packet_hops, 3 + 3, "three links each way");
 }
 
@@ -43,7 +46,9 @@ fn node_latency_is_charged_once_on_the_issuing_rank() {
 #[test]
 fn each_extra_hop_adds_one_router_and_one_cable() {
     let p = Params::nsim_ace();
-    let times: Vec<u64> = (1..=7).map(|h| one_put(h, 512, false, "").predicted_time_ps).collect();
+    let times: Vec<u64> = (1..=7)
+        .map(|h| one_put(h, 512, false, "").predicted_time_ps)
+        .collect();
     for w in times.windows(2) {
         assert_eq!(w[1] - w[0], p.router + p.cable);
     }
@@ -100,7 +105,10 @@ fn polls_count_per_tag() {
           MGEN_Comp(1e-5)
           MGEN_rdma_poll(2); MGEN_rdma_poll(1); MGEN_rdma_poll(1)
         end'''\n");
-    assert_eq!(r.predicted_time_ps, 10_000_000, "all three had landed by 10 us");
+    assert_eq!(
+        r.predicted_time_ps, 10_000_000,
+        "all three had landed by 10 us"
+    );
 }
 
 #[test]
@@ -116,17 +124,25 @@ fn a_get_costs_a_request_trip_then_the_data_trip() {
 
 #[test]
 fn acp_copy_is_a_put_from_the_source_and_a_get_to_the_destination() {
-    let put = run("[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
+    let put = run(
+        "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
         local r = MGEN_Comm_rank()
-        if r == 0 then MGEN_acp_complete(MGEN_rdma_put(2, 300, 0)) end'''\n");
-    let copy = run("[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
+        if r == 0 then MGEN_acp_complete(MGEN_rdma_put(2, 300, 0)) end'''\n",
+    );
+    let copy = run(
+        "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
         local r = MGEN_Comm_rank()
-        if r == 0 then MGEN_acp_complete(MGEN_acp_copy(0, 2, 300)) end'''\n");
+        if r == 0 then MGEN_acp_complete(MGEN_acp_copy(0, 2, 300)) end'''\n",
+    );
     assert_eq!(put.predicted_time_ps, copy.predicted_time_ps);
-    let get = run("[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
-        if MGEN_Comm_rank() == 2 then MGEN_acp_complete(MGEN_rdma_get(0, 300, 0)) end'''\n");
-    let copy = run("[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
-        if MGEN_Comm_rank() == 2 then MGEN_acp_complete(MGEN_acp_copy(0, 2, 300)) end'''\n");
+    let get = run(
+        "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
+        if MGEN_Comm_rank() == 2 then MGEN_acp_complete(MGEN_rdma_get(0, 300, 0)) end'''\n",
+    );
+    let copy = run(
+        "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
+        if MGEN_Comm_rank() == 2 then MGEN_acp_complete(MGEN_acp_copy(0, 2, 300)) end'''\n",
+    );
     assert_eq!(get.predicted_time_ps, copy.predicted_time_ps);
 }
 
@@ -134,7 +150,9 @@ fn acp_copy_is_a_put_from_the_source_and_a_get_to_the_destination() {
 fn bulk(dma: &str, puts: &[(u32, u32)]) -> u64 {
     let mut code = String::from("local r = MGEN_Comm_rank()\n");
     for (s, d) in puts {
-        code.push_str(&format!("if r == {s} then MGEN_rdma_put({d}, 2000000, {s}) end\n"));
+        code.push_str(&format!(
+            "if r == {s} then MGEN_rdma_put({d}, 2000000, {s}) end\n"
+        ));
         code.push_str(&format!("if r == {d} then MGEN_rdma_poll({s}) end\n"));
     }
     run(&format!("[network]\ntopology = 'mesh'\ndims = [4]\n[node]\ndma_bandwidth = '{dma}'\n[workload]\ncode = '''{code}'''\n"))

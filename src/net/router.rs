@@ -36,7 +36,10 @@ struct Fifo {
     tail: PktId,
 }
 
-const EMPTY: Fifo = Fifo { head: NONE, tail: NONE };
+const EMPTY: Fifo = Fifo {
+    head: NONE,
+    tail: NONE,
+};
 
 /// One direction of one link, seen from the router or NIC that drives it.
 #[derive(Clone)]
@@ -95,7 +98,13 @@ impl Network {
             }
         }
         let nchan = (routers * ports + routers) as usize;
-        let channel = Channel { queues: [EMPTY; 2], busy: false, rr: 0, releasing: NONE, releasing_bytes: 0 };
+        let channel = Channel {
+            queues: [EMPTY; 2],
+            busy: false,
+            rr: 0,
+            releasing: NONE,
+            releasing_bytes: 0,
+        };
         let cap = s.network.buffer_bytes.0 as u32;
         let nbuf = (routers * ports * vcs + routers) as usize;
         let net = &s.network;
@@ -111,7 +120,11 @@ impl Network {
             router_delay: net.router_delay(),
             cable: net.cable_latency,
             router_bw: net.link_bandwidth.min(net.switch_bandwidth),
-            inject_bw: s.node.nic_bandwidth.unwrap_or(net.link_bandwidth).min(net.link_bandwidth),
+            inject_bw: s
+                .node
+                .nic_bandwidth
+                .unwrap_or(net.link_bandwidth)
+                .min(net.link_bandwidth),
             stats: NetworkStats::default(),
         }
     }
@@ -145,7 +158,10 @@ impl Network {
                 (self.nic_rx_buffer(c / self.ports), NONE)
             } else {
                 let n = self.link_to[c as usize];
-                ((n * self.ports + opposite(q as u8) as u32) * self.vcs + vc, n)
+                (
+                    (n * self.ports + opposite(q as u8) as u32) * self.vcs + vc,
+                    n,
+                )
             }
         }
     }
@@ -267,9 +283,22 @@ impl Network {
 
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn send(&mut self, c: u32, vc: u32, pkt: PktId, buf: u32, next_router: RouterId, now: Time, q: &mut EventQueue<Event>) {
+    fn send(
+        &mut self,
+        c: u32,
+        vc: u32,
+        pkt: PktId,
+        buf: u32,
+        next_router: RouterId,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let is_router = c < self.routers * self.ports;
-        let (bw, pipeline) = if is_router { (self.router_bw, self.router_delay) } else { (self.inject_bw, Time::ZERO) };
+        let (bw, pipeline) = if is_router {
+            (self.router_bw, self.router_delay)
+        } else {
+            (self.inject_bw, Time::ZERO)
+        };
         let p = *self.packets.get(pkt);
         // dequeue
         let ch = &mut self.channels[c as usize];
@@ -299,7 +328,11 @@ impl Network {
             if is_router && port != 0 {
                 let d = ((port - 1) / 2) as usize;
                 let from = self.cube.coord(c / self.ports, d);
-                let wraps = if port % 2 == 1 { from == self.cube.dims[d] - 1 } else { from == 0 };
+                let wraps = if port % 2 == 1 {
+                    from == self.cube.dims[d] - 1
+                } else {
+                    from == 0
+                };
                 self.stats.wrap_hops += wraps as u64;
             }
             let pm = self.packets.get_mut(pkt);

@@ -71,7 +71,12 @@ impl Cube {
                 coords[r * MAX_DIMS + d] = ((r as u32 / st) % k) as u16;
             }
         }
-        Cube { wrap: cfg.topology == Topology::Torus, dims, stride, coords }
+        Cube {
+            wrap: cfg.topology == Topology::Torus,
+            dims,
+            stride,
+            coords,
+        }
     }
 
     pub fn routers(&self) -> u32 {
@@ -146,10 +151,22 @@ impl Cube {
             let crosses = self.wrap && if plus { ca == k - 1 } else { ca == 0 };
             let base = if dim == d as u8 { vc } else { 0 };
             let vc = if crosses { 1 } else { base };
-            let port = if plus { 1 + 2 * d as u8 } else { 2 + 2 * d as u8 };
-            return Hop { port, vc, dim: d as u8 };
+            let port = if plus {
+                1 + 2 * d as u8
+            } else {
+                2 + 2 * d as u8
+            };
+            return Hop {
+                port,
+                vc,
+                dim: d as u8,
+            };
         }
-        Hop { port: 0, vc: 0, dim: NO_DIM }
+        Hop {
+            port: 0,
+            vc: 0,
+            dim: NO_DIM,
+        }
     }
 
     /// Router-to-router links on the route from `src` to `dst`.
@@ -173,7 +190,11 @@ mod tests {
     use super::*;
 
     fn cube(topology: Topology, dims: &[u32]) -> Cube {
-        Cube::new(&NetworkConfig { topology, dims: dims.to_vec(), ..NetworkConfig::default() })
+        Cube::new(&NetworkConfig {
+            topology,
+            dims: dims.to_vec(),
+            ..NetworkConfig::default()
+        })
     }
 
     /// Follows the route and returns the routers visited and the VCs used.
@@ -185,7 +206,9 @@ mod tests {
             if h.port == 0 {
                 return (path, vcs);
             }
-            at = c.neighbour(at, h.port).expect("route uses an existing link");
+            at = c
+                .neighbour(at, h.port)
+                .expect("route uses an existing link");
             vc = h.vc;
             dim = h.dim;
             path.push(at);

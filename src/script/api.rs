@@ -18,13 +18,23 @@ type W = Rc<RefCell<World>>;
 /// `file:line` of the script line that called the API function (`level` 1 = direct caller).
 fn location(lua: &Lua, level: usize) -> String {
     lua.inspect_stack(level)
-        .map(|d| format!("{}:{}", d.source().short_src.unwrap_or_default(), d.curr_line()))
+        .map(|d| {
+            format!(
+                "{}:{}",
+                d.source().short_src.unwrap_or_default(),
+                d.curr_line()
+            )
+        })
         .unwrap_or_default()
 }
 
 fn error(lua: &Lua, level: usize, msg: String) -> mlua::Error {
     let at = location(lua, level);
-    mlua::Error::RuntimeError(if at.is_empty() { msg } else { format!("{at}: {msg}") })
+    mlua::Error::RuntimeError(if at.is_empty() {
+        msg
+    } else {
+        format!("{at}: {msg}")
+    })
 }
 
 /// An integer argument; a float with an integral value is accepted, anything else is an error
@@ -33,7 +43,14 @@ fn int_arg(lua: &Lua, level: usize, v: &Value, func: &str, arg: &str) -> mlua::R
     match v {
         Value::Integer(i) => Ok(*i),
         Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => Ok(*n as i64),
-        other => Err(error(lua, level, format!("{func}: `{arg}` must be an integer, got {}", describe(other)))),
+        other => Err(error(
+            lua,
+            level,
+            format!(
+                "{func}: `{arg}` must be an integer, got {}",
+                describe(other)
+            ),
+        )),
     }
 }
 
@@ -50,7 +67,14 @@ fn describe(v: &Value) -> String {
 fn rank_arg(lua: &Lua, v: &Value, func: &str, arg: &str, size: u32) -> mlua::Result<u32> {
     let r = int_arg(lua, 1, v, func, arg)?;
     if r < 0 || r >= size as i64 {
-        return Err(error(lua, 1, format!("{func}: `{arg}` = {r} is not a rank (ranks are 0 to {})", size - 1)));
+        return Err(error(
+            lua,
+            1,
+            format!(
+                "{func}: `{arg}` = {r} is not a rank (ranks are 0 to {})",
+                size - 1
+            ),
+        ));
     }
     Ok(r as u32)
 }
@@ -58,7 +82,11 @@ fn rank_arg(lua: &Lua, v: &Value, func: &str, arg: &str, size: u32) -> mlua::Res
 fn bytes_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<u64> {
     let b = int_arg(lua, 1, v, func, "bytes")?;
     if b < 0 {
-        return Err(error(lua, 1, format!("{func}: `bytes` = {b} must not be negative")));
+        return Err(error(
+            lua,
+            1,
+            format!("{func}: `bytes` = {b} must not be negative"),
+        ));
     }
     Ok(b as u64)
 }
@@ -68,8 +96,14 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
     let size = w.ranks as u32;
 
     let f = world.clone();
-    globals.set("MGEN_Comm_rank", lua.create_function(move |_, _comm: Option<Value>| Ok(f.borrow().current))?)?;
-    globals.set("MGEN_Comm_size", lua.create_function(move |_, _comm: Option<Value>| Ok(size))?)?;
+    globals.set(
+        "MGEN_Comm_rank",
+        lua.create_function(move |_, _comm: Option<Value>| Ok(f.borrow().current))?,
+    )?;
+    globals.set(
+        "MGEN_Comm_size",
+        lua.create_function(move |_, _comm: Option<Value>| Ok(size))?,
+    )?;
     globals.set("MGEN_COMM_WORLD", 0)?;
 
     let f = world.clone();
@@ -89,11 +123,23 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
                 Value::Integer(i) => i as f64,
                 Value::Number(n) => n,
                 ref other => {
-                    return Err(error(lua, 1, format!("MGEN_Comp: `seconds` must be a number, got {}", describe(other))))
+                    return Err(error(
+                        lua,
+                        1,
+                        format!(
+                            "MGEN_Comp: `seconds` must be a number, got {}",
+                            describe(other)
+                        ),
+                    ))
                 }
             };
-            let t = Time::from_secs_f64(s)
-                .ok_or_else(|| error(lua, 1, format!("MGEN_Comp: `seconds` = {s} must be a finite number >= 0")))?;
+            let t = Time::from_secs_f64(s).ok_or_else(|| {
+                error(
+                    lua,
+                    1,
+                    format!("MGEN_Comp: `seconds` = {s} must be a finite number >= 0"),
+                )
+            })?;
             let mut w = f.borrow_mut();
             let cur = w.current as usize;
             w.ranks[cur].clock += t;
@@ -156,13 +202,29 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
         lua.create_function(move |lua, (name, value): (Value, Value)| {
             let name = match name {
                 Value::String(s) => s.to_str()?.to_string(),
-                ref other => return Err(error(lua, 1, format!("MGEN_report: `name` must be a string, got {}", describe(other)))),
+                ref other => {
+                    return Err(error(
+                        lua,
+                        1,
+                        format!(
+                            "MGEN_report: `name` must be a string, got {}",
+                            describe(other)
+                        ),
+                    ))
+                }
             };
             let v = match value {
                 Value::Integer(i) => i as f64,
                 Value::Number(n) if n.is_finite() => n,
                 ref other => {
-                    return Err(error(lua, 1, format!("MGEN_report: `value` must be a finite number, got {}", describe(other))))
+                    return Err(error(
+                        lua,
+                        1,
+                        format!(
+                            "MGEN_report: `value` must be a finite number, got {}",
+                            describe(other)
+                        ),
+                    ))
                 }
             };
             f.borrow_mut().report(name, v);
@@ -170,7 +232,10 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
         })?,
     )?;
 
-    globals.set("MGEN_args", toml_to_lua(lua, &toml::Value::Table(w.args.clone()))?)?;
+    globals.set(
+        "MGEN_args",
+        toml_to_lua(lua, &toml::Value::Table(w.args.clone()))?,
+    )?;
 
     // per-rank math.random
     let math: Table = globals.get("math")?;
@@ -184,10 +249,17 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
             let (lo, hi) = match args.len() {
                 0 => return Ok(Value::Number(rng.next_f64())),
                 1 => (1, int_arg(lua, 1, &args[0], "math.random", "m")?),
-                _ => (int_arg(lua, 1, &args[0], "math.random", "m")?, int_arg(lua, 1, &args[1], "math.random", "n")?),
+                _ => (
+                    int_arg(lua, 1, &args[0], "math.random", "m")?,
+                    int_arg(lua, 1, &args[1], "math.random", "n")?,
+                ),
             };
             if lo > hi {
-                return Err(error(lua, 1, format!("math.random: interval is empty ({lo} > {hi})")));
+                return Err(error(
+                    lua,
+                    1,
+                    format!("math.random: interval is empty ({lo} > {hi})"),
+                ));
             }
             Ok(Value::Integer(rng.range(lo, hi)))
         })?,
@@ -202,7 +274,14 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
                 Some(Value::Integer(i)) => i as u64,
                 Some(Value::Number(n)) => n.to_bits(),
                 Some(other) => {
-                    return Err(error(lua, 1, format!("math.randomseed: `x` must be a number, got {}", describe(&other))))
+                    return Err(error(
+                        lua,
+                        1,
+                        format!(
+                            "math.randomseed: `x` must be a number, got {}",
+                            describe(&other)
+                        ),
+                    ))
                 }
             };
             let mut w = f.borrow_mut();
@@ -239,7 +318,11 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
                     2,
                     format!("MGEN_acp_complete: handle {hv} belongs to rank {r}, not to rank {me}"),
                 )),
-                _ => Err(error(lua, 2, format!("MGEN_acp_complete: {hv} is not a handle returned to rank {me}"))),
+                _ => Err(error(
+                    lua,
+                    2,
+                    format!("MGEN_acp_complete: {hv} is not a handle returned to rank {me}"),
+                )),
             }
         })?,
     )?;
@@ -249,7 +332,11 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
         lua.create_function(move |_, s: mlua::String| {
             let w = f.borrow();
             let cur = w.current;
-            eprintln!("[rank {cur} @ {}] {}", w.ranks[cur as usize].clock, s.to_string_lossy());
+            eprintln!(
+                "[rank {cur} @ {}] {}",
+                w.ranks[cur as usize].clock,
+                s.to_string_lossy()
+            );
             Ok(())
         })?,
     )?;

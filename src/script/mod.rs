@@ -53,7 +53,8 @@ impl Scripts {
         // scripts is a separate concern; see issue 6.)
         let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL, LuaOptions::default()) };
         let globals = lua.globals();
-        let raw = api::install(&lua, &globals, world, w).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        let raw = api::install(&lua, &globals, world, w)
+            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         set_package_path(&lua, w).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
 
         let wrapped = format!("return function(_ENV, ...) {}\nend", w.source);
@@ -67,13 +68,20 @@ impl Scripts {
             .set_name("=mgensim prelude")
             .call((globals, raw, body))
             .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
-        Ok(Scripts { lua, spawn, run, where_ })
+        Ok(Scripts {
+            lua,
+            spawn,
+            run,
+            where_,
+        })
     }
 
     /// Creates the coroutine of every rank.
     pub fn spawn(&self, ranks: u32) -> Result<()> {
         for i in 0..ranks {
-            self.spawn.call::<()>(i).map_err(|e| anyhow!("cannot create rank {i}: {e}"))?;
+            self.spawn
+                .call::<()>(i)
+                .map_err(|e| anyhow!("cannot create rank {i}: {e}"))?;
         }
         Ok(())
     }
@@ -85,7 +93,11 @@ impl Scripts {
             Ok((1, _)) => Outcome::Finished,
             Ok((_, msg)) => {
                 let msg = msg.unwrap_or_default();
-                Outcome::Failed(msg.strip_prefix("runtime error: ").unwrap_or(&msg).to_string())
+                Outcome::Failed(
+                    msg.strip_prefix("runtime error: ")
+                        .unwrap_or(&msg)
+                        .to_string(),
+                )
             }
             Err(e) => Outcome::Failed(lua_message(&e)),
         }
@@ -126,7 +138,9 @@ fn lua_message(e: &mlua::Error) -> String {
     match e {
         mlua::Error::SyntaxError { message, .. } => format!("syntax error: {message}"),
         mlua::Error::RuntimeError(m) => m.clone(),
-        mlua::Error::CallbackError { cause, traceback } => format!("{}\n{traceback}", lua_message(cause)),
+        mlua::Error::CallbackError { cause, traceback } => {
+            format!("{}\n{traceback}", lua_message(cause))
+        }
         other => other.to_string(),
     }
 }

@@ -27,19 +27,23 @@ function G.print(...)
 end
 
 local threads = {}
+local fresh = {} -- environments of ranks not yet started, handed over at their first resume
 local env_mt = { __index = G }
 
 -- Creates rank i's coroutine with its own global environment.
 local function spawn(i)
   local env = setmetatable({}, env_mt)
   env._G = env
-  threads[i] = create(function() body(env) end)
+  threads[i] = create(body)
+  fresh[i] = env
 end
 
 -- Resumes rank i: 0 = it blocked, 1 = it finished, 2 = it failed (with a message and traceback).
 local function run(i)
   local co = threads[i]
-  local ok, err = resume(co)
+  local env = fresh[i]
+  if env then fresh[i] = nil end
+  local ok, err = resume(co, env)
   if not ok then
     threads[i] = nil
     if type(err) == "string" then

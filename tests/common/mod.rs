@@ -12,7 +12,8 @@ pub fn project() -> PathBuf {
 /// A scenario from TOML text, with paths relative to the project's `scenarios/` folder.
 pub fn scenario(toml: &str, sets: &[&str]) -> Scenario {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    Scenario::from_str_with(toml, &project().join("scenarios/test.toml"), &sets).expect("valid scenario")
+    Scenario::from_str_with(toml, &project().join("scenarios/test.toml"), &sets)
+        .expect("valid scenario")
 }
 
 pub fn run(toml: &str) -> Report {
@@ -21,13 +22,19 @@ pub fn run(toml: &str) -> Report {
 
 pub fn run_with(toml: &str, sets: &[&str]) -> Report {
     let s = scenario(toml, sets);
-    Simulation::new(&s).expect("builds").run().unwrap_or_else(|e| panic!("run failed: {e}"))
+    Simulation::new(&s)
+        .expect("builds")
+        .run()
+        .unwrap_or_else(|e| panic!("run failed: {e}"))
 }
 
 pub fn run_file(path: &str, sets: &[&str]) -> Report {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let s = Scenario::load(&project().join(path), &sets).expect("valid scenario");
-    Simulation::new(&s).expect("builds").run().unwrap_or_else(|e| panic!("run failed: {e}"))
+    Simulation::new(&s)
+        .expect("builds")
+        .run()
+        .unwrap_or_else(|e| panic!("run failed: {e}"))
 }
 
 /// The parameters a hand calculation needs, in picoseconds.
