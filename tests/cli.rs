@@ -56,7 +56,12 @@ fn the_same_scenario_twice_gives_identical_json() {
 
 #[test]
 fn the_shipped_scenarios_run_and_check() {
-    for s in ["scenarios/put_ring.toml", "scenarios/barrier.toml", "examples/my_exchange.toml", "bench/bruck_put.toml"] {
+    for s in [
+        "scenarios/put_ring.toml",
+        "scenarios/barrier.toml",
+        "examples/my_exchange.toml",
+        "bench/bruck_put.toml",
+    ] {
         let o = mgensim(&["run", s]);
         assert!(o.status.success(), "{s}: {}", stderr(&o));
         assert!(String::from_utf8_lossy(&o.stdout).contains("predicted time"));
