@@ -98,6 +98,12 @@ pub struct NodeConfig {
     pub node_latency: Time,
     /// Rate of the NIC's port onto its link (NSIM's HCA rate); the link rate when left out.
     pub nic_bandwidth: Option<Bandwidth>,
+    /// Charged on the caller's clock by each message-passing call that posts a send or a
+    /// receive (NSIM: 200 ns).
+    pub mpi_overhead: Time,
+    /// Messages up to this size go eager (one copy at memory bandwidth), larger ones by
+    /// rendezvous (zero-copy, after a request-to-send / clear-to-send round trip).
+    pub eager_limit: Bytes,
 }
 
 impl Default for NodeConfig {
@@ -107,6 +113,8 @@ impl Default for NodeConfig {
             memory_bandwidth: Bandwidth::INFINITE,
             node_latency: Time::ZERO,
             nic_bandwidth: None,
+            mpi_overhead: Time::from_ns(200),
+            eager_limit: Bytes(8192),
         }
     }
 }

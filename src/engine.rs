@@ -16,8 +16,9 @@
 //! ```
 
 use crate::config::Scenario;
+use crate::mpi::Mpi;
 use crate::net::Network;
-use crate::nic::Nics;
+use crate::nic::{Arrival, MsgKind, Nics};
 use crate::rdma::{OpKind, Rdma};
 use crate::report::{Metric, Report};
 use crate::script::random::Xoshiro;
@@ -38,6 +39,7 @@ pub struct World {
     pub net: Network,
     pub nics: Nics,
     pub rdma: Rdma,
+    pub mpi: Mpi,
     pub ranks: Vec<Rank>,
     /// The rank whose script is running (the API acts for it).
     pub current: u32,
@@ -64,7 +66,14 @@ impl World {
             ),
             net,
             rdma: Rdma::default(),
-            ranks: (0..s.workload.ranks).map(|_| Rank::new(rng)).collect(),
+            mpi: Mpi::new(
+                s.node.eager_limit,
+                s.node.mpi_overhead,
+                s.node.memory_bandwidth,
+            ),
+            ranks: (0..s.workload.ranks as u32)
+                .map(|i| Rank::new(i, rng))
+                .collect(),
             current: 0,
             node_latency: s.node.node_latency,
             events: 0,
@@ -78,9 +87,6 @@ impl World {
         let me = self.current;
         let rank = &mut self.ranks[me as usize];
         rank.clock += self.node_latency;
-        if kind == OpKind::Put {
-            rank.bytes_sent += bytes;
-        }
         self.rdma
             .issue(kind, me, rank, peer, bytes, tag, &mut self.queue)
     }
@@ -92,40 +98,99 @@ impl World {
 
     /// Processes events until one wakes a rank; returns that rank, or None when no event is left.
     fn advance(&mut self) -> Option<u32> {
+        while let Some((t, ev)) = self.queue.pop() {
+            self.now = t;
+            self.events += 1;
+            if let Event::RankWake(r) = ev {
+                return Some(r);
+            }
+            self.dispatch(t, ev);
+        }
+        None
+    }
+
+    /// Hands one event to the component it concerns.
+    fn dispatch(&mut self, t: Time, ev: Event) {
         let World {
             queue: q,
             net,
             nics,
             rdma,
+            mpi,
             ranks,
             ..
         } = self;
-        while let Some((t, ev)) = q.pop() {
-            self.now = t;
-            self.events += 1;
-            match ev {
-                Event::RouterReady(p) => net.router_ready(p, t, q),
-                Event::ChannelFree(c) => {
-                    if let Some(nic) = net.channel_free(c, t, q) {
-                        nics.staging_freed(nic, net, t, q);
-                    }
+        match ev {
+            Event::RouterReady(p) => net.router_ready(p, t, q),
+            Event::ChannelFree(c) => {
+                if let Some(nic) = net.channel_free(c, t, q) {
+                    nics.staging_freed(nic, net, t, q);
                 }
-                Event::TxDmaDone { nic, pkt } => nics.tx_dma_done(nic, pkt, net, t, q),
-                Event::NicArrive(p) => {
-                    if let Some(m) = nics.arrive(p, net, t, q) {
-                        rdma.delivered(m, ranks, nics, net, t, q);
-                    }
-                }
-                Event::RxDmaDone(p) => {
-                    if let Some(m) = nics.rx_done(p, net, t, q) {
-                        rdma.delivered(m, ranks, nics, net, t, q);
-                    }
-                }
-                Event::OpStart(op) => rdma.start(op, nics, net, t, q),
-                Event::RankWake(r) => return Some(r),
             }
+            Event::TxDmaDone { nic, pkt } => {
+                if let Some(m) = nics.tx_dma_done(nic, pkt, net, t, q) {
+                    let msg = *nics.msg(m);
+                    if msg.kind == MsgKind::RndvData {
+                        mpi.sent_out(msg.op, ranks, t, q);
+                    }
+                }
+            }
+            Event::NicArrive(p) => match nics.arrive(p, net, t, q) {
+                Arrival::Nothing => {}
+                Arrival::Envelope(m) => envelope(m, nics, mpi, ranks, t, q),
+                Arrival::Delivered(m) => delivered(m, nics, net, rdma, mpi, ranks, t, q),
+                Arrival::EnvelopeDelivered(m) => {
+                    envelope(m, nics, mpi, ranks, t, q);
+                    delivered(m, nics, net, rdma, mpi, ranks, t, q);
+                }
+            },
+            Event::RxDmaDone(p) => {
+                if let Some(m) = nics.rx_done(p, net, t, q) {
+                    delivered(m, nics, net, rdma, mpi, ranks, t, q);
+                }
+            }
+            Event::OpStart(op) => rdma.start(op, nics, net, t, q),
+            Event::P2pStart(m) => mpi.start(m, nics, net, t, q),
+            Event::CtsStart(m) => mpi.send_cts(m, nics, net, t, q),
+            Event::RankWake(_) => unreachable!("handled by advance"),
         }
-        None
+    }
+}
+
+/// The envelope of NIC message `m` has reached its receiver: match it.
+fn envelope(
+    m: u32,
+    nics: &Nics,
+    mpi: &mut Mpi,
+    ranks: &mut [Rank],
+    t: Time,
+    q: &mut EventQueue<Event>,
+) {
+    let msg = nics.msg(m);
+    mpi.envelope(msg.op, &mut ranks[msg.dst as usize], t, q);
+}
+
+/// NIC message `m` is delivered: free it and let its layer act.
+#[allow(clippy::too_many_arguments)]
+fn delivered(
+    m: u32,
+    nics: &mut Nics,
+    net: &mut Network,
+    rdma: &mut Rdma,
+    mpi: &mut Mpi,
+    ranks: &mut [Rank],
+    t: Time,
+    q: &mut EventQueue<Event>,
+) {
+    let msg = *nics.msg(m);
+    nics.free(m);
+    match msg.kind {
+        MsgKind::PutData | MsgKind::PutAck | MsgKind::GetRequest | MsgKind::GetData => {
+            rdma.delivered(msg, ranks, nics, net, t, q)
+        }
+        MsgKind::Eager | MsgKind::Rts | MsgKind::Cts | MsgKind::RndvData => {
+            mpi.delivered(msg.kind, msg.op, ranks, nics, net, t, q)
+        }
     }
 }
 
@@ -240,6 +305,13 @@ impl Simulation {
                 Wait::Complete(seq) => {
                     format!("MGEN_acp_complete(handle {})", crate::rdma::handle(r, seq))
                 }
+                Wait::Request(seq) => {
+                    format!(
+                        "MGEN_Wait (request {}): its message never came",
+                        crate::mpi::request_handle(r, seq)
+                    )
+                }
+                Wait::Sync => "MGEN_Test".to_string(),
                 Wait::Nothing => "nothing (it was never resumed)".to_string(),
             };
             let tb = self.scripts.where_(r);

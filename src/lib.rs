@@ -5,13 +5,15 @@
 //! engine runs those coroutines against a deterministic discrete-event core and a packet-level
 //! model of routers and links, and predicts how long the pattern takes.
 //!
-//! Modules follow the data: [`script`] (ranks and the API) → [`rdma`] (operations) → [`nic`]
+//! Modules follow the data: [`script`] (ranks and the API) → [`rdma`] and [`mpi`]
+//! (operations) → [`nic`]
 //! (DMA and packets) → [`net`] (routers, links, routing) → [`sim`] (events) → back to the ranks
 //! through the [`engine`]. [`config`] reads scenarios, [`units`] holds the unit newtypes and
 //! [`report`] the summary.
 
 pub mod config;
 pub mod engine;
+pub mod mpi;
 pub mod net;
 pub mod nic;
 pub mod rdma;

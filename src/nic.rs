@@ -26,7 +26,7 @@ use crate::units::{Bandwidth, Bytes, Time};
 /// Packets the transmit DMA may have staged ahead of the link (double buffering).
 pub const STAGING_SLOTS: u32 = 2;
 
-/// What a message is for; the RDMA layer gives it meaning when the message arrives.
+/// What a message is for; the RDMA and message-passing layers give it meaning on arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MsgKind {
     /// A put's data, sender to receiver.
@@ -37,13 +37,47 @@ pub enum MsgKind {
     GetRequest,
     /// A get's data, holder to caller.
     GetData,
+    /// An eager message: envelope and data together.
+    Eager,
+    /// A rendezvous request-to-send: the envelope alone.
+    Rts,
+    /// A rendezvous clear-to-send, receiver to sender.
+    Cts,
+    /// A rendezvous message's data, after the clear-to-send.
+    RndvData,
 }
 
 impl MsgKind {
     /// Control messages are one bare-header packet, made by the NIC without DMA.
     pub fn is_control(self) -> bool {
-        matches!(self, MsgKind::PutAck | MsgKind::GetRequest)
+        matches!(
+            self,
+            MsgKind::PutAck | MsgKind::GetRequest | MsgKind::Rts | MsgKind::Cts
+        )
     }
+    /// Messages that must leave the NIC in the order they were issued, behind earlier data,
+    /// because the receiver matches them in arrival order (MPI's non-overtaking rule): data,
+    /// and the request-to-send that stands for a rendezvous message's data. The other control
+    /// packets go out at once.
+    pub fn ordered(self) -> bool {
+        !matches!(self, MsgKind::PutAck | MsgKind::GetRequest | MsgKind::Cts)
+    }
+    /// Messages whose first packet carries a matching envelope.
+    pub fn has_envelope(self) -> bool {
+        matches!(self, MsgKind::Eager | MsgKind::Rts)
+    }
+}
+
+/// What a packet's arrival in its destination NIC means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    Nothing,
+    /// The first packet of a message with an envelope is in: the receiver may match it.
+    Envelope(u32),
+    /// The whole message is in memory.
+    Delivered(u32),
+    /// Both at once (a one-packet control message with an envelope).
+    EnvelopeDelivered(u32),
 }
 
 /// A message: the bytes of one transfer between two NICs.
@@ -62,6 +96,8 @@ pub struct Msg {
     in_flight: u32,
     /// Next message in its NIC's transmit list.
     next: u32,
+    /// Its first packet has reached the destination NIC.
+    arrived: bool,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -143,6 +179,7 @@ impl Nics {
             packets_left: packets,
             in_flight: 0,
             next: NONE,
+            arrived: false,
         };
         let m = if let Some(m) = self.free_msgs.pop() {
             self.msgs[m as usize] = msg;
@@ -151,7 +188,7 @@ impl Nics {
             self.msgs.push(msg);
             (self.msgs.len() - 1) as u32
         };
-        if kind.is_control() {
+        if !kind.ordered() {
             let pkt = self.cut(m, net);
             self.stage(src, pkt, net, now, q);
         } else {
@@ -218,7 +255,8 @@ impl Nics {
         );
     }
 
-    /// The transmit DMA has read packet `pkt`.
+    /// The transmit DMA has read packet `pkt`. Returns its message if that was its last packet
+    /// (the sender's buffer is free again).
     pub fn tx_dma_done(
         &mut self,
         nic: u32,
@@ -226,10 +264,13 @@ impl Nics {
         net: &mut Network,
         now: Time,
         q: &mut EventQueue<Event>,
-    ) {
+    ) -> Option<u32> {
         self.nics[nic as usize].dma_busy = false;
+        let m = net.packets.get(pkt).msg;
+        let last = self.msgs[m as usize].packets_left == 0;
         self.stage(nic, pkt, net, now, q);
         self.pump(nic, net, now, q);
+        last.then_some(m)
     }
 
     fn stage(
@@ -261,24 +302,38 @@ impl Nics {
         self.pump(nic, net, now, q);
     }
 
-    /// A packet's tail is in its destination NIC. Returns the message if this completed it
-    /// (control packets complete at once; data packets after their receive DMA).
+    /// A packet's tail is in its destination NIC: the envelope of its message if it is the
+    /// first packet of one that has an envelope; delivery at once for control packets; data
+    /// packets go on to the receive DMA.
     pub fn arrive(
         &mut self,
         pkt: PktId,
         net: &mut Network,
         now: Time,
         q: &mut EventQueue<Event>,
-    ) -> Option<u32> {
+    ) -> Arrival {
         let p = *net.packets.get(pkt);
-        if self.msgs[p.msg as usize].kind.is_control() {
-            return self.rx_done(pkt, net, now, q);
+        let msg = &mut self.msgs[p.msg as usize];
+        let envelope = msg.kind.has_envelope() && !msg.arrived;
+        msg.arrived = true;
+        if msg.kind.is_control() {
+            let delivered = self.rx_done(pkt, net, now, q).is_some();
+            return match (envelope, delivered) {
+                (true, true) => Arrival::EnvelopeDelivered(p.msg),
+                (false, true) => Arrival::Delivered(p.msg),
+                (true, false) => Arrival::Envelope(p.msg),
+                (false, false) => Arrival::Nothing,
+            };
         }
         let n = &mut self.nics[p.dst as usize];
         let start = now.max(n.rx_free);
         n.rx_free = start + self.dma.transfer_time(Bytes(p.payload as u64));
         q.push(n.rx_free, Event::RxDmaDone(pkt));
-        None
+        if envelope {
+            Arrival::Envelope(p.msg)
+        } else {
+            Arrival::Nothing
+        }
     }
 
     /// A packet's payload is in memory. Returns the message if it is now delivered; the caller

@@ -14,7 +14,7 @@
 //! A handle is `rank × 2³² + sequence`, so a handle of another rank is recognised.
 
 use crate::net::Network;
-use crate::nic::{MsgKind, Nics};
+use crate::nic::{Msg, MsgKind, Nics};
 use crate::script::rank::Rank;
 use crate::sim::{Event, EventQueue};
 use crate::units::Time;
@@ -94,6 +94,10 @@ impl Rdma {
         };
         rank.outstanding.push((seq, id));
         self.issued += 1;
+        if kind == OpKind::Put {
+            rank.messages_sent += 1;
+            rank.bytes_sent += bytes;
+        }
         q.push(rank.clock, Event::OpStart(id));
         handle(rank_id, seq)
     }
@@ -124,23 +128,23 @@ impl Rdma {
         }
     }
 
-    /// Message `m` has been delivered at `now`: advance its transfer.
+    /// Message `msg` (already freed at its NIC) has been delivered at `now`: advance its
+    /// transfer.
     #[allow(clippy::too_many_arguments)]
     pub fn delivered(
         &mut self,
-        m: u32,
+        msg: Msg,
         ranks: &mut [Rank],
         nics: &mut Nics,
         net: &mut Network,
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let msg = *nics.msg(m);
-        nics.free(m);
         let op = self.ops[msg.op as usize];
         match msg.kind {
             MsgKind::PutData => {
                 let r = &mut ranks[op.peer as usize];
+                r.bytes_received += op.bytes;
                 if r.deliver(op.tag) {
                     r.wake(op.peer, now, q);
                 }
@@ -160,11 +164,15 @@ impl Rdma {
             }
             MsgKind::PutAck | MsgKind::GetData => {
                 let r = &mut ranks[op.rank as usize];
+                if msg.kind == MsgKind::GetData {
+                    r.bytes_received += op.bytes;
+                }
                 if r.complete(op.seq) {
                     r.wake(op.rank, now, q);
                 }
                 self.free.push(msg.op);
             }
+            _ => unreachable!("message-passing messages are not RDMA's"),
         }
     }
 

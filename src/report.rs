@@ -97,6 +97,16 @@ pub struct HostSummary {
     pub lua_memory_bytes: u64,
 }
 
+/// One rank's figures (in the library's report; `ranks.csv` is issue 5's).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct RankStats {
+    pub finish_ps: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// Puts and messages sent.
+    pub messages_sent: u64,
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Report {
     pub scenario: String,
@@ -106,6 +116,9 @@ pub struct Report {
     pub network: NetworkSummary,
     pub metrics: std::collections::BTreeMap<String, Metric>,
     pub host: HostSummary,
+    /// Every rank's figures, for tools using the library.
+    #[serde(skip)]
+    pub per_rank: Vec<RankStats>,
 }
 
 impl Report {
@@ -150,6 +163,16 @@ impl Report {
                 peak_memory_bytes: peak_memory(),
                 lua_memory_bytes: lua_memory as u64,
             },
+            per_rank: w
+                .ranks
+                .iter()
+                .map(|r| RankStats {
+                    finish_ps: r.clock.ps(),
+                    bytes_sent: r.bytes_sent,
+                    bytes_received: r.bytes_received,
+                    messages_sent: r.messages_sent,
+                })
+                .collect(),
         }
     }
 

@@ -7,6 +7,7 @@
 
 use crate::config::Workload;
 use crate::engine::World;
+use crate::mpi::{split_request, Status, ANY_SOURCE, ANY_TAG};
 use crate::rdma::{split_handle, OpKind};
 use crate::units::Time;
 use mlua::{Lua, Table, Value, Variadic};
@@ -15,17 +16,18 @@ use std::rc::Rc;
 
 type W = Rc<RefCell<World>>;
 
-/// `file:line` of the script line that called the API function (`level` 1 = direct caller).
+/// `file:line` of the script line that called the API: the first Lua frame from `level` up
+/// that is not the engine's own prelude (whose wrappers sit between the script and Rust).
 fn location(lua: &Lua, level: usize) -> String {
-    lua.inspect_stack(level)
-        .map(|d| {
-            format!(
-                "{}:{}",
-                d.source().short_src.unwrap_or_default(),
-                d.curr_line()
-            )
-        })
-        .unwrap_or_default()
+    for l in level..level + 8 {
+        let Some(d) = lua.inspect_stack(l) else { break };
+        let src = d.source().short_src.unwrap_or_default().to_string();
+        let line = d.curr_line();
+        if line > 0 && src != "mgensim prelude" {
+            return format!("{src}:{line}");
+        }
+    }
+    String::new()
 }
 
 fn error(lua: &Lua, level: usize, msg: String) -> mlua::Error {
@@ -291,8 +293,104 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
         })?,
     )?;
 
+    // message passing
+    globals.set("MGEN_ANY_SOURCE", ANY_SOURCE)?;
+    globals.set("MGEN_ANY_TAG", ANY_TAG)?;
+    let f = world.clone();
+    globals.set(
+        "MGEN_Isend",
+        lua.create_function(move |lua, (dest, bytes, tag): (Value, Value, Value)| {
+            let dest = rank_arg(lua, &dest, "MGEN_Isend", "dest", size)?;
+            let bytes = bytes_arg(lua, &bytes, "MGEN_Isend")?;
+            let tag = int_arg(lua, 1, &tag, "MGEN_Isend", "tag")?;
+            if tag < 0 {
+                return Err(error(
+                    lua,
+                    1,
+                    format!("MGEN_Isend: `tag` = {tag} must be >= 0"),
+                ));
+            }
+            let mut guard = f.borrow_mut();
+            let w = &mut *guard;
+            let me = w.current;
+            Ok(w.mpi.isend(
+                me,
+                &mut w.ranks[me as usize],
+                dest,
+                bytes,
+                tag,
+                &mut w.queue,
+            ))
+        })?,
+    )?;
+    let f = world.clone();
+    globals.set(
+        "MGEN_Irecv",
+        lua.create_function(move |lua, (src, bytes, tag): (Value, Value, Value)| {
+            let src = match src {
+                Value::Integer(ANY_SOURCE) => ANY_SOURCE,
+                ref v => rank_arg(lua, v, "MGEN_Irecv", "src", size)? as i64,
+            };
+            let bytes = bytes_arg(lua, &bytes, "MGEN_Irecv")?;
+            let tag = int_arg(lua, 1, &tag, "MGEN_Irecv", "tag")?;
+            if tag < 0 && tag != ANY_TAG {
+                return Err(error(
+                    lua,
+                    1,
+                    format!("MGEN_Irecv: `tag` = {tag} must be >= 0 or MGEN_ANY_TAG"),
+                ));
+            }
+            let mut guard = f.borrow_mut();
+            let w = &mut *guard;
+            let me = w.current;
+            Ok(w.mpi
+                .irecv(me, &mut w.ranks[me as usize], src, bytes, tag, &mut w.queue))
+        })?,
+    )?;
+
     // raw primitives, seen only by the prelude
     let raw = lua.create_table()?;
+    for (name, blocking) in [("wait", true), ("test", false)] {
+        let f = world.clone();
+        raw.set(
+            name,
+            lua.create_function(move |lua, h: Value| {
+                let func = if blocking { "MGEN_Wait" } else { "MGEN_Test" };
+                let hv = int_arg(lua, 1, &h, func, "request")?;
+                let mut guard = f.borrow_mut();
+                let w = &mut *guard;
+                let me = w.current;
+                let (r, seq) = match split_request(hv) {
+                    Some((r, seq)) if r == me => (r, seq),
+                    Some((r, _)) => {
+                        return Err(error(lua, 1, format!("{func}: request {hv} belongs to rank {r}, not to rank {me}")))
+                    }
+                    None if split_handle(hv).is_some_and(|(r, s)| r == me && s < w.ranks[me as usize].next_seq) => {
+                        return Err(error(
+                            lua,
+                            1,
+                            format!("{func}: {hv} is an RDMA handle; wait for it with MGEN_acp_complete"),
+                        ))
+                    }
+                    None => return Err(error(lua, 1, format!("{func}: {hv} is not a request of rank {me}"))),
+                };
+                let rank = &mut w.ranks[r as usize];
+                match w.mpi.take(rank, seq) {
+                    Err(()) => Err(error(
+                        lua,
+                        1,
+                        format!("{func}: request {hv} is not pending on rank {me} (already waited for?)"),
+                    )),
+                    Ok(Some(st)) => Ok(Value::Table(status_table(lua, func, st)?)),
+                    Ok(None) if blocking => {
+                        rank.block_on_request(seq);
+                        Ok(Value::Nil)
+                    }
+                    Ok(None) => Ok(Value::Boolean(false)),
+                }
+            })?,
+        )?;
+    }
     let f = world.clone();
     raw.set(
         "poll",
@@ -318,6 +416,11 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
                     2,
                     format!("MGEN_acp_complete: handle {hv} belongs to rank {r}, not to rank {me}"),
                 )),
+                _ if split_request(hv).is_some() => Err(error(
+                    lua,
+                    2,
+                    format!("MGEN_acp_complete: {hv} is a message-passing request; wait for it with MGEN_Wait"),
+                )),
                 _ => Err(error(
                     lua,
                     2,
@@ -341,6 +444,25 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
         })?,
     )?;
     Ok(raw)
+}
+
+/// A receive's status as `{source, tag, bytes}`; a truncated message is an error.
+fn status_table(lua: &Lua, func: &str, st: Status) -> mlua::Result<Table> {
+    if let Some(had) = st.truncated {
+        return Err(error(
+            lua,
+            1,
+            format!(
+                "{func}: a message of {had} bytes from rank {} (tag {}) is longer than its receive",
+                st.source, st.tag
+            ),
+        ));
+    }
+    let t = lua.create_table_with_capacity(0, 3)?;
+    t.raw_set("source", st.source)?;
+    t.raw_set("tag", st.tag)?;
+    t.raw_set("bytes", st.bytes)?;
+    Ok(t)
 }
 
 /// The scenario's `args` as a Lua value (dates become strings).

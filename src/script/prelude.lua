@@ -18,6 +18,49 @@ function G.MGEN_acp_complete(handle)
   if not complete_now(handle) then yield() end
 end
 
+-- Message passing: a request completes in simulated time; waiting yields until it has.
+local wait_now, test_now = raw.wait, raw.test
+local Isend, Irecv = G.MGEN_Isend, G.MGEN_Irecv
+
+local function Wait(req)
+  local status = wait_now(req)
+  if status == nil then
+    yield()
+    status = wait_now(req)
+  end
+  return status
+end
+G.MGEN_Wait = Wait
+
+function G.MGEN_Waitall(reqs)
+  local statuses = {}
+  for i = 1, #reqs do statuses[i] = Wait(reqs[i]) end
+  return statuses
+end
+
+-- Test answers for the rank's own clock: first let the engine catch up with it.
+function G.MGEN_Test(req)
+  yield()
+  local status = test_now(req)
+  if status then return true, status end
+  return false
+end
+
+function G.MGEN_Send(dest, bytes, tag)
+  Wait(Isend(dest, bytes, tag))
+end
+
+function G.MGEN_Recv(src, bytes, tag)
+  return Wait(Irecv(src, bytes, tag))
+end
+
+function G.MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag)
+  local r = Irecv(src, recv_bytes, recv_tag)
+  local s = Isend(dest, send_bytes, send_tag)
+  Wait(s)
+  return Wait(r)
+end
+
 -- print from a rank goes to stderr with the rank and its simulated time.
 function G.print(...)
   local n = select("#", ...)

@@ -18,6 +18,10 @@ pub enum Wait {
     Poll(i64),
     /// `MGEN_acp_complete(handle)`: the transfer with this per-rank sequence number complete.
     Complete(u32),
+    /// `MGEN_Wait(request)` (and the blocking sends and receives built on it).
+    Request(u32),
+    /// `MGEN_Test`: the engine catching up with the rank's clock before it answers.
+    Sync,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,8 +33,10 @@ pub enum Status {
     Done,
 }
 
-/// One rank's state. About 120 bytes plus its poll and handle lists.
+/// One rank's state. About 200 bytes plus its lists.
 pub struct Rank {
+    /// Its number.
+    pub id: u32,
     /// The rank's own simulated time (ahead of or equal to the engine's).
     pub clock: Time,
     pub status: Status,
@@ -42,13 +48,20 @@ pub struct Rank {
     /// Sequence number of the next transfer this rank issues.
     pub next_seq: u32,
     pub rng: Xoshiro,
-    /// Bytes this rank has issued as puts and received by gets, for the summary.
+    /// Payload bytes this rank sent: puts and messages.
     pub bytes_sent: u64,
+    /// Payload bytes that arrived in this rank's memory: puts to it, its gets, its receives.
+    pub bytes_received: u64,
+    /// Puts and messages this rank sent.
+    pub messages_sent: u64,
+    /// Message-passing queues and requests.
+    pub mpi: crate::mpi::RankQueues,
 }
 
 impl Rank {
-    pub fn new(rng: Xoshiro) -> Rank {
+    pub fn new(id: u32, rng: Xoshiro) -> Rank {
         Rank {
+            id,
             clock: Time::ZERO,
             status: Status::Ready,
             wait: Wait::Nothing,
@@ -57,6 +70,9 @@ impl Rank {
             next_seq: 0,
             rng,
             bytes_sent: 0,
+            bytes_received: 0,
+            messages_sent: 0,
+            mpi: Default::default(),
         }
     }
 
@@ -105,6 +121,23 @@ impl Rank {
             self.outstanding.swap_remove(i);
         }
         self.status == Status::Blocked && self.wait == Wait::Complete(seq)
+    }
+
+    /// Whether the rank is blocked waiting for its request `seq`.
+    pub fn waits_for_request(&self, seq: u32) -> bool {
+        self.status == Status::Blocked && self.wait == Wait::Request(seq)
+    }
+
+    /// Blocks until request `seq` completes.
+    pub fn block_on_request(&mut self, seq: u32) {
+        self.status = Status::Blocked;
+        self.wait = Wait::Request(seq);
+    }
+
+    /// Wakes the rank at `max(clock, at)`.
+    pub fn wake_owner(&mut self, at: Time, q: &mut EventQueue<Event>) {
+        let id = self.id;
+        self.wake(id, at, q);
     }
 
     /// Schedules the rank to resume at `max(clock, at)`.

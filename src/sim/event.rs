@@ -19,6 +19,11 @@ pub enum Event {
     RxDmaDone(PktId),
     /// A transfer issued by a rank reaches its NIC (after the node latency).
     OpStart(u32),
+    /// A message-passing send reaches the sender's NIC (after the MPI overhead and copy).
+    P2pStart(u32),
+    /// A receiver's NIC answers a rendezvous request-to-send (matched by a receive posted at
+    /// this time, or at the envelope's arrival).
+    CtsStart(u32),
     /// A rank may continue its script.
     RankWake(u32),
 }

@@ -1,0 +1,411 @@
+//! Message passing: NSIM's MGEN API, MPI without the `MPI_` prefix (MODEL.md §6).
+//!
+//! **Costs.** Every call that posts an operation (send or receive, blocking or not) charges
+//! `node.mpi_overhead` (NSIM: 200 ns) on the caller's clock. A message of at most
+//! `node.eager_limit` bytes goes *eager*: the sender copies it from the user buffer into an MPI
+//! buffer at `memory_bandwidth` (NSIM's one-copy), on its clock, and its send is then complete;
+//! the NIC sends envelope and data together. A larger message goes by *rendezvous* (zero-copy):
+//! the sender's NIC sends a request-to-send; once the receiver has a matching receive, its NIC
+//! answers clear-to-send, and the sender's NIC sends the data straight from the user buffer by
+//! DMA. The send is complete when the DMA has read the last byte, the receive when the last
+//! byte is in memory.
+//!
+//! **Matching** follows MPI. A receive names a source (or [`ANY_SOURCE`]) and a tag (or
+//! [`ANY_TAG`]). A message is matched when its *envelope* reaches the receiving NIC (the first
+//! packet of an eager message, or the request-to-send): against the receives already posted,
+//! oldest first; otherwise it waits in the unexpected queue, which a receive posted later
+//! searches oldest first. Two messages from one sender to one receiver are never overtaken:
+//! the sender's NIC sends data and requests-to-send in issue order, and they follow one route
+//! through FIFO queues. A message longer than its receive is an error at the receive.
+//!
+//! Requests are `rank × 2³² + 2³¹ + sequence`, distinct from RDMA handles.
+
+use crate::net::packet::NONE;
+use crate::net::Network;
+use crate::nic::{MsgKind, Nics};
+use crate::script::rank::Rank;
+use crate::sim::{Event, EventQueue};
+use crate::units::{Bandwidth, Bytes, Time};
+
+/// `MGEN_ANY_SOURCE`: a receive that matches a message from any rank.
+pub const ANY_SOURCE: i64 = -1;
+/// `MGEN_ANY_TAG`: a receive that matches a message with any tag.
+pub const ANY_TAG: i64 = -1;
+
+const REQ_BIT: u32 = 1 << 31;
+
+/// What a completed receive reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub source: u32,
+    pub tag: i64,
+    pub bytes: u64,
+    /// The message was longer than the receive (bytes it had).
+    pub truncated: Option<u64>,
+}
+
+/// A send or a receive in progress, until the script has waited for it.
+#[derive(Clone, Copy, Debug)]
+struct Request {
+    seq: u32,
+    /// When the rank posted it: it cannot complete earlier, even if the rank, running ahead of
+    /// the engine, registered it before events that precede that time were processed.
+    posted_at: Time,
+    /// When it completed (None while it has not).
+    done: Option<Time>,
+    status: Status,
+}
+
+/// One message between two ranks.
+#[derive(Clone, Copy, Debug)]
+struct P2p {
+    src: u32,
+    dst: u32,
+    tag: i64,
+    bytes: u64,
+    rendezvous: bool,
+    send_req: u32,
+    /// The receive it matched (NONE until matched).
+    recv_req: u32,
+    /// Its data is in the receiver's memory.
+    delivered: bool,
+}
+
+/// A receive waiting for a message.
+#[derive(Clone, Copy, Debug)]
+pub struct Posted {
+    req: u32,
+    /// The rank's clock when it posted the receive.
+    at: Time,
+    src: i64,
+    tag: i64,
+    bytes: u64,
+}
+
+/// Per-rank queues: receives posted and not matched, messages arrived and not matched, and
+/// the rank's requests not yet waited for.
+#[derive(Default)]
+pub struct RankQueues {
+    posted: Vec<Posted>,
+    unexpected: Vec<u32>,
+    /// `(sequence, request)`.
+    requests: Vec<(u32, u32)>,
+    next_seq: u32,
+}
+
+impl RankQueues {
+    /// Messages that arrived and were never received.
+    pub fn unexpected(&self) -> usize {
+        self.unexpected.len()
+    }
+}
+
+/// The message-passing state of the machine.
+pub struct Mpi {
+    msgs: Vec<P2p>,
+    free_msgs: Vec<u32>,
+    reqs: Vec<Request>,
+    free_reqs: Vec<u32>,
+    eager_limit: u64,
+    overhead: Time,
+    copy: Bandwidth,
+    /// Messages sent.
+    pub sent: u64,
+}
+
+/// A handle as the script sees it.
+pub fn request_handle(rank: u32, seq: u32) -> i64 {
+    ((rank as i64) << 32) | (REQ_BIT | seq) as i64
+}
+
+/// Splits a request handle into (rank, sequence); None if it is not one.
+pub fn split_request(h: i64) -> Option<(u32, u32)> {
+    let low = h as u32;
+    if h < 0 || low & REQ_BIT == 0 {
+        return None;
+    }
+    Some(((h >> 32) as u32, low & !REQ_BIT))
+}
+
+fn matches(p: &Posted, m: &P2p) -> bool {
+    (p.src == ANY_SOURCE || p.src == m.src as i64) && (p.tag == ANY_TAG || p.tag == m.tag)
+}
+
+impl Mpi {
+    pub fn new(eager_limit: Bytes, overhead: Time, copy: Bandwidth) -> Mpi {
+        Mpi {
+            msgs: Vec::new(),
+            free_msgs: Vec::new(),
+            reqs: Vec::new(),
+            free_reqs: Vec::new(),
+            eager_limit: eager_limit.0,
+            overhead,
+            copy,
+            sent: 0,
+        }
+    }
+
+    fn new_request(&mut self, q: &mut RankQueues, posted_at: Time, status: Status) -> (u32, u32) {
+        let seq = q.next_seq;
+        q.next_seq = (q.next_seq + 1) & !REQ_BIT;
+        let r = Request {
+            seq,
+            posted_at,
+            done: None,
+            status,
+        };
+        let id = if let Some(id) = self.free_reqs.pop() {
+            self.reqs[id as usize] = r;
+            id
+        } else {
+            self.reqs.push(r);
+            (self.reqs.len() - 1) as u32
+        };
+        q.requests.push((seq, id));
+        (seq, id)
+    }
+
+    /// `MGEN_Isend` by rank `me`: returns the request handle.
+    #[allow(clippy::too_many_arguments)]
+    pub fn isend(
+        &mut self,
+        me: u32,
+        rank: &mut Rank,
+        dst: u32,
+        bytes: u64,
+        tag: i64,
+        q: &mut EventQueue<Event>,
+    ) -> i64 {
+        rank.clock += self.overhead;
+        let rendezvous = bytes > self.eager_limit;
+        if !rendezvous {
+            rank.clock += self.copy.transfer_time(Bytes(bytes));
+        }
+        let status = Status {
+            source: me,
+            tag,
+            bytes,
+            truncated: None,
+        };
+        let (seq, req) = self.new_request(&mut rank.mpi, rank.clock, status);
+        if !rendezvous {
+            self.reqs[req as usize].done = Some(rank.clock);
+        }
+        let m = P2p {
+            src: me,
+            dst,
+            tag,
+            bytes,
+            rendezvous,
+            send_req: req,
+            recv_req: NONE,
+            delivered: false,
+        };
+        let id = if let Some(id) = self.free_msgs.pop() {
+            self.msgs[id as usize] = m;
+            id
+        } else {
+            self.msgs.push(m);
+            (self.msgs.len() - 1) as u32
+        };
+        self.sent += 1;
+        rank.messages_sent += 1;
+        rank.bytes_sent += bytes;
+        q.push(rank.clock, Event::P2pStart(id));
+        request_handle(me, seq)
+    }
+
+    /// A send reaches the sender's NIC.
+    pub fn start(
+        &mut self,
+        id: u32,
+        nics: &mut Nics,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
+        let m = self.msgs[id as usize];
+        let kind = if m.rendezvous {
+            MsgKind::Rts
+        } else {
+            MsgKind::Eager
+        };
+        nics.send(kind, id, m.src, m.dst, m.bytes, net, now, q);
+    }
+
+    /// `MGEN_Irecv` by rank `me`: returns the request handle. A message already arrived is
+    /// matched at once.
+    #[allow(clippy::too_many_arguments)]
+    pub fn irecv(
+        &mut self,
+        me: u32,
+        rank: &mut Rank,
+        src: i64,
+        bytes: u64,
+        tag: i64,
+        q: &mut EventQueue<Event>,
+    ) -> i64 {
+        rank.clock += self.overhead;
+        let status = Status {
+            source: 0,
+            tag: 0,
+            bytes: 0,
+            truncated: None,
+        };
+        let (seq, req) = self.new_request(&mut rank.mpi, rank.clock, status);
+        let posted = Posted {
+            req,
+            src,
+            tag,
+            bytes,
+            at: rank.clock,
+        };
+        let found = rank
+            .mpi
+            .unexpected
+            .iter()
+            .position(|&m| matches(&posted, &self.msgs[m as usize]));
+        match found {
+            Some(i) => {
+                let m = rank.mpi.unexpected.remove(i);
+                self.bind(m, posted, rank, rank.clock, q);
+            }
+            None => rank.mpi.posted.push(posted),
+        }
+        request_handle(me, seq)
+    }
+
+    /// Message `m` matches receive `p`; `at` is the later of the envelope's arrival and the post.
+    fn bind(&mut self, m: u32, p: Posted, rank: &mut Rank, at: Time, q: &mut EventQueue<Event>) {
+        let msg = &mut self.msgs[m as usize];
+        msg.recv_req = p.req;
+        let r = &mut self.reqs[p.req as usize];
+        r.status = Status {
+            source: msg.src,
+            tag: msg.tag,
+            bytes: msg.bytes,
+            truncated: (msg.bytes > p.bytes).then_some(msg.bytes),
+        };
+        if msg.rendezvous {
+            // the receiver's NIC answers clear-to-send now (or when the rank posts, later)
+            q.push(at, Event::CtsStart(m));
+        } else if msg.delivered {
+            let (bytes, r) = (msg.bytes, p.req);
+            self.complete(r, rank, at, q);
+            rank.bytes_received += bytes;
+            self.free_msg(m);
+        }
+    }
+
+    /// The envelope of message `m` reached its receiver at `now`.
+    pub fn envelope(&mut self, m: u32, rank: &mut Rank, now: Time, q: &mut EventQueue<Event>) {
+        let msg = self.msgs[m as usize];
+        let found = rank.mpi.posted.iter().position(|p| matches(p, &msg));
+        match found {
+            Some(i) => {
+                // a receive the rank posted at a clock later than now acts only from then on
+                let p = rank.mpi.posted.remove(i);
+                self.bind(m, p, rank, now.max(p.at), q);
+            }
+            None => rank.mpi.unexpected.push(m),
+        }
+    }
+
+    /// The receiver's NIC sends clear-to-send for rendezvous message `m`.
+    pub fn send_cts(
+        &mut self,
+        m: u32,
+        nics: &mut Nics,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
+        let msg = self.msgs[m as usize];
+        nics.send(MsgKind::Cts, m, msg.dst, msg.src, 0, net, now, q);
+    }
+
+    /// A message-passing NIC message has been delivered (or, for `RndvData` at the sender, read).
+    #[allow(clippy::too_many_arguments)]
+    pub fn delivered(
+        &mut self,
+        kind: MsgKind,
+        m: u32,
+        ranks: &mut [Rank],
+        nics: &mut Nics,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
+        let msg = self.msgs[m as usize];
+        match kind {
+            MsgKind::Cts => nics.send(
+                MsgKind::RndvData,
+                m,
+                msg.src,
+                msg.dst,
+                msg.bytes,
+                net,
+                now,
+                q,
+            ),
+            MsgKind::Eager | MsgKind::RndvData => {
+                let rank = &mut ranks[msg.dst as usize];
+                if msg.recv_req == NONE {
+                    self.msgs[m as usize].delivered = true; // waits, unexpected, for its receive
+                } else {
+                    self.complete(msg.recv_req, rank, now, q);
+                    rank.bytes_received += msg.bytes;
+                    self.free_msg(m);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The sender's DMA has read the last byte of rendezvous message `m`: its send completes.
+    pub fn sent_out(&mut self, m: u32, ranks: &mut [Rank], now: Time, q: &mut EventQueue<Event>) {
+        let msg = self.msgs[m as usize];
+        self.complete(msg.send_req, &mut ranks[msg.src as usize], now, q);
+    }
+
+    fn free_msg(&mut self, m: u32) {
+        self.free_msgs.push(m);
+    }
+
+    fn complete(&mut self, req: u32, rank: &mut Rank, at: Time, q: &mut EventQueue<Event>) {
+        let r = &mut self.reqs[req as usize];
+        let at = at.max(r.posted_at);
+        r.done = Some(at);
+        let seq = r.seq;
+        if rank.waits_for_request(seq) {
+            rank.wake_owner(at, q);
+        }
+    }
+
+    /// `MGEN_Wait`/`MGEN_Test` on this rank's request `seq`: its status if it is complete at the
+    /// rank's clock (the request is then gone), else None. Err if the rank has no such request.
+    pub fn take(&mut self, rank: &mut Rank, seq: u32) -> Result<Option<Status>, ()> {
+        let i = rank
+            .mpi
+            .requests
+            .iter()
+            .position(|&(s, _)| s == seq)
+            .ok_or(())?;
+        let id = rank.mpi.requests[i].1;
+        let r = self.reqs[id as usize];
+        match r.done {
+            Some(t) if t <= rank.clock => {
+                rank.mpi.requests.swap_remove(i);
+                self.free_reqs.push(id);
+                Ok(Some(r.status))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// When request `seq` of this rank completes, if it has (None while pending).
+    pub fn done_at(&self, rank: &Rank, seq: u32) -> Option<Time> {
+        let (_, id) = rank.mpi.requests.iter().find(|&&(s, _)| s == seq)?;
+        self.reqs[*id as usize].done
+    }
+}
