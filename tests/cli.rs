@@ -243,6 +243,30 @@ fn a_bad_api_argument_names_the_function_and_the_line() {
 }
 
 #[test]
+fn handles_and_requests_are_not_confused() {
+    let (o, e) = run_bad(
+        "[network]\ndims = [4]\n[workload]\nscript = 'w.lua'\n",
+        Some("local r = MGEN_Irecv(0, 8, 0)\nMGEN_acp_complete(r)\n"),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        e.contains("w.lua:2:") && e.contains("message-passing request") && e.contains("MGEN_Wait"),
+        "{e}"
+    );
+    let (o, e) = run_bad(
+        "[network]\ndims = [4]\n[workload]\nscript = 'w.lua'\n",
+        Some("local h = MGEN_rdma_put(1, 8, 0)\n\nMGEN_Wait(h)\n"),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        e.contains("w.lua:3:") && e.contains("RDMA handle") && e.contains("MGEN_acp_complete"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_deadlock_names_every_blocked_rank_and_what_it_waits_for() {
     let (o, e) = run_bad(
         "[network]\ndims = [2]\n[workload]\nscript = 'w.lua'\n",
