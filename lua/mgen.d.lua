@@ -19,6 +19,11 @@
 ---@type table<string, any>
 MGEN_args = {}
 
+---The folder of the scenario file, to find data files named in `MGEN_args`
+---(`MGEN_SCENARIO_DIR .. "/" .. MGEN_args.csv`).
+---@type string
+MGEN_SCENARIO_DIR = ""
+
 ---Accepted wherever a communicator may be passed, for readers coming from C; there is one.
 ---@type integer
 MGEN_COMM_WORLD = 0
@@ -87,6 +92,92 @@ function MGEN_rdma_get(src, bytes, tag) end
 ---@param tag? integer for a put, the tag raised at `dst` (default 0)
 ---@return MGEN_handle handle
 function MGEN_acp_copy(src, dst, bytes, tag) end
+
+---Matches a message from any rank (MGEN_Recv, MGEN_Irecv).
+---@type integer
+MGEN_ANY_SOURCE = -1
+
+---Matches a message with any tag (MGEN_Recv, MGEN_Irecv).
+---@type integer
+MGEN_ANY_TAG = -1
+
+---A message-passing send or receive started by this rank; pass it to MGEN_Wait or MGEN_Test
+---once. Distinct from an MGEN_handle.
+---@alias MGEN_request integer
+
+---What a receive got.
+---@class MGEN_status
+---@field source integer the sender's rank
+---@field tag integer the message's tag
+---@field bytes integer the message's size
+
+-- Message passing (MODEL.md §6, NSIM's MGEN API). Every call that posts a send or a receive
+-- charges `node.mpi_overhead` (NSIM: 200 ns) on the caller's clock. Messages up to
+-- `node.eager_limit` bytes go eager: the sender copies the data into an MPI buffer at
+-- `node.memory_bandwidth` (one copy; free when that is "inf"), and its send is complete at
+-- once. Larger ones go by rendezvous (zero-copy): a request-to-send, a clear-to-send once the
+-- receive is posted, then the data; the send completes when the data has been read out by
+-- DMA. Matching follows MPI: in posting order, by source and tag, and two messages from one
+-- rank to another are never overtaken; a message that arrives before its receive waits in the
+-- unexpected queue. A message longer than its receive is an error.
+
+---Starts a send of `bytes` to `dest`; returns at once.
+---@param dest integer
+---@param bytes integer >= 0
+---@param tag integer >= 0
+---@return MGEN_request request
+function MGEN_Isend(dest, bytes, tag) end
+
+---Posts a receive of at most `bytes` from `src` (or MGEN_ANY_SOURCE) with `tag` (or
+---MGEN_ANY_TAG); returns at once.
+---@param src integer
+---@param bytes integer >= 0
+---@param tag integer
+---@return MGEN_request request
+function MGEN_Irecv(src, bytes, tag) end
+
+---Waits until `request` is complete; for a receive, returns its status (for a send, the
+---send's own envelope). A request can be waited for once.
+---@param request MGEN_request
+---@return MGEN_status status
+function MGEN_Wait(request) end
+
+---Waits for every request of the list, in order; returns their statuses.
+---@param requests MGEN_request[]
+---@return MGEN_status[] statuses
+function MGEN_Waitall(requests) end
+
+---Whether `request` is complete at this rank's clock: `true, status` (the request is then
+---done, as after MGEN_Wait) or `false`. Costs no simulated time.
+---@param request MGEN_request
+---@return boolean done
+---@return MGEN_status? status
+function MGEN_Test(request) end
+
+---Sends `bytes` to `dest` and waits for the send to complete (eager: at once after the copy;
+---rendezvous: when the receiver has taken the data).
+---@param dest integer
+---@param bytes integer >= 0
+---@param tag integer >= 0
+function MGEN_Send(dest, bytes, tag) end
+
+---Receives a message of at most `bytes` from `src` (or MGEN_ANY_SOURCE) with `tag` (or
+---MGEN_ANY_TAG); waits for it.
+---@param src integer
+---@param bytes integer >= 0
+---@param tag integer
+---@return MGEN_status status
+function MGEN_Recv(src, bytes, tag) end
+
+---Posts the receive, then the send, and waits for both; returns the receive's status.
+---@param dest integer
+---@param send_bytes integer
+---@param send_tag integer
+---@param src integer
+---@param recv_bytes integer
+---@param recv_tag integer
+---@return MGEN_status status
+function MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag) end
 
 ---Reports a number for the run's summary: for each name, the count, min, mean and max over
 ---the calls of all ranks appear in the text summary and in `--json` under `metrics`.

@@ -156,6 +156,8 @@ pub struct Workload {
     pub script_name: String,
     /// The script's folder, searched by `require` (None for inline code).
     pub script_dir: Option<PathBuf>,
+    /// The scenario file's folder, for data files the script reads (`MGEN_SCENARIO_DIR`).
+    pub scenario_dir: PathBuf,
     #[serde(skip)]
     pub source: String,
     pub ranks: u64,
@@ -324,6 +326,11 @@ impl Scenario {
             workload: Workload {
                 script_name,
                 script_dir,
+                scenario_dir: if base.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    base.clone()
+                },
                 source,
                 ranks,
                 seed: w.seed,

@@ -322,6 +322,7 @@ impl Simulation {
                     !l.starts_with("[C]")
                         && !l.contains("mgensim prelude")
                         && !l.starts_with("stack traceback")
+                        && !l.starts_with("(...tail calls...)")
                 })
                 .unwrap_or("");
             let line = line.split(": in ").next().unwrap_or(line);
@@ -338,6 +339,22 @@ impl Simulation {
             out.push_str(&format!(
                 "  ... and {} more blocked ranks\n",
                 blocked.len() - SHOWN
+            ));
+        }
+        let leftover: Vec<String> = w
+            .ranks
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.mpi.unexpected() > 0)
+            .map(|(i, r)| format!("rank {i}: {}", r.mpi.unexpected()))
+            .collect();
+        if !leftover.is_empty() {
+            let n = leftover.len();
+            let shown: Vec<String> = leftover.into_iter().take(SHOWN).collect();
+            out.push_str(&format!(
+                "  messages that arrived and no receive matched, on {n} ranks: {}{}\n",
+                shown.join(", "),
+                if n > SHOWN { ", ..." } else { "" }
             ));
         }
         out

@@ -60,6 +60,10 @@ fn the_shipped_scenarios_run_and_check() {
         "scenarios/put_ring.toml",
         "scenarios/barrier.toml",
         "examples/my_exchange.toml",
+        "examples/my_barrier.toml",
+        "scenarios/bidirectional_ring.toml",
+        "scenarios/nbody_exchange.toml",
+        "scenarios/bruck_alltoall.toml",
         "bench/bruck_put.toml",
     ] {
         let o = mgensim(&["run", s]);

@@ -127,7 +127,7 @@ fn cases() -> Vec<Case> {
                 if r == root % p {
                     (p - 1, 0)
                 } else {
-                    (1 - 1, b)
+                    (0, b)
                 }
             },
         },

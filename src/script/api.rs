@@ -238,6 +238,7 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
         "MGEN_args",
         toml_to_lua(lua, &toml::Value::Table(w.args.clone()))?,
     )?;
+    globals.set("MGEN_SCENARIO_DIR", w.scenario_dir.display().to_string())?;
 
     // per-rank math.random
     let math: Table = globals.get("math")?;

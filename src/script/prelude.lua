@@ -50,15 +50,18 @@ function G.MGEN_Send(dest, bytes, tag)
   Wait(Isend(dest, bytes, tag))
 end
 
+-- (no tail calls in these wrappers: they would hide the script's line from tracebacks)
 function G.MGEN_Recv(src, bytes, tag)
-  return Wait(Irecv(src, bytes, tag))
+  local status = Wait(Irecv(src, bytes, tag))
+  return status
 end
 
 function G.MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag)
   local r = Irecv(src, recv_bytes, recv_tag)
   local s = Isend(dest, send_bytes, send_tag)
   Wait(s)
-  return Wait(r)
+  local status = Wait(r)
+  return status
 end
 
 -- print from a rank goes to stderr with the rank and its simulated time.
