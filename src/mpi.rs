@@ -113,6 +113,10 @@ pub struct Mpi {
     pub sent: u64,
 }
 
+/// A request that this rank does not have (never made, or already waited for).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotPending;
+
 /// A handle as the script sees it.
 pub fn request_handle(rank: u32, seq: u32) -> i64 {
     ((rank as i64) << 32) | (REQ_BIT | seq) as i64
@@ -384,13 +388,13 @@ impl Mpi {
 
     /// `MGEN_Wait`/`MGEN_Test` on this rank's request `seq`: its status if it is complete at the
     /// rank's clock (the request is then gone), else None. Err if the rank has no such request.
-    pub fn take(&mut self, rank: &mut Rank, seq: u32) -> Result<Option<Status>, ()> {
+    pub fn take(&mut self, rank: &mut Rank, seq: u32) -> Result<Option<Status>, NotPending> {
         let i = rank
             .mpi
             .requests
             .iter()
             .position(|&(s, _)| s == seq)
-            .ok_or(())?;
+            .ok_or(NotPending)?;
         let id = rank.mpi.requests[i].1;
         let r = self.reqs[id as usize];
         match r.done {

@@ -377,7 +377,7 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
                 };
                 let rank = &mut w.ranks[r as usize];
                 match w.mpi.take(rank, seq) {
-                    Err(()) => Err(error(
+                    Err(_) => Err(error(
                         lua,
                         1,
                         format!("{func}: request {hv} is not pending on rank {me} (already waited for?)"),
