@@ -24,6 +24,7 @@ use crate::net::packet::NONE;
 use crate::net::Network;
 use crate::nic::{MsgKind, Nics};
 use crate::script::rank::Rank;
+use crate::sim::pool::Pool;
 use crate::sim::{Event, EventQueue};
 use crate::units::{Bandwidth, Bytes, Time};
 
@@ -102,10 +103,8 @@ impl RankQueues {
 
 /// The message-passing state of the machine.
 pub struct Mpi {
-    msgs: Vec<P2p>,
-    free_msgs: Vec<u32>,
-    reqs: Vec<Request>,
-    free_reqs: Vec<u32>,
+    msgs: Pool<P2p>,
+    reqs: Pool<Request>,
     eager_limit: u64,
     overhead: Time,
     copy: Bandwidth,
@@ -138,10 +137,8 @@ fn matches(p: &Posted, m: &P2p) -> bool {
 impl Mpi {
     pub fn new(eager_limit: Bytes, overhead: Time, copy: Bandwidth) -> Mpi {
         Mpi {
-            msgs: Vec::new(),
-            free_msgs: Vec::new(),
-            reqs: Vec::new(),
-            free_reqs: Vec::new(),
+            msgs: Pool::default(),
+            reqs: Pool::default(),
             eager_limit: eager_limit.0,
             overhead,
             copy,
@@ -158,13 +155,7 @@ impl Mpi {
             done: None,
             status,
         };
-        let id = if let Some(id) = self.free_reqs.pop() {
-            self.reqs[id as usize] = r;
-            id
-        } else {
-            self.reqs.push(r);
-            (self.reqs.len() - 1) as u32
-        };
+        let id = self.reqs.alloc(r);
         q.requests.push((seq, id));
         (seq, id)
     }
@@ -193,7 +184,7 @@ impl Mpi {
         };
         let (seq, req) = self.new_request(&mut rank.mpi, rank.clock, status);
         if !rendezvous {
-            self.reqs[req as usize].done = Some(rank.clock);
+            self.reqs.get_mut(req).done = Some(rank.clock);
         }
         let m = P2p {
             src: me,
@@ -205,13 +196,7 @@ impl Mpi {
             recv_req: NONE,
             delivered: false,
         };
-        let id = if let Some(id) = self.free_msgs.pop() {
-            self.msgs[id as usize] = m;
-            id
-        } else {
-            self.msgs.push(m);
-            (self.msgs.len() - 1) as u32
-        };
+        let id = self.msgs.alloc(m);
         self.sent += 1;
         rank.messages_sent += 1;
         rank.bytes_sent += bytes;
@@ -228,7 +213,7 @@ impl Mpi {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let m = self.msgs[id as usize];
+        let m = *self.msgs.get(id);
         let kind = if m.rendezvous {
             MsgKind::Rts
         } else {
@@ -268,7 +253,7 @@ impl Mpi {
             .mpi
             .unexpected
             .iter()
-            .position(|&m| matches(&posted, &self.msgs[m as usize]));
+            .position(|&m| matches(&posted, self.msgs.get(m)));
         match found {
             Some(i) => {
                 let m = rank.mpi.unexpected.remove(i);
@@ -281,9 +266,9 @@ impl Mpi {
 
     /// Message `m` matches receive `p`; `at` is the later of the envelope's arrival and the post.
     fn bind(&mut self, m: u32, p: Posted, rank: &mut Rank, at: Time, q: &mut EventQueue<Event>) {
-        let msg = &mut self.msgs[m as usize];
+        let msg = self.msgs.get_mut(m);
         msg.recv_req = p.req;
-        let r = &mut self.reqs[p.req as usize];
+        let r = self.reqs.get_mut(p.req);
         r.status = Status {
             source: msg.src,
             tag: msg.tag,
@@ -303,7 +288,7 @@ impl Mpi {
 
     /// The envelope of message `m` reached its receiver at `now`.
     pub fn envelope(&mut self, m: u32, rank: &mut Rank, now: Time, q: &mut EventQueue<Event>) {
-        let msg = self.msgs[m as usize];
+        let msg = *self.msgs.get(m);
         let found = rank.mpi.posted.iter().position(|p| matches(p, &msg));
         match found {
             Some(i) => {
@@ -324,7 +309,7 @@ impl Mpi {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let msg = self.msgs[m as usize];
+        let msg = *self.msgs.get(m);
         nics.send(MsgKind::Cts, m, msg.dst, msg.src, 0, net, now, q);
     }
 
@@ -340,7 +325,7 @@ impl Mpi {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let msg = self.msgs[m as usize];
+        let msg = *self.msgs.get(m);
         match kind {
             MsgKind::Cts => nics.send(
                 MsgKind::RndvData,
@@ -355,7 +340,7 @@ impl Mpi {
             MsgKind::Eager | MsgKind::RndvData => {
                 let rank = &mut ranks[msg.dst as usize];
                 if msg.recv_req == NONE {
-                    self.msgs[m as usize].delivered = true; // waits, unexpected, for its receive
+                    self.msgs.get_mut(m).delivered = true; // waits, unexpected, for its receive
                 } else {
                     self.complete(msg.recv_req, rank, now, q);
                     rank.bytes_received += msg.bytes;
@@ -368,16 +353,16 @@ impl Mpi {
 
     /// The sender's DMA has read the last byte of rendezvous message `m`: its send completes.
     pub fn sent_out(&mut self, m: u32, ranks: &mut [Rank], now: Time, q: &mut EventQueue<Event>) {
-        let msg = self.msgs[m as usize];
+        let msg = *self.msgs.get(m);
         self.complete(msg.send_req, &mut ranks[msg.src as usize], now, q);
     }
 
     fn free_msg(&mut self, m: u32) {
-        self.free_msgs.push(m);
+        self.msgs.release(m);
     }
 
     fn complete(&mut self, req: u32, rank: &mut Rank, at: Time, q: &mut EventQueue<Event>) {
-        let r = &mut self.reqs[req as usize];
+        let r = self.reqs.get_mut(req);
         let at = at.max(r.posted_at);
         r.done = Some(at);
         let seq = r.seq;
@@ -396,11 +381,11 @@ impl Mpi {
             .position(|&(s, _)| s == seq)
             .ok_or(NotPending)?;
         let id = rank.mpi.requests[i].1;
-        let r = self.reqs[id as usize];
+        let r = *self.reqs.get(id);
         match r.done {
             Some(t) if t <= rank.clock => {
                 rank.mpi.requests.swap_remove(i);
-                self.free_reqs.push(id);
+                self.reqs.release(id);
                 Ok(Some(r.status))
             }
             _ => Ok(None),
@@ -410,6 +395,6 @@ impl Mpi {
     /// When request `seq` of this rank completes, if it has (None while pending).
     pub fn done_at(&self, rank: &Rank, seq: u32) -> Option<Time> {
         let (_, id) = rank.mpi.requests.iter().find(|&&(s, _)| s == seq)?;
-        self.reqs[*id as usize].done
+        self.reqs.get(*id).done
     }
 }

@@ -20,6 +20,7 @@
 use crate::net::packet::{Packet, PktId, NONE};
 use crate::net::topology::NO_DIM;
 use crate::net::Network;
+use crate::sim::pool::Pool;
 use crate::sim::{Event, EventQueue};
 use crate::units::{Bandwidth, Bytes, Time};
 
@@ -125,8 +126,7 @@ pub struct NicStats {
 /// All NICs of the machine, and the messages they carry.
 pub struct Nics {
     nics: Vec<Nic>,
-    msgs: Vec<Msg>,
-    free_msgs: Vec<u32>,
+    msgs: Pool<Msg>,
     dma: Bandwidth,
     mtu: u64,
     header: u32,
@@ -142,8 +142,7 @@ impl Nics {
         };
         Nics {
             nics: vec![idle; count as usize],
-            msgs: Vec::new(),
-            free_msgs: Vec::new(),
+            msgs: Pool::default(),
             dma,
             mtu: mtu.0,
             header: header.0 as u32,
@@ -152,7 +151,7 @@ impl Nics {
     }
 
     pub fn msg(&self, m: u32) -> &Msg {
-        &self.msgs[m as usize]
+        self.msgs.get(m)
     }
 
     /// Hands a new message to its source NIC at `now`.
@@ -181,13 +180,7 @@ impl Nics {
             next: NONE,
             arrived: false,
         };
-        let m = if let Some(m) = self.free_msgs.pop() {
-            self.msgs[m as usize] = msg;
-            m
-        } else {
-            self.msgs.push(msg);
-            (self.msgs.len() - 1) as u32
-        };
+        let m = self.msgs.alloc(msg);
         if !kind.ordered() {
             let pkt = self.cut(m, net);
             self.stage(src, pkt, net, now, q);
@@ -198,19 +191,19 @@ impl Nics {
     }
 
     fn push_tx(&mut self, nic: u32, m: u32) {
-        self.msgs[m as usize].next = NONE;
+        self.msgs.get_mut(m).next = NONE;
         let n = &mut self.nics[nic as usize];
         if n.tx_tail == NONE {
             n.tx_head = m;
         } else {
-            self.msgs[n.tx_tail as usize].next = m;
+            self.msgs.get_mut(n.tx_tail).next = m;
         }
         n.tx_tail = m;
     }
 
     /// Cuts the next packet of message `m`.
     fn cut(&mut self, m: u32, net: &mut Network) -> PktId {
-        let msg = &mut self.msgs[m as usize];
+        let msg = self.msgs.get_mut(m);
         let payload = msg.bytes_left.min(self.mtu);
         msg.bytes_left -= payload;
         msg.packets_left -= 1;
@@ -240,11 +233,11 @@ impl Nics {
         let pkt = self.cut(m, net);
         // round robin: the message goes to the back of the list if it has more to send
         let n = &mut self.nics[nic as usize];
-        n.tx_head = self.msgs[m as usize].next;
+        n.tx_head = self.msgs.get(m).next;
         if n.tx_head == NONE {
             n.tx_tail = NONE;
         }
-        if self.msgs[m as usize].packets_left > 0 {
+        if self.msgs.get(m).packets_left > 0 {
             self.push_tx(nic, m);
         }
         self.nics[nic as usize].dma_busy = true;
@@ -267,7 +260,7 @@ impl Nics {
     ) -> Option<u32> {
         self.nics[nic as usize].dma_busy = false;
         let m = net.packets.get(pkt).msg;
-        let last = self.msgs[m as usize].packets_left == 0;
+        let last = self.msgs.get(m).packets_left == 0;
         self.stage(nic, pkt, net, now, q);
         self.pump(nic, net, now, q);
         last.then_some(m)
@@ -313,7 +306,7 @@ impl Nics {
         q: &mut EventQueue<Event>,
     ) -> Arrival {
         let p = *net.packets.get(pkt);
-        let msg = &mut self.msgs[p.msg as usize];
+        let msg = self.msgs.get_mut(p.msg);
         let envelope = msg.kind.has_envelope() && !msg.arrived;
         msg.arrived = true;
         if msg.kind.is_control() {
@@ -349,7 +342,7 @@ impl Nics {
         let p = *net.packets.get(pkt);
         net.packets.release(pkt);
         self.stats.payload_bytes += p.payload as u64;
-        let msg = &mut self.msgs[p.msg as usize];
+        let msg = self.msgs.get_mut(p.msg);
         msg.in_flight -= 1;
         if msg.in_flight == 0 && msg.packets_left == 0 {
             self.stats.messages += 1;
@@ -360,7 +353,7 @@ impl Nics {
     }
 
     pub fn free(&mut self, m: u32) {
-        self.free_msgs.push(m);
+        self.msgs.release(m);
     }
 
     /// True when no NIC has anything left to send.

@@ -16,6 +16,7 @@
 use crate::net::Network;
 use crate::nic::{Msg, MsgKind, Nics};
 use crate::script::rank::Rank;
+use crate::sim::pool::Pool;
 use crate::sim::{Event, EventQueue};
 use crate::units::Time;
 
@@ -55,8 +56,7 @@ pub fn split_handle(h: i64) -> Option<(u32, u32)> {
 /// Transfers in progress, in a free-list pool.
 #[derive(Default)]
 pub struct Rdma {
-    ops: Vec<Op>,
-    free: Vec<u32>,
+    ops: Pool<Op>,
     /// Puts and gets ever issued.
     pub issued: u64,
 }
@@ -85,13 +85,7 @@ impl Rdma {
             seq,
             bytes,
         };
-        let id = if let Some(id) = self.free.pop() {
-            self.ops[id as usize] = op;
-            id
-        } else {
-            self.ops.push(op);
-            (self.ops.len() - 1) as u32
-        };
+        let id = self.ops.alloc(op);
         rank.outstanding.push((seq, id));
         self.issued += 1;
         if kind == OpKind::Put {
@@ -111,7 +105,7 @@ impl Rdma {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let op = self.ops[id as usize];
+        let op = *self.ops.get(id);
         // one rank per node: rank i runs on node i, whose NIC is NIC i
         match op.kind {
             OpKind::Put => nics.send(
@@ -140,7 +134,7 @@ impl Rdma {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let op = self.ops[msg.op as usize];
+        let op = *self.ops.get(msg.op);
         match msg.kind {
             MsgKind::PutData => {
                 let r = &mut ranks[op.peer as usize];
@@ -170,7 +164,7 @@ impl Rdma {
                 if r.complete(op.seq) {
                     r.wake(op.rank, now, q);
                 }
-                self.free.push(msg.op);
+                self.ops.release(msg.op);
             }
             _ => unreachable!("message-passing messages are not RDMA's"),
         }
@@ -178,6 +172,6 @@ impl Rdma {
 
     /// Transfers not yet complete.
     pub fn in_progress(&self) -> usize {
-        self.ops.len() - self.free.len()
+        self.ops.live()
     }
 }

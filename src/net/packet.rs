@@ -2,6 +2,7 @@
 //! `mtu` payload bytes, each carrying `header_bytes` more on the wire. Contents are never
 //! stored, only sizes and the routing state, which travels with the packet.
 
+use crate::sim::pool::Pool;
 use crate::units::Time;
 
 /// Index of a packet in the [`PacketPool`].
@@ -35,48 +36,5 @@ pub struct Packet {
     pub dim: u8,
 }
 
-/// A free-list pool of packets: no allocation per packet once the pool has grown to the
-/// largest number in flight at once.
-#[derive(Default)]
-pub struct PacketPool {
-    slots: Vec<Packet>,
-    free: Vec<PktId>,
-    live: u32,
-    peak: u32,
-}
-
-impl PacketPool {
-    #[inline]
-    pub fn alloc(&mut self, p: Packet) -> PktId {
-        self.live += 1;
-        self.peak = self.peak.max(self.live);
-        if let Some(id) = self.free.pop() {
-            self.slots[id as usize] = p;
-            id
-        } else {
-            self.slots.push(p);
-            (self.slots.len() - 1) as PktId
-        }
-    }
-    #[inline]
-    pub fn release(&mut self, id: PktId) {
-        self.live -= 1;
-        self.free.push(id);
-    }
-    #[inline]
-    pub fn get(&self, id: PktId) -> &Packet {
-        &self.slots[id as usize]
-    }
-    #[inline]
-    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
-        &mut self.slots[id as usize]
-    }
-    /// Packets in flight now.
-    pub fn live(&self) -> u32 {
-        self.live
-    }
-    /// Most packets ever in flight at once.
-    pub fn peak(&self) -> u32 {
-        self.peak
-    }
-}
+/// The packets in flight: a [`Pool`] of them.
+pub type PacketPool = Pool<Packet>;

@@ -2,6 +2,7 @@
 
 pub mod event;
 pub mod heap;
+pub mod pool;
 pub mod queue;
 
 pub use event::Event;
