@@ -1,20 +1,8 @@
 -- HPCC random ring with puts. Every rank draws the same random permutation (math.random is
 -- per rank, seeded identically in all of them), finds its two ring neighbours, puts `bytes`
 -- to each, polls for the two it receives and completes its own two.
-local rank, size = MGEN_Comm_rank(), MGEN_Comm_size()
 local bytes = MGEN_args.bytes or 2000000
-
--- Fisher-Yates shuffle of 0..size-1
-local ring = {}
-for i = 1, size do ring[i] = i - 1 end
-for i = size, 2, -1 do
-  local j = math.random(i)
-  ring[i], ring[j] = ring[j], ring[i]
-end
-local pos
-for i = 1, size do if ring[i] == rank then pos = i break end end
-local left = ring[(pos - 2) % size + 1]
-local right = ring[pos % size + 1]
+local left, right = require("mgen.util").random_ring_neighbours()
 
 local FROM_LEFT, FROM_RIGHT = 1, 2
 local t0 = MGEN_Wtime()

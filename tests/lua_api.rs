@@ -95,3 +95,21 @@ fn comp_and_wtime_use_the_ranks_own_clock() {
     );
     assert!((r.metrics["t"].max - 4.5e-6).abs() < 1e-15);
 }
+
+#[test]
+fn util_permutation_is_a_permutation_and_the_same_in_every_rank() {
+    let r = run("[network]\ndims = [8]\n[workload]\nseed = 3\ncode = '''
+        local perm = require('mgen.util').permutation(50)
+        local seen, key = {}, 0
+        for i, v in ipairs(perm) do
+          assert(v >= 0 and v < 50 and not seen[v], 'not a permutation')
+          seen[v] = true
+          key = (key * 31 + v) % 1000003
+        end
+        assert(#perm == 50)
+        MGEN_report('key', key)
+        local left, right = require('mgen.util').random_ring_neighbours()
+        assert(left ~= MGEN_Comm_rank() and right ~= MGEN_Comm_rank())'''\n");
+    let m = &r.metrics["key"];
+    assert_eq!(m.min, m.max, "every rank drew the same permutation");
+}

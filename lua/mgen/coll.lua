@@ -110,6 +110,28 @@ local function pow2_floor(p)
   return p2
 end
 
+-- Recursive doubling on p = 2^n + rest ranks (synchronization paper §4.3): the ranks >= 2^n
+-- first hand `b_in` bytes to rank - 2^n (which combines them when `opts` is given) and, if
+-- `b_out`, get `b_out` bytes back at the end (fold_out). Returns 2^n and whether this rank is
+-- one of the extra ones, which is then done.
+local function fold_in(T, tag, r, p, b_in, b_out, opts)
+  local p2 = pow2_floor(p)
+  if r >= p2 then
+    T.xfer(tag, r - p2, b_in, nil, 0)
+    if b_out then T.xfer(tag + 1, nil, 0, r - p2, b_out) end
+    return p2, true
+  end
+  if r < p - p2 then
+    T.xfer(tag, nil, 0, r + p2, b_in)
+    if opts then combine(opts, b_in) end
+  end
+  return p2, false
+end
+
+local function fold_out(T, tag, r, p, p2, b_out)
+  if r < p - p2 then T.xfer(tag + 1, r + p2, b_out, nil, 0) end
+end
+
 -- Size of chunks lo..hi-1 when `bytes` is cut into `n` nearly equal chunks.
 local function seg(bytes, n, lo, hi)
   return bytes * hi // n - bytes * lo // n
@@ -129,21 +151,15 @@ end
 -- log2 steps with partner rank xor 2^k; for p = 2^n + rest, ranks >= 2^n first hand their
 -- arrival to rank - 2^n and are released by it at the end (figure 2 and §4.3).
 function barrier.recursive_doubling(T, tag, b, r, p)
-  local p2 = pow2_floor(p)
-  local rest = p - p2
-  if r >= p2 then
-    T.xfer(tag, r - p2, b, nil, 0)
-    T.xfer(tag + 1, nil, 0, r - p2, b)
-    return
-  end
-  if r < rest then T.xfer(tag, nil, 0, r + p2, b) end
+  local p2, extra = fold_in(T, tag, r, p, b, b)
+  if extra then return end
   local mask, step = 1, 2
   while mask < p2 do
     local peer = r ~ mask
     T.xfer(tag + step, peer, b, peer, b)
     mask, step = mask * 2, step + 1
   end
-  if r < rest then T.xfer(tag + 1, r + p2, b, nil, 0) end
+  fold_out(T, tag, r, p, p2, b)
 end
 
 -- ceil(log2 p) steps: send to rank + 2^k, receive from rank - 2^k (Hensgen et al.).
@@ -228,17 +244,8 @@ end
 -- Recursive doubling: exchange whole vectors with rank xor 2^k; for p = 2^n + rest, ranks
 -- >= 2^n give their vector to rank - 2^n first and get the result back at the end.
 local function allreduce_rd(T, tag, b, r, p, _, opts)
-  local p2 = pow2_floor(p)
-  local rest = p - p2
-  if r >= p2 then
-    T.xfer(tag, r - p2, b, nil, 0)
-    T.xfer(tag + 1, nil, 0, r - p2, b)
-    return
-  end
-  if r < rest then
-    T.xfer(tag, nil, 0, r + p2, b)
-    combine(opts, b)
-  end
+  local p2, extra = fold_in(T, tag, r, p, b, b, opts)
+  if extra then return end
   local mask, step = 1, 2
   while mask < p2 do
     local peer = r ~ mask
@@ -246,7 +253,7 @@ local function allreduce_rd(T, tag, b, r, p, _, opts)
     combine(opts, b)
     mask, step = mask * 2, step + 1
   end
-  if r < rest then T.xfer(tag + 1, r + p2, b, nil, 0) end
+  fold_out(T, tag, r, p, p2, b)
 end
 
 -- Ring reduce-scatter: p-1 steps, chunk (r - s) to rank + 1; rank r ends holding chunk r + 1.
@@ -274,17 +281,8 @@ end
 -- 2 log2(2^n) steps; each rank sends and receives about 2b(1 - 1/2^n).
 -- Returns the chunk range [lo, hi) the rank holds after the halving (gather = false: whole).
 local function rabenseifner(T, tag, b, r, p, opts, gather)
-  local p2 = pow2_floor(p)
-  local rest = p - p2
-  if r >= p2 then
-    T.xfer(tag, r - p2, b, nil, 0)
-    if gather then T.xfer(tag + 1, nil, 0, r - p2, b) end
-    return nil
-  end
-  if r < rest then
-    T.xfer(tag, nil, 0, r + p2, b)
-    combine(opts, b)
-  end
+  local p2, extra = fold_in(T, tag, r, p, b, gather and b, opts)
+  if extra then return nil end
   local lo, hi = 0, p2
   local mask, step = p2 // 2, 2
   while mask > 0 do
@@ -314,7 +312,7 @@ local function rabenseifner(T, tag, b, r, p, opts, gather)
     end
     mask, step = mask * 2, step + 1
   end
-  if r < rest then T.xfer(tag + 1, r + p2, b, nil, 0) end
+  fold_out(T, tag, r, p, p2, b)
 end
 
 local allreduce = {
@@ -396,14 +394,9 @@ end
 
 -- Recursive doubling among the first 2^n ranks, the others folded in first and served last.
 function allgather.recursive_doubling(T, tag, b, r, p)
-  local p2 = pow2_floor(p)
+  local p2, extra = fold_in(T, tag, r, p, b, (p - 1) * b)
+  if extra then return end
   local rest = p - p2
-  if r >= p2 then
-    T.xfer(tag, r - p2, b, nil, 0)
-    T.xfer(tag + 1, nil, 0, r - p2, (p - 1) * b)
-    return
-  end
-  if r < rest then T.xfer(tag, nil, 0, r + p2, b) end
   -- blocks held by the ranks lo..lo+n-1 of the first 2^n, with their folded-in partners
   local function blocks(lo, n) return n + max(0, min(rest - lo, n)) end
   local mask, step = 1, 2
@@ -414,7 +407,7 @@ function allgather.recursive_doubling(T, tag, b, r, p)
     T.xfer(tag + step, peer, blocks(mine, mask) * b, peer, blocks(theirs, mask) * b)
     mask, step = mask * 2, step + 1
   end
-  if r < rest then T.xfer(tag + 1, r + p2, (p - 1) * b, nil, 0) end
+  fold_out(T, tag, r, p, p2, (p - 1) * b)
 end
 allgather.rd = allgather.recursive_doubling
 
