@@ -495,17 +495,8 @@ function gather.binomial(T, tag, b, r, p, root)
   end
 end
 
-function scatter.linear(T, tag, b, r, p, root)
-  if r == root then
-    local dsts, sizes = {}, {}
-    for i = 0, p - 1 do
-      if i ~= root then dsts[#dsts + 1], sizes[#sizes + 1] = i, b end
-    end
-    T.many(tag, dsts, sizes, {}, {})
-  else
-    T.xfer(tag, nil, 0, root, b)
-  end
-end
+-- The root sends each rank its block at once: the same traffic as a linear broadcast.
+scatter.linear = bcast.linear
 
 -- Binomial: each rank receives its subtree's blocks from its parent and passes on theirs.
 function scatter.binomial(T, tag, b, r, p, root)
