@@ -375,27 +375,15 @@ fn the_papers_barrier_orderings_hold_for_the_library_too() {
 
 #[test]
 fn an_unknown_algorithm_lists_the_known_ones() {
-    let s = scenario(
+    let e = run_err(
         "[network]\ndims = [2]\n[workload]\ncode = '''\nrequire('mgen.coll').alltoall{ algo = 'magic' }'''\n",
-        &[],
     );
-    let e = mgensim::Simulation::new(&s)
-        .unwrap()
-        .run()
-        .unwrap_err()
-        .to_string();
     assert!(
         e.contains("magic") && e.contains("bruck, linear, pairwise") && e.contains("inline:1"),
         "{e}"
     );
-    let s = scenario(
+    let e = run_err(
         "[network]\ndims = [2]\n[workload]\ncode = '''\nrequire('mgen.coll').bcast{ bytes = 8, transport = 'pigeon' }'''\n",
-        &[],
     );
-    let e = mgensim::Simulation::new(&s)
-        .unwrap()
-        .run()
-        .unwrap_err()
-        .to_string();
     assert!(e.contains("pigeon") && e.contains("message, put"), "{e}");
 }

@@ -209,16 +209,10 @@ fn test_says_false_before_arrival_and_true_after() {
 
 #[test]
 fn a_message_longer_than_its_receive_is_an_error_at_the_receive() {
-    let s = scenario(
+    let e = run_err(
         "[network]\ndims = [2]\n[workload]\ncode = '''
         if MGEN_Comm_rank() == 0 then MGEN_Send(1, 100, 0) else MGEN_Recv(0, 10, 0) end'''\n",
-        &[],
     );
-    let e = mgensim::Simulation::new(&s)
-        .unwrap()
-        .run()
-        .unwrap_err()
-        .to_string();
     assert!(
         e.contains("rank 1") && e.contains("100 bytes") && e.contains("inline:1:"),
         "{e}"
@@ -227,16 +221,10 @@ fn a_message_longer_than_its_receive_is_an_error_at_the_receive() {
 
 #[test]
 fn a_receive_that_never_matches_is_a_deadlock_naming_it() {
-    let s = scenario(
+    let e = run_err(
         "[network]\ndims = [2]\n[workload]\ncode = '''
         if MGEN_Comm_rank() == 0 then MGEN_Send(1, 8, 1) else MGEN_Recv(0, 8, 2) end'''\n",
-        &[],
     );
-    let e = mgensim::Simulation::new(&s)
-        .unwrap()
-        .run()
-        .unwrap_err()
-        .to_string();
     assert!(
         e.contains("deadlock") && e.contains("rank 1") && e.contains("MGEN_Wait"),
         "{e}"

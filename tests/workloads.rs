@@ -90,11 +90,7 @@ fn bidirectional_ring_deadlocks_when_neighbours_are_unequally_far() {
         &["network.dims=[4,4,4]".to_string()],
     )
     .unwrap();
-    let e = mgensim::Simulation::new(&s)
-        .unwrap()
-        .run()
-        .unwrap_err()
-        .to_string();
+    let e = fail(&s);
     assert!(
         e.contains("deadlock") && e.contains("bidirectional_ring.lua:19"),
         "{e}"

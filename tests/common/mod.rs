@@ -28,6 +28,19 @@ pub fn run_with(toml: &str, sets: &[&str]) -> Report {
         .unwrap_or_else(|e| panic!("run failed: {e}"))
 }
 
+/// Runs a scenario given as text that must fail; returns the error message.
+pub fn run_err(toml: &str) -> String {
+    fail(&scenario(toml, &[]))
+}
+
+/// Runs a scenario that must fail; returns the error message.
+pub fn fail(s: &Scenario) -> String {
+    match Simulation::new(s).expect("builds").run() {
+        Ok(_) => panic!("the run was expected to fail"),
+        Err(e) => e.to_string(),
+    }
+}
+
 pub fn run_file(path: &str, sets: &[&str]) -> Report {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let s = Scenario::load(&project().join(path), &sets).expect("valid scenario");
