@@ -378,7 +378,7 @@ macro_rules! serde_unit {
                         f.write_str($what)
                     }
                     fn visit_str<E: de::Error>(self, s: &str) -> Result<$ty, E> {
-                        $ty::parse(s).map_err(E::custom)
+                        $ty::parse(s).map_err(|e| E::custom(format!("{e}; expected {}", $what)))
                     }
                     fn visit_i64<E: de::Error>(self, n: i64) -> Result<$ty, E> {
                         let f: fn(i64) -> Result<$ty, &'static str> = $int;

@@ -15,8 +15,13 @@
 //! assert_eq!(s.workload.ranks, 16);
 //! ```
 
+mod keys;
+mod problems;
+
 use crate::units::{Bandwidth, Bytes, Time};
 use anyhow::{anyhow, bail, Context, Result};
+use keys::Section;
+use problems::Problems;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -126,6 +131,33 @@ impl NodeConfig {
     }
 }
 
+/// `[limits]`: when to stop a run that has gone wrong (a stop reports what was computed so
+/// far, marked partial). Zero means no limit.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Lua VM instructions a rank may run between two calls that give control back to the
+    /// engine (a blocking call, or the end of its script). Catches endless loops.
+    pub instructions: u64,
+    /// Memory of the Lua state, all ranks together.
+    pub lua_memory: Bytes,
+    /// Events the engine may process.
+    pub events: u64,
+    /// Wall-clock time the run may take (`mgensim run --timeout` sets it).
+    pub wall_time: Time,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            instructions: 1_000_000_000,
+            lua_memory: Bytes(8 << 30),
+            events: 0,
+            wall_time: Time::ZERO,
+        }
+    }
+}
+
 /// `[workload]` as written in the file.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -147,6 +179,8 @@ struct ScenarioFile {
     #[serde(default)]
     node: NodeConfig,
     workload: Option<WorkloadFile>,
+    #[serde(default)]
+    limits: Limits,
 }
 
 /// The workload: a Lua script that every rank runs as its own coroutine.
@@ -174,6 +208,11 @@ pub struct Scenario {
     pub network: NetworkConfig,
     pub node: NodeConfig,
     pub workload: Workload,
+    pub limits: Limits,
+    /// Whether scripts may use the whole Lua standard library (`--allow-io`); never set by
+    /// the scenario file itself, so that a shared scenario cannot lift its own sandbox.
+    #[serde(skip)]
+    pub allow_io: bool,
 }
 
 impl Scenario {
@@ -185,50 +224,82 @@ impl Scenario {
     }
 
     /// Like [`Scenario::load`] for text already in memory; `path` names it in messages and
-    /// anchors relative paths.
+    /// anchors relative paths. Every problem found is reported, not just the first.
     pub fn from_str_with(text: &str, path: &Path, overrides: &[String]) -> Result<Scenario> {
-        let file = path.display();
+        let file = path.display().to_string();
         let mut table: toml::Table =
             toml::from_str(text).map_err(|e| anyhow!("{file}: {}", e.to_string().trim_end()))?;
+        let mut p = Problems::new(file, text);
         for o in overrides {
-            apply_override(&mut table, o).with_context(|| format!("--set {o}"))?;
+            let key = apply_override(&mut table, o).with_context(|| format!("--set {o}"))?;
+            p.overridden(&key);
         }
-        let parsed: ScenarioFile = serde_path_to_error::deserialize(toml::Value::Table(table))
-            .map_err(|e| {
-                let key = e.path().to_string();
-                let msg = e.inner().message().trim_end().to_string();
-                if key == "." || key.is_empty() {
-                    anyhow!("{file}: {msg}")
-                } else {
-                    anyhow!("{file}: key `{key}`: {msg}")
+        keys::remove_unknown(
+            &mut table,
+            keys::fields_of::<ScenarioFile>(),
+            &[
+                Section {
+                    name: "network",
+                    fields: keys::fields_of::<NetworkConfig>(),
+                },
+                Section {
+                    name: "node",
+                    fields: keys::fields_of::<NodeConfig>(),
+                },
+                Section {
+                    name: "workload",
+                    fields: keys::fields_of::<WorkloadFile>(),
+                },
+                Section {
+                    name: "limits",
+                    fields: keys::fields_of::<Limits>(),
+                },
+            ],
+            &mut p,
+        );
+        // Read the values; a value that cannot be read is reported and dropped (its default
+        // is used) so that the next one can be checked too.
+        let parsed = loop {
+            match serde_path_to_error::deserialize::<_, ScenarioFile>(toml::Value::Table(
+                table.clone(),
+            )) {
+                Ok(f) => break Some(f),
+                Err(e) => {
+                    let key = e.path().to_string();
+                    let msg = e.inner().message().trim_end().to_string();
+                    if key == "." || key.is_empty() || !remove_path(&mut table, &key) {
+                        p.general(msg);
+                        break None;
+                    }
+                    p.key(&key, msg);
                 }
-            })?;
-        Scenario::build(parsed, path)
+            }
+        };
+        let scenario = parsed.and_then(|f| Scenario::build(f, path, &mut p));
+        p.into_result()?;
+        Ok(scenario.expect("a scenario without problems was built"))
     }
 
-    fn build(f: ScenarioFile, path: &Path) -> Result<Scenario> {
-        let file = path.display();
+    fn build(f: ScenarioFile, path: &Path, p: &mut Problems) -> Option<Scenario> {
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let mut problems = Vec::new();
         let net = &f.network;
         if net.dims.is_empty() || net.dims.len() > 6 {
-            problems.push(format!(
-                "key `network.dims`: {} dimensions given; 1 to 6 are allowed",
-                net.dims.len()
-            ));
+            p.key(
+                "network.dims",
+                format!("{} dimensions given; 1 to 6 are allowed", net.dims.len()),
+            );
         }
         if net.dims.contains(&0) {
-            problems.push("key `network.dims`: every dimension must be at least 1".to_string());
+            p.key("network.dims", "every dimension must be at least 1");
         }
         if net.dims.iter().any(|&d| d > 65_535) {
-            problems
-                .push("key `network.dims`: a dimension may have at most 65535 routers".to_string());
+            p.key("network.dims", "a dimension may have at most 65535 routers");
         }
         if net.nodes() > u32::MAX as u64 / 16 {
-            problems.push(format!(
-                "key `network.dims`: {} nodes is more than mgensim can address",
-                net.nodes()
-            ));
+            p.key(
+                "network.dims",
+                format!("{} nodes is more than mgensim can address", net.nodes()),
+            );
         }
         for (key, bw) in [
             ("network.link_bandwidth", net.link_bandwidth),
@@ -237,68 +308,82 @@ impl Scenario {
             ("node.memory_bandwidth", f.node.memory_bandwidth),
         ] {
             if bw.0 == 0 {
-                problems.push(format!("key `{key}`: must be greater than zero"));
+                p.key(key, "must be greater than zero");
             }
         }
         if let Some(bw) = f.node.nic_bandwidth {
             if bw.0 == 0 {
-                problems.push("key `node.nic_bandwidth`: must be greater than zero".to_string());
+                p.key("node.nic_bandwidth", "must be greater than zero");
             }
         }
-        if net.link_bandwidth.is_infinite() || net.switch_bandwidth.is_infinite() {
-            problems.push(
-                "key `network.link_bandwidth`/`switch_bandwidth`: must be finite".to_string(),
-            );
+        for (key, bw) in [
+            ("network.link_bandwidth", net.link_bandwidth),
+            ("network.switch_bandwidth", net.switch_bandwidth),
+        ] {
+            if bw.is_infinite() {
+                p.key(key, "must be finite (a link always takes time)");
+            }
         }
         if net.mtu.0 == 0 || net.mtu.0 > 1 << 24 {
-            problems.push(format!(
-                "key `network.mtu`: {} is out of range (1 B to 16 MiB)",
-                net.mtu
-            ));
+            p.key(
+                "network.mtu",
+                format!("{} is out of range (1 B to 16 MiB)", net.mtu),
+            );
+        } else if net.mtu < net.header_bytes {
+            p.key(
+                "network.mtu",
+                format!(
+                    "{} is smaller than a packet's header ({}, `network.header_bytes`); \
+                     packets would carry more header than payload",
+                    net.mtu, net.header_bytes
+                ),
+            );
         }
         if net.header_bytes.0 > 1 << 16 {
-            problems.push(format!(
-                "key `network.header_bytes`: {} is out of range (0 to 64 KiB)",
-                net.header_bytes
-            ));
+            p.key(
+                "network.header_bytes",
+                format!("{} is out of range (0 to 64 KiB)", net.header_bytes),
+            );
         }
         let packet = net.mtu.0 + net.header_bytes.0;
         if net.buffer_bytes.0 < packet || net.buffer_bytes.0 > u32::MAX as u64 {
-            problems.push(format!(
-                "key `network.buffer_bytes`: {} cannot hold one whole packet of {} (mtu + header_bytes); \
-                 virtual cut-through needs at least that",
-                net.buffer_bytes,
-                Bytes(packet)
-            ));
+            p.key(
+                "network.buffer_bytes",
+                format!(
+                    "{} cannot hold one whole packet of {} (mtu + header_bytes); \
+                     virtual cut-through needs at least that",
+                    net.buffer_bytes,
+                    Bytes(packet)
+                ),
+            );
         }
         let w = f.workload.unwrap_or_default();
         let (script_name, script_dir, source) = match (&w.script, &w.code) {
             (Some(_), Some(_)) => {
-                problems
-                    .push("key `workload`: give either `script` or `code`, not both".to_string());
+                p.key("workload", "give either `script` or `code`, not both");
                 (String::new(), None, String::new())
             }
             (None, None) => {
-                problems.push(
-                    "key `workload.script`: missing; name the Lua script every rank runs"
-                        .to_string(),
+                p.key(
+                    "workload.script",
+                    "missing; name the Lua script every rank runs (or give its text as `code`)",
                 );
                 (String::new(), None, String::new())
             }
             (None, Some(code)) => ("inline".to_string(), None, code.clone()),
             (Some(s), None) => {
-                let p = base.join(s);
-                match std::fs::read_to_string(&p) {
+                let path = base.join(s);
+                match std::fs::read_to_string(&path) {
                     Ok(src) => (
-                        p.display().to_string(),
-                        p.parent().map(Path::to_path_buf),
+                        path.display().to_string(),
+                        path.parent().map(Path::to_path_buf),
                         src,
                     ),
                     Err(e) => {
-                        problems.push(format!(
-                            "key `workload.script`: cannot read {}: {e}",
-                            p.display()
-                        ));
+                        p.key(
+                            "workload.script",
+                            format!("cannot read {}: {e}", path.display()),
+                        );
                         (String::new(), None, String::new())
                     }
                 }
@@ -309,17 +394,20 @@ impl Scenario {
         if nodes == 0 {
             // already reported under network.dims
         } else if ranks == 0 {
-            problems.push("key `workload.ranks`: must be at least 1".to_string());
+            p.key("workload.ranks", "must be at least 1");
         } else if ranks > nodes {
-            problems.push(format!(
-                "key `workload.ranks`: {ranks} ranks do not fit on {nodes} nodes (one rank per node); \
-                 enlarge `network.dims`"
-            ));
+            p.key(
+                "workload.ranks",
+                format!(
+                    "{ranks} ranks do not fit on {nodes} nodes (one rank per node); \
+                     enlarge `network.dims`"
+                ),
+            );
         }
-        if !problems.is_empty() {
-            bail!("{file}: {}", problems.join(&format!("\n{file}: ")));
+        if !p.is_empty() {
+            return None;
         }
-        Ok(Scenario {
+        Some(Scenario {
             path: path.to_path_buf(),
             network: f.network,
             node: f.node,
@@ -336,14 +424,34 @@ impl Scenario {
                 seed: w.seed,
                 args: w.args.unwrap_or_default(),
             },
+            limits: f.limits,
+            allow_io: false,
         })
     }
+}
+
+/// Removes the value at a serde path (`network.dims[2]` removes `network.dims`); false when
+/// there is nothing to remove.
+fn remove_path(table: &mut toml::Table, path: &str) -> bool {
+    let parts: Vec<&str> = path
+        .split('.')
+        .map(|p| p.split('[').next().unwrap_or(p))
+        .collect();
+    let mut cur = table;
+    for part in &parts[..parts.len() - 1] {
+        match cur.get_mut(*part) {
+            Some(toml::Value::Table(t)) => cur = t,
+            _ => return false,
+        }
+    }
+    cur.remove(parts[parts.len() - 1]).is_some()
 }
 
 /// Applies `a.b.c=VALUE` to a TOML table. VALUE is a TOML literal (`[8,8,8]`, `512`,
 /// `"8 GB/s"`); a bare word that is not one (`ring`, as a shell leaves `"ring"`) is taken as a
 /// string.
-pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<()> {
+/// Returns the key it set.
+pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<String> {
     let (key, value) = assignment
         .split_once('=')
         .ok_or_else(|| anyhow!("expected KEY=VALUE, e.g. network.dims=[8,8,8]"))?;
@@ -367,5 +475,5 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<()> {
             .ok_or_else(|| anyhow!("`{}` is not a table", parts[..=i].join(".")))?;
     }
     cur.insert(parts[parts.len() - 1].to_string(), parsed);
-    Ok(())
+    Ok(key.to_string())
 }

@@ -1,0 +1,133 @@
+//! Everything wrong with a scenario, collected so that `mgensim check` can list it all at once.
+//!
+//! Each problem is tied to a key path (`network.link_bandwidth`) when it has one; the key's
+//! line in the file is found from the TOML document's spans, and a key that came from
+//! `--set` says so instead.
+
+use std::fmt::Display;
+
+/// The problems found in one scenario file.
+pub struct Problems<'a> {
+    file: String,
+    text: &'a str,
+    doc: Option<toml_edit::ImDocument<&'a str>>,
+    /// Key paths given with `--set`, which have no line in the file.
+    overridden: Vec<String>,
+    list: Vec<(usize, String)>,
+}
+
+impl<'a> Problems<'a> {
+    /// `file` names the scenario in messages; `text` is its content.
+    pub fn new(file: String, text: &'a str) -> Problems<'a> {
+        Problems {
+            file,
+            text,
+            doc: toml_edit::ImDocument::parse(text).ok(),
+            overridden: Vec::new(),
+            list: Vec::new(),
+        }
+    }
+
+    /// Records that `key` was set on the command line.
+    pub fn overridden(&mut self, key: &str) {
+        self.overridden.push(key.to_string());
+    }
+
+    /// A problem with `key` (a dotted path; `[i]` indices are allowed).
+    pub fn key(&mut self, key: &str, msg: impl Display) {
+        let from_set = self
+            .overridden
+            .iter()
+            .any(|o| key == o || key.starts_with(&format!("{o}.")));
+        let line = if from_set { None } else { self.line_of(key) };
+        let at = match line {
+            Some(l) => format!("{}:{l}", self.file),
+            None => self.file.clone(),
+        };
+        let origin = if from_set { " (from --set)" } else { "" };
+        self.list.push((
+            line.unwrap_or(usize::MAX),
+            format!("{at}: key `{key}`{origin}: {msg}"),
+        ));
+    }
+
+    /// A problem with the file as a whole.
+    pub fn general(&mut self, msg: impl Display) {
+        self.list.push((0, format!("{}: {msg}", self.file)));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// All problems, one per line, in the order of the file; `Ok` if there are none.
+    pub fn into_result(mut self) -> anyhow::Result<()> {
+        if self.list.is_empty() {
+            return Ok(());
+        }
+        self.list.sort_by_key(|&(line, _)| line);
+        let n = self.list.len();
+        let lines: Vec<String> = self.list.into_iter().map(|(_, m)| m).collect();
+        let head = if n > 1 {
+            format!("{n} problems in the scenario:\n")
+        } else {
+            String::new()
+        };
+        anyhow::bail!("{head}{}", lines.join("\n"))
+    }
+
+    /// The 1-based line where `key` is written in the file.
+    fn line_of(&self, key: &str) -> Option<usize> {
+        let doc = self.doc.as_ref()?;
+        let mut table: &dyn toml_edit::TableLike = doc.as_table();
+        let parts: Vec<&str> = key
+            .split('.')
+            .map(|p| p.split('[').next().unwrap_or(p))
+            .collect();
+        let mut span = None;
+        for (i, part) in parts.iter().enumerate() {
+            let (k, item) = table.get_key_value(part)?;
+            span = k.span().or_else(|| item.span()).or(span);
+            if i + 1 < parts.len() {
+                table = match item {
+                    toml_edit::Item::ArrayOfTables(a) => a.get(0)?,
+                    other => other.as_table_like()?,
+                };
+            }
+        }
+        let at = span?.start;
+        Some(self.text[..at.min(self.text.len())].matches('\n').count() + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn problems_name_the_line_of_their_key() {
+        let text = "[network]\ndims = [4]\n\nlink_bandwidth = 4\n[node]\nx = 1\n";
+        let mut p = Problems::new("s.toml".into(), text);
+        p.key("node.x", "unknown");
+        p.key("network.link_bandwidth", "needs a unit");
+        p.key("network.dims[0]", "too small");
+        let msg = p.into_result().unwrap_err().to_string();
+        let lines: Vec<&str> = msg.lines().collect();
+        assert_eq!(lines[0], "3 problems in the scenario:");
+        assert_eq!(lines[1], "s.toml:2: key `network.dims[0]`: too small");
+        assert_eq!(
+            lines[2],
+            "s.toml:4: key `network.link_bandwidth`: needs a unit"
+        );
+        assert_eq!(lines[3], "s.toml:6: key `node.x`: unknown");
+    }
+
+    #[test]
+    fn keys_from_the_command_line_say_so() {
+        let mut p = Problems::new("s.toml".into(), "[network]\ndims = [4]\n");
+        p.overridden("network.dims");
+        p.key("network.dims", "bad");
+        let msg = p.into_result().unwrap_err().to_string();
+        assert_eq!(msg, "s.toml: key `network.dims` (from --set): bad");
+    }
+}
