@@ -49,7 +49,7 @@ local function synthetic(per_rank)
   return send
 end
 
-local send = A.csv and from_csv(MGEN_SCENARIO_DIR .. "/" .. A.csv) or synthetic(A.particles or 65536)
+local send = A.csv and from_csv(A.csv) or synthetic(A.particles or 65536)
 
 local owned, sent, received = 0, 0, 0
 local targets = {}

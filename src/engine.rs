@@ -16,6 +16,7 @@
 //! ```
 
 use crate::config::Scenario;
+use crate::limits::{Limit, Watch, CHECK_EVERY};
 use crate::mpi::Mpi;
 use crate::net::Network;
 use crate::nic::{Arrival, MsgKind, Nics};
@@ -29,6 +30,8 @@ use crate::units::Time;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Everything the model knows at one instant.
@@ -48,6 +51,22 @@ pub struct World {
     pub events: u64,
     /// Values scripts reported with `MGEN_report`, by name.
     pub metrics: BTreeMap<String, Metric>,
+    /// Limits and Ctrl-C, and the stop once there is one.
+    pub watch: Watch,
+    /// Event count at which `advance` next hands control back for a look at the limits.
+    checkpoint: u64,
+    /// Set if an event ever came out of the queue earlier than the one before (a bug).
+    time_went_back: Option<(Time, Time)>,
+}
+
+/// What [`World::advance`] stopped at.
+enum Next {
+    /// A rank is due to resume.
+    Wake(u32),
+    /// Time to look at the limits.
+    Checkpoint,
+    /// No event is left.
+    Idle,
 }
 
 impl World {
@@ -78,6 +97,12 @@ impl World {
             node_latency: s.node.node_latency,
             events: 0,
             metrics: BTreeMap::new(),
+            watch: Watch::new(&s.limits),
+            checkpoint: match s.limits.events {
+                0 => CHECK_EVERY,
+                n => n.min(CHECK_EVERY),
+            },
+            time_went_back: None,
         }
     }
 
@@ -96,17 +121,35 @@ impl World {
         self.metrics.entry(name).or_default().add(v);
     }
 
-    /// Processes events until one wakes a rank; returns that rank, or None when no event is left.
-    fn advance(&mut self) -> Option<u32> {
+    /// Processes events until one wakes a rank, the limits are due for a look, or no event
+    /// is left.
+    fn advance(&mut self) -> Next {
         while let Some((t, ev)) = self.queue.pop() {
+            if t < self.now {
+                self.time_went_back.get_or_insert((self.now, t));
+            }
             self.now = t;
             self.events += 1;
             if let Event::RankWake(r) = ev {
-                return Some(r);
+                return Next::Wake(r);
             }
             self.dispatch(t, ev);
+            if self.events >= self.checkpoint {
+                return Next::Checkpoint;
+            }
         }
-        None
+        Next::Idle
+    }
+
+    /// Looks at the limits (called every [`CHECK_EVERY`] events); records a stop if one is hit.
+    fn look_at_limits(&mut self) {
+        if self.events >= self.watch.event_limit {
+            self.watch.record(Limit::Events, None, None);
+        } else if let Some(l) = self.watch.check() {
+            self.watch.record(l, None, None);
+        }
+        let next = (self.events | (CHECK_EVERY - 1)) + 1;
+        self.checkpoint = next.min(self.watch.event_limit);
     }
 
     /// Hands one event to the component it concerns.
@@ -194,9 +237,9 @@ fn delivered(
     }
 }
 
-/// Why a run stopped without a result.
+/// Why a run stopped before every rank finished.
 #[derive(Debug, thiserror::Error)]
-pub enum SimError {
+pub enum Stop {
     #[error("rank {rank} failed at simulated time {time}:\n{message}")]
     Script {
         rank: u32,
@@ -205,6 +248,25 @@ pub enum SimError {
     },
     #[error("deadlock at simulated time {time}: every unfinished rank is blocked and nothing is in flight\n{detail}")]
     Deadlock { time: Time, detail: String },
+    /// A limit of `[limits]`, `--timeout`, or Ctrl-C.
+    #[error("{message}")]
+    Limit {
+        limit: Limit,
+        time: Time,
+        message: String,
+    },
+    /// The engine caught itself breaking one of its own invariants: a bug in mgensim.
+    #[error("internal error (a bug in mgensim; please report it with the scenario): {0}")]
+    Internal(String),
+}
+
+/// A run that did not finish: why, and what it had computed until then.
+#[derive(Debug, thiserror::Error)]
+#[error("{stop}")]
+pub struct SimError {
+    pub stop: Stop,
+    /// The report of the run so far, marked `partial` (None if it stopped before starting).
+    pub partial: Option<Box<Report>>,
 }
 
 /// One simulation: the world and the scripts that drive it.
@@ -218,7 +280,7 @@ impl Simulation {
     /// Builds the network and the ranks and compiles the workload.
     pub fn new(s: &Scenario) -> anyhow::Result<Simulation> {
         let world = Rc::new(RefCell::new(World::new(s)));
-        let scripts = Scripts::new(world.clone(), &s.workload)?;
+        let scripts = Scripts::new(world.clone(), s)?;
         Ok(Simulation {
             world,
             scripts,
@@ -226,26 +288,63 @@ impl Simulation {
         })
     }
 
+    /// Stops the run, with a partial report, as soon as `flag` is set (by a Ctrl-C handler).
+    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        self.world.borrow_mut().watch.set_interrupt(flag);
+    }
+
     /// Runs every rank to its end.
     pub fn run(self) -> Result<Report, SimError> {
         let started = Instant::now();
         let nranks = self.world.borrow().ranks.len() as u32;
         if let Err(e) = self.scripts.spawn(nranks) {
-            return Err(SimError::Script {
-                rank: 0,
-                time: Time::ZERO,
-                message: e.to_string(),
+            return Err(SimError {
+                stop: Stop::Script {
+                    rank: 0,
+                    time: Time::ZERO,
+                    message: e.to_string(),
+                },
+                partial: None,
             });
         }
         {
             let mut w = self.world.borrow_mut();
+            w.watch.start(self.scenario.limits.wall_time);
             for r in 0..nranks {
                 w.queue.push(Time::ZERO, Event::RankWake(r));
             }
         }
+        match self.drive(nranks) {
+            Ok(()) => self.finish(started),
+            Err(stop) => Err(SimError {
+                stop,
+                partial: Some(Box::new(self.report(started, true))),
+            }),
+        }
+    }
+
+    /// The summary of the run as it stands.
+    fn report(&self, started: Instant, partial: bool) -> Report {
+        let w = self.world.borrow();
+        let mut r = Report::new(&self.scenario, &w, started.elapsed(), self.scripts.memory());
+        r.partial = partial;
+        r
+    }
+
+    /// Alternates between events and ranks until every rank is done, a rank fails or a
+    /// limit is hit.
+    fn drive(&self, nranks: u32) -> Result<(), Stop> {
         loop {
             let next = self.world.borrow_mut().advance();
-            let Some(r) = next else { break };
+            let r = match next {
+                Next::Wake(r) => r,
+                Next::Checkpoint => {
+                    self.world.borrow_mut().look_at_limits();
+                    self.check_stop(None)?;
+                    continue;
+                }
+                Next::Idle => break,
+            };
             {
                 let mut w = self.world.borrow_mut();
                 w.current = r;
@@ -267,30 +366,88 @@ impl Simulation {
                 }
                 Outcome::Failed(message) => {
                     let time = self.world.borrow().ranks[r as usize].clock;
-                    return Err(SimError::Script {
+                    return Err(Stop::Script {
                         rank: r,
                         time,
                         message,
                     });
                 }
+                Outcome::Stopped(limit) => {
+                    if limit == Limit::LuaMemory {
+                        self.scripts.lift_memory_limit();
+                        let at = self.location(r);
+                        let mut w = self.world.borrow_mut();
+                        w.watch.record(limit, Some(r), at);
+                    } else {
+                        let mut w = self.world.borrow_mut();
+                        w.watch.record(limit, Some(r), None);
+                    }
+                }
             }
+            // a stop recorded while the rank ran (by its instruction hook), even one its
+            // own pcall caught
+            self.check_stop(Some(r))?;
         }
         let w = self.world.borrow();
         let blocked: Vec<u32> = (0..nranks)
             .filter(|&r| w.ranks[r as usize].status != Status::Done)
             .collect();
         if !blocked.is_empty() {
-            return Err(SimError::Deadlock {
+            return Err(Stop::Deadlock {
                 time: w.now,
                 detail: self.deadlock_detail(&w, &blocked),
             });
         }
-        Ok(Report::new(
-            &self.scenario,
-            &w,
-            started.elapsed(),
-            self.scripts.memory(),
-        ))
+        Ok(())
+    }
+
+    /// The stop recorded in the watch, if any, as an error.
+    fn check_stop(&self, _rank: Option<u32>) -> Result<(), Stop> {
+        let w = self.world.borrow();
+        let Some((limit, rank, at)) = w.watch.hit.clone() else {
+            return Ok(());
+        };
+        let time = rank.map_or(w.now, |r| w.ranks[r as usize].clock.max(w.now));
+        Err(Stop::Limit {
+            limit,
+            time,
+            message: limit.explain(&self.scenario.limits, time, rank, at.as_deref()),
+        })
+    }
+
+    /// Checks the end state (a run that ends with packets or messages in flight has lost
+    /// them) and builds the report, with warnings about what the scripts left behind.
+    fn finish(&self, started: Instant) -> Result<Report, SimError> {
+        let internal = {
+            let w = self.world.borrow();
+            if let Some((before, after)) = w.time_went_back {
+                Some(format!("simulated time went back from {before} to {after}"))
+            } else if w.net.packets.live() != 0 || w.nics.live_msgs() != 0 {
+                Some(format!(
+                    "the run ended with {} packets and {} NIC messages still in flight",
+                    w.net.packets.live(),
+                    w.nics.live_msgs()
+                ))
+            } else {
+                None
+            }
+        };
+        if let Some(msg) = internal {
+            return Err(SimError {
+                stop: Stop::Internal(msg),
+                partial: Some(Box::new(self.report(started, true))),
+            });
+        }
+        let mut report = self.report(started, false);
+        report.warnings = leftovers(&self.world.borrow());
+        Ok(report)
+    }
+
+    /// `file:line` where rank `r`'s script is (for a stop at the memory limit).
+    fn location(&self, r: u32) -> Option<String> {
+        let tb = self.scripts.where_(r);
+        let line = script_line(&tb);
+        (!line.is_empty()).then(|| line.to_string())
     }
 
     fn deadlock_detail(&self, w: &World, blocked: &[u32]) -> String {
@@ -315,17 +472,7 @@ impl Simulation {
                 Wait::Nothing => "nothing (it was never resumed)".to_string(),
             };
             let tb = self.scripts.where_(r);
-            let line = tb
-                .lines()
-                .map(str::trim)
-                .find(|l| {
-                    !l.starts_with("[C]")
-                        && !l.contains("mgensim prelude")
-                        && !l.starts_with("stack traceback")
-                        && !l.starts_with("(...tail calls...)")
-                })
-                .unwrap_or("");
-            let line = line.split(": in ").next().unwrap_or(line);
+            let line = script_line(&tb);
             out.push_str(&format!(
                 "  rank {r} (clock {}) waits in {what}",
                 rank.clock
@@ -359,4 +506,67 @@ impl Simulation {
         }
         out
     }
+}
+
+/// The first line of a traceback that is the script's (not the prelude's, not C).
+fn script_line(tb: &str) -> &str {
+    let line = tb
+        .lines()
+        .map(str::trim)
+        .find(|l| {
+            !l.starts_with("[C]")
+                && !l.contains("mgensim prelude")
+                && !l.starts_with("stack traceback")
+                && !l.starts_with("(...tail calls...)")
+        })
+        .unwrap_or("");
+    line.split(": in ").next().unwrap_or(line)
+}
+
+/// Warnings about what a finished run's scripts left behind: puts delivered and never polled,
+/// messages that arrived and were never received, receives never matched, requests never
+/// waited for. Each names the count and the first ranks concerned.
+pub fn leftovers(w: &World) -> Vec<String> {
+    const SHOWN: usize = 8;
+    type Count = fn(&Rank) -> u64;
+    let kinds: [(&str, Count); 4] = [
+        ("puts delivered and never polled (MGEN_rdma_poll)", |r| {
+            r.unpolled()
+        }),
+        ("messages arrived and never received", |r| {
+            r.mpi.unexpected() as u64
+        }),
+        ("receives posted and never matched", |r| {
+            r.mpi.posted() as u64
+        }),
+        ("requests never waited for (MGEN_Wait)", |r| {
+            r.mpi.unwaited() as u64
+        }),
+    ];
+    let mut out = Vec::new();
+    for (what, count) in kinds {
+        let per: Vec<(usize, u64)> = w
+            .ranks
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i, count(r)))
+            .filter(|&(_, n)| n > 0)
+            .collect();
+        if per.is_empty() {
+            continue;
+        }
+        let total: u64 = per.iter().map(|&(_, n)| n).sum();
+        let shown: Vec<String> = per
+            .iter()
+            .take(SHOWN)
+            .map(|(i, n)| format!("rank {i}: {n}"))
+            .collect();
+        out.push(format!(
+            "{total} {what}, on {} ranks ({}{})",
+            per.len(),
+            shown.join(", "),
+            if per.len() > SHOWN { ", ..." } else { "" }
+        ));
+    }
+    out
 }

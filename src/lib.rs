@@ -13,9 +13,11 @@
 
 pub mod config;
 pub mod engine;
+pub mod limits;
 pub mod mpi;
 pub mod net;
 pub mod nic;
+pub mod output;
 pub mod rdma;
 pub mod report;
 pub mod script;

@@ -2,10 +2,14 @@
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use mgensim::{Scenario, Simulation};
+use mgensim::engine::Stop;
+use mgensim::limits::Limit;
+use mgensim::{Report, Scenario, Simulation};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Predict how a communication pattern performs on an interconnection network.
 ///
@@ -31,6 +35,14 @@ struct ScenarioArgs {
     /// Seed for the workload's random numbers (overrides `workload.seed`).
     #[arg(long)]
     seed: Option<u64>,
+    /// Stop the run after this much wall-clock time, e.g. `30s`, `10min` (sets
+    /// `limits.wall_time`); the summary so far is still written, marked partial.
+    #[arg(long, value_name = "TIME")]
+    timeout: Option<String>,
+    /// Lift the sandbox: let scripts use the whole Lua standard library (run programs, write
+    /// and read any file, load C modules). Only for scripts you trust; the summary says so.
+    #[arg(long)]
+    allow_io: bool,
 }
 
 #[derive(Subcommand)]
@@ -39,9 +51,13 @@ enum Command {
     Run {
         #[command(flatten)]
         args: ScenarioArgs,
-        /// Print the summary as one JSON object on stdout instead of text.
+        /// Print the summary as one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        /// Write the summary to FILE instead of stdout (JSON if FILE ends in `.json` or with
+        /// `--json`), whole or not at all.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Check a scenario and compile its script without running it.
     Check {
@@ -55,25 +71,91 @@ fn load(a: &ScenarioArgs) -> Result<Scenario> {
     if let Some(seed) = a.seed {
         set.push(format!("workload.seed={seed}"));
     }
-    Scenario::load(&a.scenario, &set)
+    if let Some(t) = &a.timeout {
+        // a bare number is seconds; "30s" as well as "30 s"
+        let t = if t.trim().parse::<f64>().is_ok() {
+            format!("{t} s")
+        } else {
+            t.clone()
+        };
+        set.push(format!("limits.wall_time={}", toml::Value::String(t)));
+    }
+    let mut s = Scenario::load(&a.scenario, &set)?;
+    s.allow_io = a.allow_io;
+    Ok(s)
 }
 
-fn real_main() -> Result<()> {
+/// How a run ended, as the process's exit status.
+#[derive(Clone, Copy)]
+enum Exit {
+    Ok = 0,
+    /// Bad scenario, script error, deadlock.
+    Failed = 1,
+    /// A limit stopped the run (the summary written is partial).
+    Limit = 3,
+    /// Ctrl-C / SIGTERM (the summary written is partial).
+    Interrupted = 130,
+}
+
+/// Ctrl-C sets the flag the engine watches; a second Ctrl-C exits at once.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    let _ = ctrlc::set_handler(move || {
+        if f.swap(true, Ordering::SeqCst) {
+            std::process::exit(Exit::Interrupted as i32);
+        }
+    });
+    flag
+}
+
+fn run(args: &ScenarioArgs, json: bool, output: Option<&Path>) -> Result<Exit> {
+    let scenario = load(args)?;
+    let mut sim = Simulation::new(&scenario)?;
+    sim.set_interrupt(interrupt_flag());
+    let json = json || output.is_some_and(|o| o.extension().is_some_and(|e| e == "json"));
+    let write = |report: &Report| -> Result<()> {
+        for w in &report.warnings {
+            eprintln!("warning: {w}");
+        }
+        let text = if json {
+            serde_json::to_string_pretty(report)? + "\n"
+        } else {
+            report.to_string()
+        };
+        match output {
+            Some(path) => mgensim::output::write_atomic(path, text.as_bytes())
+                .with_context(|| format!("cannot write {}", path.display())),
+            None => emit(&text),
+        }
+    };
+    match sim.run() {
+        Ok(report) => {
+            write(&report)?;
+            Ok(Exit::Ok)
+        }
+        Err(e) => {
+            // what was computed is not lost: the partial summary first, then why it stopped
+            if let Some(partial) = &e.partial {
+                write(partial)?;
+            }
+            eprintln!("error: {}: {}", args.scenario.display(), e.stop);
+            Ok(match e.stop {
+                Stop::Limit {
+                    limit: Limit::Interrupt,
+                    ..
+                } => Exit::Interrupted,
+                Stop::Limit { .. } => Exit::Limit,
+                _ => Exit::Failed,
+            })
+        }
+    }
+}
+
+fn real_main() -> Result<Exit> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { args, json } => {
-            let scenario = load(&args)?;
-            let sim = Simulation::new(&scenario)?;
-            let report = sim
-                .run()
-                .with_context(|| format!("{}", args.scenario.display()))?;
-            let text = if json {
-                serde_json::to_string_pretty(&report)? + "\n"
-            } else {
-                report.to_string()
-            };
-            emit(&text)?;
-        }
+        Command::Run { args, json, output } => return run(&args, json, output.as_deref()),
         Command::Check { args } => {
             let scenario = load(&args)?;
             Simulation::new(&scenario)?;
@@ -86,7 +168,7 @@ fn real_main() -> Result<()> {
             ))?;
         }
     }
-    Ok(())
+    Ok(Exit::Ok)
 }
 
 /// Writes to stdout in one piece. A reader that closed the pipe early (`| head`) wanted no
@@ -103,7 +185,7 @@ fn emit(text: &str) -> Result<()> {
 
 fn main() -> ExitCode {
     match real_main() {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(exit) => ExitCode::from(exit as u8),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

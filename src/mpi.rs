@@ -99,6 +99,14 @@ impl RankQueues {
     pub fn unexpected(&self) -> usize {
         self.unexpected.len()
     }
+    /// Receives posted and never matched.
+    pub fn posted(&self) -> usize {
+        self.posted.len()
+    }
+    /// Requests (sends and receives) never waited for.
+    pub fn unwaited(&self) -> usize {
+        self.requests.len()
+    }
 }
 
 /// The message-passing state of the machine.

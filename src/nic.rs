@@ -352,6 +352,11 @@ impl Nics {
         }
     }
 
+    /// Messages in flight (made and not yet delivered).
+    pub fn live_msgs(&self) -> usize {
+        self.msgs.live()
+    }
+
     pub fn free(&mut self, m: u32) {
         self.msgs.release(m);
     }

@@ -105,11 +105,20 @@ pub struct RankStats {
     pub bytes_received: u64,
     /// Puts and messages sent.
     pub messages_sent: u64,
+    /// Time spent in `MGEN_Comp`.
+    pub compute_ps: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Report {
     pub scenario: String,
+    /// True when the run stopped early (an error, a deadlock, a limit, Ctrl-C): the figures
+    /// are those of the run so far.
+    pub partial: bool,
+    /// Whether the scripts ran in the sandbox (false with `--allow-io`).
+    pub sandbox: bool,
+    /// What the scripts left behind (puts never polled, messages never received, ...).
+    pub warnings: Vec<String>,
     /// When the last rank finished.
     pub predicted_time_ps: u64,
     pub ranks: RankSummary,
@@ -134,6 +143,9 @@ impl Report {
         let per_s = |x: u64| if wall_s > 0.0 { x as f64 / wall_s } else { 0.0 };
         Report {
             scenario: s.path.display().to_string(),
+            partial: false,
+            sandbox: !s.allow_io,
+            warnings: Vec::new(),
             predicted_time_ps: spread.max,
             ranks: RankSummary {
                 count: finish.len() as u64,
@@ -171,6 +183,7 @@ impl Report {
                     bytes_sent: r.bytes_sent,
                     bytes_received: r.bytes_received,
                     messages_sent: r.messages_sent,
+                    compute_ps: r.compute.ps(),
                 })
                 .collect(),
         }
@@ -206,6 +219,12 @@ impl fmt::Display for Report {
             Topology::Torus => "torus",
             Topology::Mesh => "mesh",
         };
+        if self.partial {
+            writeln!(
+                f,
+                "PARTIAL            the run stopped early; figures are up to the stop"
+            )?;
+        }
         writeln!(f, "scenario           {}", self.scenario)?;
         writeln!(
             f,
@@ -263,6 +282,15 @@ impl fmt::Display for Report {
                     m.count
                 )?;
             }
+        }
+        if !self.sandbox {
+            writeln!(
+                f,
+                "sandbox            off (--allow-io): scripts had the whole Lua library"
+            )?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "warning            {w}")?;
         }
         let h = &self.host;
         writeln!(

@@ -60,7 +60,8 @@ impl Time {
         }
         Some(Time(ps as u64))
     }
-    /// Parses `"128 ns"`, `"0.6ns"`, `"17 us"`, `"600 µs"`, `"1e-6 s"`, `"250 ps"`.
+    /// Parses `"128 ns"`, `"0.6ns"`, `"17 us"`, `"600 µs"`, `"1e-6 s"`, `"250 ps"`, `"2 min"`,
+    /// `"1 h"`.
     pub fn parse(text: &str) -> Result<Time, UnitError> {
         let (num, unit) = split_number(text)?;
         let (scale, div) = match unit {
@@ -69,16 +70,18 @@ impl Time {
             "us" | "µs" | "μs" => (1_000_000, 1),
             "ms" => (1_000_000_000, 1),
             "s" => (PS_PER_S as u128, 1),
+            "min" => (60 * PS_PER_S as u128, 1),
+            "h" => (3600 * PS_PER_S as u128, 1),
             "" => {
                 return Err(UnitError::new(
                     text,
-                    "a time needs a unit: ps, ns, us, ms or s",
+                    "a time needs a unit: ps, ns, us, ms, s, min or h",
                 ))
             }
             _ => {
                 return Err(UnitError::new(
                     text,
-                    "unknown time unit (use ps, ns, us, ms or s)",
+                    "unknown time unit (use ps, ns, us, ms, s, min or h)",
                 ))
             }
         };
@@ -428,6 +431,8 @@ mod tests {
         assert_eq!(Time::parse("17 µs").unwrap(), Time(17_000_000));
         assert_eq!(Time::parse("1e-6 s").unwrap(), Time(1_000_000));
         assert_eq!(Time::parse("2.5e3 ps").unwrap(), Time(2_500));
+        assert_eq!(Time::parse("1.5 min").unwrap(), Time(90 * PS_PER_S));
+        assert_eq!(Time::parse("1h").unwrap(), Time(3600 * PS_PER_S));
         assert!(Time::parse("128").is_err());
         assert!(Time::parse("-1 ns").is_err());
         assert!(Time::parse("3 parsecs").is_err());

@@ -281,7 +281,10 @@ impl Scenario {
     }
 
     fn build(f: ScenarioFile, path: &Path, p: &mut Problems) -> Option<Scenario> {
-        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let base = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
         let net = &f.network;
         if net.dims.is_empty() || net.dims.len() > 6 {
             p.key(
@@ -372,11 +375,19 @@ impl Scenario {
             }
             (None, Some(code)) => ("inline".to_string(), None, code.clone()),
             (Some(s), None) => {
-                let path = base.join(s);
+                // (`./` is left out of names shown in messages)
+                let path = if base == Path::new(".") {
+                    s.clone()
+                } else {
+                    base.join(s)
+                };
                 match std::fs::read_to_string(&path) {
                     Ok(src) => (
                         path.display().to_string(),
-                        path.parent().map(Path::to_path_buf),
+                        Some(match path.parent() {
+                            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                            _ => PathBuf::from("."),
+                        }),
                         src,
                     ),
                     Err(e) => {
@@ -414,11 +425,7 @@ impl Scenario {
             workload: Workload {
                 script_name,
                 script_dir,
-                scenario_dir: if base.as_os_str().is_empty() {
-                    PathBuf::from(".")
-                } else {
-                    base.clone()
-                },
+                scenario_dir: base,
                 source,
                 ranks,
                 seed: w.seed,

@@ -7,11 +7,13 @@
 
 use crate::config::Workload;
 use crate::engine::World;
+use crate::limits::Limit;
 use crate::mpi::{split_request, Status, ANY_SOURCE, ANY_TAG};
 use crate::rdma::{split_handle, OpKind};
 use crate::units::Time;
 use mlua::{Lua, Table, Value, Variadic};
 use std::cell::RefCell;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 type W = Rc<RefCell<World>>;
@@ -93,8 +95,48 @@ fn bytes_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<u64> {
     Ok(b as u64)
 }
 
+/// What scripts may read: with the sandbox on, only files below these folders.
+pub struct FileAccess {
+    /// Relative paths are taken from here (the scenario's folder).
+    pub base: PathBuf,
+    /// Canonical folders below which reading is allowed; `None` when the sandbox is off.
+    pub roots: Option<Vec<PathBuf>>,
+}
+
+impl FileAccess {
+    /// The path a script's file name stands for, if the script may read it.
+    fn resolve(&self, name: &str) -> Result<PathBuf, String> {
+        let p = Path::new(name);
+        let full = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.base.join(p)
+        };
+        let Some(roots) = &self.roots else {
+            return Ok(full);
+        };
+        match full.canonicalize() {
+            Ok(c) if roots.iter().any(|r| c.starts_with(r)) => Ok(c),
+            Ok(c) => Err(format!(
+                "sandbox: reading {} is not allowed: a scenario's script may read files only \
+                 below the scenario's folder {} (mgensim run --allow-io lifts the sandbox)",
+                c.display(),
+                roots[0].display()
+            )),
+            // missing: let io.open say so in the usual way
+            Err(_) => Ok(full),
+        }
+    }
+}
+
 /// Installs the API in `globals`; returns the private table of raw primitives the prelude wraps.
-pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Result<Table> {
+pub fn install(
+    lua: &Lua,
+    globals: &Table,
+    world: W,
+    w: &Workload,
+    files: FileAccess,
+) -> mlua::Result<Table> {
     let size = w.ranks as u32;
 
     let f = world.clone();
@@ -145,6 +187,7 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
             let mut w = f.borrow_mut();
             let cur = w.current as usize;
             w.ranks[cur].clock += t;
+            w.ranks[cur].compute += t;
             Ok(())
         })?,
     )?;
@@ -238,7 +281,11 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
         "MGEN_args",
         toml_to_lua(lua, &toml::Value::Table(w.args.clone()))?,
     )?;
-    globals.set("MGEN_SCENARIO_DIR", w.scenario_dir.display().to_string())?;
+    let dir = w
+        .scenario_dir
+        .canonicalize()
+        .unwrap_or_else(|_| w.scenario_dir.clone());
+    globals.set("MGEN_SCENARIO_DIR", dir.display().to_string())?;
 
     // per-rank math.random
     let math: Table = globals.get("math")?;
@@ -428,6 +475,43 @@ pub fn install(lua: &Lua, globals: &Table, world: W, w: &Workload) -> mlua::Resu
                     format!("MGEN_acp_complete: {hv} is not a handle returned to rank {me}"),
                 )),
             }
+        })?,
+    )?;
+    raw.set(
+        "readable",
+        lua.create_function(move |lua, name: Value| {
+            let Value::String(s) = &name else {
+                return Err(error(
+                    lua,
+                    1,
+                    format!(
+                        "io.open: the file name must be a string, got {}",
+                        describe(&name)
+                    ),
+                ));
+            };
+            let name = s.to_str()?.to_string();
+            files
+                .resolve(&name)
+                .map(|p| p.display().to_string())
+                .map_err(|m| error(lua, 1, m))
+        })?,
+    )?;
+    let f = world.clone();
+    raw.set(
+        "stop",
+        lua.create_function(move |_, ()| Ok(f.borrow().watch.check().map(Limit::name)))?,
+    )?;
+    let f = world.clone();
+    raw.set(
+        "stopped",
+        lua.create_function(move |_, (name, at): (String, Option<String>)| {
+            let mut w = f.borrow_mut();
+            let rank = w.current;
+            if let Some(l) = Limit::from_name(&name) {
+                w.watch.record(l, Some(rank), at);
+            }
+            Ok(())
         })?,
     )?;
     let f = world;

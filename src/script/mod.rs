@@ -10,8 +10,9 @@ pub mod api;
 pub mod random;
 pub mod rank;
 
-use crate::config::Workload;
+use crate::config::{Scenario, Workload};
 use crate::engine::World;
+use crate::limits::Limit;
 use anyhow::{anyhow, Result};
 use mlua::{Function, Lua, LuaOptions, StdLib, Table};
 use std::cell::RefCell;
@@ -27,6 +28,8 @@ pub enum Outcome {
     Finished,
     /// A Lua error, with its message and traceback.
     Failed(String),
+    /// A limit (or Ctrl-C) stopped it.
+    Stopped(Limit),
 }
 
 /// The Lua state and the handles the engine needs.
@@ -48,14 +51,39 @@ pub fn library_dir() -> PathBuf {
 impl Scripts {
     /// Builds the Lua state, installs the API and compiles the workload (a syntax error is
     /// reported with the script's name and line).
-    pub fn new(world: Rc<RefCell<World>>, w: &Workload) -> Result<Scripts> {
-        // The full standard library: the engine needs `debug` for tracebacks. (Sandboxing
-        // scripts is a separate concern; see issue 6.)
+    ///
+    /// Unless the scenario allows I/O, scripts run in a sandbox (see `prelude.lua`): no
+    /// processes, no writing, no C modules or binary chunks, no `debug` beyond tracebacks, and
+    /// reading only below the scenario's folder, the script's and mgensim's Lua library.
+    pub fn new(world: Rc<RefCell<World>>, s: &Scenario) -> Result<Scripts> {
+        let w = &s.workload;
+        // The full standard library: the prelude keeps `debug` for tracebacks and the
+        // instruction hook, then hands scripts only the sandboxed parts.
         let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL, LuaOptions::default()) };
         let globals = lua.globals();
-        let raw = api::install(&lua, &globals, world, w)
+        // folders that do not exist (a library folder moved away) grant nothing
+        let roots: Vec<PathBuf> = [Some(&w.scenario_dir), w.script_dir.as_ref()]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .chain([library_dir()])
+            .filter_map(|p| p.canonicalize().ok())
+            .collect();
+        let files = api::FileAccess {
+            base: w.scenario_dir.clone(),
+            roots: (!s.allow_io).then_some(roots),
+        };
+        let raw = api::install(&lua, &globals, world, w, files)
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         set_package_path(&lua, w).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        let opts = lua
+            .create_table()
+            .and_then(|t| {
+                t.set("sandbox", !s.allow_io)?;
+                t.set("instructions", s.limits.instructions)?;
+                Ok(t)
+            })
+            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
 
         let wrapped = format!("return function(_ENV, ...) {}\nend", w.source);
         let body: Function = lua
@@ -66,8 +94,13 @@ impl Scripts {
         let (spawn, run, where_): (Function, Function, Function) = lua
             .load(PRELUDE)
             .set_name("=mgensim prelude")
-            .call((globals, raw, body))
+            .call((globals, raw, body, opts))
             .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
+        if s.limits.lua_memory.0 > 0 {
+            let limit = usize::try_from(s.limits.lua_memory.0).unwrap_or(usize::MAX);
+            lua.set_memory_limit(limit.max(lua.used_memory()))
+                .map_err(|e| anyhow!("cannot set the Lua memory limit: {e}"))?;
+        }
         Ok(Scripts {
             lua,
             spawn,
@@ -91,16 +124,25 @@ impl Scripts {
         match self.run.call::<(u8, Option<String>)>(i) {
             Ok((0, _)) => Outcome::Blocked,
             Ok((1, _)) => Outcome::Finished,
+            Ok((3, name)) => Outcome::Stopped(
+                name.as_deref()
+                    .and_then(Limit::from_name)
+                    .unwrap_or(Limit::Interrupt),
+            ),
             Ok((_, msg)) => {
                 let msg = msg.unwrap_or_default();
-                Outcome::Failed(
-                    msg.strip_prefix("runtime error: ")
-                        .unwrap_or(&msg)
-                        .to_string(),
-                )
+                Outcome::Failed(without_prelude(
+                    msg.strip_prefix("runtime error: ").unwrap_or(&msg),
+                ))
             }
+            Err(e) if is_memory_error(&e) => Outcome::Stopped(Limit::LuaMemory),
             Err(e) => Outcome::Failed(lua_message(&e)),
         }
+    }
+
+    /// Lifts the Lua memory limit (to report a stop at it: tracebacks need memory too).
+    pub fn lift_memory_limit(&self) {
+        let _ = self.lua.set_memory_limit(0);
     }
 
     /// The traceback of a suspended rank.
@@ -123,6 +165,7 @@ fn set_package_path(lua: &Lua, w: &Workload) -> mlua::Result<()> {
     dirs.push(library_dir());
     let path: Vec<String> = dirs
         .iter()
+        .map(|d| d.canonicalize().unwrap_or_else(|_| d.clone()))
         .flat_map(|d| {
             let d = d.display().to_string();
             [format!("{d}/?.lua"), format!("{d}/?/init.lua")]
@@ -131,6 +174,32 @@ fn set_package_path(lua: &Lua, w: &Workload) -> mlua::Result<()> {
     package.set("path", path.join(";"))?;
     package.set("cpath", "")?;
     Ok(())
+}
+
+/// A traceback without the frames of the engine's own prelude (and the `error` call that
+/// raised from one), which mean nothing to the script's author.
+fn without_prelude(tb: &str) -> String {
+    let lines: Vec<&str> = tb.lines().collect();
+    let prelude = |l: &str| l.contains("mgensim prelude:");
+    let kept: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter(|&(i, l)| {
+            let raised_by_prelude = l.trim() == "[C]: in function 'error'"
+                && lines.get(i + 1).is_some_and(|n| prelude(n));
+            !(prelude(l) || raised_by_prelude)
+        })
+        .map(|(_, l)| *l)
+        .collect();
+    kept.join("\n")
+}
+
+fn is_memory_error(e: &mlua::Error) -> bool {
+    match e {
+        mlua::Error::MemoryError(_) => true,
+        mlua::Error::CallbackError { cause, .. } => is_memory_error(cause),
+        _ => false,
+    }
 }
 
 /// The message of a Lua error without mlua's wrapping.

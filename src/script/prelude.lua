@@ -2,11 +2,14 @@
 -- and the compiled workload body, defines the API functions that may block (they yield the
 -- rank's coroutine back to the engine), and returns what the engine needs to start and resume
 -- ranks. Users never see this file; the API is documented in lua/mgen.d.lua.
-local G, raw, body = ...
+-- `opts`: sandbox (boolean), instructions (budget per resume, 0 = none), roots (folders the
+-- sandbox lets scripts read, for require).
+local G, raw, body, opts = ...
 
 local create, resume, status, yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
-local traceback, tostring, select, concat = debug.traceback, tostring, select, table.concat
-local poll_now, complete_now, write = raw.poll, raw.complete, raw.write
+local traceback, getinfo, sethook = debug.traceback, debug.getinfo, debug.sethook
+local tostring, select, concat, type, error = tostring, select, table.concat, type, error
+local poll_now, complete_now, write, stop_now = raw.poll, raw.complete, raw.write, raw.stop
 
 -- Blocking calls: the engine decides at once when it can (the condition is already met);
 -- otherwise it records what the rank waits for and the rank yields until that happens.
@@ -72,6 +75,143 @@ function G.print(...)
   write(concat(parts, "\t"))
 end
 
+-- Limits. Every coroutine (the ranks' and any a script makes) has a count hook that runs every
+-- STEP VM instructions: it charges the running rank's budget and asks the engine whether the
+-- run must stop (Ctrl-C, wall-clock limit). The engine records the stop before the hook
+-- raises it, so a script's pcall that catches the error cannot keep the run going.
+local budget = opts.instructions
+local STEP = (budget > 0 and budget < 10000) and budget or 10000
+local left = 0 -- steps the running rank may still take in this resume
+local stopped = raw.stopped
+local function hook()
+  local why = stop_now()
+  if not why and budget > 0 then
+    left = left - 1
+    if left <= 0 then why = "instructions" end
+  end
+  if why then
+    local d = getinfo(2, "Sl")
+    local at = d and d.currentline and d.currentline > 0 and (d.short_src .. ":" .. d.currentline) or nil
+    stopped(why, at)
+    error({ mgensim_stop = why }, 0)
+  end
+end
+
+local function hooked(co)
+  sethook(co, hook, "", STEP)
+  return co
+end
+
+-- coroutines made by scripts are under the same budget
+local cowrap = coroutine.wrap
+local cocreate = function(f) return hooked(create(f)) end
+local safe_coroutine = {}
+for k, v in pairs(coroutine) do safe_coroutine[k] = v end
+safe_coroutine.create = cocreate
+safe_coroutine.wrap = function(f)
+  local co = cocreate(f)
+  return function(...)
+    local r = table.pack(resume(co, ...))
+    if not r[1] then error(r[2], 0) end
+    return table.unpack(r, 2, r.n)
+  end
+end
+G.coroutine = safe_coroutine
+
+-- The sandbox: what a script shared with a scenario may do without --allow-io.
+if opts.sandbox then
+  local io_open, io_lines, io_type, stderr = io.open, io.lines, io.type, io.stderr
+  local readable = raw.readable
+  local function deny(what)
+    return function()
+      error("sandbox: " .. what .. " is not allowed in a scenario's script "
+        .. "(mgensim run --allow-io lifts the sandbox)", 2)
+    end
+  end
+  local safe_os = {
+    clock = os.clock, date = os.date, difftime = os.difftime, time = os.time,
+    execute = deny("os.execute"), exit = deny("os.exit"), getenv = deny("os.getenv"),
+    remove = deny("os.remove"), rename = deny("os.rename"), tmpname = deny("os.tmpname"),
+    setlocale = deny("os.setlocale"),
+  }
+  local safe_io = {
+    open = function(name, mode)
+      mode = mode or "r"
+      if type(mode) == "string" and mode:find("[wa+]") then
+        error("sandbox: io.open(" .. tostring(name) .. ", \"" .. mode .. "\"): writing files is not allowed in a "
+          .. "scenario's script (mgensim run --allow-io lifts the sandbox)", 2)
+      end
+      return io_open(readable(name), mode)
+    end,
+    lines = function(name, ...)
+      if name == nil then deny("io.lines() on standard input")() end
+      return io_lines(readable(name), ...)
+    end,
+    type = io_type,
+    close = function(f) if f then return f:close() end end,
+    write = function(...) return stderr:write(...) end,
+    stderr = stderr,
+    stdout = stderr, -- stdout carries the summary; what scripts print goes to stderr
+    read = deny("io.read from standard input"),
+    popen = deny("io.popen"), tmpfile = deny("io.tmpfile"),
+    input = deny("io.input"), output = deny("io.output"),
+  }
+  G.os, G.io = safe_os, safe_io
+  G.debug = { traceback = traceback, getinfo = getinfo }
+  local load = load
+  G.load = function(chunk, name, mode, ...)
+    if mode ~= nil and mode ~= "t" and mode ~= "bt" then
+      deny("loading binary chunks")()
+    end
+    if select("#", ...) > 0 then return load(chunk, name, "t", (...)) end
+    return load(chunk, name, "t")
+  end
+  local function read_all(path)
+    local f, err = io_open(readable(path), "r")
+    if not f then return nil, err end
+    local text = f:read("a")
+    f:close()
+    return text
+  end
+  G.loadfile = function(path, mode, ...)
+    if path == nil then deny("loadfile from standard input")() end
+    local text, err = read_all(path)
+    if not text then return nil, err end
+    return G.load(text, "@" .. path, mode, ...)
+  end
+  G.dofile = function(path)
+    local f, err = G.loadfile(path)
+    if not f then error(err, 2) end
+    return f()
+  end
+  -- require: Lua modules from the script's folder and mgensim's library only; no C modules
+  local package = G.package
+  local path = package.path
+  package.loadlib = deny("package.loadlib")
+  package.cpath = ""
+  package.searchers = {
+    package.searchers[1], -- package.preload
+    function(name)
+      local file, err = package.searchpath(name, path)
+      if not file then return "\n\t" .. err end
+      local chunk, cerr = load(read_all(file) or "", "@" .. file, "t")
+      if not chunk then error(cerr, 0) end
+      return chunk, file
+    end,
+  }
+  package.loaded.io, package.loaded.os, package.loaded.debug = safe_io, safe_os, G.debug
+  package.loaded.coroutine = safe_coroutine
+else
+  -- the whole library; relative file names still start from the scenario's folder
+  local io_open, io_lines, readable = io.open, io.lines, raw.readable
+  G.io.open = function(name, ...) return io_open(readable(name), ...) end
+  G.io.lines = function(name, ...)
+    if name == nil then return io_lines() end
+    return io_lines(readable(name), ...)
+  end
+  package.loaded.coroutine = safe_coroutine
+end
+
 local threads = {}
 local fresh = {} -- environments of ranks not yet started, handed over at their first resume
 local env_mt = { __index = G }
@@ -80,17 +220,25 @@ local env_mt = { __index = G }
 local function spawn(i)
   local env = setmetatable({}, env_mt)
   env._G = env
-  threads[i] = create(body)
+  threads[i] = hooked(create(body))
   fresh[i] = env
 end
 
--- Resumes rank i: 0 = it blocked, 1 = it finished, 2 = it failed (with a message and traceback).
+-- Resumes rank i: 0 = it blocked, 1 = it finished, 2 = it failed (with a message and
+-- traceback), 3 = a limit stopped it (with the limit's name, and where it was).
 local function run(i)
   local co = threads[i]
   local env = fresh[i]
   if env then fresh[i] = nil end
+  left = budget > 0 and (budget + STEP - 1) // STEP or 0
   local ok, err = resume(co, env)
   if not ok then
+    if type(err) == "table" and err.mgensim_stop then
+      return 3, err.mgensim_stop
+    end
+    if err == "not enough memory" then
+      return 3, "lua_memory"
+    end
     threads[i] = nil
     if type(err) == "string" then
       return 2, traceback(co, err)

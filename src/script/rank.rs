@@ -54,6 +54,8 @@ pub struct Rank {
     pub bytes_received: u64,
     /// Puts and messages this rank sent.
     pub messages_sent: u64,
+    /// Time spent in `MGEN_Comp`.
+    pub compute: Time,
     /// Message-passing queues and requests.
     pub mpi: crate::mpi::RankQueues,
 }
@@ -72,6 +74,7 @@ impl Rank {
             bytes_sent: 0,
             bytes_received: 0,
             messages_sent: 0,
+            compute: Time::ZERO,
             mpi: Default::default(),
         }
     }

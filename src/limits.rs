@@ -1,0 +1,196 @@
+//! The limits that stop a run gone wrong (`[limits]` and `--timeout`), and Ctrl-C.
+//!
+//! The engine looks at them between events (every [`CHECK_EVERY`] events) and the scripts'
+//! instruction hook looks at them every few thousand Lua instructions, so a stop is seen
+//! within milliseconds whether the time goes into the network or into a script. A stop keeps
+//! what was computed: the run ends with a partial report.
+
+use crate::config::Limits;
+use crate::units::Time;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Events between two looks at the interrupt flag and the clock (a power of two).
+pub const CHECK_EVERY: u64 = 1 << 14;
+
+/// What stopped a run before its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// `limits.instructions`: a rank ran too long without giving control back.
+    Instructions,
+    /// `limits.lua_memory`.
+    LuaMemory,
+    /// `limits.events`.
+    Events,
+    /// `limits.wall_time` / `--timeout`.
+    WallTime,
+    /// Ctrl-C (SIGINT) or SIGTERM.
+    Interrupt,
+}
+
+impl Limit {
+    /// The name the Lua side uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Instructions => "instructions",
+            Limit::LuaMemory => "lua_memory",
+            Limit::Events => "events",
+            Limit::WallTime => "wall_time",
+            Limit::Interrupt => "interrupt",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Limit> {
+        [
+            Limit::Instructions,
+            Limit::LuaMemory,
+            Limit::Events,
+            Limit::WallTime,
+            Limit::Interrupt,
+        ]
+        .into_iter()
+        .find(|l| l.name() == name)
+    }
+
+    /// What happened and how to raise the limit, for the error message.
+    pub fn explain(
+        self,
+        limits: &Limits,
+        time: Time,
+        rank: Option<u32>,
+        at: Option<&str>,
+    ) -> String {
+        let who = match (rank, at) {
+            (Some(r), Some(at)) => format!(" while rank {r} ran {at}"),
+            (Some(r), None) => format!(" while rank {r} ran"),
+            _ => String::new(),
+        };
+        match self {
+            Limit::Instructions => format!(
+                "instruction limit at simulated time {time}: rank {} ran {} Lua instructions \
+                 without giving control back to the simulator{} (an endless loop?)\n  \
+                 if the script really computes that much between two MGEN calls, raise \
+                 `limits.instructions`: --set limits.instructions=N (0 = no limit)",
+                rank.map_or("?".to_string(), |r| r.to_string()),
+                limits.instructions,
+                at.map_or(String::new(), |a| format!(", at {a}"))
+            ),
+            Limit::LuaMemory => format!(
+                "Lua memory limit at simulated time {time}: the scripts' memory reached \
+                 `limits.lua_memory` = {}{who}\n  \
+                 raise it: --set limits.lua_memory='\"16 GiB\"' (0 = no limit)",
+                limits.lua_memory
+            ),
+            Limit::Events => format!(
+                "event limit at simulated time {time}: the run processed `limits.events` = {} \
+                 events\n  raise it: --set limits.events=N (0 = no limit)",
+                limits.events
+            ),
+            Limit::WallTime => format!(
+                "wall-clock limit at simulated time {time}: the run took longer than {} \
+                 (`--timeout` or `limits.wall_time`){who}\n  \
+                 raise it: --timeout 10min (0 = no limit)",
+                limits.wall_time
+            ),
+            Limit::Interrupt => format!("interrupted at simulated time {time}{who}"),
+        }
+    }
+}
+
+/// Watches the limits a run must stop at, and holds the stop once there is one.
+pub struct Watch {
+    interrupt: Option<Arc<AtomicBool>>,
+    deadline: Option<Instant>,
+    /// Events the run may process (`u64::MAX` for no limit).
+    pub event_limit: u64,
+    /// The stop, once a limit is hit: which, the running rank, and its script line.
+    pub hit: Option<(Limit, Option<u32>, Option<String>)>,
+}
+
+impl Watch {
+    pub fn new(limits: &Limits) -> Watch {
+        Watch {
+            interrupt: None,
+            deadline: None,
+            event_limit: if limits.events == 0 {
+                u64::MAX
+            } else {
+                limits.events
+            },
+            hit: None,
+        }
+    }
+
+    /// Starts the wall clock: the run may take `wall` (zero for no limit) from now.
+    pub fn start(&mut self, wall: Time) {
+        self.deadline = (wall > Time::ZERO)
+            .then(|| Instant::now() + Duration::from_nanos((wall.ps() / 1000).max(1)));
+    }
+
+    /// A flag that, once set (by a signal handler), stops the run.
+    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        self.interrupt = Some(flag);
+    }
+
+    /// The limit the run must stop at now, if any (a hit already recorded first).
+    pub fn check(&self) -> Option<Limit> {
+        if let Some((l, ..)) = self.hit {
+            return Some(l);
+        }
+        if self
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            return Some(Limit::Interrupt);
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some(Limit::WallTime);
+        }
+        None
+    }
+
+    /// Records a stop; the first one recorded is the one reported.
+    pub fn record(&mut self, limit: Limit, rank: Option<u32>, at: Option<String>) {
+        if self.hit.is_none() {
+            self.hit = Some((limit, rank, at));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_the_first_stop_wins() {
+        for l in [
+            Limit::Instructions,
+            Limit::LuaMemory,
+            Limit::Events,
+            Limit::WallTime,
+            Limit::Interrupt,
+        ] {
+            assert_eq!(Limit::from_name(l.name()), Some(l));
+        }
+        let flag = Arc::new(AtomicBool::new(false));
+        let mut w = Watch::new(&Limits::default());
+        w.set_interrupt(flag.clone());
+        w.start(Time::ZERO);
+        assert_eq!(w.check(), None);
+        flag.store(true, Ordering::Relaxed);
+        assert_eq!(w.check(), Some(Limit::Interrupt));
+        w.record(Limit::Instructions, Some(3), None);
+        w.record(Limit::Events, None, None);
+        assert_eq!(w.check(), Some(Limit::Instructions));
+    }
+
+    #[test]
+    fn a_deadline_in_the_past_stops_at_once() {
+        let mut w = Watch::new(&Limits::default());
+        w.start(Time::from_ps(1));
+        std::thread::sleep(Duration::from_millis(2));
+        assert_eq!(w.check(), Some(Limit::WallTime));
+    }
+}
