@@ -124,7 +124,13 @@ impl World {
     /// Processes events until one wakes a rank, the limits are due for a look, or no event
     /// is left.
     fn advance(&mut self) -> Next {
-        while let Some((t, ev)) = self.queue.pop() {
+        loop {
+            if self.events >= self.checkpoint {
+                return Next::Checkpoint;
+            }
+            let Some((t, ev)) = self.queue.pop() else {
+                return Next::Idle;
+            };
             if t < self.now {
                 self.time_went_back.get_or_insert((self.now, t));
             }
@@ -134,11 +140,7 @@ impl World {
                 return Next::Wake(r);
             }
             self.dispatch(t, ev);
-            if self.events >= self.checkpoint {
-                return Next::Checkpoint;
-            }
         }
-        Next::Idle
     }
 
     /// Looks at the limits (called every [`CHECK_EVERY`] events); records a stop if one is hit.

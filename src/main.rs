@@ -78,6 +78,7 @@ fn load(a: &ScenarioArgs) -> Result<Scenario> {
         } else {
             t.clone()
         };
+        mgensim::units::Time::parse(&t).with_context(|| format!("--timeout {t}"))?;
         set.push(format!("limits.wall_time={}", toml::Value::String(t)));
     }
     let mut s = Scenario::load(&a.scenario, &set)?;

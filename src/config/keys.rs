@@ -98,9 +98,10 @@ pub fn remove_unknown(
             let elsewhere = sections
                 .iter()
                 .find(|o| o.name != s.name && o.fields.contains(&k.as_str()));
-            let hint = match (closest(&k, s.fields.iter().copied()), elsewhere) {
-                (Some(c), _) => format!("; did you mean `{c}`?"),
-                (None, Some(o)) => format!("; it belongs in [{}]", o.name),
+            // a key that exists elsewhere is more likely misplaced than misspelt
+            let hint = match (elsewhere, closest(&k, s.fields.iter().copied())) {
+                (Some(o), _) => format!("; it belongs in [{}]", o.name),
+                (None, Some(c)) => format!("; did you mean `{c}`?"),
                 (None, None) => String::new(),
             };
             p.key(

@@ -266,7 +266,7 @@ impl Scenario {
                 Ok(f) => break Some(f),
                 Err(e) => {
                     let key = e.path().to_string();
-                    let msg = e.inner().message().trim_end().to_string();
+                    let msg = plain_words(e.inner().message().trim_end());
                     if key == "." || key.is_empty() || !remove_path(&mut table, &key) {
                         p.general(msg);
                         break None;
@@ -435,6 +435,21 @@ impl Scenario {
             allow_io: false,
         })
     }
+}
+
+/// serde's type names in the words of a scenario's author.
+fn plain_words(msg: &str) -> String {
+    let mut m = msg.to_string();
+    for (rust, plain) in [
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected a sequence", "expected a list such as [8, 8, 8]"),
+        ("expected a map", "expected a table"),
+        ("expected a string", "expected a string in quotes"),
+    ] {
+        m = m.replace(rust, plain);
+    }
+    m
 }
 
 /// Removes the value at a serde path (`network.dims[2]` removes `network.dims`); false when

@@ -82,8 +82,9 @@ end
 local budget = opts.instructions
 local STEP = (budget > 0 and budget < 10000) and budget or 10000
 local left = 0 -- steps the running rank may still take in this resume
-local stopped = raw.stopped
-local function hook()
+local stopped, running = raw.stopped, coroutine.running
+local hook
+function hook()
   local why = stop_now()
   if not why and budget > 0 then
     left = left - 1
@@ -93,6 +94,9 @@ local function hook()
     local d = getinfo(2, "Sl")
     local at = d and d.currentline and d.currentline > 0 and (d.short_src .. ":" .. d.currentline) or nil
     stopped(why, at)
+    -- from now on every instruction raises it again, so that a pcall that catches it
+    -- cannot let the script do anything more
+    sethook(running(), hook, "", 1)
     error({ mgensim_stop = why }, 0)
   end
 end

@@ -1,0 +1,392 @@
+//! Bad input never panics and never hangs: a table of bad scenarios and scripts, each run as a
+//! user runs it, with the exit status and the words its message must contain (issue 6).
+
+use std::process::Command;
+
+/// One bad input. `toml` is the scenario (`None`: a scenario file that does not exist);
+/// `script` is written as `w.lua` beside it.
+struct Case {
+    name: &'static str,
+    toml: Option<&'static str>,
+    script: Option<&'static str>,
+    args: &'static [&'static str],
+    check: bool,
+    code: i32,
+    words: &'static [&'static str],
+}
+
+/// A 4-rank ring running `w.lua`.
+const FOUR: Option<&str> = Some("[network]\ndims = [4]\n[workload]\nscript = 'w.lua'\n");
+const TWO: Option<&str> = Some("[network]\ndims = [2]\n[workload]\nscript = 'w.lua'\n");
+
+const fn scenario(name: &'static str, toml: &'static str, words: &'static [&'static str]) -> Case {
+    Case {
+        name,
+        toml: Some(toml),
+        script: None,
+        args: &[],
+        check: false,
+        code: 1,
+        words,
+    }
+}
+
+const fn script(
+    name: &'static str,
+    toml: Option<&'static str>,
+    lua: &'static str,
+    words: &'static [&'static str],
+) -> Case {
+    Case {
+        name,
+        toml,
+        script: Some(lua),
+        args: &[],
+        check: false,
+        code: 1,
+        words,
+    }
+}
+
+const CASES: &[Case] = &[
+    // ---- scenarios: unknown keys, with a suggestion ----
+    scenario(
+        "misspelt key",
+        "[network]\nlink_bandwith = '4 GB/s'\n[workload]\ncode = ''\n",
+        &["bad.toml:2:", "`network.link_bandwith`", "did you mean `link_bandwidth`?"],
+    ),
+    scenario(
+        "misspelt table",
+        "[netwrok]\ndims = [4]\n[workload]\ncode = ''\n",
+        &["bad.toml:1:", "`netwrok`", "did you mean `network`?"],
+    ),
+    scenario(
+        "key in the wrong table",
+        "[network]\ndma_bandwidth = '1 GB/s'\n[workload]\ncode = ''\n",
+        &["`network.dma_bandwidth`", "belongs in [node]"],
+    ),
+    scenario(
+        "section key at the top",
+        "dims = [4]\n[workload]\ncode = ''\n",
+        &["bad.toml:1:", "`dims`", "belongs in [network]"],
+    ),
+    scenario(
+        "stranger key lists what is allowed",
+        "[node]\ncolour = 'blue'\n[workload]\ncode = ''\n",
+        &["`node.colour`", "unknown key", "dma_bandwidth", "eager_limit"],
+    ),
+    // ---- wrong types and bad units ----
+    scenario(
+        "dims as a string",
+        "[network]\ndims = '8x8'\n[workload]\ncode = ''\n",
+        &["bad.toml:2:", "`network.dims`", "expected a list"],
+    ),
+    scenario(
+        "unknown time unit",
+        "[network]\ncable_latency = '3 parsecs'\n[workload]\ncode = ''\n",
+        &["`network.cable_latency`", "parsecs", "ps, ns, us"],
+    ),
+    scenario(
+        "bandwidth without a unit",
+        "[network]\nlink_bandwidth = 4\n[workload]\ncode = ''\n",
+        &["`network.link_bandwidth`", "\"4.0 GB/s\""],
+    ),
+    scenario(
+        "negative size",
+        "[network]\nmtu = -5\n[workload]\ncode = ''\n",
+        &["`network.mtu`", "must not be negative"],
+    ),
+    scenario(
+        "unknown topology",
+        "[network]\ntopology = 'tourus'\n[workload]\ncode = ''\n",
+        &["`network.topology`", "`torus`", "`mesh`"],
+    ),
+    scenario(
+        "limit of the wrong type",
+        "[limits]\ninstructions = 'many'\n[workload]\ncode = ''\n",
+        &["`limits.instructions`", "whole number"],
+    ),
+    scenario(
+        "TOML syntax",
+        "[network\ndims = [4]\n",
+        &["bad.toml", "TOML parse error at line 1"],
+    ),
+    // ---- values out of range ----
+    scenario(
+        "zero bandwidth",
+        "[network]\nlink_bandwidth = '0 GB/s'\n[workload]\ncode = ''\n",
+        &["`network.link_bandwidth`", "greater than zero"],
+    ),
+    scenario(
+        "zero dimension",
+        "[network]\ndims = [4, 0]\n[workload]\ncode = ''\n",
+        &["`network.dims`", "at least 1"],
+    ),
+    scenario(
+        "seven dimensions",
+        "[network]\ndims = [2, 2, 2, 2, 2, 2, 2]\n[workload]\ncode = ''\n",
+        &["`network.dims`", "7 dimensions", "1 to 6"],
+    ),
+    scenario(
+        "more ranks than nodes",
+        "[network]\ndims = [4, 4]\n[workload]\ncode = ''\nranks = 100\n",
+        &["`workload.ranks`", "100 ranks do not fit on 16 nodes"],
+    ),
+    scenario(
+        "MTU smaller than the header",
+        "[network]\nmtu = '8 B'\n[workload]\ncode = ''\n",
+        &["`network.mtu`", "smaller than a packet's header"],
+    ),
+    scenario(
+        "buffer smaller than a packet",
+        "[network]\nbuffer_bytes = '1 KiB'\n[workload]\ncode = ''\n",
+        &["`network.buffer_bytes`", "whole packet"],
+    ),
+    // ---- files and the workload table ----
+    scenario(
+        "missing script",
+        "[workload]\nscript = 'nope.lua'\n",
+        &["`workload.script`", "nope.lua", "cannot read"],
+    ),
+    scenario(
+        "no workload",
+        "[network]\ndims = [4]\n",
+        &["`workload.script`", "missing"],
+    ),
+    scenario(
+        "script and code both",
+        "[workload]\nscript = 'w.lua'\ncode = ''\n",
+        &["either `script` or `code`"],
+    ),
+    Case {
+        name: "missing scenario",
+        toml: None,
+        script: None,
+        args: &[],
+        check: false,
+        code: 1,
+        words: &["cannot read scenario", "bad.toml"],
+    },
+    Case {
+        name: "all problems at once",
+        toml: Some(
+            "[network]\ndims = [4, 0]\nmtu = '8 B'\nlink_bandwith = 1\n[workload]\ncode = ''\n",
+        ),
+        script: None,
+        args: &[],
+        check: true,
+        code: 1,
+        words: &["3 problems", "bad.toml:2:", "bad.toml:3:", "bad.toml:4:"],
+    },
+    // ---- the command line ----
+    Case {
+        name: "bad --set value",
+        toml: Some("[workload]\ncode = ''\n"),
+        script: None,
+        args: &["--set", "network.dims=[2,2,2,2,2,2,2]"],
+        check: false,
+        code: 1,
+        words: &["`network.dims` (from --set)", "7 dimensions"],
+    },
+    Case {
+        name: "--set without a value",
+        toml: Some("[workload]\ncode = ''\n"),
+        script: None,
+        args: &["--set", "network.dims"],
+        check: false,
+        code: 1,
+        words: &["--set network.dims", "KEY=VALUE"],
+    },
+    Case {
+        name: "bad --timeout",
+        toml: Some("[workload]\ncode = ''\n"),
+        script: None,
+        args: &["--timeout", "soon"],
+        check: false,
+        code: 1,
+        words: &["--timeout soon", "unit"],
+    },
+    // ---- scripts: syntax and runtime errors ----
+    script(
+        "syntax error",
+        FOUR,
+        "local a = 1\nlocal b = = 2\n",
+        &["w.lua:2:", "syntax error"],
+    ),
+    Case {
+        name: "syntax error found by check",
+        toml: FOUR,
+        script: Some("if then\n"),
+        args: &[],
+        check: true,
+        code: 1,
+        words: &["w.lua:1:", "syntax error"],
+    },
+    script(
+        "runtime error",
+        FOUR,
+        "local function f(t)\n  return t.x.y\nend\nMGEN_Comp(1e-6)\nif MGEN_Comm_rank() == 2 then f({}) end\n",
+        &["rank 2 failed at simulated time 1 us", "w.lua:2:", "stack traceback", "w.lua:5"],
+    ),
+    script(
+        "missing module",
+        FOUR,
+        "local m = require('nothere')\n",
+        &["w.lua:1:", "module 'nothere' not found"],
+    ),
+    // ---- bad API arguments ----
+    script(
+        "rank out of range",
+        FOUR,
+        "local x = 1\nMGEN_rdma_put(9, 8, 0)\n",
+        &["w.lua:2:", "MGEN_rdma_put", "`dest` = 9", "0 to 3"],
+    ),
+    script(
+        "fractional bytes",
+        FOUR,
+        "MGEN_rdma_put(1, 2.5, 0)\n",
+        &["w.lua:1:", "MGEN_rdma_put", "`bytes`", "integer"],
+    ),
+    script(
+        "negative bytes",
+        FOUR,
+        "MGEN_Isend(1, -8, 0)\n",
+        &["w.lua:1:", "MGEN_Isend", "`bytes` = -8", "negative"],
+    ),
+    script(
+        "tag of the wrong type",
+        FOUR,
+        "MGEN_rdma_put(1, 8, 'x')\n",
+        &["w.lua:1:", "MGEN_rdma_put", "`tag`", "the string \"x\""],
+    ),
+    script(
+        "negative compute time",
+        FOUR,
+        "MGEN_Comp(-1)\n",
+        &["w.lua:1:", "MGEN_Comp", ">= 0"],
+    ),
+    script(
+        "handle of another rank",
+        FOUR,
+        "if MGEN_Comm_rank() == 1 then\n  MGEN_acp_complete(0)\nend\n",
+        &["w.lua:2:", "MGEN_acp_complete", "belongs to rank 0, not to rank 1"],
+    ),
+    script(
+        "request waited for twice",
+        TWO,
+        "local peer = 1 - MGEN_Comm_rank()\nlocal r = MGEN_Isend(peer, 8, 0)\nMGEN_Recv(peer, 8, 0)\nMGEN_Wait(r)\nMGEN_Wait(r)\n",
+        &["w.lua:5:", "MGEN_Wait", "already waited"],
+    ),
+    script(
+        "request used as a handle",
+        FOUR,
+        "local r = MGEN_Irecv(0, 8, 0)\nMGEN_acp_complete(r)\n",
+        &["w.lua:2:", "message-passing request", "MGEN_Wait"],
+    ),
+    script(
+        "handle used as a request",
+        FOUR,
+        "local h = MGEN_rdma_put(1, 8, 0)\n\nMGEN_Wait(h)\n",
+        &["w.lua:3:", "RDMA handle", "MGEN_acp_complete"],
+    ),
+    script(
+        "message longer than its receive",
+        TWO,
+        "if MGEN_Comm_rank() == 0 then MGEN_Send(1, 64, 3)\nelse MGEN_Recv(0, 8, 3) end\n",
+        &["w.lua:2:", "64 bytes", "longer than its receive"],
+    ),
+    script(
+        "report without a name",
+        FOUR,
+        "MGEN_report(7, 1)\n",
+        &["w.lua:1:", "MGEN_report", "`name` must be a string"],
+    ),
+    // ---- deadlocks ----
+    // (found at once: within a 1 s wall-clock limit, or this would end with exit 3)
+    Case {
+        name: "both ranks poll first",
+        toml: TWO,
+        script: Some(
+            "-- nobody ever puts\nMGEN_rdma_poll(5)\nMGEN_rdma_put(1 - MGEN_Comm_rank(), 8, 5)\n",
+        ),
+        args: &["--timeout", "1s"],
+        check: false,
+        code: 1,
+        words: &["deadlock", "rank 0", "rank 1", "MGEN_rdma_poll(tag 5)", "w.lua:2"],
+    },
+    script(
+        "both ranks receive first",
+        TWO,
+        "local peer = 1 - MGEN_Comm_rank()\nMGEN_Recv(peer, 8, 1)\nMGEN_Send(peer, 8, 1)\n",
+        &["deadlock", "rank 0", "rank 1", "its message never came", "w.lua:2"],
+    ),
+    // ---- the sandbox and the limits ----
+    script(
+        "os.execute",
+        FOUR,
+        "os.execute('true')\n",
+        &["w.lua:1:", "sandbox: os.execute", "--allow-io"],
+    ),
+    Case {
+        name: "endless loop",
+        toml: FOUR,
+        script: Some("local n = 0\nwhile true do n = n + 1 end\n"),
+        args: &["--set", "limits.instructions=1000000"],
+        check: false,
+        code: 3,
+        words: &["instruction limit", "rank 0", "w.lua:2", "limits.instructions"],
+    },
+];
+
+#[test]
+fn bad_input_gets_a_clear_error_never_a_panic() {
+    assert!(CASES.len() >= 30);
+    let mut failures = Vec::new();
+    for case in CASES {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(t) = case.toml {
+            std::fs::write(dir.path().join("bad.toml"), t).unwrap();
+        }
+        if let Some(s) = case.script {
+            std::fs::write(dir.path().join("w.lua"), s).unwrap();
+        }
+        let mut args = vec![if case.check { "check" } else { "run" }, "bad.toml"];
+        args.extend(case.args);
+        let o = Command::new(env!("CARGO_BIN_EXE_mgensim"))
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .expect("mgensim runs");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let mut wrong = Vec::new();
+        if o.status.code() != Some(case.code) {
+            wrong.push(format!(
+                "exit {:?}, expected {}",
+                o.status.code(),
+                case.code
+            ));
+        }
+        if err.contains("panicked") || err.contains("RUST_BACKTRACE") {
+            wrong.push("it panicked".to_string());
+        }
+        for w in case.words {
+            if !err.contains(w) {
+                wrong.push(format!("no {w:?}"));
+            }
+        }
+        if !wrong.is_empty() {
+            failures.push(format!(
+                "{}: {}\n--- stderr:\n{err}",
+                case.name,
+                wrong.join("; ")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}

@@ -1,0 +1,367 @@
+//! What scripts may not do, and the limits that stop a run gone wrong (issue 6): the
+//! sandbox, the instruction budget, the memory, event and wall-clock limits, Ctrl-C, and the
+//! warnings about what a finished run's scripts left behind.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const TWO: &str = "[network]\ndims = [2]\n[workload]\nscript = 'w.lua'\n";
+
+/// Two ranks putting to each other for ever: the network never falls quiet.
+const PING_PONG: &str = "
+local me = MGEN_Comm_rank()
+print('started')
+local k = 0
+while true do
+  k = k + 1
+  if me == 0 then MGEN_rdma_put(1, 64, 0); MGEN_rdma_poll(0)
+  else MGEN_rdma_poll(0); MGEN_rdma_put(0, 64, 0) end
+end
+";
+
+/// A folder with `bad.toml` and `w.lua`.
+fn folder(toml: &str, lua: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.toml"), toml).unwrap();
+    std::fs::write(dir.path().join("w.lua"), lua).unwrap();
+    dir
+}
+
+fn mgensim(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mgensim"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("mgensim runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_sandbox_refuses_processes_and_writes_and_nothing_is_created() {
+    for (code, what) in [
+        ("os.execute('touch pwned')", "os.execute"),
+        ("io.popen('touch pwned')", "io.popen"),
+        (
+            "local f = io.open('pwned', 'w')\nf:write('x')",
+            "writing files",
+        ),
+        ("io.open('pwned', 'a+')", "writing files"),
+        ("os.remove('bad.toml')", "os.remove"),
+        ("io.output('pwned')", "io.output"),
+    ] {
+        let dir = folder(TWO, code);
+        let o = mgensim(dir.path(), &["run", "bad.toml"]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{code}: {e}");
+        assert!(
+            e.contains("w.lua:1:") && e.contains(&format!("sandbox: {what}"))
+                || e.contains("sandbox:") && e.contains(what),
+            "{code}: {e}"
+        );
+        assert!(e.contains("--allow-io"), "{e}");
+        assert_eq!(files(dir.path()), ["bad.toml", "w.lua"], "{code}");
+    }
+}
+
+#[test]
+fn scripts_read_only_below_the_scenario_folder() {
+    let outer = tempfile::tempdir().unwrap();
+    std::fs::write(outer.path().join("secret.txt"), "s3cret").unwrap();
+    let dir = outer.path().join("scenario");
+    std::fs::create_dir_all(dir.join("data")).unwrap();
+    std::fs::write(dir.join("data/in.txt"), "12345").unwrap();
+    std::fs::write(dir.join("bad.toml"), TWO).unwrap();
+    let run = |lua: &str| {
+        std::fs::write(dir.join("w.lua"), lua).unwrap();
+        mgensim(&dir, &["run", "bad.toml", "--json"])
+    };
+    // relative names start from the scenario's folder; MGEN_SCENARIO_DIR is absolute
+    let o = run("local a = assert(io.open('data/in.txt')):read('a')
+        local b = assert(io.open(MGEN_SCENARIO_DIR .. '/data/in.txt')):read('a')
+        local n = 0
+        for _ in io.lines('data/in.txt') do n = n + 1 end
+        MGEN_report('bytes', #a + #b + n)");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["metrics"]["bytes"]["max"], 11.0);
+    assert_eq!(v["sandbox"], true);
+    for lua in [
+        "io.open('../secret.txt')",
+        "io.lines(MGEN_SCENARIO_DIR .. '/../secret.txt')",
+        "dofile('/etc/hostname')",
+    ] {
+        let o = run(lua);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{lua}: {e}");
+        assert!(
+            e.contains("sandbox: reading") && e.contains("below the scenario's folder"),
+            "{lua}: {e}"
+        );
+        assert!(!e.contains("s3cret"));
+    }
+    // a link inside the folder that points outside leads nowhere
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(outer.path().join("secret.txt"), dir.join("link.txt")).unwrap();
+        let o = run("io.open('link.txt')");
+        assert!(stderr(&o).contains("sandbox: reading"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn the_sandbox_hides_the_real_libraries() {
+    let dir = folder(
+        "[network]\ndims = [4]\n[workload]\nscript = 'w.lua'\n",
+        "assert(not pcall(require('io').popen, 'true'), 'require(io) gives the real io')
+         assert(not pcall(require('os').execute, 'true'))
+         assert(debug.getregistry == nil and debug.sethook == nil and debug.getupvalue == nil)
+         local f, e = load(string.dump(function() end))
+         assert(f == nil and e:find('binary'), 'a binary chunk loaded')
+         assert(not pcall(load, 'return 1', 'x', 'b'))
+         assert(not pcall(package.loadlib, 'libc.so.6', '*'))
+         package.cpath = '/tmp/?.so'
+         assert(not pcall(require, 'evil'))
+         assert(load('return 1 + 1')() == 2, 'text chunks load')
+         MGEN_report('ok', 1)",
+    );
+    let o = mgensim(dir.path(), &["run", "bad.toml", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["metrics"]["ok"]["count"], 4);
+}
+
+#[test]
+fn allow_io_lifts_the_sandbox_and_the_summary_says_so() {
+    let dir = folder(
+        TWO,
+        "if MGEN_Comm_rank() == 0 then
+           local f = assert(io.open('out.txt', 'w')); f:write('written'); f:close()
+         end",
+    );
+    let o = mgensim(dir.path(), &["run", "bad.toml", "--allow-io"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("sandbox            off (--allow-io)"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+        "written"
+    );
+    let o = mgensim(dir.path(), &["run", "bad.toml", "--allow-io", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["sandbox"], false);
+}
+
+#[test]
+fn an_endless_loop_stops_at_the_budget_even_inside_pcall_or_a_coroutine() {
+    for lua in [
+        "local x = 0\nwhile true do x = x + 1 end",
+        "MGEN_Comp(1e-6)\npcall(function() while true do end end)\nMGEN_report('escaped', 1)",
+        "local co = coroutine.wrap(function()\nwhile true do end end)\nco()",
+    ] {
+        let dir = folder(TWO, lua);
+        let o = mgensim(
+            dir.path(),
+            &[
+                "run",
+                "bad.toml",
+                "--json",
+                "--set",
+                "limits.instructions=2000000",
+            ],
+        );
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{lua}: {e}");
+        assert!(
+            e.contains("instruction limit") && e.contains("rank 0 ran 2000000 Lua instructions"),
+            "{e}"
+        );
+        assert!(e.contains("w.lua:2"), "the line of the loop: {e}");
+        assert!(
+            e.contains("--set limits.instructions="),
+            "how to raise it: {e}"
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("partial JSON");
+        assert_eq!(v["partial"], true);
+        assert!(v["metrics"].get("escaped").is_none());
+    }
+}
+
+#[test]
+fn the_budget_is_per_resume_not_per_run() {
+    // 40 rounds of 50 000 loop steps: far more than the budget in all, within it per resume
+    let dir = folder(
+        TWO,
+        "local me = MGEN_Comm_rank()
+         for k = 1, 40 do
+           local s = 0
+           for i = 1, 50000 do s = s + i end
+           MGEN_rdma_put(me, 8, k)
+           MGEN_rdma_poll(k)
+         end
+         MGEN_report('done', 1)",
+    );
+    let o = mgensim(
+        dir.path(),
+        &[
+            "run",
+            "bad.toml",
+            "--json",
+            "--set",
+            "limits.instructions=500000",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["metrics"]["done"]["count"], 2);
+}
+
+#[test]
+fn the_lua_memory_limit_stops_a_script_that_hoards() {
+    let dir = folder(TWO, "local t = {}\nfor i = 1, 1e9 do t[i] = i end");
+    let o = mgensim(
+        dir.path(),
+        &[
+            "run",
+            "bad.toml",
+            "--set",
+            "limits.instructions=0",
+            "--set",
+            "limits.lua_memory='32 MiB'",
+        ],
+    );
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{e}");
+    assert!(
+        e.contains("Lua memory limit") && e.contains("32 MiB") && e.contains("w.lua:2"),
+        "{e}"
+    );
+    assert!(e.contains("limits.lua_memory"), "{e}");
+}
+
+#[test]
+fn the_event_limit_stops_after_exactly_that_many_events() {
+    let dir = folder(&format!("{TWO}[limits]\nevents = 5000\n"), PING_PONG);
+    let o = mgensim(dir.path(), &["run", "bad.toml", "--json"]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{e}");
+    assert!(
+        e.contains("event limit") && e.contains("limits.events"),
+        "{e}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("partial JSON");
+    assert_eq!(v["partial"], true);
+    assert_eq!(v["network"]["events"], 5000);
+    assert!(v["predicted_time_ps"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn the_wall_clock_limit_stops_the_network_and_the_scripts() {
+    for (lua, sets) in [
+        (PING_PONG, vec![]),
+        ("while true do end", vec!["--set", "limits.instructions=0"]),
+    ] {
+        let dir = folder(TWO, lua);
+        let mut args = vec!["run", "bad.toml", "--json", "--timeout", "0.2"];
+        args.extend(sets);
+        let o = mgensim(dir.path(), &args);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "{e}");
+        assert!(
+            e.contains("wall-clock limit") && e.contains("--timeout"),
+            "{e}"
+        );
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("partial JSON");
+        assert_eq!(v["partial"], true);
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_writes_the_partial_summary_whole_and_exits_non_zero() {
+    for (lua, sets) in [
+        (PING_PONG, vec![]),
+        (
+            "print('started')\nwhile true do end",
+            vec!["--set", "limits.instructions=0"],
+        ),
+    ] {
+        let dir = folder(TWO, lua);
+        let mut args = vec!["run", "bad.toml", "-o", "summary.json"];
+        args.extend(sets);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mgensim"))
+            .args(&args)
+            .current_dir(dir.path())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // the first rank's print means the run (and its Ctrl-C handler) has started
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).unwrap();
+        assert!(line.contains("started"), "{line}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let kill = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let status = child.wait().unwrap();
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+        assert_eq!(status.code(), Some(130), "{rest}");
+        assert!(rest.contains("interrupted at simulated time"), "{rest}");
+        let text = std::fs::read_to_string(dir.path().join("summary.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).expect("whole JSON");
+        assert_eq!(v["partial"], true);
+        assert_eq!(files(dir.path()), ["bad.toml", "summary.json", "w.lua"]);
+    }
+}
+
+#[test]
+fn a_finished_run_warns_about_what_its_scripts_left_behind() {
+    let dir = folder(
+        TWO,
+        "if MGEN_Comm_rank() == 0 then
+           for i = 1, 3 do MGEN_rdma_put(1, 8, 7) end
+           MGEN_Send(1, 16, 1)
+           MGEN_Send(1, 16, 2)
+         else
+           MGEN_rdma_poll(7)
+           MGEN_Irecv(0, 8, 99)
+         end",
+    );
+    let o = mgensim(dir.path(), &["run", "bad.toml", "--json"]);
+    let e = stderr(&o);
+    assert!(o.status.success(), "{e}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let warnings: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "2 puts delivered and never polled (MGEN_rdma_poll), on 1 ranks (rank 1: 2)",
+            "2 messages arrived and never received, on 1 ranks (rank 1: 2)",
+            "1 receives posted and never matched, on 1 ranks (rank 1: 1)",
+            "1 requests never waited for (MGEN_Wait), on 1 ranks (rank 1: 1)",
+        ]
+    );
+    for w in warnings {
+        assert!(e.contains(&format!("warning: {w}")), "{e}");
+    }
+}
