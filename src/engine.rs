@@ -281,6 +281,7 @@ pub struct Simulation {
 impl Simulation {
     /// Builds the network and the ranks and compiles the workload.
     pub fn new(s: &Scenario) -> anyhow::Result<Simulation> {
+        fits_in_memory(s)?;
         let world = Rc::new(RefCell::new(World::new(s)));
         let scripts = Scripts::new(world.clone(), s)?;
         Ok(Simulation {
@@ -508,6 +509,39 @@ impl Simulation {
         }
         out
     }
+}
+
+/// Refuses, with a clear message, a scenario whose network and ranks could not fit in this
+/// machine's memory (rather than dying on a failed allocation part way through building it).
+fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
+    let nodes = s.network.nodes();
+    let ports = 1 + 2 * s.network.dims.len() as u64;
+    let vcs = 2;
+    // channel state, neighbour table, credit counters, coordinates and NIC, per node; then
+    // the rank (its engine side and a bare Lua coroutine)
+    let per_node = ports * (48 + 4 + 4 * vcs) + 48 + 12 + 40;
+    let need = nodes * per_node + s.workload.ranks * (200 + 1500);
+    if let Some(total) = physical_memory() {
+        if need > total {
+            anyhow::bail!(
+                "{}: key `network.dims`: {nodes} nodes and {} ranks need about {} of memory, \
+                 more than this machine's {}",
+                s.path.display(),
+                s.workload.ranks,
+                crate::units::Bytes(need),
+                crate::units::Bytes(total)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Physical memory of this machine (Linux: MemTotal), if known.
+fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// The first line of a traceback that is the script's (not the prelude's, not C).

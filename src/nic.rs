@@ -117,6 +117,8 @@ struct Nic {
 pub struct NicStats {
     /// Packets made by NICs (data and control), loopback ones included.
     pub packets: u64,
+    /// Packets whose payload reached memory at their destination.
+    pub packets_delivered: u64,
     /// Payload bytes delivered to memory.
     pub payload_bytes: u64,
     /// Messages delivered.
@@ -341,6 +343,7 @@ impl Nics {
         net.release_rx(pkt, now, q);
         let p = *net.packets.get(pkt);
         net.packets.release(pkt);
+        self.stats.packets_delivered += 1;
         self.stats.payload_bytes += p.payload as u64;
         let msg = self.msgs.get_mut(p.msg);
         msg.in_flight -= 1;

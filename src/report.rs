@@ -32,6 +32,8 @@ pub struct NetworkSummary {
     pub bytes: u64,
     /// Packets made (data and control).
     pub packets: u64,
+    /// Packets whose payload reached memory (all of them, in a run that finished).
+    pub packets_delivered: u64,
     /// Link traversals (one per packet per link, NIC links included).
     pub packet_hops: u64,
     /// Bytes (payload and headers) over all links.
@@ -128,6 +130,9 @@ pub struct Report {
     /// Every rank's figures, for tools using the library.
     #[serde(skip)]
     pub per_rank: Vec<RankStats>,
+    /// What every link carried, for tools using the library.
+    #[serde(skip)]
+    pub per_link: Vec<crate::net::router::LinkLoad>,
 }
 
 impl Report {
@@ -157,6 +162,7 @@ impl Report {
                 nodes: s.network.nodes(),
                 bytes: w.nics.stats.payload_bytes,
                 packets: w.nics.stats.packets,
+                packets_delivered: w.nics.stats.packets_delivered,
                 packet_hops: w.net.stats.packet_hops,
                 link_bytes: w.net.stats.link_bytes,
                 wrap_hops: w.net.stats.wrap_hops,
@@ -186,6 +192,7 @@ impl Report {
                     compute_ps: r.compute.ps(),
                 })
                 .collect(),
+            per_link: w.net.link_loads(),
         }
     }
 

@@ -133,6 +133,11 @@ const CASES: &[Case] = &[
         &["`workload.ranks`", "100 ranks do not fit on 16 nodes"],
     ),
     scenario(
+        "network larger than the machine",
+        "[network]\ndims = [600, 600, 600]\n[workload]\ncode = ''\n",
+        &["`network.dims`", "216000000 nodes", "more than this machine's"],
+    ),
+    scenario(
         "MTU smaller than the header",
         "[network]\nmtu = '8 B'\n[workload]\ncode = ''\n",
         &["`network.mtu`", "smaller than a packet's header"],

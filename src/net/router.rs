@@ -53,6 +53,23 @@ struct Channel {
     /// Credit to give back when the current tail has left: buffer and bytes.
     releasing: u32,
     releasing_bytes: u32,
+    /// Bytes sent over this channel (payload and headers).
+    bytes: u64,
+    /// Time this channel spent sending, in picoseconds.
+    busy_ps: u64,
+}
+
+/// What one direction of one link carried in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkLoad {
+    /// The router (or, for an injection link, the NIC) the link leaves.
+    pub from: u32,
+    /// Its port there (0 = to the NIC; `None` for a NIC's injection link).
+    pub port: Option<u8>,
+    /// Bytes sent (payload and headers).
+    pub bytes: u64,
+    /// Time spent sending.
+    pub busy: Time,
 }
 
 /// Totals of one run.
@@ -104,6 +121,8 @@ impl Network {
             rr: 0,
             releasing: NONE,
             releasing_bytes: 0,
+            bytes: 0,
+            busy_ps: 0,
         };
         let cap = s.network.buffer_bytes.0 as u32;
         let nbuf = (routers * ports * vcs + routers) as usize;
@@ -313,6 +332,8 @@ impl Network {
         ch.rr = ((vc + 1) % self.vcs) as u8;
         ch.releasing = p.buf;
         ch.releasing_bytes = p.wire;
+        ch.bytes += p.wire as u64;
+        ch.busy_ps += (tail_leaves - now).ps();
         q.push(tail_leaves, Event::ChannelFree(c));
         self.stats.packet_hops += 1;
         self.stats.link_bytes += p.wire as u64;
@@ -340,6 +361,29 @@ impl Network {
             pm.vc = vc as u8;
             q.push(head_arrives + self.router_delay, Event::RouterReady(pkt));
         }
+    }
+
+    /// What every link that exists carried: router channels first (router by router, port by
+    /// port), then the NICs' injection links.
+    pub fn link_loads(&self) -> Vec<LinkLoad> {
+        let nr = self.routers * self.ports;
+        (0..self.channels.len() as u32)
+            .filter(|&c| c >= nr || c % self.ports == 0 || self.link_to[c as usize] != NONE)
+            .map(|c| {
+                let ch = &self.channels[c as usize];
+                let (from, port) = if c < nr {
+                    (c / self.ports, Some((c % self.ports) as u8))
+                } else {
+                    (c - nr, None)
+                };
+                LinkLoad {
+                    from,
+                    port,
+                    bytes: ch.bytes,
+                    busy: Time(ch.busy_ps),
+                }
+            })
+            .collect()
     }
 
     /// Total buffer credit currently missing (bytes held by packets in buffers); zero when the

@@ -1,0 +1,247 @@
+//! Property tests (issue 6): random valid networks and random workloads that are sure to
+//! complete, with the model's invariants checked after every run. The expected counts are
+//! worked out here from the plan alone, not read back from the engine.
+
+use mgensim::config::Scenario;
+use mgensim::{Report, Simulation};
+use proptest::prelude::*;
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Put,
+    Get,
+    Msg,
+}
+
+/// One transfer of a phase: `src` sends `bytes` to `dst` (for a get, `dst` reads from `src`).
+#[derive(Clone, Debug)]
+struct Op {
+    kind: Kind,
+    src: u32,
+    dst: u32,
+    bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Phase {
+    /// Compute before the phase, per rank, in ns.
+    compute_ns: Vec<u32>,
+    ops: Vec<Op>,
+}
+
+#[derive(Clone, Debug)]
+struct Case {
+    torus: bool,
+    dims: Vec<u32>,
+    link_gbps: u32,
+    switch_gbps: u32,
+    nic_gbps: Option<u32>,
+    dma_mbps: u32,
+    mtu: u64,
+    header: u64,
+    buffer_packets: u64,
+    eager: u64,
+    node_latency_ns: u32,
+    ranks: u32,
+    phases: Vec<Phase>,
+}
+
+fn op(ranks: u32) -> impl Strategy<Value = Op> {
+    (
+        prop_oneof![Just(Kind::Put), Just(Kind::Get), Just(Kind::Msg)],
+        0..ranks,
+        0..ranks,
+        prop_oneof![0u64..=64, 0u64..=20_000],
+    )
+        .prop_map(|(kind, src, dst, bytes)| Op {
+            kind,
+            src,
+            dst,
+            bytes,
+        })
+}
+
+fn phase(ranks: u32) -> impl Strategy<Value = Phase> {
+    (
+        prop::collection::vec(0u32..2000, ranks as usize),
+        prop::collection::vec(op(ranks), 0..10),
+    )
+        .prop_map(|(compute_ns, ops)| Phase { compute_ns, ops })
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    let net = (
+        any::<bool>(),
+        prop::collection::vec(1u32..=5, 1..=3),
+        1u32..=8,
+        1u32..=8,
+        prop::option::of(1u32..=8),
+        500u32..=4000,
+        prop_oneof![Just(64u64), Just(256), Just(1024), Just(2048)],
+        prop_oneof![Just(0u64), Just(8), Just(16), Just(64)],
+        1u64..=3,
+        prop_oneof![Just(0u64), Just(256), Just(8192)],
+        0u32..300,
+    );
+    net.prop_flat_map(|n| {
+        let nodes: u32 = n.1.iter().product();
+        (Just(n), 1..=nodes.min(12))
+    })
+    .prop_flat_map(|(n, ranks)| {
+        (
+            Just(n),
+            Just(ranks),
+            prop::collection::vec(phase(ranks), 1..=3),
+        )
+    })
+    .prop_map(|(n, ranks, phases)| Case {
+        torus: n.0,
+        dims: n.1,
+        link_gbps: n.2,
+        switch_gbps: n.3,
+        nic_gbps: n.4,
+        dma_mbps: n.5,
+        mtu: n.6,
+        header: n.7,
+        buffer_packets: n.8,
+        eager: n.9,
+        node_latency_ns: n.10,
+        ranks,
+        phases,
+    })
+}
+
+/// Every rank issues all its transfers of a phase before it waits for any, and waits only
+/// for the phase's own: so the workload always completes.
+const SCRIPT: &str = r#"
+local me = MGEN_Comm_rank()
+for p, phase in ipairs(PLAN) do
+  MGEN_Comp(phase.compute[me + 1] * 1e-9)
+  local handles, reqs, puts = {}, {}, 0
+  for i, op in ipairs(phase.ops) do
+    local kind, src, dst, bytes = op[1], op[2], op[3], op[4]
+    if kind == "put" then
+      if src == me then handles[#handles + 1] = MGEN_rdma_put(dst, bytes, p) end
+      if dst == me then puts = puts + 1 end
+    elseif kind == "get" then
+      if dst == me then handles[#handles + 1] = MGEN_rdma_get(src, bytes, p) end
+    else
+      local tag = p * 1000 + i
+      if src == me then reqs[#reqs + 1] = MGEN_Isend(dst, bytes, tag) end
+      if dst == me then reqs[#reqs + 1] = MGEN_Irecv(src, bytes, tag) end
+    end
+  end
+  for _ = 1, puts do MGEN_rdma_poll(p) end
+  for _, h in ipairs(handles) do MGEN_acp_complete(h) end
+  MGEN_Waitall(reqs)
+end
+"#;
+
+impl Case {
+    fn toml(&self) -> String {
+        let mut plan = String::from("PLAN = {\n");
+        for ph in &self.phases {
+            let compute: Vec<String> = ph.compute_ns.iter().map(u32::to_string).collect();
+            plan += &format!("  {{ compute = {{{}}}, ops = {{", compute.join(", "));
+            for o in &ph.ops {
+                let k = match o.kind {
+                    Kind::Put => "put",
+                    Kind::Get => "get",
+                    Kind::Msg => "msg",
+                };
+                plan += &format!("{{'{k}', {}, {}, {}}}, ", o.src, o.dst, o.bytes);
+            }
+            plan += "} },\n";
+        }
+        plan += "}\n";
+        let nic = self
+            .nic_gbps
+            .map_or(String::new(), |g| format!("nic_bandwidth = '{g} GB/s'\n"));
+        format!(
+            "[network]\ntopology = '{}'\ndims = {:?}\nlink_bandwidth = '{} GB/s'\n\
+             switch_bandwidth = '{} GB/s'\nmtu = {}\nheader_bytes = {}\nbuffer_bytes = {}\n\
+             [node]\ndma_bandwidth = '{} MB/s'\neager_limit = {}\nnode_latency = '{} ns'\n{nic}\
+             [workload]\nranks = {}\ncode = '''\n{plan}{SCRIPT}'''\n",
+            if self.torus { "torus" } else { "mesh" },
+            self.dims,
+            self.link_gbps,
+            self.switch_gbps,
+            self.mtu,
+            self.header,
+            (self.mtu + self.header) * self.buffer_packets,
+            self.dma_mbps,
+            self.eager,
+            self.node_latency_ns,
+            self.ranks,
+        )
+    }
+
+    /// Packets of a message of `bytes`: at least one, each carrying up to an MTU.
+    fn data_packets(&self, bytes: u64) -> u64 {
+        bytes.div_ceil(self.mtu).max(1)
+    }
+
+    /// (payload bytes, packets, NIC messages) the plan must make.
+    fn expected(&self) -> (u64, u64, u64) {
+        let (mut bytes, mut packets, mut messages) = (0, 0, 0);
+        for o in self.phases.iter().flat_map(|p| &p.ops) {
+            bytes += o.bytes;
+            let data = self.data_packets(o.bytes);
+            let (p, m) = match o.kind {
+                Kind::Put | Kind::Get => (data + 1, 2), // data + ack / request + data
+                Kind::Msg if o.bytes <= self.eager => (data, 1),
+                Kind::Msg => (data + 2, 3), // RTS, CTS, data
+            };
+            packets += p;
+            messages += m;
+        }
+        (bytes, packets, messages)
+    }
+}
+
+fn run(text: &str) -> Report {
+    let s = Scenario::from_str_with(text, Path::new("prop.toml"), &[]).expect("a valid scenario");
+    Simulation::new(&s)
+        .expect("builds")
+        .run()
+        .unwrap_or_else(|e| panic!("the run must complete: {e}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_workloads_keep_the_invariants(c in case()) {
+        let text = c.toml();
+        let r = run(&text);
+        let n = &r.network;
+        let (bytes, packets, messages) = c.expected();
+        // every byte injected is delivered, every packet made arrives
+        prop_assert_eq!(n.bytes, bytes);
+        prop_assert_eq!(n.packets, packets);
+        prop_assert_eq!(n.packets_delivered, packets);
+        prop_assert_eq!(n.messages, messages);
+        // the link counters add up, and no link carries more than its rate or its time
+        let router_bw = c.link_gbps.min(c.switch_gbps) as u128 * 1_000_000_000;
+        let inject_bw = c.nic_gbps.unwrap_or(c.link_gbps).min(c.link_gbps) as u128 * 1_000_000_000;
+        let mut sum = 0;
+        for l in &r.per_link {
+            sum += l.bytes;
+            prop_assert!(l.busy.ps() <= n.quiet_ps, "a link busy {} in a run of {}", l.busy, n.quiet_ps);
+            let bw = if l.port.is_none() { inject_bw } else { router_bw };
+            let least = (l.bytes as u128 * 1_000_000_000_000).div_ceil(bw);
+            prop_assert!(l.busy.ps() as u128 >= least, "link {:?} above 100%: {} B in {}", l, l.bytes, l.busy);
+        }
+        prop_assert_eq!(sum, n.link_bytes);
+        // each rank's compute is what the plan says, and it finished no earlier
+        for (i, rank) in r.per_rank.iter().enumerate() {
+            let planned: u64 = c.phases.iter().map(|p| p.compute_ns[i] as u64 * 1000).sum();
+            prop_assert_eq!(rank.compute_ps, planned);
+            prop_assert!(rank.finish_ps >= rank.compute_ps);
+        }
+        prop_assert!(!r.partial && r.warnings.is_empty(), "{:?}", r.warnings);
+        // the same scenario and seed give the same output
+        prop_assert_eq!(run(&text).deterministic_json(), r.deterministic_json());
+    }
+}
