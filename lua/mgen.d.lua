@@ -19,8 +19,9 @@
 ---@type table<string, any>
 MGEN_args = {}
 
----The folder of the scenario file, to find data files named in `MGEN_args`
----(`MGEN_SCENARIO_DIR .. "/" .. MGEN_args.csv`).
+---The folder of the scenario file, as an absolute path. File names given to io.open,
+---io.lines, loadfile and dofile are already taken from this folder when relative, so
+---`io.open(MGEN_args.csv)` finds a data file beside the scenario from any working directory.
 ---@type string
 MGEN_SCENARIO_DIR = ""
 
@@ -28,8 +29,8 @@ MGEN_SCENARIO_DIR = ""
 ---@type integer
 MGEN_COMM_WORLD = 0
 
----A transfer started by this rank; pass it to MGEN_acp_complete. Handles of other ranks are
----rejected.
+---A transfer started by this rank; pass it to MGEN_acp_complete, once. Handles of other
+---ranks, and a handle completed before, are rejected.
 ---@alias MGEN_handle integer
 
 ---This rank's number, 0 to MGEN_Comm_size() - 1.
@@ -70,7 +71,7 @@ function MGEN_rdma_poll(tag) end
 
 ---Waits until the transfer `handle` is complete: a put when its control packet is back at
 ---this rank's NIC, a get when its last byte is in this rank's memory. Returns at once if it
----already is.
+---already is. A handle is used once: completing it a second time is an error.
 ---@param handle MGEN_handle
 function MGEN_acp_complete(handle) end
 
@@ -194,3 +195,23 @@ function print(...) end
 -- state, derived from `workload.seed` (or --seed), so all ranks draw the same numbers (and
 -- the same random permutation) until one calls math.randomseed(x), which reseeds that rank
 -- alone. math.randomseed() with no argument goes back to the scenario's seed.
+
+-- The sandbox. Scenarios are shared, so by default a script cannot touch the machine it runs
+-- on. It has the whole Lua library except:
+--   os      only clock, date, difftime and time (execute, exit, getenv, remove, rename,
+--           tmpname and setlocale raise a "sandbox:" error);
+--   io      open and lines read files below the scenario's folder, the script's folder and
+--           mgensim's lua/ library, and nothing else (symbolic links are followed first);
+--           opening for writing, popen, tmpfile, input, output and read raise an error;
+--           io.write and io.stdout go to stderr, as print does (stdout carries the summary);
+--   load    text chunks only (no binary chunks); loadfile and dofile as io.open;
+--   require Lua modules beside the script and in lua/ only; no C modules, no package.loadlib;
+--   debug   only traceback and getinfo.
+-- `mgensim run --allow-io` gives scripts the whole library (relative file names still start
+-- from the scenario's folder); the summary then says `sandbox: off`.
+--
+-- Limits. A rank that runs more than `limits.instructions` Lua instructions (default 10^9)
+-- without a call that gives control back to the simulator (a blocking MGEN call, or the end of
+-- the script) is stopped with its line: an endless loop ends the run instead of hanging it.
+-- pcall cannot catch the stop. `limits.lua_memory` (default 8 GiB) caps the Lua heap of all
+-- ranks together. Coroutines a script creates count against its rank's budget.

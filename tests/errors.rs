@@ -277,6 +277,12 @@ const CASES: &[Case] = &[
         &["w.lua:2:", "MGEN_acp_complete", "belongs to rank 0, not to rank 1"],
     ),
     script(
+        "handle completed twice",
+        FOUR,
+        "local h = MGEN_rdma_put(1, 8, 0)\nMGEN_acp_complete(h)\nMGEN_acp_complete(h)\n",
+        &["w.lua:3:", "MGEN_acp_complete", "already completed"],
+    ),
+    script(
         "request waited for twice",
         TWO,
         "local peer = 1 - MGEN_Comm_rank()\nlocal r = MGEN_Isend(peer, 8, 0)\nMGEN_Recv(peer, 8, 0)\nMGEN_Wait(r)\nMGEN_Wait(r)\n",

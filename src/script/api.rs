@@ -458,7 +458,16 @@ pub fn install(
             let me = w.current;
             let rank = &mut w.ranks[me as usize];
             match split_handle(hv) {
-                Some((r, seq)) if r == me && seq < rank.next_seq => Ok(rank.try_complete(seq)),
+                Some((r, seq)) if r == me && seq < rank.next_seq => {
+                    if !rank.use_handle(seq) {
+                        return Err(error(
+                            lua,
+                            2,
+                            format!("MGEN_acp_complete: handle {hv} was already completed (a handle is used once)"),
+                        ));
+                    }
+                    Ok(rank.try_complete(seq))
+                }
                 Some((r, _)) if r != me && r < size => Err(error(
                     lua,
                     2,

@@ -47,6 +47,9 @@ pub struct Rank {
     pub outstanding: Vec<(u32, u32)>,
     /// Sequence number of the next transfer this rank issues.
     pub next_seq: u32,
+    /// One bit per transfer: set once `MGEN_acp_complete` was called for it (handles are
+    /// single-use).
+    completed: Vec<u64>,
     pub rng: Xoshiro,
     /// Payload bytes this rank sent: puts and messages.
     pub bytes_sent: u64,
@@ -70,6 +73,7 @@ impl Rank {
             polls: Vec::new(),
             outstanding: Vec::new(),
             next_seq: 0,
+            completed: Vec::new(),
             rng,
             bytes_sent: 0,
             bytes_received: 0,
@@ -105,6 +109,17 @@ impl Rank {
             None => self.polls.push((tag, 1)),
         }
         false
+    }
+
+    /// Marks the handle of transfer `seq` used by `MGEN_acp_complete`; false if it already was.
+    pub fn use_handle(&mut self, seq: u32) -> bool {
+        let (word, bit) = ((seq / 64) as usize, 1u64 << (seq % 64));
+        if self.completed.len() <= word {
+            self.completed.resize(word + 1, 0);
+        }
+        let fresh = self.completed[word] & bit == 0;
+        self.completed[word] |= bit;
+        fresh
     }
 
     /// Returns whether transfer `seq` is already complete; if not, blocks on it.
