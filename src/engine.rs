@@ -463,12 +463,16 @@ impl Simulation {
                     format!("MGEN_rdma_poll(tag {tag}): no put with that tag was delivered to it")
                 }
                 Wait::Complete(seq) => {
-                    format!("MGEN_acp_complete(handle {})", crate::rdma::handle(r, seq))
+                    format!(
+                        "MGEN_acp_complete(handle {}): the transfer never completed",
+                        crate::rdma::handle(r, seq)
+                    )
                 }
                 Wait::Request(seq) => {
                     format!(
-                        "MGEN_Wait (request {}): its message never came",
-                        crate::mpi::request_handle(r, seq)
+                        "MGEN_Wait (request {}), {}",
+                        crate::mpi::request_handle(r, seq),
+                        w.mpi.describe(rank, seq)
                     )
                 }
                 Wait::Sync => "MGEN_Test".to_string(),

@@ -55,6 +55,11 @@ struct Request {
     /// When it completed (None while it has not).
     done: Option<Time>,
     status: Status,
+    /// What it is, for deadlock reports: a send to `peer`, or a receive from `peer`
+    /// (`ANY_SOURCE` allowed) with `tag`.
+    send: bool,
+    peer: i64,
+    tag: i64,
 }
 
 /// One message between two ranks.
@@ -154,7 +159,16 @@ impl Mpi {
         }
     }
 
-    fn new_request(&mut self, q: &mut RankQueues, posted_at: Time, status: Status) -> (u32, u32) {
+    #[allow(clippy::too_many_arguments)]
+    fn new_request(
+        &mut self,
+        q: &mut RankQueues,
+        posted_at: Time,
+        status: Status,
+        send: bool,
+        peer: i64,
+        tag: i64,
+    ) -> (u32, u32) {
         let seq = q.next_seq;
         q.next_seq = (q.next_seq + 1) & !REQ_BIT;
         let r = Request {
@@ -162,6 +176,9 @@ impl Mpi {
             posted_at,
             done: None,
             status,
+            send,
+            peer,
+            tag,
         };
         let id = self.reqs.alloc(r);
         q.requests.push((seq, id));
@@ -190,7 +207,7 @@ impl Mpi {
             bytes,
             truncated: None,
         };
-        let (seq, req) = self.new_request(&mut rank.mpi, rank.clock, status);
+        let (seq, req) = self.new_request(&mut rank.mpi, rank.clock, status, true, dst as i64, tag);
         if !rendezvous {
             self.reqs.get_mut(req).done = Some(rank.clock);
         }
@@ -249,7 +266,7 @@ impl Mpi {
             bytes: 0,
             truncated: None,
         };
-        let (seq, req) = self.new_request(&mut rank.mpi, rank.clock, status);
+        let (seq, req) = self.new_request(&mut rank.mpi, rank.clock, status, false, src, tag);
         let posted = Posted {
             req,
             src,
@@ -381,6 +398,30 @@ impl Mpi {
 
     /// `MGEN_Wait`/`MGEN_Test` on this rank's request `seq`: its status if it is complete at the
     /// rank's clock (the request is then gone), else None. Err if the rank has no such request.
+    /// What request `seq` of `rank` is, in words: `a send to rank 3 (tag 7)`, `a receive from
+    /// any rank (any tag)`.
+    pub fn describe(&self, rank: &Rank, seq: u32) -> String {
+        let Some(&(_, id)) = rank.mpi.requests.iter().find(|&&(s, _)| s == seq) else {
+            return "a request".to_string();
+        };
+        let r = self.reqs.get(id);
+        let peer = if r.peer == ANY_SOURCE {
+            "any rank".to_string()
+        } else {
+            format!("rank {}", r.peer)
+        };
+        let tag = if r.tag == ANY_TAG && !r.send {
+            "any tag".to_string()
+        } else {
+            format!("tag {}", r.tag)
+        };
+        if r.send {
+            format!("a send to {peer} ({tag}): {peer} never posted a matching receive")
+        } else {
+            format!("a receive from {peer} ({tag}): no matching message arrived")
+        }
+    }
+
     pub fn take(&mut self, rank: &mut Rank, seq: u32) -> Result<Option<Status>, NotPending> {
         let i = rank
             .mpi

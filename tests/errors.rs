@@ -329,7 +329,24 @@ const CASES: &[Case] = &[
         "both ranks receive first",
         TWO,
         "local peer = 1 - MGEN_Comm_rank()\nMGEN_Recv(peer, 8, 1)\nMGEN_Send(peer, 8, 1)\n",
-        &["deadlock", "rank 0", "rank 1", "its message never came", "w.lua:2"],
+        &[
+            "deadlock",
+            "rank 0 (clock 200 ns) waits in MGEN_Wait",
+            "a receive from rank 1 (tag 1): no matching message arrived",
+            "a receive from rank 0 (tag 1)",
+            "w.lua:2",
+        ],
+    ),
+    script(
+        "rendezvous send nobody receives",
+        TWO,
+        "if MGEN_Comm_rank() == 0 then\n  MGEN_Send(1, 100000, 4)\nend\n",
+        &[
+            "deadlock",
+            "rank 0",
+            "a send to rank 1 (tag 4): rank 1 never posted a matching receive",
+            "w.lua:2",
+        ],
     ),
     // ---- the sandbox and the limits ----
     script(
