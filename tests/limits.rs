@@ -40,6 +40,19 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// Runs `w.lua` in a fresh folder with `--json` and `args`; checks the exit status and
+/// returns stderr and the (possibly partial) summary.
+fn stopped(lua: &str, toml: &str, args: &[&str], code: i32) -> (String, serde_json::Value) {
+    let dir = folder(toml, lua);
+    let mut all = vec!["run", "bad.toml", "--json"];
+    all.extend(args);
+    let o = mgensim(dir.path(), &all);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(code), "{lua}: {e}");
+    let v = serde_json::from_slice(&o.stdout).expect("a JSON summary, if partial");
+    (e, v)
+}
+
 fn files(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -170,19 +183,7 @@ fn an_endless_loop_stops_at_the_budget_even_inside_pcall_or_a_coroutine() {
         "MGEN_Comp(1e-6)\npcall(function() while true do end end)\nMGEN_report('escaped', 1)",
         "local co = coroutine.wrap(function()\nwhile true do end end)\nco()",
     ] {
-        let dir = folder(TWO, lua);
-        let o = mgensim(
-            dir.path(),
-            &[
-                "run",
-                "bad.toml",
-                "--json",
-                "--set",
-                "limits.instructions=2000000",
-            ],
-        );
-        let e = stderr(&o);
-        assert_eq!(o.status.code(), Some(3), "{lua}: {e}");
+        let (e, v) = stopped(lua, TWO, &["--set", "limits.instructions=2000000"], 3);
         assert!(
             e.contains("instruction limit") && e.contains("rank 0 ran 2000000 Lua instructions"),
             "{e}"
@@ -192,7 +193,6 @@ fn an_endless_loop_stops_at_the_budget_even_inside_pcall_or_a_coroutine() {
             e.contains("--set limits.instructions="),
             "how to raise it: {e}"
         );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("partial JSON");
         assert_eq!(v["partial"], true);
         assert!(v["metrics"].get("escaped").is_none());
     }
@@ -229,20 +229,18 @@ fn the_budget_is_per_resume_not_per_run() {
 
 #[test]
 fn the_lua_memory_limit_stops_a_script_that_hoards() {
-    let dir = folder(TWO, "local t = {}\nfor i = 1, 1e9 do t[i] = i end");
-    let o = mgensim(
-        dir.path(),
+    let (e, v) = stopped(
+        "local t = {}\nfor i = 1, 1e9 do t[i] = i end",
+        TWO,
         &[
-            "run",
-            "bad.toml",
             "--set",
             "limits.instructions=0",
             "--set",
             "limits.lua_memory='32 MiB'",
         ],
+        3,
     );
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(3), "{e}");
+    assert_eq!(v["partial"], true);
     assert!(
         e.contains("Lua memory limit") && e.contains("32 MiB") && e.contains("w.lua:2"),
         "{e}"
@@ -252,15 +250,16 @@ fn the_lua_memory_limit_stops_a_script_that_hoards() {
 
 #[test]
 fn the_event_limit_stops_after_exactly_that_many_events() {
-    let dir = folder(&format!("{TWO}[limits]\nevents = 5000\n"), PING_PONG);
-    let o = mgensim(dir.path(), &["run", "bad.toml", "--json"]);
-    let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(3), "{e}");
+    let (e, v) = stopped(
+        PING_PONG,
+        &format!("{TWO}[limits]\nevents = 5000\n"),
+        &[],
+        3,
+    );
     assert!(
         e.contains("event limit") && e.contains("limits.events"),
         "{e}"
     );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("partial JSON");
     assert_eq!(v["partial"], true);
     assert_eq!(v["network"]["events"], 5000);
     assert!(v["predicted_time_ps"].as_u64().unwrap() > 0);
@@ -272,17 +271,13 @@ fn the_wall_clock_limit_stops_the_network_and_the_scripts() {
         (PING_PONG, vec![]),
         ("while true do end", vec!["--set", "limits.instructions=0"]),
     ] {
-        let dir = folder(TWO, lua);
-        let mut args = vec!["run", "bad.toml", "--json", "--timeout", "0.2"];
+        let mut args = vec!["--timeout", "0.2"];
         args.extend(sets);
-        let o = mgensim(dir.path(), &args);
-        let e = stderr(&o);
-        assert_eq!(o.status.code(), Some(3), "{e}");
+        let (e, v) = stopped(lua, TWO, &args, 3);
         assert!(
             e.contains("wall-clock limit") && e.contains("--timeout"),
             "{e}"
         );
-        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("partial JSON");
         assert_eq!(v["partial"], true);
     }
 }

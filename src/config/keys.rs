@@ -41,6 +41,16 @@ pub struct Section {
     pub fields: &'static [&'static str],
 }
 
+impl Section {
+    /// Table `name`, read into struct `T`.
+    pub fn of<'de, T: Deserialize<'de>>(name: &'static str) -> Section {
+        Section {
+            name,
+            fields: fields_of::<T>(),
+        }
+    }
+}
+
 /// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
 pub fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
     let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");

@@ -238,22 +238,10 @@ impl Scenario {
             &mut table,
             keys::fields_of::<ScenarioFile>(),
             &[
-                Section {
-                    name: "network",
-                    fields: keys::fields_of::<NetworkConfig>(),
-                },
-                Section {
-                    name: "node",
-                    fields: keys::fields_of::<NodeConfig>(),
-                },
-                Section {
-                    name: "workload",
-                    fields: keys::fields_of::<WorkloadFile>(),
-                },
-                Section {
-                    name: "limits",
-                    fields: keys::fields_of::<Limits>(),
-                },
+                Section::of::<NetworkConfig>("network"),
+                Section::of::<NodeConfig>("node"),
+                Section::of::<WorkloadFile>("workload"),
+                Section::of::<Limits>("limits"),
             ],
             &mut p,
         );
