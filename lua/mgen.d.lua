@@ -214,4 +214,5 @@ function print(...) end
 -- without a call that gives control back to the simulator (a blocking MGEN call, or the end of
 -- the script) is stopped with its line: an endless loop ends the run instead of hanging it.
 -- pcall cannot catch the stop. `limits.lua_memory` (default 8 GiB) caps the Lua heap of all
--- ranks together. Coroutines a script creates count against its rank's budget.
+-- ranks together. Coroutines a script creates count against its rank's budget. Counting makes
+-- pure-Lua code about 2x slower; `limits.instructions = 0` turns it off for trusted scripts.

@@ -81,6 +81,10 @@ impl Scripts {
             .and_then(|t| {
                 t.set("sandbox", !s.allow_io)?;
                 t.set("instructions", s.limits.instructions)?;
+                t.set(
+                    "hook",
+                    s.limits.instructions > 0 || s.limits.wall_time > crate::units::Time::ZERO,
+                )?;
                 Ok(t)
             })
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
