@@ -343,7 +343,7 @@ impl Simulation {
                 Next::Wake(r) => r,
                 Next::Checkpoint => {
                     self.world.borrow_mut().look_at_limits();
-                    self.check_stop(None)?;
+                    self.check_stop()?;
                     continue;
                 }
                 Next::Idle => break,
@@ -376,20 +376,20 @@ impl Simulation {
                     });
                 }
                 Outcome::Stopped(limit) => {
-                    if limit == Limit::LuaMemory {
-                        self.scripts.lift_memory_limit();
-                        let at = self.location(r);
-                        let mut w = self.world.borrow_mut();
-                        w.watch.record(limit, Some(r), at);
-                    } else {
-                        let mut w = self.world.borrow_mut();
-                        w.watch.record(limit, Some(r), None);
-                    }
+                    // the hook recorded its own stop with the line; a memory stop has none yet
+                    // (and the traceback that finds it needs the limit lifted)
+                    let at = (limit == Limit::LuaMemory)
+                        .then(|| {
+                            self.scripts.lift_memory_limit();
+                            self.location(r)
+                        })
+                        .flatten();
+                    self.world.borrow_mut().watch.record(limit, Some(r), at);
                 }
             }
             // a stop recorded while the rank ran (by its instruction hook), even one its
             // own pcall caught
-            self.check_stop(Some(r))?;
+            self.check_stop()?;
         }
         let w = self.world.borrow();
         let blocked: Vec<u32> = (0..nranks)
@@ -405,7 +405,7 @@ impl Simulation {
     }
 
     /// The stop recorded in the watch, if any, as an error.
-    fn check_stop(&self, _rank: Option<u32>) -> Result<(), Stop> {
+    fn check_stop(&self) -> Result<(), Stop> {
         let w = self.world.borrow();
         let Some((limit, rank, at)) = w.watch.hit.clone() else {
             return Ok(());
@@ -525,7 +525,7 @@ fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
     // the rank (its engine side and a bare Lua coroutine)
     let per_node = ports * (48 + 4 + 4 * vcs) + 48 + 12 + 40;
     let need = nodes * per_node + s.workload.ranks * (200 + 1500);
-    if let Some(total) = physical_memory() {
+    if let Some(total) = crate::report::proc_bytes("/proc/meminfo", "MemTotal:") {
         if need > total {
             anyhow::bail!(
                 "{}: key `network.dims`: {nodes} nodes and {} ranks need about {} of memory, \
@@ -538,14 +538,6 @@ fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Physical memory of this machine (Linux: MemTotal), if known.
-fn physical_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }
 
 /// The first line of a traceback that is the script's (not the prelude's, not C).

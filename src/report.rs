@@ -206,16 +206,15 @@ impl Report {
 
 /// Peak resident set size of this process, from /proc (Linux); 0 elsewhere.
 pub fn peak_memory() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map(|kb| kb * 1024)
-        .unwrap_or(0)
+    proc_bytes("/proc/self/status", "VmHWM:").unwrap_or(0)
+}
+
+/// A `key: N kB` line of a Linux /proc file, in bytes (None elsewhere).
+pub fn proc_bytes(file: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 impl fmt::Display for Report {

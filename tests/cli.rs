@@ -2,18 +2,10 @@
 
 mod common;
 use common::*;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn mgensim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mgensim"))
-        .args(args)
-        .current_dir(project())
-        .output()
-        .expect("runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
+    mgensim_in(&project(), args)
 }
 
 /// The JSON summary without `host`, the only part allowed to differ between runs.

@@ -1,7 +1,7 @@
 //! Bad input never panics and never hangs: a table of bad scenarios and scripts, each run as a
 //! user runs it, with the exit status and the words its message must contain (issue 6).
 
-use std::process::Command;
+mod common;
 
 /// One bad input. `toml` is the scenario (`None`: a scenario file that does not exist);
 /// `script` is written as `w.lua` beside it.
@@ -380,11 +380,7 @@ fn bad_input_gets_a_clear_error_never_a_panic() {
         }
         let mut args = vec![if case.check { "check" } else { "run" }, "bad.toml"];
         args.extend(case.args);
-        let o = Command::new(env!("CARGO_BIN_EXE_mgensim"))
-            .args(&args)
-            .current_dir(dir.path())
-            .output()
-            .expect("mgensim runs");
+        let o = common::mgensim_in(dir.path(), &args);
         let err = String::from_utf8_lossy(&o.stderr);
         let mut wrong = Vec::new();
         if o.status.code() != Some(case.code) {

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 const TWO: &str = "[network]\ndims = [2]\n[workload]\nscript = 'w.lua'\n";
 
@@ -28,17 +28,8 @@ fn folder(toml: &str, lua: &str) -> tempfile::TempDir {
     dir
 }
 
-fn mgensim(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mgensim"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("mgensim runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{mgensim_in as mgensim, stderr};
 
 /// Runs `w.lua` in a fresh folder with `--json` and `args`; checks the exit status and
 /// returns stderr and the (possibly partial) summary.

@@ -443,10 +443,7 @@ fn plain_words(msg: &str) -> String {
 /// Removes the value at a serde path (`network.dims[2]` removes `network.dims`); false when
 /// there is nothing to remove.
 fn remove_path(table: &mut toml::Table, path: &str) -> bool {
-    let parts: Vec<&str> = path
-        .split('.')
-        .map(|p| p.split('[').next().unwrap_or(p))
-        .collect();
+    let parts = problems::key_parts(path);
     let mut cur = table;
     for part in &parts[..parts.len() - 1] {
         match cur.get_mut(*part) {

@@ -80,10 +80,7 @@ impl<'a> Problems<'a> {
     fn line_of(&self, key: &str) -> Option<usize> {
         let doc = self.doc.as_ref()?;
         let mut table: &dyn toml_edit::TableLike = doc.as_table();
-        let parts: Vec<&str> = key
-            .split('.')
-            .map(|p| p.split('[').next().unwrap_or(p))
-            .collect();
+        let parts = key_parts(key);
         let mut span = None;
         for (i, part) in parts.iter().enumerate() {
             let (k, item) = table.get_key_value(part)?;
@@ -98,6 +95,13 @@ impl<'a> Problems<'a> {
         let at = span?.start;
         Some(self.text[..at.min(self.text.len())].matches('\n').count() + 1)
     }
+}
+
+/// The table keys of a serde path: `network.dims[2]` is `["network", "dims"]`.
+pub fn key_parts(path: &str) -> Vec<&str> {
+    path.split('.')
+        .map(|p| p.split('[').next().unwrap_or(p))
+        .collect()
 }
 
 #[cfg(test)]

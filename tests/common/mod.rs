@@ -96,3 +96,16 @@ pub fn tmp_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&p, text).unwrap();
     p
 }
+
+/// Runs the `mgensim` binary in `dir`, as a user would.
+pub fn mgensim_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_mgensim"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("mgensim runs")
+}
+
+pub fn stderr(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
