@@ -16,10 +16,13 @@
 //! ```
 
 use crate::config::Scenario;
+use crate::config::{DragonflyRouting, FatTreeRouting};
 use crate::limits::{Limit, Watch, CHECK_EVERY};
 use crate::mpi::Mpi;
+use crate::net::topology::Topo;
 use crate::net::Network;
 use crate::nic::{Arrival, MsgKind, Nics};
+use crate::node::Nodes;
 use crate::rdma::{OpKind, Rdma};
 use crate::report::{Metric, Report};
 use crate::script::random::Xoshiro;
@@ -44,6 +47,8 @@ pub struct World {
     pub rdma: Rdma,
     pub mpi: Mpi,
     pub ranks: Vec<Rank>,
+    /// Where ranks run and which job they belong to.
+    pub nodes: Nodes,
     /// The rank whose script is running (the API acts for it).
     pub current: u32,
     node_latency: Time,
@@ -72,13 +77,28 @@ enum Next {
 impl World {
     fn new(s: &Scenario) -> World {
         let net = Network::new(s);
-        let nodes = net.cube.routers();
-        let rng = Xoshiro::from_seed(s.workload.seed);
+        let nodes = Nodes::new(s);
+        let ranks = nodes
+            .jobs
+            .iter()
+            .flat_map(|j| {
+                let rng = Xoshiro::from_seed(j.seed);
+                (j.base..j.base + j.size).map(move |i| Rank::new(i, rng))
+            })
+            .collect();
+        // two messages between one pair may take different paths: restore MPI's order
+        let adaptive = match &net.topo {
+            Topo::FatTree(f) => f.routing == FatTreeRouting::Random,
+            Topo::Dragonfly(d) => d.routing != DragonflyRouting::Minimal,
+            Topo::Cube(_) => false,
+        };
+        let reorder = adaptive || s.node.nics_per_node > 1;
         World {
             now: Time::ZERO,
             queue: EventQueue::new(),
             nics: Nics::new(
-                nodes,
+                net.topo.terminals(),
+                nodes.nics_per_node,
                 s.node.dma_rate(),
                 s.network.mtu,
                 s.network.header_bytes,
@@ -89,10 +109,10 @@ impl World {
                 s.node.eager_limit,
                 s.node.mpi_overhead,
                 s.node.memory_bandwidth,
+                reorder,
             ),
-            ranks: (0..s.workload.ranks as u32)
-                .map(|i| Rank::new(i, rng))
-                .collect(),
+            ranks,
+            nodes,
             current: 0,
             node_latency: s.node.node_latency,
             events: 0,
@@ -106,14 +126,36 @@ impl World {
         }
     }
 
-    /// The running rank issues a put or get: the node latency goes on its clock, then the
-    /// transfer starts at its NIC.
-    pub fn issue(&mut self, kind: OpKind, peer: u32, bytes: u64, tag: i64) -> i64 {
+    /// The running rank issues a put or get to rank `peer` (global numbering): the node
+    /// latency goes on its clock, then the transfer starts at its NIC (`nic`, an index on its
+    /// node, or the next in turn).
+    pub fn issue(
+        &mut self,
+        kind: OpKind,
+        peer: u32,
+        bytes: u64,
+        tag: i64,
+        nic: Option<u32>,
+    ) -> i64 {
         let me = self.current;
+        let nics = self.pick_nics(me, peer, nic);
         let rank = &mut self.ranks[me as usize];
         rank.clock += self.node_latency;
         self.rdma
-            .issue(kind, me, rank, peer, bytes, tag, &mut self.queue)
+            .issue(kind, me, rank, peer, bytes, tag, nics, &mut self.queue)
+    }
+
+    /// The NICs that carry a transfer between ranks `me` and `peer`: NIC `index` of each node,
+    /// or, without an index, the next of `me`'s node in turn.
+    pub fn pick_nics(&mut self, me: u32, peer: u32, index: Option<u32>) -> (u32, u32) {
+        let k = self.nodes.nics_per_node;
+        let i = index.unwrap_or_else(|| {
+            let r = &mut self.ranks[me as usize];
+            let i = r.next_nic as u32 % k;
+            r.next_nic = ((i + 1) % k) as u8;
+            i
+        });
+        (self.nodes.nic(me, i), self.nodes.nic(peer, i))
     }
 
     /// Records a script's `MGEN_report(name, value)`.
@@ -211,8 +253,7 @@ fn envelope(
     t: Time,
     q: &mut EventQueue<Event>,
 ) {
-    let msg = nics.msg(m);
-    mpi.envelope(msg.op, &mut ranks[msg.dst as usize], t, q);
+    mpi.envelope(nics.msg(m).op, ranks, t, q);
 }
 
 /// NIC message `m` is delivered: free it and let its layer act.
@@ -518,20 +559,40 @@ impl Simulation {
 /// Refuses, with a clear message, a scenario whose network and ranks could not fit in this
 /// machine's memory (rather than dying on a failed allocation part way through building it).
 fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
-    let nodes = s.network.nodes();
-    let ports = 1 + 2 * s.network.dims.len() as u64;
-    let vcs = 2;
-    // channel state, neighbour table, credit counters, coordinates and NIC, per node; then
-    // the rank (its engine side and a bare Lua coroutine)
-    let per_node = ports * (48 + 4 + 4 * vcs) + 48 + 12 + 40;
-    let need = nodes * per_node + s.workload.ranks * (200 + 1500);
+    let net = &s.network;
+    let nics = s.node.nics_per_node as u64;
+    let terminals = net.terminals(s.node.nics_per_node);
+    let (routers, ports, vcs) = match net.topology {
+        crate::config::Topology::Fattree => {
+            let (d, u) = net.fat_tree_ports();
+            let t = crate::net::topology::FatTree::new(&d, &u, FatTreeRouting::Random);
+            (t.routers() as u64, t.ports() as u64, 1)
+        }
+        crate::config::Topology::Dragonfly => {
+            let (a, p, h, g) = net.dragonfly_shape();
+            (a as u64 * g as u64, (p + a - 1 + h) as u64, 3)
+        }
+        _ => (terminals / nics, nics + 2 * net.dims.len() as u64, 2),
+    };
+    if routers * ports * vcs + terminals >= u32::MAX as u64 {
+        anyhow::bail!(
+            "{}: key `network.topology`: {routers} routers of {ports} ports are more than \
+             mgensim can address",
+            s.path.display()
+        );
+    }
+    let nodes = s.nodes();
+    // channel state, neighbour table and credit counters per port; coordinates per router;
+    // NIC state per terminal; then the rank (its engine side and a bare Lua coroutine)
+    let per_port = 64 + 4 + 4 * vcs;
+    let need = routers * (ports * per_port + 12) + terminals * 48 + s.ranks() * (200 + 1500);
     if let Some(total) = crate::report::proc_bytes("/proc/meminfo", "MemTotal:") {
         if need > total {
             anyhow::bail!(
                 "{}: key `network.dims`: {nodes} nodes and {} ranks need about {} of memory, \
                  more than this machine's {}",
                 s.path.display(),
-                s.workload.ranks,
+                s.ranks(),
                 crate::units::Bytes(need),
                 crate::units::Bytes(total)
             );

@@ -8,7 +8,8 @@
 //! Modules follow the data: [`script`] (ranks and the API) → [`rdma`] and [`mpi`]
 //! (operations) → [`nic`]
 //! (DMA and packets) → [`net`] (routers, links, routing) → [`sim`] (events) → back to the ranks
-//! through the [`engine`]. [`config`] reads scenarios, [`units`] holds the unit newtypes and
+//! through the [`engine`]. [`node`] places ranks on nodes and picks their NICs; [`config`]
+//! reads scenarios, [`units`] holds the unit newtypes and
 //! [`report`] the summary.
 
 pub mod config;
@@ -17,6 +18,7 @@ pub mod limits;
 pub mod mpi;
 pub mod net;
 pub mod nic;
+pub mod node;
 pub mod output;
 pub mod rdma;
 pub mod report;

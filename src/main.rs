@@ -163,9 +163,14 @@ fn real_main() -> Result<Exit> {
             emit(&format!(
                 "{}: ok ({} ranks on {} nodes, script {})\n",
                 args.scenario.display(),
-                scenario.workload.ranks,
-                scenario.network.nodes(),
-                scenario.workload.script_name
+                scenario.ranks(),
+                scenario.nodes(),
+                scenario
+                    .jobs
+                    .iter()
+                    .map(|j| j.workload.script_name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))?;
         }
     }

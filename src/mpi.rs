@@ -16,7 +16,8 @@
 //! oldest first; otherwise it waits in the unexpected queue, which a receive posted later
 //! searches oldest first. Two messages from one sender to one receiver are never overtaken:
 //! the sender's NIC sends data and requests-to-send in issue order, and they follow one route
-//! through FIFO queues. A message longer than its receive is an error at the receive.
+//! through FIFO queues; where they may not (several NICs, per-packet route choices), the
+//! receiver restores the order with per-pair sequence numbers. A message longer than its receive is an error at the receive.
 //!
 //! Requests are `rank × 2³² + 2³¹ + sequence`, distinct from RDMA handles.
 
@@ -27,6 +28,7 @@ use crate::script::rank::Rank;
 use crate::sim::pool::Pool;
 use crate::sim::{Event, EventQueue};
 use crate::units::{Bandwidth, Bytes, Time};
+use std::collections::BTreeMap;
 
 /// `MGEN_ANY_SOURCE`: a receive that matches a message from any rank.
 pub const ANY_SOURCE: i64 = -1;
@@ -71,6 +73,12 @@ struct P2p {
     bytes: u64,
     rendezvous: bool,
     send_req: u32,
+    /// The sender's and the receiver's NIC.
+    src_nic: u32,
+    dst_nic: u32,
+    /// Its place among the messages from `src` to `dst` (for the non-overtaking rule when
+    /// messages can take different paths).
+    pair_seq: u32,
     /// The receive it matched (NONE until matched).
     recv_req: u32,
     /// Its data is in the receiver's memory.
@@ -96,6 +104,8 @@ pub struct RankQueues {
     unexpected: Vec<u32>,
     /// `(sequence, request)`.
     requests: Vec<(u32, u32)>,
+    /// Envelopes that arrived before an earlier message from the same sender.
+    early: Vec<u32>,
     next_seq: u32,
 }
 
@@ -123,6 +133,13 @@ pub struct Mpi {
     copy: Bandwidth,
     /// Messages sent.
     pub sent: u64,
+    /// Whether two messages between the same pair can arrive out of order (several NICs per
+    /// node, or routing that picks paths per packet): then envelopes carry a per-pair
+    /// sequence number and the receiver holds back those that overtook.
+    reorder: bool,
+    /// Per (sender, receiver): messages sent, and envelopes matched in order.
+    sent_seq: BTreeMap<(u32, u32), u32>,
+    recv_seq: BTreeMap<(u32, u32), u32>,
 }
 
 /// A request that this rank does not have (never made, or already waited for).
@@ -148,7 +165,7 @@ fn matches(p: &Posted, m: &P2p) -> bool {
 }
 
 impl Mpi {
-    pub fn new(eager_limit: Bytes, overhead: Time, copy: Bandwidth) -> Mpi {
+    pub fn new(eager_limit: Bytes, overhead: Time, copy: Bandwidth, reorder: bool) -> Mpi {
         Mpi {
             msgs: Pool::default(),
             reqs: Pool::default(),
@@ -156,6 +173,9 @@ impl Mpi {
             overhead,
             copy,
             sent: 0,
+            reorder,
+            sent_seq: BTreeMap::new(),
+            recv_seq: BTreeMap::new(),
         }
     }
 
@@ -194,9 +214,17 @@ impl Mpi {
         dst: u32,
         bytes: u64,
         tag: i64,
+        (src_nic, dst_nic): (u32, u32),
         q: &mut EventQueue<Event>,
     ) -> i64 {
         rank.clock += self.overhead;
+        let pair_seq = if self.reorder {
+            let n = self.sent_seq.entry((me, dst)).or_insert(0);
+            *n += 1;
+            *n - 1
+        } else {
+            0
+        };
         let rendezvous = bytes > self.eager_limit;
         if !rendezvous {
             rank.clock += self.copy.transfer_time(Bytes(bytes));
@@ -218,6 +246,9 @@ impl Mpi {
             bytes,
             rendezvous,
             send_req: req,
+            src_nic,
+            dst_nic,
+            pair_seq,
             recv_req: NONE,
             delivered: false,
         };
@@ -244,7 +275,7 @@ impl Mpi {
         } else {
             MsgKind::Eager
         };
-        nics.send(kind, id, m.src, m.dst, m.bytes, net, now, q);
+        nics.send(kind, id, m.src_nic, m.dst_nic, m.bytes, net, now, q);
     }
 
     /// `MGEN_Irecv` by rank `me`: returns the request handle. A message already arrived is
@@ -311,8 +342,41 @@ impl Mpi {
         }
     }
 
-    /// The envelope of message `m` reached its receiver at `now`.
-    pub fn envelope(&mut self, m: u32, rank: &mut Rank, now: Time, q: &mut EventQueue<Event>) {
+    /// The envelope of message `m` reached its receiver at `now`. When messages can take
+    /// different paths (several NICs, adaptive routing), an envelope that overtook an earlier
+    /// one from the same sender waits for it, as MPI libraries do with sequence numbers.
+    pub fn envelope(&mut self, m: u32, ranks: &mut [Rank], now: Time, q: &mut EventQueue<Event>) {
+        let msg = *self.msgs.get(m);
+        let rank = &mut ranks[msg.dst as usize];
+        if !self.reorder {
+            return self.match_envelope(m, rank, now, q);
+        }
+        let expected = self.recv_seq.entry((msg.src, msg.dst)).or_insert(0);
+        if msg.pair_seq != *expected {
+            rank.mpi.early.push(m);
+            return;
+        }
+        let mut next = m;
+        loop {
+            *self
+                .recv_seq
+                .get_mut(&(msg.src, msg.dst))
+                .expect("inserted") += 1;
+            self.match_envelope(next, rank, now, q);
+            let want = self.recv_seq[&(msg.src, msg.dst)];
+            let early = &rank.mpi.early;
+            match early.iter().position(|&e| {
+                let x = self.msgs.get(e);
+                x.src == msg.src && x.pair_seq == want
+            }) {
+                Some(i) => next = rank.mpi.early.swap_remove(i),
+                None => return,
+            }
+        }
+    }
+
+    /// Matches the envelope of message `m` against `rank`'s posted receives.
+    fn match_envelope(&mut self, m: u32, rank: &mut Rank, now: Time, q: &mut EventQueue<Event>) {
         let msg = *self.msgs.get(m);
         let found = rank.mpi.posted.iter().position(|p| matches(p, &msg));
         match found {
@@ -335,7 +399,7 @@ impl Mpi {
         q: &mut EventQueue<Event>,
     ) {
         let msg = *self.msgs.get(m);
-        nics.send(MsgKind::Cts, m, msg.dst, msg.src, 0, net, now, q);
+        nics.send(MsgKind::Cts, m, msg.dst_nic, msg.src_nic, 0, net, now, q);
     }
 
     /// A message-passing NIC message has been delivered (or, for `RndvData` at the sender, read).
@@ -355,8 +419,8 @@ impl Mpi {
             MsgKind::Cts => nics.send(
                 MsgKind::RndvData,
                 m,
-                msg.src,
-                msg.dst,
+                msg.src_nic,
+                msg.dst_nic,
                 msg.bytes,
                 net,
                 now,

@@ -14,8 +14,9 @@
 //! receive-buffer credit goes back to the router when that write is done. Control packets need
 //! no DMA. A message is *delivered* when its last packet is in memory.
 //!
-//! A message to the NIC's own node never enters the network: its packets go from the
-//! transmit DMA straight to the receive DMA.
+//! A message to the NIC's own node (the same NIC or another of the node's) never enters the
+//! network: its packets go from the transmit DMA straight to the receive DMA, through the
+//! node's memory.
 
 use crate::net::packet::{Packet, PktId, NONE};
 use crate::net::topology::NO_DIM;
@@ -128,6 +129,8 @@ pub struct NicStats {
 /// All NICs of the machine, and the messages they carry.
 pub struct Nics {
     nics: Vec<Nic>,
+    /// NICs per node: NICs `n·k .. n·k + k − 1` are node `n`'s.
+    per_node: u32,
     msgs: Pool<Msg>,
     dma: Bandwidth,
     mtu: u64,
@@ -136,7 +139,7 @@ pub struct Nics {
 }
 
 impl Nics {
-    pub fn new(count: u32, dma: Bandwidth, mtu: Bytes, header: Bytes) -> Nics {
+    pub fn new(count: u32, per_node: u32, dma: Bandwidth, mtu: Bytes, header: Bytes) -> Nics {
         let idle = Nic {
             tx_head: NONE,
             tx_tail: NONE,
@@ -144,6 +147,7 @@ impl Nics {
         };
         Nics {
             nics: vec![idle; count as usize],
+            per_node,
             msgs: Pool::default(),
             dma,
             mtu: mtu.0,
@@ -215,13 +219,14 @@ impl Nics {
             tail: Time::ZERO,
             msg: m,
             wire: payload as u32 + self.header,
-            payload: payload as u32,
+            src: msg.src,
             dst: msg.dst,
             at: msg.src,
             buf: NONE,
             next: NONE,
             vc: 0,
             dim: NO_DIM,
+            aux: 0,
         })
     }
 
@@ -243,7 +248,7 @@ impl Nics {
             self.push_tx(nic, m);
         }
         self.nics[nic as usize].dma_busy = true;
-        let payload = net.packets.get(pkt).payload;
+        let payload = net.packets.get(pkt).wire - self.header;
         q.push(
             now + self.dma.transfer_time(Bytes(payload as u64)),
             Event::TxDmaDone { nic, pkt },
@@ -276,8 +281,8 @@ impl Nics {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        if net.packets.get(pkt).dst == nic {
-            // loopback: from transmit DMA straight to receive DMA
+        if net.packets.get(pkt).dst / self.per_node == nic / self.per_node {
+            // within the node: from transmit DMA straight to receive DMA
             q.push(now, Event::NicArrive(pkt));
         } else {
             self.nics[nic as usize].staged += 1;
@@ -322,7 +327,7 @@ impl Nics {
         }
         let n = &mut self.nics[p.dst as usize];
         let start = now.max(n.rx_free);
-        n.rx_free = start + self.dma.transfer_time(Bytes(p.payload as u64));
+        n.rx_free = start + self.dma.transfer_time(Bytes((p.wire - self.header) as u64));
         q.push(n.rx_free, Event::RxDmaDone(pkt));
         if envelope {
             Arrival::Envelope(p.msg)
@@ -344,7 +349,7 @@ impl Nics {
         let p = *net.packets.get(pkt);
         net.packets.release(pkt);
         self.stats.packets_delivered += 1;
-        self.stats.payload_bytes += p.payload as u64;
+        self.stats.payload_bytes += (p.wire - self.header) as u64;
         let msg = self.msgs.get_mut(p.msg);
         msg.in_flight -= 1;
         if msg.in_flight == 0 && msg.packets_left == 0 {

@@ -38,6 +38,9 @@ pub struct Op {
     /// The issuer's sequence number (the low half of the handle).
     pub seq: u32,
     pub bytes: u64,
+    /// The issuer's NIC and the peer's NIC that carry it.
+    pub nic: u32,
+    pub peer_nic: u32,
 }
 
 /// The handle a script sees for a rank's transfer.
@@ -73,6 +76,7 @@ impl Rdma {
         peer: u32,
         bytes: u64,
         tag: i64,
+        (nic, peer_nic): (u32, u32),
         q: &mut EventQueue<Event>,
     ) -> i64 {
         let seq = rank.next_seq;
@@ -84,6 +88,8 @@ impl Rdma {
             tag,
             seq,
             bytes,
+            nic,
+            peer_nic,
         };
         let id = self.ops.alloc(op);
         rank.outstanding.push((seq, id));
@@ -106,20 +112,11 @@ impl Rdma {
         q: &mut EventQueue<Event>,
     ) {
         let op = *self.ops.get(id);
-        // one rank per node: rank i runs on node i, whose NIC is NIC i
-        match op.kind {
-            OpKind::Put => nics.send(
-                MsgKind::PutData,
-                id,
-                op.rank,
-                op.peer,
-                op.bytes,
-                net,
-                now,
-                q,
-            ),
-            OpKind::Get => nics.send(MsgKind::GetRequest, id, op.rank, op.peer, 0, net, now, q),
-        }
+        let (kind, bytes) = match op.kind {
+            OpKind::Put => (MsgKind::PutData, op.bytes),
+            OpKind::Get => (MsgKind::GetRequest, 0),
+        };
+        nics.send(kind, id, op.nic, op.peer_nic, bytes, net, now, q);
     }
 
     /// Message `msg` (already freed at its NIC) has been delivered at `now`: advance its

@@ -23,9 +23,21 @@ pub struct RankSummary {
     pub finish_ps: Spread,
 }
 
+/// One job of several sharing the network.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct JobSummary {
+    pub name: String,
+    pub ranks: u64,
+    /// When its last rank finished: the job's predicted time.
+    pub predicted_time_ps: u64,
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct NetworkSummary {
     pub topology: Topology,
+    /// The shape in words (`torus 8x8x8`, `fat tree of 24-port switches, 2 levels`, ...).
+    pub shape: String,
+    pub routing: String,
     pub dims: Vec<u32>,
     pub nodes: u64,
     /// Payload bytes delivered to memory.
@@ -40,6 +52,10 @@ pub struct NetworkSummary {
     pub link_bytes: u64,
     /// Traversals of torus wrap-around links.
     pub wrap_hops: u64,
+    /// Traversals of dragonfly global links.
+    pub global_hops: u64,
+    /// Packets UGAL routed through an intermediate group.
+    pub nonminimal_packets: u64,
     /// Messages delivered (a put is two: its data and its control packet).
     pub messages: u64,
     /// Puts and gets issued.
@@ -124,6 +140,8 @@ pub struct Report {
     /// When the last rank finished.
     pub predicted_time_ps: u64,
     pub ranks: RankSummary,
+    /// Every job's figures, in the order of the scenario.
+    pub jobs: Vec<JobSummary>,
     pub network: NetworkSummary,
     pub metrics: std::collections::BTreeMap<String, Metric>,
     pub host: HostSummary,
@@ -156,16 +174,34 @@ impl Report {
                 count: finish.len() as u64,
                 finish_ps: spread,
             },
+            jobs: w
+                .nodes
+                .jobs
+                .iter()
+                .map(|j| JobSummary {
+                    name: j.name.clone(),
+                    ranks: j.size as u64,
+                    predicted_time_ps: finish[j.base as usize..(j.base + j.size) as usize]
+                        .iter()
+                        .copied()
+                        .max()
+                        .unwrap_or(0),
+                })
+                .collect(),
             network: NetworkSummary {
                 topology: s.network.topology,
+                shape: s.network.describe(),
+                routing: s.network.routing_name(),
                 dims: s.network.dims.clone(),
-                nodes: s.network.nodes(),
+                nodes: s.nodes(),
                 bytes: w.nics.stats.payload_bytes,
                 packets: w.nics.stats.packets,
                 packets_delivered: w.nics.stats.packets_delivered,
                 packet_hops: w.net.stats.packet_hops,
                 link_bytes: w.net.stats.link_bytes,
                 wrap_hops: w.net.stats.wrap_hops,
+                global_hops: w.net.stats.global_hops,
+                nonminimal_packets: w.net.stats.nonminimal,
                 messages: w.nics.stats.messages,
                 transfers: w.rdma.issued,
                 events: w.events,
@@ -220,11 +256,6 @@ pub fn proc_bytes(file: &str, key: &str) -> Option<u64> {
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = &self.network;
-        let dims: Vec<String> = n.dims.iter().map(u32::to_string).collect();
-        let topo = match n.topology {
-            Topology::Torus => "torus",
-            Topology::Mesh => "mesh",
-        };
         if self.partial {
             writeln!(
                 f,
@@ -234,9 +265,8 @@ impl fmt::Display for Report {
         writeln!(f, "scenario           {}", self.scenario)?;
         writeln!(
             f,
-            "network            {topo} {} ({} nodes)",
-            dims.join("x"),
-            n.nodes
+            "network            {} ({} nodes), {} routing",
+            n.shape, n.nodes, n.routing
         )?;
         writeln!(
             f,
@@ -253,6 +283,17 @@ impl fmt::Display for Report {
             Time(s.max),
             self.ranks.count
         )?;
+        if self.jobs.len() > 1 {
+            for j in &self.jobs {
+                writeln!(
+                    f,
+                    "job {:<14} {}  ({} ranks)",
+                    j.name,
+                    Time(j.predicted_time_ps),
+                    j.ranks
+                )?;
+            }
+        }
         writeln!(
             f,
             "transfers          {} puts/gets, {} messages",

@@ -24,11 +24,14 @@ fn all_to_all(topology: &str, dims: &str, bytes: u64, buffer: &str) -> mgensim::
 
 /// Link traversals all-to-all must make: per put, (packets + 1 control) x (distance + 2 NIC links).
 fn expected_hops(topology: Topology, dims: &[u32], bytes: u64) -> u64 {
-    let cube = Cube::new(&NetworkConfig {
-        topology,
-        dims: dims.to_vec(),
-        ..NetworkConfig::default()
-    });
+    let cube = Cube::new(
+        &NetworkConfig {
+            topology,
+            dims: dims.to_vec(),
+            ..NetworkConfig::default()
+        },
+        1,
+    );
     let n = cube.routers();
     let packets = bytes.div_ceil(2048).max(1) + 1;
     let mut hops = 0;

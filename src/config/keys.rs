@@ -95,9 +95,30 @@ pub fn remove_unknown(
         );
     }
     for s in sections {
-        let Some(toml::Value::Table(t)) = table.get_mut(s.name) else {
-            continue;
-        };
+        match table.get_mut(s.name) {
+            Some(toml::Value::Table(t)) => check_section(t, s.name, s, sections, p),
+            // an array of tables (`[[job]]`)
+            Some(toml::Value::Array(a)) => {
+                for (i, v) in a.iter_mut().enumerate() {
+                    if let toml::Value::Table(t) = v {
+                        check_section(t, &format!("{}[{i}]", s.name), s, sections, p);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Removes the unknown keys of table `t`, written at `at`, whose keys are those of `s`.
+fn check_section(
+    t: &mut toml::Table,
+    at: &str,
+    s: &Section,
+    sections: &[Section],
+    p: &mut Problems,
+) {
+    {
         let unknown: Vec<String> = t
             .keys()
             .filter(|k| !s.fields.contains(&k.as_str()))
@@ -115,7 +136,7 @@ pub fn remove_unknown(
                 (None, None) => String::new(),
             };
             p.key(
-                &format!("{}.{k}", s.name),
+                &format!("{at}.{k}"),
                 format!(
                     "unknown key{hint} (keys of [{}]: {})",
                     s.name,

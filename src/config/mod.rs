@@ -12,15 +12,17 @@
 //!     &["network.link_bandwidth=\"8 GB/s\"".to_string()],
 //! ).unwrap();
 //! assert_eq!(s.network.link_bandwidth.0, 8_000_000_000);
-//! assert_eq!(s.workload.ranks, 16);
+//! assert_eq!(s.ranks(), 16);
 //! ```
 
 mod keys;
+pub mod placement;
 mod problems;
 
 use crate::units::{Bandwidth, Bytes, Time};
 use anyhow::{anyhow, bail, Context, Result};
 use keys::Section;
+use placement::{Machine, PlacementFile};
 use problems::Problems;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -33,6 +35,54 @@ pub enum Topology {
     Torus,
     /// k-ary n-mesh, no wrap-around links.
     Mesh,
+    /// Tofu: a 6-D mesh/torus, `dims = [x, y, z]` around a fixed 2×3×2 unit.
+    Tofu,
+    /// Fat tree with full bisection bandwidth (`radix`/`levels`, or `down_ports`/`up_ports`).
+    Fattree,
+    /// Dragonfly: groups of routers, all-to-all global links between groups.
+    Dragonfly,
+}
+
+impl Topology {
+    fn is_cube(self) -> bool {
+        matches!(self, Topology::Torus | Topology::Mesh | Topology::Tofu)
+    }
+}
+
+/// `network.routing`: how a packet's route is chosen (MODEL.md §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Routing {
+    /// Mesh, torus, Tofu: static dimension order.
+    DimensionOrder,
+    /// Fat tree: up port from the source (NSIM's "straight up", S-mod-k).
+    StraightUp,
+    /// Fat tree: up port from the destination (NSIM's "straight down", D-mod-k).
+    StraightDown,
+    /// Fat tree: a seeded random up port per packet and level.
+    Random,
+    /// Dragonfly: local, global, local.
+    Minimal,
+    /// Dragonfly: minimally through a random intermediate group.
+    Valiant,
+    /// Dragonfly: UGAL-L, minimal or Valiant by the local queue.
+    Ugal,
+}
+
+/// The routing rules of a fat tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FatTreeRouting {
+    StraightUp,
+    StraightDown,
+    Random,
+}
+
+/// The routing rules of a dragonfly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DragonflyRouting {
+    Minimal,
+    Valiant,
+    Ugal,
 }
 
 /// `[network]`: routers and links (MODEL.md §3).
@@ -40,8 +90,28 @@ pub enum Topology {
 #[serde(deny_unknown_fields, default)]
 pub struct NetworkConfig {
     pub topology: Topology,
-    /// Routers per dimension, 1 to 6 dimensions; one node per router.
+    /// Mesh and torus: routers per dimension, 1 to 6 dimensions; one node per router.
+    /// Tofu: the outer `[x, y, z]`.
     pub dims: Vec<u32>,
+    /// Route choice; the topology's first rule when left out (`dimension_order`,
+    /// `straight_up`, `minimal`).
+    pub routing: Option<Routing>,
+    /// Fat tree: ports per switch (even); with `levels`, the largest full-bisection tree.
+    pub radix: Option<u32>,
+    /// Fat tree: switch levels.
+    pub levels: Option<u32>,
+    /// Fat tree given level by level, leaves first: ports down per switch.
+    pub down_ports: Option<Vec<u32>>,
+    /// Fat tree given level by level, leaves first: ports up per switch (0 at the top).
+    pub up_ports: Option<Vec<u32>>,
+    /// Dragonfly: routers per group (`a`; TraceRP: 6).
+    pub routers_per_group: Option<u32>,
+    /// Dragonfly: nodes per router (`p`; TraceRP: 3).
+    pub nodes_per_router: Option<u32>,
+    /// Dragonfly: global links per router (`h`; TraceRP: 3).
+    pub global_links_per_router: Option<u32>,
+    /// Dragonfly: groups; `a·h + 1` (one global link between every pair) when left out.
+    pub groups: Option<u32>,
     /// Each direction of each link (NSIM-ACE: 4.0 GB/s).
     pub link_bandwidth: Bandwidth,
     /// Crossbar throughput (NSIM-ACE: 4.0 GB/s); a router output moves data at the slower of
@@ -66,6 +136,15 @@ impl Default for NetworkConfig {
         NetworkConfig {
             topology: Topology::Torus,
             dims: vec![8, 8, 8],
+            routing: None,
+            radix: None,
+            levels: None,
+            down_ports: None,
+            up_ports: None,
+            routers_per_group: None,
+            nodes_per_router: None,
+            global_links_per_router: None,
+            groups: None,
             link_bandwidth: Bandwidth(4_000_000_000),
             switch_bandwidth: Bandwidth(4_000_000_000),
             routing_time: Time::from_ns(4),
@@ -85,8 +164,94 @@ impl NetworkConfig {
     pub fn router_delay(&self) -> Time {
         self.routing_time + self.vc_alloc_time + self.switch_alloc_time + self.switch_latency
     }
-    pub fn nodes(&self) -> u64 {
-        self.dims.iter().map(|&d| d as u64).product()
+    /// Network ports for NICs: one per NIC of each router of a mesh, torus or Tofu, the
+    /// leaves' down ports of a fat tree, `p` per dragonfly router.
+    pub fn terminals(&self, nics_per_node: u32) -> u64 {
+        match self.topology {
+            Topology::Torus | Topology::Mesh => {
+                self.dims.iter().map(|&d| d as u64).product::<u64>() * nics_per_node as u64
+            }
+            Topology::Tofu => {
+                12 * self.dims.iter().map(|&d| d as u64).product::<u64>() * nics_per_node as u64
+            }
+            Topology::Fattree => self.fat_tree_ports().0.iter().map(|&d| d as u64).product(),
+            Topology::Dragonfly => {
+                let (a, p, _, g) = self.dragonfly_shape();
+                g as u64 * a as u64 * p as u64
+            }
+        }
+    }
+    /// Nodes: terminals shared out `nics_per_node` to a node.
+    pub fn nodes(&self, nics_per_node: u32) -> u64 {
+        self.terminals(nics_per_node) / nics_per_node.max(1) as u64
+    }
+    /// Fat tree: (down ports, up ports) per level, leaves first.
+    pub fn fat_tree_ports(&self) -> (Vec<u32>, Vec<u32>) {
+        if let (Some(d), Some(u)) = (&self.down_ports, &self.up_ports) {
+            return (d.clone(), u.clone());
+        }
+        let r = self.radix.unwrap_or(24);
+        let n = self.levels.unwrap_or(2).max(1) as usize;
+        let mut down = vec![r / 2; n - 1];
+        down.push(r);
+        let mut up = vec![r / 2; n - 1];
+        up.push(0);
+        (down, up)
+    }
+    /// The shape in words, for the summary.
+    pub fn describe(&self) -> String {
+        let dims: Vec<String> = self.dims.iter().map(u32::to_string).collect();
+        match self.topology {
+            Topology::Torus => format!("torus {}", dims.join("x")),
+            Topology::Mesh => format!("mesh {}", dims.join("x")),
+            Topology::Tofu => format!("Tofu {} (x y z) x 2x3x2 (a b c)", dims.join("x")),
+            Topology::Fattree => {
+                let (down, up) = self.fat_tree_ports();
+                let d: Vec<String> = down.iter().map(u32::to_string).collect();
+                let u: Vec<String> = up.iter().map(u32::to_string).collect();
+                format!(
+                    "fat tree, {} levels, ports down {} / up {}",
+                    down.len(),
+                    d.join(","),
+                    u.join(",")
+                )
+            }
+            Topology::Dragonfly => {
+                let (a, p, h, g) = self.dragonfly_shape();
+                format!("dragonfly, {g} groups of {a} routers, {p} nodes and {h} global links each")
+            }
+        }
+    }
+    /// The routing rule in effect, as the scenario names it.
+    pub fn routing_name(&self) -> String {
+        let r = self.routing.unwrap_or(match self.topology {
+            Topology::Fattree => Routing::StraightUp,
+            Topology::Dragonfly => Routing::Minimal,
+            _ => Routing::DimensionOrder,
+        });
+        serde_name(r)
+    }
+    /// Dragonfly: routers per group, nodes per router, global links per router, groups.
+    pub fn dragonfly_shape(&self) -> (u32, u32, u32, u32) {
+        let a = self.routers_per_group.unwrap_or(6);
+        let p = self.nodes_per_router.unwrap_or(3);
+        let h = self.global_links_per_router.unwrap_or(3);
+        let g = self.groups.unwrap_or(a.saturating_mul(h).saturating_add(1));
+        (a, p, h, g)
+    }
+    pub fn fat_tree_routing(&self) -> FatTreeRouting {
+        match self.routing {
+            Some(Routing::StraightDown) => FatTreeRouting::StraightDown,
+            Some(Routing::Random) => FatTreeRouting::Random,
+            _ => FatTreeRouting::StraightUp,
+        }
+    }
+    pub fn dragonfly_routing(&self) -> DragonflyRouting {
+        match self.routing {
+            Some(Routing::Valiant) => DragonflyRouting::Valiant,
+            Some(Routing::Ugal) => DragonflyRouting::Ugal,
+            _ => DragonflyRouting::Minimal,
+        }
     }
 }
 
@@ -109,6 +274,10 @@ pub struct NodeConfig {
     /// Messages up to this size go eager (one copy at memory bandwidth), larger ones by
     /// rendezvous (zero-copy, after a request-to-send / clear-to-send round trip).
     pub eager_limit: Bytes,
+    /// NICs per node, each with its own link to the network (MODEL.md §2).
+    pub nics_per_node: u32,
+    /// Ranks a node can hold; ranks of one node exchange data through its DMA and memory.
+    pub ranks_per_node: u32,
 }
 
 impl Default for NodeConfig {
@@ -120,6 +289,8 @@ impl Default for NodeConfig {
             nic_bandwidth: None,
             mpi_overhead: Time::from_ns(200),
             eager_limit: Bytes(8192),
+            nics_per_node: 1,
+            ranks_per_node: 1,
         }
     }
 }
@@ -158,10 +329,12 @@ impl Default for Limits {
     }
 }
 
-/// `[workload]` as written in the file.
+/// `[workload]`, or one `[[job]]`, as written in the file.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct WorkloadFile {
+    /// Names the job in the summary (`[[job]]` only).
+    name: Option<String>,
     script: Option<PathBuf>,
     code: Option<String>,
     ranks: Option<u64>,
@@ -169,6 +342,7 @@ struct WorkloadFile {
     seed: u64,
     #[serde(default)]
     args: Option<toml::Table>,
+    placement: Option<PlacementFile>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -179,6 +353,10 @@ struct ScenarioFile {
     #[serde(default)]
     node: NodeConfig,
     workload: Option<WorkloadFile>,
+    /// Placement of the `[workload]`'s ranks.
+    placement: Option<PlacementFile>,
+    /// Several jobs sharing the network.
+    job: Option<Vec<WorkloadFile>>,
     #[serde(default)]
     limits: Limits,
 }
@@ -200,6 +378,16 @@ pub struct Workload {
     pub args: toml::Table,
 }
 
+/// One job: a workload and where its ranks run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Job {
+    pub name: String,
+    pub workload: Workload,
+    /// The node of each of its ranks.
+    #[serde(skip)]
+    pub nodes: Vec<u32>,
+}
+
 /// A scenario, validated and with every default filled in.
 #[derive(Clone, Debug, Serialize)]
 pub struct Scenario {
@@ -207,7 +395,8 @@ pub struct Scenario {
     pub path: PathBuf,
     pub network: NetworkConfig,
     pub node: NodeConfig,
-    pub workload: Workload,
+    /// The jobs, one for a `[workload]`; their ranks are numbered one job after the other.
+    pub jobs: Vec<Job>,
     pub limits: Limits,
     /// Whether scripts may use the whole Lua standard library (`--allow-io`); never set by
     /// the scenario file itself, so that a shared scenario cannot lift its own sandbox.
@@ -241,6 +430,8 @@ impl Scenario {
                 Section::of::<NetworkConfig>("network"),
                 Section::of::<NodeConfig>("node"),
                 Section::of::<WorkloadFile>("workload"),
+                Section::of::<PlacementFile>("placement"),
+                Section::of::<WorkloadFile>("job"),
                 Section::of::<Limits>("limits"),
             ],
             &mut p,
@@ -263,35 +454,22 @@ impl Scenario {
                 }
             }
         };
-        let scenario = parsed.and_then(|f| Scenario::build(f, path, &mut p));
+        let given: Vec<String> = match table.get("network") {
+            Some(toml::Value::Table(t)) => t.keys().cloned().collect(),
+            _ => Vec::new(),
+        };
+        let scenario = parsed.and_then(|f| Scenario::build(f, path, &given, &mut p));
         p.into_result()?;
         Ok(scenario.expect("a scenario without problems was built"))
     }
 
-    fn build(f: ScenarioFile, path: &Path, p: &mut Problems) -> Option<Scenario> {
+    fn build(f: ScenarioFile, path: &Path, given: &[String], p: &mut Problems) -> Option<Scenario> {
         let base = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
         let net = &f.network;
-        if net.dims.is_empty() || net.dims.len() > 6 {
-            p.key(
-                "network.dims",
-                format!("{} dimensions given; 1 to 6 are allowed", net.dims.len()),
-            );
-        }
-        if net.dims.contains(&0) {
-            p.key("network.dims", "every dimension must be at least 1");
-        }
-        if net.dims.iter().any(|&d| d > 65_535) {
-            p.key("network.dims", "a dimension may have at most 65535 routers");
-        }
-        if net.nodes() > u32::MAX as u64 / 16 {
-            p.key(
-                "network.dims",
-                format!("{} nodes is more than mgensim can address", net.nodes()),
-            );
-        }
+        check_topology(net, &f.node, given, p);
         for (key, bw) in [
             ("network.link_bandwidth", net.link_bandwidth),
             ("network.switch_bandwidth", net.switch_bandwidth),
@@ -348,60 +526,142 @@ impl Scenario {
                 ),
             );
         }
-        let w = f.workload.unwrap_or_default();
-        let (script_name, script_dir, source) = match (&w.script, &w.code) {
+        let nics = f.node.nics_per_node.max(1);
+        let nodes = net.nodes(nics);
+        let slots = nodes * f.node.ranks_per_node as u64;
+        // the jobs, each with the key its problems are reported under
+        let files: Vec<(String, WorkloadFile)> = match (f.workload, f.job) {
             (Some(_), Some(_)) => {
-                p.key("workload", "give either `script` or `code`, not both");
-                (String::new(), None, String::new())
-            }
-            (None, None) => {
                 p.key(
-                    "workload.script",
-                    "missing; name the Lua script every rank runs (or give its text as `code`)",
+                    "job",
+                    "give either one [workload] or several [[job]] tables, not both",
                 );
-                (String::new(), None, String::new())
+                Vec::new()
             }
-            (None, Some(code)) => ("inline".to_string(), None, code.clone()),
-            (Some(s), None) => {
-                // (`./` is left out of names shown in messages)
-                let path = if base == Path::new(".") {
-                    s.clone()
-                } else {
-                    base.join(s)
-                };
-                match std::fs::read_to_string(&path) {
-                    Ok(src) => (
-                        path.display().to_string(),
-                        Some(match path.parent() {
-                            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                            _ => PathBuf::from("."),
-                        }),
-                        src,
-                    ),
-                    Err(e) => {
-                        p.key(
-                            "workload.script",
-                            format!("cannot read {}: {e}", path.display()),
-                        );
-                        (String::new(), None, String::new())
-                    }
+            (None, Some(jobs)) if jobs.is_empty() => {
+                p.key("job", "an empty list of jobs");
+                Vec::new()
+            }
+            (None, Some(jobs)) => {
+                if f.placement.is_some() {
+                    p.key(
+                        "placement",
+                        "with [[job]] tables, give each job its own `placement`",
+                    );
                 }
+                jobs.into_iter()
+                    .enumerate()
+                    .map(|(i, j)| (format!("job[{i}]"), j))
+                    .collect()
+            }
+            (w, None) => {
+                let mut w = w.unwrap_or_default();
+                match (&w.placement, f.placement) {
+                    (Some(_), Some(_)) => p.key(
+                        "placement",
+                        "given twice, as [placement] and as workload.placement",
+                    ),
+                    (None, Some(pl)) => w.placement = Some(pl),
+                    _ => {}
+                }
+                vec![("workload".to_string(), w)]
             }
         };
-        let nodes = net.nodes();
-        let ranks = w.ranks.unwrap_or(nodes);
-        if nodes == 0 {
-            // already reported under network.dims
-        } else if ranks == 0 {
-            p.key("workload.ranks", "must be at least 1");
-        } else if ranks > nodes {
-            p.key(
-                "workload.ranks",
-                format!(
-                    "{ranks} ranks do not fit on {nodes} nodes (one rank per node); \
-                     enlarge `network.dims`"
-                ),
-            );
+        let several = files.len() > 1;
+        let mut jobs = Vec::new();
+        let mut machine = Machine::new(if p.is_empty() { nodes } else { 0 }, f.node.ranks_per_node);
+        for (i, (key, w)) in files.into_iter().enumerate() {
+            let (script_name, script_dir, source) = read_script(&w, &key, &base, p);
+            let ranks = match w.ranks {
+                Some(0) => {
+                    p.key(&format!("{key}.ranks"), "must be at least 1");
+                    continue;
+                }
+                Some(r) => r,
+                None if several => {
+                    p.key(
+                        &format!("{key}.ranks"),
+                        "missing; with several jobs, each says how many ranks it has",
+                    );
+                    continue;
+                }
+                None => slots.max(1),
+            };
+            let name = w.name.clone().unwrap_or_else(|| {
+                if several {
+                    format!("job{i}")
+                } else {
+                    "main".to_string()
+                }
+            });
+            if jobs.iter().any(|j: &Job| j.name == name) {
+                p.key(&format!("{key}.name"), format!("`{name}` names two jobs"));
+            }
+            let pl = w.placement.clone().unwrap_or_default();
+            let placed = if nodes == 0 || !p.is_empty() {
+                None
+            } else if let Some(file) = &pl.file {
+                let path = if base == Path::new(".") {
+                    file.clone()
+                } else {
+                    base.join(file)
+                };
+                let pkey = if key == "workload" && w.placement.is_some() {
+                    "placement.file".to_string()
+                } else {
+                    format!("{key}.placement.file")
+                };
+                match std::fs::read_to_string(&path) {
+                    Err(e) => {
+                        p.key(&pkey, format!("cannot read {}: {e}", path.display()));
+                        None
+                    }
+                    Ok(text) => {
+                        match placement::read_map(&path.display().to_string(), &text, ranks, nodes)
+                            .and_then(|m| machine.take(&m).map(|()| m))
+                        {
+                            Ok(m) => Some(m),
+                            Err(es) => {
+                                for e in es {
+                                    p.key(&pkey, e);
+                                }
+                                None
+                            }
+                        }
+                    }
+                }
+            } else {
+                match machine.place(pl.policy, ranks, w.seed) {
+                    Ok(m) => Some(m),
+                    Err(e) => {
+                        let msg = if several {
+                            e
+                        } else {
+                            format!(
+                                "{ranks} ranks do not fit on {nodes} nodes \
+                                 ({} rank(s) per node, node.ranks_per_node); enlarge the \
+                                 network or raise node.ranks_per_node",
+                                f.node.ranks_per_node
+                            )
+                        };
+                        p.key(&format!("{key}.ranks"), msg);
+                        None
+                    }
+                }
+            };
+            jobs.push(Job {
+                name,
+                workload: Workload {
+                    script_name,
+                    script_dir,
+                    scenario_dir: base.clone(),
+                    source,
+                    ranks,
+                    seed: w.seed,
+                    args: w.args.unwrap_or_default(),
+                },
+                nodes: placed.unwrap_or_default(),
+            });
         }
         if !p.is_empty() {
             return None;
@@ -410,19 +670,286 @@ impl Scenario {
             path: path.to_path_buf(),
             network: f.network,
             node: f.node,
-            workload: Workload {
-                script_name,
-                script_dir,
-                scenario_dir: base,
-                source,
-                ranks,
-                seed: w.seed,
-                args: w.args.unwrap_or_default(),
-            },
+            jobs,
             limits: f.limits,
             allow_io: false,
         })
     }
+
+    /// Ranks of all jobs.
+    pub fn ranks(&self) -> u64 {
+        self.jobs.iter().map(|j| j.workload.ranks).sum()
+    }
+    /// Nodes of the network.
+    pub fn nodes(&self) -> u64 {
+        self.network.nodes(self.node.nics_per_node)
+    }
+    /// The first job's workload (the only one, without `[[job]]` tables).
+    pub fn workload(&self) -> &Workload {
+        &self.jobs[0].workload
+    }
+}
+
+/// Reads a job's script (or takes its inline code): its name, folder and text.
+fn read_script(
+    w: &WorkloadFile,
+    key: &str,
+    base: &Path,
+    p: &mut Problems,
+) -> (String, Option<PathBuf>, String) {
+    match (&w.script, &w.code) {
+        (Some(_), Some(_)) => {
+            p.key(key, "give either `script` or `code`, not both");
+            (String::new(), None, String::new())
+        }
+        (None, None) => {
+            p.key(
+                &format!("{key}.script"),
+                "missing; name the Lua script every rank runs (or give its text as `code`)",
+            );
+            (String::new(), None, String::new())
+        }
+        (None, Some(code)) => ("inline".to_string(), None, code.clone()),
+        (Some(s), None) => {
+            // (`./` is left out of names shown in messages)
+            let path = if base == Path::new(".") {
+                s.clone()
+            } else {
+                base.join(s)
+            };
+            match std::fs::read_to_string(&path) {
+                Ok(src) => (
+                    path.display().to_string(),
+                    Some(match path.parent() {
+                        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                        _ => PathBuf::from("."),
+                    }),
+                    src,
+                ),
+                Err(e) => {
+                    p.key(
+                        &format!("{key}.script"),
+                        format!("cannot read {}: {e}", path.display()),
+                    );
+                    (String::new(), None, String::new())
+                }
+            }
+        }
+    }
+}
+
+/// The checks of `[network]`'s shape: the keys of the chosen topology and their ranges.
+fn check_topology(net: &NetworkConfig, node: &NodeConfig, given: &[String], p: &mut Problems) {
+    let topo = net.topology;
+    let name = serde_name(topo);
+    let only = |key: &str, for_: &str, p: &mut Problems| {
+        if given.iter().any(|g| g == key) {
+            p.key(
+                &format!("network.{key}"),
+                format!("is a key of {for_}, not of topology `{name}`"),
+            );
+        }
+    };
+    let nics = node.nics_per_node;
+    if nics == 0 || nics > 16 {
+        p.key(
+            "node.nics_per_node",
+            format!("{nics} is out of range (1 to 16)"),
+        );
+    }
+    if node.ranks_per_node == 0 || node.ranks_per_node > 4096 {
+        p.key(
+            "node.ranks_per_node",
+            format!("{} is out of range (1 to 4096)", node.ranks_per_node),
+        );
+    }
+    if !topo.is_cube() {
+        only("dims", "a mesh, torus or Tofu", p);
+    }
+    if topo != Topology::Fattree {
+        for k in ["radix", "levels", "down_ports", "up_ports"] {
+            only(k, "a fat tree", p);
+        }
+    }
+    if topo != Topology::Dragonfly {
+        for k in [
+            "routers_per_group",
+            "nodes_per_router",
+            "global_links_per_router",
+            "groups",
+        ] {
+            only(k, "a dragonfly", p);
+        }
+    }
+    let allowed: &[Routing] = match topo {
+        Topology::Torus | Topology::Mesh | Topology::Tofu => &[Routing::DimensionOrder],
+        Topology::Fattree => &[Routing::StraightUp, Routing::StraightDown, Routing::Random],
+        Topology::Dragonfly => &[Routing::Minimal, Routing::Valiant, Routing::Ugal],
+    };
+    if let Some(r) = net.routing {
+        if !allowed.contains(&r) {
+            let names: Vec<String> = allowed.iter().map(|&a| serde_name(a)).collect();
+            p.key(
+                "network.routing",
+                format!(
+                    "`{}` is not a routing of topology `{name}` (it has: {})",
+                    serde_name(r),
+                    names.join(", ")
+                ),
+            );
+        }
+    }
+    let ports_max = 255u64;
+    match topo {
+        Topology::Torus | Topology::Mesh | Topology::Tofu => {
+            let (lo, hi) = if topo == Topology::Tofu {
+                (3, 3)
+            } else {
+                (1, 6)
+            };
+            if net.dims.len() < lo || net.dims.len() > hi {
+                p.key(
+                    "network.dims",
+                    if topo == Topology::Tofu {
+                        format!(
+                            "{} dimensions given; Tofu takes the outer [x, y, z] (its inner \
+                             a, b, c are 2, 3, 2)",
+                            net.dims.len()
+                        )
+                    } else {
+                        format!("{} dimensions given; 1 to 6 are allowed", net.dims.len())
+                    },
+                );
+            }
+            if net.dims.contains(&0) {
+                p.key("network.dims", "every dimension must be at least 1");
+            }
+            if net.dims.iter().any(|&d| d > 65_535) {
+                p.key("network.dims", "a dimension may have at most 65535 routers");
+            }
+        }
+        Topology::Fattree => {
+            let explicit = net.down_ports.is_some() || net.up_ports.is_some();
+            if explicit && (net.radix.is_some() || net.levels.is_some()) {
+                p.key(
+                    "network.radix",
+                    "give either `radix` and `levels` or `down_ports` and `up_ports`, not both",
+                );
+            }
+            match (&net.down_ports, &net.up_ports) {
+                (Some(_), None) | (None, Some(_)) => p.key(
+                    if net.down_ports.is_some() {
+                        "network.up_ports"
+                    } else {
+                        "network.down_ports"
+                    },
+                    "missing; `down_ports` and `up_ports` go together, one entry per level",
+                ),
+                (Some(d), Some(u)) => {
+                    if d.is_empty() || d.len() > 8 || d.len() != u.len() {
+                        p.key(
+                            "network.down_ports",
+                            format!(
+                                "{} levels of down ports and {} of up ports; give 1 to 8 levels, \
+                                 the same number of each",
+                                d.len(),
+                                u.len()
+                            ),
+                        );
+                    } else if d.contains(&0) {
+                        p.key("network.down_ports", "every level needs a port down");
+                    } else if u[u.len() - 1] != 0 || u[..u.len() - 1].contains(&0) {
+                        p.key(
+                            "network.up_ports",
+                            "every level but the top needs ports up, and the top has none \
+                             (end the list with 0)",
+                        );
+                    } else if d
+                        .iter()
+                        .zip(u)
+                        .any(|(&a, &b)| a as u64 + b as u64 > ports_max)
+                    {
+                        p.key("network.down_ports", "a switch may have at most 255 ports");
+                    }
+                }
+                (None, None) => {
+                    let r = net.radix.unwrap_or(24);
+                    if r < 2 || r % 2 == 1 || r as u64 > ports_max {
+                        p.key(
+                            "network.radix",
+                            format!("{r} is out of range (an even number of ports, 2 to 254)"),
+                        );
+                    }
+                    let l = net.levels.unwrap_or(2);
+                    if !(1..=8).contains(&l) {
+                        p.key("network.levels", format!("{l} is out of range (1 to 8)"));
+                    }
+                }
+            }
+        }
+        Topology::Dragonfly => {
+            let (a, pp, h, g) = net.dragonfly_shape();
+            for (key, v, lo) in [
+                ("routers_per_group", a, 1),
+                ("nodes_per_router", pp, 1),
+                ("global_links_per_router", h, 0),
+                ("groups", g, 1),
+            ] {
+                if v < lo || v > 65_000 {
+                    p.key(
+                        &format!("network.{key}"),
+                        format!("{v} is out of range ({lo} to 65000)"),
+                    );
+                }
+            }
+            if pp as u64 + a as u64 + h as u64 > ports_max + 1 {
+                p.key(
+                    "network.routers_per_group",
+                    "a router may have at most 255 ports (nodes + other routers of its group + \
+                     global links)",
+                );
+            } else if g > 1 && g as u64 - 1 > a as u64 * h as u64 {
+                p.key(
+                    "network.groups",
+                    format!(
+                        "{g} groups cannot all be linked: a group has {} global links \
+                         (routers_per_group × global_links_per_router), at most {} groups",
+                        a * h,
+                        a * h + 1
+                    ),
+                );
+            }
+        }
+    }
+    if p.is_empty() && nics > 0 {
+        let terminals = net.terminals(nics);
+        let nodes = net.nodes(nics);
+        if topo.is_cube() && nics as u64 + 2 * net.dims.len() as u64 + 6 > ports_max {
+            p.key("node.nics_per_node", "too many ports per router");
+        }
+        if !topo.is_cube() && terminals % nics as u64 != 0 {
+            p.key(
+                "node.nics_per_node",
+                format!(
+                    "the network's {terminals} NIC ports cannot be shared out {nics} to a node"
+                ),
+            );
+        }
+        if nodes == 0 || terminals > u32::MAX as u64 / 16 {
+            p.key(
+                "network.topology",
+                format!("a network of {terminals} NIC ports is more than mgensim can address"),
+            );
+        }
+    }
+}
+
+/// How serde writes a unit enum value (`straight_up`).
+fn serde_name<T: Serialize>(v: T) -> String {
+    toml::Value::try_from(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// serde's type names in the words of a scenario's author.

@@ -80,14 +80,19 @@ impl<'a> Problems<'a> {
     fn line_of(&self, key: &str) -> Option<usize> {
         let doc = self.doc.as_ref()?;
         let mut table: &dyn toml_edit::TableLike = doc.as_table();
-        let parts = key_parts(key);
+        let parts: Vec<&str> = key.split('.').collect();
         let mut span = None;
         for (i, part) in parts.iter().enumerate() {
-            let (k, item) = table.get_key_value(part)?;
+            // `job[2]`: the third table of an array of tables
+            let (name, index) = match part.split_once('[') {
+                Some((n, rest)) => (n, rest.trim_end_matches(']').parse().unwrap_or(0)),
+                None => (*part, 0),
+            };
+            let (k, item) = table.get_key_value(name)?;
             span = k.span().or_else(|| item.span()).or(span);
             if i + 1 < parts.len() {
                 table = match item {
-                    toml_edit::Item::ArrayOfTables(a) => a.get(0)?,
+                    toml_edit::Item::ArrayOfTables(a) => a.get(index)?,
                     other => other.as_table_like()?,
                 };
             }

@@ -18,11 +18,12 @@ pub struct Packet {
     pub tail: Time,
     /// The message this packet belongs to.
     pub msg: u32,
-    /// Bytes on the wire: payload plus header.
+    /// Bytes on the wire: payload plus header (the header size is the same for every packet,
+    /// so the payload is `wire − header_bytes`).
     pub wire: u32,
-    /// Payload bytes (what DMA moves).
-    pub payload: u32,
-    /// Destination router (and NIC).
+    /// Source NIC (terminal).
+    pub src: u32,
+    /// Destination NIC (terminal).
     pub dst: u32,
     /// Router the head is at (or the NIC it is in, before injection and after ejection).
     pub at: u32,
@@ -32,8 +33,11 @@ pub struct Packet {
     pub next: PktId,
     /// Virtual channel of the buffer it holds or is queued for.
     pub vc: u8,
-    /// Dimension it is correcting (`topology::NO_DIM` before the first router hop).
+    /// Mesh and torus: the dimension it is correcting (`topology::NO_DIM` before the first
+    /// router hop).
     pub dim: u8,
+    /// Dragonfly: its route (0 until its source router decides; see `topology::dragonfly`).
+    pub aux: u16,
 }
 
 /// The packets in flight: a [`Pool`] of them.

@@ -1,9 +1,10 @@
 //! Routers, links and virtual cut-through flow control (MODEL.md §3, NSIM §3.1).
 //!
 //! Every direction of every link is an output **channel** of the router (or NIC) it leaves:
-//! `routers × ports` router channels, then one injection channel per NIC. Every channel feeds
-//! one **buffer**: a router input buffer per (router, port, virtual channel), or a NIC's
-//! receive buffer. Buffers hold `buffer_bytes`, counted as credits.
+//! `routers × ports` router channels, then one injection channel per NIC (terminal). Every
+//! channel feeds one **buffer**: a router input buffer per (router, port, virtual channel), or
+//! a NIC's receive buffer. Buffers hold `buffer_bytes`, counted as credits. Which port a link
+//! joins to which comes from the topology (`topology/`), once, into `link_to`.
 //!
 //! The rules, per packet and hop:
 //! - its head arrives at a router at `h`; it asks for its output at `h + router_delay`
@@ -21,8 +22,9 @@
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
 
 use super::packet::{PacketPool, PktId, NONE};
-use super::topology::{opposite, Cube, RouterId};
-use crate::config::Scenario;
+use super::topology::{dragonfly, RouterId, Topo, MAX_VCS, NO_DIM};
+use crate::config::{DragonflyRouting, Scenario};
+use crate::script::random::Xoshiro;
 use crate::sim::{Event, EventQueue};
 use crate::units::{Bandwidth, Bytes, Time};
 
@@ -45,7 +47,9 @@ const EMPTY: Fifo = Fifo {
 #[derive(Clone)]
 struct Channel {
     /// Packets waiting for this channel, one FIFO per virtual channel of the next buffer.
-    queues: [Fifo; 2],
+    queues: [Fifo; MAX_VCS],
+    /// Packets in those queues (UGAL's measure of congestion).
+    queued: u32,
     /// A packet's tail is still leaving.
     busy: bool,
     /// Virtual channel to look at first (round robin).
@@ -64,7 +68,8 @@ struct Channel {
 pub struct LinkLoad {
     /// The router (or, for an injection link, the NIC) the link leaves.
     pub from: u32,
-    /// Its port there (0 = to the NIC; `None` for a NIC's injection link).
+    /// Its port there (the first ports of a router lead to its NICs; `None` for a NIC's
+    /// injection link).
     pub port: Option<u8>,
     /// Bytes sent (payload and headers).
     pub bytes: u64,
@@ -81,16 +86,26 @@ pub struct NetworkStats {
     pub link_bytes: u64,
     /// Traversals of router-to-router links that wrap around a torus.
     pub wrap_hops: u64,
+    /// Traversals of global links between dragonfly groups.
+    pub global_hops: u64,
+    /// Packets a dragonfly's UGAL sent on a Valiant route.
+    pub nonminimal: u64,
 }
 
 /// The routers and links of one network.
 pub struct Network {
-    pub cube: Cube,
+    pub topo: Topo,
     ports: u32,
     vcs: u32,
     routers: u32,
-    /// Router on the far side of each router channel (`NONE` where there is no link).
-    link_to: Vec<RouterId>,
+    /// NIC ports per router with NICs (`T`): terminal `t` is port `t % T` of router `t / T`.
+    tpr: u32,
+    /// Routers `0..term_routers` have NIC ports.
+    term_routers: u32,
+    /// Per router channel `r·ports + q`: the port slot `r'·ports + q'` its link arrives on
+    /// (`NONE` where there is no link or the port is a NIC's). Links pair up, so the same
+    /// number is the channel that feeds slot `r·ports + q`.
+    link_to: Vec<u32>,
     channels: Vec<Channel>,
     /// Free bytes of every buffer: router inputs first, then NIC receive buffers.
     credit: Vec<u32>,
@@ -99,24 +114,34 @@ pub struct Network {
     cable: Time,
     router_bw: Bandwidth,
     inject_bw: Bandwidth,
+    /// Random route choices (fat tree `random`, dragonfly Valiant and UGAL), seeded from the
+    /// workload seed so runs repeat.
+    rng: Xoshiro,
     pub stats: NetworkStats,
 }
 
 impl Network {
     pub fn new(s: &Scenario) -> Network {
-        let cube = Cube::new(&s.network);
-        let routers = cube.routers();
-        let ports = cube.ports() as u32;
-        let vcs = cube.vcs() as u32;
+        let topo = Topo::new(&s.network, s.node.nics_per_node);
+        let routers = topo.routers();
+        let ports = topo.ports() as u32;
+        let vcs = topo.vcs() as u32;
+        let tpr = topo.terminals_per_router();
+        let term_routers = topo.terminal_routers();
+        let terminals = topo.terminals();
         let mut link_to = Vec::with_capacity((routers * ports) as usize);
         for r in 0..routers {
             for q in 0..ports {
-                link_to.push(cube.neighbour(r, q as u8).unwrap_or(NONE));
+                link_to.push(match topo.neighbour(r, q as u8) {
+                    Some((n, back)) => n * ports + back as u32,
+                    None => NONE,
+                });
             }
         }
-        let nchan = (routers * ports + routers) as usize;
+        let nchan = (routers * ports + terminals) as usize;
         let channel = Channel {
-            queues: [EMPTY; 2],
+            queues: [EMPTY; MAX_VCS],
+            queued: 0,
             busy: false,
             rr: 0,
             releasing: NONE,
@@ -125,13 +150,16 @@ impl Network {
             busy_ps: 0,
         };
         let cap = s.network.buffer_bytes.0 as u32;
-        let nbuf = (routers * ports * vcs + routers) as usize;
+        let nbuf = (routers * ports * vcs + terminals) as usize;
         let net = &s.network;
+        let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
         Network {
-            cube,
+            topo,
             ports,
             vcs,
             routers,
+            tpr,
+            term_routers,
             link_to,
             channels: vec![channel; nchan],
             credit: vec![cap; nbuf],
@@ -144,6 +172,7 @@ impl Network {
                 .nic_bandwidth
                 .unwrap_or(net.link_bandwidth)
                 .min(net.link_bandwidth),
+            rng: Xoshiro::from_seed(seed ^ 0x6e65_7477_6f72_6b21),
             stats: NetworkStats::default(),
         }
     }
@@ -153,7 +182,7 @@ impl Network {
     fn router_channel(&self, r: RouterId, q: u32) -> u32 {
         r * self.ports + q
     }
-    /// Injection channel of NIC `nic`.
+    /// Injection channel of NIC (terminal) `nic`.
     #[inline]
     pub fn injection_channel(&self, nic: u32) -> u32 {
         self.routers * self.ports + nic
@@ -162,6 +191,17 @@ impl Network {
     fn nic_rx_buffer(&self, nic: u32) -> u32 {
         self.routers * self.ports * self.vcs + nic
     }
+    /// The router port slot NIC `nic` is attached to.
+    #[inline]
+    fn nic_slot(&self, nic: u32) -> u32 {
+        (nic / self.tpr) * self.ports + nic % self.tpr
+    }
+    /// The NIC on router channel (or port slot) `c`, if it is a NIC port.
+    #[inline]
+    fn nic_on(&self, c: u32) -> Option<u32> {
+        let (r, q) = (c / self.ports, c % self.ports);
+        (r < self.term_routers && q < self.tpr).then_some(r * self.tpr + q)
+    }
 
     /// The buffer channel `c` feeds for virtual channel `vc`, and the router it is in
     /// (`NONE` for a NIC's receive buffer).
@@ -169,19 +209,13 @@ impl Network {
     fn downstream(&self, c: u32, vc: u32) -> (u32, RouterId) {
         let nr = self.routers * self.ports;
         if c >= nr {
-            let nic = c - nr;
-            ((nic * self.ports) * self.vcs, nic)
+            let slot = self.nic_slot(c - nr);
+            (slot * self.vcs, slot / self.ports)
+        } else if let Some(nic) = self.nic_on(c) {
+            (self.nic_rx_buffer(nic), NONE)
         } else {
-            let q = c % self.ports;
-            if q == 0 {
-                (self.nic_rx_buffer(c / self.ports), NONE)
-            } else {
-                let n = self.link_to[c as usize];
-                (
-                    (n * self.ports + opposite(q as u8) as u32) * self.vcs + vc,
-                    n,
-                )
-            }
+            let n = self.link_to[c as usize];
+            (n * self.vcs + vc, n / self.ports)
         }
     }
 
@@ -190,14 +224,12 @@ impl Network {
     fn feeder(&self, b: u32) -> u32 {
         let nb = self.routers * self.ports * self.vcs;
         if b >= nb {
-            self.router_channel(b - nb, 0)
+            self.nic_slot(b - nb)
         } else {
-            let port = b / self.vcs;
-            let (r, q) = (port / self.ports, port % self.ports);
-            if q == 0 {
-                self.injection_channel(r)
-            } else {
-                self.router_channel(self.link_to[port as usize], opposite(q as u8) as u32)
+            let slot = b / self.vcs;
+            match self.nic_on(slot) {
+                Some(nic) => self.injection_channel(nic),
+                None => self.link_to[slot as usize],
             }
         }
     }
@@ -218,15 +250,67 @@ impl Network {
     /// A packet's head has passed the pipeline of router `p.at`: route it and queue it.
     pub fn router_ready(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
         let p = *self.packets.get(pkt);
-        let hop = self.cube.route(p.at, p.dst, p.vc, p.dim);
+        let hop = match &self.topo {
+            Topo::Cube(c) => {
+                let t = self.tpr;
+                c.route(p.at, p.dst / t, (p.dst % t) as u8, p.vc, p.dim)
+            }
+            Topo::FatTree(f) => {
+                let rng = &mut self.rng;
+                f.route(p.at, p.src, p.dst, || rng.next_u64())
+            }
+            Topo::Dragonfly(_) => {
+                let aux = if p.aux == 0 {
+                    self.dragonfly_choice(p.at, p.dst)
+                } else {
+                    p.aux
+                };
+                let Topo::Dragonfly(d) = &self.topo else {
+                    unreachable!()
+                };
+                d.route(p.at, p.dst, p.vc, aux)
+            }
+        };
         let pm = self.packets.get_mut(pkt);
-        if hop.port != 0 {
+        if hop.dim != NO_DIM {
             pm.dim = hop.dim;
         }
+        pm.aux = hop.aux;
         pm.vc = hop.vc;
         let c = self.router_channel(p.at, hop.port as u32);
         self.enqueue(c, hop.vc as usize, pkt);
         self.try_send(c, now, q);
+    }
+
+    /// The route a dragonfly packet takes from its source router: minimal, Valiant through a
+    /// random group, or (UGAL-L) whichever has the smaller product of queue on its first hop
+    /// and path length.
+    fn dragonfly_choice(&mut self, at: RouterId, dst: u32) -> u16 {
+        let Topo::Dragonfly(d) = &self.topo else {
+            return 0;
+        };
+        match d.routing {
+            DragonflyRouting::Minimal => dragonfly::MINIMAL,
+            DragonflyRouting::Valiant => d.valiant(at, dst, self.rng.next_u64()),
+            DragonflyRouting::Ugal => {
+                let via = d.valiant(at, dst, self.rng.next_u64());
+                if via == dragonfly::MINIMAL {
+                    return via;
+                }
+                let cost = |aux: u16| {
+                    let first = d.route(at, dst, 0, aux).port as u32;
+                    let ch = &self.channels[(at * self.ports + first) as usize];
+                    let (l, g) = d.path_length(at, dst, aux);
+                    (ch.queued as u64 + ch.busy as u64) * (l + g) as u64
+                };
+                if cost(dragonfly::MINIMAL) <= cost(via) {
+                    dragonfly::MINIMAL
+                } else {
+                    self.stats.nonminimal += 1;
+                    via
+                }
+            }
+        }
     }
 
     /// Channel `c` has sent its tail. Returns the NIC whose transmit staging slot was freed,
@@ -265,6 +349,7 @@ impl Network {
     #[inline]
     fn enqueue(&mut self, c: u32, vc: usize, pkt: PktId) {
         self.packets.get_mut(pkt).next = NONE;
+        self.channels[c as usize].queued += 1;
         let f = &mut self.channels[c as usize].queues[vc];
         if f.tail == NONE {
             f.head = pkt;
@@ -321,6 +406,7 @@ impl Network {
         let p = *self.packets.get(pkt);
         // dequeue
         let ch = &mut self.channels[c as usize];
+        ch.queued -= 1;
         let f = &mut ch.queues[vc as usize];
         f.head = p.next;
         if f.head == NONE {
@@ -345,16 +431,10 @@ impl Network {
             // ejection into the destination NIC: it acts once the whole packet is in
             q.push(pm.tail, Event::NicArrive(pkt));
         } else {
-            let port = c % self.ports;
-            if is_router && port != 0 {
-                let d = ((port - 1) / 2) as usize;
-                let from = self.cube.coord(c / self.ports, d);
-                let wraps = if port % 2 == 1 {
-                    from == self.cube.dims[d] - 1
-                } else {
-                    from == 0
-                };
-                self.stats.wrap_hops += wraps as u64;
+            if is_router {
+                let (r, port) = (c / self.ports, (c % self.ports) as u8);
+                self.stats.wrap_hops += self.topo.wraps(r, port) as u64;
+                self.stats.global_hops += self.topo.is_global(port) as u64;
             }
             let pm = self.packets.get_mut(pkt);
             pm.at = next_router;
@@ -368,7 +448,7 @@ impl Network {
     pub fn link_loads(&self) -> Vec<LinkLoad> {
         let nr = self.routers * self.ports;
         (0..self.channels.len() as u32)
-            .filter(|&c| c >= nr || c % self.ports == 0 || self.link_to[c as usize] != NONE)
+            .filter(|&c| c >= nr || self.nic_on(c).is_some() || self.link_to[c as usize] != NONE)
             .map(|c| {
                 let ch = &self.channels[c as usize];
                 let (from, port) = if c < nr {

@@ -5,7 +5,6 @@
 //! (in `prelude.lua`) over `raw.poll` and `raw.complete`, which either satisfy the call at once or
 //! record the wait.
 
-use crate::config::Workload;
 use crate::engine::World;
 use crate::limits::Limit;
 use crate::mpi::{split_request, Status, ANY_SOURCE, ANY_TAG};
@@ -83,6 +82,35 @@ fn rank_arg(lua: &Lua, v: &Value, func: &str, arg: &str, size: u32) -> mlua::Res
     Ok(r as u32)
 }
 
+/// The optional `nic` argument: an index among the node's NICs (None: the next in turn).
+fn nic_arg(lua: &Lua, v: Option<Value>, func: &str, nics: u32) -> mlua::Result<Option<u32>> {
+    match v {
+        None | Some(Value::Nil) => Ok(None),
+        Some(v) => {
+            let n = int_arg(lua, 1, &v, func, "nic")?;
+            if n < 0 || n >= nics as i64 {
+                return Err(error(
+                    lua,
+                    1,
+                    format!(
+                        "{func}: `nic` = {n} is not a NIC of this node (node.nics_per_node = \
+                         {nics}: 0 to {})",
+                        nics - 1
+                    ),
+                ));
+            }
+            Ok(Some(n as u32))
+        }
+    }
+}
+
+/// The running rank's job: its first global rank, its size, and NICs per node.
+fn job_span(f: &W) -> (u32, u32, u32) {
+    let w = f.borrow();
+    let j = w.nodes.job(w.current);
+    (j.base, j.size, w.nodes.nics_per_node)
+}
+
 fn bytes_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<u64> {
     let b = int_arg(lua, 1, v, func, "bytes")?;
     if b < 0 {
@@ -134,19 +162,21 @@ pub fn install(
     lua: &Lua,
     globals: &Table,
     world: W,
-    w: &Workload,
+    scenario_dir: &Path,
     files: FileAccess,
 ) -> mlua::Result<Table> {
-    let size = w.ranks as u32;
-
     let f = world.clone();
     globals.set(
         "MGEN_Comm_rank",
-        lua.create_function(move |_, _comm: Option<Value>| Ok(f.borrow().current))?,
+        lua.create_function(move |_, _comm: Option<Value>| {
+            let w = f.borrow();
+            Ok(w.current - w.nodes.job(w.current).base)
+        })?,
     )?;
+    let f = world.clone();
     globals.set(
         "MGEN_Comm_size",
-        lua.create_function(move |_, _comm: Option<Value>| Ok(size))?,
+        lua.create_function(move |_, _comm: Option<Value>| Ok(job_span(&f).1))?,
     )?;
     globals.set("MGEN_COMM_WORLD", 0)?;
 
@@ -195,47 +225,60 @@ pub fn install(
     let f = world.clone();
     globals.set(
         "MGEN_rdma_put",
-        lua.create_function(move |lua, (dest, bytes, tag): (Value, Value, Value)| {
-            let dest = rank_arg(lua, &dest, "MGEN_rdma_put", "dest", size)?;
-            let bytes = bytes_arg(lua, &bytes, "MGEN_rdma_put")?;
-            let tag = int_arg(lua, 1, &tag, "MGEN_rdma_put", "tag")?;
-            Ok(f.borrow_mut().issue(OpKind::Put, dest, bytes, tag))
-        })?,
+        lua.create_function(
+            move |lua, (dest, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
+                let (base, size, nics) = job_span(&f);
+                let dest = base + rank_arg(lua, &dest, "MGEN_rdma_put", "dest", size)?;
+                let bytes = bytes_arg(lua, &bytes, "MGEN_rdma_put")?;
+                let tag = int_arg(lua, 1, &tag, "MGEN_rdma_put", "tag")?;
+                let nic = nic_arg(lua, nic, "MGEN_rdma_put", nics)?;
+                Ok(f.borrow_mut().issue(OpKind::Put, dest, bytes, tag, nic))
+            },
+        )?,
     )?;
 
     let f = world.clone();
     globals.set(
         "MGEN_rdma_get",
-        lua.create_function(move |lua, (src, bytes, tag): (Value, Value, Value)| {
-            let src = rank_arg(lua, &src, "MGEN_rdma_get", "src", size)?;
-            let bytes = bytes_arg(lua, &bytes, "MGEN_rdma_get")?;
-            let tag = int_arg(lua, 1, &tag, "MGEN_rdma_get", "tag")?;
-            Ok(f.borrow_mut().issue(OpKind::Get, src, bytes, tag))
-        })?,
+        lua.create_function(
+            move |lua, (src, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
+                let (base, size, nics) = job_span(&f);
+                let src = base + rank_arg(lua, &src, "MGEN_rdma_get", "src", size)?;
+                let bytes = bytes_arg(lua, &bytes, "MGEN_rdma_get")?;
+                let tag = int_arg(lua, 1, &tag, "MGEN_rdma_get", "tag")?;
+                let nic = nic_arg(lua, nic, "MGEN_rdma_get", nics)?;
+                Ok(f.borrow_mut().issue(OpKind::Get, src, bytes, tag, nic))
+            },
+        )?,
     )?;
 
     let f = world.clone();
     globals.set(
         "MGEN_acp_copy",
-        lua.create_function(move |lua, (src, dst, bytes, tag): (Value, Value, Value, Option<Value>)| {
-            let src = rank_arg(lua, &src, "MGEN_acp_copy", "src", size)?;
-            let dst = rank_arg(lua, &dst, "MGEN_acp_copy", "dst", size)?;
+        lua.create_function(move |lua, (src, dst, bytes, tag, nic): (Value, Value, Value, Option<Value>, Option<Value>)| {
+            let (base, size, nics) = job_span(&f);
+            let src = base + rank_arg(lua, &src, "MGEN_acp_copy", "src", size)?;
+            let dst = base + rank_arg(lua, &dst, "MGEN_acp_copy", "dst", size)?;
             let bytes = bytes_arg(lua, &bytes, "MGEN_acp_copy")?;
             let tag = match tag {
                 None | Some(Value::Nil) => 0,
                 Some(t) => int_arg(lua, 1, &t, "MGEN_acp_copy", "tag")?,
             };
+            let nic = nic_arg(lua, nic, "MGEN_acp_copy", nics)?;
             let mut w = f.borrow_mut();
             let me = w.current;
             if src == me {
-                Ok(w.issue(OpKind::Put, dst, bytes, tag))
+                Ok(w.issue(OpKind::Put, dst, bytes, tag, nic))
             } else if dst == me {
-                Ok(w.issue(OpKind::Get, src, bytes, tag))
+                Ok(w.issue(OpKind::Get, src, bytes, tag, nic))
             } else {
                 Err(error(
                     lua,
                     1,
-                    format!("MGEN_acp_copy: rank {me} is neither `src` ({src}) nor `dst` ({dst}); third-party copies are not modelled"),
+                    format!(
+                        "MGEN_acp_copy: rank {} is neither `src` ({}) nor `dst` ({}); third-party copies are not modelled",
+                        me - base, src - base, dst - base
+                    ),
                 ))
             }
         })?,
@@ -277,14 +320,9 @@ pub fn install(
         })?,
     )?;
 
-    globals.set(
-        "MGEN_args",
-        toml_to_lua(lua, &toml::Value::Table(w.args.clone()))?,
-    )?;
-    let dir = w
-        .scenario_dir
+    let dir = scenario_dir
         .canonicalize()
-        .unwrap_or_else(|_| w.scenario_dir.clone());
+        .unwrap_or_else(|_| scenario_dir.to_path_buf());
     globals.set("MGEN_SCENARIO_DIR", dir.display().to_string())?;
 
     // per-rank math.random
@@ -315,12 +353,14 @@ pub fn install(
         })?,
     )?;
     let f = world.clone();
-    let seed = w.seed;
     math.set(
         "randomseed",
         lua.create_function(move |lua, x: Option<Value>| {
             let s = match x {
-                None | Some(Value::Nil) => seed,
+                None | Some(Value::Nil) => {
+                    let w = f.borrow();
+                    w.nodes.job(w.current).seed
+                }
                 Some(Value::Integer(i)) => i as u64,
                 Some(Value::Number(n)) => n.to_bits(),
                 Some(other) => {
@@ -347,37 +387,44 @@ pub fn install(
     let f = world.clone();
     globals.set(
         "MGEN_Isend",
-        lua.create_function(move |lua, (dest, bytes, tag): (Value, Value, Value)| {
-            let dest = rank_arg(lua, &dest, "MGEN_Isend", "dest", size)?;
-            let bytes = bytes_arg(lua, &bytes, "MGEN_Isend")?;
-            let tag = int_arg(lua, 1, &tag, "MGEN_Isend", "tag")?;
-            if tag < 0 {
-                return Err(error(
-                    lua,
-                    1,
-                    format!("MGEN_Isend: `tag` = {tag} must be >= 0"),
-                ));
-            }
-            let mut guard = f.borrow_mut();
-            let w = &mut *guard;
-            let me = w.current;
-            Ok(w.mpi.isend(
-                me,
-                &mut w.ranks[me as usize],
-                dest,
-                bytes,
-                tag,
-                &mut w.queue,
-            ))
-        })?,
+        lua.create_function(
+            move |lua, (dest, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
+                let (base, size, nics) = job_span(&f);
+                let dest = base + rank_arg(lua, &dest, "MGEN_Isend", "dest", size)?;
+                let nic = nic_arg(lua, nic, "MGEN_Isend", nics)?;
+                let bytes = bytes_arg(lua, &bytes, "MGEN_Isend")?;
+                let tag = int_arg(lua, 1, &tag, "MGEN_Isend", "tag")?;
+                if tag < 0 {
+                    return Err(error(
+                        lua,
+                        1,
+                        format!("MGEN_Isend: `tag` = {tag} must be >= 0"),
+                    ));
+                }
+                let mut guard = f.borrow_mut();
+                let w = &mut *guard;
+                let me = w.current;
+                let pair = w.pick_nics(me, dest, nic);
+                Ok(w.mpi.isend(
+                    me,
+                    &mut w.ranks[me as usize],
+                    dest,
+                    bytes,
+                    tag,
+                    pair,
+                    &mut w.queue,
+                ))
+            },
+        )?,
     )?;
     let f = world.clone();
     globals.set(
         "MGEN_Irecv",
         lua.create_function(move |lua, (src, bytes, tag): (Value, Value, Value)| {
+            let (base, size, _) = job_span(&f);
             let src = match src {
                 Value::Integer(ANY_SOURCE) => ANY_SOURCE,
-                ref v => rank_arg(lua, v, "MGEN_Irecv", "src", size)? as i64,
+                ref v => (base + rank_arg(lua, v, "MGEN_Irecv", "src", size)?) as i64,
             };
             let bytes = bytes_arg(lua, &bytes, "MGEN_Irecv")?;
             let tag = int_arg(lua, 1, &tag, "MGEN_Irecv", "tag")?;
@@ -429,7 +476,10 @@ pub fn install(
                         1,
                         format!("{func}: request {hv} is not pending on rank {me} (already waited for?)"),
                     )),
-                    Ok(Some(st)) => Ok(Value::Table(status_table(lua, func, st)?)),
+                    Ok(Some(st)) => {
+                        let base = w.nodes.job(me).base;
+                        Ok(Value::Table(status_table(lua, func, st, base)?))
+                    }
                     Ok(None) if blocking => {
                         rank.block_on_request(seq);
                         Ok(Value::Nil)
@@ -468,7 +518,7 @@ pub fn install(
                     }
                     Ok(rank.try_complete(seq))
                 }
-                Some((r, _)) if r != me && r < size => Err(error(
+                Some((r, _)) if r != me && (r as usize) < w.ranks.len() => Err(error(
                     lua,
                     2,
                     format!("MGEN_acp_complete: handle {hv} belongs to rank {r}, not to rank {me}"),
@@ -530,7 +580,8 @@ pub fn install(
             let w = f.borrow();
             let cur = w.current;
             eprintln!(
-                "[rank {cur} @ {}] {}",
+                "[{} @ {}] {}",
+                w.nodes.name(cur),
                 w.ranks[cur as usize].clock,
                 s.to_string_lossy()
             );
@@ -540,8 +591,13 @@ pub fn install(
     Ok(raw)
 }
 
-/// A receive's status as `{source, tag, bytes}`; a truncated message is an error.
-fn status_table(lua: &Lua, func: &str, st: Status) -> mlua::Result<Table> {
+/// A receive's status as `{source, tag, bytes}` (the source numbered in the job whose first
+/// rank is `base`); a truncated message is an error.
+fn status_table(lua: &Lua, func: &str, st: Status, base: u32) -> mlua::Result<Table> {
+    let st = Status {
+        source: st.source - base,
+        ..st
+    };
     if let Some(had) = st.truncated {
         return Err(error(
             lua,
@@ -560,7 +616,7 @@ fn status_table(lua: &Lua, func: &str, st: Status) -> mlua::Result<Table> {
 }
 
 /// The scenario's `args` as a Lua value (dates become strings).
-fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
+pub(super) fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
     Ok(match v {
         toml::Value::String(s) => Value::String(lua.create_string(s)?),
         toml::Value::Integer(i) => Value::Integer(*i),

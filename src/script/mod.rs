@@ -1,16 +1,16 @@
 //! The Lua side: one Lua state per simulation, and one coroutine per rank running the workload.
 //!
-//! The workload script is compiled **once**, wrapped as `function(_ENV, ...) <script> end` on
-//! its first line (so line numbers are the file's), and every rank runs that function as its own
-//! coroutine with its own `_ENV`: rank-private globals that fall back to the shared ones (the
-//! standard library and the MGEN API). The coroutines live in a Lua table; Rust refers to them
+//! Each job's script is compiled **once**, wrapped as `function(_ENV, ...) <script> end` on
+//! its first line (so line numbers are the file's), and every rank of the job runs that
+//! function as its own coroutine with its own `_ENV`: rank-private globals that fall back to
+//! the job's (`MGEN_args`), then to the shared ones (the standard library and the MGEN API). The coroutines live in a Lua table; Rust refers to them
 //! by rank number only, so the number of ranks is not bounded by mlua's handle slots.
 
 pub mod api;
 pub mod random;
 pub mod rank;
 
-use crate::config::{Scenario, Workload};
+use crate::config::Scenario;
 use crate::engine::World;
 use crate::limits::Limit;
 use anyhow::{anyhow, Result};
@@ -56,16 +56,14 @@ impl Scripts {
     /// processes, no writing, no C modules or binary chunks, no `debug` beyond tracebacks, and
     /// reading only below the scenario's folder, the script's and mgensim's Lua library.
     pub fn new(world: Rc<RefCell<World>>, s: &Scenario) -> Result<Scripts> {
-        let w = &s.workload;
+        let w = s.workload();
         // The full standard library: the prelude keeps `debug` for tracebacks and the
         // instruction hook, then hands scripts only the sandboxed parts.
         let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL, LuaOptions::default()) };
         let globals = lua.globals();
         // folders that do not exist (a library folder moved away) grant nothing
-        let roots: Vec<PathBuf> = [Some(&w.scenario_dir), w.script_dir.as_ref()]
-            .into_iter()
-            .flatten()
-            .cloned()
+        let roots: Vec<PathBuf> = std::iter::once(w.scenario_dir.clone())
+            .chain(s.jobs.iter().filter_map(|j| j.workload.script_dir.clone()))
             .chain([library_dir()])
             .filter_map(|p| p.canonicalize().ok())
             .collect();
@@ -73,9 +71,9 @@ impl Scripts {
             base: w.scenario_dir.clone(),
             roots: (!s.allow_io).then_some(roots),
         };
-        let raw = api::install(&lua, &globals, world, w, files)
+        let raw = api::install(&lua, &globals, world, &w.scenario_dir, files)
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
-        set_package_path(&lua, w).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        set_package_path(&lua, s).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let opts = lua
             .create_table()
             .and_then(|t| {
@@ -89,16 +87,37 @@ impl Scripts {
             })
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
 
-        let wrapped = format!("return function(_ENV, ...) {}\nend", w.source);
-        let body: Function = lua
-            .load(wrapped)
-            .set_name(format!("@{}", w.script_name))
-            .eval()
-            .map_err(|e| anyhow!("{}", lua_message(&e)))?;
+        // per job: the compiled script and the job's globals
+        let jobs = lua
+            .create_table()
+            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        for (i, j) in s.jobs.iter().enumerate() {
+            let w = &j.workload;
+            let wrapped = format!("return function(_ENV, ...) {}\nend", w.source);
+            let body: Function = lua
+                .load(wrapped)
+                .set_name(format!("@{}", w.script_name))
+                .eval()
+                .map_err(|e| anyhow!("{}", lua_message(&e)))?;
+            let job = lua
+                .create_table()
+                .and_then(|t| {
+                    t.set("body", body)?;
+                    t.set("size", w.ranks)?;
+                    t.set(
+                        "args",
+                        api::toml_to_lua(&lua, &toml::Value::Table(w.args.clone()))?,
+                    )?;
+                    Ok(t)
+                })
+                .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+            jobs.set(i + 1, job)
+                .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        }
         let (spawn, run, where_): (Function, Function, Function) = lua
             .load(PRELUDE)
             .set_name("=mgensim prelude")
-            .call((globals, raw, body, opts))
+            .call((globals, raw, jobs, opts))
             .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
         if s.limits.lua_memory.0 > 0 {
             let limit = usize::try_from(s.limits.lua_memory.0).unwrap_or(usize::MAX);
@@ -113,7 +132,7 @@ impl Scripts {
         })
     }
 
-    /// Creates the coroutine of every rank.
+    /// Creates the coroutine of every rank (ranks numbered job after job).
     pub fn spawn(&self, ranks: u32) -> Result<()> {
         for i in 0..ranks {
             self.spawn
@@ -160,11 +179,15 @@ impl Scripts {
     }
 }
 
-fn set_package_path(lua: &Lua, w: &Workload) -> mlua::Result<()> {
+fn set_package_path(lua: &Lua, s: &Scenario) -> mlua::Result<()> {
     let package: Table = lua.globals().get("package")?;
     let mut dirs = Vec::new();
-    if let Some(d) = &w.script_dir {
-        dirs.push(d.clone());
+    for j in &s.jobs {
+        if let Some(d) = &j.workload.script_dir {
+            if !dirs.contains(d) {
+                dirs.push(d.clone());
+            }
+        }
     }
     dirs.push(library_dir());
     let path: Vec<String> = dirs

@@ -1,10 +1,11 @@
 -- Loaded once per simulation, before any rank runs. It receives the engine's raw primitives
--- and the compiled workload body, defines the API functions that may block (they yield the
--- rank's coroutine back to the engine), and returns what the engine needs to start and resume
--- ranks. Users never see this file; the API is documented in lua/mgen.d.lua.
+-- and the jobs (per job: its compiled script `body`, `size` in ranks, `args`), defines the API
+-- functions that may block (they yield the rank's coroutine back to the engine), and returns
+-- what the engine needs to start and resume ranks. Users never see this file; the API is
+-- documented in lua/mgen.d.lua.
 -- `opts`: sandbox (boolean), instructions (budget per resume, 0 = none), hook (whether
 -- coroutines get the limits' count hook at all).
-local G, raw, body, opts = ...
+local G, raw, jobs, opts = ...
 
 local create, resume, status, yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
 local traceback, getinfo, sethook = debug.traceback, debug.getinfo, debug.sethook
@@ -220,13 +221,29 @@ end
 
 local threads = {}
 local fresh = {} -- environments of ranks not yet started, handed over at their first resume
-local env_mt = { __index = G }
+-- A rank's globals fall back to its job's (MGEN_args), then to the shared ones. With one job
+-- its globals go straight into the shared table: one lookup fewer per API call.
+local first = 0
+for _, job in ipairs(jobs) do
+  if #jobs == 1 then
+    G.MGEN_args = job.args
+    job.mt = { __index = G }
+  else
+    job.mt = { __index = setmetatable({ MGEN_args = job.args }, { __index = G }) }
+  end
+  job.first = first
+  first = first + job.size
+end
 
--- Creates rank i's coroutine with its own global environment.
+-- Creates rank i's coroutine (ranks numbered job after job) with its own global environment.
 local function spawn(i)
-  local env = setmetatable({}, env_mt)
+  local job = jobs[1]
+  for _, j in ipairs(jobs) do
+    if i >= j.first then job = j end
+  end
+  local env = setmetatable({}, job.mt)
   env._G = env
-  threads[i] = hooked(create(body))
+  threads[i] = hooked(create(job.body))
   fresh[i] = env
 end
 

@@ -57,6 +57,8 @@ pub struct Rank {
     pub bytes_received: u64,
     /// Puts and messages this rank sent.
     pub messages_sent: u64,
+    /// Index of the NIC of its node its next transfer takes when the call names none.
+    pub next_nic: u8,
     /// Time spent in `MGEN_Comp`.
     pub compute: Time,
     /// Message-passing queues and requests.
@@ -78,6 +80,7 @@ impl Rank {
             bytes_sent: 0,
             bytes_received: 0,
             messages_sent: 0,
+            next_nic: 0,
             compute: Time::ZERO,
             mpi: Default::default(),
         }

@@ -1,0 +1,328 @@
+//! k-ary n-cube geometry: mesh and torus of 1 to 6 dimensions, and Tofu (MODEL.md §4).
+//!
+//! One router per node; router `r` has coordinates `c[d] = (r / stride[d]) % k[d]`, with
+//! dimension 0 varying fastest. Ports: the first `T` are the node's NICs (one per NIC); then
+//! `T + 2d` faces the `+d` neighbour and `T + 2d + 1` the `−d` one, so a link leaving on
+//! `T + 2d` arrives on `T + 2d + 1` and the other way round.
+//!
+//! Routing is static dimension order (NSIM): the dimensions are corrected one after the other
+//! in a fixed order (index order for a mesh or torus). Along a dimension with wrap-around links
+//! a packet goes the shorter way round (the `+` way on a tie). Against the cyclic dependency of
+//! a ring such a dimension has two virtual channels: a packet enters each dimension on VC 0 and
+//! moves to VC 1 when it crosses that ring's dateline (the wrap link between coordinates k−1
+//! and 0), as in Dally and Seitz.
+//!
+//! **Tofu** (NSIM-ACE, Ajima et al. 2009) is the 6-D case with dimensions `a, b, c` of fixed
+//! sizes 2, 3, 2 (a and c meshes, b a torus) inside each point of an `x, y, z` torus. Nodes
+//! are numbered with `a, b, c` fastest, so the 12 nodes of a Tofu unit are consecutive;
+//! routing corrects `x, y, z` first, then `a, b, c`.
+
+use super::{Hop, RouterId, NO_DIM};
+use crate::config::{NetworkConfig, Topology};
+
+/// Largest number of dimensions.
+pub const MAX_DIMS: usize = 6;
+
+/// Tofu's inner unit: sizes of `a, b, c` and whether each wraps.
+pub const TOFU_INNER: [(u32, bool); 3] = [(2, false), (3, true), (2, false)];
+
+/// A mesh, torus or Tofu network.
+#[derive(Clone, Debug)]
+pub struct Cube {
+    /// Routers per dimension.
+    pub dims: Vec<u32>,
+    /// Whether each dimension has wrap-around links.
+    pub wrap: Vec<bool>,
+    /// Dimensions in the order routing corrects them.
+    order: Vec<u8>,
+    stride: Vec<u32>,
+    /// NIC ports per router.
+    terminals: u8,
+    /// Coordinates of every router, `MAX_DIMS` entries each (row-major), to route without
+    /// divisions on the hot path.
+    coords: Vec<u16>,
+}
+
+impl Cube {
+    /// The cube a scenario describes, with `terminals` NICs per router.
+    pub fn new(cfg: &NetworkConfig, terminals: u8) -> Cube {
+        let (dims, wrap, order): (Vec<u32>, Vec<bool>, Vec<u8>) = match cfg.topology {
+            Topology::Tofu => {
+                let mut dims: Vec<u32> = TOFU_INNER.iter().map(|&(k, _)| k).collect();
+                let mut wrap: Vec<bool> = TOFU_INNER.iter().map(|&(_, w)| w).collect();
+                dims.extend(&cfg.dims);
+                wrap.extend([true; 3]);
+                (dims, wrap, vec![3, 4, 5, 0, 1, 2])
+            }
+            t => (
+                cfg.dims.clone(),
+                vec![t == Topology::Torus; cfg.dims.len()],
+                (0..cfg.dims.len() as u8).collect(),
+            ),
+        };
+        let mut stride = Vec::with_capacity(dims.len());
+        let mut s = 1u32;
+        for &k in &dims {
+            stride.push(s);
+            s *= k;
+        }
+        let n = s as usize;
+        let mut coords = vec![0u16; n * MAX_DIMS];
+        for r in 0..n {
+            for (d, (&k, &st)) in dims.iter().zip(&stride).enumerate() {
+                coords[r * MAX_DIMS + d] = ((r as u32 / st) % k) as u16;
+            }
+        }
+        Cube {
+            dims,
+            wrap,
+            order,
+            stride,
+            terminals,
+            coords,
+        }
+    }
+
+    pub fn routers(&self) -> u32 {
+        self.dims.iter().product()
+    }
+    /// Ports per router: the NICs plus two per dimension.
+    pub fn ports(&self) -> u8 {
+        self.terminals + 2 * self.dims.len() as u8
+    }
+    /// Virtual channels per router input port: two if any dimension wraps (dateline), else one.
+    pub fn vcs(&self) -> u8 {
+        if self.wrap.iter().any(|&w| w) {
+            2
+        } else {
+            1
+        }
+    }
+    /// NIC ports per router.
+    pub fn terminals(&self) -> u8 {
+        self.terminals
+    }
+    #[inline]
+    pub fn coord(&self, r: RouterId, d: usize) -> u32 {
+        self.coords[r as usize * MAX_DIMS + d] as u32
+    }
+
+    /// The router behind port `q` of router `r` and the port the link arrives on, if a link is
+    /// there (none at a mesh's edge or for a dimension of size 1).
+    pub fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+        if q < self.terminals {
+            return None;
+        }
+        let d = ((q - self.terminals) / 2) as usize;
+        let plus = (q - self.terminals) % 2 == 0;
+        let k = self.dims[d];
+        let c = self.coord(r, d);
+        if k == 1 {
+            return None;
+        }
+        let nc = if plus {
+            if c + 1 < k {
+                c + 1
+            } else if self.wrap[d] {
+                0
+            } else {
+                return None;
+            }
+        } else if c > 0 {
+            c - 1
+        } else if self.wrap[d] {
+            k - 1
+        } else {
+            return None;
+        };
+        let n = (r as i64 + (nc as i64 - c as i64) * self.stride[d] as i64) as RouterId;
+        let back = if plus { q + 1 } else { q - 1 };
+        Some((n, back))
+    }
+
+    /// Whether the link on port `q` of router `r` wraps around a ring.
+    #[inline]
+    pub fn wraps(&self, r: RouterId, q: u8) -> bool {
+        if q < self.terminals {
+            return false;
+        }
+        let d = ((q - self.terminals) / 2) as usize;
+        let c = self.coord(r, d);
+        self.wrap[d]
+            && if (q - self.terminals) % 2 == 0 {
+                c == self.dims[d] - 1
+            } else {
+                c == 0
+            }
+    }
+
+    /// Dimension-order routing decision at router `at` for a packet to router `dst` (its NIC
+    /// port `dst_port`) that arrived on virtual channel `vc` while correcting dimension `dim`.
+    #[inline]
+    pub fn route(&self, at: RouterId, dst: RouterId, dst_port: u8, vc: u8, dim: u8) -> Hop {
+        let a = at as usize * MAX_DIMS;
+        let b = dst as usize * MAX_DIMS;
+        for &d in &self.order {
+            let d = d as usize;
+            let (ca, cb) = (self.coords[a + d] as u32, self.coords[b + d] as u32);
+            if ca == cb {
+                continue;
+            }
+            let k = self.dims[d];
+            let wrap = self.wrap[d];
+            let plus = if wrap {
+                let fwd = (cb + k - ca) % k;
+                fwd <= k - fwd
+            } else {
+                cb > ca
+            };
+            let crosses = wrap && if plus { ca == k - 1 } else { ca == 0 };
+            let base = if dim == d as u8 { vc } else { 0 };
+            let vc = if crosses { 1 } else { base };
+            let port = self.terminals + 2 * d as u8 + u8::from(!plus);
+            return Hop {
+                port,
+                vc,
+                dim: d as u8,
+                aux: 0,
+            };
+        }
+        Hop {
+            port: dst_port,
+            vc: 0,
+            dim: NO_DIM,
+            aux: 0,
+        }
+    }
+
+    /// Router-to-router links on the route from `src` to `dst`.
+    pub fn distance(&self, src: RouterId, dst: RouterId) -> u32 {
+        (0..self.dims.len())
+            .map(|d| {
+                let (a, b, k) = (self.coord(src, d), self.coord(dst, d), self.dims[d]);
+                let diff = a.abs_diff(b);
+                if self.wrap[d] {
+                    diff.min(k - diff)
+                } else {
+                    diff
+                }
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cube(topology: Topology, dims: &[u32]) -> Cube {
+        Cube::new(
+            &NetworkConfig {
+                topology,
+                dims: dims.to_vec(),
+                ..NetworkConfig::default()
+            },
+            1,
+        )
+    }
+
+    /// Follows the route and returns the routers visited and the VCs used.
+    fn walk(c: &Cube, src: u32, dst: u32) -> (Vec<u32>, Vec<u8>) {
+        let (mut at, mut vc, mut dim) = (src, 0, NO_DIM);
+        let (mut path, mut vcs) = (vec![src], vec![]);
+        loop {
+            let h = c.route(at, dst, 0, vc, dim);
+            if h.port < c.terminals() {
+                return (path, vcs);
+            }
+            let (n, back) = c
+                .neighbour(at, h.port)
+                .expect("route uses an existing link");
+            assert_eq!(c.neighbour(n, back), Some((at, h.port)), "links pair up");
+            at = n;
+            vc = h.vc;
+            dim = h.dim;
+            path.push(at);
+            vcs.push(vc);
+            assert!(path.len() < 1000);
+        }
+    }
+
+    #[test]
+    fn torus_goes_the_short_way_and_switches_vc_at_the_dateline() {
+        let c = cube(Topology::Torus, &[8]);
+        let (path, vcs) = walk(&c, 6, 1);
+        assert_eq!(path, vec![6, 7, 0, 1]);
+        assert_eq!(vcs, vec![0, 1, 1]);
+        let (path, _) = walk(&c, 1, 6);
+        assert_eq!(path, vec![1, 0, 7, 6]);
+        assert_eq!(c.distance(1, 6), 3);
+    }
+
+    #[test]
+    fn dimension_order_and_vc_reset_per_dimension() {
+        let c = cube(Topology::Torus, &[4, 4]);
+        // (3,0) -> (0,3): x first across the wrap (VC 1), then y across the wrap: back to VC 0
+        // at the turn, VC 1 after the dateline.
+        let src = 3;
+        let dst = 3 * 4;
+        let (path, vcs) = walk(&c, src, dst);
+        assert_eq!(path, vec![3, 0, 12]);
+        assert_eq!(vcs, vec![1, 1]);
+        let (path, vcs) = walk(&c, 1, 2 + 4 * 2);
+        assert_eq!(path, vec![1, 2, 6, 10]);
+        assert_eq!(vcs, vec![0, 0, 0]);
+    }
+
+    #[test]
+    fn mesh_never_wraps() {
+        let c = cube(Topology::Mesh, &[8]);
+        let (path, _) = walk(&c, 7, 0);
+        assert_eq!(path, vec![7, 6, 5, 4, 3, 2, 1, 0]);
+        assert_eq!(c.neighbour(7, 1), None);
+        assert_eq!(c.neighbour(0, 2), None);
+    }
+
+    #[test]
+    fn every_pair_arrives_in_distance_hops() {
+        for topo in [Topology::Torus, Topology::Mesh] {
+            for dims in [&[3, 4, 2][..], &[2, 2], &[5]] {
+                let c = cube(topo, dims);
+                for s in 0..c.routers() {
+                    for d in 0..c.routers() {
+                        let (path, _) = walk(&c, s, d);
+                        assert_eq!(*path.last().unwrap(), d);
+                        assert_eq!(path.len() as u32 - 1, c.distance(s, d));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tofu_is_6d_with_its_inner_unit_and_routes_xyz_first() {
+        let c = cube(Topology::Tofu, &[2, 3, 4]);
+        assert_eq!(c.dims, vec![2, 3, 2, 2, 3, 4]);
+        assert_eq!(c.routers(), 12 * 24);
+        // node = a + 2b + 6c + 12(x + 2y + 6z)
+        let node = |a: u32, b: u32, cc: u32, x: u32, y: u32, z: u32| {
+            a + 2 * b + 6 * cc + 12 * (x + 2 * y + 6 * z)
+        };
+        // (0,0,0; 0,0,0) -> (1,2,1; 1,2,3): a 1, b 1 (the ring of 3 wraps), c 1, x 1,
+        // y 1 (wraps), z 1 (wraps): 6 hops, outer dimensions first
+        let dst = node(1, 2, 1, 1, 2, 3);
+        let (path, _) = walk(&c, 0, dst);
+        assert_eq!(path.len() - 1, 6);
+        assert_eq!(c.distance(0, dst), 6);
+        assert_eq!(path[1], node(0, 0, 0, 1, 0, 0), "x is corrected first");
+        assert_eq!(path[4], node(1, 0, 0, 1, 2, 3), "then a");
+        // a is a mesh: no wrap link from a=1 forwards
+        assert_eq!(c.neighbour(node(1, 0, 0, 0, 0, 0), 1), None);
+        for s in (0..c.routers()).step_by(7) {
+            for d in 0..c.routers() {
+                let (path, _) = walk(&c, s, d);
+                assert_eq!(path.len() as u32 - 1, c.distance(s, d));
+            }
+        }
+    }
+}

@@ -1,0 +1,290 @@
+//! Dragonfly (Kim, Dally, Scott and Abts 2008; TraceRP; MODEL.md §4).
+//!
+//! `g` groups of `a` routers; each router has `p` nodes, a local link to every other router of
+//! its group, and `h` global links. Router `R = G·a + r` (group `G`, router `r` in it); its
+//! ports are the `p` nodes, then `a − 1` local ports (port `p + r'` for router `r' < r`,
+//! `p + r' − 1` for `r' > r`), then `h` global ports.
+//!
+//! **Global links**, canonical consecutive arrangement: group `G`'s global link `l = r·h + x`
+//! (router `r`, its global port `x`) is copy `l / (g − 1)` of the link to the `(l mod (g−1))`-th
+//! other group in increasing order. With the largest number of groups, `g = a·h + 1`, every
+//! pair of groups has exactly one link; with fewer, `⌊a·h / (g−1)⌋` parallel copies, and any
+//! remaining ports stay unconnected. TraceRP's dragonfly is `a = 6, p = 3, h = 3`: 19 groups,
+//! 342 nodes.
+//!
+//! **Routing**:
+//! - `minimal`: local hop to the router holding a link to the destination group (if needed),
+//!   the global hop, a local hop to the destination router: at most one global hop. Among
+//!   parallel copies the destination node picks (`dst mod copies`).
+//! - `valiant`: first minimally to a random intermediate group (neither the source's nor the
+//!   destination's), then minimally on: at most two global hops.
+//! - `ugal`: UGAL-L; at the source router, minimal unless the queue on the minimal first hop
+//!   times its path length exceeds that of a Valiant path through a random group.
+//!
+//! A packet's virtual channel is the number of global hops it has taken, so a channel of class
+//! `v` only ever waits for one of class `v` further along the local-global order of a group, or
+//! of class `v + 1`: no cycle. Minimal routing needs 2 virtual channels, the others 3.
+//!
+//! Routing state carried by a packet (`aux`): 0 before the source router decided, 1 for a
+//! minimal route (or once the intermediate group is reached), `2 + G` while heading for
+//! intermediate group `G`.
+
+use super::{Hop, RouterId};
+use crate::config::DragonflyRouting;
+
+/// `aux` of a packet routed minimally from here on.
+pub const MINIMAL: u16 = 1;
+
+/// A dragonfly.
+#[derive(Clone, Debug)]
+pub struct Dragonfly {
+    /// Routers per group.
+    pub a: u32,
+    /// Nodes per router.
+    pub p: u32,
+    /// Global links per router.
+    pub h: u32,
+    /// Groups.
+    pub g: u32,
+    /// Parallel links between each pair of groups.
+    pub copies: u32,
+    pub routing: DragonflyRouting,
+}
+
+impl Dragonfly {
+    pub fn new(a: u32, p: u32, h: u32, g: u32, routing: DragonflyRouting) -> Dragonfly {
+        let copies = if g > 1 { (a * h) / (g - 1) } else { 0 };
+        Dragonfly {
+            a,
+            p,
+            h,
+            g,
+            copies,
+            routing,
+        }
+    }
+    pub fn routers(&self) -> u32 {
+        self.a * self.g
+    }
+    pub fn nodes(&self) -> u32 {
+        self.routers() * self.p
+    }
+    pub fn ports(&self) -> u8 {
+        (self.p + self.a - 1 + self.h) as u8
+    }
+    pub fn vcs(&self) -> u8 {
+        match self.routing {
+            DragonflyRouting::Minimal => 2,
+            _ => 3,
+        }
+    }
+    /// Port of router `r` to router `to` of its group.
+    #[inline]
+    fn local_port(&self, r: u32, to: u32) -> u8 {
+        (self.p + if to < r { to } else { to - 1 }) as u8
+    }
+    /// Whether port `q` is a global port.
+    #[inline]
+    pub fn is_global(&self, q: u8) -> bool {
+        q as u32 >= self.p + self.a - 1
+    }
+    /// Router (in group `from`) and global port of copy `c` of the link to group `to`.
+    #[inline]
+    fn global_link(&self, from: u32, to: u32, c: u32) -> (u32, u8) {
+        let idx = if to < from { to } else { to - 1 };
+        let l = c * (self.g - 1) + idx;
+        (l / self.h, (self.p + self.a - 1 + l % self.h) as u8)
+    }
+
+    /// The router behind port `q` of router `r` and the port the link arrives on.
+    pub fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+        let (grp, i) = (r / self.a, r % self.a);
+        let q32 = q as u32;
+        if q32 < self.p {
+            None
+        } else if q32 < self.p + self.a - 1 {
+            let li = q32 - self.p;
+            let to = if li < i { li } else { li + 1 };
+            Some((grp * self.a + to, self.local_port(to, i)))
+        } else {
+            let l = i * self.h + (q32 - self.p - self.a + 1);
+            if self.g < 2 || l >= self.copies * (self.g - 1) {
+                return None;
+            }
+            let (c, idx) = (l / (self.g - 1), l % (self.g - 1));
+            let to = if idx < grp { idx } else { idx + 1 };
+            let (tr, tq) = self.global_link(to, grp, c);
+            Some((to * self.a + tr, tq))
+        }
+    }
+
+    /// Routing decision at router `at` for a packet to node `dst` holding virtual channel `vc`
+    /// with routing state `aux` (see the module documentation; 0 is taken as minimal).
+    #[inline]
+    pub fn route(&self, at: RouterId, dst: u32, vc: u8, aux: u16) -> Hop {
+        let (grp, i) = (at / self.a, at % self.a);
+        let dr = dst / self.p;
+        let mut aux = aux.max(MINIMAL);
+        let mut target = dr / self.a;
+        if aux > MINIMAL {
+            let via = (aux - 2) as u32;
+            if via == grp {
+                aux = MINIMAL;
+            } else {
+                target = via;
+            }
+        }
+        let (port, vc) = if target == grp {
+            if dr == at {
+                ((dst % self.p) as u8, vc)
+            } else {
+                (self.local_port(i, dr % self.a), vc)
+            }
+        } else {
+            let (owner, gport) = self.global_link(grp, target, dst % self.copies);
+            if owner == i {
+                (gport, vc + 1)
+            } else {
+                (self.local_port(i, owner), vc)
+            }
+        };
+        Hop {
+            port,
+            vc,
+            dim: 0,
+            aux,
+        }
+    }
+
+    /// Router-to-router links on the route from router `src` to node `dst` with state `aux`:
+    /// (local, global).
+    pub fn path_length(&self, src: RouterId, dst: u32, aux: u16) -> (u32, u32) {
+        let (mut at, mut vc, mut aux) = (src, 0u8, aux);
+        let (mut local, mut global) = (0, 0);
+        loop {
+            let h = self.route(at, dst, vc, aux);
+            if (h.port as u32) < self.p {
+                return (local, global);
+            }
+            if self.is_global(h.port) {
+                global += 1;
+            } else {
+                local += 1;
+            }
+            let (n, _) = self.neighbour(at, h.port).expect("route uses a link");
+            at = n;
+            vc = h.vc;
+            aux = h.aux;
+        }
+    }
+
+    /// A random intermediate group for a packet from router `src` to node `dst`: `aux` for a
+    /// Valiant route, or [`MINIMAL`] when no third group exists or both ends share a group.
+    pub fn valiant(&self, src: RouterId, dst: u32, draw: u64) -> u16 {
+        let (sg, dg) = (src / self.a, dst / self.p / self.a);
+        if sg == dg || self.g < 3 {
+            return MINIMAL;
+        }
+        // the (draw mod (g-2))-th group that is neither sg nor dg
+        let mut v = (draw % (self.g - 2) as u64) as u32;
+        let (lo, hi) = (sg.min(dg), sg.max(dg));
+        if v >= lo {
+            v += 1;
+        }
+        if v >= hi {
+            v += 1;
+        }
+        2 + v as u16
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tracerp() -> Dragonfly {
+        Dragonfly::new(6, 3, 3, 19, DragonflyRouting::Minimal)
+    }
+
+    #[test]
+    fn tracerp_dragonfly_has_342_nodes_and_every_link_pairs_up() {
+        let d = tracerp();
+        assert_eq!(d.nodes(), 342);
+        assert_eq!(d.copies, 1);
+        let mut global = 0;
+        for r in 0..d.routers() {
+            for q in 0..d.ports() {
+                if let Some((n, back)) = d.neighbour(r, q) {
+                    assert_eq!(d.neighbour(n, back), Some((r, q)), "{r}:{q}");
+                    if d.is_global(q) {
+                        global += 1;
+                        assert_ne!(n / d.a, r / d.a);
+                    } else {
+                        assert_eq!(n / d.a, r / d.a);
+                    }
+                }
+            }
+        }
+        // one link between each of the 19·18/2 pairs of groups, counted from both ends
+        assert_eq!(global, 19 * 18);
+    }
+
+    #[test]
+    fn minimal_takes_at_most_one_global_hop_and_valiant_two() {
+        let d = tracerp();
+        let mut seed = 5u64;
+        let mut longest = (0, 0);
+        for src in 0..d.routers() {
+            for dst in 0..d.nodes() {
+                let (l, g) = d.path_length(src, dst, MINIMAL);
+                let same_group = src / d.a == dst / d.p / d.a;
+                assert_eq!(g, u32::from(!same_group));
+                assert!(l <= if same_group { 1 } else { 2 });
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                let aux = d.valiant(src, dst, seed >> 20);
+                let (lv, gv) = d.path_length(src, dst, aux);
+                if same_group {
+                    assert_eq!(aux, MINIMAL);
+                } else {
+                    assert_eq!(gv, 2, "Valiant through group {}", aux - 2);
+                    assert!(lv <= 3);
+                }
+                longest = longest.max((gv, lv));
+            }
+        }
+        assert_eq!(longest, (2, 3));
+    }
+
+    #[test]
+    fn worked_example() {
+        // router 0 (group 0) to node 3·6·3 = 54 (group 3, router 18): group 0's link to group 3
+        // is link 2, on router 0, global port 3 + 5 + 2 = 10; it arrives at group 3's link 0
+        // (router 18), which holds node 54: one global hop, no local one.
+        let d = tracerp();
+        let h = d.route(0, 54, 0, MINIMAL);
+        assert_eq!((h.port, h.vc), (10, 1));
+        assert_eq!(d.neighbour(0, 10), Some((18, 8)));
+        assert_eq!(d.path_length(0, 54, MINIMAL), (0, 1));
+        // to node 55 + 3 = 57 (router 19): one more local hop
+        assert_eq!(d.path_length(0, 57, MINIMAL), (1, 1));
+    }
+
+    #[test]
+    fn fewer_groups_get_parallel_links() {
+        let d = Dragonfly::new(4, 2, 2, 5, DragonflyRouting::Minimal);
+        assert_eq!(d.copies, 2);
+        for r in 0..d.routers() {
+            for q in 0..d.ports() {
+                let (n, back) = d.neighbour(r, q).unwrap_or((r, q));
+                if n != r {
+                    assert_eq!(d.neighbour(n, back), Some((r, q)));
+                }
+            }
+        }
+        for src in 0..d.routers() {
+            for dst in 0..d.nodes() {
+                assert!(d.path_length(src, dst, MINIMAL).1 <= 1);
+            }
+        }
+    }
+}
