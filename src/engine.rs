@@ -158,8 +158,14 @@ impl World {
         (self.nodes.nic(me, i), self.nodes.nic(peer, i))
     }
 
-    /// Records a script's `MGEN_report(name, value)`.
+    /// Records a script's `MGEN_report(name, value)`; with several jobs the name is prefixed
+    /// with the reporting rank's job (`victim.alltoall_s`).
     pub fn report(&mut self, name: String, v: f64) {
+        let name = if self.nodes.jobs.len() > 1 {
+            format!("{}.{name}", self.nodes.job(self.current).name)
+        } else {
+            name
+        };
         self.metrics.entry(name).or_default().add(v);
     }
 
