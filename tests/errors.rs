@@ -132,6 +132,88 @@ const CASES: &[Case] = &[
         "[network]\ndims = [4, 4]\n[workload]\ncode = ''\nranks = 100\n",
         &["`workload.ranks`", "100 ranks do not fit on 16 nodes"],
     ),
+    // ---- topologies, placement, jobs ----
+    scenario(
+        "routing of another topology",
+        "[network]\ntopology = 'torus'\nrouting = 'valiant'\n[workload]\ncode = ''\n",
+        &["bad.toml:3:", "`network.routing`", "`valiant` is not a routing of topology `torus`", "dimension_order"],
+    ),
+    scenario(
+        "fat-tree key on a torus",
+        "[network]\ntopology = 'torus'\nradix = 8\n[workload]\ncode = ''\n",
+        &["bad.toml:3:", "`network.radix`", "is a key of a fat tree"],
+    ),
+    scenario(
+        "dims on a fat tree",
+        "[network]\ntopology = 'fattree'\ndims = [4]\n[workload]\ncode = ''\n",
+        &["`network.dims`", "not of topology `fattree`"],
+    ),
+    scenario(
+        "odd radix",
+        "[network]\ntopology = 'fattree'\nradix = 7\n[workload]\ncode = ''\n",
+        &["`network.radix`", "7 is out of range", "even"],
+    ),
+    scenario(
+        "fat tree up ports at the top",
+        "[network]\ntopology = 'fattree'\ndown_ports = [4, 4]\nup_ports = [4, 4]\n[workload]\ncode = ''\n",
+        &["`network.up_ports`", "end the list with 0"],
+    ),
+    scenario(
+        "too many dragonfly groups",
+        "[network]\ntopology = 'dragonfly'\nrouters_per_group = 2\nglobal_links_per_router = 1\ngroups = 9\n[workload]\ncode = ''\n",
+        &["`network.groups`", "9 groups cannot all be linked", "at most 3 groups"],
+    ),
+    scenario(
+        "Tofu with six dimensions",
+        "[network]\ntopology = 'tofu'\ndims = [2, 2, 2, 2, 3, 2]\n[workload]\ncode = ''\n",
+        &["`network.dims`", "Tofu takes the outer [x, y, z]"],
+    ),
+    scenario(
+        "NICs that do not share out",
+        "[network]\ntopology = 'dragonfly'\n[node]\nnics_per_node = 4\n[workload]\ncode = ''\n",
+        &["`node.nics_per_node`", "342 NIC ports cannot be shared out 4 to a node"],
+    ),
+    scenario(
+        "more ranks than slots",
+        "[network]\ndims = [4]\n[node]\nranks_per_node = 2\n[workload]\ncode = ''\nranks = 9\n",
+        &["`workload.ranks`", "9 ranks do not fit on 4 nodes", "node.ranks_per_node"],
+    ),
+    scenario(
+        "unknown placement policy",
+        "[network]\ndims = [4]\n[placement]\npolicy = 'spiral'\n[workload]\ncode = ''\n",
+        &["bad.toml:4:", "`placement.policy`", "spiral", "linear"],
+    ),
+    scenario(
+        "placement map missing",
+        "[network]\ndims = [4]\n[placement]\nfile = 'nomap.txt'\n[workload]\ncode = ''\n",
+        &["`placement.file`", "cannot read", "nomap.txt"],
+    ),
+    scenario(
+        "a job without ranks",
+        "[network]\ndims = [4]\n[[job]]\ncode = ''\nranks = 2\n[[job]]\nname = 'b'\ncode = ''\n",
+        &["bad.toml:6:", "`job[1].ranks`", "missing", "each says how many ranks"],
+    ),
+    scenario(
+        "jobs that do not fit",
+        "[network]\ndims = [4]\n[[job]]\ncode = ''\nranks = 3\n[[job]]\ncode = ''\nranks = 2\n",
+        &["`job[1].ranks`", "2 ranks do not fit: 1 free slots are left"],
+    ),
+    scenario(
+        "misspelt key in a job",
+        "[network]\ndims = [4]\n[[job]]\ncode = ''\nranks = 2\n[[job]]\nscrpt = 'x.lua'\nranks = 2\n",
+        &["bad.toml:7:", "`job[1].scrpt`", "did you mean `script`?"],
+    ),
+    scenario(
+        "workload and jobs",
+        "[network]\ndims = [4]\n[workload]\ncode = ''\n[[job]]\ncode = ''\nranks = 2\n",
+        &["`job`", "either one [workload] or several [[job]]"],
+    ),
+    script(
+        "NIC out of range",
+        FOUR,
+        "MGEN_rdma_put(1, 8, 0, 1)",
+        &["w.lua:1:", "MGEN_rdma_put", "`nic` = 1 is not a NIC of this node", "0 to 0"],
+    ),
     scenario(
         "network larger than the machine",
         "[network]\ndims = [600, 600, 600]\n[workload]\ncode = ''\n",

@@ -1000,14 +1000,45 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<Strin
         bail!("bad key {key:?}");
     }
     let mut cur = table;
-    for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
+    let mut i = 0;
+    while i + 1 < parts.len() {
         let entry = cur
-            .entry(part.to_string())
+            .entry(parts[i].to_string())
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        // `job.1.ranks`: a table of an array of tables, by its index
+        let entry = match entry {
+            toml::Value::Array(a) => {
+                if i + 2 >= parts.len() {
+                    bail!("`{}` is a list: give an index, e.g. {}.0.key", parts[i], parts[i]);
+                }
+                let n = a.len();
+                let k: usize = parts[i + 1].parse().map_err(|_| {
+                    anyhow!("`{}` is a list: give an index, e.g. {}.0", parts[i], parts[i])
+                })?;
+                i += 1;
+                a.get_mut(k).ok_or_else(|| {
+                    anyhow!("`{}` has {n} entries; {k} is out of range", parts[i - 1])
+                })?
+            }
+            e => e,
+        };
         cur = entry
             .as_table_mut()
             .ok_or_else(|| anyhow!("`{}` is not a table", parts[..=i].join(".")))?;
+        i += 1;
     }
     cur.insert(parts[parts.len() - 1].to_string(), parsed);
-    Ok(key.to_string())
+    // the key as problems name it: `job[0].ranks`
+    let mut named = String::new();
+    for part in &parts {
+        if part.parse::<usize>().is_ok() && !named.is_empty() {
+            named.push_str(&format!("[{part}]"));
+        } else {
+            if !named.is_empty() {
+                named.push('.');
+            }
+            named.push_str(part);
+        }
+    }
+    Ok(named)
 }

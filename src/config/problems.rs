@@ -88,11 +88,18 @@ impl<'a> Problems<'a> {
                 Some((n, rest)) => (n, rest.trim_end_matches(']').parse().unwrap_or(0)),
                 None => (*part, 0),
             };
-            let (k, item) = table.get_key_value(name)?;
+            // a key that is missing (`ranks` left out) is reported on its table's line
+            let Some((k, item)) = table.get_key_value(name) else {
+                break;
+            };
             span = k.span().or_else(|| item.span()).or(span);
             if i + 1 < parts.len() {
                 table = match item {
-                    toml_edit::Item::ArrayOfTables(a) => a.get(index)?,
+                    toml_edit::Item::ArrayOfTables(a) => {
+                        let t = a.get(index)?;
+                        span = t.span().or(span);
+                        t
+                    }
                     other => other.as_table_like()?,
                 };
             }
