@@ -15,7 +15,8 @@
 -- communication library overhead) on the caller's clock before the transfer starts. Waiting
 -- calls cost nothing of their own.
 
----The scenario's `[workload] args` table, the same for every rank.
+---The scenario's `[workload] args` table (with `[[job]]`s, the job's `args`), the same for
+---every rank of the job.
 ---@type table<string, any>
 MGEN_args = {}
 
@@ -33,12 +34,14 @@ MGEN_COMM_WORLD = 0
 ---ranks, and a handle completed before, are rejected.
 ---@alias MGEN_handle integer
 
----This rank's number, 0 to MGEN_Comm_size() - 1.
+---This rank's number in its job, 0 to MGEN_Comm_size() - 1. With several `[[job]]`s each job
+---numbers its ranks from 0, and every rank argument of the API means a rank of the caller's
+---own job: jobs share the network, never data.
 ---@param comm? integer MGEN_COMM_WORLD, optional
 ---@return integer rank
 function MGEN_Comm_rank(comm) end
 
----The number of ranks in the job (`workload.ranks`).
+---The number of ranks in the job (`workload.ranks`, or the job's `ranks`).
 ---@param comm? integer MGEN_COMM_WORLD, optional
 ---@return integer size
 function MGEN_Comm_size(comm) end
@@ -58,11 +61,16 @@ function MGEN_Comp(seconds) end
 ---for MGEN_rdma_poll. The receiving NIC then sends a control packet back by itself; when it
 ---arrives the put is *complete*, for MGEN_acp_complete. Returns at once.
 ---Cost on the caller's clock: node latency.
+---A rank on the same node as `dest` (`node.ranks_per_node` > 1) puts through the node's DMA
+---and memory: no link is used.
 ---@param dest integer destination rank
 ---@param bytes integer >= 0; cut into packets of at most `network.mtu` bytes
 ---@param tag integer raised at the destination on delivery
+---@param nic? integer which of the node's NICs carries it, 0 to `node.nics_per_node` - 1; it
+---arrives at the NIC of the same index on `dest`'s node. Default: the node's NICs in turn
+---(round robin per rank).
 ---@return MGEN_handle handle
-function MGEN_rdma_put(dest, bytes, tag) end
+function MGEN_rdma_put(dest, bytes, tag, nic) end
 
 ---Waits until a put with `tag` has been delivered to this rank, and takes it (each delivered
 ---put satisfies one poll). Returns at once if one was delivered before the call.
@@ -82,8 +90,9 @@ function MGEN_acp_complete(handle) end
 ---@param src integer rank holding the data
 ---@param bytes integer >= 0
 ---@param tag integer identifies the transfer (informational)
+---@param nic? integer as for MGEN_rdma_put
 ---@return MGEN_handle handle
-function MGEN_rdma_get(src, bytes, tag) end
+function MGEN_rdma_get(src, bytes, tag, nic) end
 
 ---ACP's copy: a put when `src` is this rank, a get when `dst` is. Third-party copies (this
 ---rank neither) are an error.
@@ -91,8 +100,9 @@ function MGEN_rdma_get(src, bytes, tag) end
 ---@param dst integer rank whose memory is written
 ---@param bytes integer >= 0
 ---@param tag? integer for a put, the tag raised at `dst` (default 0)
+---@param nic? integer as for MGEN_rdma_put
 ---@return MGEN_handle handle
-function MGEN_acp_copy(src, dst, bytes, tag) end
+function MGEN_acp_copy(src, dst, bytes, tag, nic) end
 
 ---Matches a message from any rank (MGEN_Recv, MGEN_Irecv).
 ---@type integer
@@ -126,8 +136,10 @@ MGEN_ANY_TAG = -1
 ---@param dest integer
 ---@param bytes integer >= 0
 ---@param tag integer >= 0
+---@param nic? integer as for MGEN_rdma_put. Messages from one rank to another stay in order
+---whichever NICs and routes they take.
 ---@return MGEN_request request
-function MGEN_Isend(dest, bytes, tag) end
+function MGEN_Isend(dest, bytes, tag, nic) end
 
 ---Posts a receive of at most `bytes` from `src` (or MGEN_ANY_SOURCE) with `tag` (or
 ---MGEN_ANY_TAG); returns at once.
@@ -160,7 +172,8 @@ function MGEN_Test(request) end
 ---@param dest integer
 ---@param bytes integer >= 0
 ---@param tag integer >= 0
-function MGEN_Send(dest, bytes, tag) end
+---@param nic? integer as for MGEN_rdma_put
+function MGEN_Send(dest, bytes, tag, nic) end
 
 ---Receives a message of at most `bytes` from `src` (or MGEN_ANY_SOURCE) with `tag` (or
 ---MGEN_ANY_TAG); waits for it.

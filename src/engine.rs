@@ -289,9 +289,11 @@ fn delivered(
 /// Why a run stopped before every rank finished.
 #[derive(Debug, thiserror::Error)]
 pub enum Stop {
-    #[error("rank {rank} failed at simulated time {time}:\n{message}")]
+    #[error("{who} failed at simulated time {time}:\n{message}")]
     Script {
         rank: u32,
+        /// The rank as messages name it (with its job when there are several).
+        who: String,
         time: Time,
         message: String,
     },
@@ -351,6 +353,7 @@ impl Simulation {
             return Err(SimError {
                 stop: Stop::Script {
                     rank: 0,
+                    who: "rank 0".to_string(),
                     time: Time::ZERO,
                     message: e.to_string(),
                 },
@@ -415,9 +418,11 @@ impl Simulation {
                     self.world.borrow_mut().ranks[r as usize].status = Status::Done
                 }
                 Outcome::Failed(message) => {
-                    let time = self.world.borrow().ranks[r as usize].clock;
+                    let w = self.world.borrow();
+                    let time = w.ranks[r as usize].clock;
                     return Err(Stop::Script {
                         rank: r,
+                        who: w.nodes.name(r),
                         time,
                         message,
                     });
@@ -528,7 +533,8 @@ impl Simulation {
             let tb = self.scripts.where_(r);
             let line = script_line(&tb);
             out.push_str(&format!(
-                "  rank {r} (clock {}) waits in {what}",
+                "  {} (clock {}) waits in {what}",
+                w.nodes.name(r),
                 rank.clock
             ));
             if !line.is_empty() {

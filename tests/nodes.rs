@@ -17,10 +17,12 @@ fn injected(links: &[LinkLoad], nic: u32) -> u64 {
 fn ranks_of_one_node_exchange_through_its_memory_not_the_network() {
     let p = Params::nsim_ace();
     // two ranks per node: ranks 0 and 1 on node 0, 2 and 3 on node 1
-    let r = run("[network]\ndims = [2]\n[node]\nranks_per_node = 2\n[workload]\ncode = '''
+    let r = run(
+        "[network]\ndims = [2]\n[node]\nranks_per_node = 2\n[workload]\ncode = '''
         local me = MGEN_Comm_rank()
         if me == 0 then MGEN_acp_complete(MGEN_rdma_put(1, 1000, 0)) end
-        if me == 1 then MGEN_rdma_poll(0); MGEN_report('landed', MGEN_Wtime()) end'''\n");
+        if me == 1 then MGEN_rdma_poll(0); MGEN_report('landed', MGEN_Wtime()) end'''\n",
+    );
     assert_eq!(r.ranks.count, 4);
     assert_eq!(r.network.packet_hops, 0);
     assert_eq!(r.network.link_bytes, 0);
@@ -33,10 +35,12 @@ fn ranks_of_one_node_exchange_through_its_memory_not_the_network() {
     assert_eq!(r.predicted_time_ps, 2 * p.dma(1000));
 
     // rank 0 to rank 2 is node 0 to node 1: through the network, 1 router link
-    let r = run("[network]\ndims = [2]\n[node]\nranks_per_node = 2\n[workload]\ncode = '''
+    let r = run(
+        "[network]\ndims = [2]\n[node]\nranks_per_node = 2\n[workload]\ncode = '''
         local me = MGEN_Comm_rank()
         if me == 0 then MGEN_acp_complete(MGEN_rdma_put(2, 1000, 0)) end
-        if me == 2 then MGEN_rdma_poll(0) end'''\n");
+        if me == 2 then MGEN_rdma_poll(0) end'''\n",
+    );
     assert_eq!(r.network.packet_hops, 2 * 3);
 }
 
@@ -77,7 +81,11 @@ fn a_rank_node_file_places_each_rank_where_it_says() {
     let r = mgensim::Simulation::new(&s).unwrap().run().unwrap();
     // rank 0 is node 3 and sends: its NIC injects the data (3 packets + headers)
     assert_eq!(injected(&r.per_link, 3), 5000 + 3 * 16);
-    assert_eq!(injected(&r.per_link, 0), 16, "node 0 (rank 3) sends only the control packet");
+    assert_eq!(
+        injected(&r.per_link, 0),
+        16,
+        "node 0 (rank 3) sends only the control packet"
+    );
     // across the whole mesh: 3 router links each way
     assert_eq!(r.network.packet_hops, 4 * (3 + 2));
 
@@ -108,7 +116,11 @@ fn a_call_picks_its_nic_or_takes_them_in_turn() {
     let r = put("1");
     assert_eq!(injected(&r.per_link, 0), 0);
     assert_eq!(injected(&r.per_link, 1), 1016);
-    assert_eq!(injected(&r.per_link, 3), 16, "the control packet leaves the same rail");
+    assert_eq!(
+        injected(&r.per_link, 3),
+        16,
+        "the control packet leaves the same rail"
+    );
     assert_eq!(injected(&r.per_link, 2), 0);
     // without a choice: NIC 0, then NIC 1, then NIC 0 again
     let r = put("-1, -1, -1");
@@ -159,7 +171,10 @@ fn each_job_sees_its_own_ranks_and_args() {
     assert_eq!(r.network.transfers, 3);
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     assert_eq!(r.jobs.len(), 2);
-    assert_eq!(r.jobs[0].predicted_time_ps, 0, "job a only computes nothing");
+    assert_eq!(
+        r.jobs[0].predicted_time_ps, 0,
+        "job a only computes nothing"
+    );
     assert_eq!(r.jobs[1].predicted_time_ps, r.predicted_time_ps);
     // job b's ranks 0..2 are global ranks 2..4, placed on nodes 2..4: its ring crosses
     // links 2-3, 3-4 and 4-2 (the long way, 2 links): 1 + 1 + 2 router links for the
@@ -167,7 +182,10 @@ fn each_job_sees_its_own_ranks_and_args() {
     assert_eq!(r.network.packet_hops, 2 * ((1 + 2) + (1 + 2) + (2 + 2)));
     // a job cannot name another's ranks
     let e = run_err(&TWO_JOBS.replace("(me + 1) % p", "3"));
-    assert!(e.contains("`dest` = 3 is not a rank (ranks are 0 to 2)"), "{e}");
+    assert!(
+        e.contains("`dest` = 3 is not a rank (ranks are 0 to 2)"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -44,7 +44,13 @@ fn hop_counts_match_the_routes_worked_out_by_hand() {
         (TRACERP_DRAGONFLY, 342, 0, 57, 2),
         // Tofu [2,3,4]: node (a,b,c,x,y,z) = (1,2,1,1,2,3) from the origin: 6 hops, b, y and
         // z the short way round
-        ("topology = 'tofu'\ndims = [2, 3, 4]", 288, 0, 1 + 4 + 6 + 12 * (1 + 4 + 18), 6),
+        (
+            "topology = 'tofu'\ndims = [2, 3, 4]",
+            288,
+            0,
+            1 + 4 + 6 + 12 * (1 + 4 + 18),
+            6,
+        ),
     ];
     for &(net, ranks, src, dst, links) in cases {
         let r = one_put(net, ranks, src, dst, 4096);
@@ -201,7 +207,10 @@ fn random_up_ports_reach_the_injection_bandwidth_where_fixed_rules_collide() {
     for fixed in ["straight_up", "straight_down"] {
         let (min, mean) = bw(fixed);
         assert!(min < 0.5 * rmin, "{fixed}: min {min} against random {rmin}");
-        assert!(mean < 0.8 * rmean, "{fixed}: mean {mean} against random {rmean}");
+        assert!(
+            mean < 0.8 * rmean,
+            "{fixed}: mean {mean} against random {rmean}"
+        );
     }
 }
 

@@ -1009,11 +1009,19 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<Strin
         let entry = match entry {
             toml::Value::Array(a) => {
                 if i + 2 >= parts.len() {
-                    bail!("`{}` is a list: give an index, e.g. {}.0.key", parts[i], parts[i]);
+                    bail!(
+                        "`{}` is a list: give an index, e.g. {}.0.key",
+                        parts[i],
+                        parts[i]
+                    );
                 }
                 let n = a.len();
                 let k: usize = parts[i + 1].parse().map_err(|_| {
-                    anyhow!("`{}` is a list: give an index, e.g. {}.0", parts[i], parts[i])
+                    anyhow!(
+                        "`{}` is a list: give an index, e.g. {}.0",
+                        parts[i],
+                        parts[i]
+                    )
                 })?;
                 i += 1;
                 a.get_mut(k).ok_or_else(|| {

@@ -50,8 +50,8 @@ function G.MGEN_Test(req)
   return false
 end
 
-function G.MGEN_Send(dest, bytes, tag)
-  Wait(Isend(dest, bytes, tag))
+function G.MGEN_Send(dest, bytes, tag, nic)
+  Wait(Isend(dest, bytes, tag, nic))
 end
 
 -- (no tail calls in these wrappers: they would hide the script's line from tracebacks)
