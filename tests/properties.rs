@@ -1,4 +1,5 @@
-//! Property tests (issue 6): random valid networks and random workloads that are sure to
+//! Property tests (issues 6 and 4): random valid networks of every topology and routing, random
+//! NICs and ranks per node and placements, and random workloads that are sure to
 //! complete, with the model's invariants checked after every run. The expected counts are
 //! worked out here from the plan alone, not read back from the engine.
 
@@ -32,8 +33,11 @@ struct Phase {
 
 #[derive(Clone, Debug)]
 struct Case {
-    torus: bool,
-    dims: Vec<u32>,
+    /// The `[network]` lines that choose the topology and its routing.
+    net: String,
+    nics: u32,
+    ranks_per_node: u32,
+    policy: &'static str,
     link_gbps: u32,
     switch_gbps: u32,
     nic_gbps: Option<u32>,
@@ -70,10 +74,55 @@ fn phase(ranks: u32) -> impl Strategy<Value = Phase> {
         .prop_map(|(compute_ns, ops)| Phase { compute_ns, ops })
 }
 
+/// A random small network of any topology and routing.
+fn topology() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (
+            prop_oneof![Just("torus"), Just("mesh")],
+            prop::collection::vec(1u32..=5, 1..=3)
+        )
+            .prop_map(|(t, d)| format!("topology = '{t}'\ndims = {d:?}")),
+        prop::collection::vec(1u32..=2, 3)
+            .prop_map(|d| format!("topology = 'tofu'\ndims = {d:?}")),
+        (
+            prop::collection::vec((1u32..=3, 1u32..=3), 1..=3),
+            prop_oneof![Just("straight_up"), Just("straight_down"), Just("random")]
+        )
+            .prop_map(|(levels, r)| {
+                let down: Vec<u32> = levels.iter().map(|l| l.0).collect();
+                let mut up: Vec<u32> = levels.iter().map(|l| l.1).collect();
+                *up.last_mut().unwrap() = 0;
+                format!("topology = 'fattree'\ndown_ports = {down:?}\nup_ports = {up:?}\nrouting = '{r}'")
+            }),
+        (
+            1u32..=3,
+            1u32..=2,
+            1u32..=2,
+            prop_oneof![Just("minimal"), Just("valiant"), Just("ugal")]
+        )
+            .prop_map(|(a, p, h, r)| format!(
+                "topology = 'dragonfly'\nrouters_per_group = {a}\nnodes_per_router = {p}\n\
+                 global_links_per_router = {h}\nrouting = '{r}'"
+            )),
+    ]
+}
+
+/// Nodes of a network, and whether it takes `nics` NICs per node.
+fn nodes_of(net: &str, nics: u32) -> Option<u64> {
+    let text = format!("[network]\n{net}\n[node]\nnics_per_node = {nics}\n[workload]\ncode = ''\n");
+    Scenario::from_str_with(&text, Path::new("n.toml"), &[])
+        .ok()
+        .map(|s| s.nodes())
+}
+
 fn case() -> impl Strategy<Value = Case> {
     let net = (
-        any::<bool>(),
-        prop::collection::vec(1u32..=5, 1..=3),
+        (
+            topology(),
+            1u32..=2,
+            1u32..=2,
+            prop_oneof![Just("linear"), Just("round_robin"), Just("random")],
+        ),
         1u32..=8,
         1u32..=8,
         prop::option::of(1u32..=8),
@@ -84,9 +133,14 @@ fn case() -> impl Strategy<Value = Case> {
         prop_oneof![Just(0u64), Just(256), Just(8192)],
         0u32..300,
     );
-    net.prop_flat_map(|n| {
-        let nodes: u32 = n.1.iter().product();
-        (Just(n), 1..=nodes.min(12))
+    net.prop_flat_map(|mut n| {
+        // a fat tree or dragonfly whose NIC ports do not share out by two keeps one NIC
+        let nodes = nodes_of(&n.0 .0, n.0 .1).unwrap_or_else(|| {
+            n.0 .1 = 1;
+            nodes_of(&n.0 .0, 1).expect("a valid network")
+        });
+        let slots = (nodes * n.0 .2 as u64).min(12) as u32;
+        (Just(n), 1..=slots)
     })
     .prop_flat_map(|(n, ranks)| {
         (
@@ -96,17 +150,19 @@ fn case() -> impl Strategy<Value = Case> {
         )
     })
     .prop_map(|(n, ranks, phases)| Case {
-        torus: n.0,
-        dims: n.1,
-        link_gbps: n.2,
-        switch_gbps: n.3,
-        nic_gbps: n.4,
-        dma_mbps: n.5,
-        mtu: n.6,
-        header: n.7,
-        buffer_packets: n.8,
-        eager: n.9,
-        node_latency_ns: n.10,
+        net: n.0 .0,
+        nics: n.0 .1,
+        ranks_per_node: n.0 .2,
+        policy: n.0 .3,
+        link_gbps: n.1,
+        switch_gbps: n.2,
+        nic_gbps: n.3,
+        dma_mbps: n.4,
+        mtu: n.5,
+        header: n.6,
+        buffer_packets: n.7,
+        eager: n.8,
+        node_latency_ns: n.9,
         ranks,
         phases,
     })
@@ -159,12 +215,12 @@ impl Case {
             .nic_gbps
             .map_or(String::new(), |g| format!("nic_bandwidth = '{g} GB/s'\n"));
         format!(
-            "[network]\ntopology = '{}'\ndims = {:?}\nlink_bandwidth = '{} GB/s'\n\
+            "[network]\n{}\nlink_bandwidth = '{} GB/s'\n\
              switch_bandwidth = '{} GB/s'\nmtu = {}\nheader_bytes = {}\nbuffer_bytes = {}\n\
              [node]\ndma_bandwidth = '{} MB/s'\neager_limit = {}\nnode_latency = '{} ns'\n{nic}\
-             [workload]\nranks = {}\ncode = '''\n{plan}{SCRIPT}'''\n",
-            if self.torus { "torus" } else { "mesh" },
-            self.dims,
+             nics_per_node = {}\nranks_per_node = {}\n[placement]\npolicy = '{}'\n\
+             [workload]\nranks = {}\nseed = 3\ncode = '''\n{plan}{SCRIPT}'''\n",
+            self.net,
             self.link_gbps,
             self.switch_gbps,
             self.mtu,
@@ -173,6 +229,9 @@ impl Case {
             self.dma_mbps,
             self.eager,
             self.node_latency_ns,
+            self.nics,
+            self.ranks_per_node,
+            self.policy,
             self.ranks,
         )
     }
