@@ -222,35 +222,26 @@ pub fn install(
         })?,
     )?;
 
-    let f = world.clone();
-    globals.set(
-        "MGEN_rdma_put",
-        lua.create_function(
-            move |lua, (dest, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
-                let (base, size, nics) = job_span(&f);
-                let dest = base + rank_arg(lua, &dest, "MGEN_rdma_put", "dest", size)?;
-                let bytes = bytes_arg(lua, &bytes, "MGEN_rdma_put")?;
-                let tag = int_arg(lua, 1, &tag, "MGEN_rdma_put", "tag")?;
-                let nic = nic_arg(lua, nic, "MGEN_rdma_put", nics)?;
-                Ok(f.borrow_mut().issue(OpKind::Put, dest, bytes, tag, nic))
-            },
-        )?,
-    )?;
-
-    let f = world.clone();
-    globals.set(
-        "MGEN_rdma_get",
-        lua.create_function(
-            move |lua, (src, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
-                let (base, size, nics) = job_span(&f);
-                let src = base + rank_arg(lua, &src, "MGEN_rdma_get", "src", size)?;
-                let bytes = bytes_arg(lua, &bytes, "MGEN_rdma_get")?;
-                let tag = int_arg(lua, 1, &tag, "MGEN_rdma_get", "tag")?;
-                let nic = nic_arg(lua, nic, "MGEN_rdma_get", nics)?;
-                Ok(f.borrow_mut().issue(OpKind::Get, src, bytes, tag, nic))
-            },
-        )?,
-    )?;
+    // MGEN_rdma_put(dest, bytes, tag, nic?) and MGEN_rdma_get(src, bytes, tag, nic?)
+    for (func, kind, peer_name) in [
+        ("MGEN_rdma_put", OpKind::Put, "dest"),
+        ("MGEN_rdma_get", OpKind::Get, "src"),
+    ] {
+        let f = world.clone();
+        globals.set(
+            func,
+            lua.create_function(
+                move |lua, (peer, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
+                    let (base, size, nics) = job_span(&f);
+                    let peer = base + rank_arg(lua, &peer, func, peer_name, size)?;
+                    let bytes = bytes_arg(lua, &bytes, func)?;
+                    let tag = int_arg(lua, 1, &tag, func, "tag")?;
+                    let nic = nic_arg(lua, nic, func, nics)?;
+                    Ok(f.borrow_mut().issue(kind, peer, bytes, tag, nic))
+                },
+            )?,
+        )?;
+    }
 
     let f = world.clone();
     globals.set(
