@@ -58,6 +58,11 @@ enum Command {
         /// `--json`), whole or not at all.
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Also write an output folder: summary.json, links.csv (one line per link direction)
+        /// and ranks.csv (one line per rank); columns in the README. Written for partial runs
+        /// too.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
     /// Check a scenario and compile its script without running it.
     Check {
@@ -110,7 +115,7 @@ fn interrupt_flag() -> Arc<AtomicBool> {
     flag
 }
 
-fn run(args: &ScenarioArgs, json: bool, output: Option<&Path>) -> Result<Exit> {
+fn run(args: &ScenarioArgs, json: bool, output: Option<&Path>, out: Option<&Path>) -> Result<Exit> {
     let scenario = load(args)?;
     let mut sim = Simulation::new(&scenario)?;
     sim.set_interrupt(interrupt_flag());
@@ -118,6 +123,10 @@ fn run(args: &ScenarioArgs, json: bool, output: Option<&Path>) -> Result<Exit> {
     let write = |report: &Report| -> Result<()> {
         for w in &report.warnings {
             eprintln!("warning: {w}");
+        }
+        if let Some(dir) = out {
+            mgensim::output::write_folder(dir, report)
+                .with_context(|| format!("cannot write the output folder {}", dir.display()))?;
         }
         let text = if json {
             serde_json::to_string_pretty(report)? + "\n"
@@ -156,7 +165,12 @@ fn run(args: &ScenarioArgs, json: bool, output: Option<&Path>) -> Result<Exit> {
 fn real_main() -> Result<Exit> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Run { args, json, output } => return run(&args, json, output.as_deref()),
+        Command::Run {
+            args,
+            json,
+            output,
+            out,
+        } => return run(&args, json, output.as_deref(), out.as_deref()),
         Command::Check { args } => {
             let scenario = load(&args)?;
             Simulation::new(&scenario)?;

@@ -61,6 +61,12 @@ impl Nodes {
         &self.jobs[self.rank_job[r as usize] as usize]
     }
 
+    /// Index (in the scenario) of the job rank `r` belongs to.
+    #[inline]
+    pub fn job_index(&self, r: u32) -> u32 {
+        self.rank_job[r as usize] as u32
+    }
+
     /// NIC `index` of rank `r`'s node.
     #[inline]
     pub fn nic(&self, r: u32, index: u32) -> u32 {

@@ -26,6 +26,74 @@ fn temporary_beside(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
+/// The output folder of `mgensim run --out DIR`: `summary.json`, `links.csv` and `ranks.csv`
+/// (columns in the README), each written whole or not at all.
+pub fn write_folder(dir: &Path, report: &crate::Report) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)? + "\n";
+    write_atomic(&dir.join("links.csv"), links_csv(report).as_bytes())?;
+    write_atomic(&dir.join("ranks.csv"), ranks_csv(report).as_bytes())?;
+    write_atomic(&dir.join("summary.json"), json.as_bytes())
+}
+
+/// One line per link direction: where it goes, what it carried, how busy it was.
+pub fn links_csv(r: &crate::Report) -> String {
+    let span = r.span_ps();
+    let mut out = String::from(
+        "kind,from,port,to,bytes,packets,busy_ps,utilization,average_bandwidth_bps,credit_blocked_ps\n",
+    );
+    for l in &r.per_link {
+        let (kind, port) = match (l.port, l.to_nic) {
+            (None, _) => ("injection", String::new()),
+            (Some(p), true) => ("ejection", p.to_string()),
+            (Some(p), false) => ("router", p.to_string()),
+        };
+        let (util, bw) = if span > 0 {
+            (
+                l.busy.ps() as f64 / span as f64,
+                l.bytes as f64 * 1e12 / span as f64,
+            )
+        } else {
+            (0.0, 0.0)
+        };
+        out += &format!(
+            "{kind},{},{port},{},{},{},{},{util:.6},{bw:.1},{}\n",
+            l.from,
+            l.to,
+            l.bytes,
+            l.packets,
+            l.busy.ps(),
+            l.credit_blocked.ps()
+        );
+    }
+    out
+}
+
+/// One line per rank: where it ran, when it ended, where its time went, what it moved.
+pub fn ranks_csv(r: &crate::Report) -> String {
+    let mut out = String::from(
+        "rank,job,job_rank,node,finish_ps,compute_ps,poll_wait_ps,complete_wait_ps,\
+         mpi_wait_ps,bytes_sent,bytes_received,messages_sent\n",
+    );
+    for (i, s) in r.per_rank.iter().enumerate() {
+        out += &format!(
+            "{i},{},{},{},{},{},{},{},{},{},{},{}\n",
+            r.jobs.get(s.job as usize).map_or("", |j| j.name.as_str()),
+            s.job_rank,
+            s.node,
+            s.finish_ps,
+            s.compute_ps,
+            s.poll_wait_ps,
+            s.complete_wait_ps,
+            s.mpi_wait_ps,
+            s.bytes_sent,
+            s.bytes_received,
+            s.messages_sent
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

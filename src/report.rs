@@ -32,7 +32,7 @@ pub struct JobSummary {
     pub predicted_time_ps: u64,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct NetworkSummary {
     pub topology: Topology,
     /// The shape in words (`torus 8x8x8`, `fat tree of 24-port switches, 2 levels`, ...).
@@ -68,6 +68,15 @@ pub struct NetworkSummary {
     pub peak_pending_events: u64,
     /// Most packets in flight at once.
     pub peak_packets: u64,
+    /// Link directions in the network (NIC links included).
+    pub links: u64,
+    /// NSIM's performance statistics over all link directions and the run's time (the later of
+    /// the last rank's end and the last event): mean bandwidth of a link direction, in bytes
+    /// per second, and mean utilization (busy time / run time, 0 to 1).
+    pub average_link_bandwidth_bps: f64,
+    pub link_efficiency: f64,
+    /// Time links spent idle with a packet waiting for credit (backpressure), summed.
+    pub credit_blocked_ps: u64,
 }
 
 /// A value scripts reported with `MGEN_report`, over the ranks that reported it.
@@ -118,6 +127,10 @@ pub struct HostSummary {
 /// One rank's figures (in the library's report; `ranks.csv` is issue 5's).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct RankStats {
+    /// Its job (index in the scenario) and its rank there, and its node.
+    pub job: u32,
+    pub job_rank: u32,
+    pub node: u32,
     pub finish_ps: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
@@ -125,6 +138,11 @@ pub struct RankStats {
     pub messages_sent: u64,
     /// Time spent in `MGEN_Comp`.
     pub compute_ps: u64,
+    /// Time blocked in `MGEN_rdma_poll`, in `MGEN_acp_complete`, and in the message-passing
+    /// waits.
+    pub poll_wait_ps: u64,
+    pub complete_wait_ps: u64,
+    pub mpi_wait_ps: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -208,6 +226,10 @@ impl Report {
                 quiet_ps: w.now.ps(),
                 peak_pending_events: w.queue.peak() as u64,
                 peak_packets: w.net.packets.peak() as u64,
+                links: 0,
+                average_link_bandwidth_bps: 0.0,
+                link_efficiency: 0.0,
+                credit_blocked_ps: 0,
             },
             metrics: w.metrics.clone(),
             host: HostSummary {
@@ -221,6 +243,12 @@ impl Report {
                 .ranks
                 .iter()
                 .map(|r| RankStats {
+                    job: w.nodes.job_index(r.id),
+                    job_rank: r.id - w.nodes.job(r.id).base,
+                    node: w.nodes.rank_node[r.id as usize],
+                    poll_wait_ps: r.waited[0].ps(),
+                    complete_wait_ps: r.waited[1].ps(),
+                    mpi_wait_ps: r.waited[2].ps(),
                     finish_ps: r.clock.ps(),
                     bytes_sent: r.bytes_sent,
                     bytes_received: r.bytes_received,
@@ -230,6 +258,27 @@ impl Report {
                 .collect(),
             per_link: w.net.link_loads(),
         }
+        .with_link_averages()
+    }
+
+    /// The run's time for rates: the later of the last rank's end and the last event.
+    pub fn span_ps(&self) -> u64 {
+        self.predicted_time_ps.max(self.network.quiet_ps)
+    }
+
+    fn with_link_averages(mut self) -> Report {
+        let n = self.per_link.len() as u64;
+        let span = self.span_ps();
+        let net = &mut self.network;
+        net.links = n;
+        net.credit_blocked_ps = self.per_link.iter().map(|l| l.credit_blocked.ps()).sum();
+        if n > 0 && span > 0 {
+            let busy: u64 = self.per_link.iter().map(|l| l.busy.ps()).sum();
+            net.link_efficiency = busy as f64 / (n as f64 * span as f64);
+            net.average_link_bandwidth_bps =
+                net.link_bytes as f64 * 1e12 / (n as f64 * span as f64);
+        }
+        self
     }
 
     /// The JSON form, without `host`: what must be identical between two runs.
@@ -309,6 +358,14 @@ impl fmt::Display for Report {
             f,
             "packets            {} made, {} link traversals",
             n.packets, n.packet_hops
+        )?;
+        writeln!(
+            f,
+            "links              {} directions, mean {:.3} GB/s each, {:.2} % busy, {} blocked on credit",
+            n.links,
+            n.average_link_bandwidth_bps / 1e9,
+            100.0 * n.link_efficiency,
+            Time(n.credit_blocked_ps)
         )?;
         writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
         writeln!(

@@ -61,6 +61,12 @@ struct Channel {
     bytes: u64,
     /// Time this channel spent sending, in picoseconds.
     busy_ps: u64,
+    /// Packets sent over this channel.
+    packets: u64,
+    /// Time the channel was idle with a packet queued that had no credit downstream
+    /// (backpressure), in picoseconds; and since when it is so now (`u64::MAX`: it is not).
+    blocked_ps: u64,
+    blocked_since: u64,
 }
 
 /// What one direction of one link carried in a run.
@@ -75,6 +81,13 @@ pub struct LinkLoad {
     pub bytes: u64,
     /// Time spent sending.
     pub busy: Time,
+    /// Packets sent.
+    pub packets: u64,
+    /// Time idle with a packet waiting for credit in the next buffer.
+    pub credit_blocked: Time,
+    /// Where it leads: a router, or (`to_nic`) a NIC.
+    pub to: u32,
+    pub to_nic: bool,
 }
 
 /// Totals of one run.
@@ -148,6 +161,9 @@ impl Network {
             releasing_bytes: 0,
             bytes: 0,
             busy_ps: 0,
+            packets: 0,
+            blocked_ps: 0,
+            blocked_since: u64::MAX,
         };
         let cap = s.network.buffer_bytes.0 as u32;
         let nbuf = (routers * ports * vcs + terminals) as usize;
@@ -383,6 +399,10 @@ impl Network {
             self.send(c, vc, head, buf, next_router, now, q);
             return;
         }
+        let ch = &mut self.channels[c as usize];
+        if ch.queued > 0 && ch.blocked_since == u64::MAX {
+            ch.blocked_since = now.ps();
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -420,6 +440,11 @@ impl Network {
         ch.releasing_bytes = p.wire;
         ch.bytes += p.wire as u64;
         ch.busy_ps += (tail_leaves - now).ps();
+        ch.packets += 1;
+        if ch.blocked_since != u64::MAX {
+            ch.blocked_ps += now.ps() - ch.blocked_since;
+            ch.blocked_since = u64::MAX;
+        }
         q.push(tail_leaves, Event::ChannelFree(c));
         self.stats.packet_hops += 1;
         self.stats.link_bytes += p.wire as u64;
@@ -456,11 +481,22 @@ impl Network {
                 } else {
                     (c - nr, None)
                 };
+                let (to, to_nic) = if c >= nr {
+                    (self.nic_slot(c - nr) / self.ports, false)
+                } else if let Some(nic) = self.nic_on(c) {
+                    (nic, true)
+                } else {
+                    (self.link_to[c as usize] / self.ports, false)
+                };
                 LinkLoad {
                     from,
                     port,
                     bytes: ch.bytes,
                     busy: Time(ch.busy_ps),
+                    packets: ch.packets,
+                    credit_blocked: Time(ch.blocked_ps),
+                    to,
+                    to_nic,
                 }
             })
             .collect()

@@ -61,6 +61,9 @@ pub struct Rank {
     pub next_nic: u8,
     /// Time spent in `MGEN_Comp`.
     pub compute: Time,
+    /// Time spent blocked, by call: `MGEN_rdma_poll`, `MGEN_acp_complete`, and the
+    /// message-passing waits (`MGEN_Wait`, `MGEN_Recv`, `MGEN_Send`, ...).
+    pub waited: [Time; 3],
     /// Message-passing queues and requests.
     pub mpi: crate::mpi::RankQueues,
 }
@@ -82,6 +85,7 @@ impl Rank {
             messages_sent: 0,
             next_nic: 0,
             compute: Time::ZERO,
+            waited: [Time::ZERO; 3],
             mpi: Default::default(),
         }
     }
@@ -163,6 +167,15 @@ impl Rank {
 
     /// Schedules the rank to resume at `max(clock, at)`.
     pub fn wake(&mut self, id: u32, at: Time, q: &mut EventQueue<Event>) {
+        let waited = at.max(self.clock) - self.clock;
+        if self.status == Status::Blocked {
+            match self.wait {
+                Wait::Poll(_) => self.waited[0] += waited,
+                Wait::Complete(_) => self.waited[1] += waited,
+                Wait::Request(_) | Wait::Sync => self.waited[2] += waited,
+                Wait::Nothing => {}
+            }
+        }
         self.clock = self.clock.max(at);
         self.status = Status::Ready;
         self.wait = Wait::Nothing;

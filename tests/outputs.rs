@@ -1,0 +1,123 @@
+//! The output folder (`mgensim run --out DIR`, issue 5): links.csv and ranks.csv add up to
+//! what the packets did and where the ranks' time went.
+
+mod common;
+use common::*;
+
+/// The rows of a CSV text as maps from column to value.
+fn rows(csv: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            head.iter()
+                .zip(l.split(','))
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn num(row: &std::collections::HashMap<String, String>, col: &str) -> f64 {
+    row[col]
+        .parse()
+        .unwrap_or_else(|_| panic!("{col} = {}", row[col]))
+}
+
+#[test]
+fn link_counters_add_up_to_the_packets_and_their_hops() {
+    // one put of 4096 B from node 0 to node 2 of a 3-node mesh: 2 data packets of 2048 B and
+    // one control packet, each 16 B of header, over 4 links (NIC, 2 router links, NIC)
+    let r = run(
+        "[network]\ntopology = 'mesh'\ndims = [3]\n[workload]\ncode = '''
+        local me = MGEN_Comm_rank()
+        if me == 0 then MGEN_acp_complete(MGEN_rdma_put(2, 4096, 0)) end
+        if me == 2 then MGEN_rdma_poll(0) end'''\n",
+    );
+    let links = rows(&mgensim::output::links_csv(&r));
+    let bytes: f64 = links.iter().map(|l| num(l, "bytes")).sum();
+    let packets: f64 = links.iter().map(|l| num(l, "packets")).sum();
+    assert_eq!(bytes as u64, (4096 + 3 * 16) * 4);
+    assert_eq!(bytes as u64, r.network.link_bytes);
+    assert_eq!(packets as u64, 3 * 4);
+    assert_eq!(packets as u64, r.network.packet_hops);
+    // the links the put used, and only those: 2 injections, 2 ejections, 4 router links
+    let used: Vec<_> = links.iter().filter(|l| num(l, "packets") > 0.0).collect();
+    assert_eq!(used.len(), 8);
+    assert_eq!(links.len() as u64, r.network.links);
+    assert_eq!(
+        r.network.credit_blocked_ps, 0,
+        "one put never waits for credit"
+    );
+    for l in &links {
+        let u = num(l, "utilization");
+        assert!((0.0..=1.0).contains(&u), "{l:?}");
+        assert!(num(l, "busy_ps") <= r.span_ps() as f64);
+    }
+}
+
+#[test]
+fn backpressure_shows_as_time_blocked_on_credit() {
+    // everyone puts 64 KiB to rank 0 at once through buffers of one packet: the links into
+    // rank 0's router back up
+    let r = run("[network]\ntopology = 'mesh'\ndims = [4, 4]\nbuffer_bytes = '2064 B'\n[workload]\ncode = '''
+        local me = MGEN_Comm_rank()
+        if me > 0 then MGEN_acp_complete(MGEN_rdma_put(0, 65536, 0))
+        else for _ = 1, 15 do MGEN_rdma_poll(0) end end'''\n");
+    assert!(r.network.credit_blocked_ps > 0);
+    let blocked = r
+        .per_link
+        .iter()
+        .filter(|l| l.credit_blocked.ps() > 0)
+        .count();
+    assert!(blocked >= 2, "{blocked} links blocked");
+}
+
+#[test]
+fn ranks_csv_says_where_each_rank_spent_its_time() {
+    // rank 0 computes 5 us, puts and waits for completion; rank 1 polls for the put
+    let r = run("[network]\ndims = [2]\n[workload]\ncode = '''
+        local me = MGEN_Comm_rank()
+        if me == 0 then MGEN_Comp(5e-6); MGEN_acp_complete(MGEN_rdma_put(1, 4096, 0)) end
+        if me == 1 then MGEN_rdma_poll(0) end'''\n");
+    let ranks = rows(&mgensim::output::ranks_csv(&r));
+    assert_eq!(ranks.len(), 2);
+    let (r0, r1) = (&ranks[0], &ranks[1]);
+    assert_eq!(num(r0, "compute_ps"), 5e6);
+    // nothing else takes time (no node latency): computing then waiting is all of it
+    assert_eq!(
+        num(r0, "compute_ps") + num(r0, "complete_wait_ps"),
+        num(r0, "finish_ps")
+    );
+    assert_eq!(num(r1, "poll_wait_ps"), num(r1, "finish_ps"));
+    // the put landed before its completion came back
+    assert!(num(r1, "finish_ps") < num(r0, "finish_ps"));
+    assert_eq!(num(r0, "bytes_sent"), 4096.0);
+    assert_eq!(num(r1, "bytes_received"), 4096.0);
+    assert_eq!(r0["job"], "main");
+    assert_eq!(num(r1, "node"), 1.0);
+}
+
+#[test]
+fn the_folder_is_written_for_a_partial_run_too() {
+    let dir = tempfile::tempdir().unwrap();
+    tmp_file(
+        dir.path(),
+        "s.toml",
+        "[network]\ndims = [2]\n[workload]\ncode = 'MGEN_rdma_poll(1)'\n",
+    );
+    let o = mgensim_in(dir.path(), &["run", "s.toml", "--out", "out"]);
+    assert_eq!(o.status.code(), Some(1), "a deadlock");
+    let summary = std::fs::read_to_string(dir.path().join("out/summary.json")).unwrap();
+    assert!(summary.contains("\"partial\": true"));
+    let links = std::fs::read_to_string(dir.path().join("out/links.csv")).unwrap();
+    assert!(links.starts_with("kind,from,port,to,bytes"));
+    let ranks = std::fs::read_to_string(dir.path().join("out/ranks.csv")).unwrap();
+    assert_eq!(ranks.lines().count(), 3);
+    // no temporary file is left behind
+    let names: Vec<_> = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+}
