@@ -54,6 +54,8 @@ pub struct World {
     node_latency: Time,
     /// Events processed.
     pub events: u64,
+    /// Ranks whose script has ended.
+    pub finished: u32,
     /// Values scripts reported with `MGEN_report`, by name.
     pub metrics: BTreeMap<String, Metric>,
     /// Limits and Ctrl-C, and the stop once there is one.
@@ -116,6 +118,7 @@ impl World {
             current: 0,
             node_latency: s.node.node_latency,
             events: 0,
+            finished: 0,
             metrics: BTreeMap::new(),
             watch: Watch::new(&s.limits),
             checkpoint: match s.limits.events {
@@ -320,11 +323,24 @@ pub struct SimError {
     pub partial: Option<Box<Report>>,
 }
 
+/// How far a run has got, for a progress display (handed over every few thousand events).
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Simulated time.
+    pub now: Time,
+    pub events: u64,
+    /// Ranks whose script has ended, of `ranks`.
+    pub finished: u32,
+    pub ranks: u32,
+}
+
 /// One simulation: the world and the scripts that drive it.
 pub struct Simulation {
     world: Rc<RefCell<World>>,
     scripts: Scripts,
     scenario: Scenario,
+    /// Called with the progress at every look at the limits (not on the hot path).
+    progress: RefCell<Option<Box<dyn FnMut(Progress)>>>,
 }
 
 impl Simulation {
@@ -337,7 +353,25 @@ impl Simulation {
             world,
             scripts,
             scenario: s.clone(),
+            progress: RefCell::new(None),
         })
+    }
+
+    /// Calls `f` with the run's progress every [`CHECK_EVERY`] events.
+    pub fn on_progress(&mut self, f: impl FnMut(Progress) + 'static) {
+        self.progress = RefCell::new(Some(Box::new(f)));
+    }
+
+    fn show_progress(&self, ranks: u32) {
+        if let Some(f) = self.progress.borrow_mut().as_mut() {
+            let w = self.world.borrow();
+            f(Progress {
+                now: w.now,
+                events: w.events,
+                finished: w.finished,
+                ranks,
+            });
+        }
     }
 
     /// Stops the run, with a partial report, as soon as `flag` is set (by a Ctrl-C handler).
@@ -394,6 +428,7 @@ impl Simulation {
                 Next::Checkpoint => {
                     self.world.borrow_mut().look_at_limits();
                     self.check_stop()?;
+                    self.show_progress(nranks);
                     continue;
                 }
                 Next::Idle => break,
@@ -415,7 +450,9 @@ impl Simulation {
                     }
                 }
                 Outcome::Finished => {
-                    self.world.borrow_mut().ranks[r as usize].status = Status::Done
+                    let mut w = self.world.borrow_mut();
+                    w.ranks[r as usize].status = Status::Done;
+                    w.finished += 1;
                 }
                 Outcome::Failed(message) => {
                     let w = self.world.borrow();

@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand};
 use mgensim::engine::Stop;
 use mgensim::limits::Limit;
 use mgensim::{Report, Scenario, Simulation};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,6 +63,9 @@ enum Command {
         /// too.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// No progress line (there is none anyway when stderr is not a terminal).
+        #[arg(long, short = 'q')]
+        quiet: bool,
     },
     /// Check a scenario and compile its script without running it.
     Check {
@@ -115,10 +118,17 @@ fn interrupt_flag() -> Arc<AtomicBool> {
     flag
 }
 
-fn run(args: &ScenarioArgs, json: bool, output: Option<&Path>, out: Option<&Path>) -> Result<Exit> {
+fn run(
+    args: &ScenarioArgs,
+    json: bool,
+    output: Option<&Path>,
+    out: Option<&Path>,
+    quiet: bool,
+) -> Result<Exit> {
     let scenario = load(args)?;
     let mut sim = Simulation::new(&scenario)?;
     sim.set_interrupt(interrupt_flag());
+    let bar = (!quiet && std::io::stderr().is_terminal()).then(|| progress_line(&mut sim));
     let json = json || output.is_some_and(|o| o.extension().is_some_and(|e| e == "json"));
     let write = |report: &Report| -> Result<()> {
         for w in &report.warnings {
@@ -139,7 +149,11 @@ fn run(args: &ScenarioArgs, json: bool, output: Option<&Path>, out: Option<&Path
             None => emit(&text),
         }
     };
-    match sim.run() {
+    let result = sim.run();
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    match result {
         Ok(report) => {
             write(&report)?;
             Ok(Exit::Ok)
@@ -170,7 +184,8 @@ fn real_main() -> Result<Exit> {
             json,
             output,
             out,
-        } => return run(&args, json, output.as_deref(), out.as_deref()),
+            quiet,
+        } => return run(&args, json, output.as_deref(), out.as_deref(), quiet),
         Command::Check { args } => {
             let scenario = load(&args)?;
             Simulation::new(&scenario)?;
@@ -193,6 +208,32 @@ fn real_main() -> Result<Exit> {
 
 /// Writes to stdout in one piece. A reader that closed the pipe early (`| head`) wanted no
 /// more: that is not an error.
+/// A progress line on stderr, redrawn at most 4 times a second: simulated time, events per
+/// second, ranks finished.
+fn progress_line(sim: &mut Simulation) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        None,
+        indicatif::ProgressDrawTarget::stderr_with_hz(4),
+    );
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    let (b, started) = (bar.clone(), std::time::Instant::now());
+    sim.on_progress(move |p| {
+        let rate = p.events as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        b.set_message(format!(
+            "simulated {}  {:.1} M events/s  ranks finished {}/{}",
+            p.now,
+            rate / 1e6,
+            p.finished,
+            p.ranks
+        ));
+        b.tick();
+    });
+    bar
+}
+
 fn emit(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {

@@ -83,3 +83,37 @@ fn help_explains_the_options() {
         assert!(out.contains(word), "{word} missing from:\n{out}");
     }
 }
+
+#[test]
+fn no_progress_line_when_stderr_is_not_a_terminal() {
+    // a run long enough for many progress updates (a few hundred thousand events); its stderr
+    // is a pipe here, so it must stay empty (the line is for terminals only)
+    let dir = tempfile::tempdir().unwrap();
+    common::tmp_file(
+        dir.path(),
+        "s.toml",
+        "[network]\ndims = [4, 4, 4]\n[workload]\ncode = '''
+         local me, p = MGEN_Comm_rank(), MGEN_Comm_size()
+         for i = 1, 20 do
+           local h = MGEN_rdma_put((me + i) % p, 20000, 0)
+           MGEN_rdma_poll(0); MGEN_acp_complete(h)
+         end'''\n",
+    );
+    let o = common::mgensim_in(dir.path(), &["run", "s.toml", "--json"]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    let events: u64 = out
+        .lines()
+        .find(|l| l.contains("\"events\":"))
+        .and_then(|l| {
+            l.trim()
+                .trim_start_matches("\"events\":")
+                .trim()
+                .trim_end_matches(',')
+                .parse()
+                .ok()
+        })
+        .unwrap();
+    assert!(events > 5 * 16384, "only {events} events");
+    assert_eq!(common::stderr(&o), "", "stderr of a clean run is empty");
+}
