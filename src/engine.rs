@@ -340,8 +340,11 @@ pub struct Simulation {
     scripts: Scripts,
     scenario: Scenario,
     /// Called with the progress at every look at the limits (not on the hot path).
-    progress: RefCell<Option<Box<dyn FnMut(Progress)>>>,
+    progress: RefCell<Option<ProgressFn>>,
 }
+
+/// What [`Simulation::on_progress`] calls.
+type ProgressFn = Box<dyn FnMut(Progress)>;
 
 impl Simulation {
     /// Builds the network and the ranks and compiles the workload.
