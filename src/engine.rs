@@ -16,7 +16,6 @@
 //! ```
 
 use crate::config::Scenario;
-use crate::config::{DragonflyRouting, FatTreeRouting};
 use crate::limits::{Limit, Watch, CHECK_EVERY};
 use crate::mpi::Mpi;
 use crate::net::topology::Topo;
@@ -89,12 +88,7 @@ impl World {
             })
             .collect();
         // two messages between one pair may take different paths: restore MPI's order
-        let adaptive = match &net.topo {
-            Topo::FatTree(f) => f.routing == FatTreeRouting::Random,
-            Topo::Dragonfly(d) => d.routing != DragonflyRouting::Minimal,
-            Topo::Cube(_) => false,
-        };
-        let reorder = adaptive || s.node.nics_per_node > 1;
+        let reorder = net.topo.multipath() || s.node.nics_per_node > 1;
         World {
             now: Time::ZERO,
             queue: EventQueue::new(),
@@ -612,20 +606,8 @@ impl Simulation {
 /// machine's memory (rather than dying on a failed allocation part way through building it).
 fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
     let net = &s.network;
-    let nics = s.node.nics_per_node as u64;
     let terminals = net.terminals(s.node.nics_per_node);
-    let (routers, ports, vcs) = match net.topology {
-        crate::config::Topology::Fattree => {
-            let (d, u) = net.fat_tree_ports();
-            let t = crate::net::topology::FatTree::new(&d, &u, FatTreeRouting::Random);
-            (t.routers() as u64, t.ports() as u64, 1)
-        }
-        crate::config::Topology::Dragonfly => {
-            let (a, p, h, g) = net.dragonfly_shape();
-            (a as u64 * g as u64, (p + a - 1 + h) as u64, 3)
-        }
-        _ => (terminals / nics, nics + 2 * net.dims.len() as u64, 2),
-    };
+    let (routers, ports, vcs) = Topo::size(net, s.node.nics_per_node);
     if routers * ports * vcs + terminals >= u32::MAX as u64 {
         anyhow::bail!(
             "{}: key `network.topology`: {routers} routers of {ports} ports are more than \

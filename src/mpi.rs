@@ -351,28 +351,28 @@ impl Mpi {
         if !self.reorder {
             return self.match_envelope(m, rank, now, q);
         }
-        let expected = self.recv_seq.entry((msg.src, msg.dst)).or_insert(0);
-        if msg.pair_seq != *expected {
+        let pair = (msg.src, msg.dst);
+        let mut want = self.recv_seq.get(&pair).copied().unwrap_or(0);
+        if msg.pair_seq != want {
             rank.mpi.early.push(m);
             return;
         }
-        let mut next = m;
-        loop {
-            *self
-                .recv_seq
-                .get_mut(&(msg.src, msg.dst))
-                .expect("inserted") += 1;
-            self.match_envelope(next, rank, now, q);
-            let want = self.recv_seq[&(msg.src, msg.dst)];
-            let early = &rank.mpi.early;
-            match early.iter().position(|&e| {
-                let x = self.msgs.get(e);
-                x.src == msg.src && x.pair_seq == want
-            }) {
-                Some(i) => next = rank.mpi.early.swap_remove(i),
-                None => return,
-            }
+        // match it, then any that arrived early and are next in line
+        let mut next = Some(m);
+        while let Some(e) = next {
+            self.match_envelope(e, rank, now, q);
+            want += 1;
+            next = rank
+                .mpi
+                .early
+                .iter()
+                .position(|&x| {
+                    let x = self.msgs.get(x);
+                    x.src == msg.src && x.pair_seq == want
+                })
+                .map(|i| rank.mpi.early.swap_remove(i));
         }
+        self.recv_seq.insert(pair, want);
     }
 
     /// Matches the envelope of message `m` against `rank`'s posted receives.

@@ -601,11 +601,7 @@ impl Scenario {
             let placed = if nodes == 0 || !p.is_empty() {
                 None
             } else if let Some(file) = &pl.file {
-                let path = if base == Path::new(".") {
-                    file.clone()
-                } else {
-                    base.join(file)
-                };
+                let path = beside(&base, file);
                 let pkey = if key == "workload" && w.placement.is_some() {
                     "placement.file".to_string()
                 } else {
@@ -690,6 +686,16 @@ impl Scenario {
     }
 }
 
+/// A path given in the scenario, relative to its folder `base` (`./` is left out of the names
+/// shown in messages).
+fn beside(base: &Path, p: &Path) -> PathBuf {
+    if base == Path::new(".") {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}
+
 /// Reads a job's script (or takes its inline code): its name, folder and text.
 fn read_script(
     w: &WorkloadFile,
@@ -711,12 +717,7 @@ fn read_script(
         }
         (None, Some(code)) => ("inline".to_string(), None, code.clone()),
         (Some(s), None) => {
-            // (`./` is left out of names shown in messages)
-            let path = if base == Path::new(".") {
-                s.clone()
-            } else {
-                base.join(s)
-            };
+            let path = beside(base, s);
             match std::fs::read_to_string(&path) {
                 Ok(src) => (
                     path.display().to_string(),

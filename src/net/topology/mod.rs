@@ -13,7 +13,7 @@ pub mod cube;
 pub mod dragonfly;
 pub mod fattree;
 
-use crate::config::{NetworkConfig, Topology};
+use crate::config::{DragonflyRouting, FatTreeRouting, NetworkConfig, Topology};
 pub use cube::{Cube, MAX_DIMS};
 pub use dragonfly::Dragonfly;
 pub use fattree::FatTree;
@@ -62,6 +62,33 @@ impl Topo {
                 let (a, p, h, g) = cfg.dragonfly_shape();
                 Topo::Dragonfly(Dragonfly::new(a, p, h, g, cfg.dragonfly_routing()))
             }
+        }
+    }
+
+    /// Routers, ports per router and virtual channels of the topology a scenario describes,
+    /// worked out without building it (to refuse a network too big before allocating it).
+    pub fn size(cfg: &NetworkConfig, nics: u32) -> (u64, u64, u64) {
+        match cfg.topology {
+            Topology::Torus | Topology::Mesh | Topology::Tofu => {
+                let routers = cfg.terminals(nics) / nics.max(1) as u64;
+                let dims = cfg.dims.len() as u64 + 3 * (cfg.topology == Topology::Tofu) as u64;
+                (routers, nics as u64 + 2 * dims, 2)
+            }
+            // a fat tree's or dragonfly's own description is small
+            _ => {
+                let t = Topo::new(cfg, nics);
+                (t.routers() as u64, t.ports() as u64, t.vcs() as u64)
+            }
+        }
+    }
+
+    /// Whether two packets between the same pair of NICs may take different paths (routes
+    /// chosen per packet), so that they may arrive out of order.
+    pub fn multipath(&self) -> bool {
+        match self {
+            Topo::Cube(_) => false,
+            Topo::FatTree(f) => f.routing == FatTreeRouting::Random,
+            Topo::Dragonfly(d) => d.routing != DragonflyRouting::Minimal,
         }
     }
 
