@@ -52,5 +52,5 @@ if not barrier then
 end
 
 local t0 = MGEN_Wtime()
-for _ = 1, MGEN_args["repeat"] or 1 do barrier() end
+for _ = 1, MGEN_args["repeat"] or 1 do MGEN_region(algo .. " barrier", barrier) end
 MGEN_report("barrier_s", (MGEN_Wtime() - t0) / (MGEN_args["repeat"] or 1))

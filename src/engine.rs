@@ -22,6 +22,8 @@ use crate::net::topology::Topo;
 use crate::net::Network;
 use crate::nic::{Arrival, MsgKind, Nics};
 use crate::node::Nodes;
+use crate::probe::trace::{Trace, What};
+use crate::probe::Probes;
 use crate::rdma::{OpKind, Rdma};
 use crate::report::{Metric, Report};
 use crate::script::random::Xoshiro;
@@ -63,6 +65,8 @@ pub struct World {
     checkpoint: u64,
     /// Set if an event ever came out of the queue earlier than the one before (a bug).
     time_went_back: Option<(Time, Time)>,
+    /// The ranks' timeline, when asked for (`--trace`).
+    pub trace: Option<Box<Trace>>,
 }
 
 /// What [`World::advance`] stopped at.
@@ -120,6 +124,7 @@ impl World {
                 n => n.min(CHECK_EVERY),
             },
             time_went_back: None,
+            trace: None,
         }
     }
 
@@ -137,9 +142,44 @@ impl World {
         let me = self.current;
         let nics = self.pick_nics(me, peer, nic);
         let rank = &mut self.ranks[me as usize];
+        let before = rank.clock;
         rank.clock += self.node_latency;
-        self.rdma
-            .issue(kind, me, rank, peer, bytes, tag, nics, &mut self.queue)
+        let h = self
+            .rdma
+            .issue(kind, me, rank, peer, bytes, tag, nics, &mut self.queue);
+        if let Some(tr) = self.trace.as_deref_mut() {
+            let (name, flow) = match kind {
+                OpKind::Put => ("MGEN_rdma_put", flow_id(h)),
+                OpKind::Get => ("MGEN_rdma_get", 0),
+            };
+            let what = What::Call {
+                name,
+                peer,
+                bytes,
+                tag,
+                flow,
+            };
+            tr.span(me, before.ps(), self.ranks[me as usize].clock.ps(), what);
+        }
+        h
+    }
+
+    /// Records on the timeline what rank `r` was blocked on, now that it resumes.
+    fn trace_wake(&mut self, r: u32) {
+        let Some(tr) = self.trace.as_deref_mut() else {
+            return;
+        };
+        let rank = &mut self.ranks[r as usize];
+        let (wait, since) = rank.blocked;
+        let what = match wait {
+            Wait::Nothing => return,
+            Wait::Poll(tag) => What::Poll(tag),
+            Wait::Complete(seq) => What::Complete(crate::rdma::handle(r, seq)),
+            Wait::Request(seq) => What::Wait(crate::mpi::request_handle(r, seq)),
+            Wait::Sync => What::Test,
+        };
+        tr.span(r, since.ps(), rank.clock.ps(), what);
+        rank.blocked.0 = Wait::Nothing;
     }
 
     /// The NICs that carry a transfer between ranks `me` and `peer`: NIC `index` of each node,
@@ -208,8 +248,10 @@ impl World {
             rdma,
             mpi,
             ranks,
+            trace,
             ..
         } = self;
+        let tr = trace.as_deref_mut();
         match ev {
             Event::RouterReady(p) => net.router_ready(p, t, q),
             Event::ChannelFree(c) => {
@@ -228,15 +270,15 @@ impl World {
             Event::NicArrive(p) => match nics.arrive(p, net, t, q) {
                 Arrival::Nothing => {}
                 Arrival::Envelope(m) => envelope(m, nics, mpi, ranks, t, q),
-                Arrival::Delivered(m) => delivered(m, nics, net, rdma, mpi, ranks, t, q),
+                Arrival::Delivered(m) => delivered(m, nics, net, rdma, mpi, ranks, tr, t, q),
                 Arrival::EnvelopeDelivered(m) => {
                     envelope(m, nics, mpi, ranks, t, q);
-                    delivered(m, nics, net, rdma, mpi, ranks, t, q);
+                    delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
                 }
             },
             Event::RxDmaDone(p) => {
                 if let Some(m) = nics.rx_done(p, net, t, q) {
-                    delivered(m, nics, net, rdma, mpi, ranks, t, q);
+                    delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
                 }
             }
             Event::OpStart(op) => rdma.start(op, nics, net, t, q),
@@ -268,11 +310,40 @@ fn delivered(
     rdma: &mut Rdma,
     mpi: &mut Mpi,
     ranks: &mut [Rank],
+    trace: Option<&mut Trace>,
     t: Time,
     q: &mut EventQueue<Event>,
 ) {
     let msg = *nics.msg(m);
     nics.free(m);
+    if let Some(tr) = trace {
+        let arrival = match msg.kind {
+            MsgKind::PutData => {
+                let op = rdma.op(msg.op);
+                Some((
+                    "put",
+                    op.rank,
+                    op.peer,
+                    op.bytes,
+                    crate::rdma::handle(op.rank, op.seq),
+                ))
+            }
+            MsgKind::Eager | MsgKind::RndvData => {
+                let (src, dst, bytes, h) = mpi.flow(msg.op);
+                Some(("message", src, dst, bytes, h))
+            }
+            _ => None,
+        };
+        if let Some((kind, from, to, bytes, h)) = arrival {
+            let what = What::Arrival {
+                kind,
+                from,
+                bytes,
+                flow: flow_id(h),
+            };
+            tr.span(to, t.ps(), t.ps(), what);
+        }
+    }
     match msg.kind {
         MsgKind::PutData | MsgKind::PutAck | MsgKind::GetRequest | MsgKind::GetData => {
             rdma.delivered(msg, ranks, nics, net, t, q)
@@ -281,6 +352,11 @@ fn delivered(
             mpi.delivered(msg.kind, msg.op, ranks, nics, net, t, q)
         }
     }
+}
+
+/// The id of the flow arrow of the transfer with handle `h` (never 0, which means none).
+pub fn flow_id(h: i64) -> i64 {
+    h + 1
 }
 
 /// Why a run stopped before every rank finished.
@@ -352,6 +428,38 @@ impl Simulation {
             scenario: s.clone(),
             progress: RefCell::new(None),
         })
+    }
+
+    /// Records, in this run, what `p` asks for beyond the summary. Errors name a router that
+    /// does not exist or an empty interval.
+    pub fn probe(&mut self, p: &Probes) -> anyhow::Result<()> {
+        use crate::probe::{history::BufferHistory, series::LinkSeries};
+        let mut guard = self.world.borrow_mut();
+        let w = &mut *guard;
+        let routers = w.net.routers();
+        for watch in &p.buffer_history {
+            if watch.router >= routers {
+                anyhow::bail!(
+                    "--buffer-history: router {} does not exist: the network has {routers} \
+                     routers, 0 to {}",
+                    watch.router,
+                    routers - 1
+                );
+            }
+        }
+        let channels = w.net.channels();
+        match p.interval {
+            Some(Time::ZERO) => anyhow::bail!("--interval must be longer than 0 ps"),
+            Some(i) => w.net.series = Some(Box::new(LinkSeries::new(i.ps(), false, channels))),
+            None if p.adaptive => {
+                w.net.series = Some(Box::new(LinkSeries::new(1_000, true, channels)))
+            }
+            None => w.net.series = None,
+        }
+        w.net.history = (!p.buffer_history.is_empty())
+            .then(|| Box::new(BufferHistory::new(p.buffer_history.clone())));
+        w.trace = p.trace.then(|| Box::new(Trace::new(w.ranks.len() as u32)));
+        Ok(())
     }
 
     /// Calls `f` with the run's progress every [`CHECK_EVERY`] events.
@@ -434,6 +542,7 @@ impl Simulation {
                 let mut w = self.world.borrow_mut();
                 w.current = r;
                 w.ranks[r as usize].status = Status::Running;
+                w.trace_wake(r);
             }
             match self.scripts.resume(r) {
                 Outcome::Blocked => {
@@ -656,7 +765,7 @@ fn script_line(tb: &str) -> &str {
 pub fn leftovers(w: &World) -> Vec<String> {
     const SHOWN: usize = 8;
     type Count = fn(&Rank) -> u64;
-    let kinds: [(&str, Count); 4] = [
+    let kinds: [(&str, Count); 5] = [
         ("puts delivered and never polled (MGEN_rdma_poll)", |r| {
             r.unpolled()
         }),
@@ -668,6 +777,9 @@ pub fn leftovers(w: &World) -> Vec<String> {
         }),
         ("requests never waited for (MGEN_Wait)", |r| {
             r.mpi.unwaited() as u64
+        }),
+        ("regions begun and never ended (MGEN_region_begin)", |r| {
+            r.regions as u64
         }),
     ];
     let mut out = Vec::new();

@@ -10,7 +10,8 @@
 //! (DMA and packets) → [`net`] (routers, links, routing) → [`sim`] (events) → back to the ranks
 //! through the [`engine`]. [`node`] places ranks on nodes and picks their NICs; [`config`]
 //! reads scenarios, [`units`] holds the unit newtypes and
-//! [`report`] the summary.
+//! [`report`] the summary; [`probe`] records time series, buffer histories and timelines
+//! when asked.
 
 pub mod config;
 pub mod engine;
@@ -20,6 +21,8 @@ pub mod net;
 pub mod nic;
 pub mod node;
 pub mod output;
+pub mod plot;
+pub mod probe;
 pub mod rdma;
 pub mod report;
 pub mod script;

@@ -45,6 +45,54 @@ struct ScenarioArgs {
     allow_io: bool,
 }
 
+/// What a run records beyond its summary.
+#[derive(clap::Args)]
+struct ProbeArgs {
+    /// Time × space statistics: write links_timeseries.csv to the output folder, one line per
+    /// link and window of this width (e.g. `10us`) in which it carried something.
+    #[arg(long, value_name = "TIME", requires = "out")]
+    interval: Option<String>,
+    /// Buffer history: write buffer_history.csv to the output folder, one line per packet
+    /// through the input buffers of a router in a period, e.g. `router=12,from=0,to=50us`
+    /// (`from` and `to` may be left out). May be repeated.
+    #[arg(long, value_name = "SPEC", requires = "out")]
+    buffer_history: Vec<String>,
+    /// Write a timeline of the ranks to FILE (Chrome trace-event JSON; open it in
+    /// ui.perfetto.dev or chrome://tracing).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Also draw SVG pictures into the output folder: a heat map of link utilization over
+    /// time and a timeline of the ranks (records what they need: the time series, with an
+    /// adaptive width unless --interval is given, and the timeline).
+    #[arg(long, requires = "out")]
+    plots: bool,
+}
+
+impl ProbeArgs {
+    fn probes(&self) -> Result<mgensim::probe::Probes> {
+        let interval = match &self.interval {
+            Some(t) => {
+                Some(mgensim::units::Time::parse(t).with_context(|| format!("--interval {t}"))?)
+            }
+            None => None,
+        };
+        let buffer_history = self
+            .buffer_history
+            .iter()
+            .map(|s| {
+                mgensim::probe::parse_watch(s)
+                    .map_err(|e| anyhow::anyhow!("--buffer-history {s}: {e}"))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(mgensim::probe::Probes {
+            interval,
+            adaptive: self.plots,
+            buffer_history,
+            trace: self.trace.is_some() || self.plots,
+        })
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario and print the prediction.
@@ -66,6 +114,15 @@ enum Command {
         /// No progress line (there is none anyway when stderr is not a terminal).
         #[arg(long, short = 'q')]
         quiet: bool,
+        #[command(flatten)]
+        probes: ProbeArgs,
+    },
+    /// Redraw the pictures of an output folder (heatmap.svg from links_timeseries.csv,
+    /// timeline.svg from trace.json).
+    Plot {
+        /// The output folder of `mgensim run --out DIR --plots` (or with --interval and a
+        /// trace written to DIR/trace.json).
+        dir: PathBuf,
     },
     /// Check a scenario and compile its script without running it.
     Check {
@@ -124,9 +181,12 @@ fn run(
     output: Option<&Path>,
     out: Option<&Path>,
     quiet: bool,
+    probe: &ProbeArgs,
 ) -> Result<Exit> {
+    let probes = probe.probes()?;
     let scenario = load(args)?;
     let mut sim = Simulation::new(&scenario)?;
+    sim.probe(&probes)?;
     sim.set_interrupt(interrupt_flag());
     let bar = (!quiet && std::io::stderr().is_terminal()).then(|| progress_line(&mut sim));
     let json = json || output.is_some_and(|o| o.extension().is_some_and(|e| e == "json"));
@@ -137,6 +197,18 @@ fn run(
         if let Some(dir) = out {
             mgensim::output::write_folder(dir, report)
                 .with_context(|| format!("cannot write the output folder {}", dir.display()))?;
+        }
+        if let Some(trace) = &report.trace {
+            // the pictures are drawn from the folder: it gets the trace too
+            let beside = out.filter(|_| probe.plots).map(|d| d.join("trace.json"));
+            for path in probe.trace.iter().chain(&beside) {
+                mgensim::output::write_atomic(path, trace.as_bytes())
+                    .with_context(|| format!("cannot write the trace {}", path.display()))?;
+            }
+        }
+        if let (true, Some(dir)) = (probe.plots, out) {
+            mgensim::plot::draw_folder(dir)
+                .with_context(|| format!("cannot draw the pictures in {}", dir.display()))?;
         }
         let text = if json {
             serde_json::to_string_pretty(report)? + "\n"
@@ -185,7 +257,21 @@ fn real_main() -> Result<Exit> {
             output,
             out,
             quiet,
-        } => return run(&args, json, output.as_deref(), out.as_deref(), quiet),
+            probes,
+        } => {
+            return run(
+                &args,
+                json,
+                output.as_deref(),
+                out.as_deref(),
+                quiet,
+                &probes,
+            )
+        }
+        Command::Plot { dir } => {
+            let files = mgensim::plot::draw_folder(&dir)?;
+            emit(&format!("{}: wrote {}\n", dir.display(), files.join(", ")))?;
+        }
         Command::Check { args } => {
             let scenario = load(&args)?;
             Simulation::new(&scenario)?;

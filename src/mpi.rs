@@ -73,6 +73,8 @@ struct P2p {
     bytes: u64,
     rendezvous: bool,
     send_req: u32,
+    /// The sender's sequence number of that request (its handle's low half).
+    send_seq: u32,
     /// The sender's and the receiver's NIC.
     src_nic: u32,
     dst_nic: u32,
@@ -246,6 +248,7 @@ impl Mpi {
             bytes,
             rendezvous,
             send_req: req,
+            send_seq: seq,
             src_nic,
             dst_nic,
             pair_seq,
@@ -438,6 +441,12 @@ impl Mpi {
             }
             _ => {}
         }
+    }
+
+    /// Message `m`'s sender, receiver, size and the handle of its send (for the timeline).
+    pub fn flow(&self, m: u32) -> (u32, u32, u64, i64) {
+        let p = self.msgs.get(m);
+        (p.src, p.dst, p.bytes, request_handle(p.src, p.send_seq))
     }
 
     /// The sender's DMA has read the last byte of rendezvous message `m`: its send completes.

@@ -26,21 +26,142 @@ fn temporary_beside(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
-/// The output folder of `mgensim run --out DIR`: `summary.json`, `links.csv` and `ranks.csv`
-/// (columns in the README), each written whole or not at all.
+/// The output folder of `mgensim run --out DIR`: `summary.json`, `links.csv`, `routers.csv`
+/// and `ranks.csv`, and `links_timeseries.csv` and `buffer_history.csv` when they were
+/// recorded (columns in the README), each written whole or not at all.
 pub fn write_folder(dir: &Path, report: &crate::Report) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)? + "\n";
     write_atomic(&dir.join("links.csv"), links_csv(report).as_bytes())?;
+    write_atomic(&dir.join("routers.csv"), routers_csv(report).as_bytes())?;
     write_atomic(&dir.join("ranks.csv"), ranks_csv(report).as_bytes())?;
+    if let Some(csv) = timeseries_csv(report) {
+        write_atomic(&dir.join("links_timeseries.csv"), csv.as_bytes())?;
+    }
+    if let Some(csv) = buffer_history_csv(report) {
+        write_atomic(&dir.join("buffer_history.csv"), csv.as_bytes())?;
+    }
     write_atomic(&dir.join("summary.json"), json.as_bytes())
+}
+
+/// `part / whole` (0 when `whole` is 0).
+fn ratio(part: f64, whole: u64) -> f64 {
+    if whole > 0 {
+        part / whole as f64
+    } else {
+        0.0
+    }
+}
+
+/// One line per router: what it sent out of all its ports, and what its input buffers held.
+pub fn routers_csv(r: &crate::Report) -> String {
+    #[derive(Default, Clone)]
+    struct Acc {
+        bytes: u64,
+        packets: u64,
+        busy: u64,
+        blocked: u64,
+        peak: u32,
+        area: u128,
+    }
+    let routers = r
+        .per_link
+        .iter()
+        .map(|l| if l.port.is_some() { l.from + 1 } else { 0 })
+        .max()
+        .unwrap_or(0);
+    let mut acc = vec![Acc::default(); routers as usize];
+    for l in &r.per_link {
+        if l.port.is_some() {
+            let a = &mut acc[l.from as usize];
+            a.bytes += l.bytes;
+            a.packets += l.packets;
+            a.busy += l.busy.ps();
+            a.blocked += l.credit_blocked.ps();
+        }
+        if !l.to_nic {
+            if let Some(a) = acc.get_mut(l.to as usize) {
+                a.peak = a.peak.max(l.peak_occupancy);
+                a.area += l.occupancy_area;
+            }
+        }
+    }
+    let span = r.span_ps();
+    let mut out = String::from(
+        "router,bytes_out,packets_out,busy_ps,credit_blocked_ps,input_peak_occupancy_bytes,\
+         input_mean_occupancy_bytes\n",
+    );
+    for (i, a) in acc.iter().enumerate() {
+        out += &format!(
+            "{i},{},{},{},{},{},{:.3}\n",
+            a.bytes,
+            a.packets,
+            a.busy,
+            a.blocked,
+            a.peak,
+            ratio(a.area as f64, span)
+        );
+    }
+    out
+}
+
+/// One line per link and window in which the link sent something or its buffer held
+/// something; `link` is the link's line in `links.csv` (0 for the first after the header).
+pub fn timeseries_csv(r: &crate::Report) -> Option<String> {
+    let s = r.series.as_ref()?;
+    let span = r.span_ps();
+    let mut out = String::from(
+        "link,window_start_ps,window_ps,bytes,packets,busy_ps,utilization,mean_occupancy_bytes\n",
+    );
+    for row in &s.rows {
+        let start = row.window as u64 * s.width_ps;
+        let len = s.width_ps.min(span.saturating_sub(start)).max(1);
+        let c = &row.counts;
+        out += &format!(
+            "{},{start},{len},{},{},{},{:.6},{:.3}\n",
+            row.link,
+            c.bytes,
+            c.packets,
+            c.busy_ps,
+            ratio(c.busy_ps as f64, len),
+            ratio(c.occupancy as f64, len)
+        );
+    }
+    Some(out)
+}
+
+/// One line per packet through a watched router's input buffers.
+pub fn buffer_history_csv(r: &crate::Report) -> Option<String> {
+    let rows = r.buffer_history.as_ref()?;
+    let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+    let mut out = String::from(
+        "router,in_port,vc,src_nic,dst_nic,bytes,arrive_ps,occupancy_bytes,depart_ps,out_port,freed_ps\n",
+    );
+    for s in rows {
+        out += &format!(
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
+            s.router,
+            s.in_port,
+            s.vc,
+            s.src,
+            s.dst,
+            s.bytes,
+            s.arrive_ps,
+            s.occupancy,
+            opt(s.depart_ps),
+            opt(s.out_port.map(u64::from)),
+            opt(s.freed_ps)
+        );
+    }
+    Some(out)
 }
 
 /// One line per link direction: where it goes, what it carried, how busy it was.
 pub fn links_csv(r: &crate::Report) -> String {
     let span = r.span_ps();
     let mut out = String::from(
-        "kind,from,port,to,bytes,packets,busy_ps,utilization,average_bandwidth_bps,credit_blocked_ps\n",
+        "kind,from,port,to,bytes,packets,busy_ps,utilization,average_bandwidth_bps,credit_blocked_ps,\
+         peak_occupancy_bytes,mean_occupancy_bytes\n",
     );
     for l in &r.per_link {
         let (kind, port) = match (l.port, l.to_nic) {
@@ -57,13 +178,15 @@ pub fn links_csv(r: &crate::Report) -> String {
             (0.0, 0.0)
         };
         out += &format!(
-            "{kind},{},{port},{},{},{},{},{util:.6},{bw:.1},{}\n",
+            "{kind},{},{port},{},{},{},{},{util:.6},{bw:.1},{},{},{:.3}\n",
             l.from,
             l.to,
             l.bytes,
             l.packets,
             l.busy.ps(),
-            l.credit_blocked.ps()
+            l.credit_blocked.ps(),
+            l.peak_occupancy,
+            ratio(l.occupancy_area as f64, span)
         );
     }
     out

@@ -167,6 +167,11 @@ impl Rdma {
         }
     }
 
+    /// Transfer `id` (in progress).
+    pub fn op(&self, id: u32) -> &Op {
+        self.ops.get(id)
+    }
+
     /// Transfers not yet complete.
     pub fn in_progress(&self) -> usize {
         self.ops.live()

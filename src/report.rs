@@ -169,6 +169,58 @@ pub struct Report {
     /// What every link carried, for tools using the library.
     #[serde(skip)]
     pub per_link: Vec<crate::net::router::LinkLoad>,
+    /// The time series of the links, if it was recorded (`--interval`).
+    #[serde(skip)]
+    pub series: Option<SeriesTable>,
+    /// The buffer history of the watched routers, if asked for (`--buffer-history`).
+    #[serde(skip)]
+    pub buffer_history: Option<Vec<crate::probe::history::Stay>>,
+    /// The ranks' timeline as Chrome trace-event JSON, if it was recorded (`--trace`).
+    #[serde(skip)]
+    pub trace: Option<String>,
+}
+
+/// The time series of the links: the windows where a link carried something or its buffer
+/// held something (the others are all zero and left out).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeriesTable {
+    /// Width of a window, in ps.
+    pub width_ps: u64,
+    pub windows: u32,
+    pub rows: Vec<SeriesRow>,
+}
+
+/// One link (index into [`Report::per_link`]) in one window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeriesRow {
+    pub link: u32,
+    pub window: u32,
+    pub counts: crate::probe::series::Window,
+}
+
+impl SeriesTable {
+    fn new(w: &World) -> Option<SeriesTable> {
+        let s = w.net.series.as_deref()?;
+        let links: Vec<u32> = w.net.link_channels().collect();
+        let mut rows = Vec::new();
+        for win in 0..s.windows() {
+            for (i, &c) in links.iter().enumerate() {
+                let counts = *s.get(win, c as usize);
+                if !counts.is_empty() {
+                    rows.push(SeriesRow {
+                        link: i as u32,
+                        window: win as u32,
+                        counts,
+                    });
+                }
+            }
+        }
+        Some(SeriesTable {
+            width_ps: s.width_ps(),
+            windows: s.windows() as u32,
+            rows,
+        })
+    }
 }
 
 impl Report {
@@ -256,7 +308,24 @@ impl Report {
                     compute_ps: r.compute.ps(),
                 })
                 .collect(),
-            per_link: w.net.link_loads(),
+            per_link: w.net.link_loads(w.now),
+            series: SeriesTable::new(w),
+            buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
+            trace: w.trace.as_ref().map(|t| {
+                let mut t = (**t).clone();
+                t.close_all(|r| w.ranks[r as usize].clock.ps());
+                let tracks: Vec<crate::probe::trace::Track> = w
+                    .nodes
+                    .jobs
+                    .iter()
+                    .map(|j| crate::probe::trace::Track {
+                        name: &j.name,
+                        base: j.base,
+                        size: j.size,
+                    })
+                    .collect();
+                t.to_json(&tracks)
+            }),
         }
         .with_link_averages()
     }

@@ -95,7 +95,7 @@ local function setup(name, opts, algos, default)
   if math.type(root) ~= "integer" or root < 0 or root >= p then
     error(("coll.%s: `root` = %s is not a rank (0 to %d)"):format(name, tostring(opts.root), p - 1), 3)
   end
-  return f, T, bytes, root
+  return f, T, bytes, root, aname
 end
 
 -- Reduction cost: op_cost seconds per byte combined (0 by default).
@@ -526,10 +526,15 @@ local function collective(name, algos, default, default_bytes)
     if default_bytes and opts.bytes == nil then
       opts = setmetatable({ bytes = default_bytes }, { __index = opts })
     end
-    local f, T, bytes, root = setup(name, opts, algos, default)
+    local f, T, bytes, root, algo = setup(name, opts, algos, default)
     local p = MGEN_Comm_size()
     local tag = tag_base()
-    if p > 1 then f(T, tag, bytes, MGEN_Comm_rank(), p, root, opts) end
+    if p > 1 then
+      -- a span on the timeline (--trace): "coll.barrier dissemination"
+      MGEN_region_begin(("coll.%s %s"):format(name, algo))
+      f(T, tag, bytes, MGEN_Comm_rank(), p, root, opts)
+      MGEN_region_end()
+    end
   end
   coll[name .. "_algorithms"] = function() return sorted_keys(algos) end
 end

@@ -24,6 +24,8 @@
 use super::packet::{PacketPool, PktId, NONE};
 use super::topology::{dragonfly, RouterId, Topo, MAX_VCS, NO_DIM};
 use crate::config::{DragonflyRouting, Scenario};
+use crate::probe::history::{BufferHistory, Stay};
+use crate::probe::series::LinkSeries;
 use crate::script::random::Xoshiro;
 use crate::sim::{Event, EventQueue};
 use crate::units::{Bandwidth, Bytes, Time};
@@ -67,6 +69,12 @@ struct Channel {
     /// (backpressure), in picoseconds; and since when it is so now (`u64::MAX`: it is not).
     blocked_ps: u64,
     blocked_since: u64,
+    /// Bytes held now in the buffer this channel feeds (all its virtual channels), the most
+    /// ever held, since when it holds `occ`, and the integral of `occ` over time (byte·ps).
+    occ: u32,
+    occ_peak: u32,
+    occ_since: u64,
+    occ_area: u128,
 }
 
 /// What one direction of one link carried in a run.
@@ -85,6 +93,10 @@ pub struct LinkLoad {
     pub packets: u64,
     /// Time idle with a packet waiting for credit in the next buffer.
     pub credit_blocked: Time,
+    /// The buffer this link feeds (at its far end): most bytes it held at once, and bytes
+    /// held integrated over time (byte·ps; divide by the run's time for the mean).
+    pub peak_occupancy: u32,
+    pub occupancy_area: u128,
     /// Where it leads: a router, or (`to_nic`) a NIC.
     pub to: u32,
     pub to_nic: bool,
@@ -122,6 +134,8 @@ pub struct Network {
     channels: Vec<Channel>,
     /// Free bytes of every buffer: router inputs first, then NIC receive buffers.
     credit: Vec<u32>,
+    /// Bytes of one buffer.
+    capacity: u32,
     pub packets: PacketPool,
     router_delay: Time,
     cable: Time,
@@ -131,6 +145,10 @@ pub struct Network {
     /// workload seed so runs repeat.
     rng: Xoshiro,
     pub stats: NetworkStats,
+    /// Time × space statistics, when asked for (`--interval`).
+    pub series: Option<Box<LinkSeries>>,
+    /// Buffer usage history of chosen routers, when asked for (`--buffer-history`).
+    pub history: Option<Box<BufferHistory>>,
 }
 
 impl Network {
@@ -164,6 +182,10 @@ impl Network {
             packets: 0,
             blocked_ps: 0,
             blocked_since: u64::MAX,
+            occ: 0,
+            occ_peak: 0,
+            occ_since: 0,
+            occ_area: 0,
         };
         let cap = s.network.buffer_bytes.0 as u32;
         let nbuf = (routers * ports * vcs + terminals) as usize;
@@ -179,6 +201,7 @@ impl Network {
             link_to,
             channels: vec![channel; nchan],
             credit: vec![cap; nbuf],
+            capacity: cap,
             packets: PacketPool::default(),
             router_delay: net.router_delay(),
             cable: net.cable_latency,
@@ -190,7 +213,33 @@ impl Network {
                 .min(net.link_bandwidth),
             rng: Xoshiro::from_seed(seed ^ 0x6e65_7477_6f72_6b21),
             stats: NetworkStats::default(),
+            series: None,
+            history: None,
         }
+    }
+
+    /// Channels (by number) in the series' table: every channel, links or not.
+    pub fn channels(&self) -> usize {
+        self.channels.len()
+    }
+
+    /// Routers in the network.
+    pub fn routers(&self) -> u32 {
+        self.routers
+    }
+
+    /// The bytes held in the buffer channel `c` feeds change by `delta` at `now`.
+    #[inline]
+    fn occupy(&mut self, c: u32, now: Time, delta: i64) {
+        let ch = &mut self.channels[c as usize];
+        let (t, since) = (now.ps(), ch.occ_since);
+        ch.occ_area += ch.occ as u128 * (t - since) as u128;
+        if let Some(s) = &mut self.series {
+            s.occupancy(c, ch.occ, since, t);
+        }
+        ch.occ_since = t;
+        ch.occ = (ch.occ as i64 + delta) as u32;
+        ch.occ_peak = ch.occ_peak.max(ch.occ);
     }
 
     /// Channel of port `q` of router `r`.
@@ -342,6 +391,7 @@ impl Network {
             if buf != NONE {
                 self.credit[buf as usize] += bytes;
                 let up = self.feeder(buf);
+                self.occupy(up, now, -(bytes as i64));
                 self.try_send(up, now, q);
             }
             None
@@ -359,6 +409,7 @@ impl Network {
         let (buf, wire) = (p.buf, p.wire);
         self.credit[buf as usize] += wire;
         let up = self.feeder(buf);
+        self.occupy(up, now, -(wire as i64));
         self.try_send(up, now, q);
     }
 
@@ -446,6 +497,34 @@ impl Network {
             ch.blocked_since = u64::MAX;
         }
         q.push(tail_leaves, Event::ChannelFree(c));
+        self.occupy(c, now, p.wire as i64);
+        if let Some(s) = &mut self.series {
+            s.sent(c, now.ps(), tail_leaves.ps(), p.wire as u64);
+        }
+        if let Some(h) = self.history.as_deref_mut() {
+            if is_router && h.watches(c / self.ports) {
+                h.depart(pkt, (c % self.ports) as u8, now.ps(), tail_leaves.ps());
+            }
+            if next_router != NONE && h.watches(next_router) {
+                let slot = buf / self.vcs;
+                h.arrive(
+                    pkt,
+                    Stay {
+                        router: next_router,
+                        in_port: (slot % self.ports) as u8,
+                        vc: (buf % self.vcs) as u8,
+                        src: p.src,
+                        dst: p.dst,
+                        bytes: p.wire,
+                        arrive_ps: (now + self.cable).ps(),
+                        occupancy: self.capacity - self.credit[buf as usize],
+                        depart_ps: None,
+                        out_port: None,
+                        freed_ps: None,
+                    },
+                );
+            }
+        }
         self.stats.packet_hops += 1;
         self.stats.link_bytes += p.wire as u64;
         let head_arrives = now + self.cable;
@@ -468,12 +547,19 @@ impl Network {
         }
     }
 
-    /// What every link that exists carried: router channels first (router by router, port by
-    /// port), then the NICs' injection links.
-    pub fn link_loads(&self) -> Vec<LinkLoad> {
+    /// The channels that are links (in the order of [`Network::link_loads`]).
+    pub fn link_channels(&self) -> impl Iterator<Item = u32> + '_ {
         let nr = self.routers * self.ports;
-        (0..self.channels.len() as u32)
-            .filter(|&c| c >= nr || self.nic_on(c).is_some() || self.link_to[c as usize] != NONE)
+        (0..self.channels.len() as u32).filter(move |&c| {
+            c >= nr || self.nic_on(c).is_some() || self.link_to[c as usize] != NONE
+        })
+    }
+
+    /// What every link that exists carried until `now`: router channels first (router by
+    /// router, port by port), then the NICs' injection links.
+    pub fn link_loads(&self, now: Time) -> Vec<LinkLoad> {
+        let nr = self.routers * self.ports;
+        self.link_channels()
             .map(|c| {
                 let ch = &self.channels[c as usize];
                 let (from, port) = if c < nr {
@@ -495,6 +581,9 @@ impl Network {
                     busy: Time(ch.busy_ps),
                     packets: ch.packets,
                     credit_blocked: Time(ch.blocked_ps),
+                    peak_occupancy: ch.occ_peak,
+                    occupancy_area: ch.occ_area
+                        + ch.occ as u128 * (now.ps() - ch.occ_since) as u128,
                     to,
                     to_nic,
                 }

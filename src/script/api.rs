@@ -8,6 +8,7 @@
 use crate::engine::World;
 use crate::limits::Limit;
 use crate::mpi::{split_request, Status, ANY_SOURCE, ANY_TAG};
+use crate::probe::trace::What;
 use crate::rdma::{split_handle, OpKind};
 use crate::units::Time;
 use mlua::{Lua, Table, Value, Variadic};
@@ -214,10 +215,16 @@ pub fn install(
                     format!("MGEN_Comp: `seconds` = {s} must be a finite number >= 0"),
                 )
             })?;
-            let mut w = f.borrow_mut();
-            let cur = w.current as usize;
-            w.ranks[cur].clock += t;
-            w.ranks[cur].compute += t;
+            let mut guard = f.borrow_mut();
+            let w = &mut *guard;
+            let cur = w.current;
+            let rank = &mut w.ranks[cur as usize];
+            let start = rank.clock;
+            rank.clock += t;
+            rank.compute += t;
+            if let Some(tr) = w.trace.as_deref_mut() {
+                tr.span(cur, start.ps(), rank.clock.ps(), What::Compute);
+            }
             Ok(())
         })?,
     )?;
@@ -272,6 +279,66 @@ pub fn install(
                     ),
                 ))
             }
+        })?,
+    )?;
+
+    // MGEN_region_begin(name) / MGEN_region_end(): a named span on the rank's timeline
+    let f = world.clone();
+    globals.set(
+        "MGEN_region_begin",
+        lua.create_function(move |lua, name: Value| {
+            let name = match name {
+                Value::String(s) => s.to_str()?.to_string(),
+                ref other => {
+                    return Err(error(
+                        lua,
+                        1,
+                        format!(
+                            "MGEN_region_begin: `name` must be a string, got {}",
+                            describe(other)
+                        ),
+                    ))
+                }
+            };
+            let mut guard = f.borrow_mut();
+            let w = &mut *guard;
+            let cur = w.current;
+            let rank = &mut w.ranks[cur as usize];
+            rank.regions += 1;
+            if let Some(tr) = w.trace.as_deref_mut() {
+                tr.begin(cur, &name, rank.clock.ps());
+            }
+            Ok(())
+        })?,
+    )?;
+    let f = world.clone();
+    globals.set(
+        "MGEN_region_end",
+        lua.create_function(move |lua, args: mlua::MultiValue| {
+            if !args.is_empty() {
+                return Err(error(
+                    lua,
+                    1,
+                    "MGEN_region_end takes no arguments: it ends the innermost region".into(),
+                ));
+            }
+            let mut guard = f.borrow_mut();
+            let w = &mut *guard;
+            let cur = w.current;
+            let rank = &mut w.ranks[cur as usize];
+            if rank.regions == 0 {
+                return Err(error(
+                    lua,
+                    1,
+                    "MGEN_region_end: no region is open on this rank (MGEN_region_begin first)"
+                        .into(),
+                ));
+            }
+            rank.regions -= 1;
+            if let Some(tr) = w.trace.as_deref_mut() {
+                tr.end(cur, rank.clock.ps());
+            }
+            Ok(())
         })?,
     )?;
 
@@ -396,7 +463,8 @@ pub fn install(
                 let w = &mut *guard;
                 let me = w.current;
                 let pair = w.pick_nics(me, dest, nic);
-                Ok(w.mpi.isend(
+                let before = w.ranks[me as usize].clock;
+                let h = w.mpi.isend(
                     me,
                     &mut w.ranks[me as usize],
                     dest,
@@ -404,7 +472,18 @@ pub fn install(
                     tag,
                     pair,
                     &mut w.queue,
-                ))
+                );
+                if let Some(tr) = w.trace.as_deref_mut() {
+                    let what = What::Call {
+                        name: "MGEN_Isend",
+                        peer: dest,
+                        bytes,
+                        tag,
+                        flow: crate::engine::flow_id(h),
+                    };
+                    tr.span(me, before.ps(), w.ranks[me as usize].clock.ps(), what);
+                }
+                Ok(h)
             },
         )?,
     )?;

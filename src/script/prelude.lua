@@ -68,6 +68,22 @@ function G.MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag)
   return status
 end
 
+-- A named span on the rank's timeline around fn(...); returns what fn returns.
+local region_begin, region_end = G.MGEN_region_begin, G.MGEN_region_end
+local pack, unpack = table.pack, table.unpack
+function G.MGEN_region(name, fn, ...)
+  if type(name) ~= "string" then
+    error(("MGEN_region: `name` must be a string, got %s"):format(type(name)), 2)
+  end
+  if type(fn) ~= "function" then
+    error(("MGEN_region: `fn` must be a function, got %s"):format(type(fn)), 2)
+  end
+  region_begin(name)
+  local results = pack(fn(...))
+  region_end()
+  return unpack(results, 1, results.n)
+end
+
 -- print from a rank goes to stderr with the rank and its simulated time.
 function G.print(...)
   local n = select("#", ...)

@@ -66,6 +66,11 @@ pub struct Rank {
     pub waited: [Time; 3],
     /// Message-passing queues and requests.
     pub mpi: crate::mpi::RankQueues,
+    /// What it was last blocked on and since when (for the timeline; `Wait::Nothing` once
+    /// taken).
+    pub blocked: (Wait, Time),
+    /// Regions begun (`MGEN_region_begin`) and not yet ended.
+    pub regions: u32,
 }
 
 impl Rank {
@@ -87,6 +92,8 @@ impl Rank {
             compute: Time::ZERO,
             waited: [Time::ZERO; 3],
             mpi: Default::default(),
+            blocked: (Wait::Nothing, Time::ZERO),
+            regions: 0,
         }
     }
 
@@ -169,6 +176,7 @@ impl Rank {
     pub fn wake(&mut self, id: u32, at: Time, q: &mut EventQueue<Event>) {
         let waited = at.max(self.clock) - self.clock;
         if self.status == Status::Blocked {
+            self.blocked = (self.wait, self.clock);
             match self.wait {
                 Wait::Poll(_) => self.waited[0] += waited,
                 Wait::Complete(_) => self.waited[1] += waited,

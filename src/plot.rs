@@ -1,0 +1,499 @@
+//! Pictures (SVG, drawn with plotters): a heat map of link utilization over time, a timeline of
+//! the ranks, and the line plot of a sweep.
+//!
+//! The pictures of a run are drawn from the files of its output folder (`links.csv`,
+//! `links_timeseries.csv`, `trace.json`), so `mgensim plot DIR` redraws them from a folder
+//! alone. However large the run, a picture stays small: links and windows are averaged into at
+//! most [`HEAT_ROWS`] × [`HEAT_COLUMNS`] cells, and each rank's row of the timeline into
+//! [`TIMELINE_BINS`] bins that show what took most of their time.
+
+use anyhow::{bail, Context, Result};
+use plotters::prelude::*;
+use std::path::Path;
+
+/// Most rows (groups of links) and columns (groups of windows) of the heat map.
+pub const HEAT_ROWS: usize = 200;
+pub const HEAT_COLUMNS: usize = 300;
+/// Bins across the timeline, and most ranks it shows (evenly spread when there are more).
+pub const TIMELINE_BINS: usize = 1200;
+pub const TIMELINE_RANKS: usize = 128;
+
+/// Draws `heatmap.svg` (if the folder has a time series) and `timeline.svg` (if it has a
+/// trace) in `dir`; returns the files written.
+pub fn draw_folder(dir: &Path) -> Result<Vec<String>> {
+    let mut written = Vec::new();
+    let series = dir.join("links_timeseries.csv");
+    if series.exists() {
+        let heat = Heat::read(dir)?;
+        let svg = heat.svg()?;
+        crate::output::write_atomic(&dir.join("heatmap.svg"), svg.as_bytes())?;
+        written.push("heatmap.svg".to_string());
+    }
+    let trace = dir.join("trace.json");
+    if trace.exists() {
+        let text = std::fs::read_to_string(&trace)
+            .with_context(|| format!("cannot read {}", trace.display()))?;
+        let svg = timeline_svg(&text).with_context(|| format!("{}", trace.display()))?;
+        crate::output::write_atomic(&dir.join("timeline.svg"), svg.as_bytes())?;
+        written.push("timeline.svg".to_string());
+    }
+    if written.is_empty() {
+        bail!(
+            "{} has neither links_timeseries.csv nor trace.json to draw (run with --out DIR \
+             --plots, or with --interval and --trace DIR/trace.json)",
+            dir.display()
+        );
+    }
+    Ok(written)
+}
+
+/// Perceptually even colours from dark blue (0) to yellow (1) (viridis, by its five anchors).
+pub fn colour(x: f64) -> RGBColor {
+    const ANCHORS: [(f64, f64, f64); 5] = [
+        (68.0, 1.0, 84.0),
+        (59.0, 82.0, 139.0),
+        (33.0, 145.0, 140.0),
+        (94.0, 201.0, 98.0),
+        (253.0, 231.0, 37.0),
+    ];
+    let x = x.clamp(0.0, 1.0) * 4.0;
+    let i = (x.floor() as usize).min(3);
+    let f = x - i as f64;
+    let (a, b) = (ANCHORS[i], ANCHORS[i + 1]);
+    let mix = |p: f64, q: f64| (p + (q - p) * f).round() as u8;
+    RGBColor(mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// Lines of a CSV file we wrote (no quoting), without the header, split at commas; checks
+/// the header names the columns the caller needs and returns their indexes.
+fn csv(path: &Path, need: &[&str]) -> Result<(Vec<usize>, Vec<Vec<String>>)> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let idx = need
+        .iter()
+        .map(|n| {
+            header
+                .iter()
+                .position(|h| h == n)
+                .with_context(|| format!("{}: no column `{n}`", path.display()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let rows = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    Ok((idx, rows))
+}
+
+fn num<T: std::str::FromStr>(row: &[String], i: usize, what: &str) -> Result<T> {
+    row.get(i)
+        .and_then(|v| v.parse().ok())
+        .with_context(|| format!("bad `{what}` in line {}", row.join(",")))
+}
+
+/// The heat map's data: utilization per (group of links, group of windows).
+pub struct Heat {
+    pub links: usize,
+    pub window_ps: u64,
+    pub windows: usize,
+    /// `(link, window, busy_ps, window_ps)` of every line of the time series.
+    pub cells: Vec<(usize, usize, u64, u64)>,
+}
+
+impl Heat {
+    fn read(dir: &Path) -> Result<Heat> {
+        let (_, links) = csv(&dir.join("links.csv"), &["kind"])?;
+        let (i, rows) = csv(
+            &dir.join("links_timeseries.csv"),
+            &["link", "window_start_ps", "window_ps", "busy_ps"],
+        )?;
+        let mut cells = Vec::with_capacity(rows.len());
+        let mut width = 0u64;
+        let mut end = 0u64;
+        for r in &rows {
+            let (link, start, len, busy): (usize, u64, u64, u64) = (
+                num(r, i[0], "link")?,
+                num(r, i[1], "window_start_ps")?,
+                num(r, i[2], "window_ps")?,
+                num(r, i[3], "busy_ps")?,
+            );
+            if start == 0 || width == 0 {
+                width = width.max(len);
+            }
+            end = end.max(start + len);
+            cells.push((link, start, busy, len));
+        }
+        let width = width.max(1);
+        let cells = cells
+            .into_iter()
+            .map(|(l, s, b, len)| (l, (s / width) as usize, b, len))
+            .collect();
+        Ok(Heat {
+            links: links.len(),
+            window_ps: width,
+            windows: end.div_ceil(width) as usize,
+            cells,
+        })
+    }
+
+    /// The heat map as SVG.
+    pub fn svg(&self) -> Result<String> {
+        let rb = self.links.div_ceil(HEAT_ROWS).max(1);
+        let cb = self.windows.div_ceil(HEAT_COLUMNS).max(1);
+        let (nr, nc) = (self.links.div_ceil(rb), self.windows.div_ceil(cb));
+        // busy time and covered time per cell
+        let mut busy = vec![0u64; nr * nc];
+        for &(l, w, b, _) in &self.cells {
+            if l < self.links {
+                busy[(l / rb) * nc + w / cb] += b;
+            }
+        }
+        let cell_ps = |r: usize, c: usize| {
+            let links = rb.min(self.links - r * rb) as u64;
+            let wins = cb.min(self.windows - c * cb) as u64;
+            links * wins * self.window_ps
+        };
+        let span_us = (self.windows as u64 * self.window_ps) as f64 / 1e6;
+        let util = |k: usize| busy[k] as f64 / cell_ps(k / nc, k % nc).max(1) as f64;
+        // the colours span 0 to the busiest cell, so that a lightly loaded network shows
+        let top = (0..nr * nc).map(util).fold(0.0f64, f64::max).max(1e-3);
+        let mut out = String::new();
+        {
+            let root = SVGBackend::with_string(&mut out, (1000, 640)).into_drawing_area();
+            root.fill(&WHITE)?;
+            let (main, bar) = root.split_horizontally(900);
+            let mut chart = ChartBuilder::on(&main)
+                .caption(
+                    format!("Link utilization over time (colours 0 to {top:.3})"),
+                    ("sans-serif", 20),
+                )
+                .margin(10)
+                .x_label_area_size(40)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.0..span_us.max(1e-6), 0.0..self.links.max(1) as f64)?;
+            chart
+                .configure_mesh()
+                .disable_mesh()
+                .x_desc("simulated time (us)")
+                .y_desc("link (line of links.csv)")
+                .y_label_formatter(&|y| format!("{}", *y as u64))
+                .draw()?;
+            chart.plotting_area().fill(&colour(0.0))?;
+            let w_us = (cb as u64 * self.window_ps) as f64 / 1e6;
+            chart.draw_series((0..nr * nc).filter(|&k| busy[k] > 0).map(|k| {
+                let (r, c) = (k / nc, k % nc);
+                let u = util(k) / top;
+                let (x0, y0) = (c as f64 * w_us, (r * rb) as f64);
+                let (x1, y1) = (x0 + w_us, ((r + 1) * rb).min(self.links) as f64);
+                Rectangle::new([(x0, y0), (x1, y1)], colour(u).filled())
+            }))?;
+            let mut scale = ChartBuilder::on(&bar)
+                .margin_top(40)
+                .margin_bottom(50)
+                .margin_right(10)
+                .y_label_area_size(0)
+                .right_y_label_area_size(45)
+                .build_cartesian_2d(0.0..1.0, 0.0..top)?;
+            scale
+                .configure_mesh()
+                .disable_mesh()
+                .disable_x_axis()
+                .y_labels(5)
+                .y_label_style(("sans-serif", 12))
+                .draw()?;
+            scale.draw_series((0..50).map(|i| {
+                let (a, b) = (i as f64 / 50.0, (i + 1) as f64 / 50.0);
+                Rectangle::new(
+                    [(0.0, a * top), (1.0, b * top)],
+                    colour((a + b) / 2.0).filled(),
+                )
+            }))?;
+            root.present()?;
+        }
+        Ok(out)
+    }
+}
+
+/// What a span of the timeline is, for its colour.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    Compute = 0,
+    Poll = 1,
+    Complete = 2,
+    MpiWait = 3,
+    Call = 4,
+}
+
+const KINDS: [(Kind, &str, RGBColor); 5] = [
+    (Kind::Compute, "MGEN_Comp", RGBColor(31, 119, 180)),
+    (Kind::Poll, "wait: MGEN_rdma_poll", RGBColor(214, 39, 40)),
+    (
+        Kind::Complete,
+        "wait: MGEN_acp_complete",
+        RGBColor(255, 127, 14),
+    ),
+    (Kind::MpiWait, "wait: MGEN_Wait", RGBColor(148, 103, 189)),
+    (Kind::Call, "put / get / send", RGBColor(127, 127, 127)),
+];
+
+/// The timeline of the ranks from a Chrome trace mgensim wrote, as SVG.
+pub fn timeline_svg(trace: &str) -> Result<String> {
+    let v: serde_json::Value = serde_json::from_str(trace).context("not a JSON trace")?;
+    let events = v["traceEvents"]
+        .as_array()
+        .context("no `traceEvents` array")?;
+    // (tid, start us, end us, kind or None for a region)
+    let mut spans: Vec<(u64, f64, f64, Option<Kind>)> = Vec::new();
+    let mut tids: Vec<u64> = Vec::new();
+    let mut names = std::collections::BTreeMap::new();
+    for e in events {
+        let tid = e["tid"].as_u64();
+        match (e["ph"].as_str(), tid) {
+            (Some("M"), Some(t)) if e["name"] == "thread_name" => {
+                tids.push(t);
+                names.insert(t, e["args"]["name"].as_str().unwrap_or("").to_string());
+            }
+            (Some("X"), Some(t)) => {
+                let ts = e["ts"].as_f64().unwrap_or(0.0);
+                let dur = e["dur"].as_f64().unwrap_or(0.0);
+                let kind = match (e["cat"].as_str(), e["name"].as_str()) {
+                    (Some("compute"), _) => Some(Kind::Compute),
+                    (Some("wait"), Some("MGEN_rdma_poll")) => Some(Kind::Poll),
+                    (Some("wait"), Some("MGEN_acp_complete")) => Some(Kind::Complete),
+                    (Some("wait"), _) => Some(Kind::MpiWait),
+                    (Some("call"), _) => Some(Kind::Call),
+                    (Some("region"), _) => None,
+                    _ => continue,
+                };
+                spans.push((t, ts, ts + dur, kind));
+            }
+            _ => {}
+        }
+    }
+    tids.sort_unstable();
+    tids.dedup();
+    if tids.is_empty() {
+        bail!("the trace has no ranks");
+    }
+    let step = tids.len().div_ceil(TIMELINE_RANKS);
+    let shown: Vec<u64> = tids.iter().copied().step_by(step).collect();
+    let row_of: std::collections::HashMap<u64, usize> =
+        shown.iter().enumerate().map(|(i, &t)| (t, i)).collect();
+    let end = spans.iter().map(|s| s.2).fold(0.0f64, f64::max).max(1e-6);
+    let bin = end / TIMELINE_BINS as f64;
+    // time per (row, bin, kind)
+    let mut time = vec![[0.0f64; 5]; shown.len() * TIMELINE_BINS];
+    for &(t, a, b, kind) in &spans {
+        let (Some(&row), Some(k)) = (row_of.get(&t), kind) else {
+            continue;
+        };
+        let (first, last) = (
+            (a / bin) as usize,
+            ((b / bin) as usize).min(TIMELINE_BINS - 1),
+        );
+        for i in first..=last {
+            let (lo, hi) = (i as f64 * bin, (i + 1) as f64 * bin);
+            let overlap = b.min(hi) - a.max(lo);
+            if overlap > 0.0 {
+                time[row * TIMELINE_BINS + i][k as usize] += overlap;
+            }
+        }
+    }
+    let mut out = String::new();
+    {
+        let height = (120 + 14 * shown.len()).clamp(300, 2000) as u32;
+        let root = SVGBackend::with_string(&mut out, (1100, height)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (top, main) = root.split_vertically(40);
+        for (i, (_, label, c)) in KINDS.iter().enumerate() {
+            let x = 60 + i as i32 * 170;
+            top.draw(&Rectangle::new([(x, 14), (x + 14, 28)], c.filled()))?;
+            top.draw(&Text::new(*label, (x + 20, 16), ("sans-serif", 14)))?;
+        }
+        let x = 60 + 5 * 170;
+        top.draw(&Rectangle::new(
+            [(x, 14), (x + 14, 28)],
+            RGBColor(44, 160, 44).mix(0.35).filled(),
+        ))?;
+        top.draw(&Text::new("region", (x + 20, 16), ("sans-serif", 14)))?;
+        let rows = shown.len();
+        let mut chart = ChartBuilder::on(&main)
+            .caption(
+                if step > 1 {
+                    format!("Ranks over time (every {step}th rank of {})", tids.len())
+                } else {
+                    "Ranks over time".to_string()
+                },
+                ("sans-serif", 20),
+            )
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(80)
+            .build_cartesian_2d(0.0..end, rows as f64..0.0)?;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_desc("simulated time (us)")
+            .y_labels(rows.min(32))
+            .y_label_formatter(&|y| {
+                let i = y.floor() as usize;
+                shown
+                    .get(i)
+                    .and_then(|t| names.get(t))
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .draw()?;
+        // regions: a light band behind the row
+        chart.draw_series(spans.iter().filter(|s| s.3.is_none()).filter_map(|s| {
+            let row = *row_of.get(&s.0)? as f64;
+            Some(Rectangle::new(
+                [(s.1, row + 0.02), (s.2, row + 0.98)],
+                RGBColor(44, 160, 44).mix(0.2).filled(),
+            ))
+        }))?;
+        // what took most of each bin, merged into runs
+        let mut bars = Vec::new();
+        for row in 0..rows {
+            let mut run: Option<(usize, usize)> = None; // (start bin, kind)
+            for i in 0..=TIMELINE_BINS {
+                let k = (i < TIMELINE_BINS).then(|| {
+                    let t = &time[row * TIMELINE_BINS + i];
+                    let (k, &most) = t
+                        .iter()
+                        .enumerate()
+                        .max_by(|a, b| a.1.total_cmp(b.1))
+                        .unwrap_or((0, &0.0));
+                    (most > 0.0 && t.iter().sum::<f64>() >= bin * 0.25).then_some(k)
+                });
+                let k = k.flatten();
+                if run.map(|r| r.1) != k {
+                    if let Some((s, kind)) = run {
+                        bars.push((row, s, i, kind));
+                    }
+                    run = k.map(|k| (i, k));
+                }
+            }
+        }
+        chart.draw_series(bars.into_iter().map(|(row, a, b, kind)| {
+            let r = row as f64;
+            Rectangle::new(
+                [(a as f64 * bin, r + 0.2), (b as f64 * bin, r + 0.8)],
+                KINDS[kind].2.filled(),
+            )
+        }))?;
+        root.present()?;
+    }
+    Ok(out)
+}
+
+/// One line of a sweep's plot: its label and its points.
+pub struct Line {
+    pub label: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line plot of a sweep: `y` against `x`, one line per value of a second key. Axes are
+/// logarithmic where asked (for ranges stepped by a factor).
+pub fn lines_svg(
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    lines: &[Line],
+    (log_x, log_y): (bool, bool),
+) -> Result<String> {
+    let all: Vec<(f64, f64)> = lines.iter().flat_map(|l| l.points.clone()).collect();
+    if all.is_empty() {
+        bail!("nothing to plot: no point has a value");
+    }
+    let (mut x0, mut x1) = all
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+    let (mut y0, mut y1) = all
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+    let log_x = log_x && x0 > 0.0;
+    let log_y = log_y && y0 > 0.0;
+    if x1 <= x0 {
+        (x0, x1) = (x0 - 1.0, x1 + 1.0);
+    }
+    if y1 <= y0 {
+        (y0, y1) = (y0 * 0.9 - 1e-12, y1 * 1.1 + 1e-12);
+    }
+    if !log_y {
+        y0 = y0.min(0.0);
+        y1 *= 1.05;
+    }
+    let palette = [
+        RGBColor(31, 119, 180),
+        RGBColor(214, 39, 40),
+        RGBColor(44, 160, 44),
+        RGBColor(255, 127, 14),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+    ];
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, (900, 600)).into_drawing_area();
+        root.fill(&WHITE)?;
+        macro_rules! draw {
+            ($xr:expr, $yr:expr) => {{
+                let mut chart = ChartBuilder::on(&root)
+                    .caption(title, ("sans-serif", 20))
+                    .margin(15)
+                    .x_label_area_size(45)
+                    .y_label_area_size(90)
+                    .build_cartesian_2d($xr, $yr)?;
+                chart
+                    .configure_mesh()
+                    .x_desc(x_desc)
+                    .y_desc(y_desc)
+                    .draw()?;
+                for (i, l) in lines.iter().enumerate() {
+                    let c = palette[i % palette.len()];
+                    chart
+                        .draw_series(LineSeries::new(l.points.clone(), c.stroke_width(2)))?
+                        .label(l.label.clone())
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                        });
+                    chart.draw_series(l.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                }
+                if lines.len() > 1 || !lines[0].label.is_empty() {
+                    chart
+                        .configure_series_labels()
+                        .background_style(WHITE.mix(0.8))
+                        .border_style(BLACK)
+                        .position(SeriesLabelPosition::UpperLeft)
+                        .draw()?;
+                }
+            }};
+        }
+        match (log_x, log_y) {
+            (true, true) => draw!((x0..x1).log_scale(), (y0..y1).log_scale()),
+            (true, false) => draw!((x0..x1).log_scale(), y0..y1),
+            (false, true) => draw!(x0..x1, (y0..y1).log_scale()),
+            (false, false) => draw!(x0..x1, y0..y1),
+        }
+        root.present()?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_colour_scale_runs_from_dark_to_light() {
+        assert_eq!(colour(0.0), RGBColor(68, 1, 84));
+        assert_eq!(colour(1.0), RGBColor(253, 231, 37));
+        assert_eq!(colour(2.0), colour(1.0), "clamped");
+        let lum = |c: RGBColor| c.0 as u32 * 3 + c.1 as u32 * 6 + c.2 as u32;
+        assert!((0..10).all(|i| lum(colour(i as f64 / 10.0)) < lum(colour((i + 1) as f64 / 10.0))));
+    }
+}

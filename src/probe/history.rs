@@ -1,0 +1,88 @@
+//! Buffer usage history (NSIM's, MODEL.md §7): every packet through the input buffers of
+//! chosen routers in a chosen period.
+//!
+//! A row opens when a packet's head reaches a watched router (its upstream channel started
+//! sending it one cable latency earlier and took the credit then) and is completed when the
+//! router sends it on: the time its head leaves, the output port, and the time its tail has
+//! left, which is when its space in the buffer is given back.
+
+use std::collections::HashMap;
+
+/// Which router to watch, and when: packets whose head arrives in `[from, to)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Watch {
+    pub router: u32,
+    pub from_ps: u64,
+    pub to_ps: u64,
+}
+
+/// One packet's stay in one input buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stay {
+    pub router: u32,
+    /// Input port and virtual channel: the buffer.
+    pub in_port: u8,
+    pub vc: u8,
+    /// Source and destination NICs of the packet.
+    pub src: u32,
+    pub dst: u32,
+    /// Its size on the wire (payload and header).
+    pub bytes: u32,
+    /// When its head arrived, in ps.
+    pub arrive_ps: u64,
+    /// Bytes held in this buffer once its space was taken, this packet included.
+    pub occupancy: u32,
+    /// When its head left on `out_port`, and when its tail had left (its space freed); `None`
+    /// while still in the buffer at the end of the run.
+    pub depart_ps: Option<u64>,
+    pub out_port: Option<u8>,
+    pub freed_ps: Option<u64>,
+}
+
+/// The rows so far, and the open ones by packet.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BufferHistory {
+    watches: Vec<Watch>,
+    pub rows: Vec<Stay>,
+    open: HashMap<u32, u32>,
+}
+
+impl BufferHistory {
+    pub fn new(watches: Vec<Watch>) -> BufferHistory {
+        BufferHistory {
+            watches,
+            rows: Vec::new(),
+            open: HashMap::new(),
+        }
+    }
+
+    /// Whether router `r` is watched at all (the cheap test the network makes first).
+    #[inline]
+    pub fn watches(&self, r: u32) -> bool {
+        self.watches.iter().any(|w| w.router == r)
+    }
+
+    /// Packet `pkt` reaches router `stay.router` at `stay.arrive_ps`: a row if the router is
+    /// watched then.
+    pub fn arrive(&mut self, pkt: u32, stay: Stay) {
+        let t = stay.arrive_ps;
+        if self
+            .watches
+            .iter()
+            .any(|w| w.router == stay.router && w.from_ps <= t && t < w.to_ps)
+        {
+            self.open.insert(pkt, self.rows.len() as u32);
+            self.rows.push(stay);
+        }
+    }
+
+    /// Packet `pkt` leaves its router on `port`: head at `depart`, tail at `freed`.
+    pub fn depart(&mut self, pkt: u32, port: u8, depart: u64, freed: u64) {
+        if let Some(i) = self.open.remove(&pkt) {
+            let row = &mut self.rows[i as usize];
+            row.depart_ps = Some(depart);
+            row.out_port = Some(port);
+            row.freed_ps = Some(freed);
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! What a run can record beyond its summary, when asked (each costs time or memory only
+//! then): time × space statistics of the links ([`series`]), the buffer history of chosen
+//! routers ([`history`]) and a timeline of the ranks ([`trace`]). MODEL.md §7.
+
+pub mod history;
+pub mod series;
+pub mod trace;
+
+use crate::units::Time;
+
+/// What to record in a run (`mgensim run --interval`, `--buffer-history`, `--trace`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Probes {
+    /// Width of the windows of the time series; `None` for no series.
+    pub interval: Option<Time>,
+    /// Let the width double so that at most [`series::ADAPTIVE_WINDOWS`] windows are kept
+    /// (for pictures, when no width was given).
+    pub adaptive: bool,
+    /// Routers whose buffers to watch, and when.
+    pub buffer_history: Vec<history::Watch>,
+    /// Record the ranks' timeline.
+    pub trace: bool,
+}
+
+impl Probes {
+    /// Whether anything beyond the summary is recorded.
+    pub fn any(&self) -> bool {
+        self.interval.is_some() || !self.buffer_history.is_empty() || self.trace
+    }
+}
+
+/// Parses `router=12,from=0,to=50us` (`from` defaults to 0, `to` to the end of the run).
+pub fn parse_watch(spec: &str) -> Result<history::Watch, String> {
+    let mut w = history::Watch {
+        router: u32::MAX,
+        from_ps: 0,
+        to_ps: u64::MAX,
+    };
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (key, value) = part
+            .split_once('=')
+            .ok_or_else(|| format!("`{part}` is not KEY=VALUE (keys: router, from, to)"))?;
+        let time = |v: &str| -> Result<u64, String> {
+            if v.trim() == "0" {
+                return Ok(0);
+            }
+            Time::parse(v)
+                .map(|t| t.ps())
+                .map_err(|e| format!("`{key}`: {e}"))
+        };
+        match key.trim() {
+            "router" => {
+                w.router = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`router` = `{value}` is not a router number"))?
+            }
+            "from" => w.from_ps = time(value)?,
+            "to" => w.to_ps = time(value)?,
+            other => return Err(format!("unknown key `{other}` (keys: router, from, to)")),
+        }
+    }
+    if w.router == u32::MAX {
+        return Err("which router? e.g. `router=12,from=0,to=50us`".into());
+    }
+    if w.to_ps <= w.from_ps {
+        return Err(format!(
+            "`to` ({}) must be later than `from` ({})",
+            Time(w.to_ps),
+            Time(w.from_ps)
+        ));
+    }
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watches_parse_with_defaults_and_clear_errors() {
+        let w = parse_watch("router=12,from=0,to=50us").unwrap();
+        assert_eq!((w.router, w.from_ps, w.to_ps), (12, 0, 50_000_000));
+        assert_eq!(parse_watch("router=3").unwrap().to_ps, u64::MAX);
+        assert!(parse_watch("from=0").unwrap_err().contains("which router"));
+        assert!(parse_watch("router=1,til=5us")
+            .unwrap_err()
+            .contains("`til`"));
+        assert!(parse_watch("router=1,to=5").unwrap_err().contains("unit"));
+        assert!(parse_watch("router=1,from=5us,to=1us")
+            .unwrap_err()
+            .contains("later"));
+    }
+}

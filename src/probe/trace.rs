@@ -1,0 +1,297 @@
+//! A timeline of the ranks (`--trace trace.json`): Chrome trace-event JSON, which Perfetto
+//! (ui.perfetto.dev) and chrome://tracing open.
+//!
+//! One process per job and one track (thread) per rank. On a rank's track: a span for each
+//! `MGEN_Comp`, for each call that takes the rank's time (the node latency of a put or get,
+//! the overhead and copy of a send), for each time it was blocked (in `MGEN_rdma_poll`,
+//! `MGEN_acp_complete`, the message-passing waits), and for each region a script names
+//! (`MGEN_region`, the collectives of `mgen.coll`). Calls and waits never overlap, since a
+//! rank's clock only moves forward through them; regions enclose them. A flow arrow joins
+//! each put and each send to the moment its data lands at the receiver, where a
+//! zero-length span marks the arrival.
+//!
+//! Times are written in microseconds with six decimals: exactly the model's picoseconds.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// What a span on a rank's track shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum What {
+    Compute,
+    /// Blocked in `MGEN_rdma_poll(tag)`.
+    Poll(i64),
+    /// Blocked in `MGEN_acp_complete(handle)`.
+    Complete(i64),
+    /// Blocked in a message-passing wait for request `handle`.
+    Wait(i64),
+    /// Catching up with the engine in `MGEN_Test`.
+    Test,
+    /// A put, get or send: the time it takes the rank; `flow` is the arrow's id (its handle),
+    /// 0 for none.
+    Call {
+        name: &'static str,
+        peer: u32,
+        bytes: u64,
+        tag: i64,
+        flow: i64,
+    },
+    /// Data of a put or send from rank `from` landed here.
+    Arrival {
+        kind: &'static str,
+        from: u32,
+        bytes: u64,
+        flow: i64,
+    },
+    /// A region the script named (index into the names).
+    Region(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    rank: u32,
+    start: u64,
+    end: u64,
+    what: What,
+}
+
+/// The spans recorded so far, and the regions still open on each rank.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    spans: Vec<Span>,
+    names: Vec<String>,
+    ids: HashMap<String, u32>,
+    open: Vec<Vec<(u32, u64)>>,
+}
+
+/// A job as the trace shows it: its name and its ranks `base..base + size`.
+pub struct Track<'a> {
+    pub name: &'a str,
+    pub base: u32,
+    pub size: u32,
+}
+
+impl Trace {
+    pub fn new(ranks: u32) -> Trace {
+        Trace {
+            open: vec![Vec::new(); ranks as usize],
+            ..Trace::default()
+        }
+    }
+
+    /// Records a span of `rank` from `start` to `end` (ps); an empty one only if it is an
+    /// arrival or a call (waits and computations of no time are left out).
+    pub fn span(&mut self, rank: u32, start: u64, end: u64, what: What) {
+        let point = matches!(what, What::Arrival { .. } | What::Call { .. });
+        if end > start || point {
+            self.spans.push(Span {
+                rank,
+                start,
+                end,
+                what,
+            });
+        }
+    }
+
+    /// `MGEN_region_begin(name)` on `rank` at `t`.
+    pub fn begin(&mut self, rank: u32, name: &str, t: u64) {
+        let id = match self.ids.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = self.names.len() as u32;
+                self.names.push(name.to_string());
+                self.ids.insert(name.to_string(), id);
+                id
+            }
+        };
+        self.open[rank as usize].push((id, t));
+    }
+
+    /// `MGEN_region_end()` on `rank` at `t`: closes its innermost region.
+    pub fn end(&mut self, rank: u32, t: u64) {
+        if let Some((id, start)) = self.open[rank as usize].pop() {
+            self.spans.push(Span {
+                rank,
+                start,
+                end: t,
+                what: What::Region(id),
+            });
+        }
+    }
+
+    /// Closes the regions still open, each at its rank's clock (`clock(rank)`, ps).
+    pub fn close_all(&mut self, clock: impl Fn(u32) -> u64) {
+        for r in 0..self.open.len() as u32 {
+            while !self.open[r as usize].is_empty() {
+                self.end(r, clock(r));
+            }
+        }
+    }
+
+    /// Spans recorded.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// The trace as Chrome trace-event JSON, one process per job of `jobs`.
+    pub fn to_json(&self, jobs: &[Track]) -> String {
+        let mut out = String::with_capacity(128 * self.spans.len() + 4096);
+        out.push_str("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mgensim\"},\"traceEvents\":[\n");
+        let mut first = true;
+        let mut line = |out: &mut String, s: &str| {
+            if !first {
+                out.push_str(",\n");
+            }
+            first = false;
+            out.push_str(s);
+        };
+        let job_of = |rank: u32| {
+            jobs.iter()
+                .position(|j| rank >= j.base && rank < j.base + j.size)
+                .unwrap_or(0)
+        };
+        for (pid, j) in jobs.iter().enumerate() {
+            line(
+                &mut out,
+                &format!(
+                    "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{pid},\"args\":{{\"name\":{}}}}}",
+                    json_str(&format!("job {}", j.name))
+                ),
+            );
+            line(
+                &mut out,
+                &format!("{{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":{pid},\"args\":{{\"sort_index\":{pid}}}}}"),
+            );
+            for r in j.base..j.base + j.size {
+                line(
+                    &mut out,
+                    &format!(
+                        "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{pid},\"tid\":{r},\"args\":{{\"name\":\"rank {}\"}}}}",
+                        r - j.base
+                    ),
+                );
+                line(
+                    &mut out,
+                    &format!("{{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":{pid},\"tid\":{r},\"args\":{{\"sort_index\":{r}}}}}"),
+                );
+            }
+        }
+        let mut ev = String::new();
+        for s in &self.spans {
+            let pid = job_of(s.rank);
+            let local = |r: u32| r - jobs.get(job_of(r)).map_or(0, |j| j.base);
+            let (name, cat, args): (String, &str, String) = match s.what {
+                What::Compute => ("MGEN_Comp".into(), "compute", String::new()),
+                What::Poll(tag) => ("MGEN_rdma_poll".into(), "wait", format!("\"tag\":{tag}")),
+                What::Complete(h) => (
+                    "MGEN_acp_complete".into(),
+                    "wait",
+                    format!("\"handle\":{h}"),
+                ),
+                What::Wait(h) => ("MGEN_Wait".into(), "wait", format!("\"request\":{h}")),
+                What::Test => ("MGEN_Test".into(), "wait", String::new()),
+                What::Call {
+                    name,
+                    peer,
+                    bytes,
+                    tag,
+                    ..
+                } => (
+                    name.into(),
+                    "call",
+                    format!("\"peer\":{},\"bytes\":{bytes},\"tag\":{tag}", local(peer)),
+                ),
+                What::Arrival {
+                    kind, from, bytes, ..
+                } => (
+                    format!("{kind} from rank {}", local(from)),
+                    "arrival",
+                    format!("\"from\":{},\"bytes\":{bytes}", local(from)),
+                ),
+                What::Region(id) => (self.names[id as usize].clone(), "region", String::new()),
+            };
+            ev.clear();
+            let _ = write!(
+                ev,
+                "{{\"ph\":\"X\",\"name\":{},\"cat\":\"{cat}\",\"pid\":{pid},\"tid\":{},\"ts\":{},\"dur\":{},\"args\":{{{args}}}}}",
+                json_str(&name),
+                s.rank,
+                micros(s.start),
+                micros(s.end - s.start)
+            );
+            line(&mut out, &ev);
+            let flow = match s.what {
+                What::Call { flow, name, .. } if flow != 0 => Some((flow, name, "s", s.start)),
+                What::Arrival { flow, kind, .. } if flow != 0 => Some((flow, kind, "f", s.start)),
+                _ => None,
+            };
+            if let Some((id, kind, ph, ts)) = flow {
+                let name = if kind.contains("put") {
+                    "put"
+                } else {
+                    "message"
+                };
+                line(
+                    &mut out,
+                    &format!(
+                        "{{\"ph\":\"{ph}\",{}\"name\":\"{name}\",\"cat\":\"flow\",\"id\":{id},\"pid\":{pid},\"tid\":{},\"ts\":{}}}",
+                        if ph == "f" { "\"bp\":\"e\"," } else { "" },
+                        s.rank,
+                        micros(ts)
+                    ),
+                );
+            }
+        }
+        out.push_str("\n]}\n");
+        out
+    }
+}
+
+/// Picoseconds as microseconds with six decimals (exact).
+fn micros(ps: u64) -> String {
+    format!("{}.{:06}", ps / 1_000_000, ps % 1_000_000)
+}
+
+fn json_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"?\"".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_exact_microseconds() {
+        assert_eq!(micros(1_234_567), "1.234567");
+        assert_eq!(micros(5), "0.000005");
+    }
+
+    #[test]
+    fn regions_nest_and_empty_waits_are_left_out() {
+        let mut t = Trace::new(1);
+        t.begin(0, "outer", 0);
+        t.begin(0, "inner", 10);
+        t.span(0, 10, 10, What::Poll(1));
+        t.span(0, 10, 20, What::Compute);
+        t.end(0, 30);
+        t.close_all(|_| 40);
+        assert_eq!(t.len(), 3);
+        let json = t.to_json(&[Track {
+            name: "w",
+            base: 0,
+            size: 1,
+        }]);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let names: Vec<&str> = v["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["ph"] == "X")
+            .map(|e| e["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["MGEN_Comp", "inner", "outer"]);
+    }
+}

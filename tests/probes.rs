@@ -1,0 +1,398 @@
+//! What a run records when asked (issue 5): the links' time series, buffer histories and
+//! the ranks' timeline. Each adds up to the run's own totals or to times worked out by hand,
+//! and none of them changes what the run predicts.
+
+mod common;
+use common::*;
+use mgensim::probe::history::Watch;
+use mgensim::probe::Probes;
+use mgensim::units::Time;
+use mgensim::{Report, Simulation};
+use serde_json::Value;
+
+fn run_probed(toml: &str, sets: &[&str], p: &Probes) -> Report {
+    let s = scenario(toml, sets);
+    let mut sim = Simulation::new(&s).expect("builds");
+    sim.probe(p).expect("probes");
+    sim.run().unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
+/// Every rank puts to a random rank, 4 times, through small buffers: contention, credits
+/// blocked, packets queued.
+const BUSY: &str = "[network]\ntopology = 'torus'\ndims = [4, 4]\nbuffer_bytes = '4 KiB'\n\
+[workload]\nranks = 16\ncode = '''
+local me, p = MGEN_Comm_rank(), MGEN_Comm_size()
+for i = 1, 4 do
+  local to = (me + math.random(p - 1)) % p
+  MGEN_Comp(1e-7)
+  local h = MGEN_rdma_put(to, 20000, i)
+  MGEN_acp_complete(h)
+end
+'''\n";
+
+fn everything() -> Probes {
+    Probes {
+        interval: Some(Time::parse("1 us").unwrap()),
+        adaptive: false,
+        buffer_history: vec![Watch {
+            router: 5,
+            from_ps: 0,
+            to_ps: u64::MAX,
+        }],
+        trace: true,
+    }
+}
+
+#[test]
+fn recording_changes_nothing_the_run_predicts() {
+    let plain = run(BUSY);
+    let probed = run_probed(BUSY, &[], &everything());
+    assert!(probed.series.is_some() && probed.trace.is_some());
+    assert!(!probed.buffer_history.as_ref().unwrap().is_empty());
+    assert_eq!(plain.deterministic_json(), probed.deterministic_json());
+    assert_eq!(plain.per_link, probed.per_link);
+    assert_eq!(plain.per_rank, probed.per_rank);
+    assert!(plain.network.credit_blocked_ps > 0, "the workload has contention");
+}
+
+#[test]
+fn the_time_series_sums_to_the_link_totals() {
+    for p in [
+        everything(),
+        // adaptive: windows merge as time goes on; the sums must survive the merging
+        Probes {
+            adaptive: true,
+            ..Probes::default()
+        },
+    ] {
+        let r = run_probed(BUSY, &[], &p);
+        let s = r.series.as_ref().unwrap();
+        let n = r.per_link.len();
+        let (mut bytes, mut packets, mut busy, mut area) =
+            (vec![0u64; n], vec![0u64; n], vec![0u64; n], vec![0u128; n]);
+        for row in &s.rows {
+            let l = row.link as usize;
+            bytes[l] += row.counts.bytes;
+            packets[l] += row.counts.packets;
+            busy[l] += row.counts.busy_ps;
+            area[l] += row.counts.occupancy;
+            assert!(row.counts.busy_ps <= s.width_ps, "busy within its window");
+        }
+        for (i, l) in r.per_link.iter().enumerate() {
+            assert_eq!(bytes[i], l.bytes, "link {i}");
+            assert_eq!(packets[i], l.packets, "link {i}");
+            assert_eq!(busy[i], l.busy.ps(), "link {i}");
+            assert_eq!(area[i], l.occupancy_area, "link {i}");
+        }
+        assert!(s.windows as u64 * s.width_ps >= r.span_ps());
+        // and the CSV says the same: its bytes add up to all the bytes over links
+        let csv = mgensim::output::timeseries_csv(&r).unwrap();
+        let total: u64 = csv
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(3).unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(total, r.network.link_bytes);
+    }
+}
+
+#[test]
+fn link_counters_add_up_and_stay_within_the_run() {
+    let r = run(BUSY);
+    let span = r.span_ps();
+    let bytes: u64 = r.per_link.iter().map(|l| l.bytes).sum();
+    let hops: u64 = r.per_link.iter().map(|l| l.packets).sum();
+    // each put of 20000 B is 10 packets of 2000 B + 16 B header and an ack of 16 B;
+    // bytes over all links = sum over packets of size × links crossed
+    assert_eq!(bytes, r.network.link_bytes);
+    assert_eq!(hops, r.network.packet_hops);
+    assert_eq!(r.network.packets, 16 * 4 * (10 + 1));
+    for l in &r.per_link {
+        assert!(l.busy.ps() <= span);
+        assert!(l.credit_blocked.ps() <= span);
+        assert!(l.occupancy_area <= l.peak_occupancy as u128 * span as u128);
+        assert!(l.peak_occupancy as u64 <= 4096 * 2, "at most its buffers (2 VCs)");
+    }
+}
+
+#[test]
+fn the_buffer_history_of_one_packet_matches_the_pipeline() {
+    // an 8-byte put from node 0 to node 1 of a 2-node mesh: one data packet of 24 B and its
+    // acknowledgement of 16 B; watch both routers
+    let watch = |router| Watch {
+        router,
+        from_ps: 0,
+        to_ps: u64::MAX,
+    };
+    let p = Probes {
+        buffer_history: vec![watch(0), watch(1)],
+        ..Probes::default()
+    };
+    let r = run_probed(
+        "[network]\ntopology = 'mesh'\ndims = [2]\n[workload]\ncode = '''
+        if MGEN_Comm_rank() == 0 then MGEN_acp_complete(MGEN_rdma_put(1, 8, 0))
+        else MGEN_rdma_poll(0) end'''\n",
+        &[],
+        &p,
+    );
+    let k = Params::nsim_ace();
+    let rows = r.buffer_history.as_ref().unwrap();
+    assert_eq!(rows.len(), 4, "two packets through two routers: {rows:?}");
+    let data: Vec<_> = rows.iter().filter(|s| s.bytes == 24).collect();
+    let (a, b) = (data[0], data[1]);
+    assert_eq!((a.router, b.router), (0, 1));
+    assert_eq!(a.in_port, 0, "from its NIC");
+    assert_eq!(a.occupancy, 24);
+    for s in [a, b] {
+        assert_eq!(s.depart_ps.unwrap() - s.arrive_ps, k.router, "the router pipeline");
+        assert_eq!(s.freed_ps.unwrap() - s.depart_ps.unwrap(), k.ser(24));
+    }
+    assert_eq!(b.arrive_ps, a.depart_ps.unwrap() + k.cable);
+    assert_eq!(b.out_port, Some(0), "to its NIC");
+    // the injection link's buffer held the 24 B from the moment the NIC started sending
+    // (one cable before the head arrived) until the tail left router 0
+    let inj = r
+        .per_link
+        .iter()
+        .find(|l| l.port.is_none() && l.from == 0)
+        .unwrap();
+    assert_eq!(inj.peak_occupancy, 24);
+    let held = a.freed_ps.unwrap() - (a.arrive_ps - k.cable);
+    assert_eq!(inj.occupancy_area, 24 * held as u128);
+    // the acknowledgement goes back from router 1 to router 0
+    let ack: Vec<_> = rows.iter().filter(|s| s.bytes == 16).collect();
+    assert_eq!((ack[0].router, ack[1].router), (1, 0));
+}
+
+#[test]
+fn a_buffer_history_keeps_only_its_period() {
+    let all = run_probed(BUSY, &[], &everything());
+    let all = all.buffer_history.unwrap();
+    let (from, to) = (2_000_000, 6_000_000);
+    let p = Probes {
+        buffer_history: vec![Watch {
+            router: 5,
+            from_ps: from,
+            to_ps: to,
+        }],
+        ..Probes::default()
+    };
+    let part = run_probed(BUSY, &[], &p).buffer_history.unwrap();
+    let expected: Vec<_> = all
+        .iter()
+        .filter(|s| (from..to).contains(&s.arrive_ps))
+        .copied()
+        .collect();
+    assert!(!expected.is_empty() && expected.len() < all.len());
+    assert_eq!(part, expected);
+}
+
+/// The X events of a trace, per track: (start, end, category, name), in ps.
+fn spans(trace: &Value) -> std::collections::BTreeMap<u64, Vec<(u64, u64, String, String)>> {
+    let mut out = std::collections::BTreeMap::<u64, Vec<_>>::new();
+    let ps = |v: &Value| (v.as_f64().unwrap() * 1e6).round() as u64;
+    for e in trace["traceEvents"].as_array().unwrap() {
+        if e["ph"] == "X" {
+            let (ts, dur) = (ps(&e["ts"]), ps(&e["dur"]));
+            out.entry(e["tid"].as_u64().unwrap()).or_default().push((
+                ts,
+                ts + dur,
+                e["cat"].as_str().unwrap().to_string(),
+                e["name"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_barrier_trace_has_a_track_per_rank_and_spans_that_do_not_overlap() {
+    let p = Probes {
+        trace: true,
+        ..Probes::default()
+    };
+    let r = run_probed(
+        &std::fs::read_to_string(project().join("scenarios/barrier.toml")).unwrap(),
+        &["workload.ranks=16", "network.dims=[4,4]", "workload.args.algo=rd"],
+        &p,
+    );
+    let trace: Value = serde_json::from_str(r.trace.as_ref().unwrap()).expect("valid JSON");
+    let events = trace["traceEvents"].as_array().unwrap();
+    let tracks: Vec<_> = events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
+        .collect();
+    assert_eq!(tracks.len(), 16);
+    let per_rank = spans(&trace);
+    assert_eq!(per_rank.len(), 16, "every rank has spans");
+    for (rank, s) in &per_rank {
+        // calls, computations and waits follow one another
+        let mut leaves: Vec<_> = s.iter().filter(|x| x.2 != "region").collect();
+        leaves.sort();
+        for w in leaves.windows(2) {
+            assert!(w[0].1 <= w[1].0, "rank {rank}: {:?} overlaps {:?}", w[0], w[1]);
+        }
+        // the barrier region encloses them all and ends at the rank's finish
+        let regions: Vec<_> = s.iter().filter(|x| x.2 == "region").collect();
+        assert_eq!(regions.len(), 1);
+        assert_eq!(regions[0].3, "rd barrier");
+        assert!(leaves.iter().all(|l| regions[0].0 <= l.0 && l.1 <= regions[0].1));
+        assert_eq!(regions[0].1, r.per_rank[*rank as usize].finish_ps);
+        // recursive doubling on 16 ranks: 4 puts, 4 polls
+        let puts = s.iter().filter(|x| x.3 == "MGEN_rdma_put").count();
+        assert_eq!(puts, 4);
+        // every wait in poll ends when a put lands on this rank (the arrival that woke it)
+        for w in s.iter().filter(|x| x.3 == "MGEN_rdma_poll") {
+            assert!(
+                s.iter().any(|a| a.2 == "arrival" && a.0 == w.1),
+                "rank {rank}: poll ending at {} woken by no arrival",
+                w.1
+            );
+        }
+    }
+    // a flow arrow per put: starts on the sender, ends on the receiver, later
+    let flows = |ph: &str| -> Vec<(i64, u64, f64)> {
+        events
+            .iter()
+            .filter(|e| e["ph"] == ph)
+            .map(|e| {
+                (
+                    e["id"].as_i64().unwrap(),
+                    e["tid"].as_u64().unwrap(),
+                    e["ts"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (starts, ends) = (flows("s"), flows("f"));
+    assert_eq!(starts.len(), 64);
+    assert_eq!(ends.len(), 64);
+    for (id, from, ts) in &starts {
+        let end = ends.iter().find(|e| e.0 == *id).expect("the arrow ends");
+        assert_ne!(end.1, *from);
+        assert!(end.2 > *ts);
+    }
+}
+
+#[test]
+fn message_passing_and_collectives_show_on_the_trace() {
+    let p = Probes {
+        trace: true,
+        ..Probes::default()
+    };
+    let r = run_probed(
+        "[network]\ndims = [4]\n[workload]\ncode = '''
+        local coll = require('mgen.coll')
+        MGEN_Comp(1e-6 * MGEN_Comm_rank())
+        coll.allreduce{ bytes = 64, algo = 'recursive_doubling' }
+        MGEN_region('tail', MGEN_Comp, 2e-6)'''\n",
+        &[],
+        &p,
+    );
+    let trace: Value = serde_json::from_str(r.trace.as_ref().unwrap()).unwrap();
+    let s = spans(&trace);
+    for rank in 0..4u64 {
+        let names: Vec<&str> = s[&rank].iter().map(|x| x.3.as_str()).collect();
+        assert!(names.contains(&"coll.allreduce recursive_doubling"), "{names:?}");
+        assert!(names.contains(&"tail"));
+        assert_eq!(names.iter().filter(|n| **n == "MGEN_Isend").count(), 2);
+        let compute: u64 = s[&rank]
+            .iter()
+            .filter(|x| x.2 == "compute")
+            .map(|x| x.1 - x.0)
+            .sum();
+        assert_eq!(compute, r.per_rank[rank as usize].compute_ps);
+        let waits: u64 = s[&rank]
+            .iter()
+            .filter(|x| x.2 == "wait")
+            .map(|x| x.1 - x.0)
+            .sum();
+        assert_eq!(waits, r.per_rank[rank as usize].mpi_wait_ps);
+    }
+    // rank 0 starts first and waits longest for its partners
+    let arrivals = s[&0].iter().filter(|x| x.2 == "arrival").count();
+    assert_eq!(arrivals, 2, "two messages land on rank 0");
+}
+
+#[test]
+fn regions_are_checked() {
+    let e = run_err("[network]\ndims = [2]\n[workload]\ncode = '''\nMGEN_region_end()'''\n");
+    assert!(e.contains("no region is open") && e.contains(":1"), "{e}");
+    let e = run_err("[network]\ndims = [2]\n[workload]\ncode = '''\n\nMGEN_region(5, print)'''\n");
+    assert!(e.contains("`name` must be a string") && e.contains(":2"), "{e}");
+    let r = run("[network]\ndims = [2]\n[workload]\ncode = 'MGEN_region_begin(\"x\")'\n");
+    assert!(
+        r.warnings.iter().any(|w| w.contains("2 regions begun and never ended")),
+        "{:?}",
+        r.warnings
+    );
+    // a region returns what its function returns
+    let r = run("[network]\ndims = [1]\n[workload]\ncode = '''
+        local a, b = MGEN_region('r', function(x) return x, x + 1 end, 41)
+        MGEN_report('sum', a + b)'''\n");
+    assert_eq!(r.metrics["sum"].mean, 83.0);
+}
+
+#[test]
+fn the_command_line_writes_series_history_trace_and_pictures() {
+    let dir = tempfile::tempdir().unwrap();
+    tmp_file(dir.path(), "s.toml", BUSY);
+    let o = mgensim_in(
+        dir.path(),
+        &[
+            "run",
+            "s.toml",
+            "--out",
+            "out",
+            "--plots",
+            "--interval",
+            "2us",
+            "--buffer-history",
+            "router=5,to=10us",
+            "--trace",
+            "t.json",
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("out");
+    for f in [
+        "links_timeseries.csv",
+        "buffer_history.csv",
+        "routers.csv",
+        "heatmap.svg",
+        "timeline.svg",
+        "trace.json",
+    ] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    assert_eq!(
+        std::fs::read(out.join("trace.json")).unwrap(),
+        std::fs::read(dir.path().join("t.json")).unwrap()
+    );
+    let series = std::fs::read_to_string(out.join("links_timeseries.csv")).unwrap();
+    assert!(series.lines().skip(1).all(|l| {
+        let start: u64 = l.split(',').nth(1).unwrap().parse().unwrap();
+        start % 2_000_000 == 0
+    }));
+    let svg = std::fs::read_to_string(out.join("heatmap.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.matches("<rect").count() > 10);
+    // `mgensim plot` redraws the same pictures from the folder alone
+    let before = std::fs::read(out.join("timeline.svg")).unwrap();
+    std::fs::remove_file(out.join("timeline.svg")).unwrap();
+    let o = mgensim_in(dir.path(), &["plot", "out"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("timeline.svg")).unwrap(), before);
+
+    // bad requests are named
+    let o = mgensim_in(
+        dir.path(),
+        &["run", "s.toml", "--out", "o2", "--buffer-history", "router=99"],
+    );
+    assert!(stderr(&o).contains("router 99 does not exist"), "{}", stderr(&o));
+    let o = mgensim_in(dir.path(), &["run", "s.toml", "--interval", "1us"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("--out"), "{}", stderr(&o));
+    let o = mgensim_in(dir.path(), &["plot", "."]);
+    assert!(stderr(&o).contains("nothing") || stderr(&o).contains("neither"));
+}
