@@ -27,6 +27,7 @@ pub mod rdma;
 pub mod report;
 pub mod script;
 pub mod sim;
+pub mod sweep;
 pub mod units;
 
 pub use config::Scenario;

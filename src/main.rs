@@ -117,6 +117,58 @@ enum Command {
         #[command(flatten)]
         probes: ProbeArgs,
     },
+    /// Run a scenario over a grid of key values, in parallel, into DIR/sweep.csv and a line
+    /// plot DIR/sweep.svg of the predicted time (or --y) against the first varied key, one
+    /// line per value of the others.
+    ///
+    /// Example: mgensim sweep scenarios/barrier.toml --vary workload.ranks=2..512:x2
+    /// --vary workload.args.algo=ring,rd
+    Sweep {
+        /// The scenario file (TOML); none with --merge.
+        #[arg(required_unless_present = "merge")]
+        scenario: Option<PathBuf>,
+        /// A key and its values: a list (`ring,rd`, `[4,4],[8,8]`) or an integer range
+        /// (`2..512:x2` times 2, `1..64:+8` plus 8, `1..8`). May be repeated: the grid is
+        /// every combination, the first key outermost.
+        #[arg(
+            long = "vary",
+            value_name = "KEY=VALUES",
+            required_unless_present = "merge"
+        )]
+        vary: Vec<String>,
+        /// Override a key at every point (as for `run`). May be repeated.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Seed for the workload's random numbers at every point.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Stop any one point after this much wall-clock time (it is then recorded as failed).
+        #[arg(long, value_name = "TIME")]
+        timeout: Option<String>,
+        /// Lift the sandbox (see `run --allow-io`).
+        #[arg(long)]
+        allow_io: bool,
+        /// Points run at once (default: one per core). The results do not depend on it.
+        #[arg(long, short = 'j', value_name = "N")]
+        jobs: Option<usize>,
+        /// Run only the points whose number is I modulo N (1 <= I <= N), e.g. one task of a
+        /// job array; writes DIR/sweep.shard-I-of-N.csv. Join the shards with --merge.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Join the CSV files of a sweep's shards into DIR/sweep.csv and its plot.
+        #[arg(long, num_args = 1.., value_name = "CSV", conflicts_with_all = ["scenario", "vary", "shard"])]
+        merge: Vec<PathBuf>,
+        /// The folder to write into.
+        #[arg(long, value_name = "DIR", default_value = "sweep")]
+        out: PathBuf,
+        /// The column to plot: predicted_time_ps (in us), events, link_efficiency, or a value
+        /// the script reports with MGEN_report (e.g. bandwidth_GBps).
+        #[arg(long, value_name = "COLUMN", default_value = "predicted_time_ps")]
+        y: String,
+        /// No progress.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+    },
     /// Redraw the pictures of an output folder (heatmap.svg from links_timeseries.csv,
     /// timeline.svg from trace.json).
     Plot {
@@ -132,6 +184,13 @@ enum Command {
 }
 
 fn load(a: &ScenarioArgs) -> Result<Scenario> {
+    let mut s = Scenario::load(&a.scenario, &overrides(a)?)?;
+    s.allow_io = a.allow_io;
+    Ok(s)
+}
+
+/// The `--set`s of the command line, with `--seed` and `--timeout` as keys.
+fn overrides(a: &ScenarioArgs) -> Result<Vec<String>> {
     let mut set = a.set.clone();
     if let Some(seed) = a.seed {
         set.push(format!("workload.seed={seed}"));
@@ -146,9 +205,135 @@ fn load(a: &ScenarioArgs) -> Result<Scenario> {
         mgensim::units::Time::parse(&t).with_context(|| format!("--timeout {t}"))?;
         set.push(format!("limits.wall_time={}", toml::Value::String(t)));
     }
-    let mut s = Scenario::load(&a.scenario, &set)?;
-    s.allow_io = a.allow_io;
-    Ok(s)
+    Ok(set)
+}
+
+fn sweep(
+    args: &ScenarioArgs,
+    vary: &[String],
+    jobs: Option<usize>,
+    shard: Option<&str>,
+    out: &Path,
+    y: &str,
+    quiet: bool,
+) -> Result<Exit> {
+    use mgensim::sweep::{self, Sweep};
+    let axes = vary
+        .iter()
+        .map(|v| sweep::parse_axis(v))
+        .collect::<Result<Vec<_>>>()?;
+    let text = std::fs::read_to_string(&args.scenario)
+        .with_context(|| format!("cannot read scenario {}", args.scenario.display()))?;
+    let sw = Sweep {
+        path: args.scenario.clone(),
+        text,
+        sets: overrides(args)?,
+        axes,
+        allow_io: args.allow_io,
+    };
+    let total = sweep::grid(&sw.axes).len();
+    let (which, name): (Vec<usize>, String) = match shard {
+        Some(s) => {
+            let (i, n) = sweep::parse_shard(s)?;
+            (
+                (0..total).filter(|p| p % n == i - 1).collect(),
+                format!("sweep.shard-{i}-of-{n}"),
+            )
+        }
+        None => ((0..total).collect(), "sweep".to_string()),
+    };
+    let threads =
+        jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let stop = interrupt_flag();
+    let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+        let b = indicatif::ProgressBar::with_draw_target(
+            Some(which.len() as u64),
+            indicatif::ProgressDrawTarget::stderr_with_hz(4),
+        );
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} points  {elapsed}  {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        b
+    });
+    let show = |o: &sweep::Outcome| {
+        let what = match &o.result {
+            Ok(f) => format!("{}", mgensim::units::Time(f.predicted_time_ps)),
+            Err(e) => format!("failed: {}", e.lines().next().unwrap_or("")),
+        };
+        let line = format!("point {} ({}): {what}", o.point, sw.describe(&o.values));
+        match &bar {
+            Some(b) => {
+                b.inc(1);
+                b.set_message(line);
+            }
+            None if !quiet => eprintln!("{line}"),
+            None => {}
+        }
+    };
+    let outcomes = sw.run(&which, threads, stop.clone(), &show)?;
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let keys: Vec<String> = sw.axes.iter().map(|a| a.key.clone()).collect();
+    let table = sweep::Table::new(&keys, &outcomes);
+    let plot = (shard.is_none() && outcomes.iter().any(|o| o.result.is_ok())).then_some(y);
+    let (files, skipped) = sweep::write(out, &name, &table, plot)?;
+    if let Some(why) = skipped {
+        eprintln!("warning: {why}");
+    }
+    let failed: Vec<&sweep::Outcome> = outcomes.iter().filter(|o| o.result.is_err()).collect();
+    for o in &failed {
+        eprintln!(
+            "error: point {} ({}): {}",
+            o.point,
+            sw.describe(&o.values),
+            o.result.as_ref().err().map_or("", |e| e.as_str())
+        );
+    }
+    emit(&format!(
+        "{}: wrote {} ({} of {} points, {} failed)\n",
+        out.display(),
+        files.join(", "),
+        outcomes.len(),
+        which.len(),
+        failed.len()
+    ))?;
+    Ok(if stop.load(Ordering::SeqCst) {
+        Exit::Interrupted
+    } else if failed.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::Failed
+    })
+}
+
+fn merge_shards(files: &[PathBuf], out: &Path, y: &str) -> Result<Exit> {
+    use mgensim::sweep;
+    let tables = files
+        .iter()
+        .map(|f| {
+            std::fs::read_to_string(f)
+                .map_err(anyhow::Error::from)
+                .and_then(|t| sweep::Table::from_csv(&t))
+                .with_context(|| format!("{}", f.display()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let table = sweep::merge(&tables)?;
+    let (written, skipped) = sweep::write(out, "sweep", &table, Some(y))?;
+    if let Some(why) = skipped {
+        eprintln!("warning: {why}");
+    }
+    emit(&format!(
+        "{}: wrote {} ({} points from {} files)\n",
+        out.display(),
+        written.join(", "),
+        table.rows.len(),
+        files.len()
+    ))?;
+    Ok(Exit::Ok)
 }
 
 /// How a run ended, as the process's exit status.
@@ -267,6 +452,33 @@ fn real_main() -> Result<Exit> {
                 quiet,
                 &probes,
             )
+        }
+        Command::Sweep {
+            scenario,
+            vary,
+            set,
+            seed,
+            timeout,
+            allow_io,
+            jobs,
+            shard,
+            merge,
+            out,
+            y,
+            quiet,
+        } => {
+            if !merge.is_empty() {
+                return merge_shards(&merge, &out, &y);
+            }
+            let scenario = scenario.expect("clap requires it without --merge");
+            let args = ScenarioArgs {
+                scenario,
+                set,
+                seed,
+                timeout,
+                allow_io,
+            };
+            return sweep(&args, &vary, jobs, shard.as_deref(), &out, &y, quiet);
         }
         Command::Plot { dir } => {
             let files = mgensim::plot::draw_folder(&dir)?;

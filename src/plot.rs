@@ -307,12 +307,12 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
         let root = SVGBackend::with_string(&mut out, (1100, height)).into_drawing_area();
         root.fill(&WHITE)?;
         let (top, main) = root.split_vertically(40);
-        for (i, (_, label, c)) in KINDS.iter().enumerate() {
-            let x = 60 + i as i32 * 170;
+        let mut x = 60;
+        for (_, label, c) in KINDS.iter() {
             top.draw(&Rectangle::new([(x, 14), (x + 14, 28)], c.filled()))?;
             top.draw(&Text::new(*label, (x + 20, 16), ("sans-serif", 14)))?;
+            x += 40 + 8 * label.len() as i32;
         }
-        let x = 60 + 5 * 170;
         top.draw(&Rectangle::new(
             [(x, 14), (x + 14, 28)],
             RGBColor(44, 160, 44).mix(0.35).filled(),
@@ -403,6 +403,7 @@ pub fn lines_svg(
     y_desc: &str,
     lines: &[Line],
     (log_x, log_y): (bool, bool),
+    x_names: &[String],
 ) -> Result<String> {
     let all: Vec<(f64, f64)> = lines.iter().flat_map(|l| l.points.clone()).collect();
     if all.is_empty() {
@@ -422,7 +423,16 @@ pub fn lines_svg(
     if y1 <= y0 {
         (y0, y1) = (y0 * 0.9 - 1e-12, y1 * 1.1 + 1e-12);
     }
-    if !log_y {
+    // a margin, so that the first and last points are not on the frame
+    if log_x {
+        (x0, x1) = (x0 / 1.15, x1 * 1.15);
+    } else {
+        let pad = (x1 - x0) * 0.03;
+        (x0, x1) = (x0 - pad, x1 + pad);
+    }
+    if log_y {
+        (y0, y1) = (y0 / 1.3, y1 * 1.3);
+    } else {
         y0 = y0.min(0.0);
         y1 *= 1.05;
     }
@@ -452,6 +462,19 @@ pub fn lines_svg(
                     .configure_mesh()
                     .x_desc(x_desc)
                     .y_desc(y_desc)
+                    .x_label_formatter(&|x| {
+                        if x_names.is_empty() {
+                            short(*x)
+                        } else if (x - x.round()).abs() < 1e-9 {
+                            x_names.get(x.round() as usize).cloned().unwrap_or_default()
+                        } else {
+                            String::new()
+                        }
+                    })
+                    .y_label_formatter(&|y| short(*y))
+                    .light_line_style(TRANSPARENT)
+                    .bold_line_style(BLACK.mix(0.12))
+                    .x_labels(10)
                     .draw()?;
                 for (i, l) in lines.iter().enumerate() {
                     let c = palette[i % palette.len()];
@@ -482,6 +505,16 @@ pub fn lines_svg(
         root.present()?;
     }
     Ok(out)
+}
+
+/// A tick label: no trailing `.0`, and powers of ten for the very large or small.
+fn short(v: f64) -> String {
+    if v != 0.0 && (v.abs() >= 1e6 || v.abs() < 1e-3) {
+        format!("{v:.1e}")
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
 }
 
 #[cfg(test)]

@@ -52,7 +52,10 @@ fn recording_changes_nothing_the_run_predicts() {
     assert_eq!(plain.deterministic_json(), probed.deterministic_json());
     assert_eq!(plain.per_link, probed.per_link);
     assert_eq!(plain.per_rank, probed.per_rank);
-    assert!(plain.network.credit_blocked_ps > 0, "the workload has contention");
+    assert!(
+        plain.network.credit_blocked_ps > 0,
+        "the workload has contention"
+    );
 }
 
 #[test]
@@ -111,7 +114,10 @@ fn link_counters_add_up_and_stay_within_the_run() {
         assert!(l.busy.ps() <= span);
         assert!(l.credit_blocked.ps() <= span);
         assert!(l.occupancy_area <= l.peak_occupancy as u128 * span as u128);
-        assert!(l.peak_occupancy as u64 <= 4096 * 2, "at most its buffers (2 VCs)");
+        assert!(
+            l.peak_occupancy as u64 <= 4096 * 2,
+            "at most its buffers (2 VCs)"
+        );
     }
 }
 
@@ -144,7 +150,11 @@ fn the_buffer_history_of_one_packet_matches_the_pipeline() {
     assert_eq!(a.in_port, 0, "from its NIC");
     assert_eq!(a.occupancy, 24);
     for s in [a, b] {
-        assert_eq!(s.depart_ps.unwrap() - s.arrive_ps, k.router, "the router pipeline");
+        assert_eq!(
+            s.depart_ps.unwrap() - s.arrive_ps,
+            k.router,
+            "the router pipeline"
+        );
         assert_eq!(s.freed_ps.unwrap() - s.depart_ps.unwrap(), k.ser(24));
     }
     assert_eq!(b.arrive_ps, a.depart_ps.unwrap() + k.cable);
@@ -213,7 +223,11 @@ fn a_barrier_trace_has_a_track_per_rank_and_spans_that_do_not_overlap() {
     };
     let r = run_probed(
         &std::fs::read_to_string(project().join("scenarios/barrier.toml")).unwrap(),
-        &["workload.ranks=16", "network.dims=[4,4]", "workload.args.algo=rd"],
+        &[
+            "workload.ranks=16",
+            "network.dims=[4,4]",
+            "workload.args.algo=rd",
+        ],
         &p,
     );
     let trace: Value = serde_json::from_str(r.trace.as_ref().unwrap()).expect("valid JSON");
@@ -230,13 +244,20 @@ fn a_barrier_trace_has_a_track_per_rank_and_spans_that_do_not_overlap() {
         let mut leaves: Vec<_> = s.iter().filter(|x| x.2 != "region").collect();
         leaves.sort();
         for w in leaves.windows(2) {
-            assert!(w[0].1 <= w[1].0, "rank {rank}: {:?} overlaps {:?}", w[0], w[1]);
+            assert!(
+                w[0].1 <= w[1].0,
+                "rank {rank}: {:?} overlaps {:?}",
+                w[0],
+                w[1]
+            );
         }
         // the barrier region encloses them all and ends at the rank's finish
         let regions: Vec<_> = s.iter().filter(|x| x.2 == "region").collect();
         assert_eq!(regions.len(), 1);
         assert_eq!(regions[0].3, "rd barrier");
-        assert!(leaves.iter().all(|l| regions[0].0 <= l.0 && l.1 <= regions[0].1));
+        assert!(leaves
+            .iter()
+            .all(|l| regions[0].0 <= l.0 && l.1 <= regions[0].1));
         assert_eq!(regions[0].1, r.per_rank[*rank as usize].finish_ps);
         // recursive doubling on 16 ranks: 4 puts, 4 polls
         let puts = s.iter().filter(|x| x.3 == "MGEN_rdma_put").count();
@@ -293,7 +314,10 @@ fn message_passing_and_collectives_show_on_the_trace() {
     let s = spans(&trace);
     for rank in 0..4u64 {
         let names: Vec<&str> = s[&rank].iter().map(|x| x.3.as_str()).collect();
-        assert!(names.contains(&"coll.allreduce recursive_doubling"), "{names:?}");
+        assert!(
+            names.contains(&"coll.allreduce recursive_doubling"),
+            "{names:?}"
+        );
         assert!(names.contains(&"tail"));
         assert_eq!(names.iter().filter(|n| **n == "MGEN_Isend").count(), 2);
         let compute: u64 = s[&rank]
@@ -319,10 +343,15 @@ fn regions_are_checked() {
     let e = run_err("[network]\ndims = [2]\n[workload]\ncode = '''\nMGEN_region_end()'''\n");
     assert!(e.contains("no region is open") && e.contains(":1"), "{e}");
     let e = run_err("[network]\ndims = [2]\n[workload]\ncode = '''\n\nMGEN_region(5, print)'''\n");
-    assert!(e.contains("`name` must be a string") && e.contains(":2"), "{e}");
+    assert!(
+        e.contains("`name` must be a string") && e.contains(":2"),
+        "{e}"
+    );
     let r = run("[network]\ndims = [2]\n[workload]\ncode = 'MGEN_region_begin(\"x\")'\n");
     assert!(
-        r.warnings.iter().any(|w| w.contains("2 regions begun and never ended")),
+        r.warnings
+            .iter()
+            .any(|w| w.contains("2 regions begun and never ended")),
         "{:?}",
         r.warnings
     );
@@ -387,9 +416,20 @@ fn the_command_line_writes_series_history_trace_and_pictures() {
     // bad requests are named
     let o = mgensim_in(
         dir.path(),
-        &["run", "s.toml", "--out", "o2", "--buffer-history", "router=99"],
+        &[
+            "run",
+            "s.toml",
+            "--out",
+            "o2",
+            "--buffer-history",
+            "router=99",
+        ],
     );
-    assert!(stderr(&o).contains("router 99 does not exist"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("router 99 does not exist"),
+        "{}",
+        stderr(&o)
+    );
     let o = mgensim_in(dir.path(), &["run", "s.toml", "--interval", "1us"]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("--out"), "{}", stderr(&o));

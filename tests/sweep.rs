@@ -1,0 +1,150 @@
+//! `mgensim sweep` (issue 5): grids of runs, the same table whatever the thread count, shards
+//! that merge back into the whole, and the synchronization paper's figure from one command.
+
+mod common;
+use common::*;
+use mgensim::sweep::{parse_axis, Sweep, Table};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+fn barrier_sweep(axes: &[&str]) -> Sweep {
+    let path = project().join("scenarios/barrier.toml");
+    Sweep {
+        text: std::fs::read_to_string(&path).unwrap(),
+        path,
+        sets: vec![],
+        axes: axes.iter().map(|a| parse_axis(a).unwrap()).collect(),
+        allow_io: false,
+    }
+}
+
+fn column(t: &Table, name: &str) -> Vec<String> {
+    let i = t.column(name).unwrap();
+    t.rows.iter().map(|r| r[i].clone()).collect()
+}
+
+#[test]
+fn the_barrier_figure_ring_against_recursive_doubling() {
+    // the synchronization paper's figure: ring grows with p, recursive doubling with log p
+    let sw = barrier_sweep(&["workload.ranks=2..256:x2", "workload.args.algo=ring,rd"]);
+    let n = 16;
+    let which: Vec<usize> = (0..n).collect();
+    let out = sw
+        .run(&which, 2, Arc::new(AtomicBool::new(false)), &|_| {})
+        .unwrap();
+    assert_eq!(out.len(), n);
+    let t = |i: usize| out[i].result.as_ref().unwrap().predicted_time_ps as f64;
+    // point 2k is ring at p = 2^(k+1), point 2k+1 recursive doubling
+    assert_eq!(t(0), t(1), "at p = 2 both are one exchange");
+    for k in 1..8 {
+        assert!(t(2 * k + 1) < t(2 * k), "rd beats ring at p = {}", 2 << k);
+    }
+    // ring: p - 1 steps of equal cost, so doubling p from 128 to 256 doubles the time
+    // (255/127) to within 2 %; recursive doubling adds one step (8/7)
+    let ring = t(14) / t(12);
+    assert!(
+        (ring - 255.0 / 127.0).abs() < 0.04,
+        "ring 128 -> 256: {ring}"
+    );
+    let rd = t(15) / t(13);
+    assert!(rd > 1.0 && rd < 1.3, "rd 128 -> 256: {rd}");
+    // and the table has a line per point with the reported barrier time
+    let keys = vec![
+        "workload.ranks".to_string(),
+        "workload.args.algo".to_string(),
+    ];
+    let table = Table::new(&keys, &out);
+    assert_eq!(
+        column(&table, "workload.args.algo")[..4],
+        ["ring", "rd", "ring", "rd"]
+    );
+    assert!(column(&table, "barrier_s")
+        .iter()
+        .all(|v| v.parse::<f64>().unwrap() > 0.0));
+    let svg = mgensim::sweep::plot(&table, "predicted_time_ps").unwrap();
+    assert!(svg.contains("workload.args.algo=ring") && svg.contains("workload.args.algo=rd"));
+}
+
+/// Runs `mgensim sweep` with `args` in a fresh folder and returns sweep.csv (or the shard's).
+fn sweep_cli(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let scen = project().join("scenarios/barrier.toml");
+    let mut all = vec!["sweep", scen.to_str().unwrap()];
+    all.extend_from_slice(args);
+    mgensim_in(dir, &all)
+}
+
+#[test]
+fn the_table_is_the_same_with_one_thread_or_two_and_shards_merge_into_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let grid = [
+        "--vary",
+        "workload.ranks=16..32:x2",
+        "--vary",
+        "workload.args.algo=ring,rd",
+        "--set",
+        "network.dims=[4,4,2]",
+        "-q",
+    ];
+    let read = |p: &str| std::fs::read_to_string(dir.path().join(p)).unwrap();
+    for (threads, out) in [("1", "one"), ("2", "two")] {
+        let mut a = grid.to_vec();
+        a.extend(["-j", threads, "--out", out]);
+        let o = sweep_cli(dir.path(), &a);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let one = read("one/sweep.csv");
+    assert_eq!(one.lines().count(), 5, "a header and 4 points:\n{one}");
+    assert_eq!(one, read("two/sweep.csv"));
+    assert!(read("one/sweep.svg").starts_with("<svg"));
+    // two shards, then --merge
+    for s in ["1/2", "2/2"] {
+        let mut a = grid.to_vec();
+        a.extend(["--shard", s, "--out", "shards"]);
+        let o = sweep_cli(dir.path(), &a);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let s1 = read("shards/sweep.shard-1-of-2.csv");
+    assert_eq!(s1.lines().count(), 3, "points 0 and 2:\n{s1}");
+    let o = mgensim_in(
+        dir.path(),
+        &[
+            "sweep",
+            "--merge",
+            "shards/sweep.shard-2-of-2.csv",
+            "shards/sweep.shard-1-of-2.csv",
+            "--out",
+            "merged",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(read("merged/sweep.csv"), one);
+}
+
+#[test]
+fn a_bad_key_stops_the_sweep_before_it_runs_and_a_failed_point_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = sweep_cli(dir.path(), &["--vary", "workload.rank=2,4", "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.contains("point 0") && e.contains("workload.rank"), "{e}");
+    assert!(!dir.path().join("sweep").exists(), "nothing was run");
+    // an unknown algorithm fails its points at run time: recorded, the others go on
+    let o = sweep_cli(
+        dir.path(),
+        &[
+            "--vary",
+            "workload.args.algo=rd,nope",
+            "--set",
+            "workload.ranks=8",
+            "-q",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let csv = std::fs::read_to_string(dir.path().join("sweep/sweep.csv")).unwrap();
+    let t = Table::from_csv(&csv).unwrap();
+    let err = column(&t, "error");
+    assert_eq!(err[0], "");
+    assert!(err[1].contains("unknown barrier algorithm"), "{err:?}");
+    assert_eq!(column(&t, "predicted_time_ps")[1], "");
+    assert!(stderr(&o).contains("error: point 1"));
+}
