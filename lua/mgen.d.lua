@@ -199,6 +199,27 @@ function MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag) en
 ---@param value number
 function MGEN_report(name, value) end
 
+---Runs `fn(...)` as a named span on the rank's timeline (`mgensim run --trace`) and returns
+---what it returns. Regions nest. Without `--trace` it only calls `fn`.
+---
+---    MGEN_region("halo exchange", exchange, step)
+---@generic R
+---@param name string
+---@param fn fun(...): R
+---@param ... any arguments for fn
+---@return R ...
+function MGEN_region(name, fn, ...) end
+
+---Begins a named span on the rank's timeline at the rank's clock; `MGEN_region_end` ends it.
+---For spans that do not fit one function. A region still open when the rank ends is closed
+---at its finish and reported as a warning.
+---@param name string
+function MGEN_region_begin(name) end
+
+---Ends the innermost region begun with `MGEN_region_begin` (an error if none is open). Takes
+---no arguments.
+function MGEN_region_end() end
+
 ---Like Lua's print, to stderr, prefixed with the rank and its simulated time.
 ---@param ... any
 function print(...) end

@@ -10,6 +10,8 @@
 --   bytes      integer >= 0; what it measures is said for each function
 --   root       the root rank where there is one (default 0)
 --   op_cost    seconds per byte combined, charged with MGEN_Comp in reductions (default 0)
+-- On the timeline (`--trace`) each call is a region named `coll.NAME ALGO`
+-- (`coll.barrier dissemination`).
 -- Every rank must call the same collectives in the same order (as in MPI). The aliases
 -- `rd` = `recursive_doubling` hold wherever that algorithm exists.
 
