@@ -70,11 +70,11 @@ struct Channel {
     blocked_ps: u64,
     blocked_since: u64,
     /// Bytes held now in the buffer this channel feeds (all its virtual channels), the most
-    /// ever held, since when it holds `occ`, and the integral of `occ` over time (byte·ps).
+    /// ever held, and Σ change × time of change (byte·ps): the integral of `occ` from 0 to
+    /// `T` is then `occ·T − occ_moment`, one multiply-add per change.
     occ: u32,
     occ_peak: u32,
-    occ_since: u64,
-    occ_area: u128,
+    occ_moment: i128,
 }
 
 /// What one direction of one link carried in a run.
@@ -184,8 +184,7 @@ impl Network {
             blocked_since: u64::MAX,
             occ: 0,
             occ_peak: 0,
-            occ_since: 0,
-            occ_area: 0,
+            occ_moment: 0,
         };
         let cap = s.network.buffer_bytes.0 as u32;
         let nbuf = (routers * ports * vcs + terminals) as usize;
@@ -232,12 +231,11 @@ impl Network {
     #[inline]
     fn occupy(&mut self, c: u32, now: Time, delta: i64) {
         let ch = &mut self.channels[c as usize];
-        let (t, since) = (now.ps(), ch.occ_since);
-        ch.occ_area += ch.occ as u128 * (t - since) as u128;
+        let t = now.ps();
         if let Some(s) = &mut self.series {
-            s.occupancy(c, ch.occ, since, t);
+            s.occupancy(c, ch.occ, t);
         }
-        ch.occ_since = t;
+        ch.occ_moment += delta as i128 * t as i128;
         ch.occ = (ch.occ as i64 + delta) as u32;
         ch.occ_peak = ch.occ_peak.max(ch.occ);
     }
@@ -582,8 +580,7 @@ impl Network {
                     packets: ch.packets,
                     credit_blocked: Time(ch.blocked_ps),
                     peak_occupancy: ch.occ_peak,
-                    occupancy_area: ch.occ_area
-                        + ch.occ as u128 * (now.ps() - ch.occ_since) as u128,
+                    occupancy_area: (ch.occ as i128 * now.ps() as i128 - ch.occ_moment) as u128,
                     to,
                     to_nic,
                 }

@@ -48,6 +48,8 @@ pub struct LinkSeries {
     channels: usize,
     /// `windows × channels`, window-major.
     table: Vec<Window>,
+    /// Per channel: since when its buffer holds what it holds now (ps).
+    since: Vec<u64>,
 }
 
 impl LinkSeries {
@@ -59,6 +61,7 @@ impl LinkSeries {
             adaptive,
             channels,
             table: Vec::new(),
+            since: vec![0; channels],
         }
     }
 
@@ -115,8 +118,10 @@ impl LinkSeries {
         self.spread(c, start, end, |cell, dt| cell.busy_ps += dt);
     }
 
-    /// The buffer channel `c` feeds held `level` bytes from `from` to `to`.
-    pub fn occupancy(&mut self, c: u32, level: u32, from: u64, to: u64) {
+    /// The bytes held in the buffer channel `c` feeds change at `to`: until then it held
+    /// `level` bytes (since its last change).
+    pub fn occupancy(&mut self, c: u32, level: u32, to: u64) {
+        let from = std::mem::replace(&mut self.since[c as usize], to);
         if level > 0 {
             self.spread(c, from, to, |cell, dt| {
                 cell.occupancy += level as u128 * dt as u128
@@ -168,7 +173,8 @@ mod tests {
     #[test]
     fn occupancy_integrates_level_times_time() {
         let mut s = LinkSeries::new(100, false, 1);
-        s.occupancy(0, 10, 90, 120);
+        s.occupancy(0, 0, 90);
+        s.occupancy(0, 10, 120);
         assert_eq!(s.get(0, 0).occupancy, 100);
         assert_eq!(s.get(1, 0).occupancy, 200);
     }
