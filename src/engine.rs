@@ -517,6 +517,17 @@ impl Simulation {
 
     /// The summary of the run as it stands.
     fn report(&self, started: Instant, partial: bool) -> Report {
+        {
+            let mut w = self.world.borrow_mut();
+            let end = w
+                .ranks
+                .iter()
+                .map(|r| r.clock)
+                .max()
+                .unwrap_or(Time::ZERO)
+                .max(w.now);
+            w.net.settle_power(end);
+        }
         let w = self.world.borrow();
         let mut r = Report::new(&self.scenario, &w, started.elapsed(), self.scripts.memory());
         r.partial = partial;

@@ -114,6 +114,10 @@ enum Command {
         /// No progress line (there is none anyway when stderr is not a terminal).
         #[arg(long, short = 'q')]
         quiet: bool,
+        /// With `[power]`: run the scenario a second time with links always on, and report
+        /// energy, power and time as ratios to it (TraceRP's figure 2).
+        #[arg(long)]
+        power_baseline: bool,
         #[command(flatten)]
         probes: ProbeArgs,
     },
@@ -367,9 +371,24 @@ fn run(
     out: Option<&Path>,
     quiet: bool,
     probe: &ProbeArgs,
+    power_baseline: bool,
 ) -> Result<Exit> {
     let probes = probe.probes()?;
     let scenario = load(args)?;
+    let baseline = if power_baseline {
+        let mut base = scenario.clone();
+        match base.power.as_mut() {
+            Some(p) if p.enabled => p.enabled = false,
+            _ => anyhow::bail!(
+                "--power-baseline compares with links that sleep: {} has no `[power]` with \
+                 enabled = true (add `[power]`, or --set power.enabled=true)",
+                args.scenario.display()
+            ),
+        }
+        Some(base)
+    } else {
+        None
+    };
     let mut sim = Simulation::new(&scenario)?;
     sim.probe(&probes)?;
     sim.set_interrupt(interrupt_flag());
@@ -411,7 +430,16 @@ fn run(
         bar.finish_and_clear();
     }
     match result {
-        Ok(report) => {
+        Ok(mut report) => {
+            if let Some(base) = baseline {
+                let b = Simulation::new(&base)?.run().map_err(|e| {
+                    anyhow::anyhow!("the baseline run (links always on): {}", e.stop)
+                })?;
+                let t = report.predicted_time_ps;
+                if let Some(p) = report.power.as_mut() {
+                    p.compare(t, &b);
+                }
+            }
             write(&report)?;
             Ok(Exit::Ok)
         }
@@ -442,6 +470,7 @@ fn real_main() -> Result<Exit> {
             output,
             out,
             quiet,
+            power_baseline,
             probes,
         } => {
             return run(
@@ -451,6 +480,7 @@ fn real_main() -> Result<Exit> {
                 out.as_deref(),
                 quiet,
                 &probes,
+                power_baseline,
             )
         }
         Command::Sweep {

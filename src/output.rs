@@ -38,6 +38,12 @@ pub fn write_folder(dir: &Path, report: &crate::Report) -> std::io::Result<()> {
     if let Some(csv) = timeseries_csv(report) {
         write_atomic(&dir.join("links_timeseries.csv"), csv.as_bytes())?;
     }
+    if let Some(csv) = links_power_csv(report) {
+        write_atomic(&dir.join("links_power.csv"), csv.as_bytes())?;
+    }
+    if let Some(csv) = power_timeseries_csv(report) {
+        write_atomic(&dir.join("power_timeseries.csv"), csv.as_bytes())?;
+    }
     if let Some(csv) = buffer_history_csv(report) {
         write_atomic(&dir.join("buffer_history.csv"), csv.as_bytes())?;
     }
@@ -126,6 +132,89 @@ pub fn timeseries_csv(r: &crate::Report) -> Option<String> {
             ratio(c.busy_ps as f64, len),
             ratio(c.occupancy as f64, len)
         );
+    }
+    Some(out)
+}
+
+/// With `[power]`: one line per link direction (in the order of `links.csv`) with its time
+/// in each state, wake-ups and energy; then one line per switch, the sum of its ports.
+pub fn links_power_csv(r: &crate::Report) -> Option<String> {
+    let p = r.power.as_ref()?;
+    let cfg = crate::config::PowerConfig {
+        enabled: p.enabled,
+        t_sleep: crate::units::Time(p.t_sleep_ps),
+        t_wake: crate::units::Time(p.t_wake_ps),
+        p_base_per_port: p.p_base_per_port_w,
+        p_dynamic: p.p_dynamic_w,
+    };
+    let span = r.span_ps();
+    let mut out =
+        String::from("kind,from,port,to,active_ps,low_power_ps,wakeups,energy_j,average_power_w\n");
+    let secs = span as f64 * 1e-12;
+    let mut switches: Vec<(u64, u64, u64, f64, u32)> = Vec::new();
+    for l in &r.per_link {
+        let (kind, port) = match (l.port, l.to_nic) {
+            (None, _) => ("injection", String::new()),
+            (Some(q), true) => ("ejection", q.to_string()),
+            (Some(q), false) => ("router", q.to_string()),
+        };
+        let low = l.low_power.ps().min(span);
+        let e = crate::report::PowerSummary::link_energy_j(&cfg, l, span);
+        out += &format!(
+            "{kind},{},{port},{},{},{low},{},{e:.9},{:.6}\n",
+            l.from,
+            l.to,
+            span - low,
+            l.wakeups,
+            if secs > 0.0 { e / secs } else { 0.0 },
+        );
+        if l.port.is_some() {
+            let i = l.from as usize;
+            if switches.len() <= i {
+                switches.resize(i + 1, (0, 0, 0, 0.0, 0));
+            }
+            let s = &mut switches[i];
+            s.0 += span - low;
+            s.1 += low;
+            s.2 += l.wakeups;
+            s.3 += e;
+            s.4 += 1;
+        }
+    }
+    for (i, s) in switches.iter().enumerate() {
+        out += &format!(
+            "switch,{i},{},,{},{},{},{:.9},{:.6}\n",
+            s.4,
+            s.0,
+            s.1,
+            s.2,
+            s.3,
+            if secs > 0.0 { s.3 / secs } else { 0.0 }
+        );
+    }
+    Some(out)
+}
+
+/// With `[power]` and `--interval`: the network's power window by window.
+pub fn power_timeseries_csv(r: &crate::Report) -> Option<String> {
+    let p = r.power.as_ref()?;
+    let s = r.series.as_ref()?;
+    let span = r.span_ps();
+    let mut low = vec![0u64; s.windows as usize];
+    for row in &s.rows {
+        low[row.window as usize] += row.counts.low_ps;
+    }
+    let ports = p.ports as f64;
+    let mut out = String::from("window_start_ps,window_ps,power_w,ports_in_low_power\n");
+    for (w, &lo) in low.iter().enumerate() {
+        let start = w as u64 * s.width_ps;
+        if start >= span {
+            break;
+        }
+        let len = s.width_ps.min(span - start);
+        let asleep = lo as f64 / len as f64;
+        let power = ports * (p.p_base_per_port_w + p.p_dynamic_w) - asleep * p.p_dynamic_w;
+        out += &format!("{start},{len},{power:.6},{asleep:.6}\n");
     }
     Some(out)
 }

@@ -3,6 +3,7 @@
 
 use crate::config::{Scenario, Topology};
 use crate::engine::World;
+use crate::net::router::LinkLoad;
 use crate::units::{Bytes, Time};
 use serde::Serialize;
 use std::fmt;
@@ -169,6 +170,8 @@ pub struct Report {
     /// What every link carried, for tools using the library.
     #[serde(skip)]
     pub per_link: Vec<crate::net::router::LinkLoad>,
+    /// Energy of the links, with `[power]`.
+    pub power: Option<PowerSummary>,
     /// The time series of the links, if it was recorded (`--interval`).
     #[serde(skip)]
     pub series: Option<SeriesTable>,
@@ -178,6 +181,100 @@ pub struct Report {
     /// The ranks' timeline as Chrome trace-event JSON, if it was recorded (`--trace`).
     #[serde(skip)]
     pub trace: Option<String>,
+}
+
+/// Energy of the network's link directions over the run (TraceRP, MODEL.md §8).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PowerSummary {
+    /// Whether links slept when idle (false: always active, energy only).
+    pub enabled: bool,
+    pub t_sleep_ps: u64,
+    pub t_wake_ps: u64,
+    pub p_base_per_port_w: f64,
+    pub p_dynamic_w: f64,
+    /// Link directions (ports) counted: every router output port and every NIC's injection
+    /// link.
+    pub ports: u64,
+    /// Energy of all of them over the run's time, in joules, and its mean power in watts.
+    pub energy_j: f64,
+    pub average_power_w: f64,
+    /// The part of the switches (their output ports, NIC ports included).
+    pub switch_energy_j: f64,
+    /// Energy had every link been active the whole run (same run time).
+    pub always_on_energy_j: f64,
+    /// Share of port-time spent in low power (0 to 1).
+    pub low_power_fraction: f64,
+    pub wakeups: u64,
+    /// The same run with on/off disabled (`--power-baseline`).
+    pub baseline: Option<PowerBaseline>,
+}
+
+/// This run against the same scenario with links always on: TraceRP figure 2's axes.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PowerBaseline {
+    pub predicted_time_ps: u64,
+    pub energy_j: f64,
+    pub average_power_w: f64,
+    /// This run's energy, mean power and predicted time over the baseline's.
+    pub energy_ratio: f64,
+    pub power_ratio: f64,
+    pub time_ratio: f64,
+}
+
+impl PowerSummary {
+    /// Energy of each link direction over a run of `span_ps`: base power all along, plus the
+    /// dynamic power except in low power.
+    pub fn link_energy_j(cfg: &crate::config::PowerConfig, l: &LinkLoad, span_ps: u64) -> f64 {
+        let active = span_ps.saturating_sub(l.low_power.ps());
+        (cfg.p_base_per_port * span_ps as f64 + cfg.p_dynamic * active as f64) * 1e-12
+    }
+
+    pub fn new(cfg: &crate::config::PowerConfig, links: &[LinkLoad], span_ps: u64) -> Self {
+        let energy = |f: &dyn Fn(&&LinkLoad) -> bool| -> f64 {
+            links
+                .iter()
+                .filter(f)
+                .map(|l| Self::link_energy_j(cfg, l, span_ps))
+                .sum()
+        };
+        let n = links.len() as u64;
+        let energy_j = energy(&|_| true);
+        let secs = span_ps as f64 * 1e-12;
+        let low: u64 = links.iter().map(|l| l.low_power.ps()).sum();
+        PowerSummary {
+            enabled: cfg.enabled,
+            t_sleep_ps: cfg.t_sleep.ps(),
+            t_wake_ps: cfg.t_wake.ps(),
+            p_base_per_port_w: cfg.p_base_per_port,
+            p_dynamic_w: cfg.p_dynamic,
+            ports: n,
+            energy_j,
+            average_power_w: if secs > 0.0 { energy_j / secs } else { 0.0 },
+            switch_energy_j: energy(&|l| l.port.is_some()),
+            always_on_energy_j: n as f64 * (cfg.p_base_per_port + cfg.p_dynamic) * secs,
+            low_power_fraction: if n > 0 && span_ps > 0 {
+                low as f64 / (n as f64 * span_ps as f64)
+            } else {
+                0.0
+            },
+            wakeups: links.iter().map(|l| l.wakeups).sum(),
+            baseline: None,
+        }
+    }
+
+    /// Compares with the report of the same scenario run with on/off disabled.
+    pub fn compare(&mut self, predicted_time_ps: u64, base: &Report) {
+        let Some(b) = &base.power else { return };
+        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
+        self.baseline = Some(PowerBaseline {
+            predicted_time_ps: base.predicted_time_ps,
+            energy_j: b.energy_j,
+            average_power_w: b.average_power_w,
+            energy_ratio: ratio(self.energy_j, b.energy_j),
+            power_ratio: ratio(self.average_power_w, b.average_power_w),
+            time_ratio: ratio(predicted_time_ps as f64, base.predicted_time_ps as f64),
+        });
+    }
 }
 
 /// The time series of the links: the windows where a link carried something or its buffer
@@ -309,6 +406,7 @@ impl Report {
                 })
                 .collect(),
             per_link: w.net.link_loads(w.now),
+            power: None,
             series: SeriesTable::new(w),
             buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
             trace: w.trace.as_ref().map(|t| {
@@ -328,6 +426,14 @@ impl Report {
             }),
         }
         .with_link_averages()
+        .with_power(s.power.as_ref())
+    }
+
+    fn with_power(mut self, cfg: Option<&crate::config::PowerConfig>) -> Report {
+        if let Some(cfg) = cfg {
+            self.power = Some(PowerSummary::new(cfg, &self.per_link, self.span_ps()));
+        }
+        self
     }
 
     /// The run's time for rates: the later of the last rank's end and the last event.
@@ -442,6 +548,29 @@ impl fmt::Display for Report {
             "peak in flight     {} packets, {} pending events",
             n.peak_packets, n.peak_pending_events
         )?;
+        if let Some(p) = &self.power {
+            writeln!(
+                f,
+                "power              {:.4} J over {} ports, mean {:.2} W ({:.1} % of always-on), {:.1} % of port-time asleep, {} wake-ups",
+                p.energy_j,
+                p.ports,
+                p.average_power_w,
+                100.0 * p.energy_j / p.always_on_energy_j.max(f64::MIN_POSITIVE),
+                100.0 * p.low_power_fraction,
+                p.wakeups
+            )?;
+            if let Some(b) = &p.baseline {
+                writeln!(
+                    f,
+                    "power vs always-on energy x{:.4}, power x{:.4}, time x{:.4} (baseline {}, {:.4} J)",
+                    b.energy_ratio,
+                    b.power_ratio,
+                    b.time_ratio,
+                    Time(b.predicted_time_ps),
+                    b.energy_j
+                )?;
+            }
+        }
         for (name, m) in &self.metrics {
             if m.count == 1 {
                 writeln!(f, "{name:<18} {}", fmt_num(m.mean))?;

@@ -329,6 +329,39 @@ impl Default for Limits {
     }
 }
 
+/// `[power]`: links that sleep when idle (TraceRP, MODEL.md §8). Each link direction goes to
+/// low power `t_sleep` after its last packet and takes `t_wake` to wake when a packet finds it
+/// asleep (the packet, and what queues behind it, waits). A port draws `p_base_per_port`
+/// watts, plus `p_dynamic` when active (also while going to sleep and waking). Defaults:
+/// TraceRP's Table 2.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PowerConfig {
+    /// Links sleep when idle. With `false` they are always active and only the energy is
+    /// counted (the baseline of `--power-baseline`).
+    pub enabled: bool,
+    /// T_s: idle time before a link direction goes to low power.
+    pub t_sleep: Time,
+    /// T_w: time a sleeping link direction takes to wake.
+    pub t_wake: Time,
+    /// Watts a port (link direction) draws in low power: P_base / N_port.
+    pub p_base_per_port: f64,
+    /// Watts more it draws when active: P_dynamic.
+    pub p_dynamic: f64,
+}
+
+impl Default for PowerConfig {
+    fn default() -> Self {
+        PowerConfig {
+            enabled: true,
+            t_sleep: Time(600_000_000),
+            t_wake: Time(17_000_000),
+            p_base_per_port: 2.08,
+            p_dynamic: 1.36,
+        }
+    }
+}
+
 /// `[workload]`, or one `[[job]]`, as written in the file.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -359,6 +392,7 @@ struct ScenarioFile {
     job: Option<Vec<WorkloadFile>>,
     #[serde(default)]
     limits: Limits,
+    power: Option<PowerConfig>,
 }
 
 /// The workload: a Lua script that every rank runs as its own coroutine.
@@ -398,6 +432,8 @@ pub struct Scenario {
     /// The jobs, one for a `[workload]`; their ranks are numbered one job after the other.
     pub jobs: Vec<Job>,
     pub limits: Limits,
+    /// Links that sleep when idle, and energy accounting; None without `[power]`.
+    pub power: Option<PowerConfig>,
     /// Whether scripts may use the whole Lua standard library (`--allow-io`); never set by
     /// the scenario file itself, so that a shared scenario cannot lift its own sandbox.
     #[serde(skip)]
@@ -433,6 +469,7 @@ impl Scenario {
                 Section::of::<PlacementFile>("placement"),
                 Section::of::<WorkloadFile>("job"),
                 Section::of::<Limits>("limits"),
+                Section::of::<PowerConfig>("power"),
             ],
             &mut p,
         );
@@ -513,6 +550,21 @@ impl Scenario {
                 "network.header_bytes",
                 format!("{} is out of range (0 to 64 KiB)", net.header_bytes),
             );
+        }
+        if let Some(pw) = &f.power {
+            for (key, w) in [
+                ("power.p_base_per_port", pw.p_base_per_port),
+                ("power.p_dynamic", pw.p_dynamic),
+            ] {
+                if !(w.is_finite() && (0.0..=1e6).contains(&w)) {
+                    p.key(key, format!("{w} W is out of range (0 to 1e6 W)"));
+                }
+            }
+            for (key, t) in [("power.t_sleep", pw.t_sleep), ("power.t_wake", pw.t_wake)] {
+                if t.ps() > 3_600 * 1_000_000_000_000 {
+                    p.key(key, format!("{t} is out of range (0 to 1 h)"));
+                }
+            }
         }
         let packet = net.mtu.0 + net.header_bytes.0;
         if net.buffer_bytes.0 < packet || net.buffer_bytes.0 > u32::MAX as u64 {
@@ -668,6 +720,7 @@ impl Scenario {
             node: f.node,
             jobs,
             limits: f.limits,
+            power: f.power,
             allow_io: false,
         })
     }

@@ -22,6 +22,7 @@
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
 
 use super::packet::{PacketPool, PktId, NONE};
+use super::power::{Power, Ready};
 use super::topology::{dragonfly, RouterId, Topo, MAX_VCS, NO_DIM};
 use crate::config::{DragonflyRouting, Scenario};
 use crate::probe::history::{BufferHistory, Stay};
@@ -97,6 +98,9 @@ pub struct LinkLoad {
     /// held integrated over time (byte·ps; divide by the run's time for the mean).
     pub peak_occupancy: u32,
     pub occupancy_area: u128,
+    /// Time in low power, and wake-ups (zero without `[power]`).
+    pub low_power: Time,
+    pub wakeups: u64,
     /// Where it leads: a router, or (`to_nic`) a NIC.
     pub to: u32,
     pub to_nic: bool,
@@ -149,6 +153,8 @@ pub struct Network {
     pub series: Option<Box<LinkSeries>>,
     /// Buffer usage history of chosen routers, when asked for (`--buffer-history`).
     pub history: Option<Box<BufferHistory>>,
+    /// Links that sleep when idle (`[power]` enabled).
+    pub power: Option<Box<Power>>,
 }
 
 impl Network {
@@ -214,6 +220,25 @@ impl Network {
             stats: NetworkStats::default(),
             series: None,
             history: None,
+            power: s
+                .power
+                .as_ref()
+                .filter(|p| p.enabled)
+                .map(|p| Box::new(Power::new(p.t_sleep.ps(), p.t_wake.ps(), nchan))),
+        }
+    }
+
+    /// Counts, at the end of the run (`now`), the low power of links still asleep.
+    pub fn settle_power(&mut self, now: Time) {
+        let Some(pw) = self.power.as_deref_mut() else {
+            return;
+        };
+        let ch = &self.channels;
+        let slept = pw.settle(now.ps(), |c| ch[c as usize].busy);
+        if let Some(s) = self.series.as_deref_mut() {
+            for (c, from) in slept {
+                s.low(c, from, now.ps());
+            }
         }
     }
 
@@ -379,6 +404,9 @@ impl Network {
     /// Channel `c` has sent its tail. Returns the NIC whose transmit staging slot was freed,
     /// if that is what the packet held.
     pub fn channel_free(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
+        if let Some(pw) = self.power.as_deref_mut() {
+            pw.idle(c, now.ps());
+        }
         let ch = &mut self.channels[c as usize];
         ch.busy = false;
         let (buf, bytes) = (ch.releasing, ch.releasing_bytes);
@@ -444,6 +472,17 @@ impl Network {
             let wire = self.packets.get(head).wire;
             if self.credit[buf as usize] < wire {
                 continue;
+            }
+            if let Some(pw) = self.power.as_deref_mut() {
+                if let Ready::Wake { slept, until } = pw.ready(c, now.ps()) {
+                    // asleep: it wakes first; this packet and those behind it wait
+                    if let Some(s) = self.series.as_deref_mut() {
+                        s.low(c, slept, now.ps());
+                    }
+                    self.channels[c as usize].busy = true;
+                    q.push(Time(until), Event::ChannelFree(c));
+                    return;
+                }
             }
             self.send(c, vc, head, buf, next_router, now, q);
             return;
@@ -580,6 +619,15 @@ impl Network {
                     packets: ch.packets,
                     credit_blocked: Time(ch.blocked_ps),
                     peak_occupancy: ch.occ_peak,
+                    low_power: Time(
+                        self.power
+                            .as_ref()
+                            .map_or(0, |p| p.links[c as usize].low_ps),
+                    ),
+                    wakeups: self
+                        .power
+                        .as_ref()
+                        .map_or(0, |p| p.links[c as usize].wakeups),
                     occupancy_area: (ch.occ as i128 * now.ps() as i128 - ch.occ_moment) as u128,
                     to,
                     to_nic,

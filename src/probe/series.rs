@@ -25,6 +25,8 @@ pub struct Window {
     pub busy_ps: u64,
     /// Bytes held in the buffer the channel feeds, integrated over the window (byte·ps).
     pub occupancy: u128,
+    /// Time the channel spent in low power within this window (`[power]`), in ps.
+    pub low_ps: u64,
 }
 
 impl Window {
@@ -33,9 +35,10 @@ impl Window {
         self.packets += o.packets;
         self.busy_ps += o.busy_ps;
         self.occupancy += o.occupancy;
+        self.low_ps += o.low_ps;
     }
     pub fn is_empty(&self) -> bool {
-        self.bytes == 0 && self.busy_ps == 0 && self.occupancy == 0
+        self.bytes == 0 && self.busy_ps == 0 && self.occupancy == 0 && self.low_ps == 0
     }
 }
 
@@ -127,6 +130,11 @@ impl LinkSeries {
                 cell.occupancy += level as u128 * dt as u128
             });
         }
+    }
+
+    /// Channel `c` was in low power from `from` to `to`.
+    pub fn low(&mut self, c: u32, from: u64, to: u64) {
+        self.spread(c, from, to, |cell, dt| cell.low_ps += dt);
     }
 
     /// Calls `f` with each window's part of `[from, to)` on channel `c`.
