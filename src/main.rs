@@ -152,6 +152,10 @@ enum Command {
         /// Lift the sandbox (see `run --allow-io`).
         #[arg(long)]
         allow_io: bool,
+        /// With `[power]`: also run every point with links always on and add energy_ratio,
+        /// power_ratio and time_ratio columns (TraceRP's normalized axes).
+        #[arg(long)]
+        power_baseline: bool,
         /// Points run at once (default: one per core). The results do not depend on it.
         #[arg(long, short = 'j', value_name = "N")]
         jobs: Option<usize>,
@@ -212,6 +216,7 @@ fn overrides(a: &ScenarioArgs) -> Result<Vec<String>> {
     Ok(set)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn sweep(
     args: &ScenarioArgs,
     vary: &[String],
@@ -220,6 +225,7 @@ fn sweep(
     out: &Path,
     y: &str,
     quiet: bool,
+    power_baseline: bool,
 ) -> Result<Exit> {
     use mgensim::sweep::{self, Sweep};
     let axes = vary
@@ -234,6 +240,7 @@ fn sweep(
         sets: overrides(args)?,
         axes,
         allow_io: args.allow_io,
+        power_baseline,
     };
     let total = sweep::grid(&sw.axes).len();
     let (which, name): (Vec<usize>, String) = match shard {
@@ -490,6 +497,7 @@ fn real_main() -> Result<Exit> {
             seed,
             timeout,
             allow_io,
+            power_baseline,
             jobs,
             shard,
             merge,
@@ -508,7 +516,16 @@ fn real_main() -> Result<Exit> {
                 timeout,
                 allow_io,
             };
-            return sweep(&args, &vary, jobs, shard.as_deref(), &out, &y, quiet);
+            return sweep(
+                &args,
+                &vary,
+                jobs,
+                shard.as_deref(),
+                &out,
+                &y,
+                quiet,
+                power_baseline,
+            );
         }
         Command::Plot { dir } => {
             let files = mgensim::plot::draw_folder(&dir)?;

@@ -170,7 +170,9 @@ pub struct Figures {
     pub link_bytes: u64,
     pub average_link_bandwidth_bps: f64,
     pub link_efficiency: f64,
-    /// Means of the values scripts reported, by name.
+    /// Means of the values scripts reported, by name; with `[power]`, the energy figures
+    /// (`energy_j`, `average_power_w`, `low_power_fraction`, `wakeups`) and, against the
+    /// baseline, `energy_ratio`, `power_ratio`, `time_ratio`.
     pub metrics: BTreeMap<String, f64>,
 }
 
@@ -183,7 +185,27 @@ impl Figures {
             link_bytes: r.network.link_bytes,
             average_link_bandwidth_bps: r.network.average_link_bandwidth_bps,
             link_efficiency: r.network.link_efficiency,
-            metrics: r.metrics.iter().map(|(k, m)| (k.clone(), m.mean)).collect(),
+            metrics: r
+                .metrics
+                .iter()
+                .map(|(k, m)| (k.clone(), m.mean))
+                .chain(r.power.iter().flat_map(|p| {
+                    [
+                        ("energy_j".to_string(), p.energy_j),
+                        ("average_power_w".to_string(), p.average_power_w),
+                        ("low_power_fraction".to_string(), p.low_power_fraction),
+                        ("wakeups".to_string(), p.wakeups as f64),
+                    ]
+                    .into_iter()
+                    .chain(p.baseline.iter().flat_map(|b| {
+                        [
+                            ("energy_ratio".to_string(), b.energy_ratio),
+                            ("power_ratio".to_string(), b.power_ratio),
+                            ("time_ratio".to_string(), b.time_ratio),
+                        ]
+                    }))
+                }))
+                .collect(),
         }
     }
 }
@@ -195,6 +217,8 @@ pub struct Sweep {
     pub sets: Vec<String>,
     pub axes: Vec<Axis>,
     pub allow_io: bool,
+    /// Also run every point with links always on (`[power]` disabled) and add the ratios.
+    pub power_baseline: bool,
 }
 
 impl Sweep {
@@ -226,6 +250,7 @@ impl Sweep {
         }
         let next = AtomicUsize::new(0);
         let results = Mutex::new(Vec::with_capacity(which.len()));
+        let baselines = Baselines::default();
         std::thread::scope(|scope| {
             for _ in 0..threads.clamp(1, which.len().max(1)) {
                 scope.spawn(|| loop {
@@ -234,7 +259,7 @@ impl Sweep {
                         break;
                     }
                     let i = which[k];
-                    let result = self.run_point(&points[i], stop.clone());
+                    let result = self.run_point(&points[i], stop.clone(), &baselines);
                     if stop.load(Ordering::Relaxed) && result.is_err() {
                         break; // interrupted half way: not a result
                     }
@@ -257,14 +282,54 @@ impl Sweep {
         &self,
         values: &[String],
         stop: Arc<AtomicBool>,
+        baselines: &Baselines,
     ) -> std::result::Result<Figures, String> {
         let s = self.scenario(values).map_err(|e| format!("{e:#}"))?;
-        let mut sim = Simulation::new(&s).map_err(|e| format!("{e:#}"))?;
-        sim.set_interrupt(stop);
-        match sim.run() {
-            Ok(r) => Ok(Figures::of(&r)),
-            Err(e) => Err(e.stop.to_string()),
+        let run = |s: &Scenario| -> std::result::Result<Report, String> {
+            let mut sim = Simulation::new(s).map_err(|e| format!("{e:#}"))?;
+            sim.set_interrupt(stop.clone());
+            sim.run().map_err(|e| e.stop.to_string())
+        };
+        let mut r = run(&s)?;
+        if self.power_baseline {
+            let mut base = s.clone();
+            match base.power.as_mut() {
+                Some(p) if p.enabled => {
+                    // T_s and T_w do not matter with links always on: points that differ only
+                    // in them share one baseline run
+                    p.enabled = false;
+                    p.t_sleep = crate::units::Time::ZERO;
+                    p.t_wake = crate::units::Time::ZERO;
+                }
+                _ => return Err("--power-baseline needs `[power]` with enabled = true".into()),
+            }
+            let key = serde_json::to_string(&base).unwrap_or_default();
+            let cached = baselines
+                .0
+                .lock()
+                .expect("no worker panicked")
+                .get(&key)
+                .cloned();
+            let b = match cached {
+                Some(b) => b,
+                None => {
+                    let b =
+                        run(&base).map_err(|e| format!("the baseline (links always on): {e}"))?;
+                    let b = Box::new(b);
+                    baselines
+                        .0
+                        .lock()
+                        .expect("no worker panicked")
+                        .insert(key, b.clone());
+                    b
+                }
+            };
+            let t = r.predicted_time_ps;
+            if let Some(p) = r.power.as_mut() {
+                p.compare(t, &b);
+            }
         }
+        Ok(Figures::of(&r))
     }
 
     /// `workload.ranks=16, workload.args.algo=rd`.
@@ -277,6 +342,10 @@ impl Sweep {
             .join(", ")
     }
 }
+
+/// Baseline runs already made, by their scenario (JSON).
+#[derive(Default)]
+struct Baselines(Mutex<std::collections::HashMap<String, Box<Report>>>);
 
 /// The fixed columns after the varied keys.
 const FIGURES: [&str; 6] = [

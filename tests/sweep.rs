@@ -15,6 +15,7 @@ fn barrier_sweep(axes: &[&str]) -> Sweep {
         sets: vec![],
         axes: axes.iter().map(|a| parse_axis(a).unwrap()).collect(),
         allow_io: false,
+        power_baseline: false,
     }
 }
 
@@ -147,4 +148,32 @@ fn a_bad_key_stops_the_sweep_before_it_runs_and_a_failed_point_is_recorded() {
     assert!(err[1].contains("unknown barrier algorithm"), "{err:?}");
     assert_eq!(column(&t, "predicted_time_ps")[1], "");
     assert!(stderr(&o).contains("error: point 1"));
+}
+
+#[test]
+fn a_power_sweep_compares_each_point_with_links_always_on() {
+    let path = project().join("scenarios/tracerp/torus.toml");
+    let sw = Sweep {
+        text: std::fs::read_to_string(&path).unwrap(),
+        path,
+        sets: vec![
+            "workload.args.iters=1".into(),
+            "power.t_sleep=\"0 us\"".into(),
+        ],
+        axes: vec![parse_axis("power.t_wake=0us,5us").unwrap()],
+        allow_io: false,
+        power_baseline: true,
+    };
+    let out = sw
+        .run(&[0, 1], 2, Arc::new(AtomicBool::new(false)), &|_| {})
+        .unwrap();
+    let keys = vec!["power.t_wake".to_string()];
+    let t = Table::new(&keys, &out);
+    let num = |col: &str, row: usize| column(&t, col)[row].parse::<f64>().unwrap();
+    // no wake-up time: the same time as always on, and less energy
+    assert_eq!(num("time_ratio", 0), 1.0);
+    assert!(num("energy_ratio", 0) < 1.0);
+    // 5 us per wake-up: slower
+    assert!(num("time_ratio", 1) > 1.0);
+    assert!(num("wakeups", 1) > 0.0);
 }
