@@ -26,6 +26,13 @@ struct Cli {
 struct ScenarioArgs {
     /// The scenario file (TOML).
     scenario: PathBuf,
+    #[command(flatten)]
+    over: Overrides,
+}
+
+/// What changes a scenario's keys from the command line (`run`, `check`, `sweep`).
+#[derive(clap::Args)]
+struct Overrides {
     /// Override a scenario key: KEY=VALUE with VALUE a TOML literal, e.g.
     /// `--set network.dims=[8,8,8]`, `--set workload.ranks=512`,
     /// `--set network.link_bandwidth="8 GB/s"`, `--set workload.args.algo=ring`
@@ -140,18 +147,10 @@ enum Command {
             required_unless_present = "merge"
         )]
         vary: Vec<String>,
-        /// Override a key at every point (as for `run`). May be repeated.
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// Seed for the workload's random numbers at every point.
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Stop any one point after this much wall-clock time (it is then recorded as failed).
-        #[arg(long, value_name = "TIME")]
-        timeout: Option<String>,
-        /// Lift the sandbox (see `run --allow-io`).
-        #[arg(long)]
-        allow_io: bool,
+        /// Key overrides for every point, as for `run` (`--timeout` applies to each point,
+        /// which is then recorded as failed).
+        #[command(flatten)]
+        over: Overrides,
         /// With `[power]`: also run every point with links always on and add energy_ratio,
         /// power_ratio and time_ratio columns (TraceRP's normalized axes).
         #[arg(long)]
@@ -192,13 +191,13 @@ enum Command {
 }
 
 fn load(a: &ScenarioArgs) -> Result<Scenario> {
-    let mut s = Scenario::load(&a.scenario, &overrides(a)?)?;
-    s.allow_io = a.allow_io;
+    let mut s = Scenario::load(&a.scenario, &overrides(&a.over)?)?;
+    s.allow_io = a.over.allow_io;
     Ok(s)
 }
 
 /// The `--set`s of the command line, with `--seed` and `--timeout` as keys.
-fn overrides(a: &ScenarioArgs) -> Result<Vec<String>> {
+fn overrides(a: &Overrides) -> Result<Vec<String>> {
     let mut set = a.set.clone();
     if let Some(seed) = a.seed {
         set.push(format!("workload.seed={seed}"));
@@ -237,9 +236,9 @@ fn sweep(
     let sw = Sweep {
         path: args.scenario.clone(),
         text,
-        sets: overrides(args)?,
+        sets: overrides(&args.over)?,
         axes,
-        allow_io: args.allow_io,
+        allow_io: args.over.allow_io,
         power_baseline,
     };
     let total = sweep::grid(&sw.axes).len();
@@ -493,10 +492,7 @@ fn real_main() -> Result<Exit> {
         Command::Sweep {
             scenario,
             vary,
-            set,
-            seed,
-            timeout,
-            allow_io,
+            over,
             power_baseline,
             jobs,
             shard,
@@ -509,13 +505,7 @@ fn real_main() -> Result<Exit> {
                 return merge_shards(&merge, &out, &y);
             }
             let scenario = scenario.expect("clap requires it without --merge");
-            let args = ScenarioArgs {
-                scenario,
-                set,
-                seed,
-                timeout,
-                allow_io,
-            };
+            let args = ScenarioArgs { scenario, over };
             return sweep(
                 &args,
                 &vary,

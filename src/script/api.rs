@@ -68,6 +68,18 @@ fn describe(v: &Value) -> String {
 }
 
 /// Checks `rank` is a rank of the job.
+/// A string argument, or an error naming the function and the argument.
+fn str_arg(lua: &Lua, v: &Value, func: &str, arg: &str) -> mlua::Result<String> {
+    match v {
+        Value::String(s) => Ok(s.to_str()?.to_string()),
+        other => Err(error(
+            lua,
+            1,
+            format!("{func}: `{arg}` must be a string, got {}", describe(other)),
+        )),
+    }
+}
+
 fn rank_arg(lua: &Lua, v: &Value, func: &str, arg: &str, size: u32) -> mlua::Result<u32> {
     let r = int_arg(lua, 1, v, func, arg)?;
     if r < 0 || r >= size as i64 {
@@ -287,19 +299,7 @@ pub fn install(
     globals.set(
         "MGEN_region_begin",
         lua.create_function(move |lua, name: Value| {
-            let name = match name {
-                Value::String(s) => s.to_str()?.to_string(),
-                ref other => {
-                    return Err(error(
-                        lua,
-                        1,
-                        format!(
-                            "MGEN_region_begin: `name` must be a string, got {}",
-                            describe(other)
-                        ),
-                    ))
-                }
-            };
+            let name = str_arg(lua, &name, "MGEN_region_begin", "name")?;
             let mut guard = f.borrow_mut();
             let w = &mut *guard;
             let cur = w.current;
@@ -346,19 +346,7 @@ pub fn install(
     globals.set(
         "MGEN_report",
         lua.create_function(move |lua, (name, value): (Value, Value)| {
-            let name = match name {
-                Value::String(s) => s.to_str()?.to_string(),
-                ref other => {
-                    return Err(error(
-                        lua,
-                        1,
-                        format!(
-                            "MGEN_report: `name` must be a string, got {}",
-                            describe(other)
-                        ),
-                    ))
-                }
-            };
+            let name = str_arg(lua, &name, "MGEN_report", "name")?;
             let v = match value {
                 Value::Integer(i) => i as f64,
                 Value::Number(n) if n.is_finite() => n,
