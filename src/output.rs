@@ -50,6 +50,16 @@ pub fn write_folder(dir: &Path, report: &crate::Report) -> std::io::Result<()> {
     write_atomic(&dir.join("summary.json"), json.as_bytes())
 }
 
+/// A link's `kind` column (`injection` NIC→router, `router`, `ejection` router→NIC) and its
+/// `port` (empty for an injection link).
+fn kind_and_port(l: &crate::net::router::LinkLoad) -> (&'static str, String) {
+    match (l.port, l.to_nic) {
+        (None, _) => ("injection", String::new()),
+        (Some(q), true) => ("ejection", q.to_string()),
+        (Some(q), false) => ("router", q.to_string()),
+    }
+}
+
 /// `part / whole` (0 when `whole` is 0).
 fn ratio(part: f64, whole: u64) -> f64 {
     if whole > 0 {
@@ -140,26 +150,15 @@ pub fn timeseries_csv(r: &crate::Report) -> Option<String> {
 /// in each state, wake-ups and energy; then one line per switch, the sum of its ports.
 pub fn links_power_csv(r: &crate::Report) -> Option<String> {
     let p = r.power.as_ref()?;
-    let cfg = crate::config::PowerConfig {
-        enabled: p.enabled,
-        t_sleep: crate::units::Time(p.t_sleep_ps),
-        t_wake: crate::units::Time(p.t_wake_ps),
-        p_base_per_port: p.p_base_per_port_w,
-        p_dynamic: p.p_dynamic_w,
-    };
     let span = r.span_ps();
     let mut out =
         String::from("kind,from,port,to,active_ps,low_power_ps,wakeups,energy_j,average_power_w\n");
     let secs = span as f64 * 1e-12;
     let mut switches: Vec<(u64, u64, u64, f64, u32)> = Vec::new();
     for l in &r.per_link {
-        let (kind, port) = match (l.port, l.to_nic) {
-            (None, _) => ("injection", String::new()),
-            (Some(q), true) => ("ejection", q.to_string()),
-            (Some(q), false) => ("router", q.to_string()),
-        };
+        let (kind, port) = kind_and_port(l);
         let low = l.low_power.ps().min(span);
-        let e = crate::report::PowerSummary::link_energy_j(&cfg, l, span);
+        let e = p.link_energy_j(l, span);
         out += &format!(
             "{kind},{},{port},{},{},{low},{},{e:.9},{:.6}\n",
             l.from,
@@ -253,11 +252,7 @@ pub fn links_csv(r: &crate::Report) -> String {
          peak_occupancy_bytes,mean_occupancy_bytes\n",
     );
     for l in &r.per_link {
-        let (kind, port) = match (l.port, l.to_nic) {
-            (None, _) => ("injection", String::new()),
-            (Some(p), true) => ("ejection", p.to_string()),
-            (Some(p), false) => ("router", p.to_string()),
-        };
+        let (kind, port) = kind_and_port(l);
         let (util, bw) = if span > 0 {
             (
                 l.busy.ps() as f64 / span as f64,

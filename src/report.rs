@@ -221,12 +221,17 @@ pub struct PowerBaseline {
     pub time_ratio: f64,
 }
 
+/// Joules of a port drawing `base` watts all along and `dynamic` more outside low power.
+fn energy_j(base: f64, dynamic: f64, l: &LinkLoad, span_ps: u64) -> f64 {
+    let active = span_ps.saturating_sub(l.low_power.ps());
+    (base * span_ps as f64 + dynamic * active as f64) * 1e-12
+}
+
 impl PowerSummary {
-    /// Energy of each link direction over a run of `span_ps`: base power all along, plus the
+    /// Energy of link direction `l` over a run of `span_ps`: base power all along, plus the
     /// dynamic power except in low power.
-    pub fn link_energy_j(cfg: &crate::config::PowerConfig, l: &LinkLoad, span_ps: u64) -> f64 {
-        let active = span_ps.saturating_sub(l.low_power.ps());
-        (cfg.p_base_per_port * span_ps as f64 + cfg.p_dynamic * active as f64) * 1e-12
+    pub fn link_energy_j(&self, l: &LinkLoad, span_ps: u64) -> f64 {
+        energy_j(self.p_base_per_port_w, self.p_dynamic_w, l, span_ps)
     }
 
     pub fn new(cfg: &crate::config::PowerConfig, links: &[LinkLoad], span_ps: u64) -> Self {
@@ -234,7 +239,7 @@ impl PowerSummary {
             links
                 .iter()
                 .filter(f)
-                .map(|l| Self::link_energy_j(cfg, l, span_ps))
+                .map(|l| energy_j(cfg.p_base_per_port, cfg.p_dynamic, l, span_ps))
                 .sum()
         };
         let n = links.len() as u64;
@@ -410,8 +415,6 @@ impl Report {
             series: SeriesTable::new(w),
             buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
             trace: w.trace.as_ref().map(|t| {
-                let mut t = (**t).clone();
-                t.close_all(|r| w.ranks[r as usize].clock.ps());
                 let tracks: Vec<crate::probe::trace::Track> = w
                     .nodes
                     .jobs
@@ -422,7 +425,7 @@ impl Report {
                         size: j.size,
                     })
                     .collect();
-                t.to_json(&tracks)
+                t.to_json(&tracks, |r| w.ranks[r as usize].clock.ps())
             }),
         }
         .with_link_averages()

@@ -119,15 +119,6 @@ impl Trace {
         }
     }
 
-    /// Closes the regions still open, each at its rank's clock (`clock(rank)`, ps).
-    pub fn close_all(&mut self, clock: impl Fn(u32) -> u64) {
-        for r in 0..self.open.len() as u32 {
-            while !self.open[r as usize].is_empty() {
-                self.end(r, clock(r));
-            }
-        }
-    }
-
     /// Spans recorded.
     pub fn len(&self) -> usize {
         self.spans.len()
@@ -136,8 +127,23 @@ impl Trace {
         self.spans.is_empty()
     }
 
-    /// The trace as Chrome trace-event JSON, one process per job of `jobs`.
-    pub fn to_json(&self, jobs: &[Track]) -> String {
+    /// The trace as Chrome trace-event JSON, one process per job of `jobs`. Regions still
+    /// open end at their rank's clock (`clock(rank)`, ps), innermost first.
+    pub fn to_json(&self, jobs: &[Track], clock: impl Fn(u32) -> u64) -> String {
+        let closing: Vec<Span> = (0..self.open.len() as u32)
+            .flat_map(|r| {
+                let end = clock(r);
+                self.open[r as usize]
+                    .iter()
+                    .rev()
+                    .map(move |&(id, start)| Span {
+                        rank: r,
+                        start,
+                        end,
+                        what: What::Region(id),
+                    })
+            })
+            .collect();
         let mut out = String::with_capacity(128 * self.spans.len() + 4096);
         out.push_str("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mgensim\"},\"traceEvents\":[\n");
         let mut first = true;
@@ -180,7 +186,7 @@ impl Trace {
             }
         }
         let mut ev = String::new();
-        for s in &self.spans {
+        for s in self.spans.iter().chain(&closing) {
             let pid = job_of(s.rank);
             let local = |r: u32| r - jobs.get(job_of(r)).map_or(0, |j| j.base);
             let (name, cat, args): (String, &str, String) = match s.what {
@@ -277,13 +283,15 @@ mod tests {
         t.span(0, 10, 10, What::Poll(1));
         t.span(0, 10, 20, What::Compute);
         t.end(0, 30);
-        t.close_all(|_| 40);
-        assert_eq!(t.len(), 3);
-        let json = t.to_json(&[Track {
-            name: "w",
-            base: 0,
-            size: 1,
-        }]);
+        assert_eq!(t.len(), 2, "the outer region is still open");
+        let json = t.to_json(
+            &[Track {
+                name: "w",
+                base: 0,
+                size: 1,
+            }],
+            |_| 40,
+        );
         let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         let names: Vec<&str> = v["traceEvents"]
             .as_array()
