@@ -526,7 +526,7 @@ impl Simulation {
                 .max()
                 .unwrap_or(Time::ZERO)
                 .max(w.now);
-            w.net.settle_power(end);
+            w.net.settle_all(end);
         }
         let w = self.world.borrow();
         let mut r = Report::new(&self.scenario, &w, started.elapsed(), self.scripts.memory());

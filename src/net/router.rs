@@ -15,8 +15,18 @@
 //! - its head leaves at `t` and arrives at `t + cable_latency`; its tail leaves at
 //!   `max(t + size/bandwidth, tail_here + pipeline)` — the later of serialization on this
 //!   channel and the tail's own progress (NSIM's rule where links of different speeds meet);
-//! - the channel is busy until the tail has left ([`Event::ChannelFree`]); then the buffer the
-//!   packet held here gets its credit back, which may wake the channel that feeds it.
+//! - the channel is busy until the tail has left; then the buffer the packet held here gets its
+//!   credit back, which may wake the channel that feeds it.
+//!
+//! A release happens at the picosecond the tail has left, and every packet that asks at that
+//! picosecond or later sees it. It is an event ([`Event::ChannelFree`]) only when something
+//! waits for it: packets queued for the channel, or at the channel that feeds the buffer it
+//! frees. Otherwise it stays **pending** (a bit per busy port of the router) and is applied, at
+//! its own time, by whoever next looks at that router's credit or channels
+//! ([`Network::settle`]): a buffer's credit is only ever spent by the one channel that feeds it,
+//! and that channel settles the buffer's router before it looks. A channel that finds too little
+//! credit turns the pending releases into that buffer into events, so that it is woken when they
+//! happen. In a quiet network this halves the events per hop.
 //!
 //! Router channels move data at the slower of `link_bandwidth` and `switch_bandwidth`; an
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
@@ -53,13 +63,22 @@ struct Channel {
     queues: [Fifo; MAX_VCS],
     /// Packets in those queues (UGAL's measure of congestion).
     queued: u32,
-    /// A packet's tail is still leaving.
+    /// A packet's tail is still leaving (until `free_at`), or has left and its release is
+    /// pending.
     busy: bool,
+    /// An [`Event::ChannelFree`] is scheduled at `free_at` (otherwise the release is applied by
+    /// whoever next looks at the router, [`Network::settle`]).
+    scheduled: bool,
+    /// When the tail leaves, in picoseconds.
+    free_at: u64,
     /// Virtual channel to look at first (round robin).
     rr: u8,
     /// Credit to give back when the current tail has left: buffer and bytes.
     releasing: u32,
     releasing_bytes: u32,
+    /// The buffer of the last release applied (for its event, which wakes that buffer's
+    /// feeder, when the release was applied before the event was taken).
+    released: u32,
     /// Bytes sent over this channel (payload and headers).
     bytes: u64,
     /// Time this channel spent sending, in picoseconds.
@@ -136,6 +155,13 @@ pub struct Network {
     /// number is the channel that feeds slot `r·ports + q`.
     link_to: Vec<u32>,
     channels: Vec<Channel>,
+    /// Per router, `words` words of bits: the ports whose channel is busy (a tail leaving, or
+    /// left and not applied yet).
+    pending: Vec<u64>,
+    words: u32,
+    /// Per router, a time (ps) no later than the earliest tail among its busy channels whose
+    /// release is not applied: [`Network::settle`] has nothing to do before it.
+    due: Vec<u64>,
     /// Free bytes of every buffer: router inputs first, then NIC receive buffers.
     credit: Vec<u32>,
     /// Bytes of one buffer.
@@ -180,9 +206,12 @@ impl Network {
             queues: [EMPTY; MAX_VCS],
             queued: 0,
             busy: false,
+            scheduled: false,
+            free_at: 0,
             rr: 0,
             releasing: NONE,
             releasing_bytes: 0,
+            released: NONE,
             bytes: 0,
             busy_ps: 0,
             packets: 0,
@@ -196,7 +225,11 @@ impl Network {
         let nbuf = (routers * ports * vcs + terminals) as usize;
         let net = &s.network;
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
+        let words = ports.div_ceil(64);
         Network {
+            pending: vec![0; (routers * words) as usize],
+            words,
+            due: vec![u64::MAX; routers as usize],
             topo,
             ports,
             vcs,
@@ -228,8 +261,12 @@ impl Network {
         }
     }
 
-    /// Counts, at the end of the run (`now`), the low power of links still asleep.
-    pub fn settle_power(&mut self, now: Time) {
+    /// At the end of the run (`now`): applies every pending release, and counts the low power
+    /// of links still asleep.
+    pub fn settle_all(&mut self, now: Time) {
+        for r in 0..self.routers {
+            self.settle(r, now);
+        }
         let Some(pw) = self.power.as_deref_mut() else {
             return;
         };
@@ -349,7 +386,7 @@ impl Network {
             }
             Topo::Dragonfly(_) => {
                 let aux = if p.aux == 0 {
-                    self.dragonfly_choice(p.at, p.dst)
+                    self.dragonfly_choice(p.at, p.dst, now.ps())
                 } else {
                     p.aux
                 };
@@ -373,7 +410,7 @@ impl Network {
     /// The route a dragonfly packet takes from its source router: minimal, Valiant through a
     /// random group, or (UGAL-L) whichever has the smaller product of queue on its first hop
     /// and path length.
-    fn dragonfly_choice(&mut self, at: RouterId, dst: u32) -> u16 {
+    fn dragonfly_choice(&mut self, at: RouterId, dst: u32, now: u64) -> u16 {
         let Topo::Dragonfly(d) = &self.topo else {
             return 0;
         };
@@ -389,7 +426,7 @@ impl Network {
                     let first = d.route(at, dst, 0, aux).port as u32;
                     let ch = &self.channels[(at * self.ports + first) as usize];
                     let (l, g) = d.path_length(at, dst, aux);
-                    (ch.queued as u64 + ch.busy as u64) * (l + g) as u64
+                    (ch.queued as u64 + (ch.busy && ch.free_at > now) as u64) * (l + g) as u64
                 };
                 if cost(dragonfly::MINIMAL) <= cost(via) {
                     dragonfly::MINIMAL
@@ -401,29 +438,140 @@ impl Network {
         }
     }
 
-    /// Channel `c` has sent its tail. Returns the NIC whose transmit staging slot was freed,
-    /// if that is what the packet held.
+    /// Channel `c`'s tail has left (its scheduled event). Returns the NIC whose transmit staging
+    /// slot was freed, if that is what the packet held.
     pub fn channel_free(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
-        if let Some(pw) = self.power.as_deref_mut() {
-            pw.idle(c, now.ps());
-        }
+        let nr = self.routers * self.ports;
         let ch = &mut self.channels[c as usize];
+        if ch.free_at == now.ps() {
+            // (otherwise the release was applied at its time and the channel already carries
+            // the next packet, which has its own event if it needs one)
+            ch.scheduled = false;
+        }
+        if ch.busy && ch.free_at == now.ps() {
+            if c < nr {
+                // with the releases of this router that came due, in time order
+                self.settle(c / self.ports, now);
+            } else {
+                self.apply(c);
+            }
+        }
+        // the release this event was for, applied now or earlier at this picosecond
+        let buf = self.channels[c as usize].released;
+        if buf == STAGING {
+            self.try_send(c, now, q);
+            return Some(c - nr);
+        }
+        if buf != NONE {
+            let up = self.feeder(buf);
+            self.try_send(up, now, q);
+        }
+        self.try_send(c, now, q);
+        None
+    }
+
+    /// Applies channel `c`'s release at the time its tail left: the channel is idle and the
+    /// buffer its packet held gets its credit back. Returns that buffer (`STAGING`, or `NONE`
+    /// when the packet held none).
+    #[inline]
+    fn apply(&mut self, c: u32) -> u32 {
+        let ch = &mut self.channels[c as usize];
+        let at = Time(ch.free_at);
         ch.busy = false;
         let (buf, bytes) = (ch.releasing, ch.releasing_bytes);
         ch.releasing = NONE;
-        let staging = if buf == STAGING {
-            Some(c - self.routers * self.ports)
-        } else {
-            if buf != NONE {
-                self.credit[buf as usize] += bytes;
-                let up = self.feeder(buf);
-                self.occupy(up, now, -(bytes as i64));
-                self.try_send(up, now, q);
+        ch.released = buf;
+        if let Some(pw) = self.power.as_deref_mut() {
+            pw.idle(c, at.ps());
+        }
+        if buf != NONE && buf != STAGING {
+            self.credit[buf as usize] += bytes;
+            let up = self.feeder(buf);
+            self.occupy(up, at, -(bytes as i64));
+        }
+        buf
+    }
+
+    /// Applies the releases of router `r` whose tails have left by `now`; in time order when a
+    /// time series is recorded (its occupancy is integrated piece by piece).
+    #[inline]
+    fn settle(&mut self, r: RouterId, now: Time) {
+        if self.due[r as usize] <= now.ps() {
+            self.settle_due(r, now);
+        }
+    }
+
+    fn settle_due(&mut self, r: RouterId, now: Time) {
+        let w0 = (r * self.words) as usize;
+        let mut due = u64::MAX;
+        for w in w0..w0 + self.words as usize {
+            let base = r * self.ports + ((w - w0) * 64) as u32;
+            if self.series.is_some() {
+                // one at a time, earliest first
+                loop {
+                    let mut first: Option<(u64, u32)> = None;
+                    let mut bits = self.pending[w];
+                    while bits != 0 {
+                        let c = base + bits.trailing_zeros();
+                        bits &= bits - 1;
+                        let t = self.channels[c as usize].free_at;
+                        if t <= now.ps() && first.map_or(true, |f| (t, c) < f) {
+                            first = Some((t, c));
+                        }
+                    }
+                    let Some((_, c)) = first else { break };
+                    self.pending[w] &= !(1 << (c - base));
+                    self.apply(c);
+                }
             }
-            None
-        };
-        self.try_send(c, now, q);
-        staging
+            let mut bits = self.pending[w];
+            while bits != 0 {
+                let c = base + bits.trailing_zeros();
+                bits &= bits - 1;
+                let t = self.channels[c as usize].free_at;
+                if t <= now.ps() {
+                    self.pending[w] &= !(1 << (c - base));
+                    self.apply(c);
+                } else {
+                    due = due.min(t);
+                }
+            }
+        }
+        self.due[r as usize] = due;
+    }
+
+    /// Router channel `c` is busy until `free_at` (ps): its release is to be applied then.
+    #[inline]
+    fn mark_busy(&mut self, c: u32, free_at: u64) {
+        let (r, port) = (c / self.ports, c % self.ports);
+        self.pending[(r * self.words + port / 64) as usize] |= 1 << (port % 64);
+        let due = &mut self.due[r as usize];
+        *due = (*due).min(free_at);
+    }
+
+    /// Router channel `c`'s pending release becomes an event (something now waits for it).
+    #[inline]
+    fn schedule(&mut self, c: u32, q: &mut EventQueue<Event>) {
+        let ch = &mut self.channels[c as usize];
+        ch.scheduled = true;
+        q.push(Time(ch.free_at), Event::ChannelFree(c));
+    }
+
+    /// Channel that feeds `buf` (in router `r`) waits for credit: every pending release into
+    /// `buf` becomes an event, so that it is woken when the credit comes back.
+    fn wake_releases(&mut self, r: RouterId, buf: u32, q: &mut EventQueue<Event>) {
+        let w0 = (r * self.words) as usize;
+        for w in w0..w0 + self.words as usize {
+            let mut bits = self.pending[w];
+            while bits != 0 {
+                let c = r * self.ports + ((w - w0) * 64) as u32 + bits.trailing_zeros();
+                bits &= bits - 1;
+                let ch = &self.channels[c as usize];
+                if ch.releasing == buf && !ch.scheduled {
+                    self.schedule(c, q);
+                }
+            }
+        }
     }
 
     /// A NIC has taken a packet out of its receive buffer: give the credit back to the router.
@@ -458,10 +606,23 @@ impl Network {
     fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
         let ch = &self.channels[c as usize];
         if ch.busy {
+            let inject = c >= self.routers * self.ports;
+            if ch.free_at > now.ps() || inject {
+                // (an injection channel always has its event: its NIC waits for it)
+                if !ch.scheduled && ch.queued > 0 {
+                    self.schedule(c, q);
+                }
+                return;
+            }
+            // its tail has left: apply that (and the router's other releases due)
+            self.settle(c / self.ports, now);
+        }
+        if self.channels[c as usize].queued == 0 {
             return;
         }
         let vcs = self.vcs;
-        let rr = ch.rr as u32;
+        let rr = self.channels[c as usize].rr as u32;
+        let mut settled = false;
         for i in 0..vcs {
             let vc = (rr + i) % vcs;
             let head = self.channels[c as usize].queues[vc as usize].head;
@@ -469,8 +630,16 @@ impl Network {
                 continue;
             }
             let (buf, next_router) = self.downstream(c, vc);
+            if !settled && next_router != NONE {
+                // releases into the next router's buffers that came due
+                self.settle(next_router, now);
+                settled = true;
+            }
             let wire = self.packets.get(head).wire;
             if self.credit[buf as usize] < wire {
+                if next_router != NONE {
+                    self.wake_releases(next_router, buf, q);
+                }
                 continue;
             }
             if let Some(pw) = self.power.as_deref_mut() {
@@ -479,8 +648,14 @@ impl Network {
                     if let Some(s) = self.series.as_deref_mut() {
                         s.low(c, slept, now.ps());
                     }
-                    self.channels[c as usize].busy = true;
+                    let ch = &mut self.channels[c as usize];
+                    ch.busy = true;
+                    ch.scheduled = true;
+                    ch.free_at = until;
                     q.push(Time(until), Event::ChannelFree(c));
+                    if c < self.routers * self.ports {
+                        self.mark_busy(c, until);
+                    }
                     return;
                 }
             }
@@ -523,6 +698,7 @@ impl Network {
         self.credit[buf as usize] -= p.wire;
         let tail_leaves = (now + bw.transfer_time(Bytes(p.wire as u64))).max(p.tail + pipeline);
         ch.busy = true;
+        ch.free_at = tail_leaves.ps();
         ch.rr = ((vc + 1) % self.vcs) as u8;
         ch.releasing = p.buf;
         ch.releasing_bytes = p.wire;
@@ -533,7 +709,17 @@ impl Network {
             ch.blocked_ps += now.ps() - ch.blocked_since;
             ch.blocked_since = u64::MAX;
         }
-        q.push(tail_leaves, Event::ChannelFree(c));
+        // an event for the tail only if something will wait for it (see the module's doc)
+        let waited = ch.queued > 0
+            || !is_router
+            || (p.buf != NONE && self.channels[self.feeder(p.buf) as usize].queued > 0);
+        self.channels[c as usize].scheduled = waited;
+        if waited {
+            q.push(tail_leaves, Event::ChannelFree(c));
+        }
+        if is_router {
+            self.mark_busy(c, tail_leaves.ps());
+        }
         self.occupy(c, now, p.wire as i64);
         if let Some(s) = &mut self.series {
             s.sent(c, now.ps(), tail_leaves.ps(), p.wire as u64);
