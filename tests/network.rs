@@ -131,7 +131,10 @@ if r == 0 then MGEN_acp_complete(MGEN_rdma_put({to}, 8, 0)) end
 if r == {to} then MGEN_rdma_poll(0) end
 '''\n"
     ));
-    assert_eq!(r.network.packets, 2, "the data packet and its control packet");
+    assert_eq!(
+        r.network.packets, 2,
+        "the data packet and its control packet"
+    );
     r.network.events
 }
 
