@@ -112,6 +112,36 @@ pub struct RankQueues {
 }
 
 impl RankQueues {
+    const EMPTY: RankQueues = RankQueues {
+        posted: Vec::new(),
+        unexpected: Vec::new(),
+        requests: Vec::new(),
+        early: Vec::new(),
+        next_seq: 0,
+    };
+}
+
+/// A rank's [`RankQueues`], made at its first message-passing call: a rank that only uses RDMA
+/// keeps 8 bytes for them instead of 104 (memory per rank counts at a million ranks).
+#[derive(Default)]
+pub struct LazyQueues(Option<Box<RankQueues>>);
+
+static NO_QUEUES: RankQueues = RankQueues::EMPTY;
+
+impl std::ops::Deref for LazyQueues {
+    type Target = RankQueues;
+    fn deref(&self) -> &RankQueues {
+        self.0.as_deref().unwrap_or(&NO_QUEUES)
+    }
+}
+
+impl std::ops::DerefMut for LazyQueues {
+    fn deref_mut(&mut self) -> &mut RankQueues {
+        self.0.get_or_insert_with(Box::default)
+    }
+}
+
+impl RankQueues {
     /// Messages that arrived and were never received.
     pub fn unexpected(&self) -> usize {
         self.unexpected.len()

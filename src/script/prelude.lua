@@ -235,8 +235,8 @@ else
   package.loaded.coroutine = safe_coroutine
 end
 
+-- rank i's coroutine; false until its first resume (it and its environment are made then)
 local threads = {}
-local fresh = {} -- environments of ranks not yet started, handed over at their first resume
 -- A rank's globals fall back to its job's (MGEN_args), then to the shared ones. With one job
 -- its globals go straight into the shared table: one lookup fewer per API call.
 local first = 0
@@ -251,24 +251,29 @@ for _, job in ipairs(jobs) do
   first = first + job.size
 end
 
--- Creates rank i's coroutine (ranks numbered job after job) with its own global environment.
+-- Declares rank i (ranks numbered job after job).
 local function spawn(i)
+  threads[i] = false
+end
+
+-- Makes rank i's coroutine and its own global environment; returns both.
+local function start(i)
   local job = jobs[1]
   for _, j in ipairs(jobs) do
     if i >= j.first then job = j end
   end
   local env = setmetatable({}, job.mt)
   env._G = env
-  threads[i] = hooked(create(job.body))
-  fresh[i] = env
+  local co = hooked(create(job.body))
+  threads[i] = co
+  return co, env
 end
 
 -- Resumes rank i: 0 = it blocked, 1 = it finished, 2 = it failed (with a message and
 -- traceback), 3 = a limit stopped it (with the limit's name, and where it was).
 local function run(i)
-  local co = threads[i]
-  local env = fresh[i]
-  if env then fresh[i] = nil end
+  local co, env = threads[i], nil
+  if co == false then co, env = start(i) end
   left = budget > 0 and (budget + STEP - 1) // STEP or 0
   local ok, err = resume(co, env)
   if not ok then

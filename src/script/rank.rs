@@ -65,7 +65,7 @@ pub struct Rank {
     /// message-passing waits (`MGEN_Wait`, `MGEN_Recv`, `MGEN_Send`, ...).
     pub waited: [Time; 3],
     /// Message-passing queues and requests.
-    pub mpi: crate::mpi::RankQueues,
+    pub mpi: crate::mpi::LazyQueues,
     /// What it was last blocked on and since when (for the timeline; `Wait::Nothing` once
     /// taken).
     pub blocked: (Wait, Time),
