@@ -20,8 +20,8 @@
 //! of buckets `>= now + SLOTS`. Keys are `time × 2⁶⁴ + seq`, unique.
 //! Costs: push O(1) (overflow, or into the current bucket: O(log n)); pop O(1) after the
 //! bucket's O(k log k) sort, plus the scan of the bitmap to the next non-empty bucket. No
-//! allocation in steady state: a bucket's vector and `sorted` trade places; one that a burst
-//! grew beyond 1024 entries is given back when it is drained.
+//! allocation in steady state: a bucket's entries are copied into `sorted`, which keeps its
+//! capacity; a slot that a burst grew beyond 64 entries gives that memory back when drained.
 
 use super::heap::{Entry, KeyHeap};
 use crate::units::Time;
@@ -160,16 +160,17 @@ impl<E> EventQueue<E> {
         let slot = (self.now & MASK) as usize;
         if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 {
             self.occupied[slot / 64] &= !(1 << (slot % 64));
-            // `sorted` is empty: the bucket's vector becomes it, and its buffer the slot's
-            std::mem::swap(&mut self.sorted, &mut self.wheel[slot]);
-            self.in_wheel -= self.sorted.len();
+            // (`sorted` is empty and keeps the largest bucket's capacity)
+            let entries = &mut self.wheel[slot];
+            self.in_wheel -= entries.len();
+            self.sorted.extend(entries.drain(..));
+            // keep an ordinary slot's capacity (no allocation in steady state), but give back
+            // what a burst grew, or 4096 slots would each keep their largest burst
+            if entries.capacity() > 64 {
+                *entries = Vec::new();
+            }
             self.sorted
                 .sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
-            // keep an ordinary buffer (no allocation in steady state), but give back what a
-            // burst grew, or 4096 slots would each keep their largest burst
-            if self.wheel[slot].capacity() > 1024 {
-                self.wheel[slot] = Vec::new();
-            }
         }
     }
 
