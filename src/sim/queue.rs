@@ -163,7 +163,7 @@ impl<E> EventQueue<E> {
             // (`sorted` is empty and keeps the largest bucket's capacity)
             let entries = &mut self.wheel[slot];
             self.in_wheel -= entries.len();
-            self.sorted.extend(entries.drain(..));
+            self.sorted.append(entries);
             // keep an ordinary slot's capacity (no allocation in steady state), but give back
             // what a burst grew, or 4096 slots would each keep their largest burst
             if entries.capacity() > 64 {
