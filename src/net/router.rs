@@ -443,12 +443,13 @@ impl Network {
     pub fn channel_free(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
         let nr = self.routers * self.ports;
         let ch = &mut self.channels[c as usize];
-        if ch.free_at == now.ps() {
-            // (otherwise the release was applied at its time and the channel already carries
-            // the next packet, which has its own event if it needs one)
+        // (when `free_at` is later, the release was applied at its time and the channel already
+        // carries the next packet, which has its own event if it needs one)
+        let current = ch.free_at == now.ps();
+        if current {
             ch.scheduled = false;
         }
-        if ch.busy && ch.free_at == now.ps() {
+        if current && ch.busy {
             if c < nr {
                 // with the releases of this router that came due, in time order
                 self.settle(c / self.ports, now);

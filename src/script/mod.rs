@@ -132,14 +132,12 @@ impl Scripts {
         })
     }
 
-    /// Creates the coroutine of every rank (ranks numbered job after job).
+    /// Declares ranks `0..ranks` (numbered job after job), in one call; each rank's coroutine
+    /// is made at its first resume.
     pub fn spawn(&self, ranks: u32) -> Result<()> {
-        for i in 0..ranks {
-            self.spawn
-                .call::<()>(i)
-                .map_err(|e| anyhow!("cannot create rank {i}: {e}"))?;
-        }
-        Ok(())
+        self.spawn
+            .call::<()>(ranks)
+            .map_err(|e| anyhow!("cannot declare {ranks} ranks: {e}"))
     }
 
     /// Resumes rank `i` until it blocks, finishes or fails.

@@ -251,9 +251,9 @@ for _, job in ipairs(jobs) do
   first = first + job.size
 end
 
--- Declares rank i (ranks numbered job after job).
-local function spawn(i)
-  threads[i] = false
+-- Declares ranks 0 .. n-1 (numbered job after job).
+local function spawn(n)
+  for i = 0, n - 1 do threads[i] = false end
 end
 
 -- Makes rank i's coroutine and its own global environment; returns both.
