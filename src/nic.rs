@@ -223,6 +223,7 @@ impl Nics {
             dst: msg.dst,
             at: msg.src,
             buf: NONE,
+            from: NONE,
             next: NONE,
             vc: 0,
             dim: NO_DIM,

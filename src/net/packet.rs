@@ -11,7 +11,7 @@ pub type PktId = u32;
 /// "No packet / no buffer" marker in the intrusive lists and buffer fields.
 pub const NONE: u32 = u32::MAX;
 
-/// A packet in flight. 40 bytes; kept in a pool and referred to by index.
+/// A packet in flight. 48 bytes; kept in a pool and referred to by index.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// When the packet's tail arrived where the packet now is (NSIM's last-flit time).
@@ -29,6 +29,9 @@ pub struct Packet {
     pub at: u32,
     /// Buffer whose credit this packet holds (`NONE` when it holds none).
     pub buf: u32,
+    /// The channel that brought it into `buf` (the one channel that feeds that buffer, whose
+    /// credit and occupancy its release changes).
+    pub from: u32,
     /// Next packet in the same output queue.
     pub next: PktId,
     /// Virtual channel of the buffer it holds or is queued for.

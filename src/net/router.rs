@@ -44,6 +44,11 @@ use crate::units::{Bandwidth, Bytes, Time};
 /// `Channel::releasing` value meaning "a NIC transmit staging slot" rather than a buffer.
 pub const STAGING: u32 = u32::MAX - 1;
 
+/// `Channel::flags`: the link wraps around a torus dimension.
+const WRAP: u8 = 1;
+/// `Channel::flags`: the link joins two dragonfly groups.
+const GLOBAL: u8 = 2;
+
 /// Head and tail of an intrusive FIFO of packets.
 #[derive(Clone, Copy)]
 struct Fifo {
@@ -73,12 +78,22 @@ struct Channel {
     free_at: u64,
     /// Virtual channel to look at first (round robin).
     rr: u8,
-    /// Credit to give back when the current tail has left: buffer and bytes.
+    /// The link is a torus wrap-around ([`WRAP`]) or a dragonfly global link ([`GLOBAL`]).
+    flags: u8,
+    /// Where the link leads (fixed by the topology): the buffer it feeds for virtual channel 0
+    /// (a router input's VC `v` is `down + v`; a NIC has one receive buffer), `NONE` where
+    /// there is no link; and the router that buffer is in (`NONE` for a NIC).
+    down: u32,
+    next: RouterId,
+    /// Credit to give back when the current tail has left: buffer, bytes, and the channel
+    /// that feeds the buffer.
     releasing: u32,
     releasing_bytes: u32,
-    /// The buffer of the last release applied (for its event, which wakes that buffer's
-    /// feeder, when the release was applied before the event was taken).
-    released: u32,
+    releasing_up: u32,
+    /// What the last release applied freed, for its event (which wakes that buffer's feeder,
+    /// when the release was applied before the event was taken): the buffer's feeder,
+    /// [`STAGING`], or `NONE`.
+    released_up: u32,
     /// Bytes sent over this channel (payload and headers).
     bytes: u64,
     /// Time this channel spent sending, in picoseconds.
@@ -146,6 +161,8 @@ pub struct Network {
     ports: u32,
     vcs: u32,
     routers: u32,
+    /// Router channels (`routers × ports`): channels from here on are NICs' injection links.
+    nr: u32,
     /// NIC ports per router with NICs (`T`): terminal `t` is port `t % T` of router `t / T`.
     tpr: u32,
     /// Routers `0..term_routers` have NIC ports.
@@ -209,9 +226,13 @@ impl Network {
             scheduled: false,
             free_at: 0,
             rr: 0,
+            flags: 0,
+            down: NONE,
+            next: NONE,
             releasing: NONE,
             releasing_bytes: 0,
-            released: NONE,
+            releasing_up: NONE,
+            released_up: NONE,
             bytes: 0,
             busy_ps: 0,
             packets: 0,
@@ -226,7 +247,7 @@ impl Network {
         let net = &s.network;
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
         let words = ports.div_ceil(64);
-        Network {
+        let mut net = Network {
             pending: vec![0; (routers * words) as usize],
             words,
             due: vec![u64::MAX; routers as usize],
@@ -234,6 +255,7 @@ impl Network {
             ports,
             vcs,
             routers,
+            nr: routers * ports,
             tpr,
             term_routers,
             link_to,
@@ -258,6 +280,39 @@ impl Network {
                 .as_ref()
                 .filter(|p| p.enabled)
                 .map(|p| Box::new(Power::new(p.t_sleep.ps(), p.t_wake.ps(), nchan))),
+        };
+        net.wire();
+        net
+    }
+
+    /// Writes into every channel where its link leads, so that the hot path looks it up
+    /// instead of dividing channel numbers by ports and virtual channels.
+    fn wire(&mut self) {
+        let nr = self.nr;
+        for c in 0..self.channels.len() as u32 {
+            let (down, next) = if c >= nr {
+                let slot = self.nic_slot(c - nr);
+                (slot * self.vcs, slot / self.ports)
+            } else if let Some(nic) = self.nic_on(c) {
+                (self.nic_rx_buffer(nic), NONE)
+            } else {
+                match self.link_to[c as usize] {
+                    NONE => (NONE, NONE),
+                    n => (n * self.vcs, n / self.ports),
+                }
+            };
+            let mut flags = 0;
+            if c < nr {
+                let (r, q) = (c / self.ports, (c % self.ports) as u8);
+                if self.topo.wraps(r, q) {
+                    flags |= WRAP;
+                }
+                if self.topo.is_global(q) {
+                    flags |= GLOBAL;
+                }
+            }
+            let ch = &mut self.channels[c as usize];
+            (ch.down, ch.next, ch.flags) = (down, next, flags);
         }
     }
 
@@ -332,30 +387,12 @@ impl Network {
     /// (`NONE` for a NIC's receive buffer).
     #[inline]
     fn downstream(&self, c: u32, vc: u32) -> (u32, RouterId) {
-        let nr = self.routers * self.ports;
-        if c >= nr {
-            let slot = self.nic_slot(c - nr);
-            (slot * self.vcs, slot / self.ports)
-        } else if let Some(nic) = self.nic_on(c) {
-            (self.nic_rx_buffer(nic), NONE)
+        let ch = &self.channels[c as usize];
+        if ch.next == NONE {
+            (ch.down, NONE)
         } else {
-            let n = self.link_to[c as usize];
-            (n * self.vcs + vc, n / self.ports)
-        }
-    }
-
-    /// The channel that feeds buffer `b`.
-    #[inline]
-    fn feeder(&self, b: u32) -> u32 {
-        let nb = self.routers * self.ports * self.vcs;
-        if b >= nb {
-            self.nic_slot(b - nb)
-        } else {
-            let slot = b / self.vcs;
-            match self.nic_on(slot) {
-                Some(nic) => self.injection_channel(nic),
-                None => self.link_to[slot as usize],
-            }
+            // (an injection channel only ever queues on VC 0)
+            (ch.down + vc, ch.next)
         }
     }
 
@@ -441,7 +478,7 @@ impl Network {
     /// Channel `c`'s tail has left (its scheduled event). Returns the NIC whose transmit staging
     /// slot was freed, if that is what the packet held.
     pub fn channel_free(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
-        let nr = self.routers * self.ports;
+        let nr = self.nr;
         let ch = &mut self.channels[c as usize];
         // (when `free_at` is later, the release was applied at its time and the channel already
         // carries the next packet, which has its own event if it needs one)
@@ -458,13 +495,12 @@ impl Network {
             }
         }
         // the release this event was for, applied now or earlier at this picosecond
-        let buf = self.channels[c as usize].released;
-        if buf == STAGING {
+        let up = self.channels[c as usize].released_up;
+        if up == STAGING {
             self.try_send(c, now, q);
             return Some(c - nr);
         }
-        if buf != NONE {
-            let up = self.feeder(buf);
+        if up != NONE {
             self.try_send(up, now, q);
         }
         self.try_send(c, now, q);
@@ -472,25 +508,22 @@ impl Network {
     }
 
     /// Applies channel `c`'s release at the time its tail left: the channel is idle and the
-    /// buffer its packet held gets its credit back. Returns that buffer (`STAGING`, or `NONE`
-    /// when the packet held none).
+    /// buffer its packet held gets its credit back.
     #[inline]
-    fn apply(&mut self, c: u32) -> u32 {
+    fn apply(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
         let at = Time(ch.free_at);
         ch.busy = false;
-        let (buf, bytes) = (ch.releasing, ch.releasing_bytes);
+        let (buf, bytes, up) = (ch.releasing, ch.releasing_bytes, ch.releasing_up);
         ch.releasing = NONE;
-        ch.released = buf;
+        ch.released_up = if buf == STAGING { STAGING } else { up };
         if let Some(pw) = self.power.as_deref_mut() {
             pw.idle(c, at.ps());
         }
         if buf != NONE && buf != STAGING {
             self.credit[buf as usize] += bytes;
-            let up = self.feeder(buf);
             self.occupy(up, at, -(bytes as i64));
         }
-        buf
     }
 
     /// Applies the releases of router `r` whose tails have left by `now`; in time order when a
@@ -541,10 +574,10 @@ impl Network {
         self.due[r as usize] = due;
     }
 
-    /// Router channel `c` is busy until `free_at` (ps): its release is to be applied then.
+    /// Port `port` of router `r` is busy until `free_at` (ps): its release is to be applied
+    /// then.
     #[inline]
-    fn mark_busy(&mut self, c: u32, free_at: u64) {
-        let (r, port) = (c / self.ports, c % self.ports);
+    fn mark_busy(&mut self, r: RouterId, port: u32, free_at: u64) {
         self.pending[(r * self.words + port / 64) as usize] |= 1 << (port % 64);
         let due = &mut self.due[r as usize];
         *due = (*due).min(free_at);
@@ -581,9 +614,8 @@ impl Network {
         if p.buf == NONE {
             return; // a loopback packet never held network credit
         }
-        let (buf, wire) = (p.buf, p.wire);
+        let (buf, wire, up) = (p.buf, p.wire, p.from);
         self.credit[buf as usize] += wire;
-        let up = self.feeder(buf);
         self.occupy(up, now, -(wire as i64));
         self.try_send(up, now, q);
     }
@@ -607,7 +639,7 @@ impl Network {
     fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
         let ch = &self.channels[c as usize];
         if ch.busy {
-            let inject = c >= self.routers * self.ports;
+            let inject = c >= self.nr;
             if ch.free_at > now.ps() || inject {
                 // (an injection channel always has its event: its NIC waits for it)
                 if !ch.scheduled && ch.queued > 0 {
@@ -622,10 +654,11 @@ impl Network {
             return;
         }
         let vcs = self.vcs;
-        let rr = self.channels[c as usize].rr as u32;
+        let mut next_vc = self.channels[c as usize].rr as u32;
         let mut settled = false;
-        for i in 0..vcs {
-            let vc = (rr + i) % vcs;
+        for _ in 0..vcs {
+            let vc = next_vc;
+            next_vc = if vc + 1 == vcs { 0 } else { vc + 1 };
             let head = self.channels[c as usize].queues[vc as usize].head;
             if head == NONE {
                 continue;
@@ -654,8 +687,8 @@ impl Network {
                     ch.scheduled = true;
                     ch.free_at = until;
                     q.push(Time(until), Event::ChannelFree(c));
-                    if c < self.routers * self.ports {
-                        self.mark_busy(c, until);
+                    if c < self.nr {
+                        self.mark_busy(c / self.ports, c % self.ports, until);
                     }
                     return;
                 }
@@ -681,7 +714,7 @@ impl Network {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let is_router = c < self.routers * self.ports;
+        let is_router = c < self.nr;
         let (bw, pipeline) = if is_router {
             (self.router_bw, self.router_delay)
         } else {
@@ -700,9 +733,11 @@ impl Network {
         let tail_leaves = (now + bw.transfer_time(Bytes(p.wire as u64))).max(p.tail + pipeline);
         ch.busy = true;
         ch.free_at = tail_leaves.ps();
-        ch.rr = ((vc + 1) % self.vcs) as u8;
+        ch.rr = if vc + 1 == self.vcs { 0 } else { vc as u8 + 1 };
         ch.releasing = p.buf;
         ch.releasing_bytes = p.wire;
+        ch.releasing_up = p.from;
+        let flags = ch.flags;
         ch.bytes += p.wire as u64;
         ch.busy_ps += (tail_leaves - now).ps();
         ch.packets += 1;
@@ -713,13 +748,14 @@ impl Network {
         // an event for the tail only if something will wait for it (see the module's doc)
         let waited = ch.queued > 0
             || !is_router
-            || (p.buf != NONE && self.channels[self.feeder(p.buf) as usize].queued > 0);
+            || (p.from != NONE && self.channels[p.from as usize].queued > 0);
         self.channels[c as usize].scheduled = waited;
         if waited {
             q.push(tail_leaves, Event::ChannelFree(c));
         }
         if is_router {
-            self.mark_busy(c, tail_leaves.ps());
+            // (a packet leaves by a channel of the router it is at)
+            self.mark_busy(p.at, c - p.at * self.ports, tail_leaves.ps());
         }
         self.occupy(c, now, p.wire as i64);
         if let Some(s) = &mut self.series {
@@ -755,15 +791,13 @@ impl Network {
         let pm = self.packets.get_mut(pkt);
         pm.tail = tail_leaves + self.cable;
         pm.buf = buf;
+        pm.from = c;
         if next_router == NONE {
             // ejection into the destination NIC: it acts once the whole packet is in
             q.push(pm.tail, Event::NicArrive(pkt));
         } else {
-            if is_router {
-                let (r, port) = (c / self.ports, (c % self.ports) as u8);
-                self.stats.wrap_hops += self.topo.wraps(r, port) as u64;
-                self.stats.global_hops += self.topo.is_global(port) as u64;
-            }
+            self.stats.wrap_hops += (flags & WRAP != 0) as u64;
+            self.stats.global_hops += (flags & GLOBAL != 0) as u64;
             let pm = self.packets.get_mut(pkt);
             pm.at = next_router;
             pm.vc = vc as u8;
