@@ -5,6 +5,7 @@
 
 const ARITY: usize = 4;
 
+#[derive(Clone, Copy)]
 pub struct Entry<E> {
     pub key: u128,
     pub event: E,

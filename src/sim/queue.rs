@@ -5,40 +5,55 @@
 //! a pure function of the scenario, so every run of it processes the same events in the same
 //! order (MODEL.md §1).
 //!
-//! A timing wheel with an overflow heap. Time is cut into buckets of 2^[`SHIFT`] ps (about a
-//! nanosecond); the next [`SLOTS`] − 1 buckets are unordered vectors in a ring (`wheel`), with
-//! a bitmap of the non-empty ones; anything later waits in the `overflow` heap. Entering a
-//! bucket sorts its vector once (`sorted`, latest first, taken from the end), so each event is
-//! ordered only among those of its own nanosecond; events scheduled into the bucket being
-//! processed go to a small heap (`late`), and `pop` takes the earlier of the two heads.
-//! Simulations in lockstep put hundreds of events in one nanosecond: one sort of them costs a
-//! third of what a heap did.
+//! A timing wheel with an overflow heap. Time is cut into buckets of 2^[`SHIFT`] ps (64 ps);
+//! the next [`SLOTS`] − 1 buckets (about 4.2 µs) are lists in a ring (`slots`), with a two-level
+//! bitmap of the non-empty ones; anything later waits in the `overflow` heap. A bucket's list
+//! lives in one shared arena (`nodes`, `links`, a free list), so scheduling is an append with
+//! no allocation and no slot keeps capacity of its own. Entering a bucket copies its list into
+//! `sorted` (latest first, taken from the end). Buckets are narrow enough that their events
+//! nearly always come in time order already — lockstep networks put hundreds of events on one
+//! picosecond — so the copy is checked and reversed, and sorted only when it is out of order.
+//! Events scheduled into the bucket being processed go to a small heap (`late`), and `pop`
+//! takes the earlier of the two heads.
 //!
 //! Invariants: `sorted` ∪ `late` hold exactly the entries of bucket `now`, `sorted` in
-//! decreasing key order; `wheel[b % SLOTS]` holds those of bucket `b` for
-//! `now < b < now + SLOTS`, and `occupied` marks the non-empty slots; `overflow` holds those
-//! of buckets `>= now + SLOTS`. Keys are `time × 2⁶⁴ + seq`, unique.
-//! Costs: push O(1) (overflow, or into the current bucket: O(log n)); pop O(1) after the
-//! bucket's O(k log k) sort, plus the scan of the bitmap to the next non-empty bucket. No
-//! allocation in steady state: a bucket's entries are copied into `sorted`, which keeps its
-//! capacity; a slot that a burst grew beyond 64 entries gives that memory back when drained.
+//! decreasing key order; `slots[b % SLOTS]` lists those of bucket `b` for
+//! `now < b < now + SLOTS`, in `seq` order within any one time; `occupied` marks the non-empty
+//! slots and `summary` the non-zero words of `occupied`; `overflow` holds the entries of
+//! buckets `>= now + SLOTS`. Keys are `time × 2⁶⁴ + seq`, unique.
+//!
+//! Costs: push O(1) (into the current bucket or the overflow: O(log n)); pop O(1) after the
+//! bucket's O(k) copy (O(k log k) when out of order), plus a scan of at most 17 bitmap words
+//! to the next non-empty bucket. Memory: 12 bytes per slot and, per event in the wheel, the
+//! entry and a 4-byte link; the arena keeps the largest number ever in the wheel.
 
 use super::heap::{Entry, KeyHeap};
 use crate::units::Time;
 
 /// log2 of the bucket width in picoseconds.
-pub const SHIFT: u32 = 10;
-/// Buckets in the wheel (a power of two): the wheel spans SLOTS × 1024 ps ≈ 4.2 µs.
-pub const SLOTS: usize = 4096;
+pub const SHIFT: u32 = 6;
+/// Buckets in the wheel (a power of two): the wheel spans SLOTS × 64 ps ≈ 4.2 µs.
+pub const SLOTS: usize = 1 << 16;
 const MASK: u64 = SLOTS as u64 - 1;
+/// Words of the `occupied` bitmap, and of its summary.
+const WORDS: usize = SLOTS / 64;
+const SUMMARY: usize = WORDS.div_ceil(64);
+/// End of a list.
+const NIL: u32 = u32::MAX;
 
 /// A deterministic priority queue of events of type `E`.
 pub struct EventQueue<E> {
     now: u64,
     sorted: Vec<Entry<E>>,
     late: KeyHeap<E>,
-    wheel: Vec<Vec<Entry<E>>>,
+    /// Per slot, the first and last node of its list (`NIL` when empty).
+    slots: Vec<[u32; 2]>,
+    /// The arena of listed entries, and for each node the next in its list (or in `free`).
+    nodes: Vec<Entry<E>>,
+    links: Vec<u32>,
+    free: u32,
     occupied: Vec<u64>,
+    summary: Vec<u64>,
     in_wheel: usize,
     overflow: KeyHeap<E>,
     next_seq: u64,
@@ -46,14 +61,18 @@ pub struct EventQueue<E> {
     peak: usize,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             now: 0,
             sorted: Vec::new(),
             late: KeyHeap::default(),
-            wheel: (0..SLOTS).map(|_| Vec::new()).collect(),
-            occupied: vec![0; SLOTS / 64],
+            slots: vec![[NIL, NIL]; SLOTS],
+            nodes: Vec::new(),
+            links: Vec::new(),
+            free: NIL,
+            occupied: vec![0; WORDS],
+            summary: vec![0; SUMMARY],
             in_wheel: 0,
             overflow: KeyHeap::default(),
             next_seq: 0,
@@ -68,7 +87,7 @@ fn bucket(key: u128) -> u64 {
     ((key >> 64) as u64) >> SHIFT
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -100,9 +119,28 @@ impl<E> EventQueue<E> {
         if b <= self.now {
             self.late.push(e);
         } else if b < self.now + SLOTS as u64 {
+            let node = if self.free != NIL {
+                let n = self.free;
+                self.free = self.links[n as usize];
+                self.nodes[n as usize] = e;
+                self.links[n as usize] = NIL;
+                n
+            } else {
+                self.nodes.push(e);
+                self.links.push(NIL);
+                (self.nodes.len() - 1) as u32
+            };
             let slot = (b & MASK) as usize;
-            self.wheel[slot].push(e);
-            self.occupied[slot / 64] |= 1 << (slot % 64);
+            let [first, last] = &mut self.slots[slot];
+            if *last == NIL {
+                *first = node;
+                let w = slot / 64;
+                self.occupied[w] |= 1 << (slot % 64);
+                self.summary[w / 64] |= 1 << (w % 64);
+            } else {
+                self.links[*last as usize] = node;
+            }
+            *last = node;
             self.in_wheel += 1;
         } else {
             self.overflow.push(e);
@@ -158,17 +196,34 @@ impl<E> EventQueue<E> {
             self.place(e);
         }
         let slot = (self.now & MASK) as usize;
-        if self.occupied[slot / 64] & (1 << (slot % 64)) != 0 {
-            self.occupied[slot / 64] &= !(1 << (slot % 64));
-            // (`sorted` is empty and keeps the largest bucket's capacity)
-            let entries = &mut self.wheel[slot];
-            self.in_wheel -= entries.len();
-            self.sorted.append(entries);
-            // keep an ordinary slot's capacity (no allocation in steady state), but give back
-            // what a burst grew, or 4096 slots would each keep their largest burst
-            if entries.capacity() > 64 {
-                *entries = Vec::new();
-            }
+        let [first, last] = std::mem::replace(&mut self.slots[slot], [NIL, NIL]);
+        if first == NIL {
+            return;
+        }
+        let w = slot / 64;
+        self.occupied[w] &= !(1 << (slot % 64));
+        if self.occupied[w] == 0 {
+            self.summary[w / 64] &= !(1 << (w % 64));
+        }
+        // (`sorted` is empty and keeps the largest bucket's capacity)
+        let mut in_order = true;
+        let mut prev = 0u128;
+        let mut n = first;
+        while n != NIL {
+            let e = self.nodes[n as usize];
+            // a list is in seq order within one time, so time order alone is key order
+            in_order &= e.key >> 64 >= prev >> 64;
+            prev = e.key;
+            self.sorted.push(e);
+            n = self.links[n as usize];
+        }
+        // the whole list goes back to the free list
+        self.links[last as usize] = self.free;
+        self.free = first;
+        self.in_wheel -= self.sorted.len();
+        if in_order {
+            self.sorted.reverse();
+        } else {
             self.sorted
                 .sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
         }
@@ -177,22 +232,40 @@ impl<E> EventQueue<E> {
     /// The first non-empty bucket after `now` (there is one: `in_wheel > 0`).
     fn next_occupied(&self) -> u64 {
         let start = ((self.now + 1) & MASK) as usize;
-        let words = SLOTS / 64;
-        let (w0, bit0) = (start / 64, start % 64);
-        for i in 0..=words {
-            let w = (w0 + i) % words;
-            let mut bits = self.occupied[w];
-            if i == 0 {
-                bits &= !0u64 << bit0;
-            }
-            if bits != 0 {
-                let slot = (w * 64 + bits.trailing_zeros() as usize) as u64;
-                // the absolute bucket: the first one after now that maps to this slot
-                let off = (slot.wrapping_sub(self.now + 1)) & MASK;
-                return self.now + 1 + off;
-            }
+        let slot = self
+            .first_occupied_from(start)
+            .or_else(|| self.first_occupied_from(0))
+            .expect("in_wheel > 0 but no slot is marked") as u64;
+        // the absolute bucket: the first one after now that maps to this slot
+        let off = slot.wrapping_sub(self.now + 1) & MASK;
+        self.now + 1 + off
+    }
+
+    /// The first marked slot at or after `start`, without wrapping around.
+    #[inline]
+    fn first_occupied_from(&self, start: usize) -> Option<usize> {
+        let w = start / 64;
+        let bits = self.occupied[w] & (!0u64 << (start % 64));
+        if bits != 0 {
+            return Some(w * 64 + bits.trailing_zeros() as usize);
         }
-        unreachable!("in_wheel > 0 but no slot is marked")
+        let w = w + 1;
+        if w >= WORDS {
+            return None;
+        }
+        let mut s = w / 64;
+        let mut sbits = self.summary[s] & (!0u64 << (w % 64));
+        loop {
+            if sbits != 0 {
+                let word = s * 64 + sbits.trailing_zeros() as usize;
+                return Some(word * 64 + self.occupied[word].trailing_zeros() as usize);
+            }
+            s += 1;
+            if s >= SUMMARY {
+                return None;
+            }
+            sbits = self.summary[s];
+        }
     }
 }
 
@@ -249,6 +322,38 @@ mod tests {
             }
             assert_eq!(q.len(), model.len());
         }
+    }
+
+    #[test]
+    fn ties_keep_schedule_order_across_the_overflow_and_the_wheel() {
+        // events at two times of one bucket, some scheduled while that bucket is beyond the
+        // wheel (they come in through the overflow, in key order), some after it is in the
+        // wheel; then more at the bucket being processed
+        let far = 10 * SLOTS as u64 * (1 << SHIFT);
+        let mut q = EventQueue::new();
+        let mut want = Vec::new();
+        for i in 0..40u32 {
+            let t = far + if i % 3 == 0 { 0 } else { 40 };
+            q.push(Time(t), i);
+            want.push((t, i));
+        }
+        q.push(Time(far - 1000), 1000);
+        assert_eq!(q.pop(), Some((Time(far - 1000), 1000)));
+        for i in 40..80u32 {
+            let t = far + if i % 2 == 0 { 0 } else { 40 };
+            q.push(Time(t), i);
+            want.push((t, i));
+        }
+        want.sort_by_key(|&(t, _)| t);
+        let mut got = vec![q.pop().unwrap()];
+        // pushed while its own bucket is being processed
+        q.push(Time(far + 40), 200);
+        want.push((far + 40, 200));
+        while let Some((t, e)) = q.pop() {
+            got.push((t, e));
+        }
+        let got: Vec<(u64, u32)> = got.into_iter().map(|(t, e)| (t.0, e)).collect();
+        assert_eq!(got, want);
     }
 
     #[test]
