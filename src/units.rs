@@ -199,8 +199,11 @@ impl Bandwidth {
         if self.0 == u64::MAX || size.0 == 0 {
             return Time::ZERO;
         }
-        let num = size.0 as u128 * PS_PER_S as u128;
-        Time(num.div_ceil(self.0 as u128) as u64)
+        match size.0.checked_mul(PS_PER_S) {
+            // (a 64-bit division up to 18 MB; a 128-bit one is a library call)
+            Some(num) => Time(num.div_ceil(self.0)),
+            None => Time((size.0 as u128 * PS_PER_S as u128).div_ceil(self.0 as u128) as u64),
+        }
     }
     /// The slower of two rates.
     pub fn min(self, o: Bandwidth) -> Bandwidth {

@@ -188,6 +188,10 @@ pub struct Network {
     cable: Time,
     router_bw: Bandwidth,
     inject_bw: Bandwidth,
+    /// The serialization time of the last packet size seen on router and on injection
+    /// channels: (wire bytes, time). Packets are nearly all full-sized, so this spares a
+    /// division per hop.
+    memo: [(u32, Time); 2],
     /// Random route choices (fat tree `random`, dragonfly Valiant and UGAL), seeded from the
     /// workload seed so runs repeat.
     rng: Xoshiro,
@@ -271,6 +275,7 @@ impl Network {
                 .nic_bandwidth
                 .unwrap_or(net.link_bandwidth)
                 .min(net.link_bandwidth),
+            memo: [(0, Time::ZERO); 2],
             rng: Xoshiro::from_seed(seed ^ 0x6e65_7477_6f72_6b21),
             stats: NetworkStats::default(),
             series: None,
@@ -721,6 +726,11 @@ impl Network {
             (self.inject_bw, Time::ZERO)
         };
         let p = *self.packets.get(pkt);
+        let memo = &mut self.memo[!is_router as usize];
+        if memo.0 != p.wire {
+            *memo = (p.wire, bw.transfer_time(Bytes(p.wire as u64)));
+        }
+        let serialize = memo.1;
         // dequeue
         let ch = &mut self.channels[c as usize];
         ch.queued -= 1;
@@ -730,7 +740,7 @@ impl Network {
             f.tail = NONE;
         }
         self.credit[buf as usize] -= p.wire;
-        let tail_leaves = (now + bw.transfer_time(Bytes(p.wire as u64))).max(p.tail + pipeline);
+        let tail_leaves = (now + serialize).max(p.tail + pipeline);
         ch.busy = true;
         ch.free_at = tail_leaves.ps();
         ch.rr = if vc + 1 == self.vcs { 0 } else { vc as u8 + 1 };

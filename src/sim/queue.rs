@@ -113,38 +113,52 @@ impl<E: Copy> EventQueue<E> {
         self.place(Entry { key, event });
     }
 
-    #[inline]
+    #[inline(always)]
     fn place(&mut self, e: Entry<E>) {
         let b = bucket(e.key);
+        if b > self.now && b < self.now + SLOTS as u64 {
+            self.list(b, e);
+        } else {
+            self.place_in_heap(b, e);
+        }
+    }
+
+    /// Into the current bucket's `late` heap, or the overflow.
+    #[inline(never)]
+    fn place_in_heap(&mut self, b: u64, e: Entry<E>) {
         if b <= self.now {
             self.late.push(e);
-        } else if b < self.now + SLOTS as u64 {
-            let node = if self.free != NIL {
-                let n = self.free;
-                self.free = self.links[n as usize];
-                self.nodes[n as usize] = e;
-                self.links[n as usize] = NIL;
-                n
-            } else {
-                self.nodes.push(e);
-                self.links.push(NIL);
-                (self.nodes.len() - 1) as u32
-            };
-            let slot = (b & MASK) as usize;
-            let [first, last] = &mut self.slots[slot];
-            if *last == NIL {
-                *first = node;
-                let w = slot / 64;
-                self.occupied[w] |= 1 << (slot % 64);
-                self.summary[w / 64] |= 1 << (w % 64);
-            } else {
-                self.links[*last as usize] = node;
-            }
-            *last = node;
-            self.in_wheel += 1;
         } else {
             self.overflow.push(e);
         }
+    }
+
+    /// Appends to the list of bucket `b`, inside the wheel.
+    #[inline(always)]
+    fn list(&mut self, b: u64, e: Entry<E>) {
+        let node = if self.free != NIL {
+            let n = self.free;
+            self.free = self.links[n as usize];
+            self.nodes[n as usize] = e;
+            self.links[n as usize] = NIL;
+            n
+        } else {
+            self.nodes.push(e);
+            self.links.push(NIL);
+            (self.nodes.len() - 1) as u32
+        };
+        let slot = (b & MASK) as usize;
+        let [first, last] = &mut self.slots[slot];
+        if *last == NIL {
+            *first = node;
+            let w = slot / 64;
+            self.occupied[w] |= 1 << (slot % 64);
+            self.summary[w / 64] |= 1 << (w % 64);
+        } else {
+            self.links[*last as usize] = node;
+        }
+        *last = node;
+        self.in_wheel += 1;
     }
 
     /// Removes and returns the earliest event.
