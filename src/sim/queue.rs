@@ -8,8 +8,10 @@
 //! A timing wheel with an overflow heap. Time is cut into buckets of 2^[`SHIFT`] ps (64 ps);
 //! the next [`SLOTS`] − 1 buckets (about 4.2 µs) are lists in a ring (`slots`), with a two-level
 //! bitmap of the non-empty ones; anything later waits in the `overflow` heap. A bucket's list
-//! lives in one shared arena (`nodes`, `links`, a free list), so scheduling is an append with
-//! no allocation and no slot keeps capacity of its own. Entering a bucket copies its list into
+//! is a chain of [`CHUNK`]-entry chunks from one shared arena (`store`, `chain`, a free list),
+//! so scheduling is an append with no allocation, no slot keeps capacity of its own, and a
+//! bucket is read a chunk at a time (a list of single entries scattered over a large arena
+//! costs a cache miss per event once millions are pending). Entering a bucket copies its list into
 //! `sorted` (latest first, taken from the end). Buckets are narrow enough that their events
 //! nearly always come in time order already — lockstep networks put hundreds of events on one
 //! picosecond — so the copy is checked and reversed, and sorted only when it is out of order.
@@ -17,15 +19,16 @@
 //! takes the earlier of the two heads.
 //!
 //! Invariants: `sorted` ∪ `late` hold exactly the entries of bucket `now`, `sorted` in
-//! decreasing key order; `slots[b % SLOTS]` lists those of bucket `b` for
+//! decreasing key order; `slots[b % SLOTS]` chains those of bucket `b` for
 //! `now < b < now + SLOTS`, in `seq` order within any one time; `occupied` marks the non-empty
 //! slots and `summary` the non-zero words of `occupied`; `overflow` holds the entries of
 //! buckets `>= now + SLOTS`. Keys are `time × 2⁶⁴ + seq`, unique.
 //!
 //! Costs: push O(1) (into the current bucket or the overflow: O(log n)); pop O(1) after the
 //! bucket's O(k) copy (O(k log k) when out of order), plus a scan of at most 17 bitmap words
-//! to the next non-empty bucket. Memory: 12 bytes per slot and, per event in the wheel, the
-//! entry and a 4-byte link; the arena keeps the largest number ever in the wheel.
+//! to the next non-empty bucket. Memory: 12 bytes per slot, and a chunk (256 bytes with
+//! events) per non-empty slot and per [`CHUNK`] events in it; the arena keeps the most
+//! chunks ever in use.
 
 use super::heap::{Entry, KeyHeap};
 use crate::units::Time;
@@ -38,7 +41,9 @@ const MASK: u64 = SLOTS as u64 - 1;
 /// Words of the `occupied` bitmap, and of its summary.
 const WORDS: usize = SLOTS / 64;
 const SUMMARY: usize = WORDS.div_ceil(64);
-/// End of a list.
+/// Entries per chunk of a bucket's chain.
+pub const CHUNK: usize = 8;
+/// End of a chain.
 const NIL: u32 = u32::MAX;
 
 /// A deterministic priority queue of events of type `E`.
@@ -46,11 +51,13 @@ pub struct EventQueue<E> {
     now: u64,
     sorted: Vec<Entry<E>>,
     late: KeyHeap<E>,
-    /// Per slot, the first and last node of its list (`NIL` when empty).
-    slots: Vec<[u32; 2]>,
-    /// The arena of listed entries, and for each node the next in its list (or in `free`).
-    nodes: Vec<Entry<E>>,
-    links: Vec<u32>,
+    /// Per slot, the first and last chunk of its chain (`NIL` when empty) and the entries in
+    /// the last.
+    slots: Vec<[u32; 3]>,
+    /// The chunks: chunk `c` is `store[c·CHUNK ..][..CHUNK]`, followed by `chain[c]` in its
+    /// slot's chain (or in the free list, `free`).
+    store: Vec<Entry<E>>,
+    chain: Vec<u32>,
     free: u32,
     occupied: Vec<u64>,
     summary: Vec<u64>,
@@ -67,9 +74,9 @@ impl<E: Copy> Default for EventQueue<E> {
             now: 0,
             sorted: Vec::new(),
             late: KeyHeap::default(),
-            slots: vec![[NIL, NIL]; SLOTS],
-            nodes: Vec::new(),
-            links: Vec::new(),
+            slots: vec![[NIL, NIL, 0]; SLOTS],
+            store: Vec::new(),
+            chain: Vec::new(),
             free: NIL,
             occupied: vec![0; WORDS],
             summary: vec![0; SUMMARY],
@@ -136,29 +143,42 @@ impl<E: Copy> EventQueue<E> {
     /// Appends to the list of bucket `b`, inside the wheel.
     #[inline(always)]
     fn list(&mut self, b: u64, e: Entry<E>) {
-        let node = if self.free != NIL {
-            let n = self.free;
-            self.free = self.links[n as usize];
-            self.nodes[n as usize] = e;
-            self.links[n as usize] = NIL;
-            n
-        } else {
-            self.nodes.push(e);
-            self.links.push(NIL);
-            (self.nodes.len() - 1) as u32
-        };
         let slot = (b & MASK) as usize;
-        let [first, last] = &mut self.slots[slot];
-        if *last == NIL {
-            *first = node;
-            let w = slot / 64;
-            self.occupied[w] |= 1 << (slot % 64);
-            self.summary[w / 64] |= 1 << (w % 64);
+        let [first, last, fill] = self.slots[slot];
+        if fill as usize == CHUNK || last == NIL {
+            let c = self.new_chunk(e);
+            if last == NIL {
+                self.slots[slot] = [c, c, 1];
+                let w = slot / 64;
+                self.occupied[w] |= 1 << (slot % 64);
+                self.summary[w / 64] |= 1 << (w % 64);
+            } else {
+                self.chain[last as usize] = c;
+                self.slots[slot] = [first, c, 1];
+            }
         } else {
-            self.links[*last as usize] = node;
+            self.store[last as usize * CHUNK + fill as usize] = e;
+            self.slots[slot][2] = fill + 1;
         }
-        *last = node;
         self.in_wheel += 1;
+    }
+
+    /// A chunk whose first entry is `e`, from the free list or new.
+    #[inline]
+    fn new_chunk(&mut self, e: Entry<E>) -> u32 {
+        let c = if self.free != NIL {
+            let c = self.free;
+            self.free = self.chain[c as usize];
+            self.store[c as usize * CHUNK] = e;
+            c
+        } else {
+            // (the other entries are written before they are read)
+            self.store.extend(std::iter::repeat_n(e, CHUNK));
+            self.chain.push(NIL);
+            (self.chain.len() - 1) as u32
+        };
+        self.chain[c as usize] = NIL;
+        c
     }
 
     /// Removes and returns the earliest event.
@@ -210,7 +230,7 @@ impl<E: Copy> EventQueue<E> {
             self.place(e);
         }
         let slot = (self.now & MASK) as usize;
-        let [first, last] = std::mem::replace(&mut self.slots[slot], [NIL, NIL]);
+        let [first, last, fill] = std::mem::replace(&mut self.slots[slot], [NIL, NIL, 0]);
         if first == NIL {
             return;
         }
@@ -220,20 +240,21 @@ impl<E: Copy> EventQueue<E> {
             self.summary[w / 64] &= !(1 << (w % 64));
         }
         // (`sorted` is empty and keeps the largest bucket's capacity)
-        let mut in_order = true;
-        let mut prev = 0u128;
-        let mut n = first;
-        while n != NIL {
-            let e = self.nodes[n as usize];
-            // a list is in seq order within one time, so time order alone is key order
-            in_order &= e.key >> 64 >= prev >> 64;
-            prev = e.key;
-            self.sorted.push(e);
-            n = self.links[n as usize];
+        let mut c = first;
+        loop {
+            let n = if c == last { fill as usize } else { CHUNK };
+            let at = c as usize * CHUNK;
+            self.sorted.extend_from_slice(&self.store[at..at + n]);
+            if c == last {
+                break;
+            }
+            c = self.chain[c as usize];
         }
-        // the whole list goes back to the free list
-        self.links[last as usize] = self.free;
+        // the whole chain goes back to the free list
+        self.chain[last as usize] = self.free;
         self.free = first;
+        // a chain is in seq order within one time, so time order alone is key order
+        let in_order = self.sorted.windows(2).all(|p| p[0].key >> 64 <= p[1].key >> 64);
         self.in_wheel -= self.sorted.len();
         if in_order {
             self.sorted.reverse();
