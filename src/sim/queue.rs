@@ -173,7 +173,7 @@ impl<E: Copy> EventQueue<E> {
             c
         } else {
             // (the other entries are written before they are read)
-            self.store.extend(std::iter::repeat_n(e, CHUNK));
+            self.store.extend(std::iter::repeat(e).take(CHUNK));
             self.chain.push(NIL);
             (self.chain.len() - 1) as u32
         };
@@ -254,7 +254,10 @@ impl<E: Copy> EventQueue<E> {
         self.chain[last as usize] = self.free;
         self.free = first;
         // a chain is in seq order within one time, so time order alone is key order
-        let in_order = self.sorted.windows(2).all(|p| p[0].key >> 64 <= p[1].key >> 64);
+        let in_order = self
+            .sorted
+            .windows(2)
+            .all(|p| p[0].key >> 64 <= p[1].key >> 64);
         self.in_wheel -= self.sorted.len();
         if in_order {
             self.sorted.reverse();
