@@ -736,10 +736,12 @@ fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
         );
     }
     let nodes = s.nodes();
-    // channel state, neighbour table and credit counters per port; coordinates per router;
-    // NIC state per terminal; then the rank (its engine side and a bare Lua coroutine)
-    let per_port = 64 + 4 + 4 * vcs;
-    let need = routers * (ports * per_port + 12) + terminals * 48 + s.ranks() * (200 + 1500);
+    // channel (two cache lines, its buffer's credit included) and neighbour table per port;
+    // coordinates and pending releases per router; NIC state and injection channel per
+    // terminal; then the rank (its engine side and a bare Lua coroutine)
+    let per_port = 128 + 4;
+    let need =
+        routers * (ports * per_port + 28) + terminals * (48 + 128) + s.ranks() * (200 + 1500);
     if let Some(total) = crate::report::proc_bytes("/proc/meminfo", "MemTotal:") {
         if need > total {
             anyhow::bail!(

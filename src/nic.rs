@@ -222,10 +222,10 @@ impl Nics {
             src: msg.src,
             dst: msg.dst,
             at: msg.src,
-            buf: NONE,
             from: NONE,
             next: NONE,
             vc: 0,
+            held_vc: 0,
             dim: NO_DIM,
             aux: 0,
         })

@@ -27,15 +27,17 @@ pub struct Packet {
     pub dst: u32,
     /// Router the head is at (or the NIC it is in, before injection and after ejection).
     pub at: u32,
-    /// Buffer whose credit this packet holds (`NONE` when it holds none).
-    pub buf: u32,
-    /// The channel that brought it into `buf` (the one channel that feeds that buffer, whose
-    /// credit and occupancy its release changes).
+    /// The channel that brought it into the buffer it holds: the one channel that feeds that
+    /// buffer, where its credit and occupancy are kept. `NONE` while it holds no credit (before
+    /// injection, and always for a packet that stays within its node), `STAGING` (router.rs)
+    /// while it holds a NIC's transmit staging slot.
     pub from: u32,
     /// Next packet in the same output queue.
     pub next: PktId,
-    /// Virtual channel of the buffer it holds or is queued for.
+    /// Virtual channel of the buffer it is queued for (then of the one it enters).
     pub vc: u8,
+    /// Virtual channel of the buffer it holds.
+    pub held_vc: u8,
     /// Mesh and torus: the dimension it is correcting (`topology::NO_DIM` before the first
     /// router hop).
     pub dim: u8,

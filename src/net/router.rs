@@ -28,6 +28,14 @@
 //! credit turns the pending releases into that buffer into events, so that it is woken when they
 //! happen. In a quiet network this halves the events per hop.
 //!
+//! **Layout.** At 65,536 nodes the network's state is hundreds of megabytes, and a hop's cost is
+//! the cache lines it touches, not its instructions. So a channel is two cache lines: the first
+//! holds what every hop reads (queues, state, where the link leads, the release to apply); the
+//! second holds the credit of the buffer the channel feeds (a buffer's credit is only spent by
+//! its one feeder, and given back to it) beside that buffer's occupancy and the channel's
+//! counters, which change on every send. A router's pending releases and their due time share
+//! one line.
+//!
 //! Router channels move data at the slower of `link_bandwidth` and `switch_bandwidth`; an
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
 
@@ -61,9 +69,12 @@ const EMPTY: Fifo = Fifo {
     tail: NONE,
 };
 
-/// One direction of one link, seen from the router or NIC that drives it.
+/// One direction of one link, seen from the router or NIC that drives it: two cache lines
+/// (see the module's doc), 128 bytes.
 #[derive(Clone)]
+#[repr(C, align(64))]
 struct Channel {
+    // ---- first line: what a hop reads
     /// Packets waiting for this channel, one FIFO per virtual channel of the next buffer.
     queues: [Fifo; MAX_VCS],
     /// Packets in those queues (UGAL's measure of congestion).
@@ -74,26 +85,36 @@ struct Channel {
     /// An [`Event::ChannelFree`] is scheduled at `free_at` (otherwise the release is applied by
     /// whoever next looks at the router, [`Network::settle`]).
     scheduled: bool,
-    /// When the tail leaves, in picoseconds.
-    free_at: u64,
     /// Virtual channel to look at first (round robin).
     rr: u8,
     /// The link is a torus wrap-around ([`WRAP`]) or a dragonfly global link ([`GLOBAL`]).
     flags: u8,
-    /// Where the link leads (fixed by the topology): the buffer it feeds for virtual channel 0
-    /// (a router input's VC `v` is `down + v`; a NIC has one receive buffer), `NONE` where
-    /// there is no link; and the router that buffer is in (`NONE` for a NIC).
-    down: u32,
+    /// When the tail leaves, in picoseconds.
+    free_at: u64,
+    /// Since when the channel has been idle with a packet queued that has no credit downstream
+    /// (`u64::MAX`: it is not), in picoseconds.
+    blocked_since: u64,
+    /// The router the link leads to (fixed by the topology); `NONE` for a NIC, or where there
+    /// is no link.
     next: RouterId,
-    /// Credit to give back when the current tail has left: buffer, bytes, and the channel
-    /// that feeds the buffer.
-    releasing: u32,
-    releasing_bytes: u32,
+    /// Credit to give back when the current tail has left: the channel that feeds the buffer
+    /// the packet held (its credit lives there), or [`STAGING`] for a NIC's staging slot; and
+    /// `bytes << 2 | virtual channel`, or `NONE` when there is nothing to give back.
     releasing_up: u32,
+    releasing: u32,
     /// What the last release applied freed, for its event (which wakes that buffer's feeder,
     /// when the release was applied before the event was taken): the buffer's feeder,
     /// [`STAGING`], or `NONE`.
     released_up: u32,
+    // ---- second line: the buffer this channel feeds, and counters
+    /// Free bytes of the buffer this channel feeds, per virtual channel (a NIC's receive
+    /// buffer is VC 0; VCs the buffer does not have stay full of credit).
+    credit: [u32; MAX_VCS],
+    /// The most bytes that buffer (all its virtual channels) ever held.
+    occ_peak: u32,
+    /// Σ change × time of change of the bytes held (byte·ps): the integral of the occupancy
+    /// `occ` from 0 to `T` is then `occ·T − occ_moment`, one multiply-add per change.
+    occ_moment: i128,
     /// Bytes sent over this channel (payload and headers).
     bytes: u64,
     /// Time this channel spent sending, in picoseconds.
@@ -101,15 +122,20 @@ struct Channel {
     /// Packets sent over this channel.
     packets: u64,
     /// Time the channel was idle with a packet queued that had no credit downstream
-    /// (backpressure), in picoseconds; and since when it is so now (`u64::MAX`: it is not).
+    /// (backpressure), in picoseconds.
     blocked_ps: u64,
-    blocked_since: u64,
-    /// Bytes held now in the buffer this channel feeds (all its virtual channels), the most
-    /// ever held, and Σ change × time of change (byte·ps): the integral of `occ` from 0 to
-    /// `T` is then `occ·T − occ_moment`, one multiply-add per change.
-    occ: u32,
-    occ_peak: u32,
-    occ_moment: i128,
+}
+
+const _: () = assert!(std::mem::size_of::<Channel>() == 128);
+
+impl Channel {
+    /// Bytes held now in the buffer this channel feeds, all virtual channels (`cap`: bytes of
+    /// one buffer).
+    #[inline]
+    fn occ(&self, cap: u32) -> u32 {
+        let free: u64 = self.credit.iter().map(|&c| c as u64).sum();
+        (MAX_VCS as u64 * cap as u64 - free) as u32
+    }
 }
 
 /// What one direction of one link carried in a run.
@@ -172,15 +198,12 @@ pub struct Network {
     /// number is the channel that feeds slot `r·ports + q`.
     link_to: Vec<u32>,
     channels: Vec<Channel>,
-    /// Per router, `words` words of bits: the ports whose channel is busy (a tail leaving, or
-    /// left and not applied yet).
-    pending: Vec<u64>,
+    /// Per router, `1 + words` words: a time (ps) no later than the earliest tail among its
+    /// busy channels whose release is not applied ([`Network::settle`] has nothing to do
+    /// before it), then `words` words of bits: the ports whose channel is busy (a tail leaving,
+    /// or left and not applied yet).
+    rstate: Vec<u64>,
     words: u32,
-    /// Per router, a time (ps) no later than the earliest tail among its busy channels whose
-    /// release is not applied: [`Network::settle`] has nothing to do before it.
-    due: Vec<u64>,
-    /// Free bytes of every buffer: router inputs first, then NIC receive buffers.
-    credit: Vec<u32>,
     /// Bytes of one buffer.
     capacity: u32,
     pub packets: PacketPool,
@@ -223,38 +246,38 @@ impl Network {
             }
         }
         let nchan = (routers * ports + terminals) as usize;
+        let cap = s.network.buffer_bytes.0 as u32;
         let channel = Channel {
             queues: [EMPTY; MAX_VCS],
             queued: 0,
             busy: false,
             scheduled: false,
-            free_at: 0,
             rr: 0,
             flags: 0,
-            down: NONE,
+            free_at: 0,
+            blocked_since: u64::MAX,
             next: NONE,
-            releasing: NONE,
-            releasing_bytes: 0,
             releasing_up: NONE,
+            releasing: NONE,
             released_up: NONE,
+            credit: [cap; MAX_VCS],
+            occ_peak: 0,
+            occ_moment: 0,
             bytes: 0,
             busy_ps: 0,
             packets: 0,
             blocked_ps: 0,
-            blocked_since: u64::MAX,
-            occ: 0,
-            occ_peak: 0,
-            occ_moment: 0,
         };
-        let cap = s.network.buffer_bytes.0 as u32;
-        let nbuf = (routers * ports * vcs + terminals) as usize;
         let net = &s.network;
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
         let words = ports.div_ceil(64);
+        let mut rstate = vec![0; (routers * (1 + words)) as usize];
+        for r in 0..routers {
+            rstate[(r * (1 + words)) as usize] = u64::MAX;
+        }
         let mut net = Network {
-            pending: vec![0; (routers * words) as usize],
+            rstate,
             words,
-            due: vec![u64::MAX; routers as usize],
             topo,
             ports,
             vcs,
@@ -264,7 +287,6 @@ impl Network {
             term_routers,
             link_to,
             channels: vec![channel; nchan],
-            credit: vec![cap; nbuf],
             capacity: cap,
             packets: PacketPool::default(),
             router_delay: net.router_delay(),
@@ -291,21 +313,11 @@ impl Network {
     }
 
     /// Writes into every channel where its link leads, so that the hot path looks it up
-    /// instead of dividing channel numbers by ports and virtual channels.
+    /// instead of dividing channel numbers by ports.
     fn wire(&mut self) {
         let nr = self.nr;
         for c in 0..self.channels.len() as u32 {
-            let (down, next) = if c >= nr {
-                let slot = self.nic_slot(c - nr);
-                (slot * self.vcs, slot / self.ports)
-            } else if let Some(nic) = self.nic_on(c) {
-                (self.nic_rx_buffer(nic), NONE)
-            } else {
-                match self.link_to[c as usize] {
-                    NONE => (NONE, NONE),
-                    n => (n * self.vcs, n / self.ports),
-                }
-            };
+            let next = self.slot_fed(c).map_or(NONE, |slot| slot / self.ports);
             let mut flags = 0;
             if c < nr {
                 let (r, q) = (c / self.ports, (c % self.ports) as u8);
@@ -317,7 +329,19 @@ impl Network {
                 }
             }
             let ch = &mut self.channels[c as usize];
-            (ch.down, ch.next, ch.flags) = (down, next, flags);
+            (ch.next, ch.flags) = (next, flags);
+        }
+    }
+
+    /// The router port slot (`router · ports + port`) whose input buffers channel `c` feeds:
+    /// `None` for a link into a NIC, or where there is no link.
+    fn slot_fed(&self, c: u32) -> Option<u32> {
+        if c >= self.nr {
+            Some(self.nic_slot(c - self.nr))
+        } else if self.nic_on(c).is_some() {
+            None
+        } else {
+            Some(self.link_to[c as usize]).filter(|&n| n != NONE)
         }
     }
 
@@ -349,17 +373,19 @@ impl Network {
         self.routers
     }
 
-    /// The bytes held in the buffer channel `c` feeds change by `delta` at `now`.
+    /// The bytes held in the buffer channel `c` feeds have changed by `delta` at `now` (its
+    /// credit already says so).
     #[inline]
     fn occupy(&mut self, c: u32, now: Time, delta: i64) {
         let ch = &mut self.channels[c as usize];
         let t = now.ps();
         if let Some(s) = &mut self.series {
-            s.occupancy(c, ch.occ, t);
+            s.occupancy(c, (ch.occ(self.capacity) as i64 - delta) as u32, t);
         }
         ch.occ_moment += delta as i128 * t as i128;
-        ch.occ = (ch.occ as i64 + delta) as u32;
-        ch.occ_peak = ch.occ_peak.max(ch.occ);
+        if delta > 0 {
+            ch.occ_peak = ch.occ_peak.max(ch.occ(self.capacity));
+        }
     }
 
     /// Channel of port `q` of router `r`.
@@ -371,10 +397,6 @@ impl Network {
     #[inline]
     pub fn injection_channel(&self, nic: u32) -> u32 {
         self.routers * self.ports + nic
-    }
-    #[inline]
-    fn nic_rx_buffer(&self, nic: u32) -> u32 {
-        self.routers * self.ports * self.vcs + nic
     }
     /// The router port slot NIC `nic` is attached to.
     #[inline]
@@ -388,25 +410,12 @@ impl Network {
         (r < self.term_routers && q < self.tpr).then_some(r * self.tpr + q)
     }
 
-    /// The buffer channel `c` feeds for virtual channel `vc`, and the router it is in
-    /// (`NONE` for a NIC's receive buffer).
-    #[inline]
-    fn downstream(&self, c: u32, vc: u32) -> (u32, RouterId) {
-        let ch = &self.channels[c as usize];
-        if ch.next == NONE {
-            (ch.down, NONE)
-        } else {
-            // (an injection channel only ever queues on VC 0)
-            (ch.down + vc, ch.next)
-        }
-    }
-
     /// Puts a packet whose payload is in its NIC (tail there at `now`) into the NIC's
     /// injection queue.
     pub fn inject(&mut self, nic: u32, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
         let p = self.packets.get_mut(pkt);
         p.tail = now;
-        p.buf = STAGING;
+        p.from = STAGING;
         p.vc = 0;
         p.at = nic;
         let c = self.injection_channel(nic);
@@ -519,14 +528,16 @@ impl Network {
         let ch = &mut self.channels[c as usize];
         let at = Time(ch.free_at);
         ch.busy = false;
-        let (buf, bytes, up) = (ch.releasing, ch.releasing_bytes, ch.releasing_up);
+        let (up, rel) = (ch.releasing_up, ch.releasing);
         ch.releasing = NONE;
-        ch.released_up = if buf == STAGING { STAGING } else { up };
+        // (a link that only woke up released nothing)
+        ch.released_up = if rel == NONE { NONE } else { up };
         if let Some(pw) = self.power.as_deref_mut() {
             pw.idle(c, at.ps());
         }
-        if buf != NONE && buf != STAGING {
-            self.credit[buf as usize] += bytes;
+        if rel != NONE && up != STAGING {
+            let bytes = rel >> 2;
+            self.channels[up as usize].credit[(rel & 3) as usize] += bytes;
             self.occupy(up, at, -(bytes as i64));
         }
     }
@@ -535,13 +546,13 @@ impl Network {
     /// time series is recorded (its occupancy is integrated piece by piece).
     #[inline]
     fn settle(&mut self, r: RouterId, now: Time) {
-        if self.due[r as usize] <= now.ps() {
+        if self.rstate[(r * (1 + self.words)) as usize] <= now.ps() {
             self.settle_due(r, now);
         }
     }
 
     fn settle_due(&mut self, r: RouterId, now: Time) {
-        let w0 = (r * self.words) as usize;
+        let w0 = (r * (1 + self.words)) as usize + 1;
         let mut due = u64::MAX;
         for w in w0..w0 + self.words as usize {
             let base = r * self.ports + ((w - w0) * 64) as u32;
@@ -549,7 +560,7 @@ impl Network {
                 // one at a time, earliest first
                 loop {
                     let mut first: Option<(u64, u32)> = None;
-                    let mut bits = self.pending[w];
+                    let mut bits = self.rstate[w];
                     while bits != 0 {
                         let c = base + bits.trailing_zeros();
                         bits &= bits - 1;
@@ -559,33 +570,33 @@ impl Network {
                         }
                     }
                     let Some((_, c)) = first else { break };
-                    self.pending[w] &= !(1 << (c - base));
+                    self.rstate[w] &= !(1 << (c - base));
                     self.apply(c);
                 }
             }
-            let mut bits = self.pending[w];
+            let mut bits = self.rstate[w];
             while bits != 0 {
                 let c = base + bits.trailing_zeros();
                 bits &= bits - 1;
                 let t = self.channels[c as usize].free_at;
                 if t <= now.ps() {
-                    self.pending[w] &= !(1 << (c - base));
+                    self.rstate[w] &= !(1 << (c - base));
                     self.apply(c);
                 } else {
                     due = due.min(t);
                 }
             }
         }
-        self.due[r as usize] = due;
+        self.rstate[w0 - 1] = due;
     }
 
     /// Port `port` of router `r` is busy until `free_at` (ps): its release is to be applied
     /// then.
     #[inline]
     fn mark_busy(&mut self, r: RouterId, port: u32, free_at: u64) {
-        self.pending[(r * self.words + port / 64) as usize] |= 1 << (port % 64);
-        let due = &mut self.due[r as usize];
-        *due = (*due).min(free_at);
+        let at = (r * (1 + self.words)) as usize;
+        self.rstate[at + 1 + (port / 64) as usize] |= 1 << (port % 64);
+        self.rstate[at] = self.rstate[at].min(free_at);
     }
 
     /// Router channel `c`'s pending release becomes an event (something now waits for it).
@@ -596,17 +607,22 @@ impl Network {
         q.push(Time(ch.free_at), Event::ChannelFree(c));
     }
 
-    /// Channel that feeds `buf` (in router `r`) waits for credit: every pending release into
-    /// `buf` becomes an event, so that it is woken when the credit comes back.
-    fn wake_releases(&mut self, r: RouterId, buf: u32, q: &mut EventQueue<Event>) {
-        let w0 = (r * self.words) as usize;
+    /// Channel `feeder` waits for credit in virtual channel `vc` of the buffer it feeds (in
+    /// router `r`): every pending release into that buffer becomes an event, so that it is
+    /// woken when the credit comes back.
+    fn wake_releases(&mut self, r: RouterId, feeder: u32, vc: u32, q: &mut EventQueue<Event>) {
+        let w0 = (r * (1 + self.words)) as usize + 1;
         for w in w0..w0 + self.words as usize {
-            let mut bits = self.pending[w];
+            let mut bits = self.rstate[w];
             while bits != 0 {
                 let c = r * self.ports + ((w - w0) * 64) as u32 + bits.trailing_zeros();
                 bits &= bits - 1;
                 let ch = &self.channels[c as usize];
-                if ch.releasing == buf && !ch.scheduled {
+                if ch.releasing_up == feeder
+                    && ch.releasing != NONE
+                    && ch.releasing & 3 == vc
+                    && !ch.scheduled
+                {
                     self.schedule(c, q);
                 }
             }
@@ -616,11 +632,11 @@ impl Network {
     /// A NIC has taken a packet out of its receive buffer: give the credit back to the router.
     pub fn release_rx(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
         let p = self.packets.get(pkt);
-        if p.buf == NONE {
+        if p.from == NONE {
             return; // a loopback packet never held network credit
         }
-        let (buf, wire, up) = (p.buf, p.wire, p.from);
-        self.credit[buf as usize] += wire;
+        let (wire, up) = (p.wire, p.from);
+        self.channels[up as usize].credit[p.held_vc as usize] += wire;
         self.occupy(up, now, -(wire as i64));
         self.try_send(up, now, q);
     }
@@ -668,16 +684,18 @@ impl Network {
             if head == NONE {
                 continue;
             }
-            let (buf, next_router) = self.downstream(c, vc);
+            let next_router = self.channels[c as usize].next;
             if !settled && next_router != NONE {
                 // releases into the next router's buffers that came due
                 self.settle(next_router, now);
                 settled = true;
             }
             let wire = self.packets.get(head).wire;
-            if self.credit[buf as usize] < wire {
+            // (a NIC has one receive buffer, whatever VC the packet came on)
+            let vc_in = if next_router == NONE { 0 } else { vc };
+            if self.channels[c as usize].credit[vc_in as usize] < wire {
                 if next_router != NONE {
-                    self.wake_releases(next_router, buf, q);
+                    self.wake_releases(next_router, c, vc, q);
                 }
                 continue;
             }
@@ -698,7 +716,7 @@ impl Network {
                     return;
                 }
             }
-            self.send(c, vc, head, buf, next_router, now, q);
+            self.send(c, vc, head, next_router, now, q);
             return;
         }
         let ch = &mut self.channels[c as usize];
@@ -707,14 +725,14 @@ impl Network {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// Starts packet `pkt`, the head of queue `vc` of idle channel `c`, whose next buffer has
+    /// credit for it.
     #[inline]
     fn send(
         &mut self,
         c: u32,
         vc: u32,
         pkt: PktId,
-        buf: u32,
         next_router: RouterId,
         now: Time,
         q: &mut EventQueue<Event>,
@@ -739,13 +757,14 @@ impl Network {
         if f.head == NONE {
             f.tail = NONE;
         }
-        self.credit[buf as usize] -= p.wire;
+        // the virtual channel of the buffer it enters: a NIC has only one
+        let vc_in = if next_router == NONE { 0 } else { vc };
+        ch.credit[vc_in as usize] -= p.wire;
         let tail_leaves = (now + serialize).max(p.tail + pipeline);
         ch.busy = true;
         ch.free_at = tail_leaves.ps();
         ch.rr = if vc + 1 == self.vcs { 0 } else { vc as u8 + 1 };
-        ch.releasing = p.buf;
-        ch.releasing_bytes = p.wire;
+        ch.releasing = p.wire << 2 | p.held_vc as u32;
         ch.releasing_up = p.from;
         let flags = ch.flags;
         ch.bytes += p.wire as u64;
@@ -756,9 +775,8 @@ impl Network {
             ch.blocked_since = u64::MAX;
         }
         // an event for the tail only if something will wait for it (see the module's doc)
-        let waited = ch.queued > 0
-            || !is_router
-            || (p.from != NONE && self.channels[p.from as usize].queued > 0);
+        // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
+        let waited = ch.queued > 0 || !is_router || self.channels[p.from as usize].queued > 0;
         self.channels[c as usize].scheduled = waited;
         if waited {
             q.push(tail_leaves, Event::ChannelFree(c));
@@ -771,23 +789,25 @@ impl Network {
         if let Some(s) = &mut self.series {
             s.sent(c, now.ps(), tail_leaves.ps(), p.wire as u64);
         }
-        if let Some(h) = self.history.as_deref_mut() {
+        if self.history.is_some() {
+            let slot = self.slot_fed(c).unwrap_or(NONE);
+            let h = self.history.as_deref_mut().expect("checked");
             if is_router && h.watches(c / self.ports) {
                 h.depart(pkt, (c % self.ports) as u8, now.ps(), tail_leaves.ps());
             }
             if next_router != NONE && h.watches(next_router) {
-                let slot = buf / self.vcs;
+                let ch = &self.channels[c as usize];
                 h.arrive(
                     pkt,
                     Stay {
                         router: next_router,
                         in_port: (slot % self.ports) as u8,
-                        vc: (buf % self.vcs) as u8,
+                        vc: vc as u8,
                         src: p.src,
                         dst: p.dst,
                         bytes: p.wire,
                         arrive_ps: (now + self.cable).ps(),
-                        occupancy: self.capacity - self.credit[buf as usize],
+                        occupancy: self.capacity - ch.credit[vc as usize],
                         depart_ps: None,
                         out_port: None,
                         freed_ps: None,
@@ -800,7 +820,7 @@ impl Network {
         let head_arrives = now + self.cable;
         let pm = self.packets.get_mut(pkt);
         pm.tail = tail_leaves + self.cable;
-        pm.buf = buf;
+        pm.held_vc = vc_in as u8;
         pm.from = c;
         if next_router == NONE {
             // ejection into the destination NIC: it acts once the whole packet is in
@@ -859,7 +879,8 @@ impl Network {
                         .power
                         .as_ref()
                         .map_or(0, |p| p.links[c as usize].wakeups),
-                    occupancy_area: (ch.occ as i128 * now.ps() as i128 - ch.occ_moment) as u128,
+                    occupancy_area: (ch.occ(self.capacity) as i128 * now.ps() as i128
+                        - ch.occ_moment) as u128,
                     to,
                     to_nic,
                 }
@@ -870,6 +891,10 @@ impl Network {
     /// Total buffer credit currently missing (bytes held by packets in buffers); zero when the
     /// network is empty.
     pub fn credit_in_use(&self, capacity: Bytes) -> u64 {
-        self.credit.iter().map(|&c| capacity.0 - c as u64).sum()
+        self.channels
+            .iter()
+            .flat_map(|ch| ch.credit)
+            .map(|c| capacity.0 - c as u64)
+            .sum()
     }
 }
