@@ -65,6 +65,10 @@ pub struct World {
     checkpoint: u64,
     /// Set if an event ever came out of the queue earlier than the one before (a bug).
     time_went_back: Option<(Time, Time)>,
+    /// Check, whenever time moves on, that no link sat idle with a packet it could send
+    /// ([`Simulation::self_check`]); what the first such link was.
+    self_check: bool,
+    stalled: Option<String>,
     /// The ranks' timeline, when asked for (`--trace`).
     pub trace: Option<Box<Trace>>,
 }
@@ -124,6 +128,8 @@ impl World {
                 n => n.min(CHECK_EVERY),
             },
             time_went_back: None,
+            self_check: false,
+            stalled: None,
             trace: None,
         }
     }
@@ -214,10 +220,16 @@ impl World {
                 return Next::Checkpoint;
             }
             let Some((t, ev)) = self.queue.pop() else {
+                if self.self_check && self.stalled.is_none() {
+                    self.stalled = self.net.stalled(self.now);
+                }
                 return Next::Idle;
             };
             if t < self.now {
                 self.time_went_back.get_or_insert((self.now, t));
+            }
+            if self.self_check && t > self.now && self.stalled.is_none() {
+                self.stalled = self.net.stalled(self.now);
             }
             self.now = t;
             self.events += 1;
@@ -254,6 +266,7 @@ impl World {
         let tr = trace.as_deref_mut();
         match ev {
             Event::RouterReady(p) => net.router_ready(p, t, q),
+            Event::HeadReady(c) => net.head_ready(c, t, q),
             Event::ChannelFree(c) => {
                 if let Some(nic) = net.channel_free(c, t, q) {
                     nics.staging_freed(nic, net, t, q);
@@ -479,6 +492,14 @@ impl Simulation {
         }
     }
 
+    /// Checks, whenever simulated time moves on, that the network is work-conserving: no link
+    /// idle while a packet is ready for it and the buffer it feeds has room (a missed wake-up
+    /// would leave it so). A run that breaks this ends with an internal error. It costs a pass
+    /// over every channel per distinct event time: for tests on small networks.
+    pub fn self_check(&mut self) {
+        self.world.borrow_mut().self_check = true;
+    }
+
     /// Stops the run, with a partial report, as soon as `flag` is set (by a Ctrl-C handler).
     pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
         self.world.borrow_mut().watch.set_interrupt(flag);
@@ -601,6 +622,10 @@ impl Simulation {
         let blocked: Vec<u32> = (0..nranks)
             .filter(|&r| w.ranks[r as usize].status != Status::Done)
             .collect();
+        if let Some(s) = &w.stalled {
+            // (not a deadlock of the model: a wake-up the engine missed)
+            return Err(Stop::Internal(s.clone()));
+        }
         if !blocked.is_empty() {
             return Err(Stop::Deadlock {
                 time: w.now,
@@ -631,6 +656,8 @@ impl Simulation {
             let w = self.world.borrow();
             if let Some((before, after)) = w.time_went_back {
                 Some(format!("simulated time went back from {before} to {after}"))
+            } else if let Some(s) = &w.stalled {
+                Some(s.clone())
             } else if w.net.packets.live() != 0 || w.nics.live_msgs() != 0 {
                 Some(format!(
                     "the run ended with {} packets and {} NIC messages still in flight",
@@ -736,12 +763,12 @@ fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
         );
     }
     let nodes = s.nodes();
-    // channel (two cache lines, its buffer's credit included) and neighbour table per port;
-    // coordinates and pending releases per router; NIC state and injection channel per
-    // terminal; then the rank (its engine side and a bare Lua coroutine)
-    let per_port = 128 + 4;
+    // channel (two cache lines, its buffer's credit included, and the start of a stall) and
+    // neighbour table per port; coordinates and pending releases per router; NIC state and
+    // injection channel per terminal; then the rank (its engine side and a bare Lua coroutine)
+    let per_port = 128 + 8 + 4;
     let need =
-        routers * (ports * per_port + 28) + terminals * (48 + 128) + s.ranks() * (200 + 1500);
+        routers * (ports * per_port + 28) + terminals * (48 + 128 + 8) + s.ranks() * (200 + 1500);
     if let Some(total) = crate::report::proc_bytes("/proc/meminfo", "MemTotal:") {
         if need > total {
             anyhow::bail!(

@@ -217,6 +217,7 @@ impl Nics {
         self.stats.packets += 1;
         net.packets.alloc(Packet {
             tail: Time::ZERO,
+            ready: Time::ZERO,
             msg: m,
             wire: payload as u32 + self.header,
             src: msg.src,

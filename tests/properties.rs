@@ -261,9 +261,10 @@ impl Case {
 
 fn run(text: &str) -> Report {
     let s = Scenario::from_str_with(text, Path::new("prop.toml"), &[]).expect("a valid scenario");
-    Simulation::new(&s)
-        .expect("builds")
-        .run()
+    let mut sim = Simulation::new(&s).expect("builds");
+    // no link ever idle while a packet could go (a missed wake-up ends the run in an error)
+    sim.self_check();
+    sim.run()
         .unwrap_or_else(|e| panic!("the run must complete: {e}"))
 }
 

@@ -11,11 +11,15 @@ pub type PktId = u32;
 /// "No packet / no buffer" marker in the intrusive lists and buffer fields.
 pub const NONE: u32 = u32::MAX;
 
-/// A packet in flight. 48 bytes; kept in a pool and referred to by index.
+/// A packet in flight. 56 bytes; kept in a pool and referred to by index.
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// When the packet's tail arrived where the packet now is (NSIM's last-flit time).
     pub tail: Time,
+    /// When its head may leave the queue it is in: at a router, its head's arrival plus the
+    /// router's pipeline; at a NIC, the time it was staged. A packet is queued from the moment
+    /// the previous hop sends it (see `router.rs`), so this can be later than now.
+    pub ready: Time,
     /// The message this packet belongs to.
     pub msg: u32,
     /// Bytes on the wire: payload plus header (the header size is the same for every packet,

@@ -7,11 +7,12 @@
 //! joins to which comes from the topology (`topology/`), once, into `link_to`.
 //!
 //! The rules, per packet and hop:
-//! - its head arrives at a router at `h`; it asks for its output at `h + router_delay`
-//!   (routing + VC allocation + switch allocation + switch latency), [`Event::RouterReady`];
-//! - it waits in that output's queue for its VC until the channel is idle **and** the next
-//!   buffer has credit for the whole packet (virtual cut-through); queues are FIFO, VCs are
-//!   served round robin;
+//! - its head arrives at a router at `h`; it is *ready* for its output at `h + router_delay`
+//!   (routing + VC allocation + switch allocation + switch latency);
+//! - it waits in that output's queue for its VC until it is ready, the channel is idle **and**
+//!   the next buffer has credit for the whole packet (virtual cut-through); queues are FIFO,
+//!   VCs are served round robin. Every packet ready by a picosecond competes at it: one that
+//!   becomes ready as the channel frees, or as another becomes ready, is in the round robin;
 //! - its head leaves at `t` and arrives at `t + cable_latency`; its tail leaves at
 //!   `max(t + size/bandwidth, tail_here + pipeline)` — the later of serialization on this
 //!   channel and the tail's own progress (NSIM's rule where links of different speeds meet);
@@ -27,6 +28,17 @@
 //! and that channel settles the buffer's router before it looks. A channel that finds too little
 //! credit turns the pending releases into that buffer into events, so that it is woken when they
 //! happen. In a quiet network this halves the events per hop.
+//!
+//! **Queued on sending.** Mesh and torus routes are fixed, so a packet is routed and queued at
+//! its next router the moment it is sent, with the time it will be ready; heads become ready
+//! in the order they were queued (every hop takes the same `cable_latency + router_delay`, head
+//! to head). A queue is looked at when its channel's tail leaves ([`Event::ChannelFree`],
+//! scheduled whenever packets are queued) or when credit comes back; only a packet that finds
+//! its channel idle and nothing ahead of it needs an event of its own, [`Event::HeadReady`] at
+//! its ready time. Under contention a hop thus costs one event, not two. The fat tree (random
+//! up-routes) and the dragonfly (UGAL looks at the queues when the head arrives) route when
+//! the head is ready, [`Event::RouterReady`]. [`Network::stalled`] checks the outcome: no
+//! channel is ever idle while a ready packet could go.
 //!
 //! **Layout.** At 65,536 nodes the network's state is hundreds of megabytes, and a hop's cost is
 //! the cache lines it touches, not its instructions. So a channel is two cache lines: the first
@@ -56,6 +68,9 @@ pub const STAGING: u32 = u32::MAX - 1;
 const WRAP: u8 = 1;
 /// `Channel::flags`: the link joins two dragonfly groups.
 const GLOBAL: u8 = 2;
+/// `Channel::flags`: the channel is idle with a ready packet that has no credit downstream,
+/// since `Network::blocked_since`.
+const BLOCKED: u8 = 4;
 
 /// Head and tail of an intrusive FIFO of packets.
 #[derive(Clone, Copy)]
@@ -87,13 +102,14 @@ struct Channel {
     scheduled: bool,
     /// Virtual channel to look at first (round robin).
     rr: u8,
-    /// The link is a torus wrap-around ([`WRAP`]) or a dragonfly global link ([`GLOBAL`]).
+    /// The link is a torus wrap-around ([`WRAP`]) or a dragonfly global link ([`GLOBAL`]); the
+    /// channel is held up by backpressure ([`BLOCKED`]).
     flags: u8,
     /// When the tail leaves, in picoseconds.
     free_at: u64,
-    /// Since when the channel has been idle with a packet queued that has no credit downstream
-    /// (`u64::MAX`: it is not), in picoseconds.
-    blocked_since: u64,
+    /// When the earliest [`Event::HeadReady`] scheduled for this channel is (`u64::MAX`: none),
+    /// in picoseconds.
+    wake_at: u64,
     /// The router the link leads to (fixed by the topology); `NONE` for a NIC, or where there
     /// is no link.
     next: RouterId,
@@ -204,8 +220,13 @@ pub struct Network {
     /// or left and not applied yet).
     rstate: Vec<u64>,
     words: u32,
+    /// Per channel, while it is [`BLOCKED`]: since when, in picoseconds.
+    blocked_since: Vec<u64>,
     /// Bytes of one buffer.
     capacity: u32,
+    /// Routes are fixed (mesh, torus): a packet is routed and queued at its next router when
+    /// it is sent, and needs no event of its own there (see the module's doc).
+    early: bool,
     pub packets: PacketPool,
     router_delay: Time,
     cable: Time,
@@ -255,7 +276,7 @@ impl Network {
             rr: 0,
             flags: 0,
             free_at: 0,
-            blocked_since: u64::MAX,
+            wake_at: u64::MAX,
             next: NONE,
             releasing_up: NONE,
             releasing: NONE,
@@ -275,6 +296,7 @@ impl Network {
         for r in 0..routers {
             rstate[(r * (1 + words)) as usize] = u64::MAX;
         }
+        let early = matches!(topo, Topo::Cube(_));
         let mut net = Network {
             rstate,
             words,
@@ -288,6 +310,8 @@ impl Network {
             link_to,
             channels: vec![channel; nchan],
             capacity: cap,
+            blocked_since: vec![0; nchan],
+            early,
             packets: PacketPool::default(),
             router_delay: net.router_delay(),
             cable: net.cable_latency,
@@ -415,6 +439,7 @@ impl Network {
     pub fn inject(&mut self, nic: u32, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
         let p = self.packets.get_mut(pkt);
         p.tail = now;
+        p.ready = now;
         p.from = STAGING;
         p.vc = 0;
         p.at = nic;
@@ -423,8 +448,58 @@ impl Network {
         self.try_send(c, now, q);
     }
 
-    /// A packet's head has passed the pipeline of router `p.at`: route it and queue it.
+    /// A packet's head has passed the pipeline of router `p.at`: route it and queue it (fat
+    /// tree and dragonfly, whose routes depend on the moment; see the module's doc).
     pub fn router_ready(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+        self.packets.get_mut(pkt).ready = now;
+        let (c, vc) = self.route(pkt, now);
+        self.enqueue(c, vc, pkt);
+        self.try_send(c, now, q);
+    }
+
+    /// An idle channel's queued packet has become ready ([`Event::HeadReady`]).
+    pub fn head_ready(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+        let ch = &mut self.channels[c as usize];
+        if ch.wake_at == now.ps() {
+            ch.wake_at = u64::MAX;
+        }
+        self.try_send(c, now, q);
+    }
+
+    /// Packet `pkt`, just sent towards router `p.at`, is queued there for its next channel
+    /// now; its head is ready at `ready`. Something must look at that channel no later than
+    /// when the packet could leave: its tail's event if it is busy until then, else a wake-up.
+    fn arrive_early(&mut self, pkt: PktId, ready: Time, q: &mut EventQueue<Event>) {
+        self.packets.get_mut(pkt).ready = ready;
+        let (c, vc) = self.route(pkt, ready);
+        let head = self.enqueue(c, vc, pkt);
+        let ch = &self.channels[c as usize];
+        if ch.scheduled || !head {
+            // its tail's event (now or later) looks at the queue, or the packet ahead of this
+            // one will be looked at; if this packet is then a head that is not ready, that look
+            // schedules its wake-up
+        } else if ch.busy && ch.free_at >= ready.ps() {
+            self.schedule(c, q);
+        } else {
+            self.wake(c, ready, q);
+        }
+    }
+
+    /// Schedules an [`Event::HeadReady`] for channel `c` at `at`, unless one is pending no
+    /// later.
+    #[inline]
+    fn wake(&mut self, c: u32, at: Time, q: &mut EventQueue<Event>) {
+        let ch = &mut self.channels[c as usize];
+        if at.ps() < ch.wake_at {
+            ch.wake_at = at.ps();
+            q.push(at, Event::HeadReady(c));
+        }
+    }
+
+    /// Routes packet `pkt` at router `p.at` (at time `now`): the channel it leaves by and the
+    /// virtual channel it takes there (also written into the packet).
+    #[inline]
+    fn route(&mut self, pkt: PktId, now: Time) -> (u32, usize) {
         let p = *self.packets.get(pkt);
         let hop = match &self.topo {
             Topo::Cube(c) => {
@@ -453,9 +528,7 @@ impl Network {
         }
         pm.aux = hop.aux;
         pm.vc = hop.vc;
-        let c = self.router_channel(p.at, hop.port as u32);
-        self.enqueue(c, hop.vc as usize, pkt);
-        self.try_send(c, now, q);
+        (self.router_channel(p.at, hop.port as u32), hop.vc as usize)
     }
 
     /// The route a dragonfly packet takes from its source router: minimal, Valiant through a
@@ -497,9 +570,6 @@ impl Network {
         // (when `free_at` is later, the release was applied at its time and the channel already
         // carries the next packet, which has its own event if it needs one)
         let current = ch.free_at == now.ps();
-        if current {
-            ch.scheduled = false;
-        }
         if current && ch.busy {
             if c < nr {
                 // with the releases of this router that came due, in time order
@@ -510,15 +580,15 @@ impl Network {
         }
         // the release this event was for, applied now or earlier at this picosecond
         let up = self.channels[c as usize].released_up;
-        if up == STAGING {
-            self.try_send(c, now, q);
-            return Some(c - nr);
-        }
-        if up != NONE {
+        if up != NONE && up != STAGING {
             self.try_send(up, now, q);
         }
+        // (only now: a packet that `up` sends may be queued here, and counts on this look)
+        if current {
+            self.channels[c as usize].scheduled = false;
+        }
         self.try_send(c, now, q);
-        None
+        (up == STAGING).then_some(c - nr)
     }
 
     /// Applies channel `c`'s release at the time its tail left: the channel is idle and the
@@ -641,18 +711,22 @@ impl Network {
         self.try_send(up, now, q);
     }
 
+    /// Queues `pkt` for channel `c`, virtual channel `vc`; true if it is the head of that
+    /// queue.
     #[inline]
-    fn enqueue(&mut self, c: u32, vc: usize, pkt: PktId) {
+    fn enqueue(&mut self, c: u32, vc: usize, pkt: PktId) -> bool {
         self.packets.get_mut(pkt).next = NONE;
         self.channels[c as usize].queued += 1;
         let f = &mut self.channels[c as usize].queues[vc];
-        if f.tail == NONE {
+        let head = f.tail == NONE;
+        if head {
             f.head = pkt;
         } else {
             let t = f.tail;
             self.packets.get_mut(t).next = pkt;
         }
         self.channels[c as usize].queues[vc].tail = pkt;
+        head
     }
 
     /// Starts the next packet on channel `c` if the channel is idle and a queued packet has
@@ -677,11 +751,21 @@ impl Network {
         let vcs = self.vcs;
         let mut next_vc = self.channels[c as usize].rr as u32;
         let mut settled = false;
+        // the earliest time a head that is not ready yet will be (ps), and whether a ready
+        // head lacks credit
+        let mut later = u64::MAX;
+        let mut starved = false;
         for _ in 0..vcs {
             let vc = next_vc;
             next_vc = if vc + 1 == vcs { 0 } else { vc + 1 };
             let head = self.channels[c as usize].queues[vc as usize].head;
             if head == NONE {
+                continue;
+            }
+            let p = self.packets.get(head);
+            let (wire, ready) = (p.wire, p.ready.ps());
+            if ready > now.ps() {
+                later = later.min(ready);
                 continue;
             }
             let next_router = self.channels[c as usize].next;
@@ -690,10 +774,10 @@ impl Network {
                 self.settle(next_router, now);
                 settled = true;
             }
-            let wire = self.packets.get(head).wire;
             // (a NIC has one receive buffer, whatever VC the packet came on)
             let vc_in = if next_router == NONE { 0 } else { vc };
             if self.channels[c as usize].credit[vc_in as usize] < wire {
+                starved = true;
                 if next_router != NONE {
                     self.wake_releases(next_router, c, vc, q);
                 }
@@ -719,9 +803,13 @@ impl Network {
             self.send(c, vc, head, next_router, now, q);
             return;
         }
+        if later != u64::MAX {
+            self.wake(c, Time(later), q);
+        }
         let ch = &mut self.channels[c as usize];
-        if ch.queued > 0 && ch.blocked_since == u64::MAX {
-            ch.blocked_since = now.ps();
+        if starved && ch.flags & BLOCKED == 0 {
+            ch.flags |= BLOCKED;
+            self.blocked_since[c as usize] = now.ps();
         }
     }
 
@@ -760,7 +848,9 @@ impl Network {
         // the virtual channel of the buffer it enters: a NIC has only one
         let vc_in = if next_router == NONE { 0 } else { vc };
         ch.credit[vc_in as usize] -= p.wire;
-        let tail_leaves = (now + serialize).max(p.tail + pipeline);
+        // (at least a picosecond, even for a packet of no bytes at all: a channel releases at
+        // most once per picosecond, and its event names that one release)
+        let tail_leaves = (now + serialize).max(p.tail + pipeline).max(now + Time(1));
         ch.busy = true;
         ch.free_at = tail_leaves.ps();
         ch.rr = if vc + 1 == self.vcs { 0 } else { vc as u8 + 1 };
@@ -770,9 +860,9 @@ impl Network {
         ch.bytes += p.wire as u64;
         ch.busy_ps += (tail_leaves - now).ps();
         ch.packets += 1;
-        if ch.blocked_since != u64::MAX {
-            ch.blocked_ps += now.ps() - ch.blocked_since;
-            ch.blocked_since = u64::MAX;
+        if ch.flags & BLOCKED != 0 {
+            ch.flags &= !BLOCKED;
+            ch.blocked_ps += now.ps() - self.blocked_since[c as usize];
         }
         // an event for the tail only if something will wait for it (see the module's doc)
         // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
@@ -831,8 +921,60 @@ impl Network {
             let pm = self.packets.get_mut(pkt);
             pm.at = next_router;
             pm.vc = vc as u8;
-            q.push(head_arrives + self.router_delay, Event::RouterReady(pkt));
+            let ready = head_arrives + self.router_delay;
+            if self.early {
+                self.arrive_early(pkt, ready, q);
+            } else {
+                q.push(ready, Event::RouterReady(pkt));
+            }
         }
+    }
+
+    /// A channel that was idle at the end of picosecond `t` while the head of one of its
+    /// queues was ready and the buffer it goes to had room for it, counting the releases due
+    /// by then (see [`crate::Simulation::self_check`]); `None` if there is none. Not checked
+    /// with `[power]` (a sleeping link waits on purpose).
+    pub fn stalled(&self, t: Time) -> Option<String> {
+        if self.power.is_some() {
+            return None;
+        }
+        let t = t.ps();
+        for (c, ch) in self.channels.iter().enumerate() {
+            if ch.busy && ch.free_at > t {
+                continue;
+            }
+            for vc in 0..self.vcs as usize {
+                let head = ch.queues[vc].head;
+                if head == NONE || self.packets.get(head).ready.ps() > t {
+                    continue;
+                }
+                let vc_in = if ch.next == NONE { 0 } else { vc };
+                let mut room = ch.credit[vc_in] as u64;
+                if ch.next != NONE {
+                    // releases into that buffer that came due and are not applied yet
+                    let base = (ch.next * self.ports) as usize;
+                    for d in &self.channels[base..base + self.ports as usize] {
+                        if d.busy
+                            && d.free_at <= t
+                            && d.releasing != NONE
+                            && d.releasing_up == c as u32
+                            && (d.releasing & 3) as usize == vc
+                        {
+                            room += (d.releasing >> 2) as u64;
+                        }
+                    }
+                }
+                let wire = self.packets.get(head).wire;
+                if room >= wire as u64 {
+                    return Some(format!(
+                        "channel {c}, virtual channel {vc}, was idle at {} with a ready packet \
+                         of {wire} B and {room} B of room downstream",
+                        Time(t)
+                    ));
+                }
+            }
+        }
+        None
     }
 
     /// The channels that are links (in the order of [`Network::link_loads`]).

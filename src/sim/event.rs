@@ -8,6 +8,9 @@ pub enum Event {
     /// A packet's head has arrived at a router and passed its pipeline (routing, VC and switch
     /// allocation, switch latency): it now asks for its output port.
     RouterReady(PktId),
+    /// The head of a packet queued for an idle output channel has passed the router's
+    /// pipeline: the channel may send it.
+    HeadReady(u32),
     /// An output channel has sent the tail of its packet: the channel is free again and the
     /// buffer the packet held upstream gets its credit back.
     ChannelFree(u32),
