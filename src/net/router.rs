@@ -711,6 +711,20 @@ impl Network {
         self.try_send(up, now, q);
     }
 
+    /// When the first of the heads of channel `c`'s queues is ready (ps; `u64::MAX` if they are
+    /// empty).
+    #[inline]
+    fn first_ready(&self, c: u32) -> u64 {
+        let ch = &self.channels[c as usize];
+        let mut first = u64::MAX;
+        for f in &ch.queues[..self.vcs as usize] {
+            if f.head != NONE {
+                first = first.min(self.packets.get(f.head).ready.ps());
+            }
+        }
+        first
+    }
+
     /// Queues `pkt` for channel `c`, virtual channel `vc`; true if it is the head of that
     /// queue.
     #[inline]
@@ -864,9 +878,23 @@ impl Network {
             ch.flags &= !BLOCKED;
             ch.blocked_ps += now.ps() - self.blocked_since[c as usize];
         }
-        // an event for the tail only if something will wait for it (see the module's doc)
+        // an event for the tail only if something will wait for it (see the module's doc): a
+        // packet queued here that is ready by then, or one at the channel that feeds the buffer
+        // this packet frees that has no credit now (a packet queued there that is not ready,
+        // or is and has credit, is woken by other means; if it runs out of credit later, it
+        // schedules this release then). Packets queued here that are ready only later need a
+        // wake-up at the first of them instead.
         // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
-        let waited = ch.queued > 0 || !is_router || self.channels[p.from as usize].queued > 0;
+        let queued = ch.queued > 0;
+        let mut waited = !is_router || self.channels[p.from as usize].flags & BLOCKED != 0;
+        if queued && !waited {
+            let first = self.first_ready(c);
+            if first <= tail_leaves.ps() {
+                waited = true;
+            } else {
+                self.wake(c, Time(first), q);
+            }
+        }
         self.channels[c as usize].scheduled = waited;
         if waited {
             q.push(tail_leaves, Event::ChannelFree(c));
