@@ -145,6 +145,14 @@ struct Channel {
 const _: () = assert!(std::mem::size_of::<Channel>() == 128);
 
 impl Channel {
+    /// The bytes its pending release gives back to virtual channel `vc` of the buffer `feeder`
+    /// feeds, if that is where it goes.
+    #[inline]
+    fn releases_into(&self, feeder: u32, vc: u32) -> Option<u32> {
+        let into = self.releasing != NONE && self.releasing_up == feeder;
+        (into && self.releasing & 3 == vc).then_some(self.releasing >> 2)
+    }
+
     /// Bytes held now in the buffer this channel feeds, all virtual channels (`cap`: bytes of
     /// one buffer).
     #[inline]
@@ -688,11 +696,7 @@ impl Network {
                 let c = r * self.ports + ((w - w0) * 64) as u32 + bits.trailing_zeros();
                 bits &= bits - 1;
                 let ch = &self.channels[c as usize];
-                if ch.releasing_up == feeder
-                    && ch.releasing != NONE
-                    && ch.releasing & 3 == vc
-                    && !ch.scheduled
-                {
+                if !ch.scheduled && ch.releases_into(feeder, vc).is_some() {
                     self.schedule(c, q);
                 }
             }
@@ -982,13 +986,8 @@ impl Network {
                     // releases into that buffer that came due and are not applied yet
                     let base = (ch.next * self.ports) as usize;
                     for d in &self.channels[base..base + self.ports as usize] {
-                        if d.busy
-                            && d.free_at <= t
-                            && d.releasing != NONE
-                            && d.releasing_up == c as u32
-                            && (d.releasing & 3) as usize == vc
-                        {
-                            room += (d.releasing >> 2) as u64;
+                        if d.busy && d.free_at <= t {
+                            room += d.releases_into(c as u32, vc as u32).unwrap_or(0) as u64;
                         }
                     }
                 }
