@@ -1,6 +1,7 @@
 //! The packet-level network: topology, routers, links and the packets they carry.
 
 pub mod packet;
+pub mod pending;
 pub mod power;
 pub mod router;
 pub mod topology;

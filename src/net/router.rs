@@ -52,6 +52,7 @@
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
 
 use super::packet::{PacketPool, PktId, NONE};
+use super::pending::Pending;
 use super::power::{Power, Ready};
 use super::topology::{dragonfly, RouterId, Topo, MAX_VCS, NO_DIM};
 use crate::config::{DragonflyRouting, Scenario};
@@ -222,12 +223,9 @@ pub struct Network {
     /// number is the channel that feeds slot `r·ports + q`.
     link_to: Vec<u32>,
     channels: Vec<Channel>,
-    /// Per router, `1 + words` words: a time (ps) no later than the earliest tail among its
-    /// busy channels whose release is not applied ([`Network::settle`] has nothing to do
-    /// before it), then `words` words of bits: the ports whose channel is busy (a tail leaving,
-    /// or left and not applied yet).
-    rstate: Vec<u64>,
-    words: u32,
+    /// Per router: the ports whose channel is busy (a tail leaving, or left and its release
+    /// not applied yet), and when each tail leaves.
+    pending: Pending,
     /// Per channel, while it is [`BLOCKED`]: since when, in picoseconds.
     blocked_since: Vec<u64>,
     /// Bytes of one buffer.
@@ -299,15 +297,9 @@ impl Network {
         };
         let net = &s.network;
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
-        let words = ports.div_ceil(64);
-        let mut rstate = vec![0; (routers * (1 + words)) as usize];
-        for r in 0..routers {
-            rstate[(r * (1 + words)) as usize] = u64::MAX;
-        }
         let early = matches!(topo, Topo::Cube(_));
         let mut net = Network {
-            rstate,
-            words,
+            pending: Pending::new(routers, ports),
             topo,
             ports,
             vcs,
@@ -624,57 +616,53 @@ impl Network {
     /// time series is recorded (its occupancy is integrated piece by piece).
     #[inline]
     fn settle(&mut self, r: RouterId, now: Time) {
-        if self.rstate[(r * (1 + self.words)) as usize] <= now.ps() {
-            self.settle_due(r, now);
+        let now = now.ps();
+        for w in 0..self.pending.bit_words() {
+            let due = self.pending.due(r, w, now);
+            if due == 0 {
+                continue;
+            }
+            if self.series.is_some() {
+                self.settle_in_order(r, now);
+                return;
+            }
+            let mut bits = due;
+            while bits != 0 {
+                let port = (w * 64) as u32 + bits.trailing_zeros();
+                bits &= bits - 1;
+                self.pending.clear(r, port);
+                self.apply(r * self.ports + port);
+            }
         }
     }
 
-    fn settle_due(&mut self, r: RouterId, now: Time) {
-        let w0 = (r * (1 + self.words)) as usize + 1;
-        let mut due = u64::MAX;
-        for w in w0..w0 + self.words as usize {
-            let base = r * self.ports + ((w - w0) * 64) as u32;
-            if self.series.is_some() {
-                // one at a time, earliest first
-                loop {
-                    let mut first: Option<(u64, u32)> = None;
-                    let mut bits = self.rstate[w];
-                    while bits != 0 {
-                        let c = base + bits.trailing_zeros();
-                        bits &= bits - 1;
-                        let t = self.channels[c as usize].free_at;
-                        if t <= now.ps() && first.map_or(true, |f| (t, c) < f) {
-                            first = Some((t, c));
-                        }
+    /// [`Network::settle`] one release at a time, earliest first (then by port), for the time
+    /// series.
+    fn settle_in_order(&mut self, r: RouterId, now: u64) {
+        loop {
+            let mut first: Option<(u64, u32)> = None;
+            for w in 0..self.pending.bit_words() {
+                let mut bits = self.pending.due(r, w, now);
+                while bits != 0 {
+                    let port = (w * 64) as u32 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    let t = self.pending.time(r, port);
+                    if first.map_or(true, |f| (t, port) < f) {
+                        first = Some((t, port));
                     }
-                    let Some((_, c)) = first else { break };
-                    self.rstate[w] &= !(1 << (c - base));
-                    self.apply(c);
                 }
             }
-            let mut bits = self.rstate[w];
-            while bits != 0 {
-                let c = base + bits.trailing_zeros();
-                bits &= bits - 1;
-                let t = self.channels[c as usize].free_at;
-                if t <= now.ps() {
-                    self.rstate[w] &= !(1 << (c - base));
-                    self.apply(c);
-                } else {
-                    due = due.min(t);
-                }
-            }
+            let Some((_, port)) = first else { return };
+            self.pending.clear(r, port);
+            self.apply(r * self.ports + port);
         }
-        self.rstate[w0 - 1] = due;
     }
 
     /// Port `port` of router `r` is busy until `free_at` (ps): its release is to be applied
     /// then.
     #[inline]
     fn mark_busy(&mut self, r: RouterId, port: u32, free_at: u64) {
-        let at = (r * (1 + self.words)) as usize;
-        self.rstate[at + 1 + (port / 64) as usize] |= 1 << (port % 64);
-        self.rstate[at] = self.rstate[at].min(free_at);
+        self.pending.mark(r, port, free_at);
     }
 
     /// Router channel `c`'s pending release becomes an event (something now waits for it).
@@ -689,11 +677,10 @@ impl Network {
     /// router `r`): every pending release into that buffer becomes an event, so that it is
     /// woken when the credit comes back.
     fn wake_releases(&mut self, r: RouterId, feeder: u32, vc: u32, q: &mut EventQueue<Event>) {
-        let w0 = (r * (1 + self.words)) as usize + 1;
-        for w in w0..w0 + self.words as usize {
-            let mut bits = self.rstate[w];
+        for w in 0..self.pending.bit_words() {
+            let mut bits = self.pending.busy(r, w);
             while bits != 0 {
-                let c = r * self.ports + ((w - w0) * 64) as u32 + bits.trailing_zeros();
+                let c = r * self.ports + (w * 64) as u32 + bits.trailing_zeros();
                 bits &= bits - 1;
                 let ch = &self.channels[c as usize];
                 if !ch.scheduled && ch.releases_into(feeder, vc).is_some() {
