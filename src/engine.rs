@@ -38,6 +38,12 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
+/// How many events ahead the engine prefetches the state an event reads first (its channel or
+/// packet), and then what that state points to (the packets queued on the channel): far
+/// enough for a memory access to complete, near enough that the line is still in cache.
+const PREFETCH_FAR: usize = 8;
+const PREFETCH_NEAR: usize = 4;
+
 /// Everything the model knows at one instant.
 pub struct World {
     /// Time of the event being processed.
@@ -233,6 +239,12 @@ impl World {
             }
             self.now = t;
             self.events += 1;
+            if let Some(far) = self.queue.ahead(PREFETCH_FAR) {
+                self.net.prefetch_far(far);
+            }
+            if let Some(near) = self.queue.ahead(PREFETCH_NEAR) {
+                self.net.prefetch_near(near);
+            }
             if let Event::RankWake(r) = ev {
                 return Next::Wake(r);
             }
@@ -272,8 +284,8 @@ impl World {
                     nics.staging_freed(nic, net, t, q);
                 }
             }
-            Event::TxDmaDone { nic, pkt } => {
-                if let Some(m) = nics.tx_dma_done(nic, pkt, net, t, q) {
+            Event::TxDmaDone(pkt) => {
+                if let Some(m) = nics.tx_dma_done(pkt, net, t, q) {
                     let msg = *nics.msg(m);
                     if msg.kind == MsgKind::RndvData {
                         mpi.sent_out(msg.op, ranks, t, q);
@@ -763,10 +775,11 @@ fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
         );
     }
     let nodes = s.nodes();
-    // channel (two cache lines, its buffer's credit included, and the start of a stall) and
-    // neighbour table per port; coordinates and pending releases per router; NIC state and
-    // injection channel per terminal; then the rank (its engine side and a bare Lua coroutine)
-    let per_port = 128 + 8 + 4;
+    // channel (two cache lines, its buffer's credit included, and the start of a stall),
+    // neighbour table and pending release time per port; coordinates and busy bits per router;
+    // NIC state and injection channel per terminal; then the rank (its engine side and a bare
+    // Lua coroutine)
+    let per_port = 128 + 8 + 4 + 8;
     let need =
         routers * (ports * per_port + 28) + terminals * (48 + 128 + 8) + s.ranks() * (200 + 1500);
     if let Some(total) = crate::report::proc_bytes("/proc/meminfo", "MemTotal:") {

@@ -225,6 +225,7 @@ impl Nics {
             at: msg.src,
             from: NONE,
             next: NONE,
+            next_ready: Time::ZERO,
             vc: 0,
             held_vc: 0,
             dim: NO_DIM,
@@ -253,7 +254,7 @@ impl Nics {
         let payload = net.packets.get(pkt).wire - self.header;
         q.push(
             now + self.dma.transfer_time(Bytes(payload as u64)),
-            Event::TxDmaDone { nic, pkt },
+            Event::TxDmaDone(pkt),
         );
     }
 
@@ -261,12 +262,13 @@ impl Nics {
     /// (the sender's buffer is free again).
     pub fn tx_dma_done(
         &mut self,
-        nic: u32,
         pkt: PktId,
         net: &mut Network,
         now: Time,
         q: &mut EventQueue<Event>,
     ) -> Option<u32> {
+        // (a NIC's transmit DMA only reads packets it sends)
+        let nic = net.packets.get(pkt).src;
         self.nics[nic as usize].dma_busy = false;
         let m = net.packets.get(pkt).msg;
         let last = self.msgs.get(m).packets_left == 0;

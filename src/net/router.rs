@@ -59,6 +59,7 @@ use crate::config::{DragonflyRouting, Scenario};
 use crate::probe::history::{BufferHistory, Stay};
 use crate::probe::series::LinkSeries;
 use crate::script::random::Xoshiro;
+use crate::sim::prefetch::prefetch;
 use crate::sim::{Event, EventQueue};
 use crate::units::{Bandwidth, Bytes, Time};
 
@@ -485,6 +486,40 @@ impl Network {
         }
     }
 
+    /// Prefetches what event `ev` reads first: its channel's two lines, or its packet. Called
+    /// a few events before `ev` is taken ([`crate::sim::prefetch`]).
+    #[inline]
+    pub fn prefetch_far(&self, ev: &Event) {
+        match *ev {
+            Event::HeadReady(c) | Event::ChannelFree(c) => {
+                if let Some(ch) = self.channels.get(c as usize) {
+                    prefetch(ch);
+                    prefetch(&ch.credit);
+                }
+            }
+            Event::RouterReady(p)
+            | Event::NicArrive(p)
+            | Event::RxDmaDone(p)
+            | Event::TxDmaDone(p) => prefetch(self.packets.get(p)),
+            _ => {}
+        }
+    }
+
+    /// Prefetches what event `ev` reads next, once [`Network::prefetch_far`] has brought in
+    /// its channel: the heads of that channel's queues.
+    #[inline]
+    pub fn prefetch_near(&self, ev: &Event) {
+        if let Event::HeadReady(c) | Event::ChannelFree(c) = *ev {
+            if let Some(ch) = self.channels.get(c as usize) {
+                for f in &ch.queues[..self.vcs as usize] {
+                    if f.head != NONE {
+                        prefetch(self.packets.get(f.head));
+                    }
+                }
+            }
+        }
+    }
+
     /// Schedules an [`Event::HeadReady`] for channel `c` at `at`, unless one is pending no
     /// later.
     #[inline]
@@ -702,20 +737,6 @@ impl Network {
         self.try_send(up, now, q);
     }
 
-    /// When the first of the heads of channel `c`'s queues is ready (ps; `u64::MAX` if they are
-    /// empty).
-    #[inline]
-    fn first_ready(&self, c: u32) -> u64 {
-        let ch = &self.channels[c as usize];
-        let mut first = u64::MAX;
-        for f in &ch.queues[..self.vcs as usize] {
-            if f.head != NONE {
-                first = first.min(self.packets.get(f.head).ready.ps());
-            }
-        }
-        first
-    }
-
     /// Queues `pkt` for channel `c`, virtual channel `vc`; true if it is the head of that
     /// queue.
     #[inline]
@@ -728,7 +749,10 @@ impl Network {
             f.head = pkt;
         } else {
             let t = f.tail;
-            self.packets.get_mut(t).next = pkt;
+            let ready = self.packets.get(pkt).ready;
+            let tp = self.packets.get_mut(t);
+            tp.next = pkt;
+            tp.next_ready = ready;
         }
         self.channels[c as usize].queues[vc].tail = pkt;
         head
@@ -879,7 +903,21 @@ impl Network {
         let queued = ch.queued > 0;
         let mut waited = !is_router || self.channels[p.from as usize].flags & BLOCKED != 0;
         if queued && !waited {
-            let first = self.first_ready(c);
+            // (the packet behind this one says when it is ready: only the heads of the other
+            // virtual channels are read)
+            let mut first = if p.next == NONE {
+                u64::MAX
+            } else {
+                p.next_ready.ps()
+            };
+            for (v, f) in self.channels[c as usize].queues[..self.vcs as usize]
+                .iter()
+                .enumerate()
+            {
+                if v != vc as usize && f.head != NONE {
+                    first = first.min(self.packets.get(f.head).ready.ps());
+                }
+            }
             if first <= tail_leaves.ps() {
                 waited = true;
             } else {

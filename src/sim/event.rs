@@ -1,5 +1,5 @@
-//! Every kind of event the engine processes. Each is 8 bytes or less of payload, so that a
-//! queue entry stays small; routing state travels in the packet, not in the event.
+//! Every kind of event the engine processes. Each carries one `u32`, so that an event is 8
+//! bytes and a queue entry 16; routing state travels in the packet, not in the event.
 
 use crate::net::PktId;
 
@@ -15,7 +15,8 @@ pub enum Event {
     /// buffer the packet held upstream gets its credit back.
     ChannelFree(u32),
     /// A NIC's transmit DMA has read one packet's payload from memory.
-    TxDmaDone { nic: u32, pkt: PktId },
+    /// (The NIC is the packet's source.)
+    TxDmaDone(PktId),
     /// A packet's tail has arrived in its destination NIC.
     NicArrive(PktId),
     /// A NIC's receive DMA has written a packet's payload to memory.
@@ -30,3 +31,5 @@ pub enum Event {
     /// A rank may continue its script.
     RankWake(u32),
 }
+
+const _: () = assert!(std::mem::size_of::<Event>() == 8);

@@ -3,6 +3,7 @@
 pub mod event;
 pub mod heap;
 pub mod pool;
+pub mod prefetch;
 pub mod queue;
 
 pub use event::Event;

@@ -11,26 +11,33 @@
 //! is a chain of [`CHUNK`]-entry chunks from one shared arena (`store`, `chain`, a free list),
 //! so scheduling is an append with no allocation, no slot keeps capacity of its own, and a
 //! bucket is read a chunk at a time (a list of single entries scattered over a large arena
-//! costs a cache miss per event once millions are pending). Entering a bucket copies its list into
-//! `sorted` (latest first, taken from the end). Buckets are narrow enough that their events
-//! nearly always come in time order already — lockstep networks put hundreds of events on one
-//! picosecond — so the copy is checked and reversed, and sorted only when it is out of order.
-//! Events scheduled into the bucket being processed go to a small heap (`late`), and `pop`
-//! takes the earlier of the two heads.
+//! costs a cache miss per event once millions are pending). A chain is in scheduling order, so
+//! its entries carry their time but no sequence number: 16 bytes with an 8-byte event, where
+//! memory traffic is what a pending event costs. Entering a bucket copies its list into
+//! `sorted` (latest first, taken from the end) and asks for the next bucket's chunks
+//! (prefetch). Buckets are narrow enough that their events nearly always come in time order
+//! already — lockstep networks put hundreds of events on one picosecond — so the copy is
+//! checked and reversed, and sorted (stably, by time) only when it is out of order. Events
+//! scheduled into the bucket being processed go to a small keyed heap (`late`), and `pop`
+//! takes the earlier of the two heads, `sorted` at a tie (its entries were all scheduled
+//! before any in `late`).
 //!
 //! Invariants: `sorted` ∪ `late` hold exactly the entries of bucket `now`, `sorted` in
-//! decreasing key order; `slots[b % SLOTS]` chains those of bucket `b` for
-//! `now < b < now + SLOTS`, in `seq` order within any one time; `occupied` marks the non-empty
-//! slots and `summary` the non-zero words of `occupied`; `overflow` holds the entries of
-//! buckets `>= now + SLOTS`. Keys are `time × 2⁶⁴ + seq`, unique.
+//! decreasing `(time, seq)` order and scheduled before every entry of `late`;
+//! `slots[b % SLOTS]` chains those of bucket `b` for `now < b < now + SLOTS`, in `seq` order;
+//! `occupied` marks the non-empty slots and `summary` the non-zero words of `occupied`;
+//! `overflow` holds the entries of buckets `>= now + SLOTS`, and they enter the wheel (in key
+//! order) before anything is scheduled straight into their bucket. Heap keys are
+//! `time × 2⁶⁴ + seq`, unique.
 //!
 //! Costs: push O(1) (into the current bucket or the overflow: O(log n)); pop O(1) after the
-//! bucket's O(k) copy (O(k log k) when out of order), plus a scan of at most 17 bitmap words
-//! to the next non-empty bucket. Memory: 12 bytes per slot, and a chunk (256 bytes with
-//! events) per non-empty slot and per [`CHUNK`] events in it; the arena keeps the most
-//! chunks ever in use.
+//! bucket's O(k) copy (O(k + inversions) when out of order and short, O(k log k) when long),
+//! plus a scan of at most 17 bitmap words to the next non-empty bucket. Memory: 12 bytes per
+//! slot, and a chunk (256 bytes with 8-byte events) per non-empty slot and per [`CHUNK`]
+//! events in it; the arena keeps the most chunks ever in use.
 
 use super::heap::{Entry, KeyHeap};
+use super::prefetch::prefetch;
 use crate::units::Time;
 
 /// log2 of the bucket width in picoseconds.
@@ -42,21 +49,21 @@ const MASK: u64 = SLOTS as u64 - 1;
 const WORDS: usize = SLOTS / 64;
 const SUMMARY: usize = WORDS.div_ceil(64);
 /// Entries per chunk of a bucket's chain.
-pub const CHUNK: usize = 8;
+pub const CHUNK: usize = 16;
 /// End of a chain.
 const NIL: u32 = u32::MAX;
 
 /// A deterministic priority queue of events of type `E`.
 pub struct EventQueue<E> {
     now: u64,
-    sorted: Vec<Entry<E>>,
+    sorted: Vec<Timed<E>>,
     late: KeyHeap<E>,
     /// Per slot, the first and last chunk of its chain (`NIL` when empty) and the entries in
     /// the last.
     slots: Vec<[u32; 3]>,
     /// The chunks: chunk `c` is `store[c·CHUNK ..][..CHUNK]`, followed by `chain[c]` in its
     /// slot's chain (or in the free list, `free`).
-    store: Vec<Entry<E>>,
+    store: Vec<Timed<E>>,
     chain: Vec<u32>,
     free: u32,
     occupied: Vec<u64>,
@@ -89,6 +96,15 @@ impl<E: Copy> Default for EventQueue<E> {
     }
 }
 
+/// An event in the wheel: its time without a sequence number, 16 bytes with an 8-byte event.
+/// A bucket's chain is in scheduling order, so a stable sort by time alone puts it in key
+/// order.
+#[derive(Clone, Copy)]
+struct Timed<E> {
+    time: u64,
+    event: E,
+}
+
 #[inline]
 fn bucket(key: u128) -> u64 {
     ((key >> 64) as u64) >> SHIFT
@@ -113,20 +129,29 @@ impl<E: Copy> EventQueue<E> {
     /// `time` must not be earlier than the last event taken.
     #[inline]
     pub fn push(&mut self, time: Time, event: E) {
-        let key = ((time.0 as u128) << 64) | self.next_seq as u128;
+        let seq = self.next_seq;
         self.next_seq += 1;
         self.len += 1;
         self.peak = self.peak.max(self.len);
-        self.place(Entry { key, event });
+        let b = time.0 >> SHIFT;
+        if b > self.now && b < self.now + SLOTS as u64 {
+            self.list(b, Timed { time: time.0, event });
+        } else {
+            let key = ((time.0 as u128) << 64) | seq as u128;
+            self.place_in_heap(b, Entry { key, event });
+        }
     }
 
-    #[inline(always)]
+    /// An entry of the overflow heap whose bucket has come inside the wheel (or is the one
+    /// entered: then into `late`).
+    #[inline]
     fn place(&mut self, e: Entry<E>) {
         let b = bucket(e.key);
-        if b > self.now && b < self.now + SLOTS as u64 {
-            self.list(b, e);
+        if b > self.now {
+            let time = (e.key >> 64) as u64;
+            self.list(b, Timed { time, event: e.event });
         } else {
-            self.place_in_heap(b, e);
+            self.late.push(e);
         }
     }
 
@@ -142,7 +167,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Appends to the list of bucket `b`, inside the wheel.
     #[inline(always)]
-    fn list(&mut self, b: u64, e: Entry<E>) {
+    fn list(&mut self, b: u64, e: Timed<E>) {
         let slot = (b & MASK) as usize;
         let [first, last, fill] = self.slots[slot];
         if fill as usize == CHUNK || last == NIL {
@@ -165,7 +190,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// A chunk whose first entry is `e`, from the free list or new.
     #[inline]
-    fn new_chunk(&mut self, e: Entry<E>) -> u32 {
+    fn new_chunk(&mut self, e: Timed<E>) -> u32 {
         let c = if self.free != NIL {
             let c = self.free;
             self.free = self.chain[c as usize];
@@ -181,12 +206,23 @@ impl<E: Copy> EventQueue<E> {
         c
     }
 
+    /// The event `k` places after the next one in the current bucket's sorted run, if there
+    /// is one (a hint for prefetching: it ignores events scheduled into the bucket after it was
+    /// entered, so it is not always the `k`-th event to come).
+    #[inline]
+    pub fn ahead(&self, k: usize) -> Option<&E> {
+        let i = self.sorted.len().checked_sub(k + 1)?;
+        Some(&self.sorted[i].event)
+    }
+
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         loop {
+            // (every entry of `late` was scheduled after every entry of `sorted`: at a tie,
+            // `sorted` goes first)
             let from_sorted = match (self.sorted.last(), self.late.peek_key()) {
-                (Some(s), Some(l)) => s.key < l,
+                (Some(s), Some(l)) => s.time <= (l >> 64) as u64,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 (None, None) => {
@@ -198,13 +234,13 @@ impl<E: Copy> EventQueue<E> {
                 }
             };
             let e = if from_sorted {
-                self.sorted.pop()
+                self.sorted.pop().map(|e| (e.time, e.event))
             } else {
-                self.late.pop()
+                self.late.pop().map(|e| ((e.key >> 64) as u64, e.event))
             };
-            if let Some(e) = e {
+            if let Some((t, event)) = e {
                 self.len -= 1;
-                return Some((Time((e.key >> 64) as u64), e.event));
+                return Some((Time(t), event));
             }
             if self.len == 0 {
                 return None;
@@ -253,17 +289,34 @@ impl<E: Copy> EventQueue<E> {
         // the whole chain goes back to the free list
         self.chain[last as usize] = self.free;
         self.free = first;
-        // a chain is in seq order within one time, so time order alone is key order
-        let in_order = self
-            .sorted
-            .windows(2)
-            .all(|p| p[0].key >> 64 <= p[1].key >> 64);
+        // a chain is in seq order within one time, so a stable sort by time is key order
+        let in_order = self.sorted.windows(2).all(|p| p[0].time <= p[1].time);
         self.in_wheel -= self.sorted.len();
-        if in_order {
-            self.sorted.reverse();
-        } else {
-            self.sorted
-                .sort_unstable_by_key(|e| std::cmp::Reverse(e.key));
+        if !in_order {
+            stable_sort_by_time(&mut self.sorted);
+        }
+        self.sorted.reverse();
+        self.prefetch_next_bucket();
+    }
+
+    /// Asks for the chunks of the next non-empty bucket while this one is processed: they were
+    /// written long ago (at 65,536 nodes, megabytes of events ago) and copying them in is
+    /// otherwise a run of cache misses.
+    fn prefetch_next_bucket(&self) {
+        if self.in_wheel == 0 {
+            return;
+        }
+        let slot = (self.next_occupied() & MASK) as usize;
+        let [mut c, last, _] = self.slots[slot];
+        loop {
+            let chunk = &self.store[c as usize * CHUNK..][..CHUNK];
+            for line in chunk.chunks(64 / std::mem::size_of::<Timed<E>>().clamp(1, 64)) {
+                prefetch(&line[0]);
+            }
+            if c == last {
+                break;
+            }
+            c = self.chain[c as usize];
         }
     }
 
@@ -304,6 +357,25 @@ impl<E: Copy> EventQueue<E> {
             }
             sbits = self.summary[s];
         }
+    }
+}
+
+/// Sorts `v` by time, keeping the order of entries of equal time: by insertion while it is
+/// short (a bucket is nearly in order, and this allocates nothing), else by the standard
+/// library's stable sort.
+fn stable_sort_by_time<E: Copy>(v: &mut [Timed<E>]) {
+    if v.len() > 64 {
+        v.sort_by_key(|e| e.time);
+        return;
+    }
+    for i in 1..v.len() {
+        let e = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].time > e.time {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
     }
 }
 
@@ -392,6 +464,24 @@ mod tests {
         }
         let got: Vec<(u64, u32)> = got.into_iter().map(|(t, e)| (t.0, e)).collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_short_bucket_out_of_order_keeps_schedule_order_at_ties() {
+        // wheel entries carry no sequence number: the insertion sort must be stable
+        for n in [3u32, 20, 64, 65, 200] {
+            let mut q = EventQueue::new();
+            let base = 5 << SHIFT;
+            let mut want = Vec::new();
+            for i in 0..n {
+                let t = base + [30, 10, 30, 0][i as usize % 4];
+                q.push(Time(t), i);
+                want.push((Time(t), i));
+            }
+            want.sort_by_key(|&(t, _)| t);
+            let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+            assert_eq!(got, want, "{n} events");
+        }
     }
 
     #[test]
