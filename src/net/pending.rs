@@ -1,7 +1,7 @@
 //! The releases a router has pending: which of its output channels are busy, and when each one's
 //! tail leaves (see "A release happens…" in `router.rs`).
 //!
-//! [`crate::net::Network::settle`] asks, for nearly every hop, which of a router's busy channels
+//! `Network::settle` (`router.rs`) asks, for nearly every hop, which of a router's busy channels
 //! have a tail that has left by now. Kept on the channels, that answer costs a cache miss per
 //! busy channel, most of them not due yet; at 65,536 nodes that was a third of the run. So each
 //! router has one block here, aligned to a cache line: `words` words of bits (the busy ports),
