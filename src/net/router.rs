@@ -24,7 +24,7 @@
 //! waits for it: packets queued for the channel, or at the channel that feeds the buffer it
 //! frees. Otherwise it stays **pending** (a bit per busy port of the router) and is applied, at
 //! its own time, by whoever next looks at that router's credit or channels
-//! ([`Network::settle`]): a buffer's credit is only ever spent by the one channel that feeds it,
+//! (`Network::settle`): a buffer's credit is only ever spent by the one channel that feeds it,
 //! and that channel settles the buffer's router before it looks. A channel that finds too little
 //! credit turns the pending releases into that buffer into events, so that it is woken when they
 //! happen. In a quiet network this halves the events per hop.

@@ -6,7 +6,7 @@
 //! `terminal_routers` routers, terminal `t` on port `t mod T` of router `t / T`. Links pair a
 //! port of one router with a port of another, both directions.
 //!
-//! The topology is an enum rather than a trait object: the router calls [`Topo::route`] once
+//! The topology is an enum rather than a trait object: the router calls `route` once
 //! per packet and hop, and a `match` there costs less than a virtual call.
 
 pub mod cube;
