@@ -776,7 +776,7 @@ fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
     }
     let nodes = s.nodes();
     // channel (two cache lines, its buffer's credit included, and the start of a stall),
-    // neighbour table and pending release time per port; coordinates and busy bits per router;
+    // neighbour table and pending release time per port; busy bits (a line with the times) per router;
     // NIC state and injection channel per terminal; then the rank (its engine side and a bare
     // Lua coroutine)
     let per_port = 128 + 8 + 4 + 8;

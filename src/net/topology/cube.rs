@@ -17,6 +17,7 @@
 //! are numbered with `a, b, c` fastest, so the 12 nodes of a Tofu unit are consecutive;
 //! routing corrects `x, y, z` first, then `a, b, c`.
 
+use super::divisor::Divisor;
 use super::{Hop, RouterId, NO_DIM};
 use crate::config::{NetworkConfig, Topology};
 
@@ -38,9 +39,11 @@ pub struct Cube {
     stride: Vec<u32>,
     /// NIC ports per router.
     terminals: u8,
-    /// Coordinates of every router, `MAX_DIMS` entries each (row-major), to route without
-    /// divisions on the hot path.
-    coords: Vec<u16>,
+    /// Per dimension, its stride and its size as [`Divisor`]s: a router's coordinate is
+    /// `(r / stride) % k`, computed on the hot path with multiplications (a table of
+    /// coordinates missed the cache on most hops at 65,536 nodes).
+    by_stride: Vec<Divisor>,
+    by_size: Vec<Divisor>,
 }
 
 impl Cube {
@@ -66,20 +69,14 @@ impl Cube {
             stride.push(s);
             s *= k;
         }
-        let n = s as usize;
-        let mut coords = vec![0u16; n * MAX_DIMS];
-        for r in 0..n {
-            for (d, (&k, &st)) in dims.iter().zip(&stride).enumerate() {
-                coords[r * MAX_DIMS + d] = ((r as u32 / st) % k) as u16;
-            }
-        }
         Cube {
+            by_stride: stride.iter().map(|&s| Divisor::new(s)).collect(),
+            by_size: dims.iter().map(|&k| Divisor::new(k)).collect(),
             dims,
             wrap,
             order,
             stride,
             terminals,
-            coords,
         }
     }
 
@@ -104,7 +101,7 @@ impl Cube {
     }
     #[inline]
     pub fn coord(&self, r: RouterId, d: usize) -> u32 {
-        self.coords[r as usize * MAX_DIMS + d] as u32
+        self.by_size[d].rem(self.by_stride[d].div(r))
     }
 
     /// The router behind port `q` of router `r` and the port the link arrives on, if a link is
@@ -160,18 +157,16 @@ impl Cube {
     /// port `dst_port`) that arrived on virtual channel `vc` while correcting dimension `dim`.
     #[inline]
     pub fn route(&self, at: RouterId, dst: RouterId, dst_port: u8, vc: u8, dim: u8) -> Hop {
-        let a = at as usize * MAX_DIMS;
-        let b = dst as usize * MAX_DIMS;
         for &d in &self.order {
             let d = d as usize;
-            let (ca, cb) = (self.coords[a + d] as u32, self.coords[b + d] as u32);
+            let (ca, cb) = (self.coord(at, d), self.coord(dst, d));
             if ca == cb {
                 continue;
             }
             let k = self.dims[d];
             let wrap = self.wrap[d];
             let plus = if wrap {
-                let fwd = (cb + k - ca) % k;
+                let fwd = if cb > ca { cb - ca } else { cb + k - ca };
                 fwd <= k - fwd
             } else {
                 cb > ca

@@ -10,6 +10,7 @@
 //! per packet and hop, and a `match` there costs less than a virtual call.
 
 pub mod cube;
+pub mod divisor;
 pub mod dragonfly;
 pub mod fattree;
 
