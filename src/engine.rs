@@ -776,9 +776,9 @@ fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
     }
     let nodes = s.nodes();
     // channel (two cache lines, its buffer's credit included, and the start of a stall),
-    // neighbour table and pending release time per port; busy bits (a line with the times) per router;
-    // NIC state and injection channel per terminal; then the rank (its engine side and a bare
-    // Lua coroutine)
+    // neighbour table and pending release time per port; busy bits (on the line with those
+    // times) per router; NIC state and injection channel per terminal; then the rank (its
+    // engine side and a bare Lua coroutine)
     let per_port = 128 + 8 + 4 + 8;
     let need =
         routers * (ports * per_port + 28) + terminals * (48 + 128 + 8) + s.ranks() * (200 + 1500);
