@@ -135,7 +135,13 @@ impl<E: Copy> EventQueue<E> {
         self.peak = self.peak.max(self.len);
         let b = time.0 >> SHIFT;
         if b > self.now && b < self.now + SLOTS as u64 {
-            self.list(b, Timed { time: time.0, event });
+            self.list(
+                b,
+                Timed {
+                    time: time.0,
+                    event,
+                },
+            );
         } else {
             let key = ((time.0 as u128) << 64) | seq as u128;
             self.place_in_heap(b, Entry { key, event });
@@ -149,7 +155,13 @@ impl<E: Copy> EventQueue<E> {
         let b = bucket(e.key);
         if b > self.now {
             let time = (e.key >> 64) as u64;
-            self.list(b, Timed { time, event: e.event });
+            self.list(
+                b,
+                Timed {
+                    time,
+                    event: e.event,
+                },
+            );
         } else {
             self.late.push(e);
         }
