@@ -76,6 +76,26 @@ fn the_shipped_scenarios_run_and_check() {
 }
 
 #[test]
+fn the_late_step_benchmark_checks_and_runs_small() {
+    let o = mgensim(&["check", "bench/put_step.toml"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // on 8x4x4, rank + 64 is two hops along z (stride 32, ring of 4): every rank's 8 KiB is 32
+    // packets of 256 B and one control packet, each crossing injection, two links, ejection
+    let o = mgensim(&[
+        "run",
+        "bench/put_step.toml",
+        "--set",
+        "network.dims=[8,4,4]",
+        "--set",
+        "workload.args.dist=64",
+        "--json",
+    ]);
+    let v = json_without_host(&o);
+    assert_eq!(v["network"]["packets"], 128 * 33);
+    assert_eq!(v["network"]["packet_hops"], 128 * 33 * 4);
+}
+
+#[test]
 fn help_explains_the_options() {
     let o = mgensim(&["run", "--help"]);
     let out = String::from_utf8_lossy(&o.stdout);
