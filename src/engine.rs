@@ -61,6 +61,8 @@ pub struct World {
     node_latency: Time,
     /// Events processed.
     pub events: u64,
+    /// Of those, how many of each kind (indexed by [`Event::kind`]).
+    pub events_by_kind: [u64; Event::KINDS.len()],
     /// Ranks whose script has ended.
     pub finished: u32,
     /// Values scripts reported with `MGEN_report`, by name.
@@ -126,6 +128,7 @@ impl World {
             current: 0,
             node_latency: s.node.node_latency,
             events: 0,
+            events_by_kind: [0; Event::KINDS.len()],
             finished: 0,
             metrics: BTreeMap::new(),
             watch: Watch::new(&s.limits),
@@ -239,6 +242,7 @@ impl World {
             }
             self.now = t;
             self.events += 1;
+            self.events_by_kind[ev.kind()] += 1;
             if let Some(far) = self.queue.ahead(PREFETCH_FAR) {
                 self.net.prefetch_far(far);
             }

@@ -4,8 +4,10 @@
 use crate::config::{Scenario, Topology};
 use crate::engine::World;
 use crate::net::router::LinkLoad;
+use crate::sim::Event;
 use crate::units::{Bytes, Time};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
@@ -63,6 +65,9 @@ pub struct NetworkSummary {
     pub transfers: u64,
     /// Events processed.
     pub events: u64,
+    /// Of those, how many of each kind (`channel_free`, `head_ready`, …): where an engine's
+    /// work goes, for reading a run's cost. Kinds that never happened are left out.
+    pub events_by_kind: BTreeMap<String, u64>,
     /// Time of the last event: when the network fell quiet.
     pub quiet_ps: u64,
     /// Most events pending at once (to within the queue's growth step).
@@ -377,6 +382,12 @@ impl Report {
                 messages: w.nics.stats.messages,
                 transfers: w.rdma.issued,
                 events: w.events,
+                events_by_kind: Event::KINDS
+                    .iter()
+                    .zip(w.events_by_kind)
+                    .filter(|&(_, n)| n > 0)
+                    .map(|(k, n)| (k.to_string(), n))
+                    .collect(),
                 quiet_ps: w.now.ps(),
                 peak_pending_events: w.queue.peak() as u64,
                 peak_packets: w.net.packets.peak() as u64,

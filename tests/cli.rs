@@ -93,6 +93,24 @@ fn the_late_step_benchmark_checks_and_runs_small() {
     let v = json_without_host(&o);
     assert_eq!(v["network"]["packets"], 128 * 33);
     assert_eq!(v["network"]["packet_hops"], 128 * 33 * 4);
+    // every packet arrives; only the 32 data packets of each put go through the DMAs; one
+    // operation per rank; the kinds add up to the events
+    let kinds = &v["network"]["events_by_kind"];
+    assert_eq!(kinds["nic_arrive"], 128 * 33);
+    assert_eq!(kinds["tx_dma_done"], 128 * 32);
+    assert_eq!(kinds["rx_dma_done"], 128 * 32);
+    assert_eq!(kinds["op_start"], 128);
+    assert!(
+        kinds.get("router_ready").is_none(),
+        "torus packets are queued on sending"
+    );
+    let sum: u64 = kinds
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, v["network"]["events"].as_u64().unwrap());
 }
 
 #[test]

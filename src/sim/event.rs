@@ -33,3 +33,36 @@ pub enum Event {
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8);
+
+impl Event {
+    /// Kinds of event, named as in a run's summary (`network.events_by_kind`).
+    pub const KINDS: [&'static str; 10] = [
+        "router_ready",
+        "head_ready",
+        "channel_free",
+        "tx_dma_done",
+        "nic_arrive",
+        "rx_dma_done",
+        "op_start",
+        "p2p_start",
+        "cts_start",
+        "rank_wake",
+    ];
+
+    /// This event's index in [`Event::KINDS`].
+    #[inline]
+    pub fn kind(&self) -> usize {
+        match self {
+            Event::RouterReady(_) => 0,
+            Event::HeadReady(_) => 1,
+            Event::ChannelFree(_) => 2,
+            Event::TxDmaDone(_) => 3,
+            Event::NicArrive(_) => 4,
+            Event::RxDmaDone(_) => 5,
+            Event::OpStart(_) => 6,
+            Event::P2pStart(_) => 7,
+            Event::CtsStart(_) => 8,
+            Event::RankWake(_) => 9,
+        }
+    }
+}
