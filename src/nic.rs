@@ -268,9 +268,9 @@ impl Nics {
         q: &mut EventQueue<Event>,
     ) -> Option<u32> {
         // (a NIC's transmit DMA only reads packets it sends)
-        let nic = net.packets.get(pkt).src;
+        let p = net.packets.get(pkt);
+        let (nic, m) = (p.src, p.msg);
         self.nics[nic as usize].dma_busy = false;
-        let m = net.packets.get(pkt).msg;
         let last = self.msgs.get(m).packets_left == 0;
         self.stage(nic, pkt, net, now, q);
         self.pump(nic, net, now, q);

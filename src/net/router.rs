@@ -697,13 +697,6 @@ impl Network {
         }
     }
 
-    /// Port `port` of router `r` is busy until `free_at` (ps): its release is to be applied
-    /// then.
-    #[inline]
-    fn mark_busy(&mut self, r: RouterId, port: u32, free_at: u64) {
-        self.pending.mark(r, port, free_at);
-    }
-
     /// Router channel `c`'s pending release becomes an event (something now waits for it).
     #[inline]
     fn schedule(&mut self, c: u32, q: &mut EventQueue<Event>) {
@@ -828,7 +821,7 @@ impl Network {
                     ch.free_at = until;
                     q.push(Time(until), Event::ChannelFree(c));
                     if c < self.nr {
-                        self.mark_busy(c / self.ports, c % self.ports, until);
+                        self.pending.mark(c / self.ports, c % self.ports, until);
                     }
                     return;
                 }
@@ -934,7 +927,8 @@ impl Network {
         }
         if is_router {
             // (a packet leaves by a channel of the router it is at)
-            self.mark_busy(p.at, c - p.at * self.ports, tail_leaves.ps());
+            self.pending
+                .mark(p.at, c - p.at * self.ports, tail_leaves.ps());
         }
         self.occupy(c, now, p.wire as i64);
         if let Some(s) = &mut self.series {

@@ -50,6 +50,8 @@ const WORDS: usize = SLOTS / 64;
 const SUMMARY: usize = WORDS.div_ceil(64);
 /// Entries per chunk of a bucket's chain.
 pub const CHUNK: usize = 16;
+/// Events a bucket must hold for the next bucket's chunks to be prefetched on entering it.
+const PREFETCH_MIN: usize = 16;
 /// End of a chain.
 const NIL: u32 = u32::MAX;
 
@@ -315,7 +317,9 @@ impl<E: Copy> EventQueue<E> {
     /// written long ago (at 65,536 nodes, megabytes of events ago) and copying them in is
     /// otherwise a run of cache misses.
     fn prefetch_next_bucket(&self) {
-        if self.in_wheel == 0 {
+        // (a short bucket is over before the lines arrive: then the scan for the next bucket
+        // would only be done twice)
+        if self.in_wheel == 0 || self.sorted.len() < PREFETCH_MIN {
             return;
         }
         let slot = (self.next_occupied() & MASK) as usize;

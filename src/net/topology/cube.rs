@@ -101,7 +101,7 @@ impl Cube {
     }
     #[inline]
     pub fn coord(&self, r: RouterId, d: usize) -> u32 {
-        self.by_size[d].rem(self.by_stride[d].div(r))
+        self.by_size[d].remainder(self.by_stride[d].quotient(r))
     }
 
     /// The router behind port `q` of router `r` and the port the link arrives on, if a link is

@@ -23,7 +23,7 @@ impl Divisor {
 
     /// `n / d`.
     #[inline]
-    pub fn div(self, n: u32) -> u32 {
+    pub fn quotient(self, n: u32) -> u32 {
         if self.d == 1 {
             return n;
         }
@@ -32,7 +32,7 @@ impl Divisor {
 
     /// `n % d`.
     #[inline]
-    pub fn rem(self, n: u32) -> u32 {
+    pub fn remainder(self, n: u32) -> u32 {
         if self.d == 1 {
             return 0;
         }
@@ -55,7 +55,7 @@ mod tests {
             let edges = [0, 1, d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX];
             let randoms = (0..200).map(|_| rng.next_u32());
             for n in edges.into_iter().chain(randoms) {
-                assert_eq!((x.div(n), x.rem(n)), (n / d, n % d), "{n} / {d}");
+                assert_eq!((x.quotient(n), x.remainder(n)), (n / d, n % d), "{n} / {d}");
             }
         }
     }
