@@ -51,6 +51,10 @@ if not barrier then
   error(("unknown barrier algorithm %q (known: ring, recursive_doubling, rd)"):format(tostring(algo)))
 end
 
+local reps = MGEN_args["repeat"] or 1
+if math.type(reps) ~= "integer" or reps < 1 then
+  error(("args.repeat must be a whole number of barriers, at least 1 (got %s)"):format(tostring(reps)))
+end
 local t0 = MGEN_Wtime()
-for _ = 1, MGEN_args["repeat"] or 1 do MGEN_region(algo .. " barrier", barrier) end
-MGEN_report("barrier_s", (MGEN_Wtime() - t0) / (MGEN_args["repeat"] or 1))
+for _ = 1, reps do MGEN_region(algo .. " barrier", barrier) end
+MGEN_report("barrier_s", (MGEN_Wtime() - t0) / reps)

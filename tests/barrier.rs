@@ -71,3 +71,26 @@ fn nobody_leaves_before_the_last_rank_enters() {
         }
     }
 }
+
+#[test]
+fn a_repeat_count_below_one_is_refused_by_name() {
+    for bad in ["0", "-2", "1.5"] {
+        let o = mgensim_in(
+            &project(),
+            &[
+                "run",
+                "scenarios/barrier.toml",
+                "--set",
+                &format!("workload.args.repeat={bad}"),
+                "--set",
+                "workload.ranks=8",
+            ],
+        );
+        let err = stderr(&o);
+        assert!(!o.status.success(), "repeat = {bad} ran");
+        assert!(
+            err.contains("args.repeat must be a whole number") && err.contains("barrier.lua:"),
+            "{err}"
+        );
+    }
+}
