@@ -102,6 +102,7 @@ end
 -- raises it, so a script's pcall that catches the error cannot keep the run going.
 local budget = opts.instructions
 local STEP = (budget > 0 and budget < 10000) and budget or 10000
+local steps = budget > 0 and (budget + STEP - 1) // STEP or 0 -- a rank's steps per resume
 local left = 0 -- steps the running rank may still take in this resume
 local stopped, running = raw.stopped, coroutine.running
 local hook
@@ -275,7 +276,6 @@ end
 
 -- Resumes rank i: 0 = it blocked, 1 = it finished, 2 = it failed (with a message and
 -- traceback), 3 = a limit stopped it (with the limit's name, and where it was).
-local steps = budget > 0 and (budget + STEP - 1) // STEP or 0
 local function run(i)
   local co, env = threads[i], nil
   if co == false then co, env = start(i) end
