@@ -220,23 +220,29 @@ fn the_budget_is_per_resume_not_per_run() {
 
 #[test]
 fn the_lua_memory_limit_stops_a_script_that_hoards() {
-    let (e, v) = stopped(
-        "local t = {}\nfor i = 1, 1e9 do t[i] = i end",
-        TWO,
-        &[
-            "--set",
-            "limits.instructions=0",
-            "--set",
-            "limits.lua_memory='32 MiB'",
-        ],
-        3,
-    );
-    assert_eq!(v["partial"], true);
-    assert!(
-        e.contains("Lua memory limit") && e.contains("32 MiB") && e.contains("w.lua:2"),
-        "{e}"
-    );
-    assert!(e.contains("limits.lua_memory"), "{e}");
+    // at the rank's first resume, and at a later one (which the engine resumes directly)
+    for (lua, line) in [
+        ("local t = {}\nfor i = 1, 1e9 do t[i] = i end", "w.lua:2"),
+        ("MGEN_Comp(1e-6)\nlocal t = {}\nfor i = 1, 1e9 do t[i] = i end", "w.lua:3"),
+    ] {
+        let (e, v) = stopped(
+            lua,
+            TWO,
+            &[
+                "--set",
+                "limits.instructions=0",
+                "--set",
+                "limits.lua_memory='32 MiB'",
+            ],
+            3,
+        );
+        assert_eq!(v["partial"], true);
+        assert!(
+            e.contains("Lua memory limit") && e.contains("32 MiB") && e.contains(line),
+            "{e}"
+        );
+        assert!(e.contains("limits.lua_memory"), "{e}");
+    }
 }
 
 #[test]

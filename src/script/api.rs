@@ -616,11 +616,6 @@ pub fn install(
     )?;
     let f = world.clone();
     raw.set(
-        "stop",
-        lua.create_function(move |_, ()| Ok(f.borrow().watch.check().map(Limit::name)))?,
-    )?;
-    let f = world.clone();
-    raw.set(
         "stopped",
         lua.create_function(move |_, (name, at): (String, Option<String>)| {
             let mut w = f.borrow_mut();

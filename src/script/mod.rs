@@ -3,8 +3,12 @@
 //! Each job's script is compiled **once**, wrapped as `function(_ENV, ...) <script> end` on
 //! its first line (so line numbers are the file's), and every rank of the job runs that
 //! function as its own coroutine with its own `_ENV`: rank-private globals that fall back to
-//! the job's (`MGEN_args`), then to the shared ones (the standard library and the MGEN API). The coroutines live in a Lua table; Rust refers to them
-//! by rank number only, so the number of ranks is not bounded by mlua's handle slots.
+//! the job's (`MGEN_args`), then to the shared ones (the standard library and the MGEN API).
+//!
+//! The coroutines live in a Lua table, which keeps them alive; Rust holds only their raw
+//! `lua_State` pointers, by rank, so the number of ranks is not bounded by mlua's handle
+//! slots. After a rank's first resume the engine resumes it with `lua_resume` directly: a
+//! resume that blocks (nearly all of them) never enters mlua or the prelude.
 
 pub mod api;
 pub mod random;
@@ -14,9 +18,10 @@ use crate::config::Scenario;
 use crate::engine::World;
 use crate::limits::Limit;
 use anyhow::{anyhow, Result};
-use mlua::{Function, Lua, LuaOptions, StdLib, Table};
-use std::cell::RefCell;
+use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Thread};
+use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
+use std::ptr;
 use std::rc::Rc;
 
 const PRELUDE: &str = include_str!("prelude.lua");
@@ -32,12 +37,25 @@ pub enum Outcome {
     Stopped(Limit),
 }
 
+/// VM instructions between two runs of the limits' count hook (fewer if the budget is less).
+const HOOK_STEP: u64 = 10_000;
+
 /// The Lua state and the handles the engine needs.
 pub struct Scripts {
     lua: Lua,
     spawn: Function,
+    /// A rank's first resume (it makes the coroutine).
     run: Function,
+    /// What a resume that did not block came to.
+    after: Function,
     where_: Function,
+    /// Each rank's coroutine once it has one, null before its first resume and after its end.
+    /// The prelude's `threads` table keeps every non-null one alive.
+    threads: Rc<RefCell<Vec<*mut ffi::lua_State>>>,
+    /// Hook runs the running rank may still take in this resume (`limits.instructions`).
+    left: Rc<Cell<u64>>,
+    /// Hook runs per resume: the budget in [`HOOK_STEP`]s, 0 = no budget.
+    steps: u64,
 }
 
 /// The project's Lua library folder (`lua/`): `MGENSIM_LUA_DIR`, else the one this binary was
@@ -71,14 +89,21 @@ impl Scripts {
             base: w.scenario_dir.clone(),
             roots: (!s.allow_io).then_some(roots),
         };
-        let raw = api::install(&lua, &globals, world, &w.scenario_dir, files)
+        let raw = api::install(&lua, &globals, world.clone(), &w.scenario_dir, files)
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         set_package_path(&lua, s).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        let budget = s.limits.instructions;
+        let step = if budget > 0 { budget.min(HOOK_STEP) } else { HOOK_STEP };
+        let steps = budget.div_ceil(step);
+        let threads = Rc::new(RefCell::new(Vec::new()));
+        let left = Rc::new(Cell::new(0u64));
+        limits_api(&lua, &raw, world, threads.clone(), left.clone(), steps)
+            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let opts = lua
             .create_table()
             .and_then(|t| {
                 t.set("sandbox", !s.allow_io)?;
-                t.set("instructions", s.limits.instructions)?;
+                t.set("step", step)?;
                 t.set(
                     "hook",
                     s.limits.instructions > 0 || s.limits.wall_time > crate::units::Time::ZERO,
@@ -114,7 +139,7 @@ impl Scripts {
             jobs.set(i + 1, job)
                 .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         }
-        let (spawn, run, where_): (Function, Function, Function) = lua
+        let (spawn, run, after, where_): (Function, Function, Function, Function) = lua
             .load(PRELUDE)
             .set_name("=mgensim prelude")
             .call((globals, raw, jobs, opts))
@@ -128,13 +153,18 @@ impl Scripts {
             lua,
             spawn,
             run,
+            after,
             where_,
+            threads,
+            left,
+            steps,
         })
     }
 
     /// Declares ranks `0..ranks` (numbered job after job), in one call; each rank's coroutine
     /// is made at its first resume.
     pub fn spawn(&self, ranks: u32) -> Result<()> {
+        *self.threads.borrow_mut() = vec![ptr::null_mut(); ranks as usize];
         self.spawn
             .call::<()>(ranks)
             .map_err(|e| anyhow!("cannot declare {ranks} ranks: {e}"))
@@ -142,7 +172,49 @@ impl Scripts {
 
     /// Resumes rank `i` until it blocks, finishes or fails.
     pub fn resume(&self, i: u32) -> Outcome {
-        match self.run.call::<(u8, Option<String>)>(i) {
+        self.left.set(self.steps);
+        let co = self.threads.borrow()[i as usize];
+        if co.is_null() {
+            return self.outcome(i, self.run.call::<(u8, Option<String>)>(i));
+        }
+        // SAFETY: `co` is rank i's coroutine, kept alive by the prelude's `threads` table
+        // until the prelude drops it, when its rank finishes or fails; `outcome` then nulls
+        // the pointer. It is suspended (every resume ends in a yield, an end or an error, and
+        // only a yield leaves it non-null and resumable). Resuming it from no other thread
+        // is what `coroutine.resume` does too; mlua's callbacks run inside it as they would
+        // there.
+        unsafe {
+            let mut nres = 0;
+            let status = ffi::lua_resume(co, ptr::null_mut(), 0, &mut nres);
+            if status == ffi::LUA_YIELD {
+                ffi::lua_pop(co, nres);
+                return Outcome::Blocked;
+            }
+            // it ended, or failed: the prelude says how (rarely: once per rank at most)
+            let ok = status == ffi::LUA_OK;
+            if ok {
+                ffi::lua_pop(co, nres);
+            }
+            let r = self
+                .lua
+                .exec_raw::<(u8, Option<String>)>((&self.after, i, ok), |state| {
+                    // the error object moves to the call's stack (`after`'s 4th argument)
+                    if !ok {
+                        ffi::lua_xmove(co, state, 1);
+                    }
+                    ffi::lua_call(state, ffi::lua_gettop(state) - 1, ffi::LUA_MULTRET);
+                });
+            self.outcome(i, r)
+        }
+    }
+
+    /// The outcome of the prelude's `run` or `after` for rank `i`; forgets the rank's coroutine
+    /// if it ended (the prelude has let it go).
+    fn outcome(&self, i: u32, r: mlua::Result<(u8, Option<String>)>) -> Outcome {
+        if let Ok((1 | 2, _)) = r {
+            self.threads.borrow_mut()[i as usize] = ptr::null_mut();
+        }
+        match r {
             Ok((0, _)) => Outcome::Blocked,
             Ok((1, _)) => Outcome::Finished,
             Ok((3, name)) => Outcome::Stopped(
@@ -175,6 +247,43 @@ impl Scripts {
     pub fn memory(&self) -> usize {
         self.lua.used_memory()
     }
+}
+
+/// The engine's side of the limits, for the prelude: `raw.stop` (run by the count hook every
+/// `opts.step` instructions: charges the running rank's budget, and names the limit the run
+/// must stop at, if any) and `raw.thread` (a rank's coroutine, told once when it is made).
+fn limits_api(
+    lua: &Lua,
+    raw: &Table,
+    world: Rc<RefCell<World>>,
+    threads: Rc<RefCell<Vec<*mut ffi::lua_State>>>,
+    left: Rc<Cell<u64>>,
+    steps: u64,
+) -> mlua::Result<()> {
+    raw.set(
+        "stop",
+        lua.create_function(move |_, ()| {
+            if let Some(l) = world.borrow().watch.check() {
+                return Ok(Some(l.name()));
+            }
+            if steps > 0 {
+                let n = left.get().saturating_sub(1);
+                left.set(n);
+                if n == 0 {
+                    return Ok(Some(Limit::Instructions.name()));
+                }
+            }
+            Ok(None)
+        })?,
+    )?;
+    raw.set(
+        "thread",
+        lua.create_function(move |_, (i, co): (u32, Thread)| {
+            // a thread's pointer is its lua_State (lua_topointer)
+            threads.borrow_mut()[i as usize] = co.to_pointer() as *mut ffi::lua_State;
+            Ok(())
+        })?,
+    )
 }
 
 fn set_package_path(lua: &Lua, s: &Scenario) -> mlua::Result<()> {

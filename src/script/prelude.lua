@@ -3,8 +3,8 @@
 -- functions that may block (they yield the rank's coroutine back to the engine), and returns
 -- what the engine needs to start and resume ranks. Users never see this file; the API is
 -- documented in lua/mgen.d.lua.
--- `opts`: sandbox (boolean), instructions (budget per resume, 0 = none), hook (whether
--- coroutines get the limits' count hook at all).
+-- `opts`: sandbox (boolean), step (VM instructions between two runs of the limits' count
+-- hook), hook (whether coroutines get that hook at all).
 local G, raw, jobs, opts = ...
 
 local create, resume, status, yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
@@ -97,21 +97,15 @@ function G.print(...)
 end
 
 -- Limits. Every coroutine (the ranks' and any a script makes) has a count hook that runs every
--- STEP VM instructions: it charges the running rank's budget and asks the engine whether the
--- run must stop (Ctrl-C, wall-clock limit). The engine records the stop before the hook
--- raises it, so a script's pcall that catches the error cannot keep the run going.
-local budget = opts.instructions
-local STEP = (budget > 0 and budget < 10000) and budget or 10000
-local steps = budget > 0 and (budget + STEP - 1) // STEP or 0 -- a rank's steps per resume
-local left = 0 -- steps the running rank may still take in this resume
+-- `opts.step` VM instructions: the engine charges the running rank's instruction budget and
+-- says whether the run must stop (budget spent, Ctrl-C, wall-clock limit). The engine records
+-- the stop before the hook raises it, so a script's pcall that catches the error cannot keep
+-- the run going.
+local STEP = opts.step
 local stopped, running = raw.stopped, coroutine.running
 local hook
 function hook()
   local why = stop_now()
-  if not why and budget > 0 then
-    left = left - 1
-    if left <= 0 then why = "instructions" end
-  end
   if why then
     local d = getinfo(2, "Sl")
     local at = d and d.currentline and d.currentline > 0 and (d.short_src .. ":" .. d.currentline) or nil
@@ -261,7 +255,9 @@ local function spawn(n)
   for i = 0, n - 1 do threads[i] = false end
 end
 
--- Makes rank i's coroutine and its own global environment; returns both.
+-- Makes rank i's coroutine and its own global environment; returns both. The engine is told
+-- the coroutine, to resume it directly from then on (`threads` keeps it alive).
+local thread = raw.thread
 local function start(i)
   local job = jobs[1]
   for _, j in ipairs(jobs) do
@@ -271,16 +267,15 @@ local function start(i)
   env._G = env
   local co = hooked(create(job.body))
   threads[i] = co
+  thread(i, co)
   return co, env
 end
 
--- Resumes rank i: 0 = it blocked, 1 = it finished, 2 = it failed (with a message and
--- traceback), 3 = a limit stopped it (with the limit's name, and where it was).
-local function run(i)
-  local co, env = threads[i], nil
-  if co == false then co, env = start(i) end
-  left = steps
-  local ok, err = resume(co, env)
+-- What rank i's resume came to, given what `coroutine.resume` returned (ok, and the error if
+-- not): 0 = it blocked, 1 = it finished, 2 = it failed (with a message and traceback), 3 = a
+-- limit stopped it (with the limit's name, and where it was).
+local function after(i, ok, err)
+  local co = threads[i]
   if err == BLOCKED then return 0 end
   if not ok then
     if type(err) == "table" and err.mgensim_stop then
@@ -303,6 +298,14 @@ local function run(i)
   return 0
 end
 
+-- Rank i's first resume: makes its coroutine and starts it. (Later resumes come straight from
+-- the engine, which hands what they returned to `after` unless the rank blocked.)
+local function run(i)
+  local co, env = threads[i], nil
+  if co == false then co, env = start(i) end
+  return after(i, resume(co, env))
+end
+
 -- Where rank i is suspended, for deadlock reports.
 local function where(i)
   local co = threads[i]
@@ -310,4 +313,4 @@ local function where(i)
   return ""
 end
 
-return spawn, run, where
+return spawn, run, after, where
