@@ -249,4 +249,7 @@ function print(...) end
 -- the script) is stopped with its line: an endless loop ends the run instead of hanging it.
 -- pcall cannot catch the stop. `limits.lua_memory` (default 8 GiB) caps the Lua heap of all
 -- ranks together. Coroutines a script creates count against its rank's budget. Counting makes
--- pure-Lua code about 2x slower; `limits.instructions = 0` turns it off for trusted scripts.
+-- pure-Lua code about 2x slower, so a rank's instructions are counted only once a stretch
+-- between two blocking calls has run 10-20 ms of wall time (a rank stopped at the limit has
+-- run that much more); coroutines a script creates are always counted.
+-- `limits.instructions = 0` turns counting off for trusted scripts.

@@ -1,8 +1,9 @@
 //! The limits that stop a run gone wrong (`[limits]` and `--timeout`), and Ctrl-C.
 //!
-//! The engine looks at them between events (every [`CHECK_EVERY`] events) and the scripts'
-//! instruction hook looks at them every few thousand Lua instructions, so a stop is seen
-//! within milliseconds whether the time goes into the network or into a script. A stop keeps
+//! The engine looks at them between events (every [`CHECK_EVERY`] events), and the scripts'
+//! instruction hook every few thousand Lua instructions of a resume that has run for 10-20 ms
+//! (`script/watchdog.rs`), so a stop is seen within milliseconds whether the time goes into the
+//! network or into a script. A stop keeps
 //! what was computed: the run ends with a partial report.
 
 use crate::config::Limits;
@@ -68,7 +69,7 @@ impl Limit {
         };
         match self {
             Limit::Instructions => format!(
-                "instruction limit at simulated time {time}: rank {} ran {} Lua instructions \
+                "instruction limit at simulated time {time}: rank {} ran more than {} Lua instructions \
                  without giving control back to the simulator{} (an endless loop?)\n  \
                  if the script really computes that much between two MGEN calls, raise \
                  `limits.instructions`: --set limits.instructions=N (0 = no limit)",

@@ -308,7 +308,9 @@ impl NodeConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
     /// Lua VM instructions a rank may run between two calls that give control back to the
-    /// engine (a blocking call, or the end of its script). Catches endless loops.
+    /// engine (a blocking call, or the end of its script). Catches endless loops. Counted
+    /// once a resume has run 10-20 ms of wall time (`script/watchdog.rs`), so a rank stopped
+    /// at it has run that much more.
     pub instructions: u64,
     /// Memory of the Lua state, all ranks together.
     pub lua_memory: Bytes,

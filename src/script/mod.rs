@@ -13,6 +13,11 @@
 pub mod api;
 pub mod random;
 pub mod rank;
+#[cfg(unix)]
+mod watchdog;
+#[cfg(not(unix))]
+#[path = "watchdog_none.rs"]
+mod watchdog;
 
 use crate::config::Scenario;
 use crate::engine::World;
@@ -23,6 +28,7 @@ use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::ptr;
 use std::rc::Rc;
+use watchdog::Watchdog;
 
 const PRELUDE: &str = include_str!("prelude.lua");
 
@@ -56,6 +62,9 @@ pub struct Scripts {
     left: Rc<Cell<u64>>,
     /// Hook runs per resume: the budget in [`HOOK_STEP`]s, 0 = no budget.
     steps: u64,
+    /// Arms the ranks' count hook once a resume runs long (None: no limit needs the hook, or
+    /// the hook is always on; see `watchdog.rs`). Dropped last: it ends its thread.
+    watchdog: Option<Watchdog>,
 }
 
 /// The project's Lua library folder (`lua/`): `MGENSIM_LUA_DIR`, else the one this binary was
@@ -97,17 +106,18 @@ impl Scripts {
         let steps = budget.div_ceil(step);
         let threads = Rc::new(RefCell::new(Vec::new()));
         let left = Rc::new(Cell::new(0u64));
-        limits_api(&lua, &raw, world, threads.clone(), left.clone(), steps)
+        let hook = budget > 0 || s.limits.wall_time > crate::units::Time::ZERO;
+        // without a watchdog (it could not start) the ranks keep their hook on
+        let watchdog = if hook { Watchdog::start(step).ok() } else { None };
+        let lazy = watchdog.is_some();
+        limits_api(&lua, &raw, world, threads.clone(), left.clone(), steps, lazy)
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let opts = lua
             .create_table()
             .and_then(|t| {
                 t.set("sandbox", !s.allow_io)?;
                 t.set("step", step)?;
-                t.set(
-                    "hook",
-                    s.limits.instructions > 0 || s.limits.wall_time > crate::units::Time::ZERO,
-                )?;
+                t.set("hook", hook)?;
                 Ok(t)
             })
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
@@ -158,6 +168,7 @@ impl Scripts {
             threads,
             left,
             steps,
+            watchdog,
         })
     }
 
@@ -175,7 +186,15 @@ impl Scripts {
         self.left.set(self.steps);
         let co = self.threads.borrow()[i as usize];
         if co.is_null() {
-            return self.outcome(i, self.run.call::<(u8, Option<String>)>(i));
+            if let Some(w) = &self.watchdog {
+                w.begin(co);
+            }
+            let out = self.outcome(i, self.run.call::<(u8, Option<String>)>(i));
+            if let Some(w) = &self.watchdog {
+                // SAFETY: the rank's coroutine if it is still alive, else null
+                unsafe { w.end(self.threads.borrow()[i as usize]) };
+            }
+            return out;
         }
         // SAFETY: `co` is rank i's coroutine, kept alive by the prelude's `threads` table
         // until the prelude drops it, when its rank finishes or fails; `outcome` then nulls
@@ -185,7 +204,13 @@ impl Scripts {
         // there.
         unsafe {
             let mut nres = 0;
+            if let Some(w) = &self.watchdog {
+                w.begin(co);
+            }
             let status = ffi::lua_resume(co, ptr::null_mut(), 0, &mut nres);
+            if let Some(w) = &self.watchdog {
+                w.end(co);
+            }
             if status == ffi::LUA_YIELD {
                 ffi::lua_pop(co, nres);
                 return Outcome::Blocked;
@@ -259,6 +284,7 @@ fn limits_api(
     threads: Rc<RefCell<Vec<*mut ffi::lua_State>>>,
     left: Rc<Cell<u64>>,
     steps: u64,
+    lazy: bool,
 ) -> mlua::Result<()> {
     raw.set(
         "stop",
@@ -280,7 +306,13 @@ fn limits_api(
         "thread",
         lua.create_function(move |_, (i, co): (u32, Thread)| {
             // a thread's pointer is its lua_State (lua_topointer)
-            threads.borrow_mut()[i as usize] = co.to_pointer() as *mut ffi::lua_State;
+            let co = co.to_pointer() as *mut ffi::lua_State;
+            threads.borrow_mut()[i as usize] = co;
+            if lazy {
+                // SAFETY: the coroutine the prelude has just made, about to run its first
+                // resume on this thread
+                unsafe { watchdog::adopt(co) };
+            }
             Ok(())
         })?,
     )

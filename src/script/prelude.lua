@@ -118,7 +118,9 @@ function hook()
 end
 
 -- A count hook makes Lua trap on every instruction (about 2x slower pure-Lua code), so it is
--- left out when no limit needs it: limits.instructions = 0 and no wall-clock limit.
+-- left out when no limit needs it: limits.instructions = 0 and no wall-clock limit. The
+-- engine takes it off a rank's own coroutine when it is made and sets it again only on a
+-- resume that runs long (script/watchdog.rs); coroutines a script makes keep it.
 local function hooked(co)
   if opts.hook then sethook(co, hook, "", STEP) end
   return co
