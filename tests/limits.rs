@@ -176,7 +176,8 @@ fn an_endless_loop_stops_at_the_budget_even_inside_pcall_or_a_coroutine() {
     ] {
         let (e, v) = stopped(lua, TWO, &["--set", "limits.instructions=2000000"], 3);
         assert!(
-            e.contains("instruction limit") && e.contains("rank 0 ran more than 2000000 Lua instructions"),
+            e.contains("instruction limit")
+                && e.contains("rank 0 ran more than 2000000 Lua instructions"),
             "{e}"
         );
         assert!(e.contains("w.lua:2"), "the line of the loop: {e}");
@@ -225,7 +226,10 @@ fn the_lua_memory_limit_stops_a_script_that_hoards() {
     // at the rank's first resume, and at a later one (which the engine resumes directly)
     for (lua, line) in [
         ("local t = {}\nfor i = 1, 1e9 do t[i] = i end", "w.lua:2"),
-        ("MGEN_Comp(1e-6)\nlocal t = {}\nfor i = 1, 1e9 do t[i] = i end", "w.lua:3"),
+        (
+            "MGEN_Comp(1e-6)\nlocal t = {}\nfor i = 1, 1e9 do t[i] = i end",
+            "w.lua:3",
+        ),
     ] {
         let (e, v) = stopped(
             lua,

@@ -102,16 +102,32 @@ impl Scripts {
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         set_package_path(&lua, s).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let budget = s.limits.instructions;
-        let step = if budget > 0 { budget.min(HOOK_STEP) } else { HOOK_STEP };
+        let step = if budget > 0 {
+            budget.min(HOOK_STEP)
+        } else {
+            HOOK_STEP
+        };
         let steps = budget.div_ceil(step);
         let threads = Rc::new(RefCell::new(Vec::new()));
         let left = Rc::new(Cell::new(0u64));
         let hook = budget > 0 || s.limits.wall_time > crate::units::Time::ZERO;
         // without a watchdog (it could not start) the ranks keep their hook on
-        let watchdog = if hook { Watchdog::start(step).ok() } else { None };
+        let watchdog = if hook {
+            Watchdog::start(step).ok()
+        } else {
+            None
+        };
         let lazy = watchdog.is_some();
-        limits_api(&lua, &raw, world, threads.clone(), left.clone(), steps, lazy)
-            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        limits_api(
+            &lua,
+            &raw,
+            world,
+            threads.clone(),
+            left.clone(),
+            steps,
+            lazy,
+        )
+        .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let opts = lua
             .create_table()
             .and_then(|t| {

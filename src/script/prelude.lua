@@ -12,18 +12,14 @@ local traceback, getinfo, sethook = debug.traceback, debug.getinfo, debug.sethoo
 local tostring, select, concat, type, error = tostring, select, table.concat, type, error
 local poll_now, complete_now, write, stop_now = raw.poll, raw.complete, raw.write, raw.stop
 
--- What a rank's coroutine yields when it blocks in the API, so that `run` knows it blocked
--- without asking the coroutine's status (a C call per resume).
-local BLOCKED = setmetatable({}, { __name = "mgensim blocked" })
-
 -- Blocking calls: the engine decides at once when it can (the condition is already met);
 -- otherwise it records what the rank waits for and the rank yields until that happens.
 function G.MGEN_rdma_poll(tag)
-  if not poll_now(tag) then yield(BLOCKED) end
+  if not poll_now(tag) then yield() end
 end
 
 function G.MGEN_acp_complete(handle)
-  if not complete_now(handle) then yield(BLOCKED) end
+  if not complete_now(handle) then yield() end
 end
 
 -- Message passing: a request completes in simulated time; waiting yields until it has.
@@ -33,7 +29,7 @@ local Isend, Irecv = G.MGEN_Isend, G.MGEN_Irecv
 local function Wait(req)
   local status = wait_now(req)
   if status == nil then
-    yield(BLOCKED)
+    yield()
     status = wait_now(req)
   end
   return status
@@ -48,7 +44,7 @@ end
 
 -- Test answers for the rank's own clock: first let the engine catch up with it.
 function G.MGEN_Test(req)
-  yield(BLOCKED)
+  yield()
   local status = test_now(req)
   if status then return true, status end
   return false
@@ -278,7 +274,6 @@ end
 -- limit stopped it (with the limit's name, and where it was).
 local function after(i, ok, err)
   local co = threads[i]
-  if err == BLOCKED then return 0 end
   if not ok then
     if type(err) == "table" and err.mgensim_stop then
       return 3, err.mgensim_stop

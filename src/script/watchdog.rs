@@ -99,7 +99,10 @@ impl Watchdog {
     /// `step` instructions) once they have run long.
     pub fn start(step: u64) -> std::io::Result<Watchdog> {
         install_handler();
-        ARMING.with(|a| a.step.set(libc::c_int::try_from(step).unwrap_or(libc::c_int::MAX)));
+        ARMING.with(|a| {
+            a.step
+                .set(libc::c_int::try_from(step).unwrap_or(libc::c_int::MAX))
+        });
         let shared = Arc::new(Shared {
             epoch: AtomicU64::new(0),
             stop: AtomicBool::new(false),
