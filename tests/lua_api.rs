@@ -113,3 +113,59 @@ fn util_permutation_is_a_permutation_and_the_same_in_every_rank() {
     let m = &r.metrics["key"];
     assert_eq!(m.min, m.max, "every rank drew the same permutation");
 }
+
+/// The ring barrier with its puts, polls and completions called as given: integer arguments
+/// take the engine's fast C functions (`script/fast.rs`); integral floats and calls through
+/// `pcall` take the full ones, which must yield and time exactly alike.
+fn ring_barrier_as(call: &str) -> mgensim::Report {
+    run(&format!(
+        "[network]\ndims = [4, 4]\n[workload]\ncode = '''
+        local rank, size = MGEN_Comm_rank(), MGEN_Comm_size()
+        local function call(f, ...) {call} end
+        local h
+        for step = 1, size - 1 do
+          h = call(MGEN_rdma_put, (rank + 1) % size, 8, step)
+          call(MGEN_rdma_poll, step)
+          call(MGEN_acp_complete, h)
+        end
+        MGEN_report('done', MGEN_Wtime())'''\n"
+    ))
+}
+
+#[test]
+fn integral_floats_and_pcall_time_the_same_as_integers() {
+    let ints = ring_barrier_as("return f(...)");
+    assert_eq!(ints.metrics["done"].count, 16);
+    // 15 puts per rank, each a data packet and its completion
+    assert_eq!(ints.network.packets, 15 * 16 * 2);
+    let floats = ring_barrier_as(
+        "local a = table.pack(...)
+         for i = 1, a.n do a[i] = a[i] + 0.0 end
+         return f(table.unpack(a, 1, a.n))",
+    );
+    let protected = ring_barrier_as("return select(2, assert(pcall(f, ...)))");
+    for other in [&floats, &protected] {
+        assert_eq!(other.predicted_time_ps, ints.predicted_time_ps);
+        assert_eq!(other.network.packets, ints.network.packets);
+        assert_eq!(other.per_rank, ints.per_rank);
+    }
+}
+
+#[test]
+fn a_bad_argument_to_a_fast_function_names_the_line_and_no_engine_frame() {
+    let e = run_err(
+        "[network]\ndims = [4]\n[workload]\ncode = '''
+        local function go() MGEN_rdma_put(MGEN_Comm_rank() + 4, 8, 0) end
+        go()'''\n",
+    );
+    assert!(e.contains("MGEN_rdma_put: `dest` = 4 is not a rank"), "{e}");
+    assert!(e.contains(":2:"), "{e}");
+    assert!(e.contains("[C]: in function 'MGEN_rdma_put'"), "{e}");
+    assert!(!e.contains("in ?"), "{e}");
+    let e = run_err("[network]\ndims = [4]\n[workload]\ncode = '''\nMGEN_rdma_poll('x')'''\n");
+    assert!(
+        e.contains("MGEN_rdma_poll: `tag` must be an integer"),
+        "{e}"
+    );
+    assert!(!e.contains("poll_now"), "{e}");
+}

@@ -3,7 +3,9 @@
 //! Every function acts for the rank that is running, `World::current`. Non-blocking calls
 //! advance that rank's clock and schedule events at it; the blocking ones are thin Lua wrappers
 //! (in `prelude.lua`) over `raw.poll` and `raw.complete`, which either satisfy the call at once or
-//! record the wait.
+//! record the wait. The four hottest calls (puts, gets, polls, completions) are then replaced
+//! by C functions (`fast.rs`) that take the common case themselves and hand every other call,
+//! errors included, to the functions defined here.
 
 use crate::engine::World;
 use crate::limits::Limit;

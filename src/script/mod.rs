@@ -11,6 +11,7 @@
 //! resume that blocks (nearly all of them) never enters mlua or the prelude.
 
 pub mod api;
+mod fast;
 pub mod random;
 pub mod rank;
 #[cfg(unix)]
@@ -121,7 +122,7 @@ impl Scripts {
         limits_api(
             &lua,
             &raw,
-            world,
+            world.clone(),
             threads.clone(),
             left.clone(),
             steps,
@@ -170,6 +171,7 @@ impl Scripts {
             .set_name("=mgensim prelude")
             .call((globals, raw, jobs, opts))
             .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
+        fast::install(&lua, &world).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         if s.limits.lua_memory.0 > 0 {
             let limit = usize::try_from(s.limits.lua_memory.0).unwrap_or(usize::MAX);
             lua.set_memory_limit(limit.max(lua.used_memory()))
@@ -359,7 +361,9 @@ fn set_package_path(lua: &Lua, s: &Scenario) -> mlua::Result<()> {
 }
 
 /// A traceback without the frames of the engine's own prelude (and the `error` call that
-/// raised from one), which mean nothing to the script's author.
+/// raised from one), nor the full function a fast API function handed an unusual call to
+/// (`fast.rs`: the C frame right above one of theirs is always that), which mean nothing to
+/// the script's author.
 fn without_prelude(tb: &str) -> String {
     let lines: Vec<&str> = tb.lines().collect();
     let prelude = |l: &str| l.contains("mgensim prelude:");
@@ -370,6 +374,19 @@ fn without_prelude(tb: &str) -> String {
             let raised_by_prelude = l.trim() == "[C]: in function 'error'"
                 && lines.get(i + 1).is_some_and(|n| prelude(n));
             !(prelude(l) || raised_by_prelude)
+        })
+        .map(|(_, l)| *l)
+        .collect();
+    let fast = |l: &str| {
+        fast::NAMES
+            .iter()
+            .any(|n| l.trim() == format!("[C]: in function '{n}'"))
+    };
+    let kept: Vec<&str> = kept
+        .iter()
+        .enumerate()
+        .filter(|&(i, l)| {
+            !(l.trim().starts_with("[C]:") && kept.get(i + 1).is_some_and(|n| fast(n)))
         })
         .map(|(_, l)| *l)
         .collect();

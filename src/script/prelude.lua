@@ -14,6 +14,8 @@ local poll_now, complete_now, write, stop_now = raw.poll, raw.complete, raw.writ
 
 -- Blocking calls: the engine decides at once when it can (the condition is already met);
 -- otherwise it records what the rank waits for and the rank yields until that happens.
+-- (The engine's C versions, script/fast.rs, take calls with integer arguments themselves and
+-- pass these wrappers the rest.)
 function G.MGEN_rdma_poll(tag)
   if not poll_now(tag) then yield() end
 end
