@@ -36,6 +36,8 @@ pub struct Cube {
     pub wrap: Vec<bool>,
     /// Dimensions in the order routing corrects them.
     order: Vec<u8>,
+    /// Per dimension, its place in `order`.
+    place: [u8; MAX_DIMS],
     stride: Vec<u32>,
     /// NIC ports per router.
     terminals: u8,
@@ -69,7 +71,12 @@ impl Cube {
             stride.push(s);
             s *= k;
         }
+        let mut place = [0u8; MAX_DIMS];
+        for (i, &d) in order.iter().enumerate() {
+            place[d as usize] = i as u8;
+        }
         Cube {
+            place,
             by_stride: stride.iter().map(|&s| Divisor::new(s)).collect(),
             by_size: dims.iter().map(|&k| Divisor::new(k)).collect(),
             dims,
@@ -154,10 +161,17 @@ impl Cube {
     }
 
     /// Dimension-order routing decision at router `at` for a packet to router `dst` (its NIC
-    /// port `dst_port`) that arrived on virtual channel `vc` while correcting dimension `dim`.
+    /// port `dst_port`) that arrived on virtual channel `vc` while correcting dimension `dim`
+    /// (`NO_DIM`: none yet). The dimensions before `dim` in the order are corrected already,
+    /// so the look starts at `dim`.
     #[inline]
     pub fn route(&self, at: RouterId, dst: RouterId, dst_port: u8, vc: u8, dim: u8) -> Hop {
-        for &d in &self.order {
+        let from = if dim == NO_DIM {
+            0
+        } else {
+            self.place[dim as usize] as usize
+        };
+        for &d in &self.order[from..] {
             let d = d as usize;
             let (ca, cb) = (self.coord(at, d), self.coord(dst, d));
             if ca == cb {
