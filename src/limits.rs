@@ -3,8 +3,8 @@
 //! The engine looks at them between events (every [`CHECK_EVERY`] events), and the scripts'
 //! instruction hook every few thousand Lua instructions of a resume that has run for 10-20 ms
 //! (`script/watchdog.rs`), so a stop is seen within milliseconds whether the time goes into the
-//! network or into a script. A stop keeps
-//! what was computed: the run ends with a partial report.
+//! network or into a script. A stop keeps what was computed: the run ends with a partial
+//! report.
 
 use crate::config::Limits;
 use crate::units::Time;

@@ -120,8 +120,7 @@ fn nic_arg(lua: &Lua, v: Option<Value>, func: &str, nics: u32) -> mlua::Result<O
 }
 
 /// The running rank's job: its first global rank, its size, and NICs per node.
-fn job_span(f: &W) -> (u32, u32, u32) {
-    let w = f.borrow();
+pub(super) fn job_span(w: &World) -> (u32, u32, u32) {
     let j = w.nodes.job(w.current);
     (j.base, j.size, w.nodes.nics_per_node)
 }
@@ -191,7 +190,7 @@ pub fn install(
     let f = world.clone();
     globals.set(
         "MGEN_Comm_size",
-        lua.create_function(move |_, _comm: Option<Value>| Ok(job_span(&f).1))?,
+        lua.create_function(move |_, _comm: Option<Value>| Ok(job_span(&f.borrow()).1))?,
     )?;
     globals.set("MGEN_COMM_WORLD", 0)?;
 
@@ -253,7 +252,7 @@ pub fn install(
             func,
             lua.create_function(
                 move |lua, (peer, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
-                    let (base, size, nics) = job_span(&f);
+                    let (base, size, nics) = job_span(&f.borrow());
                     let peer = base + rank_arg(lua, &peer, func, peer_name, size)?;
                     let bytes = bytes_arg(lua, &bytes, func)?;
                     let tag = int_arg(lua, 1, &tag, func, "tag")?;
@@ -268,7 +267,7 @@ pub fn install(
     globals.set(
         "MGEN_acp_copy",
         lua.create_function(move |lua, (src, dst, bytes, tag, nic): (Value, Value, Value, Option<Value>, Option<Value>)| {
-            let (base, size, nics) = job_span(&f);
+            let (base, size, nics) = job_span(&f.borrow());
             let src = base + rank_arg(lua, &src, "MGEN_acp_copy", "src", size)?;
             let dst = base + rank_arg(lua, &dst, "MGEN_acp_copy", "dst", size)?;
             let bytes = bytes_arg(lua, &bytes, "MGEN_acp_copy")?;
@@ -437,7 +436,7 @@ pub fn install(
         "MGEN_Isend",
         lua.create_function(
             move |lua, (dest, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
-                let (base, size, nics) = job_span(&f);
+                let (base, size, nics) = job_span(&f.borrow());
                 let dest = base + rank_arg(lua, &dest, "MGEN_Isend", "dest", size)?;
                 let nic = nic_arg(lua, nic, "MGEN_Isend", nics)?;
                 let bytes = bytes_arg(lua, &bytes, "MGEN_Isend")?;
@@ -481,7 +480,7 @@ pub fn install(
     globals.set(
         "MGEN_Irecv",
         lua.create_function(move |lua, (src, bytes, tag): (Value, Value, Value)| {
-            let (base, size, _) = job_span(&f);
+            let (base, size, _) = job_span(&f.borrow());
             let src = match src {
                 Value::Integer(ANY_SOURCE) => ANY_SOURCE,
                 ref v => (base + rank_arg(lua, v, "MGEN_Irecv", "src", size)?) as i64,

@@ -148,8 +148,7 @@ unsafe fn transfer(l: *mut lua_State, kind: OpKind, func: &str) -> c_int {
     };
     let handle = guarded(l, func, || {
         let mut w = world(l)?;
-        let j = w.nodes.job(w.current);
-        let (base, size, nics) = (j.base, j.size, w.nodes.nics_per_node);
+        let (base, size, nics) = super::api::job_span(&w);
         let peer_ok = (0..size as i64).contains(&peer);
         let nic_ok = nic.map_or(true, |x| (0..nics as i64).contains(&x));
         if !peer_ok || bytes < 0 || !nic_ok {

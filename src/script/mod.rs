@@ -378,9 +378,9 @@ fn without_prelude(tb: &str) -> String {
         .map(|(_, l)| *l)
         .collect();
     let fast = |l: &str| {
-        fast::NAMES
-            .iter()
-            .any(|n| l.trim() == format!("[C]: in function '{n}'"))
+        let name = l.trim().strip_prefix("[C]: in function '");
+        name.and_then(|n| n.strip_suffix('\''))
+            .is_some_and(|n| fast::NAMES.contains(&n))
     };
     let kept: Vec<&str> = kept
         .iter()
