@@ -64,6 +64,15 @@ impl Pending {
         self.words[b + (port / 64) as usize] &= !(1 << (port % 64));
     }
 
+    /// Asks for router `r`'s block (its first line) to be brought into the cache
+    /// ([`crate::sim::prefetch`]); changes nothing.
+    #[inline]
+    pub fn prefetch(&self, r: u32) {
+        if let Some(w) = self.words.get(self.block(r)) {
+            crate::sim::prefetch::prefetch(w);
+        }
+    }
+
     /// The busy ports `64·w ..` of router `r` (bit `i`: port `64·w + i`).
     #[inline]
     pub fn busy(&self, r: u32, w: usize) -> u64 {

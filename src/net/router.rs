@@ -500,6 +500,10 @@ impl Network {
                     prefetch(ch);
                     prefetch(&ch.credit);
                 }
+                if c < self.nr {
+                    // the releases of its own router, which a busy channel settles
+                    self.pending.prefetch(c / self.ports);
+                }
             }
             Event::RouterReady(p)
             | Event::NicArrive(p)
@@ -515,6 +519,10 @@ impl Network {
     pub fn prefetch_near(&self, ev: &Event) {
         if let Event::HeadReady(c) | Event::ChannelFree(c) = *ev {
             if let Some(ch) = self.channels.get(c as usize) {
+                if ch.next != NONE {
+                    // the releases into the buffers it feeds, which a send settles first
+                    self.pending.prefetch(ch.next);
+                }
                 for f in &ch.queues[..self.vcs as usize] {
                     if f.head != NONE {
                         prefetch(self.packets.get(f.head));
