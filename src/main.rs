@@ -396,6 +396,10 @@ fn run(
         None
     };
     let mut sim = Simulation::new(&scenario)?;
+    if baseline.is_none() {
+        // (a baseline run comes after: it must not find this run's memory still held)
+        sim.last_in_process();
+    }
     sim.probe(&probes)?;
     sim.set_interrupt(interrupt_flag());
     let bar = (!quiet && std::io::stderr().is_terminal()).then(|| progress_line(&mut sim));
@@ -438,7 +442,9 @@ fn run(
     match result {
         Ok(mut report) => {
             if let Some(base) = baseline {
-                let b = Simulation::new(&base)?.run().map_err(|e| {
+                let mut b = Simulation::new(&base)?;
+                b.last_in_process();
+                let b = b.run().map_err(|e| {
                     anyhow::anyhow!("the baseline run (links always on): {}", e.stop)
                 })?;
                 let t = report.predicted_time_ps;

@@ -168,6 +168,26 @@ fn allow_io_lifts_the_sandbox_and_the_summary_says_so() {
 }
 
 #[test]
+fn a_file_a_script_leaves_open_is_complete_when_the_process_exits() {
+    // (the command line leaves its last run's Lua state to the exit instead of closing it:
+    // the exit must still flush what the script wrote and never closed)
+    let dir = folder(
+        TWO,
+        "local f = assert(io.open('open' .. MGEN_Comm_rank() .. '.txt', 'w'))
+         f:write(('x'):rep(100), '\\n')
+         MGEN_Comp(1e-6)
+         f:write('done at ', MGEN_Wtime(), '\\n')",
+    );
+    let o = mgensim(dir.path(), &["run", "bad.toml", "--allow-io"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for r in 0..2 {
+        let text = std::fs::read_to_string(dir.path().join(format!("open{r}.txt"))).unwrap();
+        assert!(text.starts_with(&"x".repeat(100)), "{text}");
+        assert!(text.ends_with("done at 1e-06\n"), "{text}");
+    }
+}
+
+#[test]
 fn an_endless_loop_stops_at_the_budget_even_inside_pcall_or_a_coroutine() {
     for lua in [
         "local x = 0\nwhile true do x = x + 1 end",
