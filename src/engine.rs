@@ -566,7 +566,10 @@ impl Simulation {
             }),
         };
         if self.last {
-            std::mem::forget(self);
+            let mut this = self;
+            // (the watchdog's thread still ends as usual: its safety rests on that)
+            this.scripts.stop_watchdog();
+            std::mem::forget(this);
         }
         result
     }

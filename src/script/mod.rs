@@ -199,6 +199,13 @@ impl Scripts {
             .map_err(|e| anyhow!("cannot declare {ranks} ranks: {e}"))
     }
 
+    /// Ends the watchdog's thread now (no resume runs after this). For a state that is never
+    /// dropped ([`crate::Simulation::last_in_process`]): the watchdog signals this thread
+    /// only while it is alive, which its drop guarantees by joining its thread.
+    pub fn stop_watchdog(&mut self) {
+        self.watchdog = None;
+    }
+
     /// Resumes rank `i` until it blocks, finishes or fails.
     pub fn resume(&self, i: u32) -> Outcome {
         self.left.set(self.steps);
