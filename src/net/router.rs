@@ -44,8 +44,10 @@
 //! the cache lines it touches, not its instructions. So a channel is two cache lines: the first
 //! holds what every hop reads (queues, state, where the link leads, the release to apply); the
 //! second holds the credit of the buffer the channel feeds (a buffer's credit is only spent by
-//! its one feeder, and given back to it) beside that buffer's occupancy and the channel's
-//! counters, which change on every send. A router's busy ports and the time each one's tail
+//! its one feeder, and given back to it) beside that buffer's occupancy, the channel's
+//! counters, which change on every send, and whether the channel waits for that credit (which a
+//! send at the next router asks just before its release gives the credit back: one line of the
+//! feeder for both, not two). A router's busy ports and the time each one's tail
 //! leaves share one line ([`super::pending`]), so that settling reads only the channels that are
 //! due. A packet is one line too, and carries when the packet queued behind it is ready, so
 //! that a send learns when its channel's next head is ready without reading it. Measured with
@@ -74,9 +76,6 @@ pub const STAGING: u32 = u32::MAX - 1;
 const WRAP: u8 = 1;
 /// `Channel::flags`: the link joins two dragonfly groups.
 const GLOBAL: u8 = 2;
-/// `Channel::flags`: the channel is idle with a ready packet that has no credit downstream,
-/// since `Network::blocked_since`.
-const BLOCKED: u8 = 4;
 
 /// Head and tail of an intrusive FIFO of packets.
 #[derive(Clone, Copy)]
@@ -108,8 +107,7 @@ struct Channel {
     scheduled: bool,
     /// Virtual channel to look at first (round robin).
     rr: u8,
-    /// The link is a torus wrap-around ([`WRAP`]) or a dragonfly global link ([`GLOBAL`]); the
-    /// channel is held up by backpressure ([`BLOCKED`]).
+    /// The link is a torus wrap-around ([`WRAP`]) or a dragonfly global link ([`GLOBAL`]).
     flags: u8,
     /// When the tail leaves, in picoseconds.
     free_at: u64,
@@ -143,9 +141,10 @@ struct Channel {
     busy_ps: u64,
     /// Packets sent over this channel.
     packets: u64,
-    /// Time the channel was idle with a packet queued that had no credit downstream
-    /// (backpressure), in picoseconds.
-    blocked_ps: u64,
+    /// The channel is idle with a ready packet that has no credit in the buffer it feeds
+    /// (backpressure), since [`Blocked::since`]. Kept beside that buffer's credit: the send
+    /// that frees credit there asks it, and the release that gives the credit back follows.
+    blocked: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Channel>() == 128);
@@ -166,6 +165,15 @@ impl Channel {
         let free: u64 = self.credit.iter().map(|&c| c as u64).sum();
         (MAX_VCS as u64 * cap as u64 - free) as u32
     }
+}
+
+/// A channel's time under backpressure: idle with a ready packet and no credit for it.
+#[derive(Clone, Copy, Default)]
+struct Blocked {
+    /// Since when it is, while it is (ps).
+    since: u64,
+    /// Time it was, in all (ps).
+    total: u64,
 }
 
 /// What one direction of one link carried in a run.
@@ -231,8 +239,8 @@ pub struct Network {
     /// Per router: the ports whose channel is busy (a tail leaving, or left and its release
     /// not applied yet), and when each tail leaves.
     pending: Pending,
-    /// Per channel, while it is [`BLOCKED`]: since when, in picoseconds.
-    blocked_since: Vec<u64>,
+    /// Per channel: its time under backpressure ([`Channel::blocked`]).
+    blocked: Vec<Blocked>,
     /// Bytes of one buffer.
     capacity: u32,
     /// Routes are fixed (mesh, torus): a packet is routed and queued at its next router when
@@ -298,7 +306,7 @@ impl Network {
             bytes: 0,
             busy_ps: 0,
             packets: 0,
-            blocked_ps: 0,
+            blocked: false,
         };
         let net = &s.network;
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
@@ -315,7 +323,7 @@ impl Network {
             link_to,
             channels: vec![channel; nchan],
             capacity: cap,
-            blocked_since: vec![0; nchan],
+            blocked: vec![Blocked::default(); nchan],
             early,
             packets: PacketPool::default(),
             router_delay: net.router_delay(),
@@ -841,9 +849,9 @@ impl Network {
             self.wake(c, Time(later), q);
         }
         let ch = &mut self.channels[c as usize];
-        if starved && ch.flags & BLOCKED == 0 {
-            ch.flags |= BLOCKED;
-            self.blocked_since[c as usize] = now.ps();
+        if starved && !ch.blocked {
+            ch.blocked = true;
+            self.blocked[c as usize].since = now.ps();
         }
     }
 
@@ -894,9 +902,10 @@ impl Network {
         ch.bytes += p.wire as u64;
         ch.busy_ps += (tail_leaves - now).ps();
         ch.packets += 1;
-        if ch.flags & BLOCKED != 0 {
-            ch.flags &= !BLOCKED;
-            ch.blocked_ps += now.ps() - self.blocked_since[c as usize];
+        if ch.blocked {
+            ch.blocked = false;
+            let b = &mut self.blocked[c as usize];
+            b.total += now.ps() - b.since;
         }
         // an event for the tail only if something will wait for it (see the module's doc): a
         // packet queued here that is ready by then, or one at the channel that feeds the buffer
@@ -906,7 +915,7 @@ impl Network {
         // wake-up at the first of them instead.
         // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
         let queued = ch.queued > 0;
-        let mut waited = !is_router || self.channels[p.from as usize].flags & BLOCKED != 0;
+        let mut waited = !is_router || self.channels[p.from as usize].blocked;
         if queued && !waited {
             // (the packet behind this one says when it is ready: only the heads of the other
             // virtual channels are read)
@@ -1068,7 +1077,7 @@ impl Network {
                     bytes: ch.bytes,
                     busy: Time(ch.busy_ps),
                     packets: ch.packets,
-                    credit_blocked: Time(ch.blocked_ps),
+                    credit_blocked: Time(self.blocked[c as usize].total),
                     peak_occupancy: ch.occ_peak,
                     low_power: Time(
                         self.power
