@@ -801,14 +801,15 @@ fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
         );
     }
     let nodes = s.nodes();
-    // channel (two cache lines, its buffer's credit included, and the start of a stall),
+    // channel (two cache lines, its buffer's credit included, and its backpressure's start and
+    // total),
     // neighbour table and pending release time per port; busy bits (on the line with those
     // times) per router; NIC state and injection channel per terminal; then the rank: its
     // engine side and a suspended coroutine of a small script (a stack of 85 slots, call
     // frames, closures, tables), together 3.9-4.0 KB by `bench/run`'s memory per rank
-    let per_port = 128 + 8 + 4 + 8;
+    let per_port = 128 + 16 + 4 + 8;
     let need =
-        routers * (ports * per_port + 28) + terminals * (48 + 128 + 8) + s.ranks() * (200 + 3700);
+        routers * (ports * per_port + 28) + terminals * (48 + 128 + 16) + s.ranks() * (200 + 3700);
     if let Some(total) = crate::report::proc_bytes("/proc/meminfo", "MemTotal:") {
         if need > total {
             anyhow::bail!(
