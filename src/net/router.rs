@@ -60,7 +60,7 @@
 use super::packet::{PacketPool, PktId, NONE};
 use super::pending::Pending;
 use super::power::{Power, Ready};
-use super::topology::{dragonfly, RouterId, Topo, MAX_VCS, NO_DIM};
+use super::topology::{dragonfly, Hop, RouterId, Topo, MAX_VCS, NO_DIM};
 use crate::config::{DragonflyRouting, Scenario};
 use crate::probe::history::{BufferHistory, Stay};
 use crate::probe::series::LinkSeries;
@@ -482,9 +482,9 @@ impl Network {
     /// Packet `pkt`, just sent towards router `p.at`, is queued there for its next channel
     /// now; its head is ready at `ready`. Something must look at that channel no later than
     /// when the packet could leave: its tail's event if it is busy until then, else a wake-up.
-    fn arrive_early(&mut self, pkt: PktId, ready: Time, q: &mut EventQueue<Event>) {
+    fn arrive_early(&mut self, pkt: PktId, ready: Time, hop: Hop, q: &mut EventQueue<Event>) {
         self.packets.get_mut(pkt).ready = ready;
-        let (c, vc) = self.route(pkt, ready);
+        let (c, vc) = self.follow(pkt, hop);
         let head = self.enqueue(c, vc, pkt);
         let ch = &self.channels[c as usize];
         if ch.scheduled || !head {
@@ -555,8 +555,15 @@ impl Network {
     /// virtual channel it takes there (also written into the packet).
     #[inline]
     fn route(&mut self, pkt: PktId, now: Time) -> (u32, usize) {
+        let hop = self.next_hop(pkt, now);
+        self.follow(pkt, hop)
+    }
+
+    /// The hop packet `pkt` takes from router `p.at` (at time `now`).
+    #[inline]
+    fn next_hop(&mut self, pkt: PktId, now: Time) -> Hop {
         let p = *self.packets.get(pkt);
-        let hop = match &self.topo {
+        match &self.topo {
             Topo::Cube(c) => {
                 let t = self.tpr;
                 c.route(p.at, p.dst / t, (p.dst % t) as u8, p.vc, p.dim)
@@ -576,14 +583,21 @@ impl Network {
                 };
                 d.route(p.at, p.dst, p.vc, aux)
             }
-        };
+        }
+    }
+
+    /// Packet `pkt` takes hop `hop` from router `p.at`: the channel it leaves by and the
+    /// virtual channel it takes there (also written into the packet).
+    #[inline]
+    fn follow(&mut self, pkt: PktId, hop: Hop) -> (u32, usize) {
         let pm = self.packets.get_mut(pkt);
+        let at = pm.at;
         if hop.dim != NO_DIM {
             pm.dim = hop.dim;
         }
         pm.aux = hop.aux;
         pm.vc = hop.vc;
-        (self.router_channel(p.at, hop.port as u32), hop.vc as usize)
+        (self.router_channel(at, hop.port as u32), hop.vc as usize)
     }
 
     /// The route a dragonfly packet takes from its source router: minimal, Valiant through a
@@ -874,6 +888,18 @@ impl Network {
             (self.inject_bw, Time::ZERO)
         };
         let p = *self.packets.get(pkt);
+        // mesh and torus: the hop after this one is fixed already, and the packet is queued
+        // for it at the end of this send; its channel's line is asked for now
+        let ahead = match &self.topo {
+            Topo::Cube(cube) if self.early && next_router != NONE => {
+                let t = self.tpr;
+                let hop = cube.route(next_router, p.dst / t, (p.dst % t) as u8, vc as u8, p.dim);
+                let c = self.router_channel(next_router, hop.port as u32);
+                prefetch(&self.channels[c as usize]);
+                Some(hop)
+            }
+            _ => None,
+        };
         let memo = &mut self.memo[!is_router as usize];
         if memo.0 != p.wire {
             *memo = (p.wire, bw.transfer_time(Bytes(p.wire as u64)));
@@ -994,8 +1020,8 @@ impl Network {
             pm.at = next_router;
             pm.vc = vc as u8;
             let ready = head_arrives + self.router_delay;
-            if self.early {
-                self.arrive_early(pkt, ready, q);
+            if let Some(hop) = ahead {
+                self.arrive_early(pkt, ready, hop, q);
             } else {
                 q.push(ready, Event::RouterReady(pkt));
             }
