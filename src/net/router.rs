@@ -60,7 +60,7 @@
 use super::packet::{PacketPool, PktId, NONE};
 use super::pending::Pending;
 use super::power::{Power, Ready};
-use super::topology::{dragonfly, Hop, RouterId, Topo, MAX_VCS, NO_DIM};
+use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_VCS, NO_DIM};
 use crate::config::{DragonflyRouting, Scenario};
 use crate::probe::history::{BufferHistory, Stay};
 use crate::probe::series::LinkSeries;
@@ -165,6 +165,13 @@ impl Channel {
         let free: u64 = self.credit.iter().map(|&c| c as u64).sum();
         (MAX_VCS as u64 * cap as u64 - free) as u32
     }
+}
+
+/// Mesh and torus: the hop from router `at`, on virtual channel `vc` and correcting dimension
+/// `dim`, of a packet to NIC `dst` (`tpr` NICs per router).
+#[inline]
+fn cube_hop(cube: &Cube, tpr: u32, at: RouterId, dst: u32, vc: u8, dim: u8) -> Hop {
+    cube.route(at, dst / tpr, (dst % tpr) as u8, vc, dim)
 }
 
 /// A channel's time under backpressure: idle with a ready packet and no credit for it.
@@ -564,10 +571,7 @@ impl Network {
     fn next_hop(&mut self, pkt: PktId, now: Time) -> Hop {
         let p = *self.packets.get(pkt);
         match &self.topo {
-            Topo::Cube(c) => {
-                let t = self.tpr;
-                c.route(p.at, p.dst / t, (p.dst % t) as u8, p.vc, p.dim)
-            }
+            Topo::Cube(c) => cube_hop(c, self.tpr, p.at, p.dst, p.vc, p.dim),
             Topo::FatTree(f) => {
                 let rng = &mut self.rng;
                 f.route(p.at, p.src, p.dst, || rng.next_u64())
@@ -892,8 +896,7 @@ impl Network {
         // for it at the end of this send; its channel's line is asked for now
         let ahead = match &self.topo {
             Topo::Cube(cube) if self.early && next_router != NONE => {
-                let t = self.tpr;
-                let hop = cube.route(next_router, p.dst / t, (p.dst % t) as u8, vc as u8, p.dim);
+                let hop = cube_hop(cube, self.tpr, next_router, p.dst, vc as u8, p.dim);
                 let c = self.router_channel(next_router, hop.port as u32);
                 prefetch(&self.channels[c as usize]);
                 Some(hop)
