@@ -39,10 +39,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// How many events ahead the engine prefetches the state an event reads first (its channel or
-/// packet), and then what that state points to (the packets queued on the channel): far
-/// enough for a memory access to complete, near enough that the line is still in cache.
+/// packet), then what that state points to (the packets queued on the channel, the channel the
+/// event gives credit back to), and last what that points to in turn (that channel's queued
+/// packets): far enough for a memory access to complete, near enough that the line is still in
+/// cache. Each stage reads only lines the stage before asked for.
 const PREFETCH_FAR: usize = 8;
 const PREFETCH_NEAR: usize = 4;
+const PREFETCH_CLOSE: usize = 2;
 
 /// Everything the model knows at one instant.
 pub struct World {
@@ -248,6 +251,9 @@ impl World {
             }
             if let Some(near) = self.queue.ahead(PREFETCH_NEAR) {
                 self.net.prefetch_near(near);
+            }
+            if let Some(close) = self.queue.ahead(PREFETCH_CLOSE) {
+                self.net.prefetch_close(close);
             }
             if let Event::RankWake(r) = ev {
                 return Next::Wake(r);
