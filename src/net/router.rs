@@ -990,9 +990,11 @@ impl Network {
         // or is and has credit, is woken by other means; if it runs out of credit later, it
         // schedules this release then). Packets queued here that are ready only later need a
         // wake-up at the first of them instead.
-        // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
+        // (the queue is asked first, as its lines are at hand: under congestion it has a ready
+        // packet, and the feeder's line is then not read)
         let queued = ch.queued > 0;
-        let mut waited = !is_router || self.channels[p.from as usize].blocked;
+        let mut waited = !is_router;
+        let mut wake = u64::MAX;
         if queued && !waited {
             // (the packet behind this one says when it is ready: only the heads of the other
             // virtual channels are read)
@@ -1001,19 +1003,27 @@ impl Network {
             } else {
                 p.next_ready.ps()
             };
-            for (v, f) in self.channels[c as usize].queues[..self.vcs as usize]
-                .iter()
-                .enumerate()
-            {
-                if v != vc as usize && f.head != NONE {
-                    first = first.min(self.packets.get(f.head).ready.ps());
+            if first > tail_leaves.ps() {
+                for (v, f) in self.channels[c as usize].queues[..self.vcs as usize]
+                    .iter()
+                    .enumerate()
+                {
+                    if v != vc as usize && f.head != NONE {
+                        first = first.min(self.packets.get(f.head).ready.ps());
+                    }
                 }
             }
             if first <= tail_leaves.ps() {
                 waited = true;
             } else {
-                self.wake(c, Time(first), q);
+                wake = first;
             }
+        }
+        // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
+        if !waited && self.channels[p.from as usize].blocked {
+            waited = true;
+        } else if !waited && wake != u64::MAX {
+            self.wake(c, Time(wake), q);
         }
         self.channels[c as usize].scheduled = waited;
         if waited {
