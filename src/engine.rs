@@ -74,6 +74,9 @@ pub struct World {
     pub watch: Watch,
     /// Event count at which `advance` next hands control back for a look at the limits.
     checkpoint: u64,
+    /// Event count at which to start Valgrind's instrumentation (`bench/cachesim --skip`).
+    #[cfg(feature = "valgrind")]
+    instr_at: u64,
     /// Set if an event ever came out of the queue earlier than the one before (a bug).
     time_went_back: Option<(Time, Time)>,
     /// Check, whenever time moves on, that no link sat idle with a packet it could send
@@ -139,6 +142,8 @@ impl World {
                 0 => CHECK_EVERY,
                 n => n.min(CHECK_EVERY),
             },
+            #[cfg(feature = "valgrind")]
+            instr_at: crate::sim::valgrind::start_at(),
             time_went_back: None,
             self_check: false,
             stalled: None,
@@ -264,6 +269,11 @@ impl World {
 
     /// Looks at the limits (called every [`CHECK_EVERY`] events); records a stop if one is hit.
     fn look_at_limits(&mut self) {
+        #[cfg(feature = "valgrind")]
+        if self.events >= self.instr_at {
+            crate::sim::valgrind::start_instrumentation();
+            self.instr_at = u64::MAX;
+        }
         if self.events >= self.watch.event_limit {
             self.watch.record(Limit::Events, None, None);
         } else if let Some(l) = self.watch.check() {

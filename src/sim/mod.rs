@@ -5,6 +5,7 @@ pub mod heap;
 pub mod pool;
 pub mod prefetch;
 pub mod queue;
+pub mod valgrind;
 
 pub use event::Event;
 pub use queue::EventQueue;
