@@ -11,6 +11,10 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+/// Large blocks (the network's state at scale) on transparent huge pages: fewer TLB misses.
+#[global_allocator]
+static ALLOC: mgensim::sim::hugepages::HugePages = mgensim::sim::hugepages::HugePages;
+
 /// Predict how a communication pattern performs on an interconnection network.
 ///
 /// A scenario (TOML) names a network and a Lua workload that every rank runs as its own

@@ -2,6 +2,7 @@
 
 pub mod event;
 pub mod heap;
+pub mod hugepages;
 pub mod pool;
 pub mod prefetch;
 pub mod queue;

@@ -2,12 +2,12 @@
 //! simulates the caches over a window of events deep in a run (the congested steps of a large
 //! all-to-all) rather than over its first events. The engine calls it only when built with the
 //! `valgrind` feature, which `bench/cachesim` turns on; a normal build never does.
-#![cfg_attr(not(feature = "valgrind"), allow(dead_code))]
 //!
 //! Run under `valgrind --tool=callgrind --instr-atstart=no` with `MGENSIM_INSTR_AT=N` in the
 //! environment: at the first look at the limits once `N` events are done (every
 //! [`crate::limits::CHECK_EVERY`] events, so exactly at `N` when `N` is a multiple of it),
 //! the engine makes callgrind's `START_INSTRUMENTATION` client request.
+#![cfg_attr(not(feature = "valgrind"), allow(dead_code))]
 
 /// The event count at which to start the instrumentation, from `MGENSIM_INSTR_AT`
 /// (`u64::MAX`, never, when it is not set or not a number).

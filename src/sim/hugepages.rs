@@ -1,0 +1,113 @@
+//! Large allocations on transparent huge pages.
+//!
+//! At 65,536 nodes the network's state (channels, packets, the event queue's chunks) is
+//! hundreds of megabytes, read a line here and a line there. With 4 KiB pages nearly every one
+//! of those reads also misses the TLB, and the page walk is more memory traffic. Linux backs
+//! memory with 2 MiB pages when asked (`madvise(MADV_HUGEPAGE)`; most distributions enable
+//! transparent huge pages only on request), which covers the same state with 512 times fewer
+//! TLB entries. The 65,536-node Bruck's first 1.2 G events took 0.90× the time with them, in
+//! two runs side by side.
+//!
+//! [`HugePages`] is the system allocator, plus that request for every allocation (or growth)
+//! of at least [`THRESHOLD`] bytes, over the whole 2 MiB pages inside it; a large block grows
+//! by moving (see `realloc`). Where the kernel has no huge pages (or on other systems) it is
+//! the system allocator.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+
+/// Allocations at least this large are backed by huge pages where possible.
+pub const THRESHOLD: usize = 4 << 20;
+/// The huge page size of x86-64 and most aarch64 kernels.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// The system allocator, asking for huge pages for large blocks (see the module's doc).
+pub struct HugePages;
+
+/// Asks the kernel to back the whole huge pages within `[p, p + size)` with huge pages.
+#[inline]
+fn advise(p: *mut u8, size: usize) {
+    #[cfg(target_os = "linux")]
+    if size >= THRESHOLD && !p.is_null() {
+        let start = (p as usize).next_multiple_of(HUGE_PAGE);
+        let end = (p as usize + size) & !(HUGE_PAGE - 1);
+        if end > start {
+            // SAFETY: the range lies within a block the allocator just handed out; the advice
+            // changes how it is backed, never its contents, and a failure (no huge pages) is
+            // harmless, so the result is ignored.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (p, size);
+}
+
+// SAFETY: every call is passed on to `System` unchanged; `advise` only adds advice about
+// memory the caller now owns.
+unsafe impl GlobalAlloc for HugePages {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        advise(p, layout.size());
+        p
+    }
+    #[inline]
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        advise(p, layout.size());
+        p
+    }
+    #[inline]
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        System.dealloc(p, layout)
+    }
+    /// A large block grows into a new block, advised before the old contents are copied in:
+    /// growing in place (`mremap`) would keep the pages already touched at 4 KiB, half of a
+    /// vector that doubles.
+    #[inline]
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size < THRESHOLD || new_size <= layout.size() {
+            return System.realloc(p, layout, new_size);
+        }
+        let new = Layout::from_size_align_unchecked(new_size, layout.align());
+        let q = self.alloc(new);
+        if !q.is_null() {
+            std::ptr::copy_nonoverlapping(p, q, layout.size());
+            System.dealloc(p, layout);
+        }
+        q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_blocks_keep_their_contents_through_growth() {
+        let a = HugePages;
+        let small = Layout::from_size_align(THRESHOLD / 2, 64).unwrap();
+        // SAFETY: the layouts are non-zero, and each block is freed once with its own layout
+        unsafe {
+            let p = a.alloc(small);
+            assert!(!p.is_null());
+            for i in 0..small.size() {
+                *p.add(i) = (i % 251) as u8;
+            }
+            let big = 3 * THRESHOLD;
+            let q = a.realloc(p, small, big);
+            assert!(!q.is_null());
+            for i in 0..small.size() {
+                assert_eq!(*q.add(i), (i % 251) as u8);
+            }
+            *q.add(big - 1) = 7;
+            assert_eq!(*q.add(big - 1), 7);
+            a.dealloc(q, Layout::from_size_align(big, 64).unwrap());
+            let z = Layout::from_size_align(THRESHOLD, 64).unwrap();
+            let r = a.alloc_zeroed(z);
+            assert!((0..z.size()).step_by(4096).all(|i| *r.add(i) == 0));
+            a.dealloc(r, z);
+        }
+    }
+}
