@@ -514,10 +514,7 @@ impl Network {
     pub fn prefetch_far(&self, ev: &Event) {
         match *ev {
             Event::HeadReady(c) | Event::ChannelFree(c) => {
-                if let Some(ch) = self.channels.get(c as usize) {
-                    prefetch(ch);
-                    prefetch(&ch.credit);
-                }
+                self.prefetch_channel(c);
                 if c < self.nr {
                     // the releases of its own router, which a busy channel settles
                     self.pending.prefetch(c / self.ports);
@@ -544,18 +541,10 @@ impl Network {
                         self.pending.prefetch(ch.next);
                     }
                     self.prefetch_heads(ch);
-                    if let Some(up) = self.channels.get(Self::waking(ch) as usize) {
-                        prefetch(up);
-                        prefetch(&up.credit);
-                    }
+                    self.prefetch_channel(Self::waking(ch));
                 }
             }
-            Event::RxDmaDone(p) => {
-                if let Some(up) = self.channels.get(self.packets.get(p).from as usize) {
-                    prefetch(up);
-                    prefetch(&up.credit);
-                }
-            }
+            Event::RxDmaDone(p) => self.prefetch_channel(self.packets.get(p).from),
             _ => {}
         }
     }
@@ -582,6 +571,15 @@ impl Network {
             ch.releasing_up
         } else {
             ch.released_up
+        }
+    }
+
+    /// Prefetches both lines of channel `c`, if it is one (not `NONE` or [`STAGING`]).
+    #[inline]
+    fn prefetch_channel(&self, c: u32) {
+        if let Some(ch) = self.channels.get(c as usize) {
+            prefetch(ch);
+            prefetch(&ch.credit);
         }
     }
 
@@ -1019,11 +1017,13 @@ impl Network {
                 wake = first;
             }
         }
-        // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
-        if !waited && self.channels[p.from as usize].blocked {
-            waited = true;
-        } else if !waited && wake != u64::MAX {
-            self.wake(c, Time(wake), q);
+        if !waited {
+            // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
+            if self.channels[p.from as usize].blocked {
+                waited = true;
+            } else if wake != u64::MAX {
+                self.wake(c, Time(wake), q);
+            }
         }
         self.channels[c as usize].scheduled = waited;
         if waited {
