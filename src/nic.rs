@@ -108,7 +108,6 @@ struct Nic {
     tx_head: u32,
     tx_tail: u32,
     dma_busy: bool,
-    staged: u32,
     /// When the receive DMA engine is next free.
     rx_free: Time,
 }
@@ -236,7 +235,7 @@ impl Nics {
     /// Starts the transmit DMA on the next packet if it is idle and a staging slot is free.
     fn pump(&mut self, nic: u32, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
         let n = &self.nics[nic as usize];
-        if n.dma_busy || n.staged >= STAGING_SLOTS || n.tx_head == NONE {
+        if n.dma_busy || n.tx_head == NONE || net.staged(nic, now) >= STAGING_SLOTS {
             return;
         }
         let m = n.tx_head;
@@ -289,12 +288,13 @@ impl Nics {
             // within the node: from transmit DMA straight to receive DMA
             q.push(now, Event::NicArrive(pkt));
         } else {
-            self.nics[nic as usize].staged += 1;
             net.inject(nic, pkt, now, q);
         }
     }
 
-    /// A staged packet has left NIC `nic` completely.
+    /// A staged packet has left NIC `nic` completely, and another waited behind it: the DMA
+    /// may go on. (A slot freed with no packet waiting is not an event: the NIC counts its
+    /// staged packets on its injection channel, [`Network::staged`].)
     pub fn staging_freed(
         &mut self,
         nic: u32,
@@ -302,7 +302,6 @@ impl Nics {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        self.nics[nic as usize].staged -= 1;
         self.pump(nic, net, now, q);
     }
 
@@ -371,12 +370,5 @@ impl Nics {
 
     pub fn free(&mut self, m: u32) {
         self.msgs.release(m);
-    }
-
-    /// True when no NIC has anything left to send.
-    pub fn idle(&self) -> bool {
-        self.nics
-            .iter()
-            .all(|n| n.tx_head == NONE && !n.dma_busy && n.staged == 0)
     }
 }

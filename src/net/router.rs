@@ -27,7 +27,10 @@
 //! (`Network::settle`): a buffer's credit is only ever spent by the one channel that feeds it,
 //! and that channel settles the buffer's router before it looks. A channel that finds too little
 //! credit turns the pending releases into that buffer into events, so that it is woken when they
-//! happen. In a quiet network this halves the events per hop.
+//! happen. In a quiet network this halves the events per hop. An injection channel's release
+//! frees a staging slot of its NIC ([`crate::nic`]); it is an event only when a packet is staged
+//! behind the one leaving (the NIC's DMA waits for a slot only then), and otherwise is applied
+//! by the channel's next look, [`Network::staged`] counting it free from its picosecond on.
 //!
 //! **Queued on sending.** Mesh and torus routes are fixed, so a packet is routed and queued at
 //! its next router the moment it is sent, with the time it will be ready; heads become ready
@@ -398,6 +401,12 @@ impl Network {
         for r in 0..self.routers {
             self.settle(r, now);
         }
+        for c in self.nr..self.channels.len() as u32 {
+            let ch = &self.channels[c as usize];
+            if ch.busy && ch.free_at <= now.ps() {
+                self.apply(c);
+            }
+        }
         let Some(pw) = self.power.as_deref_mut() else {
             return;
         };
@@ -455,6 +464,17 @@ impl Network {
     fn nic_on(&self, c: u32) -> Option<u32> {
         let (r, q) = (c / self.ports, c % self.ports);
         (r < self.term_routers && q < self.tpr).then_some(r * self.tpr + q)
+    }
+
+    /// Packets NIC `nic` holds staged at `now`: those queued on its injection channel, and the
+    /// one whose tail is still leaving it. (A tail that has left frees its slot at that
+    /// picosecond, whether or not the release has been applied: it is an event only when a
+    /// staged packet waits behind it; see `send`.)
+    #[inline]
+    pub fn staged(&self, nic: u32, now: Time) -> u32 {
+        let ch = &self.channels[self.injection_channel(nic) as usize];
+        let leaving = ch.busy && (ch.free_at > now.ps() || ch.scheduled) && ch.releasing != NONE;
+        ch.queued + leaving as u32
     }
 
     /// Puts a packet whose payload is in its NIC (tail there at `now`) into the NIC's
@@ -840,16 +860,22 @@ impl Network {
     fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
         let ch = &self.channels[c as usize];
         if ch.busy {
+            // (an injection channel whose release is an event waits for it, even at its
+            // picosecond: the event also lets its NIC's DMA go on)
             let inject = c >= self.nr;
-            if ch.free_at > now.ps() || inject {
-                // (an injection channel always has its event: its NIC waits for it)
+            if ch.free_at > now.ps() || (inject && ch.scheduled) {
                 if !ch.scheduled && ch.queued > 0 {
                     self.schedule(c, q);
                 }
                 return;
             }
-            // its tail has left: apply that (and the router's other releases due)
-            self.settle(c / self.ports, now);
+            // its tail has left: apply that (and the router's other releases due; an injection
+            // channel's release frees a staging slot of its NIC, which counts them from here)
+            if !inject {
+                self.settle(c / self.ports, now);
+            } else {
+                self.apply(c);
+            }
         }
         if self.channels[c as usize].queued == 0 {
             return;
@@ -990,10 +1016,13 @@ impl Network {
         // wake-up at the first of them instead.
         // (the queue is asked first, as its lines are at hand: under congestion it has a ready
         // packet, and the feeder's line is then not read)
+        // An injection channel's release frees a staging slot of its NIC: only a packet staged
+        // behind this one waits for it (the NIC's DMA waits for a slot only while one is, as it
+        // has STAGING_SLOTS = 2: this packet's and the queued one's).
         let queued = ch.queued > 0;
-        let mut waited = !is_router;
+        let mut waited = !is_router && queued;
         let mut wake = u64::MAX;
-        if queued && !waited {
+        if queued && is_router {
             // (the packet behind this one says when it is ready: only the heads of the other
             // virtual channels are read)
             let mut first = if p.next == NONE {
@@ -1017,7 +1046,7 @@ impl Network {
                 wake = first;
             }
         }
-        if !waited {
+        if !waited && is_router {
             // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
             if self.channels[p.from as usize].blocked {
                 waited = true;
