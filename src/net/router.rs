@@ -859,6 +859,10 @@ impl Network {
     /// credit in the buffer it goes to.
     fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
         let ch = &self.channels[c as usize];
+        if ch.queued == 0 {
+            // nothing to send: a release that came due stays pending, for the next look
+            return;
+        }
         if ch.busy {
             // (an injection channel whose release is an event waits for it, even at its
             // picosecond: the event also lets its NIC's DMA go on)
@@ -876,9 +880,6 @@ impl Network {
             } else {
                 self.apply(c);
             }
-        }
-        if self.channels[c as usize].queued == 0 {
-            return;
         }
         let vcs = self.vcs;
         let mut next_vc = self.channels[c as usize].rr as u32;
