@@ -41,11 +41,31 @@ pub struct Cube {
     stride: Vec<u32>,
     /// NIC ports per router.
     terminals: u8,
-    /// Per dimension, its stride and its size as [`Divisor`]s: a router's coordinate is
-    /// `(r / stride) % k`, computed on the hot path with multiplications (a table of
-    /// coordinates missed the cache on most hops at 65,536 nodes).
-    by_stride: Vec<Divisor>,
-    by_size: Vec<Divisor>,
+    /// What routing reads, per place in the routing order (in arrays, not vectors: no
+    /// pointer to follow and no bound to check on the hot path).
+    axes: [Axis; MAX_DIMS],
+}
+
+/// One dimension as routing sees it.
+#[derive(Clone, Copy, Debug)]
+struct Axis {
+    /// The dimension.
+    d: u8,
+    wrap: bool,
+    /// Routers along it.
+    k: u32,
+    /// Its stride and its size as [`Divisor`]s: a router's coordinate is `(r / stride) % k`,
+    /// computed with multiplications (a table of coordinates missed the cache on most hops at
+    /// 65,536 nodes).
+    by_stride: Divisor,
+    by_size: Divisor,
+}
+
+impl Axis {
+    #[inline]
+    fn coord(&self, r: RouterId) -> u32 {
+        self.by_size.remainder(self.by_stride.quotient(r))
+    }
 }
 
 impl Cube {
@@ -75,10 +95,26 @@ impl Cube {
         for (i, &d) in order.iter().enumerate() {
             place[d as usize] = i as u8;
         }
+        let mut axes = [Axis {
+            d: 0,
+            wrap: false,
+            k: 1,
+            by_stride: Divisor::new(1),
+            by_size: Divisor::new(1),
+        }; MAX_DIMS];
+        for (a, &d) in axes.iter_mut().zip(&order) {
+            let d = d as usize;
+            *a = Axis {
+                d: d as u8,
+                wrap: wrap[d],
+                k: dims[d],
+                by_stride: Divisor::new(stride[d]),
+                by_size: Divisor::new(dims[d]),
+            };
+        }
         Cube {
             place,
-            by_stride: stride.iter().map(|&s| Divisor::new(s)).collect(),
-            by_size: dims.iter().map(|&k| Divisor::new(k)).collect(),
+            axes,
             dims,
             wrap,
             order,
@@ -108,7 +144,7 @@ impl Cube {
     }
     #[inline]
     pub fn coord(&self, r: RouterId, d: usize) -> u32 {
-        self.by_size[d].remainder(self.by_stride[d].quotient(r))
+        self.axes[self.place[d] as usize].coord(r)
     }
 
     /// The router behind port `q` of router `r` and the port the link arrives on, if a link is
@@ -166,19 +202,27 @@ impl Cube {
     /// so the look starts at `dim`.
     #[inline]
     pub fn route(&self, at: RouterId, dst: RouterId, dst_port: u8, vc: u8, dim: u8) -> Hop {
+        let eject = Hop {
+            port: dst_port,
+            vc: 0,
+            dim: NO_DIM,
+            aux: 0,
+        };
+        if at == dst {
+            // (every packet's last router: no coordinate to compare)
+            return eject;
+        }
         let from = if dim == NO_DIM {
             0
         } else {
             self.place[dim as usize] as usize
         };
-        for &d in &self.order[from..] {
-            let d = d as usize;
-            let (ca, cb) = (self.coord(at, d), self.coord(dst, d));
+        for a in &self.axes[from..self.order.len()] {
+            let (ca, cb) = (a.coord(at), a.coord(dst));
             if ca == cb {
                 continue;
             }
-            let k = self.dims[d];
-            let wrap = self.wrap[d];
+            let (d, k, wrap) = (a.d as usize, a.k, a.wrap);
             let plus = if wrap {
                 let fwd = if cb > ca { cb - ca } else { cb + k - ca };
                 fwd <= k - fwd
@@ -196,12 +240,7 @@ impl Cube {
                 aux: 0,
             };
         }
-        Hop {
-            port: dst_port,
-            vc: 0,
-            dim: NO_DIM,
-            aux: 0,
-        }
+        eject
     }
 
     /// Router-to-router links on the route from `src` to `dst`.
