@@ -41,6 +41,8 @@ pub const NO_DIM: u8 = u8::MAX;
 pub const MAX_VCS: usize = 3;
 
 /// One network's shape.
+// (one per simulation, read on every hop: the cube's routing tables stay inline, unboxed)
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Topo {
     Cube(Cube),
