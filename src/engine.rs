@@ -326,7 +326,6 @@ impl World {
                     delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
                 }
             }
-            Event::RxWake(nic) => net.rx_wake(nic, t, q),
             Event::OpStart(op) => rdma.start(op, nics, net, t, q),
             Event::P2pStart(m) => mpi.start(m, nics, net, t, q),
             Event::CtsStart(m) => mpi.send_cts(m, nics, net, t, q),
@@ -713,10 +712,10 @@ impl Simulation {
                 Some(format!("simulated time went back from {before} to {after}"))
             } else if let Some(s) = &w.stalled {
                 Some(s.clone())
-            } else if w.net.packets_in_flight() != 0 || w.nics.live_msgs() != 0 {
+            } else if w.net.packets.live() != 0 || w.nics.live_msgs() != 0 {
                 Some(format!(
                     "the run ended with {} packets and {} NIC messages still in flight",
-                    w.net.packets_in_flight(),
+                    w.net.packets.live(),
                     w.nics.live_msgs()
                 ))
             } else {

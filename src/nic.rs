@@ -11,9 +11,8 @@
 //!
 //! **Receive.** When a packet's tail is in the destination NIC, its payload is written to
 //! memory by the receive DMA engine, one packet after another at the DMA rate; the packet's
-//! receive-buffer credit goes back to the router when that write is done (an event only for a
-//! message's last packet, or when a packet waits for that credit: `net/rx.rs`). Control
-//! packets need no DMA. A message is *delivered* when its last packet is in memory.
+//! receive-buffer credit goes back to the router when that write is done. Control packets need
+//! no DMA. A message is *delivered* when its last packet is in memory.
 //!
 //! A message to the NIC's own node (the same NIC or another of the node's) never enters the
 //! network: its packets go from the transmit DMA straight to the receive DMA, through the
@@ -95,7 +94,7 @@ pub struct Msg {
     bytes_left: u64,
     /// Packets not yet cut.
     packets_left: u32,
-    /// Packets cut but not yet in the destination NIC.
+    /// Packets cut but not yet in destination memory.
     in_flight: u32,
     /// Next message in its NIC's transmit list.
     next: u32,
@@ -320,29 +319,19 @@ impl Nics {
         let msg = self.msgs.get_mut(p.msg);
         let envelope = msg.kind.has_envelope() && !msg.arrived;
         msg.arrived = true;
-        msg.in_flight -= 1;
-        // the last of its message to arrive is the last to be written (one DMA, in order)
-        let last = msg.in_flight == 0 && msg.packets_left == 0;
         if msg.kind.is_control() {
-            // (one packet, no DMA: delivered at once)
-            self.finish_rx(pkt, net, now, q);
-            self.stats.messages += 1;
-            return if envelope {
-                Arrival::EnvelopeDelivered(p.msg)
-            } else {
-                Arrival::Delivered(p.msg)
+            let delivered = self.rx_done(pkt, net, now, q).is_some();
+            return match (envelope, delivered) {
+                (true, true) => Arrival::EnvelopeDelivered(p.msg),
+                (false, true) => Arrival::Delivered(p.msg),
+                (true, false) => Arrival::Envelope(p.msg),
+                (false, false) => Arrival::Nothing,
             };
         }
         let n = &mut self.nics[p.dst as usize];
         let start = now.max(n.rx_free);
         n.rx_free = start + self.dma.transfer_time(Bytes((p.wire - self.header) as u64));
-        if !last && net.defers_rx(pkt) {
-            // only its release remains, for whoever needs the credit (`net/rx.rs`)
-            net.defer_rx(p.dst, pkt, n.rx_free, q);
-        } else {
-            net.packets.get_mut(pkt).aux = last as u16;
-            q.push(n.rx_free, Event::RxDmaDone(pkt));
-        }
+        q.push(n.rx_free, Event::RxDmaDone(pkt));
         if envelope {
             Arrival::Envelope(p.msg)
         } else {
@@ -350,8 +339,8 @@ impl Nics {
         }
     }
 
-    /// A packet's payload is in memory ([`Event::RxDmaDone`]). Returns the message if it was
-    /// its last packet (it is delivered now); the caller must [`Nics::free`] it once handled.
+    /// A packet's payload is in memory. Returns the message if it is now delivered; the caller
+    /// must [`Nics::free`] it once handled.
     pub fn rx_done(
         &mut self,
         pkt: PktId,
@@ -359,30 +348,19 @@ impl Nics {
         now: Time,
         q: &mut EventQueue<Event>,
     ) -> Option<u32> {
-        let p = *net.packets.get(pkt);
-        self.finish_rx(pkt, net, now, q);
-        let last = p.aux != 0;
-        self.stats.messages += last as u64;
-        last.then_some(p.msg)
-    }
-
-    /// Gives packet `pkt`'s receive-buffer credit back and lets it go.
-    fn finish_rx(&mut self, pkt: PktId, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
         net.release_rx(pkt, now, q);
         let p = *net.packets.get(pkt);
         net.packets.release(pkt);
         self.stats.packets_delivered += 1;
         self.stats.payload_bytes += (p.wire - self.header) as u64;
-    }
-
-    /// Packets and payload bytes written to memory at their destination: those this side
-    /// released, and those the network's receive queues did ([`Network::rx_released`]).
-    pub fn delivered(&self, net: &Network) -> (u64, u64) {
-        let (n, wire) = net.rx_released;
-        (
-            self.stats.packets_delivered + n,
-            self.stats.payload_bytes + wire - n * self.header as u64,
-        )
+        let msg = self.msgs.get_mut(p.msg);
+        msg.in_flight -= 1;
+        if msg.in_flight == 0 && msg.packets_left == 0 {
+            self.stats.messages += 1;
+            Some(p.msg)
+        } else {
+            None
+        }
     }
 
     /// Messages in flight (made and not yet delivered).

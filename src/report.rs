@@ -72,8 +72,7 @@ pub struct NetworkSummary {
     pub quiet_ps: u64,
     /// Most events pending at once (to within the queue's growth step).
     pub peak_pending_events: u64,
-    /// Most packets the engine held at once: those in flight, and those written to memory at
-    /// their destination whose receive-buffer release waits for a look (`net/rx.rs`).
+    /// Most packets in flight at once.
     pub peak_packets: u64,
     /// Link directions in the network (NIC links included).
     pub links: u64,
@@ -372,9 +371,9 @@ impl Report {
                 routing: s.network.routing_name(),
                 dims: s.network.dims.clone(),
                 nodes: s.nodes(),
-                bytes: w.nics.delivered(&w.net).1,
+                bytes: w.nics.stats.payload_bytes,
                 packets: w.nics.stats.packets,
-                packets_delivered: w.nics.delivered(&w.net).0,
+                packets_delivered: w.nics.stats.packets_delivered,
                 packet_hops: w.net.stats.packet_hops,
                 link_bytes: w.net.stats.link_bytes,
                 wrap_hops: w.net.stats.wrap_hops,
@@ -560,7 +559,7 @@ impl fmt::Display for Report {
         writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
         writeln!(
             f,
-            "peak held          {} packets, {} pending events",
+            "peak in flight     {} packets, {} pending events",
             n.peak_packets, n.peak_pending_events
         )?;
         if let Some(p) = &self.power {

@@ -43,40 +43,13 @@ fn everything() -> Probes {
     }
 }
 
-/// A report as JSON without what the engine spent (events, and the packets and events it held
-/// at most): only what the run predicts.
-fn prediction(r: &Report) -> Value {
-    let mut v: Value = serde_json::from_str(&r.deterministic_json()).unwrap();
-    let net = v["network"].as_object_mut().unwrap();
-    for key in [
-        "events",
-        "events_by_kind",
-        "peak_packets",
-        "peak_pending_events",
-    ] {
-        net.remove(key).expect("a key of the report");
-    }
-    v
-}
-
 #[test]
 fn recording_changes_nothing_the_run_predicts() {
     let plain = run(BUSY);
     let probed = run_probed(BUSY, &[], &everything());
     assert!(probed.series.is_some() && probed.trace.is_some());
     assert!(!probed.buffer_history.as_ref().unwrap().is_empty());
-    assert_eq!(prediction(&plain), prediction(&probed));
-    // Recording applies every receive-buffer release as it happens, where a plain run keeps
-    // those of packets before a message's last in the NIC's receive queue, and wakes the
-    // link into the NIC only when a packet waits there for the credit (`net/rx.rs`): the
-    // same prediction from other events. 64 puts of 10 packets: 640 releases.
-    let (p, q) = (
-        &plain.network.events_by_kind,
-        &probed.network.events_by_kind,
-    );
-    assert_eq!((q["rx_dma_done"], q.get("rx_wake")), (640, None));
-    assert_eq!(p["rx_dma_done"], 64);
-    assert!((1..576).contains(&p["rx_wake"]), "{p:?}");
+    assert_eq!(plain.deterministic_json(), probed.deterministic_json());
     assert_eq!(plain.per_link, probed.per_link);
     assert_eq!(plain.per_rank, probed.per_rank);
     assert!(

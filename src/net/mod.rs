@@ -4,7 +4,6 @@ pub mod packet;
 pub mod pending;
 pub mod power;
 pub mod router;
-pub mod rx;
 pub mod topology;
 
 pub use packet::{Packet, PacketPool, PktId};

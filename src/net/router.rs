@@ -66,7 +66,6 @@
 use super::packet::{PacketPool, PktId, NONE};
 use super::pending::Pending;
 use super::power::{Power, Ready};
-use super::rx::RxQueues;
 use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_VCS, NO_DIM};
 use crate::config::{DragonflyRouting, Scenario};
 use crate::probe::history::{BufferHistory, Stay};
@@ -273,11 +272,6 @@ pub struct Network {
     /// workload seed so runs repeat.
     rng: Xoshiro,
     pub stats: NetworkStats,
-    /// Per NIC, the packets its receive DMA is writing whose release is not an event.
-    rx: RxQueues,
-    /// Packets (and their wire bytes) whose release was applied from [`RxQueues`]: written to
-    /// memory at their destination, and counted there by no one else.
-    pub rx_released: (u64, u64),
     /// Time × space statistics, when asked for (`--interval`).
     pub series: Option<Box<LinkSeries>>,
     /// Buffer usage history of chosen routers, when asked for (`--buffer-history`).
@@ -356,8 +350,6 @@ impl Network {
             memo: [(0, Time::ZERO); 2],
             rng: Xoshiro::from_seed(seed ^ 0x6e65_7477_6f72_6b21),
             stats: NetworkStats::default(),
-            rx: RxQueues::new(terminals),
-            rx_released: (0, 0),
             series: None,
             history: None,
             power: s
@@ -414,9 +406,6 @@ impl Network {
             if ch.busy && ch.free_at <= now.ps() {
                 self.apply(c);
             }
-            // (every packet in a receive queue is done before its message's last one, which
-            // is an event)
-            self.settle_rx(c - self.nr, now.ps());
         }
         let Some(pw) = self.power.as_deref_mut() else {
             return;
@@ -833,67 +822,15 @@ impl Network {
         }
     }
 
-    /// Packets in the network: made and not yet written to memory at their destination, less
-    /// those whose payload is being written and whose release waits in a receive queue
-    /// ([`super::rx`]; they are done before the last packet of their message, which is not).
-    pub fn packets_in_flight(&self) -> usize {
-        self.packets.live() - self.rx.len()
-    }
-
-    /// Whether packet `pkt`, just arrived at its NIC, may have its release kept off the event
-    /// queue ([`super::rx`]): it came by the network, and no time series or buffer history
-    /// wants every change of occupancy as it happens.
-    #[inline]
-    pub fn defers_rx(&self, pkt: PktId) -> bool {
-        self.packets.get(pkt).from != NONE && self.series.is_none() && self.history.is_none()
-    }
-
-    /// Keeps the release of packet `pkt`, which NIC `nic`'s DMA has written by `done`, for
-    /// whoever next looks at the credit of the link into the NIC ([`super::rx`]). If that link
-    /// waits for credit already (it looked while this packet was still on its way), it is
-    /// woken when the oldest such release happens.
-    pub fn defer_rx(&mut self, nic: u32, pkt: PktId, done: Time, q: &mut EventQueue<Event>) {
-        self.rx.push(nic, pkt, done, &mut self.packets);
-        let up = self.packets.get(pkt).from;
-        if self.channels[up as usize].blocked {
-            if let Some(at) = self.rx.wake(nic, &self.packets) {
-                q.push(Time(at), Event::RxWake(nic));
-            }
-        }
-    }
-
-    /// Applies the releases of NIC `nic`'s deferred packets done by `now` (ps), each at its
-    /// time, and lets the packets go.
-    fn settle_rx(&mut self, nic: u32, now: u64) {
-        while let Some(pkt) = self.rx.pop_done(nic, now, &self.packets) {
-            let p = *self.packets.get(pkt);
-            self.channels[p.from as usize].credit[p.held_vc as usize] += p.wire;
-            self.occupy(p.from, p.ready, -(p.wire as i64));
-            self.rx_released.0 += 1;
-            self.rx_released.1 += p.wire as u64;
-            self.packets.release(pkt);
-        }
-    }
-
-    /// A deferred packet of NIC `nic` is written and a packet waited for its credit
-    /// ([`Event::RxWake`]): the link into the NIC may send.
-    pub fn rx_wake(&mut self, nic: u32, now: Time, q: &mut EventQueue<Event>) {
-        let c = self.nic_slot(nic);
-        self.try_send(c, now, q);
-    }
-
     /// A NIC has taken a packet out of its receive buffer: give the credit back to the router.
     pub fn release_rx(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
         let p = self.packets.get(pkt);
         if p.from == NONE {
             return; // a loopback packet never held network credit
         }
-        let (wire, up, nic) = (p.wire, p.from, p.dst);
+        let (wire, up) = (p.wire, p.from);
         self.channels[up as usize].credit[p.held_vc as usize] += wire;
         self.occupy(up, now, -(wire as i64));
-        // (and the NIC's deferred packets written before it, which nothing may look for
-        // again soon: they hold no memory longer than a message)
-        self.settle_rx(nic, now.ps());
         self.try_send(up, now, q);
     }
 
@@ -965,13 +902,9 @@ impl Network {
                 continue;
             }
             let next_router = self.channels[c as usize].next;
-            if !settled {
-                // releases into the next router's buffers that came due, or into the NIC's
-                if next_router != NONE {
-                    self.settle(next_router, now);
-                } else if let Some(nic) = self.nic_on(c) {
-                    self.settle_rx(nic, now.ps());
-                }
+            if !settled && next_router != NONE {
+                // releases into the next router's buffers that came due
+                self.settle(next_router, now);
                 settled = true;
             }
             // (a NIC has one receive buffer, whatever VC the packet came on)
@@ -980,10 +913,6 @@ impl Network {
                 starved = true;
                 if next_router != NONE {
                     self.wake_releases(next_router, c, vc, q);
-                } else if let Some(nic) = self.nic_on(c) {
-                    if let Some(at) = self.rx.wake(nic, &self.packets) {
-                        q.push(Time(at), Event::RxWake(nic));
-                    }
                 }
                 continue;
             }
@@ -1210,10 +1139,6 @@ impl Network {
                 }
                 let vc_in = if ch.next == NONE { 0 } else { vc };
                 let mut room = ch.credit[vc_in] as u64;
-                if let (NONE, Some(nic)) = (ch.next, self.nic_on(c as u32)) {
-                    // releases from the NIC's receive queue that came due
-                    room += self.rx.done_bytes(nic, t, &self.packets);
-                }
                 if ch.next != NONE {
                     // releases into that buffer that came due and are not applied yet
                     let base = (ch.next * self.ports) as usize;

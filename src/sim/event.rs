@@ -19,9 +19,7 @@ pub enum Event {
     TxDmaDone(PktId),
     /// A packet's tail has arrived in its destination NIC.
     NicArrive(PktId),
-    /// A NIC's receive DMA has written a packet's payload to memory: the last packet of its
-    /// message (which is delivered), or one whose release cannot wait for a look (it came
-    /// from the node itself, or a time series or buffer history is recorded; `net/rx.rs`).
+    /// A NIC's receive DMA has written a packet's payload to memory.
     RxDmaDone(PktId),
     /// A transfer issued by a rank reaches its NIC (after the node latency).
     OpStart(u32),
@@ -32,16 +30,13 @@ pub enum Event {
     CtsStart(u32),
     /// A rank may continue its script.
     RankWake(u32),
-    /// A NIC's receive DMA has written a packet whose release was not an event, and a packet
-    /// waits for that credit at the link into the NIC (`net/rx.rs`). Names the NIC.
-    RxWake(u32),
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8);
 
 impl Event {
     /// Kinds of event, named as in a run's summary (`network.events_by_kind`).
-    pub const KINDS: [&'static str; 11] = [
+    pub const KINDS: [&'static str; 10] = [
         "router_ready",
         "head_ready",
         "channel_free",
@@ -52,7 +47,6 @@ impl Event {
         "p2p_start",
         "cts_start",
         "rank_wake",
-        "rx_wake",
     ];
 
     /// This event's index in [`Event::KINDS`].
@@ -69,7 +63,6 @@ impl Event {
             Event::P2pStart(_) => 7,
             Event::CtsStart(_) => 8,
             Event::RankWake(_) => 9,
-            Event::RxWake(_) => 10,
         }
     }
 }
