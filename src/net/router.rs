@@ -419,6 +419,13 @@ impl Network {
         }
     }
 
+    /// Bytes of the state a hop reads: the channels, and the packets at the most the network
+    /// has held at once (the packet pool never shrinks).
+    pub fn footprint(&self) -> usize {
+        self.channels.len() * std::mem::size_of::<Channel>()
+            + self.packets.peak() * std::mem::size_of::<super::packet::Packet>()
+    }
+
     /// Channels (by number) in the series' table: every channel, links or not.
     pub fn channels(&self) -> usize {
         self.channels.len()
