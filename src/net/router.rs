@@ -875,7 +875,8 @@ impl Network {
             // picosecond: the event also lets its NIC's DMA go on)
             let inject = c >= self.nr;
             if ch.free_at > now.ps() || (inject && ch.scheduled) {
-                if !ch.scheduled && ch.queued > 0 {
+                // (a queued packet waits for the tail: the release becomes an event)
+                if !ch.scheduled {
                     self.schedule(c, q);
                 }
                 return;
