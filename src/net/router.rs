@@ -585,8 +585,12 @@ impl Network {
             Event::RxDmaDone(p) => self.packets.get(p).from,
             _ => return,
         };
-        if let Some(up) = self.channels.get(up as usize) {
-            self.prefetch_heads(up);
+        if let Some(ch) = self.channels.get(up as usize) {
+            self.prefetch_heads(ch);
+            if ch.blocked {
+                // it waits for this credit, and its send will close its time under backpressure
+                prefetch(&self.blocked[up as usize]);
+            }
         }
     }
 
