@@ -282,6 +282,7 @@ impl World {
     }
 
     /// Looks at the limits (called every [`CHECK_EVERY`] events); records a stop if one is hit.
+    /// Also turns the prefetch stages on or off ([`PREFETCH_ABOVE`]).
     fn look_at_limits(&mut self) {
         #[cfg(feature = "valgrind")]
         if self.events >= self.instr_at {

@@ -1033,37 +1033,36 @@ impl Network {
         // behind this one waits for it (the NIC's DMA waits for a slot only while one is, as it
         // has STAGING_SLOTS = 2: this packet's and the queued one's).
         let queued = ch.queued > 0;
-        let mut waited = !is_router && queued;
-        let mut wake = u64::MAX;
-        if queued && is_router {
-            // (the packet behind this one says when it is ready: only the heads of the other
-            // virtual channels are read)
-            let mut first = if p.next == NONE {
-                u64::MAX
-            } else {
-                p.next_ready.ps()
-            };
-            if first > tail_leaves.ps() {
-                for (v, f) in self.channels[c as usize].queues[..self.vcs as usize]
-                    .iter()
-                    .enumerate()
-                {
-                    if v != vc as usize && f.head != NONE {
-                        first = first.min(self.packets.get(f.head).ready.ps());
+        let mut waited = queued;
+        if is_router {
+            let mut wake = u64::MAX;
+            if queued {
+                // (the packet behind this one says when it is ready: only the heads of the
+                // other virtual channels are read)
+                let mut first = if p.next == NONE {
+                    u64::MAX
+                } else {
+                    p.next_ready.ps()
+                };
+                if first > tail_leaves.ps() {
+                    for (v, f) in self.channels[c as usize].queues[..self.vcs as usize]
+                        .iter()
+                        .enumerate()
+                    {
+                        if v != vc as usize && f.head != NONE {
+                            first = first.min(self.packets.get(f.head).ready.ps());
+                        }
                     }
                 }
+                waited = first <= tail_leaves.ps();
+                if !waited {
+                    wake = first;
+                }
             }
-            if first <= tail_leaves.ps() {
-                waited = true;
-            } else {
-                wake = first;
-            }
-        }
-        if !waited && is_router {
             // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
-            if self.channels[p.from as usize].blocked {
+            if !waited && self.channels[p.from as usize].blocked {
                 waited = true;
-            } else if wake != u64::MAX {
+            } else if !waited && wake != u64::MAX {
                 self.wake(c, Time(wake), q);
             }
         }

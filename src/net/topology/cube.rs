@@ -34,9 +34,7 @@ pub struct Cube {
     pub dims: Vec<u32>,
     /// Whether each dimension has wrap-around links.
     pub wrap: Vec<bool>,
-    /// Dimensions in the order routing corrects them.
-    order: Vec<u8>,
-    /// Per dimension, its place in `order`.
+    /// Per dimension, its place in the order routing corrects them.
     place: [u8; MAX_DIMS],
     stride: Vec<u32>,
     /// NIC ports per router.
@@ -92,9 +90,6 @@ impl Cube {
             s *= k;
         }
         let mut place = [0u8; MAX_DIMS];
-        for (i, &d) in order.iter().enumerate() {
-            place[d as usize] = i as u8;
-        }
         let mut axes = [Axis {
             d: 0,
             wrap: false,
@@ -102,9 +97,10 @@ impl Cube {
             by_stride: Divisor::new(1),
             by_size: Divisor::new(1),
         }; MAX_DIMS];
-        for (a, &d) in axes.iter_mut().zip(&order) {
+        for (i, &d) in order.iter().enumerate() {
             let d = d as usize;
-            *a = Axis {
+            place[d] = i as u8;
+            axes[i] = Axis {
                 d: d as u8,
                 wrap: wrap[d],
                 k: dims[d],
@@ -117,7 +113,6 @@ impl Cube {
             axes,
             dims,
             wrap,
-            order,
             stride,
             terminals,
         }
@@ -217,7 +212,7 @@ impl Cube {
         } else {
             self.place[dim as usize] as usize
         };
-        for a in &self.axes[from..self.order.len()] {
+        for a in &self.axes[from..self.dims.len()] {
             let (ca, cb) = (a.coord(at), a.coord(dst));
             if ca == cb {
                 continue;
