@@ -74,6 +74,40 @@ fn backpressure_shows_as_time_blocked_on_credit() {
 }
 
 #[test]
+fn a_run_stopped_under_backpressure_counts_each_links_blocked_time_up_to_the_stop() {
+    // the scenario above, stopped after ever more events: a link blocked at the stop counts
+    // its open spell up to then, so no link's time exceeds the stop's, and none shrinks as
+    // the run goes on (each link's time is kept as Σ end − Σ start of its spells)
+    let toml = "[network]\ntopology = 'mesh'\ndims = [4, 4]\nbuffer_bytes = '2064 B'\n[workload]\ncode = '''
+        local me = MGEN_Comm_rank()
+        if me > 0 then MGEN_acp_complete(MGEN_rdma_put(0, 65536, 0))
+        else for _ = 1, 15 do MGEN_rdma_poll(0) end end'''\n";
+    let mut before: Option<Vec<u64>> = None;
+    for events in [100, 200, 400, 1000, 2000] {
+        let s = scenario(toml, &[&format!("limits.events={events}")]);
+        let err = mgensim::Simulation::new(&s)
+            .expect("builds")
+            .run()
+            .expect_err("the event limit stops it");
+        let r = err.partial.expect("a partial report");
+        let stop = r.network.quiet_ps;
+        let now: Vec<u64> = r.per_link.iter().map(|l| l.credit_blocked.ps()).collect();
+        assert!(
+            now.iter().all(|&b| b <= stop),
+            "{events} events: {now:?} > {stop}"
+        );
+        assert!(
+            now.iter().sum::<u64>() > 0,
+            "{events} events: links back up at once"
+        );
+        if let Some(b) = &before {
+            assert!(b.iter().zip(&now).all(|(b, n)| b <= n), "{events} events");
+        }
+        before = Some(now);
+    }
+}
+
+#[test]
 fn ranks_csv_says_where_each_rank_spent_its_time() {
     // rank 0 computes 5 us, puts and waits for completion; rank 1 polls for the put
     let r = run("[network]\ndims = [2]\n[workload]\ncode = '''

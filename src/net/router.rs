@@ -48,9 +48,9 @@
 //! holds what every hop reads (queues, state, where the link leads, the release to apply); the
 //! second holds the credit of the buffer the channel feeds (a buffer's credit is only spent by
 //! its one feeder, and given back to it) beside that buffer's occupancy, the channel's
-//! counters, which change on every send, and whether the channel waits for that credit (which a
-//! send at the next router asks just before its release gives the credit back: one line of the
-//! feeder for both, not two). A router's busy ports and the time each one's tail
+//! counters, which change on every send, and whether the channel waits for that credit, and
+//! since when (which a send at the next router asks just before its release gives the credit
+//! back: one line of the feeder for both, not two). A router's busy ports and the time each one's tail
 //! leaves share one line ([`super::pending`]), so that settling reads only the channels that are
 //! due. A packet is one line too, and carries when the packet queued behind it is ready, so
 //! that a send learns when its channel's next head is ready without reading it. Measured with
@@ -145,12 +145,19 @@ struct Channel {
     bytes: u64,
     /// Time this channel spent sending, in picoseconds.
     busy_ps: u64,
-    /// Packets sent over this channel.
-    packets: u64,
+    /// Packets sent over this channel (saturating: a link would carry 2³² packets only in a run
+    /// of tens of simulated seconds at full load, trillions of events).
+    packets: u32,
     /// The channel is idle with a ready packet that has no credit in the buffer it feeds
-    /// (backpressure), since [`Blocked::since`]. Kept beside that buffer's credit: the send
+    /// (backpressure). Kept beside that buffer's credit: the send
     /// that frees credit there asks it, and the release that gives the credit back follows.
     blocked: bool,
+    /// Time under backpressure (ps), as Σ end − Σ start of its spells: a spell's start is
+    /// subtracted when it begins and its end added when the send that ends it (which holds
+    /// this line already) goes, so an open spell's time so far is `blocked_ps + now`. (A side
+    /// table of start and total was a cache miss on that send: at 65,536 nodes a tenth of
+    /// `try_send`'s samples.)
+    blocked_ps: i64,
 }
 
 const _: () = assert!(std::mem::size_of::<Channel>() == 128);
@@ -178,15 +185,6 @@ impl Channel {
 #[inline]
 fn cube_hop(cube: &Cube, tpr: u32, at: RouterId, dst: u32, vc: u8, dim: u8) -> Hop {
     cube.route(at, dst / tpr, (dst % tpr) as u8, vc, dim)
-}
-
-/// A channel's time under backpressure: idle with a ready packet and no credit for it.
-#[derive(Clone, Copy, Default)]
-struct Blocked {
-    /// Since when it is, while it is (ps).
-    since: u64,
-    /// Time it was, in all (ps).
-    total: u64,
 }
 
 /// What one direction of one link carried in a run.
@@ -252,8 +250,6 @@ pub struct Network {
     /// Per router: the ports whose channel is busy (a tail leaving, or left and its release
     /// not applied yet), and when each tail leaves.
     pending: Pending,
-    /// Per channel: its time under backpressure ([`Channel::blocked`]).
-    blocked: Vec<Blocked>,
     /// Bytes of one buffer.
     capacity: u32,
     /// Routes are fixed (mesh, torus): a packet is routed and queued at its next router when
@@ -320,6 +316,7 @@ impl Network {
             busy_ps: 0,
             packets: 0,
             blocked: false,
+            blocked_ps: 0,
         };
         let net = &s.network;
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
@@ -336,7 +333,6 @@ impl Network {
             link_to,
             channels: vec![channel; nchan],
             capacity: cap,
-            blocked: vec![Blocked::default(); nchan],
             early,
             packets: PacketPool::default(),
             router_delay: net.router_delay(),
@@ -587,10 +583,6 @@ impl Network {
         };
         if let Some(ch) = self.channels.get(up as usize) {
             self.prefetch_heads(ch);
-            if ch.blocked {
-                // it waits for this credit, and its send will close its time under backpressure
-                prefetch(&self.blocked[up as usize]);
-            }
         }
     }
 
@@ -954,7 +946,7 @@ impl Network {
         let ch = &mut self.channels[c as usize];
         if starved && !ch.blocked {
             ch.blocked = true;
-            self.blocked[c as usize].since = now.ps();
+            ch.blocked_ps -= now.ps() as i64;
         }
     }
 
@@ -1015,11 +1007,10 @@ impl Network {
         let flags = ch.flags;
         ch.bytes += p.wire as u64;
         ch.busy_ps += (tail_leaves - now).ps();
-        ch.packets += 1;
+        ch.packets = ch.packets.saturating_add(1);
         if ch.blocked {
             ch.blocked = false;
-            let b = &mut self.blocked[c as usize];
-            b.total += now.ps() - b.since;
+            ch.blocked_ps += now.ps() as i64;
         }
         // an event for the tail only if something will wait for it (see the module's doc): a
         // packet queued here that is ready by then, or one at the channel that feeds the buffer
@@ -1204,8 +1195,11 @@ impl Network {
                     port,
                     bytes: ch.bytes,
                     busy: Time(ch.busy_ps),
-                    packets: ch.packets,
-                    credit_blocked: Time(self.blocked[c as usize].total),
+                    packets: ch.packets as u64,
+                    // (a spell still open at `now` counts up to it)
+                    credit_blocked: Time(
+                        (ch.blocked_ps + if ch.blocked { now.ps() as i64 } else { 0 }) as u64,
+                    ),
                     peak_occupancy: ch.occ_peak,
                     low_power: Time(
                         self.power
