@@ -5,7 +5,7 @@
 //! a pure function of the scenario, so every run of it processes the same events in the same
 //! order (MODEL.md §1).
 //!
-//! A timing wheel with an overflow heap. Time is cut into buckets of 2^[`SHIFT`] ps (1.024 ns);
+//! A timing wheel with an overflow heap. Time is cut into buckets of 2^[`SHIFT`] ps (512 ps);
 //! the next [`SLOTS`] − 1 buckets (about 4.2 µs) are lists in a ring (`slots`), with a two-level
 //! bitmap of the non-empty ones; anything later waits in the `overflow` heap. A bucket's list
 //! is a chain of [`CHUNK`]-entry chunks from one shared arena (`store`, `chain`, a free list),
@@ -31,27 +31,33 @@
 //!
 //! Costs: push O(1) (into the current bucket or the overflow: O(log n)); pop O(1) after the
 //! bucket's O(k) copy (O(k + inversions) when out of order and short, O(k log k) when long),
-//! plus a scan of at most four bitmap words to the next non-empty bucket. Memory: 12 bytes per
-//! slot (48 KiB), and a chunk (256 bytes with 8-byte events) per non-empty slot and per [`CHUNK`]
+//! plus a scan of at most eight bitmap words to the next non-empty bucket. Memory: 12 bytes per
+//! slot (96 KiB), and a chunk (256 bytes with 8-byte events) per non-empty slot and per [`CHUNK`]
 //! events in it; the arena keeps the most chunks ever in use.
 
 use super::heap::{Entry, KeyHeap};
 use super::prefetch::prefetch;
 use crate::units::Time;
 
-/// log2 of the bucket width in picoseconds: 1.024 ns.
+/// log2 of the bucket width in picoseconds: 512 ps.
 ///
-/// The width trades the sort of a bucket that is out of order (nearly every one this wide)
-/// against the cache lines scheduling writes to: an event goes to the last chunk of its
-/// bucket's chain, and the wider the buckets, the fewer chains are being written at once. On
-/// a congested 32×16×16 Bruck (256 B MTU, 38 MiB of network) 1.024 ns buckets run in 0.946×
-/// the time of 64 ps ones (6 pairs side by side, all faster), though the 16×16×16 one
-/// executes 4.5 % more instructions (11.18 G → 11.68 G) in the same time; 256 ps buckets
-/// were 1.018× and 4 ns ones 1.008× the time of 1.024 ns ones. Outputs are the same for any
-/// width: the order is exact.
-pub const SHIFT: u32 = 10;
-/// Buckets in the wheel (a power of two): the wheel spans SLOTS × 1.024 ns ≈ 4.2 µs.
-pub const SLOTS: usize = 1 << 12;
+/// The width trades the sort of a bucket that is out of order (most are, this wide) against
+/// the cache lines scheduling writes to: an event goes to the last chunk of its bucket's
+/// chain, and the wider the buckets, the fewer chains are being written at once. The more
+/// events per nanosecond, the longer the buckets to sort, so the best width narrows as the
+/// network grows. Measured side by side on the congested Bruck with a 256 B MTU:
+/// - on 32×16×16 (38 MiB of network), 1.024 ns buckets take 0.946× the time of 64 ps ones
+///   (6 pairs, all faster); against 1.024 ns, 512 ps take 0.985×, 256 ps 1.018× and 4 ns
+///   1.008×;
+/// - on 64×32×32 (65,536 nodes), 1.024 ns take 0.960× the time of 64 ps (one pair), and
+///   512 ps 0.963× and 0.993× the time of 1.024 ns (two pairs, the cores swapped);
+/// - on 16×16×16 the run executes 11.18 G instructions with 64 ps buckets, 11.68 G with
+///   1.024 ns and 11.58 G with 512 ps, in the same time.
+///
+/// Outputs are the same for any width: the order is exact.
+pub const SHIFT: u32 = 9;
+/// Buckets in the wheel (a power of two): the wheel spans SLOTS × 512 ps ≈ 4.2 µs.
+pub const SLOTS: usize = 1 << 13;
 const MASK: u64 = SLOTS as u64 - 1;
 /// Words of the `occupied` bitmap, and of its summary.
 const WORDS: usize = SLOTS / 64;
