@@ -1054,10 +1054,12 @@ impl Network {
                 }
             }
             // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
-            if !waited && self.channels[p.from as usize].blocked {
-                waited = true;
-            } else if !waited && wake != u64::MAX {
-                self.wake(c, Time(wake), q);
+            if !waited {
+                if self.channels[p.from as usize].blocked {
+                    waited = true;
+                } else if wake != u64::MAX {
+                    self.wake(c, Time(wake), q);
+                }
             }
         }
         self.channels[c as usize].scheduled = waited;

@@ -16,10 +16,9 @@
 //! memory traffic is what a pending event costs. Entering a bucket copies its list into
 //! `sorted` (latest first, taken from the end) and asks for the next bucket's chunks
 //! (prefetch). The copy is checked and reversed, and sorted (stably, by time) only when it is
-//! out of order. Events
-//! scheduled into the bucket being processed go to a small keyed heap (`late`), and `pop`
-//! takes the earlier of the two heads, `sorted` at a tie (its entries were all scheduled
-//! before any in `late`).
+//! out of order. Events scheduled into the bucket being processed go to a small keyed heap
+//! (`late`), and `pop` takes the earlier of the two heads, `sorted` at a tie (its entries were
+//! all scheduled before any in `late`).
 //!
 //! Invariants: `sorted` ∪ `late` hold exactly the entries of bucket `now`, `sorted` in
 //! decreasing `(time, seq)` order and scheduled before every entry of `late`;
@@ -31,9 +30,9 @@
 //!
 //! Costs: push O(1) (into the current bucket or the overflow: O(log n)); pop O(1) after the
 //! bucket's O(k) copy (O(k + inversions) when out of order and short, O(k log k) when long),
-//! plus a scan of at most eight bitmap words to the next non-empty bucket. Memory: 12 bytes per
-//! slot (96 KiB), and a chunk (256 bytes with 8-byte events) per non-empty slot and per [`CHUNK`]
-//! events in it; the arena keeps the most chunks ever in use.
+//! plus a scan of at most eight bitmap words to the next non-empty bucket. Memory: 12 bytes
+//! per slot (96 KiB), and a chunk (256 bytes with 8-byte events) per non-empty slot and per
+//! [`CHUNK`] events in it; the arena keeps the most chunks ever in use.
 
 use super::heap::{Entry, KeyHeap};
 use super::prefetch::prefetch;
