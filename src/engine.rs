@@ -92,8 +92,11 @@ pub struct World {
     /// ([`Simulation::self_check`]); what the first such link was.
     self_check: bool,
     stalled: Option<String>,
-    /// The prefetch stages run ([`PREFETCH_ABOVE`]); looked at with the limits.
+    /// The prefetch stages run, and the network writes its queues' links late
+    /// ([`PREFETCH_ABOVE`]); looked at with the limits.
     prefetching: bool,
+    /// Both forced on or off for the whole run ([`Simulation::cache_tactics`]).
+    tactics: Option<bool>,
     /// The ranks' timeline, when asked for (`--trace`).
     pub trace: Option<Box<Trace>>,
 }
@@ -158,6 +161,7 @@ impl World {
             time_went_back: None,
             self_check: false,
             prefetching: false,
+            tactics: None,
             stalled: None,
             trace: None,
         }
@@ -294,7 +298,8 @@ impl World {
         } else if let Some(l) = self.watch.check() {
             self.watch.record(l, None, None);
         }
-        self.prefetching = self.net.footprint() > PREFETCH_ABOVE;
+        self.prefetching = (self.tactics).unwrap_or_else(|| self.net.footprint() > PREFETCH_ABOVE);
+        self.net.link_later(self.prefetching);
         let next = (self.events | (CHECK_EVERY - 1)) + 1;
         self.checkpoint = next.min(self.watch.event_limit);
     }
@@ -561,6 +566,18 @@ impl Simulation {
     /// over every channel per distinct event time: for tests on small networks.
     pub fn self_check(&mut self) {
         self.world.borrow_mut().self_check = true;
+    }
+
+    /// Turns the engine's cache tactics on or off for the whole run, whatever the size of the
+    /// network's state: the prefetch stages, and the queues' links written a few queuings
+    /// late (`net/router.rs`, "Linked later"). By default they are on while that state is
+    /// larger than 8 MiB (`PREFETCH_ABOVE`). They change what is in the cache, never what the
+    /// run computes; this is for the tests that say so.
+    pub fn cache_tactics(&mut self, on: bool) {
+        let mut w = self.world.borrow_mut();
+        w.tactics = Some(on);
+        w.prefetching = on;
+        w.net.link_later(on);
     }
 
     /// Stops the run, with a partial report, as soon as `flag` is set (by a Ctrl-C handler).

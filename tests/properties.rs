@@ -268,6 +268,33 @@ fn run(text: &str) -> Report {
         .unwrap_or_else(|e| panic!("the run must complete: {e}"))
 }
 
+/// The run of `text` with the engine's cache tactics (prefetch stages, queue links written
+/// late) forced on or off.
+fn run_tactics(text: &str, on: bool) -> Report {
+    let s = Scenario::from_str_with(text, Path::new("prop.toml"), &[]).expect("a valid scenario");
+    let mut sim = Simulation::new(&s).expect("builds");
+    sim.cache_tactics(on);
+    sim.run()
+        .unwrap_or_else(|e| panic!("the run must complete: {e}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// A queue's link written a few queuings late must be read by the send that needs it
+    /// (`Links::take`), or the queue would lose the packets behind it: every figure of every
+    /// link, rank and packet count must be the same as with the tactics off.
+    #[test]
+    fn the_cache_tactics_change_no_figure(c in case()) {
+        let text = c.toml();
+        let (off, on) = (run_tactics(&text, false), run_tactics(&text, true));
+        prop_assert_eq!(off.predicted_time_ps, on.predicted_time_ps);
+        prop_assert_eq!(&off.network, &on.network);
+        prop_assert_eq!(&off.per_link, &on.per_link);
+        prop_assert_eq!(&off.per_rank, &on.per_rank);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
