@@ -286,7 +286,8 @@ impl World {
     }
 
     /// Looks at the limits (called every [`CHECK_EVERY`] events); records a stop if one is hit.
-    /// Also turns the prefetch stages on or off ([`PREFETCH_ABOVE`]).
+    /// Also turns the prefetch stages, and the queue links written late, on or off
+    /// ([`PREFETCH_ABOVE`]).
     fn look_at_limits(&mut self) {
         #[cfg(feature = "valgrind")]
         if self.events >= self.instr_at {
@@ -298,7 +299,9 @@ impl World {
         } else if let Some(l) = self.watch.check() {
             self.watch.record(l, None, None);
         }
-        self.prefetching = (self.tactics).unwrap_or_else(|| self.net.footprint() > PREFETCH_ABOVE);
+        self.prefetching = self
+            .tactics
+            .unwrap_or_else(|| self.net.footprint() > PREFETCH_ABOVE);
         self.net.link_later(self.prefetching);
         let next = (self.events | (CHECK_EVERY - 1)) + 1;
         self.checkpoint = next.min(self.watch.event_limit);

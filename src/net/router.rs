@@ -66,7 +66,7 @@
 //! **Linked later.** Queuing a packet behind another writes the link (the new packet, and when
 //! it is ready) into the one ahead, the queue's tail. That packet was queued long before, and
 //! at 65,536 nodes its line has left the caches: the store was 18 % of `try_send`'s samples,
-//! with a store buffer full of it behind (this stop's profile of the first 3 G events). So
+//! with a store buffer full of it behind (`perf` over the run's first 3 G events). So
 //! while the prefetch stages run, the link is held in a small ring ([`super::links`]), the
 //! tail asked for, and the link written [`LINK_AFTER`] queuings later, once its line has come.
 //! Only a send reads a link (its packet's successor), and it takes its packet's link from the
