@@ -73,7 +73,9 @@
 //! ring if it is still there; so the events, their order and every figure are those of
 //! writing at once (`tests/properties.rs` runs random workloads both ways). The 65,536-node
 //! Bruck (64×32×32, 256 B MTU) took 989 s against 1359 s linking at once, the two run side by
-//! side (0.73×), and 932 s alone; on 32×16×16, 0.76× (6 pairs).
+//! side (0.73×), and 932 s alone. On 32×16×16 it took 0.76× side by side (6 pairs) and about
+//! the same time alone: there the state is close to the size of the last-level cache, which
+//! two runs side by side share.
 //!
 //! Router channels move data at the slower of `link_bandwidth` and `switch_bandwidth`; an
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
