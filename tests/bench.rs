@@ -1,6 +1,6 @@
-//! The benchmark script still runs: `bench/run --quick --no-peer` on this build prints a line
-//! of figures for every workload and the memory per rank. (No timing is asserted: speed is
-//! measured by `bench/run`, not by tests.)
+//! The benchmark scripts still run: `bench/run --quick --no-peer` on this build prints a line
+//! of figures for every workload and the memory per rank, and `bench/pair` compares two builds.
+//! (No timing is asserted: speed is measured by `bench/run` and `bench/pair`, not by tests.)
 
 use std::process::Command;
 
@@ -46,4 +46,57 @@ fn the_quick_bench_runs_every_workload() {
         .find(|l| l.starts_with("memory per rank"))
         .expect("memory line");
     assert!(mem.ends_with(" bytes"), "{mem}");
+}
+
+/// `bench/pair` runs two builds side by side and prints their ratio; it refuses to compare two
+/// builds that simulate different things.
+#[test]
+fn the_pair_bench_compares_like_with_like() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let bin = env!("CARGO_BIN_EXE_mgensim");
+    let pair = |new: &str| {
+        Command::new("python3")
+            .arg(format!("{root}/bench/pair"))
+            .args([bin, new, "-n", "2", "--", "run"])
+            .arg(format!("{root}/scenarios/barrier.toml"))
+            .current_dir(root)
+            .output()
+            .expect("python3 runs bench/pair")
+    };
+    let two_cores = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
+    let out = pair(bin);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !two_cores {
+        assert!(err.contains("needs two cores"), "{text}\n{err}");
+        return;
+    }
+    assert!(out.status.success(), "{text}\n{err}");
+    let rounds: Vec<&str> = text.lines().filter(|l| l.starts_with("round ")).collect();
+    assert_eq!(rounds.len(), 2, "{text}");
+    assert!(
+        rounds[0].contains("(core") && rounds[0].contains("NEW/OLD"),
+        "{text}"
+    );
+    let mean = text
+        .lines()
+        .find(|l| l.starts_with("NEW/OLD geometric mean "))
+        .unwrap_or_else(|| panic!("no mean:\n{text}"));
+    let ratio: f64 = mean.split_whitespace().nth(3).unwrap().parse().unwrap();
+    assert!(ratio > 0.0, "{mean}");
+
+    // a "build" whose results differ: the same binary on a network with slower cables
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("slower-cables");
+    std::fs::write(
+        &other,
+        format!("#!/bin/sh\nexec {bin} \"$@\" --set network.cable_latency='\"200 ns\"'\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = pair(other.to_str().unwrap());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("print different results"), "{err}");
 }
