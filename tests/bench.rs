@@ -54,15 +54,17 @@ fn the_quick_bench_runs_every_workload() {
 fn the_pair_bench_compares_like_with_like() {
     let root = env!("CARGO_MANIFEST_DIR");
     let bin = env!("CARGO_BIN_EXE_mgensim");
-    let pair = |new: &str| {
+    let pair_with = |new: &str, more: &[&str]| {
         Command::new("python3")
             .arg(format!("{root}/bench/pair"))
             .args([bin, new, "-n", "2", "--", "run"])
             .arg(format!("{root}/scenarios/barrier.toml"))
+            .args(more)
             .current_dir(root)
             .output()
             .expect("python3 runs bench/pair")
     };
+    let pair = |new: &str| pair_with(new, &[]);
     let two_cores = std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2;
     let out = pair(bin);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -85,20 +87,35 @@ fn the_pair_bench_compares_like_with_like() {
     let ratio: f64 = mean.split_whitespace().nth(3).unwrap().parse().unwrap();
     assert!(ratio > 0.0, "{mean}");
 
-    // a "build" whose results differ: the same binary on a network with slower cables
-    let dir = tempfile::tempdir().unwrap();
-    let other = dir.path().join("slower-cables");
-    std::fs::write(
-        &other,
-        format!("#!/bin/sh\nexec {bin} \"$@\" --set network.cable_latency='\"200 ns\"'\n"),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = pair(other.to_str().unwrap());
+    // the first part of a run, stopped by a limit (status 3) in both: a valid pair
+    let out = pair_with(bin, &["--set", "limits.events=5000"]);
+    let text = String::from_utf8_lossy(&out.stdout);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    assert!(err.contains("print different results"), "{err}");
+    assert!(out.status.success(), "{text}\n{err}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("round ")).count(), 2);
+
+    // "builds" whose results differ: the same binary on a network with slower cables, and
+    // one that stops at a limit where the other finishes
+    let dir = tempfile::tempdir().unwrap();
+    let wrapper = |name: &str, set: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, format!("#!/bin/sh\nexec {bin} \"$@\" --set {set}\n")).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let slower = wrapper("slower-cables", "network.cable_latency='\"200 ns\"'");
+    let stopped = wrapper("stopped", "limits.events=5000");
+    for (other, more) in [
+        (&slower, &[][..]),
+        (&slower, &["--set", "limits.events=5000"][..]),
+        (&stopped, &[][..]),
+    ] {
+        let out = pair_with(other, more);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{other} {more:?}: {err}");
+        assert!(err.contains("print different results"), "{err}");
+    }
 
     // two runs writing the same output folder would overwrite each other's files
     let out = Command::new("python3")
