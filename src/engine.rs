@@ -258,6 +258,12 @@ impl World {
                 }
                 return Next::Idle;
             };
+            if t.ps() > self.watch.time_limit {
+                // (put back, so that what is still pending stays counted; the run stops here)
+                self.queue.push(t, ev);
+                self.watch.record(Limit::SimulatedTime, None, None);
+                return Next::Checkpoint;
+            }
             if t < self.now {
                 self.time_went_back.get_or_insert((self.now, t));
             }

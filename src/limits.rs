@@ -3,8 +3,9 @@
 //! The engine looks at them between events (every [`CHECK_EVERY`] events), and the scripts'
 //! instruction hook every few thousand Lua instructions of a resume that has run for 10-20 ms
 //! (`script/watchdog.rs`), so a stop is seen within milliseconds whether the time goes into the
-//! network or into a script. A stop keeps what was computed: the run ends with a partial
-//! report.
+//! network or into a script. The simulated-time limit is exact: the engine compares every
+//! event's time with it before processing the event. A stop keeps what was computed: the run
+//! ends with a partial report.
 
 use crate::config::Limits;
 use crate::units::Time;
@@ -26,6 +27,8 @@ pub enum Limit {
     Events,
     /// `limits.wall_time` / `--timeout`.
     WallTime,
+    /// `limits.simulated_time`: the next event is later.
+    SimulatedTime,
     /// Ctrl-C (SIGINT) or SIGTERM.
     Interrupt,
 }
@@ -38,6 +41,7 @@ impl Limit {
             Limit::LuaMemory => "lua_memory",
             Limit::Events => "events",
             Limit::WallTime => "wall_time",
+            Limit::SimulatedTime => "simulated_time",
             Limit::Interrupt => "interrupt",
         }
     }
@@ -48,6 +52,7 @@ impl Limit {
             Limit::LuaMemory,
             Limit::Events,
             Limit::WallTime,
+            Limit::SimulatedTime,
             Limit::Interrupt,
         ]
         .into_iter()
@@ -94,6 +99,12 @@ impl Limit {
                  raise it: --timeout 10min (0 = no limit)",
                 limits.wall_time
             ),
+            Limit::SimulatedTime => format!(
+                "simulated-time limit: every event up to `limits.simulated_time` = {} was \
+                 processed (the last at {time}), and the run stopped before the next one\n  \
+                 raise it: --until 1ms (0 = no limit)",
+                limits.simulated_time
+            ),
             Limit::Interrupt => format!("interrupted at simulated time {time}{who}"),
         }
     }
@@ -105,6 +116,8 @@ pub struct Watch {
     deadline: Option<Instant>,
     /// Events the run may process (`u64::MAX` for no limit).
     pub event_limit: u64,
+    /// The last picosecond the run may process events at (`u64::MAX` for no limit).
+    pub time_limit: u64,
     /// The stop, once a limit is hit: which, the running rank, and its script line.
     pub hit: Option<(Limit, Option<u32>, Option<String>)>,
 }
@@ -118,6 +131,11 @@ impl Watch {
                 u64::MAX
             } else {
                 limits.events
+            },
+            time_limit: if limits.simulated_time == Time::ZERO {
+                u64::MAX
+            } else {
+                limits.simulated_time.ps()
             },
             hit: None,
         }
@@ -171,6 +189,7 @@ mod tests {
             Limit::LuaMemory,
             Limit::Events,
             Limit::WallTime,
+            Limit::SimulatedTime,
             Limit::Interrupt,
         ] {
             assert_eq!(Limit::from_name(l.name()), Some(l));

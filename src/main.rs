@@ -50,6 +50,11 @@ struct Overrides {
     /// `limits.wall_time`); the summary so far is still written, marked partial.
     #[arg(long, value_name = "TIME")]
     timeout: Option<String>,
+    /// Stop the run at this simulated time, e.g. `50us` (sets `limits.simulated_time`): every
+    /// event up to it is processed, none after it; the summary so far is written, marked
+    /// partial.
+    #[arg(long, value_name = "TIME")]
+    until: Option<String>,
     /// Lift the sandbox: let scripts use the whole Lua standard library (run programs, write
     /// and read any file, load C modules). Only for scripts you trust; the summary says so.
     #[arg(long)]
@@ -215,6 +220,13 @@ fn overrides(a: &Overrides) -> Result<Vec<String>> {
         };
         mgensim::units::Time::parse(&t).with_context(|| format!("--timeout {t}"))?;
         set.push(format!("limits.wall_time={}", toml::Value::String(t)));
+    }
+    if let Some(t) = &a.until {
+        mgensim::units::Time::parse(t).with_context(|| format!("--until {t}"))?;
+        set.push(format!(
+            "limits.simulated_time={}",
+            toml::Value::String(t.clone())
+        ));
     }
     Ok(set)
 }

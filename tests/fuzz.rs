@@ -45,6 +45,7 @@ fn line() -> impl Strategy<Value = String> {
         "lua_memory",
         "events",
         "wall_time",
+        "simulated_time",
         "link_bandwith",
         "network.dims",
         "x",

@@ -288,6 +288,57 @@ fn the_event_limit_stops_after_exactly_that_many_events() {
     assert!(v["predicted_time_ps"].as_u64().unwrap() > 0);
 }
 
+/// `limits.simulated_time` processes every event up to it and none after: stopped at the
+/// picosecond of a run's last event, the run finishes as if it had no limit; one picosecond
+/// earlier, it stops with exactly the events at that last picosecond not processed.
+#[test]
+fn the_simulated_time_limit_processes_every_event_up_to_it_and_none_after() {
+    let lua = "
+local me = MGEN_Comm_rank()
+for _ = 1, 20 do
+  if me == 0 then MGEN_rdma_put(1, 64, 0); MGEN_rdma_poll(0)
+  else MGEN_rdma_poll(0); MGEN_rdma_put(0, 64, 0) end
+end
+";
+    let (_, full) = stopped(lua, TWO, &[], 0);
+    let last = full["network"]["quiet_ps"].as_u64().unwrap();
+    let events = full["network"]["events"].as_u64().unwrap();
+    let limit = |ps: u64| format!("limits.simulated_time='{ps} ps'");
+
+    let (_, at_end) = stopped(lua, TWO, &["--set", &limit(last)], 0);
+    assert_eq!(at_end["partial"], false);
+    assert_eq!(at_end["network"]["events"], events);
+    assert_eq!(at_end["predicted_time_ps"], full["predicted_time_ps"]);
+
+    // the same run, event by event, without its last picosecond
+    let (e, before) = stopped(lua, TWO, &["--set", &limit(last - 1)], 3);
+    assert!(
+        e.contains("simulated-time limit") && e.contains("limits.simulated_time"),
+        "{e}"
+    );
+    assert_eq!(before["partial"], true);
+    let left = events - before["network"]["events"].as_u64().unwrap();
+    let (_, by_events) = stopped(
+        lua,
+        &format!("{TWO}[limits]\nevents = {}\n", events - left),
+        &[],
+        3,
+    );
+    assert!(
+        (1..=4).contains(&left),
+        "{left} events at the last picosecond"
+    );
+    assert!(before["network"]["quiet_ps"].as_u64().unwrap() < last);
+    assert_eq!(
+        by_events["network"]["quiet_ps"],
+        before["network"]["quiet_ps"]
+    );
+    // `--until` is the same limit
+    let until = format!("{}ps", last - 1);
+    let (_, cli) = stopped(lua, TWO, &["--until", &until], 3);
+    assert_eq!(cli["network"]["events"], before["network"]["events"]);
+}
+
 #[test]
 fn the_wall_clock_limit_stops_the_network_and_the_scripts() {
     for (lua, sets) in [

@@ -318,6 +318,8 @@ pub struct Limits {
     pub events: u64,
     /// Wall-clock time the run may take (`mgensim run --timeout` sets it).
     pub wall_time: Time,
+    /// Simulated time the run may reach: every event up to it is processed, none after it.
+    pub simulated_time: Time,
 }
 
 impl Default for Limits {
@@ -327,6 +329,7 @@ impl Default for Limits {
             lua_memory: Bytes(8 << 30),
             events: 0,
             wall_time: Time::ZERO,
+            simulated_time: Time::ZERO,
         }
     }
 }
