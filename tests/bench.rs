@@ -117,24 +117,19 @@ fn the_pair_bench_compares_like_with_like() {
         assert!(err.contains("print different results"), "{err}");
     }
 
-    // two runs writing the same output folder would overwrite each other's files
-    let out = Command::new("python3")
-        .arg(format!("{root}/bench/pair"))
-        .args([
-            bin,
-            bin,
-            "--",
-            "run",
-            "scenarios/barrier.toml",
-            "--out",
-            "x",
-        ])
-        .current_dir(root)
-        .output()
-        .expect("python3 runs bench/pair");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("--out writes a file"),
-        "{err}"
-    );
+    // two runs writing the same output folder (or summary file) would overwrite each other's
+    for (writes, flag) in [(&["--out", "x"][..], "--out"), (&["-ox.json"][..], "-o")] {
+        let out = Command::new("python3")
+            .arg(format!("{root}/bench/pair"))
+            .args([bin, bin, "--", "run", "scenarios/barrier.toml"])
+            .args(writes)
+            .current_dir(root)
+            .output()
+            .expect("python3 runs bench/pair");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(&format!("{flag} writes a file")),
+            "{writes:?}: {err}"
+        );
+    }
 }
