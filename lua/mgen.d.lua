@@ -6,6 +6,12 @@
 -- functions below are shared. Point your editor's Lua language server (LuaLS) at this folder
 -- (`"workspace.library": ["<mgensim>/lua"]`) to get completion and checks.
 --
+-- Speed: the shared names a script reads are looked up once per job, not at every call, unless
+-- some script of the scenario uses `_ENV`, `_G`, `rawset`, `load`, `loadfile`, `dofile`,
+-- `require` or `debug` (any of these can change what a name means behind the script's back);
+-- a name the script assigns keeps being looked up. In a hot loop of such a script,
+-- `local put = MGEN_rdma_put` does the same by hand.
+--
 -- Time: every rank has its own clock. Calls that only start something (MGEN_rdma_put,
 -- MGEN_rdma_get, MGEN_acp_copy, MGEN_Comp) advance the caller's clock and return at once;
 -- calls that wait for the network (MGEN_rdma_poll, MGEN_acp_complete) suspend the rank until

@@ -56,6 +56,89 @@ code = '''
     assert_eq!(r.metrics["ok"].count, 2);
 }
 
+/// A rank's script may replace an API function for itself alone, by assigning its name: the
+/// engine binds the shared functions a script names once per job (script/bind.rs), and must
+/// leave a name the script assigns a rank-private global.
+#[test]
+fn a_rank_may_replace_an_api_function_for_itself() {
+    let r = run("[network]\ndims = [4]\n[workload]\ncode = '''
+        local me = MGEN_Comm_rank()
+        if me == 0 then
+          function MGEN_Comm_size() return 99 end
+        end
+        MGEN_rdma_put((me + 1) % 4, 8, 0)
+        MGEN_rdma_poll(0)
+        MGEN_report('size', MGEN_Comm_size())'''\n");
+    let m = &r.metrics["size"];
+    assert_eq!(
+        (m.count, m.min, m.max, m.mean),
+        (4, 4.0, 99.0, (99.0 + 12.0) / 4.0)
+    );
+}
+
+/// Every other way to change the function a script's name reaches: through `_ENV` or `_G`,
+/// from a chunk made by `load`, from a module (which runs with the shared globals, and may
+/// replace a function there for every rank), or from another job's script that does. None of
+/// these is visible to the compiler, so with any of them nothing is bound (script/bind.rs).
+#[test]
+fn api_functions_replaced_out_of_the_scripts_sight_are_the_ones_called() {
+    let size = |code: &str| {
+        let toml = format!("[network]\ndims = [4]\n[workload]\ncode = '''\n{code}\nMGEN_report('size', MGEN_Comm_size())'''\n");
+        let m = run(&toml).metrics["size"].clone();
+        (m.min, m.max)
+    };
+    assert_eq!(
+        size("_ENV.MGEN_Comm_size = function() return 7 end"),
+        (7.0, 7.0)
+    );
+    assert_eq!(
+        size("_G.MGEN_Comm_size = function() return 8 end"),
+        (8.0, 8.0)
+    );
+    assert_eq!(
+        size("load('MGEN_Comm_size = function() return 5 end')()"),
+        (5.0, 5.0)
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    tmp_file(
+        dir.path(),
+        "tenfold.lua",
+        "local size = MGEN_Comm_size\nfunction MGEN_Comm_size() return 10 * size() end\nreturn true\n",
+    );
+    tmp_file(
+        dir.path(),
+        "user.lua",
+        "require('tenfold')\nMGEN_report('size', MGEN_Comm_size())\n",
+    );
+    tmp_file(
+        dir.path(),
+        "plain.lua",
+        "MGEN_Comp(1e-6)\nMGEN_report('size', MGEN_Comm_size())\n",
+    );
+    let one = tmp_file(
+        dir.path(),
+        "one.toml",
+        "[network]\ndims = [4]\n[workload]\nscript = 'user.lua'\n",
+    );
+    let s = mgensim::Scenario::load(&one, &[]).unwrap();
+    let r = mgensim::Simulation::new(&s).unwrap().run().unwrap();
+    assert_eq!((r.metrics["size"].min, r.metrics["size"].max), (40.0, 40.0));
+    // a second job whose script does none of this still calls what the first job's module
+    // put in the shared globals (after a microsecond: the first job's ranks have run by then)
+    let two = tmp_file(
+        dir.path(),
+        "two.toml",
+        "[network]\ndims = [4]\n[[job]]\nname = 'user'\nscript = 'user.lua'\nranks = 2\n[[job]]\nname = 'plain'\nscript = 'plain.lua'\nranks = 2\n",
+    );
+    let s = mgensim::Scenario::load(&two, &[]).unwrap();
+    let r = mgensim::Simulation::new(&s).unwrap().run().unwrap();
+    for job in ["user", "plain"] {
+        let m = &r.metrics[&format!("{job}.size")];
+        assert_eq!((m.count, m.min, m.max), (2, 20.0, 20.0), "{job}");
+    }
+}
+
 #[test]
 fn require_finds_modules_beside_the_script() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,6 +4,8 @@
 //! its first line (so line numbers are the file's), and every rank of the job runs that
 //! function as its own coroutine with its own `_ENV`: rank-private globals that fall back to
 //! the job's (`MGEN_args`), then to the shared ones (the standard library and the MGEN API).
+//! The shared names a script reads are bound once per job, as read-only upvalues of that
+//! function, where that cannot change what any read finds (`bind.rs`).
 //!
 //! The coroutines live in a Lua table, which keeps them alive; Rust holds only their raw
 //! `lua_State` pointers, by rank, so the number of ranks is not bounded by mlua's handle
@@ -11,6 +13,7 @@
 //! resume that blocks (nearly all of them) never enters mlua or the prelude.
 
 pub mod api;
+mod bind;
 mod fast;
 pub mod random;
 pub mod rank;
@@ -139,22 +142,15 @@ impl Scripts {
             })
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
 
-        // per job: the compiled script and the job's globals
+        // per job: its size and globals; its compiled script (`body`) once the API is whole
         let jobs = lua
             .create_table()
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         for (i, j) in s.jobs.iter().enumerate() {
             let w = &j.workload;
-            let wrapped = format!("return function(_ENV, ...) {}\nend", w.source);
-            let body: Function = lua
-                .load(wrapped)
-                .set_name(format!("@{}", w.script_name))
-                .eval()
-                .map_err(|e| anyhow!("{}", lua_message(&e)))?;
             let job = lua
                 .create_table()
                 .and_then(|t| {
-                    t.set("body", body)?;
                     t.set("size", w.ranks)?;
                     t.set(
                         "args",
@@ -169,9 +165,22 @@ impl Scripts {
         let (spawn, run, after, where_): (Function, Function, Function, Function) = lua
             .load(PRELUDE)
             .set_name("=mgensim prelude")
-            .call((globals, raw, jobs, opts))
+            .call((globals.clone(), raw, jobs.clone(), opts))
             .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
         fast::install(&lua, &world).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        let words: Vec<Vec<&str>> = s
+            .jobs
+            .iter()
+            .map(|j| bind::identifiers(&j.workload.source))
+            .collect();
+        let open = bind::open(&words);
+        for ((i, j), words) in s.jobs.iter().enumerate().zip(&words) {
+            let names: &[&str] = if open { &[] } else { words };
+            let body = compile(&lua, &globals, &j.workload, names)?;
+            jobs.get::<Table>(i + 1)
+                .and_then(|job| job.set("body", body))
+                .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        }
         if s.limits.lua_memory.0 > 0 {
             let limit = usize::try_from(s.limits.lua_memory.0).unwrap_or(usize::MAX);
             lua.set_memory_limit(limit.max(lua.used_memory()))
@@ -296,6 +305,51 @@ impl Scripts {
     /// Bytes the Lua state uses now.
     pub fn memory(&self) -> usize {
         self.lua.used_memory()
+    }
+}
+
+/// Compiles a job's script into its body, `function(_ENV, ...)`, with the names among
+/// `words` that the shared globals have bound to their values now (see `bind.rs`); a name the
+/// script assigns is left unbound. A syntax error names the script and the line.
+fn compile(
+    lua: &Lua,
+    globals: &Table,
+    w: &crate::config::Workload,
+    words: &[&str],
+) -> Result<Function> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut values = Vec::new();
+    for &n in words {
+        let v: mlua::Value = globals
+            .raw_get(n)
+            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        if !v.is_nil() && names.len() < bind::MAX_BOUND {
+            names.push(n);
+            values.push(v);
+        }
+    }
+    loop {
+        let chunk = lua
+            .load(bind::wrap(&w.source, &names))
+            .set_name(format!("@{}", w.script_name))
+            .into_function();
+        match chunk {
+            Ok(f) => {
+                return f
+                    .call(mlua::MultiValue::from_vec(values))
+                    .map_err(|e| anyhow!("cannot set up Lua: {e}"));
+            }
+            Err(e) => {
+                let msg = lua_message(&e);
+                match bind::assigned_const(&msg).and_then(|a| names.iter().position(|&n| n == a)) {
+                    Some(k) => {
+                        names.remove(k);
+                        values.remove(k);
+                    }
+                    None => return Err(anyhow!("{msg}")),
+                }
+            }
+        }
     }
 }
 

@@ -1,0 +1,241 @@
+//! Shared globals bound once per job: the names a script reads from the shared globals (the
+//! MGEN API, the standard library) become read-only locals of the chunk that makes the job's
+//! body, so every rank reads them as upvalues instead of looking them up through its own
+//! `_ENV` (a miss there, then its metatable's `__index`, then the shared table: two hash
+//! lookups and the VM's slow path on every call). The ring barrier at 512 ranks spends about
+//! 8 % of its run on those lookups.
+//!
+//! **Exact, or not at all.** A bound name must mean what the global would have meant on every
+//! read:
+//! - the script itself assigns a global only by name (`MGEN_Send = f`, `function f() end`),
+//!   which the compiler sees: each bound local is `<const>`, and a name the script assigns
+//!   makes the compiler refuse it, so it is left unbound (`compile` tries again without it),
+//!   and that rank-private assignment works as before;
+//! - anything else that could change a rank's view of the shared globals needs a name the
+//!   script (or another job's script) must write: `_ENV`, `_G`, `rawset`, `load`, `loadfile`,
+//!   `dofile`, `require` (a module runs with the shared globals and may replace a function
+//!   there), `debug`. With any of them in any job's script, nothing is bound.
+//!
+//! The words are looked for as identifiers outside comments and strings ([`identifiers`]),
+//! and names are bound only if the shared table has them when the job's body is made (after
+//! the whole API is installed).
+
+/// Identifiers that open a rank's globals to changes its script's assignments do not show
+/// (see the module's doc).
+const OPEN: [&str; 8] = [
+    "_ENV", "_G", "rawset", "load", "loadfile", "dofile", "require", "debug",
+];
+
+/// Most names bound per job (a Lua function has at most 200 locals).
+pub const MAX_BOUND: usize = 120;
+
+/// The identifiers of Lua source `src` that may name globals: outside comments and strings,
+/// not a field or method name (`t.x`, `t:x`), not a keyword; each once, in order of first
+/// appearance. A lexer for this one purpose: it does not check the syntax (the compiler does).
+pub fn identifiers(src: &str) -> Vec<&str> {
+    let b = src.as_bytes();
+    let mut out: Vec<&str> = Vec::new();
+    let mut i = 0;
+    // the last significant character before the current token, and the one before it
+    let (mut prev, mut prev2) = (b' ', b' ');
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c == b'-' && b.get(i + 1) == Some(&b'-') {
+            // a comment: long (`--[==[ ... ]==]`) or to the end of the line
+            i += 2;
+            if let Some(end) = long_bracket_end(b, i) {
+                i = end;
+            } else {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            continue;
+        }
+        if c == b'[' {
+            if let Some(end) = long_bracket_end(b, i) {
+                i = end;
+                (prev2, prev) = (prev, b'"');
+                continue;
+            }
+        }
+        if c == b'"' || c == b'\'' {
+            i += 1;
+            while i < b.len() && b[i] != c && b[i] != b'\n' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+            (prev2, prev) = (prev, b'"');
+            continue;
+        }
+        if c.is_ascii_digit() {
+            // a number, with its letters (hex digits, exponents) and point
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'.' || b[i] == b'_') {
+                let e = b[i] | 0x20;
+                i += 1;
+                if (e == b'e' || e == b'p') && i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+                    i += 1;
+                }
+            }
+            (prev2, prev) = (prev, b'0');
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+                i += 1;
+            }
+            let word = &src[start..i];
+            let field = prev == b':' && prev2 != b':' || prev == b'.' && prev2 != b'.';
+            if !field && !KEYWORDS.contains(&word) && !out.contains(&word) {
+                out.push(word);
+            }
+            (prev2, prev) = (prev, b'a');
+            continue;
+        }
+        (prev2, prev) = (prev, c);
+        i += 1;
+    }
+    out
+}
+
+/// Where the long bracket opening at `b[i]` (`[[`, `[=[`, ...) closes (the index after it),
+/// or `None` if `b[i..]` does not open one. An unclosed one runs to the end.
+fn long_bracket_end(b: &[u8], i: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'[') {
+        return None;
+    }
+    let mut j = i + 1;
+    while b.get(j) == Some(&b'=') {
+        j += 1;
+    }
+    if b.get(j) != Some(&b'[') {
+        return None;
+    }
+    let level = j - i - 1;
+    let mut k = j + 1;
+    while k < b.len() {
+        if b[k] == b']' {
+            let mut m = k + 1;
+            while m < b.len() && b[m] == b'=' {
+                m += 1;
+            }
+            if m - k - 1 == level && b.get(m) == Some(&b']') {
+                return Some(m + 1);
+            }
+        }
+        k += 1;
+    }
+    Some(b.len())
+}
+
+const KEYWORDS: [&str; 22] = [
+    "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
+    "local", "nil", "not", "or", "repeat", "return", "then", "true", "until", "while",
+];
+
+/// Whether any of the scripts opens the ranks' globals to changes the compiler cannot see
+/// (see the module's doc): then nothing is bound, in any job.
+pub fn open(scripts: &[Vec<&str>]) -> bool {
+    scripts.iter().flatten().any(|w| OPEN.contains(w))
+}
+
+/// The chunk that makes a job's body: its bound names as `<const>` locals set from the
+/// chunk's arguments, then `function(_ENV, ...) <script> end`, all of it before the script
+/// on its first line (so line numbers are the file's).
+pub fn wrap(source: &str, names: &[&str]) -> String {
+    let mut s = String::with_capacity(source.len() + 64 + names.len() * 24);
+    if !names.is_empty() {
+        s.push_str("local ");
+        for (i, n) in names.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(n);
+            s.push_str(" <const>");
+        }
+        s.push_str(" = ...; ");
+    }
+    s.push_str("return function(_ENV, ...) ");
+    s.push_str(source);
+    s.push_str("\nend");
+    s
+}
+
+/// The name of the const variable a compile error says the script assigns, if it is one.
+pub fn assigned_const(message: &str) -> Option<&str> {
+    let rest = message
+        .split("attempt to assign to const variable '")
+        .nth(1)?;
+    rest.split('\'').next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_skip_comments_strings_fields_and_keywords() {
+        let src = r#"
+            local rank = MGEN_Comm_rank() -- require "x" in a comment
+            --[==[ load(
+               dofile ]] still comment ]==]
+            local s = "debug \" _G" .. 'rawset' .. [[_ENV]] .. [=[ loadfile ]=]
+            t.field = string.format("%d", 0x1fp-2 + 1e+3) .. math.pi
+            obj:method(a..b) ; x = y..z
+        "#;
+        assert_eq!(
+            identifiers(src),
+            [
+                "rank",
+                "MGEN_Comm_rank",
+                "s",
+                "t",
+                "string",
+                "math",
+                "obj",
+                "a",
+                "b",
+                "x",
+                "y",
+                "z"
+            ]
+        );
+    }
+
+    #[test]
+    fn open_words_are_found_only_as_identifiers() {
+        let quiet = identifiers("local t = {} -- require\nt.load = 1 print('_G')");
+        assert!(!open(&[quiet]));
+        for src in [
+            "require('m')",
+            "x = _G.y",
+            "_ENV.x = 1",
+            "load('x')()",
+            "debug.traceback()",
+        ] {
+            assert!(open(&[identifiers(src)]), "{src}");
+        }
+    }
+
+    #[test]
+    fn wrap_keeps_the_script_on_its_first_line() {
+        let w = wrap("a()\nb()", &["a", "b"]);
+        assert_eq!(
+            w,
+            "local a <const>, b <const> = ...; return function(_ENV, ...) a()\nb()\nend"
+        );
+        assert_eq!(wrap("x()", &[]), "return function(_ENV, ...) x()\nend");
+    }
+
+    #[test]
+    fn the_assigned_const_is_named() {
+        let m = "script.lua:3: attempt to assign to const variable 'MGEN_Send'";
+        assert_eq!(assigned_const(m), Some("MGEN_Send"));
+        assert_eq!(assigned_const("script.lua:3: unexpected symbol"), None);
+    }
+}
