@@ -48,6 +48,39 @@ fn the_quick_bench_runs_every_workload() {
     assert!(mem.ends_with(" bytes"), "{mem}");
 }
 
+/// `bench/run --only` runs the rows it names and nothing else, and refuses words that name none.
+#[test]
+fn the_bench_runs_only_the_rows_asked_for() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let bench = |only: &str| {
+        Command::new("python3")
+            .arg(format!("{root}/bench/run"))
+            .args(["--quick", "--no-peer", "--only", only])
+            .env("MGENSIM_BIN", env!("CARGO_BIN_EXE_mgensim"))
+            .output()
+            .expect("python3 runs bench/run")
+    };
+    let out = bench("rd,fat");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("---"))
+        .skip(1)
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    assert!(rows[0].starts_with("rd barrier ") && rows[1].starts_with("bruck 4B fat tree "));
+    let out = bench("memory");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let last = text.lines().last().unwrap_or("");
+    assert!(last.starts_with("memory per rank") && !text.contains("ring barrier "), "{text}");
+    let out = bench("tofu");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--only tofu names no row"), "{err}");
+}
+
 /// `bench/pair` runs two builds side by side and prints their ratio; it refuses to compare two
 /// builds that simulate different things.
 #[test]
