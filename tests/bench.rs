@@ -74,7 +74,10 @@ fn the_bench_runs_only_the_rows_asked_for() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     let last = text.lines().last().unwrap_or("");
-    assert!(last.starts_with("memory per rank") && !text.contains("ring barrier "), "{text}");
+    assert!(
+        last.starts_with("memory per rank") && !text.contains("ring barrier "),
+        "{text}"
+    );
     let out = bench("tofu");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);

@@ -18,7 +18,12 @@
 //!
 //! The words are looked for as identifiers outside comments and strings ([`identifiers`]),
 //! and names are bound only if the shared table has them when the job's body is made (after
-//! the whole API is installed).
+//! the whole API is installed). One thing a script's author can see: Lua's message for
+//! misusing a bound value calls it an upvalue (`attempt to call a number value (upvalue
+//! 'MGEN_COMM_WORLD')`) where it said global.
+
+use anyhow::{anyhow, Result};
+use mlua::{Function, Lua, MultiValue, Table, Value};
 
 /// Identifiers that open a rank's globals to changes its script's assignments do not show
 /// (see the module's doc).
@@ -27,7 +32,54 @@ const OPEN: [&str; 8] = [
 ];
 
 /// Most names bound per job (a Lua function has at most 200 locals).
-pub const MAX_BOUND: usize = 120;
+const MAX_BOUND: usize = 120;
+
+/// Compiles a job's script (`source`, from the file `name`) into its body,
+/// `function(_ENV, ...)`, with the names among `words` that the shared `globals` have now
+/// bound to their values (see the module's doc); a name the script assigns is left unbound.
+/// A syntax error names the script and the line.
+pub fn body(
+    lua: &Lua,
+    globals: &Table,
+    source: &str,
+    name: &str,
+    words: &[&str],
+) -> Result<Function> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut values = Vec::new();
+    for &n in words {
+        let v: Value = globals
+            .raw_get(n)
+            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        if !v.is_nil() && names.len() < MAX_BOUND {
+            names.push(n);
+            values.push(v);
+        }
+    }
+    loop {
+        let chunk = lua
+            .load(wrap(source, &names))
+            .set_name(format!("@{name}"))
+            .into_function();
+        match chunk {
+            Ok(f) => {
+                return f
+                    .call(MultiValue::from_vec(values))
+                    .map_err(|e| anyhow!("cannot set up Lua: {e}"));
+            }
+            Err(e) => {
+                let msg = super::lua_message(&e);
+                match assigned_const(&msg).and_then(|a| names.iter().position(|&n| n == a)) {
+                    Some(k) => {
+                        names.remove(k);
+                        values.remove(k);
+                    }
+                    None => return Err(anyhow!("{msg}")),
+                }
+            }
+        }
+    }
+}
 
 /// The identifiers of Lua source `src` that may name globals: outside comments and strings,
 /// not a field or method name (`t.x`, `t:x`), not a keyword; each once, in order of first
@@ -147,7 +199,7 @@ pub fn open(scripts: &[Vec<&str>]) -> bool {
 /// The chunk that makes a job's body: its bound names as `<const>` locals set from the
 /// chunk's arguments, then `function(_ENV, ...) <script> end`, all of it before the script
 /// on its first line (so line numbers are the file's).
-pub fn wrap(source: &str, names: &[&str]) -> String {
+fn wrap(source: &str, names: &[&str]) -> String {
     let mut s = String::with_capacity(source.len() + 64 + names.len() * 24);
     if !names.is_empty() {
         s.push_str("local ");
@@ -167,7 +219,7 @@ pub fn wrap(source: &str, names: &[&str]) -> String {
 }
 
 /// The name of the const variable a compile error says the script assigns, if it is one.
-pub fn assigned_const(message: &str) -> Option<&str> {
+fn assigned_const(message: &str) -> Option<&str> {
     let rest = message
         .split("attempt to assign to const variable '")
         .nth(1)?;
@@ -230,6 +282,55 @@ mod tests {
             "local a <const>, b <const> = ...; return function(_ENV, ...) a()\nb()\nend"
         );
         assert_eq!(wrap("x()", &[]), "return function(_ENV, ...) x()\nend");
+    }
+
+    /// The body reads a bound name from its upvalue, and a name it assigns from its `_ENV`.
+    #[test]
+    fn bound_names_are_upvalues_and_assigned_ones_stay_globals() {
+        // SAFETY: a state of this test's own, with `debug` to read the upvalues' names
+        let lua = unsafe { Lua::unsafe_new_with(mlua::StdLib::ALL, mlua::LuaOptions::default()) };
+        let g = lua.globals();
+        lua.load("f = function() return 1 end; n = 10")
+            .exec()
+            .unwrap();
+        let src = "n = n + f()\nreturn n, f, missing";
+        let words = identifiers(src);
+        assert_eq!(words, ["n", "f", "missing"]);
+        let body = body(&lua, &g, src, "t.lua", &words).unwrap();
+        // the upvalues of the body: only `f` (`n` is assigned, `missing` is not a global)
+        let upvalues: Vec<String> = lua
+            .load("local b = ... local t = {} for i = 1, 10 do local n = debug.getupvalue(b, i) if not n then break end t[i] = n end return t")
+            .call::<Vec<String>>(body.clone())
+            .unwrap();
+        assert_eq!(upvalues, ["f"]);
+        let env: Table = lua
+            .load("return setmetatable({}, { __index = _G })")
+            .eval()
+            .unwrap();
+        let (n, f): (i64, Function) = body.call(env.clone()).unwrap();
+        assert_eq!(n, 11);
+        assert_eq!(
+            env.raw_get::<i64>("n").unwrap(),
+            11,
+            "n went into the rank's _ENV"
+        );
+        assert_eq!(
+            g.get::<i64>("n").unwrap(),
+            10,
+            "and not into the shared globals"
+        );
+        assert_eq!(f, g.get::<Function>("f").unwrap());
+        // a syntax error still names the file and the line
+        let err = body_err(&lua, "x = 1\nif then");
+        assert!(err.starts_with("syntax error: t.lua:2:"), "{err}");
+    }
+
+    fn body_err(lua: &Lua, src: &str) -> String {
+        let g = lua.globals();
+        match body(lua, &g, src, "t.lua", &identifiers(src)) {
+            Ok(_) => panic!("compiled"),
+            Err(e) => e.to_string(),
+        }
     }
 
     #[test]

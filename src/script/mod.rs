@@ -176,7 +176,8 @@ impl Scripts {
         let open = bind::open(&words);
         for ((i, j), words) in s.jobs.iter().enumerate().zip(&words) {
             let names: &[&str] = if open { &[] } else { words };
-            let body = compile(&lua, &globals, &j.workload, names)?;
+            let w = &j.workload;
+            let body = bind::body(&lua, &globals, &w.source, &w.script_name, names)?;
             jobs.get::<Table>(i + 1)
                 .and_then(|job| job.set("body", body))
                 .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
@@ -305,51 +306,6 @@ impl Scripts {
     /// Bytes the Lua state uses now.
     pub fn memory(&self) -> usize {
         self.lua.used_memory()
-    }
-}
-
-/// Compiles a job's script into its body, `function(_ENV, ...)`, with the names among
-/// `words` that the shared globals have bound to their values now (see `bind.rs`); a name the
-/// script assigns is left unbound. A syntax error names the script and the line.
-fn compile(
-    lua: &Lua,
-    globals: &Table,
-    w: &crate::config::Workload,
-    words: &[&str],
-) -> Result<Function> {
-    let mut names: Vec<&str> = Vec::new();
-    let mut values = Vec::new();
-    for &n in words {
-        let v: mlua::Value = globals
-            .raw_get(n)
-            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
-        if !v.is_nil() && names.len() < bind::MAX_BOUND {
-            names.push(n);
-            values.push(v);
-        }
-    }
-    loop {
-        let chunk = lua
-            .load(bind::wrap(&w.source, &names))
-            .set_name(format!("@{}", w.script_name))
-            .into_function();
-        match chunk {
-            Ok(f) => {
-                return f
-                    .call(mlua::MultiValue::from_vec(values))
-                    .map_err(|e| anyhow!("cannot set up Lua: {e}"));
-            }
-            Err(e) => {
-                let msg = lua_message(&e);
-                match bind::assigned_const(&msg).and_then(|a| names.iter().position(|&n| n == a)) {
-                    Some(k) => {
-                        names.remove(k);
-                        values.remove(k);
-                    }
-                    None => return Err(anyhow!("{msg}")),
-                }
-            }
-        }
     }
 }
 
