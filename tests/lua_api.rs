@@ -101,28 +101,18 @@ fn api_functions_replaced_out_of_the_scripts_sight_are_the_ones_called() {
     );
 
     let dir = tempfile::tempdir().unwrap();
-    tmp_file(
-        dir.path(),
-        "tenfold.lua",
-        "local size = MGEN_Comm_size\nfunction MGEN_Comm_size() return 10 * size() end\nreturn true\n",
-    );
-    tmp_file(
-        dir.path(),
-        "user.lua",
-        "require('tenfold')\nMGEN_report('size', MGEN_Comm_size())\n",
-    );
-    tmp_file(
-        dir.path(),
-        "plain.lua",
-        "MGEN_Comp(1e-6)\nMGEN_report('size', MGEN_Comm_size())\n",
-    );
-    let one = tmp_file(
-        dir.path(),
-        "one.toml",
-        "[network]\ndims = [4]\n[workload]\nscript = 'user.lua'\n",
-    );
-    let s = mgensim::Scenario::load(&one, &[]).unwrap();
-    let r = mgensim::Simulation::new(&s).unwrap().run().unwrap();
+    for (name, text) in [
+        (
+            "tenfold.lua",
+            "local size = MGEN_Comm_size\nfunction MGEN_Comm_size() return 10 * size() end\nreturn true\n",
+        ),
+        ("user.lua", "require('tenfold')\nMGEN_report('size', MGEN_Comm_size())\n"),
+        ("plain.lua", "MGEN_Comp(1e-6)\nMGEN_report('size', MGEN_Comm_size())\n"),
+        ("one.toml", "[network]\ndims = [4]\n[workload]\nscript = 'user.lua'\n"),
+    ] {
+        tmp_file(dir.path(), name, text);
+    }
+    let r = run_path(&dir.path().join("one.toml"));
     assert_eq!((r.metrics["size"].min, r.metrics["size"].max), (40.0, 40.0));
     // a second job whose script does none of this still calls what the first job's module
     // put in the shared globals (after a microsecond: the first job's ranks have run by then)
@@ -131,8 +121,7 @@ fn api_functions_replaced_out_of_the_scripts_sight_are_the_ones_called() {
         "two.toml",
         "[network]\ndims = [4]\n[[job]]\nname = 'user'\nscript = 'user.lua'\nranks = 2\n[[job]]\nname = 'plain'\nscript = 'plain.lua'\nranks = 2\n",
     );
-    let s = mgensim::Scenario::load(&two, &[]).unwrap();
-    let r = mgensim::Simulation::new(&s).unwrap().run().unwrap();
+    let r = run_path(&two);
     for job in ["user", "plain"] {
         let m = &r.metrics[&format!("{job}.size")];
         assert_eq!((m.count, m.min, m.max), (2, 20.0, 20.0), "{job}");
@@ -157,8 +146,7 @@ fn require_finds_modules_beside_the_script() {
         "s.toml",
         "[network]\ndims = [2]\n[workload]\nscript = 'main.lua'\n",
     );
-    let s = mgensim::Scenario::load(&toml, &[]).unwrap();
-    let r = mgensim::Simulation::new(&s).unwrap().run().unwrap();
+    let r = run_path(&toml);
     assert_eq!(r.predicted_time_ps, 2_000_000);
 }
 

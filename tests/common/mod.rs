@@ -41,6 +41,15 @@ pub fn fail(s: &Scenario) -> String {
     }
 }
 
+/// Runs the scenario file at `path` (anywhere, e.g. in a temporary folder).
+pub fn run_path(path: &Path) -> Report {
+    let s = Scenario::load(path, &[]).expect("valid scenario");
+    Simulation::new(&s)
+        .expect("builds")
+        .run()
+        .unwrap_or_else(|e| panic!("run failed: {e}"))
+}
+
 pub fn run_file(path: &str, sets: &[&str]) -> Report {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let s = Scenario::load(&project().join(path), &sets).expect("valid scenario");
