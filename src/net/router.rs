@@ -68,7 +68,7 @@
 //! at 65,536 nodes its line has left the caches: the store was 18 % of `try_send`'s samples,
 //! with a store buffer full of it behind (`perf` over the run's first 3 G events). So
 //! while the prefetch stages run, the link is held in a small ring ([`super::links`]), the
-//! tail asked for, and the link written [`LINK_AFTER`] queuings later, once its line has come.
+//! tail asked for, and the link written `LINK_AFTER` queuings later, once its line has come.
 //! Only a send reads a link (its packet's successor), and it takes its packet's link from the
 //! ring if it is still there; so the events, their order and every figure are those of
 //! writing at once (`tests/properties.rs` runs random workloads both ways). The 65,536-node
