@@ -9,7 +9,7 @@
 //! read:
 //! - the script itself assigns a global only by name (`MGEN_Send = f`, `function f() end`),
 //!   which the compiler sees: each bound local is `<const>`, and a name the script assigns
-//!   makes the compiler refuse it, so it is left unbound (`compile` tries again without it),
+//!   makes the compiler refuse it, so it is left unbound ([`body`] compiles again without it),
 //!   and that rank-private assignment works as before;
 //! - anything else that could change a rank's view of the shared globals needs a name the
 //!   script (or another job's script) must write: `_ENV`, `_G`, `rawset`, `load`, `loadfile`,
