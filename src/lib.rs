@@ -15,6 +15,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod files;
 pub mod limits;
 pub mod mpi;
 pub mod net;

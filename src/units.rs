@@ -31,6 +31,10 @@ pub struct Time(pub u64);
 impl Time {
     pub const ZERO: Time = Time(0);
     pub const MAX: Time = Time(u64::MAX);
+    /// The latest a rank's clock may reach: half of what 64 bits of picoseconds hold (about
+    /// 106.7 days), so that every delay the network adds to it still fits. A script that
+    /// would compute past it gets an error, never a clock that wraps.
+    pub const HORIZON: Time = Time(u64::MAX / 2);
 
     pub const fn from_ps(ps: u64) -> Time {
         Time(ps)
@@ -88,6 +92,10 @@ impl Time {
         num.scale(scale, div)
             .map(Time)
             .ok_or_else(|| UnitError::new(text, "out of range"))
+    }
+    /// `self + other`, or `None` past 64 bits.
+    pub fn checked_add(self, other: Time) -> Option<Time> {
+        self.0.checked_add(other.0).map(Time)
     }
     pub fn saturating_sub(self, other: Time) -> Time {
         Time(self.0.saturating_sub(other.0))
@@ -202,7 +210,11 @@ impl Bandwidth {
         match size.0.checked_mul(PS_PER_S) {
             // (a 64-bit division up to 18 MB; a 128-bit one is a library call)
             Some(num) => Time(num.div_ceil(self.0)),
-            None => Time((size.0 as u128 * PS_PER_S as u128).div_ceil(self.0 as u128) as u64),
+            None => Time(
+                (size.0 as u128 * PS_PER_S as u128)
+                    .div_ceil(self.0 as u128)
+                    .min(u64::MAX as u128) as u64,
+            ),
         }
     }
     /// The slower of two rates.

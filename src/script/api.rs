@@ -15,6 +15,8 @@ use crate::rdma::{split_handle, OpKind};
 use crate::units::Time;
 use mlua::{Lua, Table, Value, Variadic};
 use std::cell::RefCell;
+use crate::files::FileAccess;
+use mlua::{Function, MultiValue};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -137,40 +139,6 @@ fn bytes_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<u64> {
     Ok(b as u64)
 }
 
-/// What scripts may read: with the sandbox on, only files below these folders.
-pub struct FileAccess {
-    /// Relative paths are taken from here (the scenario's folder).
-    pub base: PathBuf,
-    /// Canonical folders below which reading is allowed; `None` when the sandbox is off.
-    pub roots: Option<Vec<PathBuf>>,
-}
-
-impl FileAccess {
-    /// The path a script's file name stands for, if the script may read it.
-    fn resolve(&self, name: &str) -> Result<PathBuf, String> {
-        let p = Path::new(name);
-        let full = if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.base.join(p)
-        };
-        let Some(roots) = &self.roots else {
-            return Ok(full);
-        };
-        match full.canonicalize() {
-            Ok(c) if roots.iter().any(|r| c.starts_with(r)) => Ok(c),
-            Ok(c) => Err(format!(
-                "sandbox: reading {} is not allowed: a scenario's script may read files only \
-                 below the scenario's folder {} (mgensim run --allow-io lifts the sandbox)",
-                c.display(),
-                roots[0].display()
-            )),
-            // missing: let io.open say so in the usual way
-            Err(_) => Ok(full),
-        }
-    }
-}
-
 /// Installs the API in `globals`; returns the private table of raw primitives the prelude wraps.
 pub fn install(
     lua: &Lua,
@@ -178,6 +146,7 @@ pub fn install(
     world: W,
     scenario_dir: &Path,
     files: FileAccess,
+    module_dirs: Vec<PathBuf>,
 ) -> mlua::Result<Table> {
     let f = world.clone();
     globals.set(
@@ -221,19 +190,52 @@ pub fn install(
                     ))
                 }
             };
-            let t = Time::from_secs_f64(s).ok_or_else(|| {
-                error(
-                    lua,
-                    1,
-                    format!("MGEN_Comp: `seconds` = {s} must be a finite number >= 0"),
-                )
-            })?;
+            let horizon = Time::HORIZON;
+            let t = match Time::from_secs_f64(s) {
+                Some(t) => t,
+                None if s.is_finite() && s >= 0.0 => {
+                    return Err(error(
+                        lua,
+                        1,
+                        format!(
+                            "MGEN_Comp: `seconds` = {s:e} is out of range: the most a rank's \
+                             clock can reach is {:.6} s (about {:.1} days)",
+                            horizon.as_secs_f64(),
+                            horizon.as_secs_f64() / 86400.0
+                        ),
+                    ))
+                }
+                None => {
+                    return Err(error(
+                        lua,
+                        1,
+                        format!("MGEN_Comp: `seconds` = {s} must be a finite number >= 0"),
+                    ))
+                }
+            };
             let mut guard = f.borrow_mut();
             let w = &mut *guard;
             let cur = w.current;
             let rank = &mut w.ranks[cur as usize];
             let start = rank.clock;
-            rank.clock += t;
+            match start.checked_add(t) {
+                Some(end) if end <= horizon => rank.clock = end,
+                _ => {
+                    let at = start.as_secs_f64();
+                    drop(guard);
+                    return Err(error(
+                        lua,
+                        1,
+                        format!(
+                            "MGEN_Comp({s}): the rank's clock, at {at} s, would pass the latest \
+                             simulated time, {:.6} s (about {:.1} days); simulated time does \
+                             not wrap",
+                            horizon.as_secs_f64(),
+                            horizon.as_secs_f64() / 86400.0
+                        ),
+                    ));
+                }
+            }
             rank.compute += t;
             if let Some(tr) = w.trace.as_deref_mut() {
                 tr.span(cur, start.ps(), rank.clock.ps(), What::Compute);
@@ -595,26 +597,8 @@ pub fn install(
             }
         })?,
     )?;
-    raw.set(
-        "readable",
-        lua.create_function(move |lua, name: Value| {
-            let Value::String(s) = &name else {
-                return Err(error(
-                    lua,
-                    1,
-                    format!(
-                        "io.open: the file name must be a string, got {}",
-                        describe(&name)
-                    ),
-                ));
-            };
-            let name = s.to_str()?.to_string();
-            files
-                .resolve(&name)
-                .map(|p| p.display().to_string())
-                .map_err(|m| error(lua, 1, m))
-        })?,
-    )?;
+    files_api(lua, &raw, files, module_dirs)?;
+    rank_api(lua, &raw, world.clone())?;
     let f = world.clone();
     raw.set(
         "stopped",
@@ -692,4 +676,188 @@ pub(super) fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
             Value::Table(t)
         }
     })
+}
+
+/// A file name argument (a string, or a number as Lua would take it).
+fn name_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<String> {
+    match v {
+        Value::String(s) => Ok(s.to_str()?.to_string()),
+        Value::Integer(i) => Ok(i.to_string()),
+        other => Err(error(
+            lua,
+            1,
+            format!("{func}: the file name must be a string, got {}", describe(other)),
+        )),
+    }
+}
+
+/// The file functions scripts call (`io.open`, `io.lines`) and what the prelude's `loadfile`,
+/// `dofile` and `require` read through (`raw.source`, `raw.find_module`): every decision of
+/// the sandbox is made here, on values no script can reach (`files.rs` has the rules).
+fn files_api(
+    lua: &Lua,
+    raw: &Table,
+    files: FileAccess,
+    module_dirs: Vec<PathBuf>,
+) -> mlua::Result<()> {
+    let io: Table = lua.globals().get("io")?;
+    let (real_open, real_lines): (Function, Function) = (io.get("open")?, io.get("lines")?);
+    let files = Rc::new(files);
+    let fa = files.clone();
+    raw.set(
+        "open",
+        lua.create_function(move |lua, (name, mode): (Value, Value)| {
+            let name = name_arg(lua, &name, "io.open")?;
+            let mode = match &mode {
+                Value::Nil => "r".to_string(),
+                Value::String(s) => s.to_str()?.to_string(),
+                other => {
+                    return Err(error(
+                        lua,
+                        1,
+                        format!("io.open: the mode must be a string, got {}", describe(other)),
+                    ))
+                }
+            };
+            if fa.sandboxed() && mode != "r" && mode != "rb" {
+                return Err(error(
+                    lua,
+                    1,
+                    format!(
+                        "sandbox: io.open({name:?}, {mode:?}): only reading (mode \"r\") is \
+                         allowed in a scenario's script; writing files is not \
+                         (mgensim run --allow-io lifts the sandbox)"
+                    ),
+                ));
+            }
+            let path = fa.resolve(&name).map_err(|m| error(lua, 1, m))?;
+            real_open.call::<MultiValue>((path_string(lua, &path)?, mode))
+        })?,
+    )?;
+    let fa = files.clone();
+    raw.set(
+        "lines",
+        lua.create_function(move |lua, args: MultiValue| {
+            let mut args = args.into_vec();
+            let name = args.first().cloned().unwrap_or(Value::Nil);
+            if name.is_nil() {
+                if fa.sandboxed() {
+                    return Err(error(
+                        lua,
+                        1,
+                        "sandbox: io.lines() reads standard input, which a scenario's script \
+                         may not (mgensim run --allow-io lifts the sandbox)"
+                            .into(),
+                    ));
+                }
+                return real_lines.call::<MultiValue>(MultiValue::from_vec(args));
+            }
+            let name = name_arg(lua, &name, "io.lines")?;
+            let path = fa.resolve(&name).map_err(|m| error(lua, 1, m))?;
+            args[0] = path_string(lua, &path)?;
+            real_lines.call::<MultiValue>(MultiValue::from_vec(args))
+        })?,
+    )?;
+    // (text, name) of a chunk to load, or (nil, message) if it cannot be read
+    let fa = files.clone();
+    raw.set(
+        "source",
+        lua.create_function(move |lua, name: Value| {
+            if name.is_nil() {
+                if fa.sandboxed() {
+                    return Err(error(
+                        lua,
+                        2,
+                        "sandbox: loadfile() and dofile() without a file name read standard \
+                         input, which a scenario's script may not (mgensim run --allow-io lifts \
+                         the sandbox)"
+                            .into(),
+                    ));
+                }
+                let mut text = String::new();
+                use std::io::Read;
+                std::io::stdin()
+                    .take(crate::files::MAX_SOURCE)
+                    .read_to_string(&mut text)
+                    .map_err(|e| error(lua, 2, format!("cannot read standard input: {e}")))?;
+                return Ok((Some(text), "stdin".to_string()));
+            }
+            let name = name_arg(lua, &name, "loadfile")?;
+            match fa.read_source(&name) {
+                Ok((text, path)) => Ok((Some(text), path.display().to_string())),
+                Err(m) if m.starts_with("sandbox:") => Err(error(lua, 2, m)),
+                Err(m) => Ok((None, m)),
+            }
+        })?,
+    )?;
+    // the file of module `name` on the search path, or (nil, where it was looked for)
+    let fa = files;
+    raw.set(
+        "find_module",
+        lua.create_function(move |_, name: String| {
+            let rel = name.replace('.', "/");
+            let mut tried = String::new();
+            for d in &module_dirs {
+                for cand in [d.join(format!("{rel}.lua")), d.join(&rel).join("init.lua")] {
+                    let shown = cand.display().to_string();
+                    if let Ok(p) = fa.resolve(&shown) {
+                        if p.is_file() {
+                            return Ok((Some(p.display().to_string()), None));
+                        }
+                    }
+                    tried += &format!("\n\tno file '{shown}'");
+                }
+            }
+            Ok((
+                None::<String>,
+                Some(format!("module '{name}' not found:{tried}")),
+            ))
+        })?,
+    )?;
+    Ok(())
+}
+
+fn path_string(lua: &Lua, p: &Path) -> mlua::Result<Value> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        Ok(Value::String(lua.create_string(p.as_os_str().as_bytes())?))
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(Value::String(lua.create_string(p.display().to_string())?))
+    }
+}
+
+/// What the prelude asks about the running rank: its number (`raw.current`), whether the
+/// engine has taken it (`raw.engine_took`: it waits, or is scheduled to go on at its clock,
+/// so a coroutine of its that yielded must yield the rank too) and `raw.sync` (`MGEN_Test`:
+/// let the engine catch up with the rank's clock before it answers).
+fn rank_api(lua: &Lua, raw: &Table, world: W) -> mlua::Result<()> {
+    let f = world.clone();
+    raw.set(
+        "current",
+        lua.create_function(move |_, ()| Ok(f.borrow().current))?,
+    )?;
+    let f = world.clone();
+    raw.set(
+        "engine_took",
+        lua.create_function(move |_, ()| {
+            let w = f.borrow();
+            Ok(w.ranks[w.current as usize].status != crate::script::rank::Status::Running)
+        })?,
+    )?;
+    let f = world;
+    raw.set(
+        "sync",
+        lua.create_function(move |_, ()| {
+            let mut guard = f.borrow_mut();
+            let w = &mut *guard;
+            let cur = w.current;
+            let rank = &mut w.ranks[cur as usize];
+            let clock = rank.clock;
+            rank.wake(cur, clock, &mut w.queue);
+            Ok(())
+        })?,
+    )
 }

@@ -27,7 +27,7 @@ use crate::config::Scenario;
 use crate::engine::World;
 use crate::limits::Limit;
 use anyhow::{anyhow, Result};
-use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Thread};
+use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Thread, Value};
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::ptr;
@@ -54,10 +54,12 @@ const HOOK_STEP: u64 = 10_000;
 pub struct Scripts {
     lua: Lua,
     spawn: Function,
-    /// A rank's first resume (it makes the coroutine).
-    run: Function,
-    /// What a resume that did not block came to.
-    after: Function,
+    /// Makes a rank's coroutine and its globals (before its first resume).
+    start: Function,
+    /// Lets an ended rank's coroutine go.
+    forget: Function,
+    /// A failed rank's error as text, with its line and traceback.
+    failure: Function,
     where_: Function,
     /// Each rank's coroutine once it has one, null before its first resume and after its end.
     /// The prelude's `threads` table keeps every non-null one alive.
@@ -66,18 +68,14 @@ pub struct Scripts {
     left: Rc<Cell<u64>>,
     /// Hook runs per resume: the budget in [`HOOK_STEP`]s, 0 = no budget.
     steps: u64,
+    /// The engine's state: whether a stop was recorded.
+    world: Rc<RefCell<World>>,
     /// Arms the ranks' count hook once a resume runs long (None: no limit needs the hook, or
     /// the hook is always on; see `watchdog.rs`). Dropped last: it ends its thread.
     watchdog: Option<Watchdog>,
 }
 
-/// The project's Lua library folder (`lua/`): `MGENSIM_LUA_DIR`, else the one this binary was
-/// built from.
-pub fn library_dir() -> PathBuf {
-    std::env::var_os("MGENSIM_LUA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/lua")))
-}
+pub use crate::files::library_dir;
 
 impl Scripts {
     /// Builds the Lua state, installs the API and compiles the workload (a syntax error is
@@ -92,18 +90,21 @@ impl Scripts {
         // instruction hook, then hands scripts only the sandboxed parts.
         let lua = unsafe { Lua::unsafe_new_with(StdLib::ALL, LuaOptions::default()) };
         let globals = lua.globals();
-        // folders that do not exist (a library folder moved away) grant nothing
-        let roots: Vec<PathBuf> = std::iter::once(w.scenario_dir.clone())
-            .chain(s.jobs.iter().filter_map(|j| j.workload.script_dir.clone()))
-            .chain([library_dir()])
-            .filter_map(|p| p.canonicalize().ok())
+        let script_dirs: Vec<PathBuf> = s
+            .jobs
+            .iter()
+            .filter_map(|j| j.workload.script_dir.clone())
             .collect();
-        let files = api::FileAccess {
-            base: w.scenario_dir.clone(),
-            roots: (!s.allow_io).then_some(roots),
-        };
-        let raw = api::install(&lua, &globals, world.clone(), &w.scenario_dir, files)
-            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        let files = crate::files::FileAccess::new(&w.scenario_dir, &script_dirs, s.allow_io);
+        let raw = api::install(
+            &lua,
+            &globals,
+            world.clone(),
+            &w.scenario_dir,
+            files,
+            module_dirs(s),
+        )
+        .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         set_package_path(&lua, s).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let budget = s.limits.instructions;
         let step = if budget > 0 {
@@ -162,7 +163,7 @@ impl Scripts {
             jobs.set(i + 1, job)
                 .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         }
-        let (spawn, run, after, where_): (Function, Function, Function, Function) = lua
+        let (spawn, start, forget, failure, where_): (Function, Function, Function, Function, Function) = lua
             .load(PRELUDE)
             .set_name("=mgensim prelude")
             .call((globals.clone(), raw, jobs.clone(), opts))
@@ -190,12 +191,14 @@ impl Scripts {
         Ok(Scripts {
             lua,
             spawn,
-            run,
-            after,
+            start,
+            forget,
+            failure,
             where_,
             threads,
             left,
             steps,
+            world,
             watchdog,
         })
     }
@@ -216,33 +219,47 @@ impl Scripts {
         self.watchdog = None;
     }
 
-    /// Resumes rank `i` until it blocks, finishes or fails.
+    /// Resumes rank `i` until it blocks, finishes or fails. What it came to is the engine's
+    /// word only: a stop is one the engine recorded (a script cannot fake one by raising an
+    /// error that looks like it), and a memory stop is Lua's own allocation failure.
     pub fn resume(&self, i: u32) -> Outcome {
         self.left.set(self.steps);
-        let co = self.threads.borrow()[i as usize];
+        let mut co = self.threads.borrow()[i as usize];
+        let mut nargs = 0;
         if co.is_null() {
-            if let Some(w) = &self.watchdog {
-                w.begin(co);
+            // Make the coroutine; its globals go onto its stack, its first resume's argument.
+            // SAFETY: `start` returns a new coroutine and a table; the table moves onto the
+            // coroutine's stack (both belong to this state) and the coroutine is popped (the
+            // prelude's `threads` keeps it alive).
+            let made = unsafe {
+                self.lua.exec_raw::<()>((&self.start, i), |state| {
+                    ffi::lua_call(state, 1, 2);
+                    let co = ffi::lua_tothread(state, -2);
+                    ffi::lua_xmove(state, co, 1);
+                    ffi::lua_pop(state, 1);
+                })
+            };
+            if let Err(e) = made {
+                return if is_memory_error(&e) {
+                    Outcome::Stopped(Limit::LuaMemory)
+                } else {
+                    Outcome::Failed(lua_message(&e))
+                };
             }
-            let out = self.outcome(i, self.run.call::<(u8, Option<String>)>(i));
-            if let Some(w) = &self.watchdog {
-                // SAFETY: the rank's coroutine if it is still alive, else null
-                unsafe { w.end(self.threads.borrow()[i as usize]) };
-            }
-            return out;
+            co = self.threads.borrow()[i as usize];
+            nargs = 1;
         }
         // SAFETY: `co` is rank i's coroutine, kept alive by the prelude's `threads` table
-        // until the prelude drops it, when its rank finishes or fails; `outcome` then nulls
-        // the pointer. It is suspended (every resume ends in a yield, an end or an error, and
-        // only a yield leaves it non-null and resumable). Resuming it from no other thread
-        // is what `coroutine.resume` does too; mlua's callbacks run inside it as they would
-        // there.
+        // until `forget` or `failure` lets it go, after which its pointer is nulled here. It
+        // is suspended (new, or ended its last resume in a yield). Resuming it from no other
+        // thread is what `coroutine.resume` does too; mlua's callbacks run inside it as they
+        // would there.
         unsafe {
             let mut nres = 0;
             if let Some(w) = &self.watchdog {
                 w.begin(co);
             }
-            let status = ffi::lua_resume(co, ptr::null_mut(), 0, &mut nres);
+            let status = ffi::lua_resume(co, ptr::null_mut(), nargs, &mut nres);
             if let Some(w) = &self.watchdog {
                 w.end(co);
             }
@@ -250,46 +267,44 @@ impl Scripts {
                 ffi::lua_pop(co, nres);
                 return Outcome::Blocked;
             }
-            // it ended, or failed: the prelude says how (rarely: once per rank at most)
-            let ok = status == ffi::LUA_OK;
-            if ok {
+            if status == ffi::LUA_OK {
                 ffi::lua_pop(co, nres);
+                let _ = self.forget.call::<()>(i);
+                self.threads.borrow_mut()[i as usize] = ptr::null_mut();
+                return Outcome::Finished;
             }
-            let r = self
-                .lua
-                .exec_raw::<(u8, Option<String>)>((&self.after, i, ok), |state| {
-                    // the error object moves to the call's stack (`after`'s 4th argument)
-                    if !ok {
-                        ffi::lua_xmove(co, state, 1);
-                    }
-                    ffi::lua_call(state, ffi::lua_gettop(state) - 1, ffi::LUA_MULTRET);
-                });
-            self.outcome(i, r)
-        }
-    }
-
-    /// The outcome of the prelude's `run` or `after` for rank `i`; forgets the rank's coroutine
-    /// if it ended (the prelude has let it go).
-    fn outcome(&self, i: u32, r: mlua::Result<(u8, Option<String>)>) -> Outcome {
-        if let Ok((1 | 2, _)) = r {
+            // an error: the engine says whether it was one of its stops
+            if let Some(limit) = self.world.borrow().watch.hit.as_ref().map(|h| h.0) {
+                return Outcome::Stopped(limit);
+            }
+            if status == ffi::LUA_ERRMEM {
+                return Outcome::Stopped(Limit::LuaMemory);
+            }
+            // the error object moves to the main state, then to the prelude's `failure`
+            let err = self.lua.exec_raw::<Value>((), |state| {
+                ffi::lua_xmove(co, state, 1);
+            });
             self.threads.borrow_mut()[i as usize] = ptr::null_mut();
-        }
-        match r {
-            Ok((0, _)) => Outcome::Blocked,
-            Ok((1, _)) => Outcome::Finished,
-            Ok((3, name)) => Outcome::Stopped(
-                name.as_deref()
-                    .and_then(Limit::from_name)
-                    .unwrap_or(Limit::Interrupt),
-            ),
-            Ok((_, msg)) => {
-                let msg = msg.unwrap_or_default();
-                Outcome::Failed(without_prelude(
-                    msg.strip_prefix("runtime error: ").unwrap_or(&msg),
-                ))
-            }
-            Err(e) if is_memory_error(&e) => Outcome::Stopped(Limit::LuaMemory),
-            Err(e) => Outcome::Failed(lua_message(&e)),
+            let msg = match err {
+                Ok(Value::Error(e)) if is_memory_error(&e) => {
+                    return Outcome::Stopped(Limit::LuaMemory)
+                }
+                // raised by the engine's own functions: their message has its line and
+                // traceback already
+                Ok(Value::Error(e)) => {
+                    let _ = self.forget.call::<()>(i);
+                    lua_message(&e)
+                }
+                Ok(v) => match self.failure.call::<String>((i, v)) {
+                    Ok(m) => m,
+                    Err(e) if is_memory_error(&e) => return Outcome::Stopped(Limit::LuaMemory),
+                    Err(e) => lua_message(&e),
+                },
+                Err(e) => lua_message(&e),
+            };
+            Outcome::Failed(without_prelude(
+                msg.strip_prefix("runtime error: ").unwrap_or(&msg),
+            ))
         }
     }
 
@@ -353,8 +368,8 @@ fn limits_api(
     )
 }
 
-fn set_package_path(lua: &Lua, s: &Scenario) -> mlua::Result<()> {
-    let package: Table = lua.globals().get("package")?;
+/// The folders `require` searches, in order: the scripts' folders, then mgensim's library.
+fn module_dirs(s: &Scenario) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for j in &s.jobs {
         if let Some(d) = &j.workload.script_dir {
@@ -364,9 +379,15 @@ fn set_package_path(lua: &Lua, s: &Scenario) -> mlua::Result<()> {
         }
     }
     dirs.push(library_dir());
-    let path: Vec<String> = dirs
-        .iter()
+    dirs.iter()
         .map(|d| d.canonicalize().unwrap_or_else(|_| d.clone()))
+        .collect()
+}
+
+fn set_package_path(lua: &Lua, s: &Scenario) -> mlua::Result<()> {
+    let package: Table = lua.globals().get("package")?;
+    let path: Vec<String> = module_dirs(s)
+        .iter()
         .flat_map(|d| {
             let d = d.display().to_string();
             [format!("{d}/?.lua"), format!("{d}/?/init.lua")]

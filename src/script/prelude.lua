@@ -1,16 +1,31 @@
 -- Loaded once per simulation, before any rank runs. It receives the engine's raw primitives
 -- and the jobs (per job: its compiled script `body`, `size` in ranks, `args`), defines the API
--- functions that may block (they yield the rank's coroutine back to the engine), and returns
--- what the engine needs to start and resume ranks. Users never see this file; the API is
--- documented in lua/mgen.d.lua.
+-- functions that may block (they yield the rank's coroutine back to the engine), builds what
+-- scripts see of the standard library, and returns what the engine needs to start ranks and
+-- to explain how they ended. Users never see this file; the API is documented in
+-- lua/mgen.d.lua, the sandbox in README.md ("What a script can do").
 -- `opts`: sandbox (boolean), step (VM instructions between two runs of the limits' count
 -- hook), hook (whether coroutines get that hook at all).
+--
+-- Isolation. Every rank has its own globals (`_ENV`); what all ranks share (the standard
+-- library, the API, a job's MGEN_args) is reachable only through read-only views, and every
+-- metatable a script could reach to change a shared table is protected. Everything here is
+-- captured in locals before any script runs, so no script can change what the prelude calls.
+-- The sandbox's decisions (which file, which mode) are made in Rust (`files.rs`, `api.rs`).
 local G, raw, jobs, opts = ...
 
 local create, resume, status, yield = coroutine.create, coroutine.resume, coroutine.status, coroutine.yield
-local traceback, getinfo, sethook = debug.traceback, debug.getinfo, debug.sethook
-local tostring, select, concat, type, error = tostring, select, table.concat, type, error
+local running = coroutine.running
+local traceback, getinfo, getlocal, sethook = debug.traceback, debug.getinfo, debug.getlocal, debug.sethook
+local dgetmetatable = debug.getmetatable
+local tostring, select, concat, type, error, pcall = tostring, select, table.concat, type, error, pcall
+local next, rawget, rawset, setmetatable, getmetatable = next, rawget, rawset, setmetatable, getmetatable
+local load, pack, unpack, format = load, table.pack, table.unpack, string.format
+local sbyte, sfind = string.byte, string.find
 local poll_now, complete_now, write, stop_now = raw.poll, raw.complete, raw.write, raw.stop
+local current, engine_took = raw.current, raw.engine_took
+local sandbox = opts.sandbox
+local ALLOW = " (mgensim run --allow-io lifts the sandbox)"
 
 -- Blocking calls: the engine decides at once when it can (the condition is already met);
 -- otherwise it records what the rank waits for and the rank yields until that happens.
@@ -46,6 +61,7 @@ end
 
 -- Test answers for the rank's own clock: first let the engine catch up with it.
 function G.MGEN_Test(req)
+  raw.sync()
   yield()
   local status = test_now(req)
   if status then return true, status end
@@ -72,13 +88,12 @@ end
 
 -- A named span on the rank's timeline around fn(...); returns what fn returns.
 local region_begin, region_end = G.MGEN_region_begin, G.MGEN_region_end
-local pack, unpack = table.pack, table.unpack
 function G.MGEN_region(name, fn, ...)
   if type(name) ~= "string" then
-    error(("MGEN_region: `name` must be a string, got %s"):format(type(name)), 2)
+    error(format("MGEN_region: `name` must be a string, got %s", type(name)), 2)
   end
   if type(fn) ~= "function" then
-    error(("MGEN_region: `fn` must be a function, got %s"):format(type(fn)), 2)
+    error(format("MGEN_region: `fn` must be a function, got %s", type(fn)), 2)
   end
   region_begin(name)
   local results = pack(fn(...))
@@ -98,9 +113,13 @@ end
 -- `opts.step` VM instructions: the engine charges the running rank's instruction budget and
 -- says whether the run must stop (budget spent, Ctrl-C, wall-clock limit). The engine records
 -- the stop before the hook raises it, so a script's pcall that catches the error cannot keep
--- the run going.
+-- the run going, and only a stop the engine recorded counts as one: a script that raises an
+-- error of its own is a script error, whatever the error says.
 local STEP = opts.step
-local stopped, running = raw.stopped, coroutine.running
+local stopped = raw.stopped
+local STOP = setmetatable({}, {
+  __tostring = function() return "the run was stopped by a limit" end, __metatable = false,
+})
 local hook
 function hook()
   local why = stop_now()
@@ -111,7 +130,7 @@ function hook()
     -- from now on every instruction raises it again, so that a pcall that catches it
     -- cannot let the script do anything more
     sethook(running(), hook, "", 1)
-    error({ mgensim_stop = why }, 0)
+    error(STOP, 0)
   end
 end
 
@@ -124,53 +143,195 @@ local function hooked(co)
   return co
 end
 
--- coroutines made by scripts are under the same budget
-local cowrap = coroutine.wrap
-local cocreate = function(f) return hooked(create(f)) end
+-- Coroutines a script makes: under the same budget, and a blocking API call inside one
+-- blocks the whole rank (as it would block an MPI process, whatever its coroutines). When the
+-- coroutine yields because the engine took the rank (it waits for something, or for the
+-- engine to catch up with its clock), the resume that ran it yields the rank in turn, and
+-- resumes the coroutine again once the engine gives the rank back; the script's own yields
+-- come back to it as usual.
+local function co_resume(co, ...)
+  local r = pack(resume(co, ...))
+  while r[1] and status(co) == "suspended" and engine_took() do
+    yield()
+    r = pack(resume(co))
+  end
+  return r
+end
 local safe_coroutine = {}
-for k, v in pairs(coroutine) do safe_coroutine[k] = v end
-safe_coroutine.create = cocreate
+for k, v in next, coroutine do safe_coroutine[k] = v end
+safe_coroutine.create = function(f) return hooked(create(f)) end
+safe_coroutine.resume = function(co, ...)
+  local r = co_resume(co, ...)
+  return unpack(r, 1, r.n)
+end
 safe_coroutine.wrap = function(f)
-  local co = cocreate(f)
+  local co = hooked(create(f))
   return function(...)
-    local r = table.pack(resume(co, ...))
+    local r = co_resume(co, ...)
     if not r[1] then error(r[2], 0) end
-    return table.unpack(r, 2, r.n)
+    return unpack(r, 2, r.n)
   end
 end
-G.coroutine = safe_coroutine
 
--- The sandbox: what a script shared with a scenario may do without --allow-io.
-if opts.sandbox then
-  local io_open, io_lines, io_type, stderr = io.open, io.lines, io.type, io.stderr
-  local readable = raw.readable
+-- Read-only views. A view is an empty table whose metatable reads through to the real one
+-- and refuses every write; its metatable is protected, `rawset` refuses views, and tables
+-- inside a view are views themselves. Iteration (`pairs`, `ipairs`, `#`) works as on the
+-- real table.
+local views = setmetatable({}, { __mode = "k" }) -- view -> its real table
+local function refuse_write(what)
+  return function(_, k)
+    error(format("sandbox: %s.%s cannot be changed: it is shared by every rank of the run "
+      .. "(give the rank its own copy: local %s = setmetatable({}, {__index = %s}))",
+      what, tostring(k), what:match("^[%w_]+") or "t", what:match("^[%w_]+") or "t"), 2)
+  end
+end
+local function view(t, what)
+  local v = {}
+  views[v] = t
+  setmetatable(v, {
+    __index = t,
+    __newindex = refuse_write(what),
+    __len = function() return #t end,
+    __pairs = function() return function(_, k) return next(t, k) end, v, nil end,
+    __metatable = false,
+  })
+  return v
+end
+-- a table given to scripts read-only, nested tables first (MGEN_args)
+local function frozen(t, what)
+  for k, x in next, t do
+    if type(x) == "table" then rawset(t, k, frozen(x, what .. "." .. tostring(k))) end
+  end
+  return view(t, what)
+end
+
+G.rawset = function(t, k, v)
+  if views[t] then refuse_write("a shared table")(t, k) end
+  return rawset(t, k, v)
+end
+-- A finalizer runs whenever the collector gets to it, on whichever rank is running then: it
+-- could act for another rank. Refused.
+G.setmetatable = function(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("sandbox: a metatable with __gc is refused: a finalizer would run on whichever "
+      .. "rank happens to be running when the collector reaches it", 2)
+  end
+  return setmetatable(t, mt)
+end
+
+-- The rank's own globals (the first argument of its script's body, at the bottom of its
+-- coroutine): what `load`, `loadfile` and `require` give the code they load.
+local threads = {} -- rank i's coroutine; false until its first resume
+local function rank_env()
+  local co = threads[current()]
+  local level = 0
+  while getinfo(co, level + 1, "") do level = level + 1 end
+  local _, env = getlocal(co, level, 1)
+  return env
+end
+
+-- load: text chunks (binary ones only with --allow-io), with the rank's globals unless an
+-- environment is given.
+local function load_chunk(chunk, name, mode, env, given)
+  if not given then env = rank_env() end
+  if sandbox then
+    if mode ~= nil and mode ~= "t" and mode ~= "bt" then
+      error(format("sandbox: load with mode %q: binary chunks are not allowed in a scenario's script%s",
+        tostring(mode), ALLOW), 3)
+    end
+    if type(chunk) == "string" and sbyte(chunk, 1) == 27 then
+      return nil, "sandbox: binary chunks are not allowed in a scenario's script" .. ALLOW
+    end
+    mode = "t"
+  end
+  return load(chunk, name, mode, env)
+end
+G.load = function(chunk, name, mode, ...)
+  return load_chunk(chunk, name, mode, (...), select("#", ...) > 0)
+end
+
+-- loadfile / dofile / require read through the engine, which decides what may be read.
+local source = raw.source
+G.loadfile = function(path, mode, ...)
+  local text, name = source(path)
+  if not text then return nil, name end
+  return load_chunk(text, "@" .. name, mode, (...), select("#", ...) > 0)
+end
+G.dofile = function(path)
+  local text, name = source(path)
+  if not text then error(name, 2) end
+  local f, err = load_chunk(text, "@" .. name, nil, nil, false)
+  if not f then error(err, 2) end
+  return f()
+end
+
+-- require: Lua modules beside the scripts and in mgensim's library (and, with --allow-io, C
+-- modules through Lua's own loader). Each rank gets its own instance of a module, as each MPI
+-- process would: the module's code runs with the rank's globals and its state is the rank's
+-- own. A module is compiled once per run, as `function(_ENV, ...) <module> end` on its first
+-- line (so its line numbers are the file's), and called once per rank that requires it.
+local find_module, real_require = raw.find_module, require
+local factories = {} -- module name -> { factory, file }
+local loaded_by = setmetatable({}, { __mode = "k" }) -- rank globals -> { name -> value }
+local std = {}
+local function module_of(name)
+  local m = factories[name]
+  if m then return m end
+  local file, err = find_module(name)
+  if not file then return nil, err end
+  local text, fname = source(file)
+  if not text then error(fname, 3) end
+  if sbyte(text, 1) == 35 then text = "--" .. text end -- a `#!` first line
+  local chunk, cerr = load("return function(_ENV, ...) " .. text .. "\nend", "@" .. fname, "t", {})
+  if not chunk then error(cerr, 3) end
+  m = { chunk(), fname }
+  factories[name] = m
+  return m
+end
+G.require = function(name)
+  if type(name) ~= "string" then
+    error(format("bad argument #1 to 'require' (string expected, got %s)", type(name)), 2)
+  end
+  local s = std[name]
+  if s then return s end
+  local env = rank_env()
+  local loaded = loaded_by[env]
+  if not loaded then loaded = {}; loaded_by[env] = loaded end
+  local v = loaded[name]
+  if v ~= nil then return v end
+  local m, err = module_of(name)
+  if not m then
+    if not sandbox then return real_require(name) end
+    error(err, 2)
+  end
+  local r = m[1](env, name, m[2])
+  if r == nil then r = true end
+  loaded[name] = r
+  return r, m[2]
+end
+
+-- What scripts see of the standard library: the sandbox's parts, each a read-only view.
+local io_, os_, debug_ = {}, {}, { traceback = traceback, getinfo = getinfo }
+local open_, lines_ = raw.open, raw.lines
+if sandbox then
   local function deny(what)
     return function()
-      error("sandbox: " .. what .. " is not allowed in a scenario's script "
-        .. "(mgensim run --allow-io lifts the sandbox)", 2)
+      error("sandbox: " .. what .. " is not allowed in a scenario's script" .. ALLOW, 2)
     end
   end
-  local safe_os = {
+  os_ = {
     clock = os.clock, date = os.date, difftime = os.difftime, time = os.time,
     execute = deny("os.execute"), exit = deny("os.exit"), getenv = deny("os.getenv"),
     remove = deny("os.remove"), rename = deny("os.rename"), tmpname = deny("os.tmpname"),
     setlocale = deny("os.setlocale"),
   }
-  local safe_io = {
-    open = function(name, mode)
-      mode = mode or "r"
-      if type(mode) == "string" and mode:find("[wa+]") then
-        error("sandbox: io.open(" .. tostring(name) .. ", \"" .. mode .. "\"): writing files is not allowed in a "
-          .. "scenario's script (mgensim run --allow-io lifts the sandbox)", 2)
-      end
-      return io_open(readable(name), mode)
+  local stderr = io.stderr
+  io_ = {
+    open = open_, lines = lines_, type = io.type,
+    close = function(f)
+      if f == nil then deny("io.close() of standard output")() end
+      return f:close()
     end,
-    lines = function(name, ...)
-      if name == nil then deny("io.lines() on standard input")() end
-      return io_lines(readable(name), ...)
-    end,
-    type = io_type,
-    close = function(f) if f then return f:close() end end,
     write = function(...) return stderr:write(...) end,
     stderr = stderr,
     stdout = stderr, -- stdout carries the summary; what scripts print goes to stderr
@@ -178,73 +339,54 @@ if opts.sandbox then
     popen = deny("io.popen"), tmpfile = deny("io.tmpfile"),
     input = deny("io.input"), output = deny("io.output"),
   }
-  G.os, G.io = safe_os, safe_io
-  G.debug = { traceback = traceback, getinfo = getinfo }
-  local load = load
-  G.load = function(chunk, name, mode, ...)
-    if mode ~= nil and mode ~= "t" and mode ~= "bt" then
-      deny("loading binary chunks")()
-    end
-    if select("#", ...) > 0 then return load(chunk, name, "t", (...)) end
-    return load(chunk, name, "t")
-  end
-  local function read_all(path)
-    local f, err = io_open(readable(path), "r")
-    if not f then return nil, err end
-    local text = f:read("a")
-    f:close()
-    return text
-  end
-  G.loadfile = function(path, mode, ...)
-    if path == nil then deny("loadfile from standard input")() end
-    local text, err = read_all(path)
-    if not text then return nil, err end
-    return G.load(text, "@" .. path, mode, ...)
-  end
-  G.dofile = function(path)
-    local f, err = G.loadfile(path)
-    if not f then error(err, 2) end
-    return f()
-  end
-  -- require: Lua modules from the script's folder and mgensim's library only; no C modules
-  local package = G.package
-  local path = package.path
-  package.loadlib = deny("package.loadlib")
-  package.cpath = ""
-  package.searchers = {
-    package.searchers[1], -- package.preload
-    function(name)
-      local file, err = package.searchpath(name, path)
-      if not file then return "\n\t" .. err end
-      local chunk, cerr = load(read_all(file) or "", "@" .. file, "t")
-      if not chunk then error(cerr, 0) end
-      return chunk, file
-    end,
-  }
-  package.loaded.io, package.loaded.os, package.loaded.debug = safe_io, safe_os, G.debug
-  package.loaded.coroutine = safe_coroutine
 else
   -- the whole library; relative file names still start from the scenario's folder
-  local io_open, io_lines, readable = io.open, io.lines, raw.readable
-  G.io.open = function(name, ...) return io_open(readable(name), ...) end
-  G.io.lines = function(name, ...)
-    if name == nil then return io_lines() end
-    return io_lines(readable(name), ...)
-  end
-  package.loaded.coroutine = safe_coroutine
+  for k, v in next, io do io_[k] = v end
+  for k, v in next, os do os_[k] = v end
+  io_.open, io_.lines = open_, lines_
 end
 
--- rank i's coroutine; false until its first resume (it and its environment are made then)
-local threads = {}
--- A rank's globals fall back to its job's (MGEN_args), then to the shared ones. With one job
--- its globals go straight into the shared table: one lookup fewer per API call.
+-- protect the metatables a script could reach a shared table through: strings' (its
+-- __index is the real string library) and open files' (their methods)
+local smt = dgetmetatable("")
+smt.__metatable = false
+local fmt = dgetmetatable(io.stderr)
+fmt.__metatable = false
+
+local package_ = {
+  config = package.config, path = package.path, cpath = sandbox and "" or package.cpath,
+  loaded = {}, preload = {},
+  loadlib = sandbox and function() error("sandbox: package.loadlib is not allowed in a "
+    .. "scenario's script" .. ALLOW, 2) end or package.loadlib,
+}
+local libs = {
+  string = string, table = table, math = math, utf8 = utf8, coroutine = safe_coroutine,
+  io = io_, os = os_, debug = debug_, package = package_,
+}
+for name, lib in next, libs do
+  local copy = {}
+  for k, v in next, lib do copy[k] = v end
+  std[name] = view(copy, name)
+end
+for name, v in next, std do package_.loaded[name] = v end
+std.package = view(package_, "package")
+for name, v in next, std do G[name] = v end
+rawset(G, "_G", nil)
+
+-- A rank's globals fall back to its job's (MGEN_args), then to the shared ones; the chain's
+-- metatables are protected, so that a rank reaches the shared table only through its names.
+-- With one job its globals go straight into the shared table: one lookup fewer per API call.
 local first = 0
-for _, job in ipairs(jobs) do
+for i, job in ipairs(jobs) do
+  local args = frozen(job.args, "MGEN_args")
   if #jobs == 1 then
-    G.MGEN_args = job.args
-    job.mt = { __index = G }
+    G.MGEN_args = args
+    job.mt = { __index = G, __metatable = false }
   else
-    job.mt = { __index = setmetatable({ MGEN_args = job.args }, { __index = G }) }
+    job.mt = {
+      __index = setmetatable({ MGEN_args = args }, { __index = G, __metatable = false }),
+      __metatable = false,
+    }
   end
   job.first = first
   first = first + job.size
@@ -255,8 +397,9 @@ local function spawn(n)
   for i = 0, n - 1 do threads[i] = false end
 end
 
--- Makes rank i's coroutine and its own global environment; returns both. The engine is told
--- the coroutine, to resume it directly from then on (`threads` keeps it alive).
+-- Makes rank i's coroutine and its own global environment; returns both (the engine passes
+-- the environment to the coroutine's first resume). The engine is told the coroutine, to
+-- resume it directly (`threads` keeps it alive).
 local thread = raw.thread
 local function start(i)
   local job = jobs[1]
@@ -271,38 +414,46 @@ local function start(i)
   return co, env
 end
 
--- What rank i's resume came to, given what `coroutine.resume` returned (ok, and the error if
--- not): 0 = it blocked, 1 = it finished, 2 = it failed (with a message and traceback), 3 = a
--- limit stopped it (with the limit's name, and where it was).
-local function after(i, ok, err)
-  local co = threads[i]
-  if not ok then
-    if type(err) == "table" and err.mgensim_stop then
-      return 3, err.mgensim_stop
-    end
-    if err == "not enough memory" then
-      return 3, "lua_memory"
-    end
-    threads[i] = nil
-    if type(err) == "string" then
-      return 2, traceback(co, err)
-    end
-    -- errors raised by the engine's own functions carry their traceback already
-    return 2, tostring(err)
-  end
-  if status(co) == "dead" then
-    threads[i] = nil
-    return 1
-  end
-  return 0
+-- Rank i ended (finished or failed): its coroutine may go.
+local function forget(i)
+  threads[i] = nil
 end
 
--- Rank i's first resume: makes its coroutine and starts it. (Later resumes come straight from
--- the engine, which hands what they returned to `after` unless the rank blocked.)
-local function run(i)
-  local co, env = threads[i], nil
-  if co == false then co, env = start(i) end
-  return after(i, resume(co, env))
+-- What rank i's failure says: the error object `err` as text (whatever it is: a string, nil,
+-- a table with or without a working __tostring), the script line it was raised at when the
+-- message does not start with one, and the traceback of the rank's coroutine.
+local function failure(i, err)
+  local co = threads[i]
+  threads[i] = nil
+  local msg
+  if type(err) == "string" then
+    msg = err
+  elseif err == nil then
+    msg = "error(nil): an error without a message"
+  else
+    local ok, s = pcall(tostring, err)
+    if ok and type(s) == "string" and not sfind(s, "^table: 0x") and not sfind(s, "^userdata: 0x") then
+      msg = s
+    else
+      msg = format("an error object of type %s%s", type(err),
+        ok and "" or " whose __tostring failed")
+    end
+  end
+  -- the first frame of the script's own (not C, not this prelude)
+  local at
+  if co then
+    for level = 0, 64 do
+      local d = getinfo(co, level, "Sl")
+      if not d then break end
+      if d.currentline and d.currentline > 0 and d.short_src ~= "mgensim prelude" then
+        at = d.short_src .. ":" .. d.currentline
+        break
+      end
+    end
+  end
+  if at and not sfind(msg, "^[^\n]-:%d+:") then msg = at .. ": " .. msg end
+  if co then return traceback(co, msg) end
+  return msg
 end
 
 -- Where rank i is suspended, for deadlock reports.
@@ -312,4 +463,4 @@ local function where(i)
   return ""
 end
 
-return spawn, run, after, where
+return spawn, start, forget, failure, where
