@@ -409,8 +409,9 @@ fn without_prelude(tb: &str) -> String {
         .iter()
         .enumerate()
         .filter(|&(i, l)| {
-            let raised_by_prelude = l.trim() == "[C]: in function 'error'"
-                && lines.get(i + 1).is_some_and(|n| prelude(n));
+            // a C function (`error`) the prelude called to raise
+            let raised_by_prelude =
+                l.trim().starts_with("[C]: in ") && lines.get(i + 1).is_some_and(|n| prelude(n));
             !(prelude(l) || raised_by_prelude)
         })
         .map(|(_, l)| *l)

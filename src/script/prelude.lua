@@ -21,7 +21,7 @@ local dgetmetatable = debug.getmetatable
 local tostring, select, concat, type, error, pcall = tostring, select, table.concat, type, error, pcall
 local next, rawget, rawset, setmetatable, getmetatable = next, rawget, rawset, setmetatable, getmetatable
 local load, pack, unpack, format = load, table.pack, table.unpack, string.format
-local sbyte, sfind = string.byte, string.find
+local sbyte, sfind, gsub = string.byte, string.find, string.gsub
 local poll_now, complete_now, write, stop_now = raw.poll, raw.complete, raw.write, raw.stop
 local current, engine_took = raw.current, raw.engine_took
 local sandbox = opts.sandbox
@@ -205,14 +205,44 @@ local function frozen(t, what)
   return view(t, what)
 end
 
+-- Lua turns an error whose message is exactly "not enough memory" into a memory error: a
+-- script raising that text itself (or raising again one it caught) raises a script error.
+local MEM = "not enough memory"
+G.error = function(msg, level)
+  if msg == MEM then msg = MEM .. " (raised by the script)" end
+  if level == 0 then error(msg, 0) end
+  error(msg, (level or 1) + 1)
+end
+G.assert = function(v, msg, ...)
+  if v then return v, msg, ... end
+  if msg == nil then msg = "assertion failed!" end
+  if msg == MEM then msg = MEM .. " (raised by the script)" end
+  error(msg, 2)
+end
+
 G.rawset = function(t, k, v)
-  if views[t] then refuse_write("a shared table")(t, k) end
-  return rawset(t, k, v)
+  if views[t] then
+    error(format("sandbox: rawset(%s, ...): a shared table cannot be changed", tostring(k)), 2)
+  end
+  local ok, err = pcall(rawset, t, k, v)
+  if not ok then error(gsub(err, "^mgensim prelude:%d+: ", ""), 2) end
+  return t
 end
 -- A finalizer runs whenever the collector gets to it, on whichever rank is running then: it
 -- could act for another rank. Refused.
 G.setmetatable = function(t, mt)
-  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+  if type(t) ~= "table" then
+    error(format("bad argument #1 to 'setmetatable' (table expected, got %s)", type(t)), 2)
+  end
+  if mt ~= nil and type(mt) ~= "table" then
+    error("bad argument #2 to 'setmetatable' (nil or table expected)", 2)
+  end
+  local cur = dgetmetatable(t)
+  if cur and rawget(cur, "__metatable") ~= nil then
+    if views[t] then error("sandbox: a shared table's metatable cannot be changed", 2) end
+    error("cannot change a protected metatable", 2)
+  end
+  if mt and rawget(mt, "__gc") ~= nil then
     error("sandbox: a metatable with __gc is refused: a finalizer would run on whichever "
       .. "rank happens to be running when the collector reaches it", 2)
   end
@@ -451,6 +481,9 @@ local function failure(i, err)
       end
     end
   end
+  -- a message positioned in this prelude (a C function it called raised it) belongs to the
+  -- script's line
+  msg = gsub(msg, "^mgensim prelude:%d+: ", "")
   if at and not sfind(msg, "^[^\n]-:%d+:") then msg = at .. ": " .. msg end
   if co then return traceback(co, msg) end
   return msg
