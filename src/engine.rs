@@ -594,6 +594,11 @@ impl Simulation {
         self.world.borrow_mut().watch.set_interrupt(flag);
     }
 
+    /// `limits.wall_time` counts from `origin` (the process's start: setting up counts too).
+    pub fn count_wall_time_from(&mut self, origin: Instant) {
+        self.world.borrow_mut().watch.count_from(origin);
+    }
+
     /// Runs every rank to its end.
     pub fn run(self) -> Result<Report, SimError> {
         let started = Instant::now();

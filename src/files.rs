@@ -210,7 +210,7 @@ pub fn read_referenced(
     if !allow_io {
         let access = FileAccess::new(base, &[], false);
         let shown = full.display().to_string();
-        match access.resolve(&shown) {
+        match access.resolve(&name.to_string_lossy()) {
             Err(e) => {
                 return Err(e.replace(
                     "a scenario's script may read files only below the scenario's folder",

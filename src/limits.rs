@@ -114,6 +114,9 @@ impl Limit {
 pub struct Watch {
     interrupt: Option<Arc<AtomicBool>>,
     deadline: Option<Instant>,
+    /// When the wall clock started for the whole process (set by the command line), if
+    /// earlier than the run: `limits.wall_time` then counts from there.
+    origin: Option<Instant>,
     /// Events the run may process (`u64::MAX` for no limit).
     pub event_limit: u64,
     /// The last picosecond the run may process events at (`u64::MAX` for no limit).
@@ -127,6 +130,7 @@ impl Watch {
         Watch {
             interrupt: None,
             deadline: None,
+            origin: None,
             event_limit: if limits.events == 0 {
                 u64::MAX
             } else {
@@ -143,8 +147,14 @@ impl Watch {
 
     /// Starts the wall clock: the run may take `wall` (zero for no limit) from now.
     pub fn start(&mut self, wall: Time) {
-        self.deadline = (wall > Time::ZERO)
-            .then(|| Instant::now() + Duration::from_nanos((wall.ps() / 1000).max(1)));
+        let from = self.origin.unwrap_or_else(Instant::now);
+        self.deadline =
+            (wall > Time::ZERO).then(|| from + Duration::from_nanos((wall.ps() / 1000).max(1)));
+    }
+
+    /// The wall clock started at `origin` (the process's start), not when the run starts.
+    pub fn count_from(&mut self, origin: Instant) {
+        self.origin = Some(origin);
     }
 
     /// A flag that, once set (by a signal handler), stops the run.

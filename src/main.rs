@@ -200,9 +200,7 @@ enum Command {
 }
 
 fn load(a: &ScenarioArgs) -> Result<Scenario> {
-    let mut s = Scenario::load(&a.scenario, &overrides(&a.over)?)?;
-    s.allow_io = a.over.allow_io;
-    Ok(s)
+    Scenario::load_with(&a.scenario, &overrides(&a.over)?, a.over.allow_io)
 }
 
 /// The `--set`s of the command line, with `--seed` and `--timeout` as keys.
@@ -374,16 +372,78 @@ enum Exit {
     Interrupted = 130,
 }
 
-/// Ctrl-C sets the flag the engine watches; a second Ctrl-C exits at once.
+/// When the process started: `limits.wall_time` covers all of it.
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Ctrl-C (or SIGTERM) sets the flag the engine watches; a second one exits at once, unless
+/// outputs are being written: then the first asks the writing to stop (what was staged is
+/// abandoned, the old outputs stay) and the process ends as soon as it has.
 fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = flag.clone();
     let _ = ctrlc::set_handler(move || {
-        if f.swap(true, Ordering::SeqCst) {
+        let second = f.swap(true, Ordering::SeqCst);
+        if mgensim::output::on_signal() == mgensim::output::OnSignal::Exit
+            && (second || mgensim::output::abort_requested())
+        {
+            mgensim::output::remove_temporaries();
             std::process::exit(Exit::Interrupted as i32);
         }
     });
     flag
+}
+
+/// Ends the process if `limits.wall_time` (`wall`) passes while the run is still being set up
+/// (building the network and the scripts, before the engine's own watch starts): nothing has
+/// been computed then, so there is nothing to write. Returns the flag that says the set-up is
+/// over.
+fn watch_setup(scenario: &Path, wall: mgensim::units::Time) -> Arc<AtomicBool> {
+    let over = Arc::new(AtomicBool::new(false));
+    if wall == mgensim::units::Time::ZERO {
+        return over;
+    }
+    let start = *STARTED.get_or_init(std::time::Instant::now);
+    let deadline = start + std::time::Duration::from_nanos((wall.ps() / 1000).max(1));
+    let (o, name) = (over.clone(), scenario.display().to_string());
+    std::thread::spawn(move || {
+        let now = std::time::Instant::now();
+        if deadline > now {
+            std::thread::sleep(deadline - now);
+        }
+        if !o.load(Ordering::SeqCst) {
+            eprintln!(
+                "error: {name}: wall-clock limit: `limits.wall_time` = {wall} passed while the \
+                 run was being set up (building the network and the ranks); nothing was \
+                 simulated\n  raise it: --timeout 10min (0 = no limit)"
+            );
+            mgensim::output::remove_temporaries();
+            std::process::exit(Exit::Limit as i32);
+        }
+    });
+    over
+}
+
+/// What a run stopped by a signal or the wall clock leaves out of its outputs, to end
+/// promptly: the bulky records (time series, buffer history, timeline), each said in a
+/// warning. The summary and the per-link, per-router and per-rank tables are written.
+fn without_bulky(report: &mut Report, why: &str) {
+    let mut dropped = Vec::new();
+    if report.series.take().is_some() {
+        dropped.push("links_timeseries.csv and power_timeseries.csv");
+    }
+    if report.buffer_history.take().is_some() {
+        dropped.push("buffer_history.csv");
+    }
+    if report.trace.take().is_some() {
+        dropped.push("the timeline (trace)");
+    }
+    if !dropped.is_empty() {
+        report.warnings.push(format!(
+            "{why}: {} not written, to stop promptly (a run stopped by --until or \
+             limits.events writes them up to the stop)",
+            dropped.join(", ")
+        ));
+    }
 }
 
 fn run(
@@ -411,34 +471,42 @@ fn run(
     } else {
         None
     };
+    let setup_over = watch_setup(&args.scenario, scenario.limits.wall_time);
     let mut sim = Simulation::new(&scenario)?;
+    if let Some(start) = STARTED.get() {
+        sim.count_wall_time_from(*start);
+    }
     if baseline.is_none() {
         // (a baseline run comes after: it must not find this run's memory still held)
         sim.last_in_process();
     }
     sim.probe(&probes)?;
     sim.set_interrupt(interrupt_flag());
+    setup_over.store(true, Ordering::SeqCst);
     let bar = (!quiet && std::io::stderr().is_terminal()).then(|| progress_line(&mut sim));
     let json = json || output.is_some_and(|o| o.extension().is_some_and(|e| e == "json"));
     let write = |report: &Report| -> Result<()> {
+        let _writing = mgensim::output::writing();
         for w in &report.warnings {
             eprintln!("warning: {w}");
         }
         if let Some(dir) = out {
-            mgensim::output::write_folder(dir, report)
-                .with_context(|| format!("cannot write the output folder {}", dir.display()))?;
+            // the pictures are drawn from the staged folder: it gets the trace too
+            let trace = report.trace.as_deref().filter(|_| probe.plots);
+            mgensim::output::write_set(dir, report, trace, |stage| {
+                if probe.plots {
+                    mgensim::plot::draw_folder(stage)
+                        .map(|_| ())
+                        .map_err(|e| std::io::Error::other(format!("{e:#}")))
+                } else {
+                    Ok(())
+                }
+            })
+            .with_context(|| format!("cannot write the output folder {}", dir.display()))?;
         }
-        if let Some(trace) = &report.trace {
-            // the pictures are drawn from the folder: it gets the trace too
-            let beside = out.filter(|_| probe.plots).map(|d| d.join("trace.json"));
-            for path in probe.trace.iter().chain(&beside) {
-                mgensim::output::write_atomic(path, trace.as_bytes())
-                    .with_context(|| format!("cannot write the trace {}", path.display()))?;
-            }
-        }
-        if let (true, Some(dir)) = (probe.plots, out) {
-            mgensim::plot::draw_folder(dir)
-                .with_context(|| format!("cannot draw the pictures in {}", dir.display()))?;
+        if let (Some(trace), Some(path)) = (&report.trace, &probe.trace) {
+            mgensim::output::write_atomic(path, trace.as_bytes())
+                .with_context(|| format!("cannot write the trace {}", path.display()))?;
         }
         let text = if json {
             serde_json::to_string_pretty(report)? + "\n"
@@ -449,6 +517,18 @@ fn run(
             Some(path) => mgensim::output::write_atomic(path, text.as_bytes())
                 .with_context(|| format!("cannot write {}", path.display())),
             None => emit(&text),
+        }
+    };
+    // a signal while the outputs are written abandons them: the process ends as interrupted
+    let written = |r: Result<()>| -> Result<Option<Exit>> {
+        match r {
+            Err(e) if e.chain().any(|c| c.is::<mgensim::output::Interrupted>()) => {
+                eprintln!("error: {e:#}");
+                Ok(Some(Exit::Interrupted))
+            }
+            Err(e) => Err(e),
+            Ok(()) if mgensim::output::abort_requested() => Ok(Some(Exit::Interrupted)),
+            Ok(()) => Ok(None),
         }
     };
     let result = sim.run();
@@ -468,13 +548,32 @@ fn run(
                     p.compare(t, &b);
                 }
             }
-            write(&report)?;
+            if let Some(exit) = written(write(&report))? {
+                return Ok(exit);
+            }
             Ok(Exit::Ok)
         }
         Err(e) => {
+            let prompt = match &e.stop {
+                Stop::Limit {
+                    limit: Limit::Interrupt,
+                    ..
+                } => Some("interrupted"),
+                Stop::Limit {
+                    limit: Limit::WallTime,
+                    ..
+                } => Some("wall-clock limit"),
+                _ => None,
+            };
             // what was computed is not lost: the partial summary first, then why it stopped
-            if let Some(partial) = &e.partial {
-                write(partial)?;
+            if let Some(mut partial) = e.partial {
+                if let Some(why) = prompt {
+                    without_bulky(&mut partial, why);
+                }
+                if let Some(exit) = written(write(&partial))? {
+                    eprintln!("error: {}: {}", args.scenario.display(), e.stop);
+                    return Ok(exit);
+                }
             }
             eprintln!("error: {}: {}", args.scenario.display(), e.stop);
             Ok(match e.stop {
@@ -602,6 +701,7 @@ fn emit(text: &str) -> Result<()> {
 }
 
 fn main() -> ExitCode {
+    STARTED.get_or_init(std::time::Instant::now);
     match real_main() {
         Ok(exit) => ExitCode::from(exit as u8),
         Err(e) => {

@@ -1,20 +1,174 @@
-//! Output files are written whole or not at all: the content goes into a temporary file beside
-//! the target, which is then renamed over it (atomic on one file system). A run stopped half
-//! way, or a full disk, leaves the old file or none, never half a file.
+//! Output files are written whole or not at all, and never destroy what a path is.
+//!
+//! - A regular file (or a path that does not exist yet) gets its content through a temporary
+//!   file beside it, renamed over it: a run stopped half way, or a full disk, leaves the old
+//!   file or none, never half a file, and no temporary file is left (also when a second
+//!   Ctrl-C ends the process while one is open: [`remove_temporaries`]).
+//! - A FIFO, a device or a socket is written into as it is (`-o /dev/stdout`, a named pipe):
+//!   it is never replaced by a regular file. A symbolic link is followed: its target is
+//!   written, and the link stays. A folder is refused.
+//! - An output folder (`--out DIR`) is one set: after a run, DIR holds the old complete set or
+//!   the new complete set, never a mix. The new set is written into a staging folder first,
+//!   then put in place at once: by exchanging the two folders (Linux's `renameat2`) when DIR
+//!   holds nothing but mgensim's outputs, else file by file, in a step no signal interrupts,
+//!   with the stale files of the old set removed. A signal while the set is staged abandons it
+//!   and leaves DIR as it was.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
-/// Writes `bytes` to `path` atomically.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = temporary_beside(path);
-    let result = std::fs::File::create(&tmp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
-        .and_then(|_| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+/// Every file mgensim writes into an output folder (what a new set replaces).
+pub const FOLDER_FILES: [&str; 11] = [
+    "summary.json",
+    "links.csv",
+    "routers.csv",
+    "ranks.csv",
+    "links_timeseries.csv",
+    "links_power.csv",
+    "power_timeseries.csv",
+    "buffer_history.csv",
+    "trace.json",
+    "heatmap.svg",
+    "timeline.svg",
+];
+
+/// Temporary files and staging folders being written now (removed by [`remove_temporaries`]).
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Outputs are being written (a signal then asks them to stop instead of ending the process).
+static WRITING: AtomicBool = AtomicBool::new(false);
+/// A set is being put in place: nothing may end the process until it is.
+static COMMITTING: AtomicBool = AtomicBool::new(false);
+/// A signal asked the writing to stop: what is staged is abandoned.
+static ABORT: AtomicBool = AtomicBool::new(false);
+
+/// Writing was abandoned because a signal asked it to stop.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted while writing the outputs: nothing was replaced")]
+pub struct Interrupted;
+
+fn interrupted() -> std::io::Error {
+    std::io::Error::other(Interrupted)
+}
+
+/// Whether a signal asked the writing to stop.
+pub fn abort_requested() -> bool {
+    ABORT.load(Ordering::SeqCst)
+}
+
+/// What a signal handler does while outputs are written: `Stay` (asked the writing to stop;
+/// it will, promptly, and the process then ends) or `Exit` (nothing is being put in place:
+/// temporary files are removed and the process may end now).
+#[derive(Debug, PartialEq, Eq)]
+pub enum OnSignal {
+    Stay,
+    Exit,
+}
+
+/// Called by a signal handler. While outputs are written the first signal asks them to stop
+/// and the second ends the process (after removing what was staged) unless a set is being
+/// put in place, which always finishes first.
+pub fn on_signal() -> OnSignal {
+    if !WRITING.load(Ordering::SeqCst) {
+        return OnSignal::Exit;
     }
-    result
+    if COMMITTING.load(Ordering::SeqCst) || !ABORT.swap(true, Ordering::SeqCst) {
+        return OnSignal::Stay;
+    }
+    remove_temporaries();
+    OnSignal::Exit
+}
+
+/// Marks the outputs being written (signals no longer end the process at once); the writing
+/// ends when the guard is dropped.
+pub fn writing() -> WritingGuard {
+    ABORT.store(false, Ordering::SeqCst);
+    WRITING.store(true, Ordering::SeqCst);
+    WritingGuard
+}
+
+/// See [`writing`].
+pub struct WritingGuard;
+
+impl Drop for WritingGuard {
+    fn drop(&mut self) {
+        WRITING.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Removes the temporary files and staging folders being written (before the process ends).
+pub fn remove_temporaries() {
+    if let Ok(p) = PENDING.try_lock() {
+        for path in p.iter() {
+            let _ = std::fs::remove_file(path).or_else(|_| std::fs::remove_dir_all(path));
+        }
+    }
+}
+
+fn pending(path: &Path) {
+    if let Ok(mut p) = PENDING.lock() {
+        p.push(path.to_path_buf());
+    }
+}
+
+fn done(path: &Path) {
+    if let Ok(mut p) = PENDING.lock() {
+        p.retain(|x| x != path);
+    }
+}
+
+/// Writes `bytes` to `path`, whole or not at all (see the module's doc for what each kind of
+/// path gets).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_file(path, bytes, 0)
+}
+
+fn write_file(path: &Path, bytes: &[u8], depth: u32) -> std::io::Result<()> {
+    if abort_requested() {
+        return Err(interrupted());
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            if depth > 8 {
+                return Err(std::io::Error::other(format!(
+                    "{}: too many symbolic links",
+                    path.display()
+                )));
+            }
+            let link = std::fs::read_link(path)?;
+            let target = path.parent().unwrap_or(Path::new(".")).join(link);
+            write_file(&target, bytes, depth + 1)
+        }
+        Ok(m) if m.is_dir() => Err(std::io::Error::other(format!(
+            "{} is a folder",
+            path.display()
+        ))),
+        Ok(m) if !m.is_file() => {
+            // a FIFO, a device, a socket: written into as it is
+            let mut f = std::fs::OpenOptions::new().write(true).open(path)?;
+            f.write_all(bytes)?;
+            f.flush()
+        }
+        _ => {
+            let tmp = temporary_beside(path);
+            pending(&tmp);
+            let result = std::fs::File::create(&tmp)
+                .and_then(|mut f| f.write_all(bytes).and_then(|_| f.sync_all()))
+                .and_then(|_| {
+                    if abort_requested() {
+                        Err(interrupted())
+                    } else {
+                        std::fs::rename(&tmp, path)
+                    }
+                });
+            if result.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            done(&tmp);
+            result
+        }
+    }
 }
 
 /// `dir/.name.<pid>.tmp` for `dir/name`.
@@ -28,26 +182,153 @@ fn temporary_beside(path: &Path) -> PathBuf {
 
 /// The output folder of `mgensim run --out DIR`: `summary.json`, `links.csv`, `routers.csv`
 /// and `ranks.csv`, and `links_timeseries.csv` and `buffer_history.csv` when they were
-/// recorded (columns in the README), each written whole or not at all.
+/// recorded (columns in the README), as one set (see the module's doc).
 pub fn write_folder(dir: &Path, report: &crate::Report) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
+    write_set(dir, report, None, |_| Ok(()))
+}
+
+/// Writes the set of `report` (and `trace`, as `trace.json`) into `dir`; `more` adds files to
+/// the staging folder before the set is put in place (the pictures, drawn from the staged
+/// files). Whole or not at all, never a mix with an older set.
+pub fn write_set(
+    dir: &Path,
+    report: &crate::Report,
+    trace: Option<&str>,
+    more: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if !m.is_dir() && !(m.file_type().is_symlink() && dir.is_dir()) => {
+            return Err(std::io::Error::other(format!(
+                "{} exists and is not a folder",
+                dir.display()
+            )))
+        }
+        _ => {}
+    }
+    // a folder that holds only mgensim's outputs is exchanged whole; another is written into
+    let ours = match std::fs::read_dir(dir) {
+        Err(_) => true,
+        Ok(entries) => entries.filter_map(|e| e.ok()).all(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            FOLDER_FILES.contains(&name.as_ref())
+                && e.file_type().is_ok_and(|t| t.is_file())
+        }),
+    } && !std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let stage = if ours {
+        let parent = match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent)?;
+        parent.join(format!(".{name}.mgensim-new-{}", std::process::id()))
+    } else {
+        dir.join(format!(".mgensim-new-{}", std::process::id()))
+    };
+    let _ = std::fs::remove_dir_all(&stage);
+    std::fs::create_dir_all(&stage)?;
+    pending(&stage);
+    let staged = stage_files(&stage, report, trace).and_then(|()| more(&stage));
+    let result = staged.and_then(|()| {
+        if abort_requested() {
+            return Err(interrupted());
+        }
+        COMMITTING.store(true, Ordering::SeqCst);
+        let r = if ours {
+            put_folder_in_place(&stage, dir)
+        } else {
+            put_files_in_place(&stage, dir)
+        };
+        COMMITTING.store(false, Ordering::SeqCst);
+        r
+    });
+    let _ = std::fs::remove_dir_all(&stage);
+    done(&stage);
+    result
+}
+
+/// Writes the set's files into the staging folder.
+fn stage_files(stage: &Path, report: &crate::Report, trace: Option<&str>) -> std::io::Result<()> {
+    let write = |name: &str, text: Option<String>| -> std::io::Result<()> {
+        if abort_requested() {
+            return Err(interrupted());
+        }
+        match text {
+            Some(t) => std::fs::write(stage.join(name), t),
+            None => Ok(()),
+        }
+    };
+    write("links.csv", Some(links_csv(report)))?;
+    write("routers.csv", Some(routers_csv(report)))?;
+    write("ranks.csv", Some(ranks_csv(report)))?;
+    write("links_timeseries.csv", timeseries_csv(report))?;
+    write("links_power.csv", links_power_csv(report))?;
+    write("power_timeseries.csv", power_timeseries_csv(report))?;
+    write("buffer_history.csv", buffer_history_csv(report))?;
+    write("trace.json", trace.map(str::to_string))?;
     let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)? + "\n";
-    write_atomic(&dir.join("links.csv"), links_csv(report).as_bytes())?;
-    write_atomic(&dir.join("routers.csv"), routers_csv(report).as_bytes())?;
-    write_atomic(&dir.join("ranks.csv"), ranks_csv(report).as_bytes())?;
-    if let Some(csv) = timeseries_csv(report) {
-        write_atomic(&dir.join("links_timeseries.csv"), csv.as_bytes())?;
+    write("summary.json", Some(json))
+}
+
+/// Puts a staged folder in place of `dir` (which holds only mgensim's outputs, or does not
+/// exist) in one step.
+fn put_folder_in_place(stage: &Path, dir: &Path) -> std::io::Result<()> {
+    if !dir.exists() {
+        return std::fs::rename(stage, dir);
     }
-    if let Some(csv) = links_power_csv(report) {
-        write_atomic(&dir.join("links_power.csv"), csv.as_bytes())?;
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let a = std::ffi::CString::new(stage.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+        let b = std::ffi::CString::new(dir.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+        // SAFETY: two valid NUL-terminated paths; renameat2 only reads them
+        let r = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                a.as_ptr(),
+                libc::AT_FDCWD,
+                b.as_ptr(),
+                libc::RENAME_EXCHANGE,
+            )
+        };
+        if r == 0 {
+            // the old set is now at the staging path, removed by the caller
+            return Ok(());
+        }
     }
-    if let Some(csv) = power_timeseries_csv(report) {
-        write_atomic(&dir.join("power_timeseries.csv"), csv.as_bytes())?;
+    put_files_in_place(stage, dir)
+}
+
+/// Puts the staged files into `dir` one by one and removes the old set's files the new one
+/// does not have; `summary.json` (the set's index) goes first out and last in.
+fn put_files_in_place(stage: &Path, dir: &Path) -> std::io::Result<()> {
+    let summary = dir.join("summary.json");
+    if std::fs::symlink_metadata(&summary).is_ok_and(|m| m.is_file()) {
+        std::fs::remove_file(&summary)?;
     }
-    if let Some(csv) = buffer_history_csv(report) {
-        write_atomic(&dir.join("buffer_history.csv"), csv.as_bytes())?;
+    let mut names: Vec<&str> = FOLDER_FILES.iter().copied().filter(|n| *n != "summary.json").collect();
+    names.push("summary.json");
+    for name in names {
+        let (from, to) = (stage.join(name), dir.join(name));
+        let target = std::fs::symlink_metadata(&to);
+        if from.exists() {
+            match target {
+                Ok(m) if !m.is_file() => {
+                    // a link, a FIFO, a device: written into, never renamed over
+                    let bytes = std::fs::read(&from)?;
+                    write_file(&to, &bytes, 0)?;
+                }
+                _ => std::fs::rename(&from, &to)?,
+            }
+        } else if target.is_ok_and(|m| m.is_file()) {
+            std::fs::remove_file(&to)?;
+        }
     }
-    write_atomic(&dir.join("summary.json"), json.as_bytes())
+    Ok(())
 }
 
 /// A link's `kind` column (`injection` NIC→router, `router`, `ejection` router→NIC) and its
@@ -129,7 +410,10 @@ pub fn timeseries_csv(r: &crate::Report) -> Option<String> {
     let mut out = String::from(
         "link,window_start_ps,window_ps,bytes,packets,busy_ps,utilization,mean_occupancy_bytes\n",
     );
-    for row in &s.rows {
+    for (i, row) in s.rows.iter().enumerate() {
+        if i & 0xffff == 0 && abort_requested() {
+            break;
+        }
         let start = row.window as u64 * s.width_ps;
         let len = s.width_ps.min(span.saturating_sub(start)).max(1);
         let c = &row.counts;
@@ -225,7 +509,10 @@ pub fn buffer_history_csv(r: &crate::Report) -> Option<String> {
     let mut out = String::from(
         "router,in_port,vc,src_nic,dst_nic,bytes,arrive_ps,occupancy_bytes,depart_ps,out_port,freed_ps\n",
     );
-    for s in rows {
+    for (i, s) in rows.iter().enumerate() {
+        if i & 0xffff == 0 && abort_requested() {
+            break;
+        }
         out += &format!(
             "{},{},{},{},{},{},{},{},{},{},{}\n",
             s.router,

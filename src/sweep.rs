@@ -228,8 +228,7 @@ impl Sweep {
         for (a, v) in self.axes.iter().zip(values) {
             sets.push(format!("{}={v}", a.key));
         }
-        let mut s = Scenario::from_str_with(&self.text, &self.path, &sets)?;
-        s.allow_io = self.allow_io;
+        let s = Scenario::from_str_opts(&self.text, &self.path, &sets, self.allow_io)?;
         Ok(s)
     }
 

@@ -446,16 +446,35 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// Reads a scenario file and applies `overrides` (`key.path=TOML-literal`).
+    /// Reads a scenario file and applies `overrides` (`key.path=TOML-literal`), with the
+    /// sandbox on (see [`Scenario::load_with`]).
     pub fn load(path: &Path, overrides: &[String]) -> Result<Scenario> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read scenario {}", path.display()))?;
-        Scenario::from_str_with(&text, path, overrides)
+        Scenario::load_with(path, overrides, false)
+    }
+
+    /// Reads a scenario file and applies `overrides`. Without `allow_io` (`--allow-io`) the
+    /// files it names (its scripts, placement maps) must be regular files below its own
+    /// folder or mgensim's Lua library (`files.rs`). The file itself is read up to
+    /// [`crate::files::MAX_SOURCE`] bytes; it may be a pipe (`<(...)`).
+    pub fn load_with(path: &Path, overrides: &[String], allow_io: bool) -> Result<Scenario> {
+        let text = crate::files::read_bounded(path, crate::files::MAX_SOURCE)
+            .map_err(|e| anyhow!("cannot read scenario {}: {e}", path.display()))?;
+        Scenario::from_str_opts(&text, path, overrides, allow_io)
     }
 
     /// Like [`Scenario::load`] for text already in memory; `path` names it in messages and
     /// anchors relative paths. Every problem found is reported, not just the first.
     pub fn from_str_with(text: &str, path: &Path, overrides: &[String]) -> Result<Scenario> {
+        Scenario::from_str_opts(text, path, overrides, false)
+    }
+
+    /// [`Scenario::from_str_with`], with `--allow-io` or not.
+    pub fn from_str_opts(
+        text: &str,
+        path: &Path,
+        overrides: &[String],
+        allow_io: bool,
+    ) -> Result<Scenario> {
         let file = path.display().to_string();
         let mut table: toml::Table =
             toml::from_str(text).map_err(|e| anyhow!("{file}: {}", e.to_string().trim_end()))?;
@@ -500,12 +519,18 @@ impl Scenario {
             Some(toml::Value::Table(t)) => t.keys().cloned().collect(),
             _ => Vec::new(),
         };
-        let scenario = parsed.and_then(|f| Scenario::build(f, path, &given, &mut p));
+        let scenario = parsed.and_then(|f| Scenario::build(f, path, &given, allow_io, &mut p));
         p.into_result()?;
         Ok(scenario.expect("a scenario without problems was built"))
     }
 
-    fn build(f: ScenarioFile, path: &Path, given: &[String], p: &mut Problems) -> Option<Scenario> {
+    fn build(
+        f: ScenarioFile,
+        path: &Path,
+        given: &[String],
+        allow_io: bool,
+        p: &mut Problems,
+    ) -> Option<Scenario> {
         let base = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -628,7 +653,7 @@ impl Scenario {
         let mut jobs = Vec::new();
         let mut machine = Machine::new(if p.is_empty() { nodes } else { 0 }, f.node.ranks_per_node);
         for (i, (key, w)) in files.into_iter().enumerate() {
-            let (script_name, script_dir, source) = read_script(&w, &key, &base, p);
+            let (script_name, script_dir, source) = read_script(&w, &key, &base, allow_io, p);
             let ranks = match w.ranks {
                 Some(0) => {
                     p.key(&format!("{key}.ranks"), "must be at least 1");
@@ -658,18 +683,17 @@ impl Scenario {
             let placed = if nodes == 0 || !p.is_empty() {
                 None
             } else if let Some(file) = &pl.file {
-                let path = beside(&base, file);
                 let pkey = if key == "workload" && w.placement.is_some() {
                     "placement.file".to_string()
                 } else {
                     format!("{key}.placement.file")
                 };
-                match std::fs::read_to_string(&path) {
+                match crate::files::read_referenced(&base, file, allow_io, crate::files::MAX_PLACEMENT) {
                     Err(e) => {
-                        p.key(&pkey, format!("cannot read {}: {e}", path.display()));
+                        p.key(&pkey, e);
                         None
                     }
-                    Ok(text) => {
+                    Ok((path, text)) => {
                         match placement::read_map(&path.display().to_string(), &text, ranks, nodes)
                             .and_then(|m| machine.take(&m).map(|()| m))
                         {
@@ -726,7 +750,7 @@ impl Scenario {
             jobs,
             limits: f.limits,
             power: f.power,
-            allow_io: false,
+            allow_io,
         })
     }
 
@@ -744,21 +768,12 @@ impl Scenario {
     }
 }
 
-/// A path given in the scenario, relative to its folder `base` (`./` is left out of the names
-/// shown in messages).
-fn beside(base: &Path, p: &Path) -> PathBuf {
-    if base == Path::new(".") {
-        p.to_path_buf()
-    } else {
-        base.join(p)
-    }
-}
-
 /// Reads a job's script (or takes its inline code): its name, folder and text.
 fn read_script(
     w: &WorkloadFile,
     key: &str,
     base: &Path,
+    allow_io: bool,
     p: &mut Problems,
 ) -> (String, Option<PathBuf>, String) {
     match (&w.script, &w.code) {
@@ -775,9 +790,8 @@ fn read_script(
         }
         (None, Some(code)) => ("inline".to_string(), None, code.clone()),
         (Some(s), None) => {
-            let path = beside(base, s);
-            match std::fs::read_to_string(&path) {
-                Ok(src) => (
+            match crate::files::read_referenced(base, s, allow_io, crate::files::MAX_SOURCE) {
+                Ok((path, src)) => (
                     path.display().to_string(),
                     Some(match path.parent() {
                         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -786,10 +800,7 @@ fn read_script(
                     src,
                 ),
                 Err(e) => {
-                    p.key(
-                        &format!("{key}.script"),
-                        format!("cannot read {}: {e}", path.display()),
-                    );
+                    p.key(&format!("{key}.script"), e);
                     (String::new(), None, String::new())
                 }
             }

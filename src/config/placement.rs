@@ -32,6 +32,9 @@ pub struct PlacementFile {
     pub file: Option<PathBuf>,
 }
 
+/// Problems of a map listed at most (a file that is no map at all is said in a few lines).
+const MAX_PROBLEMS: usize = 20;
+
 /// Reads a rank-node map for a job of `ranks` ranks on `nodes` nodes: the node of each rank.
 /// Every problem is returned, each naming its line (`file` names the map in messages).
 pub fn read_map(file: &str, text: &str, ranks: u64, nodes: u64) -> Result<Vec<u32>, Vec<String>> {
@@ -52,9 +55,22 @@ pub fn read_map(file: &str, text: &str, ranks: u64, nodes: u64) -> Result<Vec<u3
             _ => None,
         };
         let Some((r, nd)) = parsed else {
+            // (the line itself is not shown: a shared scenario could name any file as its map)
+            let what = if fields.len() != 2 {
+                format!("{} fields", fields.len())
+            } else {
+                let bad = if fields[0].parse::<u64>().is_err() { 1 } else { 2 };
+                format!("field {bad} not a whole number")
+            };
             problems.push(format!(
-                "{file}:{n}: expected `rank node` (two whole numbers), got `{body}`"
+                "{file}:{n}: expected `rank node` (two whole numbers), got a line of {} \
+                 characters: {what}",
+                body.chars().count()
             ));
+            if problems.len() >= MAX_PROBLEMS {
+                problems.push(format!("{file}: more problems after line {n} are not listed"));
+                return Err(problems);
+            }
             continue;
         };
         if r >= ranks {
@@ -227,11 +243,16 @@ mod tests {
             vec![
                 "m.txt:5: node 9 is out of range (the network has 4 nodes: 0 to 3)",
                 "m.txt:6: rank 1 is placed twice (first on line 4)",
-                "m.txt:7: expected `rank node` (two whole numbers), got `x y`",
+                "m.txt:7: expected `rank node` (two whole numbers), got a line of 3 characters: \
+                 field 1 not a whole number",
                 "m.txt: 2 rank(s) have no line: 2, 3",
             ]
         );
         assert_eq!(read_map("m", "0 1\n1,0\n", 2, 2).unwrap(), vec![1, 0]);
+        // a file that is no map: its text is never shown, and the list ends after 20
+        let e = read_map("m", &"root:x:0:0:secret\n".repeat(50), 2, 2).unwrap_err();
+        assert_eq!(e.len(), MAX_PROBLEMS + 1);
+        assert!(e.iter().all(|p| !p.contains("secret")), "{e:?}");
         let mut m = Machine::new(2, 1);
         assert!(m.take(&[1, 1]).unwrap_err()[0].contains("rank 1: node 1 is full"));
     }
