@@ -309,7 +309,14 @@ impl World {
             .tactics
             .unwrap_or_else(|| self.net.footprint() > PREFETCH_ABOVE);
         self.net.link_later(self.prefetching);
-        let next = (self.events | (CHECK_EVERY - 1)) + 1;
+        // (recording a time series or buffer history makes events costlier: look more often,
+        // so that a signal or the wall clock still stops the run promptly)
+        let every = if self.net.series.is_some() || self.net.history.is_some() {
+            CHECK_EVERY >> 4
+        } else {
+            CHECK_EVERY
+        };
+        let next = (self.events | (every - 1)) + 1;
         self.checkpoint = next.min(self.watch.event_limit);
     }
 
@@ -623,10 +630,32 @@ impl Simulation {
         }
         let result = match self.drive(nranks) {
             Ok(()) => self.finish(started),
-            Err(stop) => Err(SimError {
-                stop,
-                partial: Some(Box::new(self.report(started, true))),
-            }),
+            Err(stop) => {
+                let prompt = match &stop {
+                    Stop::Limit {
+                        limit: Limit::Interrupt,
+                        ..
+                    } => Some("interrupted"),
+                    Stop::Limit {
+                        limit: Limit::WallTime,
+                        ..
+                    } => Some("wall-clock limit"),
+                    _ => None,
+                };
+                let dropped = prompt.map(|_| self.drop_bulky_records()).unwrap_or_default();
+                let mut partial = self.report(started, true);
+                if let (Some(why), false) = (prompt, dropped.is_empty()) {
+                    partial.warnings.push(format!(
+                        "{why}: {} not written, to stop promptly (a run stopped by --until or \
+                         limits.events writes them up to the stop)",
+                        dropped.join(", ")
+                    ));
+                }
+                Err(SimError {
+                    stop,
+                    partial: Some(Box::new(partial)),
+                })
+            }
         };
         if self.last {
             let mut this = self;
@@ -635,6 +664,33 @@ impl Simulation {
             std::mem::forget(this);
         }
         result
+    }
+
+    /// A run stopped by a signal or the wall clock ends promptly: the bulky records (time
+    /// series, buffer history, timeline) are let go, not turned into outputs. Returns what
+    /// they were, for a warning.
+    fn drop_bulky_records(&self) -> Vec<&'static str> {
+        let mut w = self.world.borrow_mut();
+        let mut dropped = Vec::new();
+        // (a process about to end leaves them to the exit: freeing gigabytes takes seconds)
+        let last = self.last;
+        let let_go = |b: Option<Box<dyn std::any::Any>>| match b {
+            Some(b) if last => std::mem::forget(b),
+            _ => {}
+        };
+        if let Some(b) = w.net.series.take() {
+            dropped.push("links_timeseries.csv and power_timeseries.csv");
+            let_go(Some(b));
+        }
+        if let Some(b) = w.net.history.take() {
+            dropped.push("buffer_history.csv");
+            let_go(Some(b));
+        }
+        if let Some(b) = w.trace.take() {
+            dropped.push("the timeline (trace)");
+            let_go(Some(b));
+        }
+        dropped
     }
 
     /// The summary of the run as it stands.
@@ -873,11 +929,30 @@ fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
     let per_port = 128 + 16 + 4 + 8;
     let need =
         routers * (ports * per_port + 28) + terminals * (48 + 128 + 16) + s.ranks() * (200 + 3700);
-    if let Some(total) = crate::report::proc_bytes("/proc/meminfo", "MemTotal:") {
+    // what can be had: the memory available now (not the machine's total: other processes
+    // hold some), and the process's address-space limit (`ulimit -v`) if it has one
+    let available = crate::report::proc_bytes("/proc/meminfo", "MemAvailable:")
+        .or_else(|| crate::report::proc_bytes("/proc/meminfo", "MemTotal:"));
+    let mut limit = available.map(|a| (a, "the memory this machine has available now"));
+    #[cfg(unix)]
+    {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the struct it is given
+        if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0
+            && r.rlim_cur != libc::RLIM_INFINITY
+            && limit.is_none_or(|(a, _)| (r.rlim_cur as u64) < a)
+        {
+            limit = Some((r.rlim_cur as u64, "the process's address-space limit (ulimit -v)"));
+        }
+    }
+    if let Some((total, what)) = limit {
         if need > total {
             anyhow::bail!(
                 "{}: key `network.dims`: {nodes} nodes and {} ranks need about {} of memory, \
-                 more than this machine's {}",
+                 more than {what}, {}",
                 s.path.display(),
                 s.ranks(),
                 crate::units::Bytes(need),

@@ -245,7 +245,9 @@ fn sweep(
         .iter()
         .map(|v| sweep::parse_axis(v))
         .collect::<Result<Vec<_>>>()?;
-    let text = std::fs::read_to_string(&args.scenario)
+    sweep::check_axes(&axes)?;
+    let text = mgensim::files::read_bounded(&args.scenario, mgensim::files::MAX_SOURCE)
+        .map_err(|e| anyhow::anyhow!("{e}"))
         .with_context(|| format!("cannot read scenario {}", args.scenario.display()))?;
     let sw = Sweep {
         path: args.scenario.clone(),
@@ -423,29 +425,6 @@ fn watch_setup(scenario: &Path, wall: mgensim::units::Time) -> Arc<AtomicBool> {
     over
 }
 
-/// What a run stopped by a signal or the wall clock leaves out of its outputs, to end
-/// promptly: the bulky records (time series, buffer history, timeline), each said in a
-/// warning. The summary and the per-link, per-router and per-rank tables are written.
-fn without_bulky(report: &mut Report, why: &str) {
-    let mut dropped = Vec::new();
-    if report.series.take().is_some() {
-        dropped.push("links_timeseries.csv and power_timeseries.csv");
-    }
-    if report.buffer_history.take().is_some() {
-        dropped.push("buffer_history.csv");
-    }
-    if report.trace.take().is_some() {
-        dropped.push("the timeline (trace)");
-    }
-    if !dropped.is_empty() {
-        report.warnings.push(format!(
-            "{why}: {} not written, to stop promptly (a run stopped by --until or \
-             limits.events writes them up to the stop)",
-            dropped.join(", ")
-        ));
-    }
-}
-
 fn run(
     args: &ScenarioArgs,
     json: bool,
@@ -554,22 +533,8 @@ fn run(
             Ok(Exit::Ok)
         }
         Err(e) => {
-            let prompt = match &e.stop {
-                Stop::Limit {
-                    limit: Limit::Interrupt,
-                    ..
-                } => Some("interrupted"),
-                Stop::Limit {
-                    limit: Limit::WallTime,
-                    ..
-                } => Some("wall-clock limit"),
-                _ => None,
-            };
             // what was computed is not lost: the partial summary first, then why it stopped
-            if let Some(mut partial) = e.partial {
-                if let Some(why) = prompt {
-                    without_bulky(&mut partial, why);
-                }
+            if let Some(partial) = e.partial {
                 if let Some(exit) = written(write(&partial))? {
                     eprintln!("error: {}: {}", args.scenario.display(), e.stop);
                     return Ok(exit);

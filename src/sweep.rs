@@ -63,6 +63,8 @@ fn range(s: &str) -> Option<Result<Vec<String>>> {
         if b < a {
             bail!("the range ends ({b}) before it starts ({a})");
         }
+        // (counted before any value is made: a range of millions is refused at once)
+        const MOST: u64 = 100_000;
         let mut out = Vec::new();
         let mut v = a;
         if let Some(k) = step.strip_prefix('x').or_else(|| step.strip_prefix('*')) {
@@ -72,22 +74,29 @@ fn range(s: &str) -> Option<Result<Vec<String>>> {
             }
             while v <= b {
                 out.push(v.to_string());
-                v *= k;
+                match v.checked_mul(k) {
+                    Some(n) => v = n,
+                    None => break,
+                }
             }
         } else if let Some(k) = step.strip_prefix('+') {
             let k = int(k)?;
             if k < 1 {
                 bail!("a range plus k needs k >= 1");
             }
+            let count = (b as i128 - a as i128) / k as i128 + 1;
+            if count > MOST as i128 {
+                bail!("{count} values: too many for one axis (at most {MOST})");
+            }
             while v <= b {
                 out.push(v.to_string());
-                v += k;
+                match v.checked_add(k) {
+                    Some(n) => v = n,
+                    None => break,
+                }
             }
         } else {
             bail!("the step `{step}` is neither xK (times K) nor +K (plus K)");
-        }
-        if out.len() > 100_000 {
-            bail!("{} values: too many for one axis", out.len());
         }
         Ok(out)
     })())
@@ -116,6 +125,32 @@ fn split_top(s: &str) -> Vec<String> {
 }
 
 /// The points of the grid: for each, one value per axis (the first axis outermost).
+/// The most points a sweep may have.
+pub const MAX_POINTS: u128 = 1_000_000;
+
+/// Checks that the axes make a grid that can be run: each key varied once, and at most
+/// [`MAX_POINTS`] points (counted, not made).
+pub fn check_axes(axes: &[Axis]) -> Result<()> {
+    for (i, a) in axes.iter().enumerate() {
+        if axes[..i].iter().any(|b| b.key == a.key) {
+            bail!(
+                "--vary {}: the key is varied twice; give one --vary per key, with all its \
+                 values (a list `a,b,c` or a range `1..64:x2`)",
+                a.key
+            );
+        }
+    }
+    let points: u128 = axes.iter().map(|a| a.values.len() as u128).product();
+    if points > MAX_POINTS {
+        bail!(
+            "the grid has {points} points (the product of the --vary lists): more than a sweep \
+             runs ({MAX_POINTS}); vary fewer values, or split it with --shard"
+        );
+    }
+    Ok(())
+}
+
+/// Every point of the grid, the first axis outermost (see [`check_axes`] first).
 pub fn grid(axes: &[Axis]) -> Vec<Vec<String>> {
     let mut points = vec![Vec::new()];
     for a in axes {

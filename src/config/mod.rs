@@ -1072,6 +1072,22 @@ pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<Strin
     let mut cur = table;
     let mut i = 0;
     while i + 1 < parts.len() {
+        // `job.0.ranks` needs the list: an index cannot make one
+        if parts[i + 1].parse::<usize>().is_ok() && !cur.contains_key(parts[i]) {
+            if i == 0 && parts[0] == "job" {
+                bail!(
+                    "the scenario has no jobs (no [[job]] tables: its workload is [workload]); \
+                     set workload.{} instead",
+                    parts[2..].join(".")
+                );
+            }
+            bail!(
+                "`{}` is not in the scenario, so `{}` has no entry {} to set",
+                parts[..=i].join("."),
+                parts[..=i].join("."),
+                parts[i + 1]
+            );
+        }
         let entry = cur
             .entry(parts[i].to_string())
             .or_insert_with(|| toml::Value::Table(toml::Table::new()));
