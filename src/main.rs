@@ -501,7 +501,7 @@ fn run(
     // a signal while the outputs are written abandons them: the process ends as interrupted
     let written = |r: Result<()>| -> Result<Option<Exit>> {
         match r {
-            Err(e) if e.chain().any(|c| c.is::<mgensim::output::Interrupted>()) => {
+            Err(e) if mgensim::output::abort_requested() => {
                 eprintln!("error: {e:#}");
                 Ok(Some(Exit::Interrupted))
             }

@@ -205,6 +205,20 @@ pub fn write_set(
         }
         _ => {}
     }
+    // an output's name taken by a link, a pipe or a device: refused (a set's files are
+    // replaced, and nothing but a regular file is ever renamed over)
+    for name in FOLDER_FILES {
+        if let Ok(m) = std::fs::symlink_metadata(dir.join(name)) {
+            if !m.is_file() {
+                return Err(std::io::Error::other(format!(
+                    "{} is not a regular file: the files of an output folder are replaced as \
+                     a set, and mgensim replaces only regular files (remove it, or choose \
+                     another folder)",
+                    dir.join(name).display()
+                )));
+            }
+        }
+    }
     // a folder that holds only mgensim's outputs is exchanged whole; another is written into
     let ours = match std::fs::read_dir(dir) {
         Err(_) => true,
@@ -314,17 +328,10 @@ fn put_files_in_place(stage: &Path, dir: &Path) -> std::io::Result<()> {
     names.push("summary.json");
     for name in names {
         let (from, to) = (stage.join(name), dir.join(name));
-        let target = std::fs::symlink_metadata(&to);
+        // (every target is a regular file or missing: `write_set` checked)
         if from.exists() {
-            match target {
-                Ok(m) if !m.is_file() => {
-                    // a link, a FIFO, a device: written into, never renamed over
-                    let bytes = std::fs::read(&from)?;
-                    write_file(&to, &bytes, 0)?;
-                }
-                _ => std::fs::rename(&from, &to)?,
-            }
-        } else if target.is_ok_and(|m| m.is_file()) {
+            std::fs::rename(&from, &to)?;
+        } else if to.exists() {
             std::fs::remove_file(&to)?;
         }
     }

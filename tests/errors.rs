@@ -217,7 +217,7 @@ const CASES: &[Case] = &[
     scenario(
         "network larger than the machine",
         "[network]\ndims = [600, 600, 600]\n[workload]\ncode = ''\n",
-        &["`network.dims`", "216000000 nodes", "more than this machine's"],
+        &["`network.dims`", "216000000 nodes", "more than the memory this machine has available"],
     ),
     scenario(
         "MTU smaller than the header",

@@ -200,7 +200,7 @@ end
 -- a table given to scripts read-only, nested tables first (MGEN_args)
 local function frozen(t, what)
   for k, x in next, t do
-    if type(x) == "table" then rawset(t, k, frozen(x, what .. "." .. tostring(k))) end
+    if type(x) == "table" and not views[x] then rawset(t, k, frozen(x, what .. "." .. tostring(k))) end
   end
   return view(t, what)
 end
@@ -399,7 +399,7 @@ for name, lib in next, libs do
   std[name] = view(copy, name)
 end
 for name, v in next, std do package_.loaded[name] = v end
-std.package = view(package_, "package")
+std.package = frozen(package_, "package")
 for name, v in next, std do G[name] = v end
 rawset(G, "_G", nil)
 
