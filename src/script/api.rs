@@ -506,6 +506,9 @@ pub fn install(
 
     // raw primitives, seen only by the prelude
     let raw = lua.create_table()?;
+    for t in ["std_modules", "job_modules", "rank_modules"] {
+        raw.set(t, lua.create_table()?)?;
+    }
     for (name, blocking) in [("wait", true), ("test", false)] {
         let f = world.clone();
         raw.set(
@@ -790,11 +793,13 @@ fn files_api(
             }
         })?,
     )?;
-    // the file of module `name` on the search path, or (nil, where it was looked for)
+    // the file of module `name` on the search path and whether it is mgensim's own library
+    // (an error says where it was looked for)
     let fa = files;
+    let library = crate::files::library_dir().canonicalize().ok();
     raw.set(
         "find_module",
-        lua.create_function(move |_, name: String| {
+        lua.create_function(move |lua, name: String| {
             let rel = name.replace('.', "/");
             let mut tried = String::new();
             for d in &module_dirs {
@@ -802,15 +807,17 @@ fn files_api(
                     let shown = cand.display().to_string();
                     if let Ok(p) = fa.resolve(&shown) {
                         if p.is_file() {
-                            return Ok((Some(p.display().to_string()), None));
+                            let lib = library.as_ref().is_some_and(|l| p.starts_with(l));
+                            return Ok((Some(p.display().to_string()), Some(lib)));
                         }
                     }
                     tried += &format!("\n\tno file '{shown}'");
                 }
             }
-            Ok((
-                None::<String>,
-                Some(format!("module '{name}' not found:{tried}")),
+            Err(error(
+                lua,
+                2,
+                format!("module '{name}' not found:{tried}"),
             ))
         })?,
     )?;
@@ -860,4 +867,48 @@ fn rank_api(lua: &Lua, raw: &Table, world: W) -> mlua::Result<()> {
             Ok(())
         })?,
     )
+}
+
+/// `require`, as a C function: a module the rank can have without loading anything (a
+/// standard library, a library module its job has loaded, a module of its own it has loaded
+/// before) is looked up here, with no Lua frame on the rank's stack (a Lua wrapper would grow
+/// every rank's stack past its first 40 slots: 640 bytes a rank). Anything else goes to the
+/// prelude's `require_slow`, which loads the module (see `prelude.lua`).
+pub(super) fn install_require(
+    lua: &Lua,
+    globals: &Table,
+    raw: &Table,
+    world: W,
+    slow: Function,
+    job_firsts: Vec<u32>,
+) -> mlua::Result<()> {
+    let std: Table = raw.get("std_modules")?;
+    let jobs: Table = raw.get("job_modules")?;
+    let ranks: Table = raw.get("rank_modules")?;
+    let require = lua.create_function(move |lua, name: Value| {
+        let i = world.borrow().current;
+        if let Value::String(_) = &name {
+            let v: Value = std.raw_get(&name)?;
+            if !v.is_nil() {
+                return Ok(v);
+            }
+            let j = job_firsts.iter().rposition(|&f| i >= f).unwrap_or(0) + 1;
+            let v: Value = jobs.raw_get::<Table>(j)?.raw_get(&name)?;
+            if !v.is_nil() {
+                return Ok(v);
+            }
+            if let Value::Table(mine) = ranks.raw_get::<Value>(i)? {
+                let v: Value = mine.raw_get(&name)?;
+                if !v.is_nil() {
+                    return Ok(v);
+                }
+            }
+        }
+        let (v, err): (Value, Option<String>) = slow.call((name, i))?;
+        match err {
+            Some(e) => Err(error(lua, 1, e)),
+            None => Ok(v),
+        }
+    })?;
+    globals.raw_set("require", require)
 }

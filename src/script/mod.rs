@@ -163,11 +163,20 @@ impl Scripts {
             jobs.set(i + 1, job)
                 .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         }
-        let (spawn, start, forget, failure, where_): (Function, Function, Function, Function, Function) = lua
+        type Returned = (Function, Function, Function, Function, Function, Function);
+        let (spawn, start, forget, failure, where_, require_slow): Returned = lua
             .load(PRELUDE)
             .set_name("=mgensim prelude")
-            .call((globals.clone(), raw, jobs.clone(), opts))
+            .call((globals.clone(), raw.clone(), jobs.clone(), opts))
             .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
+        let mut firsts = Vec::new();
+        let mut first = 0u32;
+        for j in &s.jobs {
+            firsts.push(first);
+            first += j.workload.ranks as u32;
+        }
+        api::install_require(&lua, &globals, &raw, world.clone(), require_slow, firsts)
+            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         fast::install(&lua, &world).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let words: Vec<Vec<&str>> = s
             .jobs

@@ -197,7 +197,7 @@ local function view(t, what)
   })
   return v
 end
--- a table given to scripts read-only, nested tables first (MGEN_args)
+-- a table given to scripts read-only, nested tables first (MGEN_args, library modules)
 local function frozen(t, what)
   for k, x in next, t do
     if type(x) == "table" and not views[x] then rawset(t, k, frozen(x, what .. "." .. tostring(k))) end
@@ -296,48 +296,62 @@ G.dofile = function(path)
 end
 
 -- require: Lua modules beside the scripts and in mgensim's library (and, with --allow-io, C
--- modules through Lua's own loader). Each rank gets its own instance of a module, as each MPI
--- process would: the module's code runs with the rank's globals and its state is the rank's
--- own. A module is compiled once per run, as `function(_ENV, ...) <module> end` on its first
--- line (so its line numbers are the file's), and called once per rank that requires it.
+-- modules through Lua's own loader). A module is compiled once per run, as
+-- `function(_ENV, ...) <module> end` on its first line (so its line numbers are the file's).
+-- - A module of the script's own is instantiated once per rank that requires it, as each MPI
+--   process would load it: its code runs with the rank's globals and its state is the rank's.
+-- - A module of mgensim's library (`lua/mgen/...`) is instantiated once per job, with globals
+--   of its own (falling back to the job's), and what it returns is read-only: no rank can
+--   change it for another, and no job for another. These modules keep their state per rank.
 local find_module, real_require = raw.find_module, require
-local factories = {} -- module name -> { factory, file }
-local loaded_by = setmetatable({}, { __mode = "k" }) -- rank globals -> { name -> value }
-local std = {}
+local factories = {} -- module name -> { factory, file, is_library }
 local function module_of(name)
   local m = factories[name]
   if m then return m end
-  local file, err = find_module(name)
-  if not file then return nil, err end
+  local file, lib = find_module(name)
   local text, fname = source(file)
   if not text then error(fname, 3) end
   if sbyte(text, 1) == 35 then text = "--" .. text end -- a `#!` first line
   local chunk, cerr = load("return function(_ENV, ...) " .. text .. "\nend", "@" .. fname, "t", {})
   if not chunk then error(cerr, 3) end
-  m = { chunk(), fname }
+  m = { chunk(), fname, lib }
   factories[name] = m
   return m
 end
-G.require = function(name)
+-- The engine's `require` (api.rs) answers from these tables itself when it can (a standard
+-- library, a library module the rank's job has, a module of the rank's own it has loaded:
+-- nothing is allocated and the rank's stack does not grow), and calls `require_slow`
+-- otherwise, which loads the module and fills them.
+local std, job_modules, loaded_by = raw.std_modules, raw.job_modules, raw.rank_modules
+local function require_slow(name, i)
   if type(name) ~= "string" then
-    error(format("bad argument #1 to 'require' (string expected, got %s)", type(name)), 2)
+    return nil, format("bad argument #1 to 'require' (string expected, got %s)", type(name))
   end
-  local s = std[name]
-  if s then return s end
-  local env = rank_env()
-  local loaded = loaded_by[env]
-  if not loaded then loaded = {}; loaded_by[env] = loaded end
-  local v = loaded[name]
-  if v ~= nil then return v end
-  local m, err = module_of(name)
-  if not m then
+  local ok, m = pcall(module_of, name)
+  if not ok then
     if not sandbox then return real_require(name) end
-    error(err, 2)
+    return nil, (gsub(tostring(m), "^mgensim prelude:%d+: ", ""))
   end
-  local r = m[1](env, name, m[2])
-  if r == nil then r = true end
-  loaded[name] = r
-  return r, m[2]
+  local r
+  if m[3] then
+    local j = 1
+    for k, job in ipairs(jobs) do if i >= job.first then j = k end end
+    r = job_modules[j][name]
+    if r == nil then
+      local menv = setmetatable({}, { __index = jobs[j].mt.__index, __metatable = false })
+      r = m[1](menv, name, m[2])
+      if r == nil then r = true end
+      if type(r) == "table" then r = frozen(r, name) end
+      job_modules[j][name] = r
+    end
+  else
+    r = m[1](rank_env(), name, m[2])
+    if r == nil then r = true end
+    local loaded = loaded_by[i] or {}
+    loaded_by[i] = loaded
+    loaded[name] = r
+  end
+  return r
 end
 
 -- What scripts see of the standard library: the sandbox's parts, each a read-only view.
@@ -419,6 +433,7 @@ for i, job in ipairs(jobs) do
     }
   end
   job.first = first
+  job_modules[i] = {}
   first = first + job.size
 end
 
@@ -447,6 +462,7 @@ end
 -- Rank i ended (finished or failed): its coroutine may go.
 local function forget(i)
   threads[i] = nil
+  loaded_by[i] = nil
 end
 
 -- What rank i's failure says: the error object `err` as text (whatever it is: a string, nil,
@@ -496,4 +512,4 @@ local function where(i)
   return ""
 end
 
-return spawn, start, forget, failure, where
+return spawn, start, forget, failure, where, require_slow
