@@ -2,8 +2,11 @@
 -- The MGEN API of mgensim: the reference for workload scripts.
 --
 -- A workload is a Lua script that every rank runs as its own coroutine (like NSIM's
--- MGEN_Main). Globals a script sets are private to its rank; the standard library and the
--- functions below are shared. Point your editor's Lua language server (LuaLS) at this folder
+-- MGEN_Main). Globals a script sets are private to its rank; the standard library, the
+-- functions below and MGEN_args are shared by every rank and read-only: `string.format = f`
+-- raises a "sandbox:" error (give the rank its own copy instead:
+-- `string = setmetatable({format = f}, {__index = string})`), and no rank or job can change
+-- what another sees. Point your editor's Lua language server (LuaLS) at this folder
 -- (`"workspace.library": ["<mgensim>/lua"]`) to get completion and checks.
 --
 -- Speed: the shared names a script reads are looked up once per job, not at every call, unless
@@ -240,15 +243,33 @@ function print(...) end
 -- on. It has the whole Lua library except:
 --   os      only clock, date, difftime and time (execute, exit, getenv, remove, rename,
 --           tmpname and setlocale raise a "sandbox:" error);
---   io      open and lines read files below the scenario's folder, the script's folder and
---           mgensim's lua/ library, and nothing else (symbolic links are followed first);
---           opening for writing, popen, tmpfile, input, output and read raise an error;
---           io.write and io.stdout go to stderr, as print does (stdout carries the summary);
---   load    text chunks only (no binary chunks); loadfile and dofile as io.open;
+--   io      open (mode "r" or "rb" only) and lines read regular files below the scenario's
+--           folder, the script's folder and mgensim's lua/ library, and nothing else: a path
+--           is checked after resolving its folders and links, and a device, pipe, socket or
+--           folder is refused; popen, tmpfile, input, output, read and lines() (standard
+--           input) raise an error; io.write and io.stdout go to stderr, as print does;
+--   load    text chunks only (no binary chunks), with the rank's globals unless an
+--           environment is given; loadfile and dofile as io.open (never standard input);
 --   require Lua modules beside the script and in lua/ only; no C modules, no package.loadlib;
---   debug   only traceback and getinfo.
--- `mgensim run --allow-io` gives scripts the whole library (relative file names still start
--- from the scenario's folder); the summary then says `sandbox: off`.
+--   debug   only traceback and getinfo;
+--   setmetatable  refuses a metatable with __gc (a finalizer would run on whichever rank is
+--           running when the collector reaches it) and the shared tables' metatables.
+-- `mgensim run --allow-io` lifts the file and process rules (relative file names still start
+-- from the scenario's folder); the summary then says `sandbox: off`. The isolation of ranks
+-- (read-only shared tables, debug limited, no __gc) holds with it too.
+--
+-- Modules. `require(name)` loads `name` (dots as folders) from the scripts' folders, then
+-- lua/. A module of your own is loaded once per rank that requires it, as each MPI process
+-- would load it: its code runs with that rank's globals (a global it defines is the rank's)
+-- and its state is the rank's own. A module of mgensim's library (mgen.coll, mgen.util,
+-- mgen.tracerp) is loaded once per job and what it returns is read-only.
+--
+-- Errors. Every script error names the rank, the simulated time, the script's file and line,
+-- whatever was raised (a string, nil, a table, an object whose __tostring fails). Only the
+-- engine decides that a limit stopped the run: an error a script raises is a script error,
+-- whatever it says. A rank's clock cannot pass about 106.7 days (2^63 ps): MGEN_Comp past it
+-- is an error, never a clock that wraps. A blocking call inside a coroutine the script made
+-- blocks the whole rank (the coroutine goes on where it was once the rank is woken).
 --
 -- Limits. A rank that runs more than `limits.instructions` Lua instructions (default 10^9)
 -- without a call that gives control back to the simulator (a blocking MGEN call, or the end of

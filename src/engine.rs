@@ -642,7 +642,9 @@ impl Simulation {
                     } => Some("wall-clock limit"),
                     _ => None,
                 };
-                let dropped = prompt.map(|_| self.drop_bulky_records()).unwrap_or_default();
+                let dropped = prompt
+                    .map(|_| self.drop_bulky_records())
+                    .unwrap_or_default();
                 let mut partial = self.report(started, true);
                 if let (Some(why), false) = (prompt, dropped.is_empty()) {
                     partial.warnings.push(format!(
@@ -943,9 +945,9 @@ fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
         // SAFETY: getrlimit writes the struct it is given
         if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0
             && r.rlim_cur != libc::RLIM_INFINITY
-            && limit.is_none_or(|(a, _)| (r.rlim_cur as u64) < a)
+            && limit.map_or(true, |(a, _)| r.rlim_cur < a)
         {
-            limit = Some((r.rlim_cur as u64, "the process's address-space limit (ulimit -v)"));
+            limit = Some((r.rlim_cur, "the process's address-space limit (ulimit -v)"));
         }
     }
     if let Some((total, what)) = limit {

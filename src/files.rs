@@ -89,7 +89,9 @@ impl FileAccess {
                 "sandbox: reading {} is not allowed: a scenario's script may read files only \
                  below the scenario's folder {} and mgensim's Lua library {LIFT}",
                 shown.display(),
-                roots.first().map_or(String::new(), |r| r.display().to_string())
+                roots
+                    .first()
+                    .map_or(String::new(), |r| r.display().to_string())
             )
         };
         let Some(canon) = canonical(&full) else {
@@ -114,7 +116,8 @@ impl FileAccess {
     /// its text and the path to name it by.
     pub fn read_source(&self, name: &str) -> Result<(String, PathBuf), String> {
         let path = self.resolve(name)?;
-        let text = read_bounded(&path, MAX_SOURCE).map_err(|e| format!("cannot read {name}: {e}"))?;
+        let text =
+            read_bounded(&path, MAX_SOURCE).map_err(|e| format!("cannot read {name}: {e}"))?;
         Ok((text, path))
     }
 }
@@ -221,7 +224,8 @@ pub fn read_referenced(
             Ok(_) => {}
         }
     }
-    let text = read_bounded(&full, max).map_err(|e| format!("cannot read {}: {e}", full.display()))?;
+    let text =
+        read_bounded(&full, max).map_err(|e| format!("cannot read {}: {e}", full.display()))?;
     Ok((full, text))
 }
 
@@ -241,7 +245,10 @@ mod tests {
         // missing below the root: let through (the open says it is missing)
         assert!(a.resolve("d/new/deeper.txt").is_ok());
         // climbing out, directly or below a missing folder
-        assert!(a.resolve("../secret").unwrap_err().starts_with("sandbox: reading"));
+        assert!(a
+            .resolve("../secret")
+            .unwrap_err()
+            .starts_with("sandbox: reading"));
         assert!(a.resolve("missing/../../secret").is_err());
         // a folder is not a regular file
         assert!(a.resolve("d").unwrap_err().contains("a folder"));

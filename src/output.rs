@@ -197,7 +197,7 @@ pub fn write_set(
     more: impl FnOnce(&Path) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
     match std::fs::symlink_metadata(dir) {
-        Ok(m) if !m.is_dir() && !(m.file_type().is_symlink() && dir.is_dir()) => {
+        Ok(m) if !(m.is_dir() || m.file_type().is_symlink() && dir.is_dir()) => {
             return Err(std::io::Error::other(format!(
                 "{} exists and is not a folder",
                 dir.display()
@@ -225,8 +225,7 @@ pub fn write_set(
         Ok(entries) => entries.filter_map(|e| e.ok()).all(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            FOLDER_FILES.contains(&name.as_ref())
-                && e.file_type().is_ok_and(|t| t.is_file())
+            FOLDER_FILES.contains(&name.as_ref()) && e.file_type().is_ok_and(|t| t.is_file())
         }),
     } && !std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
     let name = dir
@@ -297,8 +296,10 @@ fn put_folder_in_place(stage: &Path, dir: &Path) -> std::io::Result<()> {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::ffi::OsStrExt;
-        let a = std::ffi::CString::new(stage.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
-        let b = std::ffi::CString::new(dir.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+        let a =
+            std::ffi::CString::new(stage.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
+        let b =
+            std::ffi::CString::new(dir.as_os_str().as_bytes()).map_err(std::io::Error::other)?;
         // SAFETY: two valid NUL-terminated paths; renameat2 only reads them
         let r = unsafe {
             libc::renameat2(
@@ -324,7 +325,11 @@ fn put_files_in_place(stage: &Path, dir: &Path) -> std::io::Result<()> {
     if std::fs::symlink_metadata(&summary).is_ok_and(|m| m.is_file()) {
         std::fs::remove_file(&summary)?;
     }
-    let mut names: Vec<&str> = FOLDER_FILES.iter().copied().filter(|n| *n != "summary.json").collect();
+    let mut names: Vec<&str> = FOLDER_FILES
+        .iter()
+        .copied()
+        .filter(|n| *n != "summary.json")
+        .collect();
     names.push("summary.json");
     for name in names {
         let (from, to) = (stage.join(name), dir.join(name));

@@ -39,7 +39,12 @@ struct Case {
     changes: &'static [&'static str],
 }
 
-const fn lua(name: &'static str, lua: &'static str, code: i32, words: &'static [&'static str]) -> Case {
+const fn lua(
+    name: &'static str,
+    lua: &'static str,
+    code: i32,
+    words: &'static [&'static str],
+) -> Case {
     Case {
         name,
         toml: None,
@@ -52,7 +57,12 @@ const fn lua(name: &'static str, lua: &'static str, code: i32, words: &'static [
     }
 }
 
-const fn toml(name: &'static str, toml: &'static str, code: i32, words: &'static [&'static str]) -> Case {
+const fn toml(
+    name: &'static str,
+    toml: &'static str,
+    code: i32,
+    words: &'static [&'static str],
+) -> Case {
     Case {
         name,
         toml: Some(toml),
@@ -65,7 +75,12 @@ const fn toml(name: &'static str, toml: &'static str, code: i32, words: &'static
     }
 }
 
-const fn cmd(name: &'static str, cmd: &'static [&'static str], code: i32, words: &'static [&'static str]) -> Case {
+const fn cmd(
+    name: &'static str,
+    cmd: &'static [&'static str],
+    code: i32,
+    words: &'static [&'static str],
+) -> Case {
     Case {
         name,
         toml: None,
@@ -397,7 +412,11 @@ fn run_case(case: &Case) -> Result<(), String> {
     );
     let mut wrong = Vec::new();
     if o.status.code() != Some(case.code) {
-        wrong.push(format!("exit {:?}, expected {}", o.status.code(), case.code));
+        wrong.push(format!(
+            "exit {:?}, expected {}",
+            o.status.code(),
+            case.code
+        ));
     }
     for w in case.words {
         if !out.contains(w) {
@@ -446,7 +465,10 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, String> {
                 stack.push(p.clone());
                 "folder".to_string()
             } else if m.is_file() {
-                format!("file {}", String::from_utf8_lossy(&std::fs::read(&p).unwrap()))
+                format!(
+                    "file {}",
+                    String::from_utf8_lossy(&std::fs::read(&p).unwrap())
+                )
             } else {
                 "special".to_string()
             };
@@ -459,7 +481,12 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, String> {
 fn mkfifo(p: &Path) {
     let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
     // SAFETY: a valid path; mkfifo only reads it
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {}", p.display());
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o644) },
+        0,
+        "mkfifo {}",
+        p.display()
+    );
 }
 
 // ---- output targets: a FIFO, a device, a link; signals while writing ----
@@ -503,7 +530,13 @@ fn a_fifo_is_written_into_not_replaced() {
     let v: serde_json::Value = serde_json::from_str(&got).unwrap();
     assert_eq!(v["predicted_time_ps"], 1_000_000);
     use std::os::unix::fs::FileTypeExt;
-    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "still a FIFO");
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo(),
+        "still a FIFO"
+    );
     no_temporaries(d.path());
 }
 
@@ -517,13 +550,21 @@ fn a_device_is_written_into_not_replaced() {
     // SAFETY: a valid path; mknod only reads it
     let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 7)) } == 0;
     if !made {
-        assert_ne!(unsafe { libc::geteuid() }, 0, "root could not make a device node");
+        assert_ne!(
+            unsafe { libc::geteuid() },
+            0,
+            "root could not make a device node"
+        );
         eprintln!("skipped: only root may make a device node");
         return;
     }
     let o = common::mgensim_in(d.path(), &["run", "s.toml", "-o", "full"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(common::stderr(&o).contains("No space left on device"), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("No space left on device"),
+        "{}",
+        common::stderr(&o)
+    );
     use std::os::unix::fs::FileTypeExt;
     let m = std::fs::symlink_metadata(&dev).unwrap();
     assert!(m.file_type().is_char_device(), "the device was replaced");
@@ -537,7 +578,10 @@ fn a_link_is_followed_and_stays_a_link() {
     std::os::unix::fs::symlink("real.json", d.path().join("link.json")).unwrap();
     let o = common::mgensim_in(d.path(), &["run", "s.toml", "-o", "link.json"]);
     assert!(o.status.success(), "{}", common::stderr(&o));
-    assert!(std::fs::symlink_metadata(d.path().join("link.json")).unwrap().file_type().is_symlink());
+    assert!(std::fs::symlink_metadata(d.path().join("link.json"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
     let text = std::fs::read_to_string(d.path().join("real.json")).unwrap();
     assert!(text.contains("\"predicted_time_ps\": 1000000"), "{text}");
     no_temporaries(d.path());
@@ -556,30 +600,52 @@ fn an_output_folder_is_one_set() {
     };
     // a folder of mgensim's own: the second run's set replaces the first's whole (its time
     // series, which the second run does not record, goes too)
-    let o = common::mgensim_in(d.path(), &["run", "s.toml", "--out", "o", "--interval", "100ns"]);
+    let o = common::mgensim_in(
+        d.path(),
+        &["run", "s.toml", "--out", "o", "--interval", "100ns"],
+    );
     assert!(o.status.success(), "{}", common::stderr(&o));
-    assert!(names(&d.path().join("o")).contains(&"links_timeseries.csv".to_string()));
-    let o = common::mgensim_in(d.path(), &["run", "s.toml", "--out", "o"]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
-    assert_eq!(names(&d.path().join("o")), ["links.csv", "ranks.csv", "routers.csv", "summary.json"]);
-    // a folder that also holds the user's files: they stay, the set is replaced around them
-    std::fs::write(d.path().join("o/notes.txt"), "mine").unwrap();
-    let o = common::mgensim_in(d.path(), &["run", "s.toml", "--out", "o", "--interval", "100ns"]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
-    assert_eq!(std::fs::read_to_string(d.path().join("o/notes.txt")).unwrap(), "mine");
     assert!(names(&d.path().join("o")).contains(&"links_timeseries.csv".to_string()));
     let o = common::mgensim_in(d.path(), &["run", "s.toml", "--out", "o"]);
     assert!(o.status.success(), "{}", common::stderr(&o));
     assert_eq!(
         names(&d.path().join("o")),
-        ["links.csv", "notes.txt", "ranks.csv", "routers.csv", "summary.json"]
+        ["links.csv", "ranks.csv", "routers.csv", "summary.json"]
+    );
+    // a folder that also holds the user's files: they stay, the set is replaced around them
+    std::fs::write(d.path().join("o/notes.txt"), "mine").unwrap();
+    let o = common::mgensim_in(
+        d.path(),
+        &["run", "s.toml", "--out", "o", "--interval", "100ns"],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("o/notes.txt")).unwrap(),
+        "mine"
+    );
+    assert!(names(&d.path().join("o")).contains(&"links_timeseries.csv".to_string()));
+    let o = common::mgensim_in(d.path(), &["run", "s.toml", "--out", "o"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    assert_eq!(
+        names(&d.path().join("o")),
+        [
+            "links.csv",
+            "notes.txt",
+            "ranks.csv",
+            "routers.csv",
+            "summary.json"
+        ]
     );
     // an output's name taken by a pipe: refused, nothing replaced
     std::fs::remove_file(d.path().join("o/links.csv")).unwrap();
     mkfifo(&d.path().join("o/links.csv"));
     let o = common::mgensim_in(d.path(), &["run", "s.toml", "--out", "o"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(common::stderr(&o).contains("links.csv is not a regular file"), "{}", common::stderr(&o));
+    assert!(
+        common::stderr(&o).contains("links.csv is not a regular file"),
+        "{}",
+        common::stderr(&o)
+    );
     no_temporaries(d.path());
 }
 
@@ -587,7 +653,10 @@ fn big_series_run(dir: &Path, out: &str, until: &str) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_mgensim"))
         .args([
             "run",
-            &common::project().join("scenarios/random_ring.toml").display().to_string(),
+            &common::project()
+                .join("scenarios/random_ring.toml")
+                .display()
+                .to_string(),
             "--out",
             out,
             "--interval",
@@ -614,7 +683,12 @@ fn wait_within(child: &mut std::process::Child, secs: u64) -> (i32, String) {
         if let Some(st) = child.try_wait().unwrap() {
             let mut err = String::new();
             use std::io::Read;
-            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
             return (st.code().unwrap_or(-1), err);
         }
         if start.elapsed().as_secs() > secs {
@@ -657,8 +731,14 @@ fn two_interrupts_while_the_folder_is_written_leave_the_old_set() {
     let (code, err) = wait_within(&mut second, 30);
     assert_eq!(code, 130, "{err}");
     // the old set, whole
-    assert_eq!(std::fs::read_to_string(d.path().join("o/summary.json")).unwrap(), old);
-    assert_eq!(std::fs::read(d.path().join("o/links_timeseries.csv")).unwrap(), old_links);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("o/summary.json")).unwrap(),
+        old
+    );
+    assert_eq!(
+        std::fs::read(d.path().join("o/links_timeseries.csv")).unwrap(),
+        old_links
+    );
     no_temporaries(d.path());
 }
 
@@ -670,7 +750,10 @@ fn a_terminate_signal_stops_a_recording_run_promptly() {
     signal(&run, libc::SIGTERM);
     let (code, err) = wait_within(&mut run, 15);
     assert_eq!(code, 130, "{err}");
-    assert!(err.contains("links_timeseries.csv and power_timeseries.csv not written"), "{err}");
+    assert!(
+        err.contains("links_timeseries.csv and power_timeseries.csv not written"),
+        "{err}"
+    );
     let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
     assert!(summary.contains("\"partial\": true"), "{summary}");
     assert!(!d.path().join("o/links_timeseries.csv").exists());

@@ -688,7 +688,12 @@ impl Scenario {
                 } else {
                     format!("{key}.placement.file")
                 };
-                match crate::files::read_referenced(&base, file, allow_io, crate::files::MAX_PLACEMENT) {
+                match crate::files::read_referenced(
+                    &base,
+                    file,
+                    allow_io,
+                    crate::files::MAX_PLACEMENT,
+                ) {
                     Err(e) => {
                         p.key(&pkey, e);
                         None

@@ -59,7 +59,11 @@ pub fn read_map(file: &str, text: &str, ranks: u64, nodes: u64) -> Result<Vec<u3
             let what = if fields.len() != 2 {
                 format!("{} fields", fields.len())
             } else {
-                let bad = if fields[0].parse::<u64>().is_err() { 1 } else { 2 };
+                let bad = if fields[0].parse::<u64>().is_err() {
+                    1
+                } else {
+                    2
+                };
                 format!("field {bad} not a whole number")
             };
             problems.push(format!(
@@ -68,7 +72,9 @@ pub fn read_map(file: &str, text: &str, ranks: u64, nodes: u64) -> Result<Vec<u3
                 body.chars().count()
             ));
             if problems.len() >= MAX_PROBLEMS {
-                problems.push(format!("{file}: more problems after line {n} are not listed"));
+                problems.push(format!(
+                    "{file}: more problems after line {n} are not listed"
+                ));
                 return Err(problems);
             }
             continue;

@@ -8,15 +8,15 @@
 //! errors included, to the functions defined here.
 
 use crate::engine::World;
+use crate::files::FileAccess;
 use crate::limits::Limit;
 use crate::mpi::{split_request, Status, ANY_SOURCE, ANY_TAG};
 use crate::probe::trace::What;
 use crate::rdma::{split_handle, OpKind};
 use crate::units::Time;
+use mlua::{Function, MultiValue};
 use mlua::{Lua, Table, Value, Variadic};
 use std::cell::RefCell;
-use crate::files::FileAccess;
-use mlua::{Function, MultiValue};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -689,7 +689,10 @@ fn name_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<String> {
         other => Err(error(
             lua,
             1,
-            format!("{func}: the file name must be a string, got {}", describe(other)),
+            format!(
+                "{func}: the file name must be a string, got {}",
+                describe(other)
+            ),
         )),
     }
 }
@@ -718,7 +721,10 @@ fn files_api(
                     return Err(error(
                         lua,
                         1,
-                        format!("io.open: the mode must be a string, got {}", describe(other)),
+                        format!(
+                            "io.open: the mode must be a string, got {}",
+                            describe(other)
+                        ),
                     ))
                 }
             };
@@ -814,11 +820,7 @@ fn files_api(
                     tried += &format!("\n\tno file '{shown}'");
                 }
             }
-            Err(error(
-                lua,
-                2,
-                format!("module '{name}' not found:{tried}"),
-            ))
+            Err(error(lua, 2, format!("module '{name}' not found:{tried}")))
         })?,
     )?;
     Ok(())

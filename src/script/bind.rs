@@ -11,10 +11,11 @@
 //!   which the compiler sees: each bound local is `<const>`, and a name the script assigns
 //!   makes the compiler refuse it, so it is left unbound ([`body`] compiles again without it),
 //!   and that rank-private assignment works as before;
-//! - anything else that could change a rank's view of the shared globals needs a name the
-//!   script (or another job's script) must write: `_ENV`, `_G`, `rawset`, `load`, `loadfile`,
-//!   `dofile`, `require` (a module runs with the shared globals and may replace a function
-//!   there), `debug`. With any of them in any job's script, nothing is bound.
+//! - anything else that could change a rank's view of its globals needs a name the script
+//!   (or another job's script) must write: `_ENV`, `_G`, `rawset`, `load`, `loadfile`,
+//!   `dofile` (a chunk runs with the rank's globals and may assign one), `require` (so may a
+//!   module of the script's own), `debug`. With any of them in any job's script, nothing is
+//!   bound. (The shared globals themselves are read-only: no rank can change them.)
 //!
 //! The words are looked for as identifiers outside comments and strings ([`identifiers`]),
 //! and names are bound only if the shared table has them when the job's body is made (after
