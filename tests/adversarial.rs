@@ -372,13 +372,7 @@ fn attacks_are_refused_with_a_clear_message_and_no_side_effect() {
             failures.push(format!("{}: {e}", case.name));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        CASES.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, CASES.len());
 }
 
 fn run_case(case: &Case) -> Result<(), String> {

@@ -488,11 +488,5 @@ fn bad_input_gets_a_clear_error_never_a_panic() {
             ));
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {} cases failed:\n{}",
-        failures.len(),
-        CASES.len(),
-        failures.join("\n")
-    );
+    common::assert_no_failures(&failures, CASES.len());
 }

@@ -118,3 +118,13 @@ pub fn mgensim_in(dir: &Path, args: &[&str]) -> std::process::Output {
 pub fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// Fails with every failed case of a table listed (`failures`: one message per failed case).
+pub fn assert_no_failures(failures: &[String], cases: usize) {
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
