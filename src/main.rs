@@ -203,6 +203,15 @@ fn load(a: &ScenarioArgs) -> Result<Scenario> {
     Scenario::load_with(&a.scenario, &overrides(&a.over)?, a.over.allow_io)
 }
 
+/// A time given on the command line: a bare number is seconds; "30s" as well as "30 s".
+fn seconds_if_bare(t: &str) -> String {
+    if t.trim().parse::<f64>().is_ok() {
+        format!("{t} s")
+    } else {
+        t.to_string()
+    }
+}
+
 /// The `--set`s of the command line, with `--seed` and `--timeout` as keys.
 fn overrides(a: &Overrides) -> Result<Vec<String>> {
     let mut set = a.set.clone();
@@ -210,12 +219,7 @@ fn overrides(a: &Overrides) -> Result<Vec<String>> {
         set.push(format!("workload.seed={seed}"));
     }
     if let Some(t) = &a.timeout {
-        // a bare number is seconds; "30s" as well as "30 s"
-        let t = if t.trim().parse::<f64>().is_ok() {
-            format!("{t} s")
-        } else {
-            t.clone()
-        };
+        let t = seconds_if_bare(t);
         mgensim::units::Time::parse(&t).with_context(|| format!("--timeout {t}"))?;
         set.push(format!("limits.wall_time={}", toml::Value::String(t)));
     }
@@ -435,6 +439,15 @@ fn run(
     power_baseline: bool,
 ) -> Result<Exit> {
     let probes = probe.probes()?;
+    // (--timeout covers reading the scenario and what it names too: a pipe as a placement
+    // map under --allow-io could wait forever)
+    let given = args
+        .over
+        .timeout
+        .as_deref()
+        .map(|t| mgensim::units::Time::parse(&seconds_if_bare(t)))
+        .transpose()?;
+    let early = given.map(|t| watch_setup(&args.scenario, t));
     let scenario = load(args)?;
     let baseline = if power_baseline {
         let mut base = scenario.clone();
@@ -450,7 +463,8 @@ fn run(
     } else {
         None
     };
-    let setup_over = watch_setup(&args.scenario, scenario.limits.wall_time);
+    let setup_over =
+        early.unwrap_or_else(|| watch_setup(&args.scenario, scenario.limits.wall_time));
     let mut sim = Simulation::new(&scenario)?;
     if let Some(start) = STARTED.get() {
         sim.count_wall_time_from(*start);

@@ -219,6 +219,11 @@ const CASES: &[Case] = &[
         ..toml("--allow-io reads an endless script only so far", "[network]\ndims = [2]\n[workload]\nscript = '/dev/zero'\n", 1, &["workload.script", "holds more than 64 MiB"])
     },
     Case {
+        cmd: &["run", "s.toml", "--allow-io", "--timeout", "0.5s"],
+        setup: Some(pipe_inside),
+        ..toml("--timeout covers reading a pipe named as a map", "[network]\ndims = [2]\n[workload]\nscript = 'w.lua'\n[placement]\nfile = 'p.fifo'\n", 3, &["while the run was being set up"])
+    },
+    Case {
         cmd: &["run", "s.toml", "--allow-io"],
         ..toml("--allow-io lets a script outside run", "[network]\ndims = [2]\n[workload]\nscript = '../evil.lua'\n", 0, &[])
     },
