@@ -24,12 +24,15 @@ pub mod node;
 pub mod output;
 pub mod plot;
 pub mod probe;
+pub mod random;
+pub mod rank;
 pub mod rdma;
 pub mod report;
 pub mod script;
 pub mod sim;
 pub mod sweep;
 pub mod units;
+pub mod world;
 
 pub use config::Scenario;
 pub use engine::{SimError, Simulation};

@@ -24,7 +24,7 @@
 use crate::net::packet::NONE;
 use crate::net::Network;
 use crate::nic::{MsgKind, Nics};
-use crate::script::rank::Rank;
+use crate::rank::Rank;
 use crate::sim::pool::Pool;
 use crate::sim::{Event, EventQueue};
 use crate::units::{Bandwidth, Bytes, Time};

@@ -15,7 +15,7 @@
 
 use crate::net::Network;
 use crate::nic::{Msg, MsgKind, Nics};
-use crate::script::rank::Rank;
+use crate::rank::Rank;
 use crate::sim::pool::Pool;
 use crate::sim::{Event, EventQueue};
 use crate::units::Time;

@@ -2,10 +2,10 @@
 //! `--json`). Everything outside `host` is a pure function of the scenario and its seed.
 
 use crate::config::{Scenario, Topology};
-use crate::engine::World;
 use crate::net::router::LinkLoad;
 use crate::sim::Event;
 use crate::units::{Bytes, Time};
+use crate::world::World;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;

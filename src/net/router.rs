@@ -88,7 +88,7 @@ use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_VCS, NO_DIM};
 use crate::config::{DragonflyRouting, Scenario};
 use crate::probe::history::{BufferHistory, Stay};
 use crate::probe::series::LinkSeries;
-use crate::script::random::Xoshiro;
+use crate::random::Xoshiro;
 use crate::sim::prefetch::prefetch;
 use crate::sim::{Event, EventQueue};
 use crate::units::{Bandwidth, Bytes, Time};

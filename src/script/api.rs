@@ -7,13 +7,13 @@
 //! by C functions (`fast.rs`) that take the common case themselves and hand every other call,
 //! errors included, to the functions defined here.
 
-use crate::engine::World;
 use crate::files::FileAccess;
 use crate::limits::Limit;
 use crate::mpi::{split_request, Status, ANY_SOURCE, ANY_TAG};
 use crate::probe::trace::What;
 use crate::rdma::{split_handle, OpKind};
 use crate::units::Time;
+use crate::world::World;
 use mlua::{Function, MultiValue};
 use mlua::{Lua, Table, Value, Variadic};
 use std::cell::RefCell;
@@ -425,7 +425,7 @@ pub fn install(
             };
             let mut w = f.borrow_mut();
             let cur = w.current as usize;
-            w.ranks[cur].rng = crate::script::random::Xoshiro::from_seed(s);
+            w.ranks[cur].rng = crate::random::Xoshiro::from_seed(s);
             Ok(())
         })?,
     )?;
@@ -470,7 +470,7 @@ pub fn install(
                         peer: dest,
                         bytes,
                         tag,
-                        flow: crate::engine::flow_id(h),
+                        flow: crate::world::flow_id(h),
                     };
                     tr.span(me, before.ps(), w.ranks[me as usize].clock.ps(), what);
                 }
@@ -853,7 +853,7 @@ fn rank_api(lua: &Lua, raw: &Table, world: W) -> mlua::Result<()> {
         "engine_took",
         lua.create_function(move |_, ()| {
             let w = f.borrow();
-            Ok(w.ranks[w.current as usize].status != crate::script::rank::Status::Running)
+            Ok(w.ranks[w.current as usize].status != crate::rank::Status::Running)
         })?,
     )?;
     let f = world;

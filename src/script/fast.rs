@@ -18,8 +18,8 @@
 //! Each function is a C closure with two upvalues: the `World` (a light userdata: the
 //! `RefCell` an `Rc` keeps alive as the Lua state's app data) and the full function.
 
-use crate::engine::World;
 use crate::rdma::{split_handle, OpKind};
+use crate::world::World;
 use mlua::ffi::{self, lua_State};
 use mlua::{Function, Lua};
 use std::cell::{RefCell, RefMut};

@@ -15,8 +15,6 @@
 pub mod api;
 mod bind;
 mod fast;
-pub mod random;
-pub mod rank;
 #[cfg(unix)]
 mod watchdog;
 #[cfg(not(unix))]
@@ -24,8 +22,8 @@ mod watchdog;
 mod watchdog;
 
 use crate::config::Scenario;
-use crate::engine::World;
 use crate::limits::Limit;
+use crate::world::World;
 use anyhow::{anyhow, Result};
 use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Thread, Value};
 use std::cell::{Cell, RefCell};

@@ -1,5 +1,5 @@
-//! Per-rank random numbers for `math.random` (issue 2: Lua's own generator is one per state,
-//! shared by all coroutines and seeded from the clock; ours is one per rank and deterministic).
+//! Per-rank random numbers for `math.random`: Lua's own generator is one per state, shared by
+//! all coroutines and seeded from the clock; this one is one per rank and deterministic.
 //!
 //! xoshiro256** (Blackman and Vigna), the generator Lua 5.4 itself uses, 32 bytes per rank.
 //! Every rank starts from the same state, derived from the scenario seed with ChaCha, so that

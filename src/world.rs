@@ -1,0 +1,424 @@
+//! The model's state at one instant ([`World`]): the network, the NICs, the RDMA and message
+//! layers, the ranks, the event queue and what is being recorded; the operations the API
+//! calls on it (a transfer issued, a metric reported), and the dispatch of each event to the
+//! component it concerns. The loop that alternates between events and ranks is the engine's
+//! (`engine/mod.rs`); what a script may call is the script layer's (`script/api.rs`), which
+//! acts on the world through these operations.
+
+use crate::config::Scenario;
+use crate::limits::{Limit, Watch, CHECK_EVERY};
+use crate::mpi::Mpi;
+use crate::net::Network;
+use crate::nic::{Arrival, MsgKind, Nics};
+use crate::node::Nodes;
+use crate::probe::trace::{Trace, What};
+use crate::random::Xoshiro;
+use crate::rank::{Rank, Wait};
+use crate::rdma::{OpKind, Rdma};
+use crate::report::Metric;
+use crate::sim::{Event, EventQueue};
+use crate::units::Time;
+use std::collections::BTreeMap;
+
+/// How many events ahead the engine prefetches the state an event reads first (its channel or
+/// packet), then what that state points to (the packets queued on the channel, the channel the
+/// event gives credit back to), and last what that points to in turn (that channel's queued
+/// packets): far enough for a memory access to complete, near enough that the line is still in
+/// cache. Each stage reads only lines the stage before asked for.
+const PREFETCH_FAR: usize = 8;
+const PREFETCH_NEAR: usize = 4;
+const PREFETCH_CLOSE: usize = 2;
+
+/// The prefetch stages run only once the network's state ([`Network::footprint`]: its
+/// channels, and the most packets it has held at once) is larger than this many bytes; below
+/// it the state stays in the caches and the stages are pure cost. Measured (whole runs,
+/// stages off against on): ring barrier and random ring on 8×8×8 (under 1 MiB) and the 4-byte
+/// Bruck on 16×16×16 (5 MiB) run 2–5 % faster without them; the same Bruck with a 256-byte MTU
+/// (11.7 MiB) is 1.38× slower without them, and on 32×16×16 (38 MiB) 1.49× slower. The
+/// stages change what is in the cache, never what the run computes.
+const PREFETCH_ABOVE: usize = 8 << 20;
+
+/// Everything the model knows at one instant.
+pub struct World {
+    /// Time of the event being processed.
+    pub now: Time,
+    pub queue: EventQueue<Event>,
+    pub net: Network,
+    pub nics: Nics,
+    pub rdma: Rdma,
+    pub mpi: Mpi,
+    pub ranks: Vec<Rank>,
+    /// Where ranks run and which job they belong to.
+    pub nodes: Nodes,
+    /// The rank whose script is running (the API acts for it).
+    pub current: u32,
+    node_latency: Time,
+    /// Events processed.
+    pub events: u64,
+    /// Of those, how many of each kind (indexed by [`Event::kind`]).
+    pub events_by_kind: [u64; Event::KINDS.len()],
+    /// Ranks whose script has ended.
+    pub finished: u32,
+    /// Values scripts reported with `MGEN_report`, by name.
+    pub metrics: BTreeMap<String, Metric>,
+    /// Limits and Ctrl-C, and the stop once there is one.
+    pub watch: Watch,
+    /// Event count at which `advance` next hands control back for a look at the limits.
+    checkpoint: u64,
+    /// Event count at which to start Valgrind's instrumentation (`bench/cachesim --skip`).
+    #[cfg(feature = "valgrind")]
+    instr_at: u64,
+    /// Set if an event ever came out of the queue earlier than the one before (a bug).
+    pub(crate) time_went_back: Option<(Time, Time)>,
+    /// Check, whenever time moves on, that no link sat idle with a packet it could send
+    /// ([`Simulation::self_check`]); what the first such link was.
+    pub(crate) self_check: bool,
+    pub(crate) stalled: Option<String>,
+    /// The prefetch stages run, and the network writes its queues' links late
+    /// ([`PREFETCH_ABOVE`]); looked at with the limits.
+    pub(crate) prefetching: bool,
+    /// Both forced on or off for the whole run ([`Simulation::cache_tactics`]).
+    pub(crate) tactics: Option<bool>,
+    /// The ranks' timeline, when asked for (`--trace`).
+    pub trace: Option<Box<Trace>>,
+}
+
+/// What [`World::advance`] stopped at.
+pub(crate) enum Next {
+    /// A rank is due to resume.
+    Wake(u32),
+    /// Time to look at the limits.
+    Checkpoint,
+    /// No event is left.
+    Idle,
+}
+
+impl World {
+    pub(crate) fn new(s: &Scenario) -> World {
+        let net = Network::new(s);
+        let nodes = Nodes::new(s);
+        let ranks = nodes
+            .jobs
+            .iter()
+            .flat_map(|j| {
+                let rng = Xoshiro::from_seed(j.seed);
+                (j.base..j.base + j.size).map(move |i| Rank::new(i, rng))
+            })
+            .collect();
+        // two messages between one pair may take different paths: restore MPI's order
+        let reorder = net.topo.multipath() || s.node.nics_per_node > 1;
+        World {
+            now: Time::ZERO,
+            queue: EventQueue::new(),
+            nics: Nics::new(
+                net.topo.terminals(),
+                nodes.nics_per_node,
+                s.node.dma_rate(),
+                s.network.mtu,
+                s.network.header_bytes,
+            ),
+            net,
+            rdma: Rdma::default(),
+            mpi: Mpi::new(
+                s.node.eager_limit,
+                s.node.mpi_overhead,
+                s.node.memory_bandwidth,
+                reorder,
+            ),
+            ranks,
+            nodes,
+            current: 0,
+            node_latency: s.node.node_latency,
+            events: 0,
+            events_by_kind: [0; Event::KINDS.len()],
+            finished: 0,
+            metrics: BTreeMap::new(),
+            watch: Watch::new(&s.limits),
+            checkpoint: match s.limits.events {
+                0 => CHECK_EVERY,
+                n => n.min(CHECK_EVERY),
+            },
+            #[cfg(feature = "valgrind")]
+            instr_at: crate::sim::valgrind::start_at(),
+            time_went_back: None,
+            self_check: false,
+            prefetching: false,
+            tactics: None,
+            stalled: None,
+            trace: None,
+        }
+    }
+
+    /// The running rank issues a put or get to rank `peer` (global numbering): the node
+    /// latency goes on its clock, then the transfer starts at its NIC (`nic`, an index on its
+    /// node, or the next in turn).
+    pub fn issue(
+        &mut self,
+        kind: OpKind,
+        peer: u32,
+        bytes: u64,
+        tag: i64,
+        nic: Option<u32>,
+    ) -> i64 {
+        let me = self.current;
+        let nics = self.pick_nics(me, peer, nic);
+        let rank = &mut self.ranks[me as usize];
+        let before = rank.clock;
+        rank.clock += self.node_latency;
+        let h = self
+            .rdma
+            .issue(kind, me, rank, peer, bytes, tag, nics, &mut self.queue);
+        if let Some(tr) = self.trace.as_deref_mut() {
+            let (name, flow) = match kind {
+                OpKind::Put => ("MGEN_rdma_put", flow_id(h)),
+                OpKind::Get => ("MGEN_rdma_get", 0),
+            };
+            let what = What::Call {
+                name,
+                peer,
+                bytes,
+                tag,
+                flow,
+            };
+            tr.span(me, before.ps(), self.ranks[me as usize].clock.ps(), what);
+        }
+        h
+    }
+
+    /// Records on the timeline what rank `r` was blocked on, now that it resumes.
+    pub(crate) fn trace_wake(&mut self, r: u32) {
+        let Some(tr) = self.trace.as_deref_mut() else {
+            return;
+        };
+        let rank = &mut self.ranks[r as usize];
+        let (wait, since) = rank.blocked;
+        let what = match wait {
+            Wait::Nothing => return,
+            Wait::Poll(tag) => What::Poll(tag),
+            Wait::Complete(seq) => What::Complete(crate::rdma::handle(r, seq)),
+            Wait::Request(seq) => What::Wait(crate::mpi::request_handle(r, seq)),
+            Wait::Sync => What::Test,
+        };
+        tr.span(r, since.ps(), rank.clock.ps(), what);
+        rank.blocked.0 = Wait::Nothing;
+    }
+
+    /// The NICs that carry a transfer between ranks `me` and `peer`: NIC `index` of each node,
+    /// or, without an index, the next of `me`'s node in turn.
+    pub fn pick_nics(&mut self, me: u32, peer: u32, index: Option<u32>) -> (u32, u32) {
+        let k = self.nodes.nics_per_node;
+        let i = index.unwrap_or_else(|| {
+            let r = &mut self.ranks[me as usize];
+            let i = r.next_nic as u32 % k;
+            r.next_nic = ((i + 1) % k) as u8;
+            i
+        });
+        (self.nodes.nic(me, i), self.nodes.nic(peer, i))
+    }
+
+    /// Records a script's `MGEN_report(name, value)`; with several jobs the name is prefixed
+    /// with the reporting rank's job (`victim.alltoall_s`).
+    pub fn report(&mut self, name: String, v: f64) {
+        let name = if self.nodes.jobs.len() > 1 {
+            format!("{}.{name}", self.nodes.job(self.current).name)
+        } else {
+            name
+        };
+        self.metrics.entry(name).or_default().add(v);
+    }
+
+    /// Processes events until one wakes a rank, the limits are due for a look, or no event
+    /// is left.
+    pub(crate) fn advance(&mut self) -> Next {
+        loop {
+            if self.events >= self.checkpoint {
+                return Next::Checkpoint;
+            }
+            let Some((t, ev)) = self.queue.pop() else {
+                if self.self_check && self.stalled.is_none() {
+                    self.stalled = self.net.stalled(self.now);
+                }
+                return Next::Idle;
+            };
+            if t.ps() > self.watch.time_limit {
+                // (put back, so that what is still pending stays counted; the run stops here)
+                self.queue.push(t, ev);
+                self.watch.record(Limit::SimulatedTime, None, None);
+                return Next::Checkpoint;
+            }
+            if t < self.now {
+                self.time_went_back.get_or_insert((self.now, t));
+            }
+            if self.self_check && t > self.now && self.stalled.is_none() {
+                self.stalled = self.net.stalled(self.now);
+            }
+            self.now = t;
+            self.events += 1;
+            self.events_by_kind[ev.kind()] += 1;
+            if self.prefetching {
+                if let Some(far) = self.queue.ahead(PREFETCH_FAR) {
+                    self.net.prefetch_far(far);
+                }
+                if let Some(near) = self.queue.ahead(PREFETCH_NEAR) {
+                    self.net.prefetch_near(near);
+                }
+                if let Some(close) = self.queue.ahead(PREFETCH_CLOSE) {
+                    self.net.prefetch_close(close);
+                }
+            }
+            if let Event::RankWake(r) = ev {
+                return Next::Wake(r);
+            }
+            self.dispatch(t, ev);
+        }
+    }
+
+    /// Looks at the limits (called every [`CHECK_EVERY`] events); records a stop if one is hit.
+    /// Also turns the prefetch stages, and the queue links written late, on or off
+    /// ([`PREFETCH_ABOVE`]).
+    pub(crate) fn look_at_limits(&mut self) {
+        #[cfg(feature = "valgrind")]
+        if self.events >= self.instr_at {
+            crate::sim::valgrind::start_instrumentation();
+            self.instr_at = u64::MAX;
+        }
+        if self.events >= self.watch.event_limit {
+            self.watch.record(Limit::Events, None, None);
+        } else if let Some(l) = self.watch.check() {
+            self.watch.record(l, None, None);
+        }
+        self.prefetching = self
+            .tactics
+            .unwrap_or_else(|| self.net.footprint() > PREFETCH_ABOVE);
+        self.net.link_later(self.prefetching);
+        // (recording a time series or buffer history makes events costlier: look more often,
+        // so that a signal or the wall clock still stops the run promptly)
+        let every = if self.net.series.is_some() || self.net.history.is_some() {
+            CHECK_EVERY >> 4
+        } else {
+            CHECK_EVERY
+        };
+        let next = (self.events | (every - 1)) + 1;
+        self.checkpoint = next.min(self.watch.event_limit);
+    }
+
+    /// Hands one event to the component it concerns.
+    pub(crate) fn dispatch(&mut self, t: Time, ev: Event) {
+        let World {
+            queue: q,
+            net,
+            nics,
+            rdma,
+            mpi,
+            ranks,
+            trace,
+            ..
+        } = self;
+        let tr = trace.as_deref_mut();
+        match ev {
+            Event::RouterReady(p) => net.router_ready(p, t, q),
+            Event::HeadReady(c) => net.head_ready(c, t, q),
+            Event::ChannelFree(c) => {
+                if let Some(nic) = net.channel_free(c, t, q) {
+                    nics.staging_freed(nic, net, t, q);
+                }
+            }
+            Event::TxDmaDone(pkt) => {
+                if let Some(m) = nics.tx_dma_done(pkt, net, t, q) {
+                    let msg = *nics.msg(m);
+                    if msg.kind == MsgKind::RndvData {
+                        mpi.sent_out(msg.op, ranks, t, q);
+                    }
+                }
+            }
+            Event::NicArrive(p) => match nics.arrive(p, net, t, q) {
+                Arrival::Nothing => {}
+                Arrival::Envelope(m) => envelope(m, nics, mpi, ranks, t, q),
+                Arrival::Delivered(m) => delivered(m, nics, net, rdma, mpi, ranks, tr, t, q),
+                Arrival::EnvelopeDelivered(m) => {
+                    envelope(m, nics, mpi, ranks, t, q);
+                    delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
+                }
+            },
+            Event::RxDmaDone(p) => {
+                if let Some(m) = nics.rx_done(p, net, t, q) {
+                    delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
+                }
+            }
+            Event::OpStart(op) => rdma.start(op, nics, net, t, q),
+            Event::P2pStart(m) => mpi.start(m, nics, net, t, q),
+            Event::CtsStart(m) => mpi.send_cts(m, nics, net, t, q),
+            Event::RankWake(_) => unreachable!("handled by advance"),
+        }
+    }
+}
+
+/// The envelope of NIC message `m` has reached its receiver: match it.
+fn envelope(
+    m: u32,
+    nics: &Nics,
+    mpi: &mut Mpi,
+    ranks: &mut [Rank],
+    t: Time,
+    q: &mut EventQueue<Event>,
+) {
+    mpi.envelope(nics.msg(m).op, ranks, t, q);
+}
+
+/// NIC message `m` is delivered: free it and let its layer act.
+#[allow(clippy::too_many_arguments)]
+fn delivered(
+    m: u32,
+    nics: &mut Nics,
+    net: &mut Network,
+    rdma: &mut Rdma,
+    mpi: &mut Mpi,
+    ranks: &mut [Rank],
+    trace: Option<&mut Trace>,
+    t: Time,
+    q: &mut EventQueue<Event>,
+) {
+    let msg = *nics.msg(m);
+    nics.free(m);
+    if let Some(tr) = trace {
+        let arrival = match msg.kind {
+            MsgKind::PutData => {
+                let op = rdma.op(msg.op);
+                Some((
+                    "put",
+                    op.rank,
+                    op.peer,
+                    op.bytes,
+                    crate::rdma::handle(op.rank, op.seq),
+                ))
+            }
+            MsgKind::Eager | MsgKind::RndvData => {
+                let (src, dst, bytes, h) = mpi.flow(msg.op);
+                Some(("message", src, dst, bytes, h))
+            }
+            _ => None,
+        };
+        if let Some((kind, from, to, bytes, h)) = arrival {
+            let what = What::Arrival {
+                kind,
+                from,
+                bytes,
+                flow: flow_id(h),
+            };
+            tr.span(to, t.ps(), t.ps(), what);
+        }
+    }
+    match msg.kind {
+        MsgKind::PutData | MsgKind::PutAck | MsgKind::GetRequest | MsgKind::GetData => {
+            rdma.delivered(msg, ranks, nics, net, t, q)
+        }
+        MsgKind::Eager | MsgKind::Rts | MsgKind::Cts | MsgKind::RndvData => {
+            mpi.delivered(msg.kind, msg.op, ranks, nics, net, t, q)
+        }
+    }
+}
+
+/// The id of the flow arrow of the transfer with handle `h` (never 0, which means none).
+pub fn flow_id(h: i64) -> i64 {
+    h + 1
+}
