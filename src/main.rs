@@ -445,7 +445,10 @@ fn run(
         .over
         .timeout
         .as_deref()
-        .map(|t| mgensim::units::Time::parse(&seconds_if_bare(t)))
+        .map(|t| {
+            mgensim::units::Time::parse(&seconds_if_bare(t))
+                .with_context(|| format!("--timeout {t}"))
+        })
         .transpose()?;
     let early = given.map(|t| watch_setup(&args.scenario, t));
     let scenario = load(args)?;
