@@ -15,6 +15,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod event;
 pub mod files;
 pub mod limits;
 pub mod mpi;
@@ -22,6 +23,7 @@ pub mod net;
 pub mod nic;
 pub mod node;
 pub mod output;
+pub mod perf;
 pub mod plot;
 pub mod probe;
 pub mod random;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// Large blocks (the network's state at scale) on transparent huge pages: fewer TLB misses.
 #[global_allocator]
-static ALLOC: mgensim::sim::hugepages::HugePages = mgensim::sim::hugepages::HugePages;
+static ALLOC: mgensim::perf::hugepages::HugePages = mgensim::perf::hugepages::HugePages;
 
 /// Predict how a communication pattern performs on an interconnection network.
 ///

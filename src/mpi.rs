@@ -21,12 +21,13 @@
 //!
 //! Requests are `rank × 2³² + 2³¹ + sequence`, distinct from RDMA handles.
 
+use crate::event::Event;
 use crate::net::packet::NONE;
 use crate::net::Network;
 use crate::nic::{MsgKind, Nics};
+use crate::perf::pool::Pool;
 use crate::rank::Rank;
-use crate::sim::pool::Pool;
-use crate::sim::{Event, EventQueue};
+use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
 use std::collections::BTreeMap;
 

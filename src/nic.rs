@@ -18,11 +18,12 @@
 //! network: its packets go from the transmit DMA straight to the receive DMA, through the
 //! node's memory.
 
+use crate::event::Event;
 use crate::net::packet::{Packet, PktId, NONE};
 use crate::net::topology::NO_DIM;
 use crate::net::Network;
-use crate::sim::pool::Pool;
-use crate::sim::{Event, EventQueue};
+use crate::perf::pool::Pool;
+use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
 
 /// Packets the transmit DMA may have staged ahead of the link (double buffering).

@@ -6,7 +6,8 @@
 //! rank at `max(clock, event time)`.
 
 use super::random::Xoshiro;
-use crate::sim::{Event, EventQueue};
+use crate::event::Event;
+use crate::sim::EventQueue;
 use crate::units::Time;
 
 /// What a blocked rank waits for.

@@ -13,11 +13,12 @@
 //!
 //! A handle is `rank × 2³² + sequence`, so a handle of another rank is recognised.
 
+use crate::event::Event;
 use crate::net::Network;
 use crate::nic::{Msg, MsgKind, Nics};
+use crate::perf::pool::Pool;
 use crate::rank::Rank;
-use crate::sim::pool::Pool;
-use crate::sim::{Event, EventQueue};
+use crate::sim::EventQueue;
 use crate::units::Time;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

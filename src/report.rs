@@ -2,8 +2,8 @@
 //! `--json`). Everything outside `host` is a pure function of the scenario and its seed.
 
 use crate::config::{Scenario, Topology};
+use crate::event::Event;
 use crate::net::router::LinkLoad;
-use crate::sim::Event;
 use crate::units::{Bytes, Time};
 use crate::world::World;
 use serde::Serialize;
@@ -85,38 +85,7 @@ pub struct NetworkSummary {
     pub credit_blocked_ps: u64,
 }
 
-/// A value scripts reported with `MGEN_report`, over the ranks that reported it.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Metric {
-    pub count: u64,
-    pub min: f64,
-    pub mean: f64,
-    pub max: f64,
-    #[serde(skip)]
-    sum: f64,
-}
-
-impl Default for Metric {
-    fn default() -> Self {
-        Metric {
-            count: 0,
-            min: f64::INFINITY,
-            mean: 0.0,
-            max: f64::NEG_INFINITY,
-            sum: 0.0,
-        }
-    }
-}
-
-impl Metric {
-    pub fn add(&mut self, v: f64) {
-        self.count += 1;
-        self.sum += v;
-        self.min = self.min.min(v);
-        self.max = self.max.max(v);
-        self.mean = self.sum / self.count as f64;
-    }
-}
+pub use crate::world::Metric;
 
 /// What the run cost on this machine; the only part that differs between two runs.
 #[derive(Clone, Debug, Serialize, PartialEq)]

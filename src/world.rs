@@ -6,6 +6,7 @@
 //! acts on the world through these operations.
 
 use crate::config::Scenario;
+use crate::event::Event;
 use crate::limits::{Limit, Watch, CHECK_EVERY};
 use crate::mpi::Mpi;
 use crate::net::Network;
@@ -15,9 +16,9 @@ use crate::probe::trace::{Trace, What};
 use crate::random::Xoshiro;
 use crate::rank::{Rank, Wait};
 use crate::rdma::{OpKind, Rdma};
-use crate::report::Metric;
-use crate::sim::{Event, EventQueue};
+use crate::sim::EventQueue;
 use crate::units::Time;
+use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// How many events ahead the engine prefetches the state an event reads first (its channel or
@@ -139,7 +140,7 @@ impl World {
                 n => n.min(CHECK_EVERY),
             },
             #[cfg(feature = "valgrind")]
-            instr_at: crate::sim::valgrind::start_at(),
+            instr_at: crate::perf::valgrind::start_at(),
             time_went_back: None,
             self_check: false,
             prefetching: false,
@@ -279,7 +280,7 @@ impl World {
     pub(crate) fn look_at_limits(&mut self) {
         #[cfg(feature = "valgrind")]
         if self.events >= self.instr_at {
-            crate::sim::valgrind::start_instrumentation();
+            crate::perf::valgrind::start_instrumentation();
             self.instr_at = u64::MAX;
         }
         if self.events >= self.watch.event_limit {
@@ -421,4 +422,37 @@ fn delivered(
 /// The id of the flow arrow of the transfer with handle `h` (never 0, which means none).
 pub fn flow_id(h: i64) -> i64 {
     h + 1
+}
+
+/// A value scripts reported with `MGEN_report`, over the ranks that reported it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Metric {
+    pub count: u64,
+    pub min: f64,
+    pub mean: f64,
+    pub max: f64,
+    #[serde(skip)]
+    sum: f64,
+}
+
+impl Default for Metric {
+    fn default() -> Self {
+        Metric {
+            count: 0,
+            min: f64::INFINITY,
+            mean: 0.0,
+            max: f64::NEG_INFINITY,
+            sum: 0.0,
+        }
+    }
+}
+
+impl Metric {
+    pub fn add(&mut self, v: f64) {
+        self.count += 1;
+        self.sum += v;
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+        self.mean = self.sum / self.count as f64;
+    }
 }

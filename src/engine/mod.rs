@@ -20,12 +20,12 @@
 mod diagnostics;
 
 use crate::config::Scenario;
+use crate::event::Event;
 use crate::limits::Limit;
 use crate::probe::Probes;
 use crate::rank::Status;
 use crate::report::Report;
 use crate::script::{Outcome, Scripts};
-use crate::sim::Event;
 use crate::units::Time;
 use crate::world::Next;
 pub use crate::world::World;

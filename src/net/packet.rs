@@ -2,11 +2,10 @@
 //! `mtu` payload bytes, each carrying `header_bytes` more on the wire. Contents are never
 //! stored, only sizes and the routing state, which travels with the packet.
 
-use crate::sim::pool::Pool;
+use crate::perf::pool::Pool;
 use crate::units::Time;
 
-/// Index of a packet in the [`PacketPool`].
-pub type PktId = u32;
+pub use crate::event::PktId;
 
 /// "No packet / no buffer" marker in the intrusive lists and buffer fields.
 pub const NONE: u32 = u32::MAX;

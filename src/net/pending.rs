@@ -73,11 +73,11 @@ impl Pending {
     }
 
     /// Asks for router `r`'s block (its first line) to be brought into the cache
-    /// ([`crate::sim::prefetch`]); changes nothing.
+    /// ([`crate::perf::prefetch`]); changes nothing.
     #[inline]
     pub fn prefetch(&self, r: u32) {
         if let Some(w) = self.words.get(self.block(r)) {
-            crate::sim::prefetch::prefetch(w);
+            crate::perf::prefetch::prefetch(w);
         }
     }
 

@@ -86,11 +86,12 @@ use super::pending::Pending;
 use super::power::{Power, Ready};
 use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_VCS, NO_DIM};
 use crate::config::{DragonflyRouting, Scenario};
+use crate::event::Event;
+use crate::perf::prefetch::prefetch;
 use crate::probe::history::{BufferHistory, Stay};
 use crate::probe::series::LinkSeries;
 use crate::random::Xoshiro;
-use crate::sim::prefetch::prefetch;
-use crate::sim::{Event, EventQueue};
+use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
 
 /// `Channel::releasing` value meaning "a NIC transmit staging slot" rather than a buffer.
@@ -560,7 +561,7 @@ impl Network {
     }
 
     /// Prefetches what event `ev` reads first: its channel's two lines, or its packet. Called
-    /// a few events before `ev` is taken ([`crate::sim::prefetch`]).
+    /// a few events before `ev` is taken ([`crate::perf::prefetch`]).
     #[inline]
     pub fn prefetch_far(&self, ev: &Event) {
         match *ev {

@@ -1,12 +1,7 @@
-//! The discrete-event core: typed events and the deterministic queue that orders them.
+//! The discrete-event core: the deterministic queue that orders events of any type by their
+//! time in picoseconds. It knows nothing of the model: the model's events are `event.rs`'s.
 
-pub mod event;
 pub mod heap;
-pub mod hugepages;
-pub mod pool;
-pub mod prefetch;
 pub mod queue;
-pub mod valgrind;
 
-pub use event::Event;
 pub use queue::EventQueue;

@@ -35,7 +35,7 @@
 //! [`CHUNK`] events in it; the arena keeps the most chunks ever in use.
 
 use super::heap::{Entry, KeyHeap};
-use super::prefetch::prefetch;
+use crate::perf::prefetch::prefetch;
 use crate::units::Time;
 
 /// log2 of the bucket width in picoseconds: 512 ps.

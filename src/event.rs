@@ -1,7 +1,9 @@
 //! Every kind of event the engine processes. Each carries one `u32`, so that an event is 8
 //! bytes and a queue entry 16; routing state travels in the packet, not in the event.
 
-use crate::net::PktId;
+/// Index of a packet in the network's packet pool (`net::PacketPool`): what a packet's events
+/// carry.
+pub type PktId = u32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
