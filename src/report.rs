@@ -99,7 +99,7 @@ pub struct HostSummary {
     pub lua_memory_bytes: u64,
 }
 
-/// One rank's figures (in the library's report; `ranks.csv` is issue 5's).
+/// One rank's figures (in the library's report, and a line of `ranks.csv`).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct RankStats {
     /// Its job (index in the scenario) and its rank there, and its node.

@@ -32,11 +32,9 @@ const PREFETCH_CLOSE: usize = 2;
 
 /// The prefetch stages run only once the network's state ([`Network::footprint`]: its
 /// channels, and the most packets it has held at once) is larger than this many bytes; below
-/// it the state stays in the caches and the stages are pure cost. Measured (whole runs,
-/// stages off against on): ring barrier and random ring on 8×8×8 (under 1 MiB) and the 4-byte
-/// Bruck on 16×16×16 (5 MiB) run 2–5 % faster without them; the same Bruck with a 256-byte MTU
-/// (11.7 MiB) is 1.38× slower without them, and on 32×16×16 (38 MiB) 1.49× slower. The
-/// stages change what is in the cache, never what the run computes.
+/// it the state stays in the caches and the stages are pure cost (the measurements behind the
+/// threshold: `docs/performance.md`). The stages change what is in the cache, never what the
+/// run computes.
 const PREFETCH_ABOVE: usize = 8 << 20;
 
 /// Everything the model knows at one instant.

@@ -1,5 +1,5 @@
 //! Bad input never panics and never hangs: a table of bad scenarios and scripts, each run as a
-//! user runs it, with the exit status and the words its message must contain (issue 6).
+//! user runs it, with the exit status and the words its message must contain.
 
 mod common;
 

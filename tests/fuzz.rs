@@ -1,4 +1,4 @@
-//! Fuzzing the parsers with proptest (issue 6): the scenario reader, the `--set` overrides
+//! Fuzzing the parsers with proptest: the scenario reader, the `--set` overrides
 //! and the unit parsers take any text without panicking, and read exact numbers exactly.
 
 use mgensim::config::{apply_override, Scenario};

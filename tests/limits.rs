@@ -1,4 +1,4 @@
-//! What scripts may not do, and the limits that stop a run gone wrong (issue 6): the
+//! What scripts may not do, and the limits that stop a run gone wrong: the
 //! sandbox, the instruction budget, the memory, event and wall-clock limits, Ctrl-C, and the
 //! warnings about what a finished run's scripts left behind.
 

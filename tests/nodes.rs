@@ -1,5 +1,4 @@
-//! Several ranks and several NICs per node, placement, and several jobs on one network
-//! (issue 4).
+//! Several ranks and several NICs per node, placement, and several jobs on one network.
 
 mod common;
 use common::*;

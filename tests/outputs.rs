@@ -1,4 +1,4 @@
-//! The output folder (`mgensim run --out DIR`, issue 5): links.csv and ranks.csv add up to
+//! The output folder (`mgensim run --out DIR`): links.csv and ranks.csv add up to
 //! what the packets did and where the ranks' time went.
 
 mod common;

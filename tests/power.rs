@@ -1,4 +1,4 @@
-//! Links that sleep when idle (issue 7, TraceRP): Reviriego's model, the cost of a wake-up
+//! Links that sleep when idle (TraceRP): Reviriego's model, the cost of a wake-up
 //! to the picosecond, no cost without one, and directions that sleep on their own.
 
 mod common;

@@ -1,4 +1,4 @@
-//! What a run records when asked (issue 5): the links' time series, buffer histories and
+//! What a run records when asked: the links' time series, buffer histories and
 //! the ranks' timeline. Each adds up to the run's own totals or to times worked out by hand,
 //! and none of them changes what the run predicts.
 

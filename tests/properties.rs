@@ -1,4 +1,4 @@
-//! Property tests (issues 6 and 4): random valid networks of every topology and routing, random
+//! Property tests: random valid networks of every topology and routing, random
 //! NICs and ranks per node and placements, and random workloads that are sure to
 //! complete, with the model's invariants checked after every run. The expected counts are
 //! worked out here from the plan alone, not read back from the engine.

@@ -1,4 +1,4 @@
-//! `mgensim sweep` (issue 5): grids of runs, the same table whatever the thread count, shards
+//! `mgensim sweep`: grids of runs, the same table whatever the thread count, shards
 //! that merge back into the whole, and the synchronization paper's figure from one command.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Fat tree, dragonfly and Tofu through the whole engine (issue 4): hop counts worked out by
+//! Fat tree, dragonfly and Tofu through the whole engine: hop counts worked out by
 //! hand, deadlock freedom under saturating load, the bandwidth the fat-tree routings reach.
 
 mod common;

@@ -1,4 +1,4 @@
-//! TraceRP's five benchmarks (`lua/mgen/tracerp.lua`, issue 7): each moves exactly the bytes
+//! TraceRP's five benchmarks (`lua/mgen/tracerp.lua`): each moves exactly the bytes
 //! its pattern says, completes on the three networks of TraceRP's Table 1, and the shipped
 //! scenarios run.
 

@@ -156,7 +156,7 @@ impl Simulation {
         Ok(())
     }
 
-    /// Calls `f` with the run's progress every [`CHECK_EVERY`] events.
+    /// Calls `f` with the run's progress every [`crate::limits::CHECK_EVERY`] events.
     pub fn on_progress(&mut self, f: impl FnMut(Progress) + 'static) {
         self.progress = RefCell::new(Some(Box::new(f)));
     }

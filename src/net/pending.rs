@@ -2,19 +2,11 @@
 //! tail leaves (see "A release happens…" in `router.rs`).
 //!
 //! `Network::settle` (`router.rs`) asks, for nearly every hop, which of a router's busy channels
-//! have a tail that has left by now. Kept on the channels, that answer costs a cache miss per
-//! busy channel, most of them not due yet; at 65,536 nodes that was a third of the run. So each
-//! router has one block here, aligned to a cache line: `words` words of bits (the busy ports),
-//! then the time each port's tail leaves. A 3-D torus router with one NIC (7 ports) is exactly
-//! one 64-byte line.
-//!
-//! Applying a due release still reads the released channel's line (what it gives back, and to
-//! whom). Keeping that here too, in a second line per router, so that `settle` would leave the
-//! channel's line alone until the channel is next looked at, was measured and dropped: the
-//! 4,096-node Bruck (256 B MTU) took 1.05× the time (4 pairs) and, in `bench/cachesim
-//! --quick`, 4.3 last-level misses per event against 3.7 and 887 instructions against 847;
-//! 32×32×16 took 0.997× (3 pairs). The channel's line is read again soon anyway, and the
-//! block had doubled.
+//! have a tail that has left by now. Kept on the channels, that answer would cost a cache miss
+//! per busy channel, most of them not due yet. So each router has one block here, aligned to a
+//! cache line: `words` words of bits (the busy ports), then the time each port's tail leaves.
+//! A 3-D torus router with one NIC (7 ports) is exactly one 64-byte line. (Measurements, and a
+//! layout tried and dropped: `docs/performance.md`.)
 //!
 //! Invariant: a port's time is meaningful only while its bit is set. Costs: `mark`, `clear`
 //! O(1); `due` O(busy ports in the word), reading only the router's own block.

@@ -43,39 +43,25 @@
 //! the head is ready, [`Event::RouterReady`]. [`Network::stalled`] checks the outcome: no
 //! channel is ever idle while a ready packet could go.
 //!
-//! **Layout.** At 65,536 nodes the network's state is hundreds of megabytes, and a hop's cost is
-//! the cache lines it touches, not its instructions. So a channel is two cache lines: the first
-//! holds what every hop reads (queues, state, where the link leads, the release to apply); the
-//! second holds the credit of the buffer the channel feeds (a buffer's credit is only spent by
-//! its one feeder, and given back to it) beside that buffer's occupancy, the channel's
-//! counters, which change on every send, and whether the channel waits for that credit, and
-//! since when (which a send at the next router asks just before its release gives the credit
-//! back: one line of the feeder for both, not two). A router's busy ports and the time each
-//! one's tail leaves share one line ([`super::pending`]), so that settling reads only the
-//! channels that are due. A packet is one line too, and carries when the packet queued behind
-//! it is ready, so that a send learns when its channel's next head is ready without reading
-//! it. Measured with `bench/cachesim`; the engine also prefetches an event's channel or
-//! packet a few events before it is taken, then the packets queued there, and the channel
-//! whose credit the event gives back with its queued packets (the feeder a release wakes,
-//! which sends next: at 32×16×16 under congestion, reading head packets that no event had
-//! asked for was a tenth of the run before that). Routing the head packets in the last stage,
-//! to prefetch the channel each will be queued on, was 1.15× the time: those packets, asked
-//! for only two events earlier, had often not arrived, and a stage that reads a line stalls
-//! the event loop where a prefetch would not.
+//! **Layout.** At scale a hop's cost is the cache lines it touches, not its instructions. So a
+//! channel is two cache lines: the first holds what every hop reads (queues, state, where the
+//! link leads, the release to apply); the second holds the credit of the buffer the channel
+//! feeds (spent only by its one feeder, and given back to it) beside that buffer's occupancy,
+//! the channel's counters, and whether and since when the channel waits for that credit (a
+//! send at the next router asks it just before its release gives the credit back: one line of
+//! the feeder for both). A router's busy ports and their tail times share one line
+//! ([`super::pending`]). A packet is one line, and carries when the packet queued behind it is
+//! ready, so that a send learns it without reading that packet. The engine prefetches an
+//! event's channel or packet a few events ahead, then what it points to (`world.rs`).
 //!
-//! **Linked later.** Queuing a packet behind another writes the link (the new packet, and when
-//! it is ready) into the one ahead, the queue's tail. That packet was queued long before, and
-//! at 65,536 nodes its line has left the caches: the store was 18 % of `try_send`'s samples,
-//! with a store buffer full of it behind (`perf` over the run's first 3 G events). So
-//! while the prefetch stages run, the link is held in a small ring ([`super::links`]), the
-//! tail asked for, and the link written `LINK_AFTER` queuings later, once its line has come.
-//! Only a send reads a link (its packet's successor), and it takes its packet's link from the
-//! ring if it is still there; so the events, their order and every figure are those of
-//! writing at once (`tests/properties.rs` runs random workloads both ways). The 65,536-node
-//! Bruck (64×32×32, 256 B MTU) took 989 s against 1359 s linking at once, the two run side by
-//! side (0.73×), and 932 s alone. On 32×16×16 it took 0.76× side by side (6 pairs) and about
-//! the same time alone: there the state is close to the size of the last-level cache, which
-//! two runs side by side share.
+//! **Linked later.** Queuing a packet behind another writes the link into the queue's tail, a
+//! packet queued long before whose line has usually left the caches at scale. So while the
+//! prefetch stages run, the link waits in a small ring ([`super::links`]), the tail is
+//! prefetched, and the link is written `LINK_AFTER` queuings later; a send takes its packet's
+//! link from the ring if it is still there. The events, their order and every figure are those
+//! of writing at once (`tests/properties.rs` runs random workloads both ways).
+//!
+//! What these layouts won, and what was tried and dropped: `docs/performance.md`.
 //!
 //! Router channels move data at the slower of `link_bandwidth` and `switch_bandwidth`; an
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
@@ -177,9 +163,8 @@ struct Channel {
     blocked: bool,
     /// Time under backpressure (ps), as Σ end − Σ start of its spells: a spell's start is
     /// subtracted when it begins and its end added when the send that ends it (which holds
-    /// this line already) goes, so an open spell's time so far is `blocked_ps + now`. (A side
-    /// table of start and total was a cache miss on that send: at 65,536 nodes a tenth of
-    /// `try_send`'s samples.)
+    /// this line already) goes, so an open spell's time so far is `blocked_ps + now` (kept
+    /// here, not in a side table, to spare that send a cache miss).
     blocked_ps: i64,
 }
 

@@ -5,8 +5,7 @@
 //! of those reads also misses the TLB, and the page walk is more memory traffic. Linux backs
 //! memory with 2 MiB pages when asked (`madvise(MADV_HUGEPAGE)`; most distributions enable
 //! transparent huge pages only on request), which covers the same state with 512 times fewer
-//! TLB entries. The 65,536-node Bruck (64×32×32, 256 B MTU) took 1305 s with them against
-//! 1422 s without (0.92×), and its first 1.2 G events 0.89× the time (two runs side by side).
+//! TLB entries (what that won: `docs/performance.md`).
 //!
 //! [`HugePages`] is the system allocator, plus that request for every allocation (or growth)
 //! of at least [`THRESHOLD`] bytes, over the whole 2 MiB pages inside it; a large block grows

@@ -44,14 +44,8 @@ use crate::units::Time;
 /// the cache lines scheduling writes to: an event goes to the last chunk of its bucket's
 /// chain, and the wider the buckets, the fewer chains are being written at once. The more
 /// events per nanosecond, the longer the buckets to sort, so the best width narrows as the
-/// network grows. Measured side by side on the congested Bruck with a 256 B MTU:
-/// - on 32×16×16 (38 MiB of network), 1.024 ns buckets take 0.946× the time of 64 ps ones
-///   (6 pairs, all faster); against 1.024 ns, 512 ps take 0.985×, 256 ps 1.018× and 4 ns
-///   1.008×;
-/// - on 64×32×32 (65,536 nodes), 1.024 ns take 0.960× the time of 64 ps (one pair), and
-///   512 ps 0.963× and 0.993× the time of 1.024 ns (two pairs, the cores swapped);
-/// - on 16×16×16 the run executes 11.18 G instructions with 64 ps buckets, 11.68 G with
-///   1.024 ns and 11.58 G with 512 ps, in the same time.
+/// network grows; 512 ps was the best measured on the congested Bruck at 8K and 64K nodes
+/// (the figures: `docs/performance.md`).
 ///
 /// Outputs are the same for any width: the order is exact.
 pub const SHIFT: u32 = 9;
