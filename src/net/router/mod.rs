@@ -1,0 +1,468 @@
+//! Routers, links and virtual cut-through flow control (MODEL.md §3, NSIM §3.1).
+//!
+//! Every direction of every link is an output **channel** of the router (or NIC) it leaves:
+//! `routers × ports` router channels, then one injection channel per NIC (terminal). Every
+//! channel feeds one **buffer**: a router input buffer per (router, port, virtual channel), or
+//! a NIC's receive buffer. Buffers hold `buffer_bytes`, counted as credits. Which port a link
+//! joins to which comes from the topology (`topology/`), once, into `link_to`.
+//!
+//! The rules, per packet and hop:
+//! - its head arrives at a router at `h`; it is *ready* for its output at `h + router_delay`
+//!   (routing + VC allocation + switch allocation + switch latency);
+//! - it waits in that output's queue for its VC until it is ready, the channel is idle **and**
+//!   the next buffer has credit for the whole packet (virtual cut-through); queues are FIFO,
+//!   VCs are served round robin. Every packet ready by a picosecond competes at it: one that
+//!   becomes ready as the channel frees, or as another becomes ready, is in the round robin;
+//! - its head leaves at `t` and arrives at `t + cable_latency`; its tail leaves at
+//!   `max(t + size/bandwidth, tail_here + pipeline)` — the later of serialization on this
+//!   channel and the tail's own progress (NSIM's rule where links of different speeds meet);
+//! - the channel is busy until the tail has left; then the buffer the packet held here gets its
+//!   credit back, which may wake the channel that feeds it.
+//!
+//! A release happens at the picosecond the tail has left, and every packet that asks at that
+//! picosecond or later sees it. It is an event ([`Event::ChannelFree`]) only when something
+//! waits for it: packets queued for the channel, or at the channel that feeds the buffer it
+//! frees. Otherwise it stays **pending** (a bit per busy port of the router) and is applied, at
+//! its own time, by whoever next looks at that router's credit or channels
+//! (`Network::settle`): a buffer's credit is only ever spent by the one channel that feeds it,
+//! and that channel settles the buffer's router before it looks. A channel that finds too little
+//! credit turns the pending releases into that buffer into events, so that it is woken when they
+//! happen. In a quiet network this halves the events per hop. An injection channel's release
+//! frees a staging slot of its NIC ([`crate::nic`]); it is an event only when a packet is staged
+//! behind the one leaving (the NIC's DMA waits for a slot only then), and otherwise is applied
+//! by the channel's next look, [`Network::staged`] counting it free from its picosecond on.
+//!
+//! **Queued on sending.** Mesh and torus routes are fixed, so a packet is routed and queued at
+//! its next router the moment it is sent, with the time it will be ready; heads become ready
+//! in the order they were queued (every hop takes the same `cable_latency + router_delay`, head
+//! to head). A queue is looked at when its channel's tail leaves ([`Event::ChannelFree`],
+//! scheduled whenever packets are queued) or when credit comes back; only a packet that finds
+//! its channel idle and nothing ahead of it needs an event of its own, [`Event::HeadReady`] at
+//! its ready time. Under contention a hop thus costs one event, not two. The fat tree (random
+//! up-routes) and the dragonfly (UGAL looks at the queues when the head arrives) route when
+//! the head is ready, [`Event::RouterReady`]. [`Network::stalled`] checks the outcome: no
+//! channel is ever idle while a ready packet could go.
+//!
+//! **Layout.** At scale a hop's cost is the cache lines it touches, not its instructions. So a
+//! channel is two cache lines: the first holds what every hop reads (queues, state, where the
+//! link leads, the release to apply); the second holds the credit of the buffer the channel
+//! feeds (spent only by its one feeder, and given back to it) beside that buffer's occupancy,
+//! the channel's counters, and whether and since when the channel waits for that credit (a
+//! send at the next router asks it just before its release gives the credit back: one line of
+//! the feeder for both). A router's busy ports and their tail times share one line
+//! ([`super::pending`]). A packet is one line, and carries when the packet queued behind it is
+//! ready, so that a send learns it without reading that packet. The engine prefetches an
+//! event's channel or packet a few events ahead, then what it points to (`world.rs`).
+//!
+//! **Linked later.** Queuing a packet behind another writes the link into the queue's tail, a
+//! packet queued long before whose line has usually left the caches at scale. So while the
+//! prefetch stages run, the link waits in a small ring ([`super::links`]), the tail is
+//! prefetched, and the link is written `LINK_AFTER` queuings later; a send takes its packet's
+//! link from the ring if it is still there. The events, their order and every figure are those
+//! of writing at once (`tests/properties.rs` runs random workloads both ways).
+//!
+//! What these layouts won, and what was tried and dropped: `docs/performance.md`.
+//!
+//! Router channels move data at the slower of `link_bandwidth` and `switch_bandwidth`; an
+//! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
+
+mod flow;
+mod observe;
+mod prefetch;
+mod queues;
+mod routing;
+
+use super::links::{Link, Links};
+use super::packet::{PacketPool, PktId, NONE};
+use super::pending::Pending;
+use super::power::{Power, Ready};
+use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_VCS, NO_DIM};
+use crate::config::{DragonflyRouting, Scenario};
+use crate::event::Event;
+use crate::perf::prefetch::prefetch;
+use crate::probe::history::{BufferHistory, Stay};
+use crate::probe::series::LinkSeries;
+use crate::random::Xoshiro;
+use crate::sim::EventQueue;
+use crate::units::{Bandwidth, Bytes, Time};
+pub use observe::{LinkLoad, NetworkStats};
+use routing::cube_hop;
+
+/// `Channel::releasing` value meaning "a NIC transmit staging slot" rather than a buffer.
+pub const STAGING: u32 = u32::MAX - 1;
+
+/// Queuings behind a packet after which the link to the packet queued behind it is written
+/// into it, while `link_later` (see "Linked later" in the module's doc).
+const LINK_AFTER: usize = 4;
+
+/// `Channel::flags`: the link wraps around a torus dimension.
+const WRAP: u8 = 1;
+/// `Channel::flags`: the link joins two dragonfly groups.
+const GLOBAL: u8 = 2;
+
+/// Head and tail of an intrusive FIFO of packets.
+#[derive(Clone, Copy)]
+struct Fifo {
+    head: PktId,
+    tail: PktId,
+}
+
+const EMPTY: Fifo = Fifo {
+    head: NONE,
+    tail: NONE,
+};
+
+/// One direction of one link, seen from the router or NIC that drives it: two cache lines
+/// (see the module's doc), 128 bytes.
+#[derive(Clone)]
+#[repr(C, align(64))]
+struct Channel {
+    // ---- first line: what a hop reads
+    /// Packets waiting for this channel, one FIFO per virtual channel of the next buffer.
+    queues: [Fifo; MAX_VCS],
+    /// Packets in those queues (UGAL's measure of congestion).
+    queued: u32,
+    /// A packet's tail is still leaving (until `free_at`), or has left and its release is
+    /// pending.
+    busy: bool,
+    /// An [`Event::ChannelFree`] is scheduled at `free_at` (otherwise the release is applied by
+    /// whoever next looks at the router, [`Network::settle`]).
+    scheduled: bool,
+    /// Virtual channel to look at first (round robin).
+    rr: u8,
+    /// The link is a torus wrap-around ([`WRAP`]) or a dragonfly global link ([`GLOBAL`]).
+    flags: u8,
+    /// When the tail leaves, in picoseconds.
+    free_at: u64,
+    /// When the earliest [`Event::HeadReady`] scheduled for this channel is (`u64::MAX`: none),
+    /// in picoseconds.
+    wake_at: u64,
+    /// The router the link leads to (fixed by the topology); `NONE` for a NIC, or where there
+    /// is no link.
+    next: RouterId,
+    /// Credit to give back when the current tail has left: the channel that feeds the buffer
+    /// the packet held (its credit lives there), or [`STAGING`] for a NIC's staging slot; and
+    /// `bytes << 2 | virtual channel`, or `NONE` when there is nothing to give back.
+    releasing_up: u32,
+    releasing: u32,
+    /// What the last release applied freed, for its event (which wakes that buffer's feeder,
+    /// when the release was applied before the event was taken): the buffer's feeder,
+    /// [`STAGING`], or `NONE`.
+    released_up: u32,
+    // ---- second line: the buffer this channel feeds, and counters
+    /// Free bytes of the buffer this channel feeds, per virtual channel (a NIC's receive
+    /// buffer is VC 0; VCs the buffer does not have stay full of credit).
+    credit: [u32; MAX_VCS],
+    /// The most bytes that buffer (all its virtual channels) ever held.
+    occ_peak: u32,
+    /// Σ change × time of change of the bytes held (byte·ps): the integral of the occupancy
+    /// `occ` from 0 to `T` is then `occ·T − occ_moment`, one multiply-add per change.
+    occ_moment: i128,
+    /// Bytes sent over this channel (payload and headers).
+    bytes: u64,
+    /// Time this channel spent sending, in picoseconds.
+    busy_ps: u64,
+    /// Packets sent over this channel (saturating: a link would carry 2³² packets only in a run
+    /// of tens of simulated seconds at full load, trillions of events).
+    packets: u32,
+    /// The channel is idle with a ready packet that has no credit in the buffer it feeds
+    /// (backpressure). Kept beside that buffer's credit: the send that frees credit there asks
+    /// it, and the release that gives the credit back follows.
+    blocked: bool,
+    /// Time under backpressure (ps), as Σ end − Σ start of its spells: a spell's start is
+    /// subtracted when it begins and its end added when the send that ends it (which holds
+    /// this line already) goes, so an open spell's time so far is `blocked_ps + now` (kept
+    /// here, not in a side table, to spare that send a cache miss).
+    blocked_ps: i64,
+}
+
+const _: () = assert!(std::mem::size_of::<Channel>() == 128);
+
+impl Channel {
+    /// The bytes its pending release gives back to virtual channel `vc` of the buffer `feeder`
+    /// feeds, if that is where it goes.
+    #[inline]
+    fn releases_into(&self, feeder: u32, vc: u32) -> Option<u32> {
+        let into = self.releasing != NONE && self.releasing_up == feeder;
+        (into && self.releasing & 3 == vc).then_some(self.releasing >> 2)
+    }
+
+    /// Bytes held now in the buffer this channel feeds, all virtual channels (`cap`: bytes of
+    /// one buffer).
+    #[inline]
+    fn occ(&self, cap: u32) -> u32 {
+        let free: u64 = self.credit.iter().map(|&c| c as u64).sum();
+        (MAX_VCS as u64 * cap as u64 - free) as u32
+    }
+}
+
+/// The routers and links of one network.
+pub struct Network {
+    pub topo: Topo,
+    ports: u32,
+    vcs: u32,
+    routers: u32,
+    /// Router channels (`routers × ports`): channels from here on are NICs' injection links.
+    nr: u32,
+    /// NIC ports per router with NICs (`T`): terminal `t` is port `t % T` of router `t / T`.
+    tpr: u32,
+    /// Routers `0..term_routers` have NIC ports.
+    term_routers: u32,
+    /// Per router channel `r·ports + q`: the port slot `r'·ports + q'` its link arrives on
+    /// (`NONE` where there is no link or the port is a NIC's). Links pair up, so the same
+    /// number is the channel that feeds slot `r·ports + q`.
+    link_to: Vec<u32>,
+    channels: Vec<Channel>,
+    /// Per router: the ports whose channel is busy (a tail leaving, or left and its release
+    /// not applied yet), and when each tail leaves.
+    pending: Pending,
+    /// Bytes of one buffer.
+    capacity: u32,
+    /// Routes are fixed (mesh, torus): a packet is routed and queued at its next router when
+    /// it is sent, and needs no event of its own there (see the module's doc).
+    early: bool,
+    /// Links of the queues not written into their packets yet, while `link_later` (see
+    /// "Linked later").
+    links: Links,
+    link_later: bool,
+    pub packets: PacketPool,
+    router_delay: Time,
+    cable: Time,
+    router_bw: Bandwidth,
+    inject_bw: Bandwidth,
+    /// The serialization time of the last packet size seen on router and on injection
+    /// channels: (wire bytes, time). Packets are nearly all full-sized, so this spares a
+    /// division per hop.
+    memo: [(u32, Time); 2],
+    /// Random route choices (fat tree `random`, dragonfly Valiant and UGAL), seeded from the
+    /// workload seed so runs repeat.
+    rng: Xoshiro,
+    pub stats: NetworkStats,
+    /// Time × space statistics, when asked for (`--interval`).
+    pub series: Option<Box<LinkSeries>>,
+    /// Buffer usage history of chosen routers, when asked for (`--buffer-history`).
+    pub history: Option<Box<BufferHistory>>,
+    /// Links that sleep when idle (`[power]` enabled).
+    pub power: Option<Box<Power>>,
+}
+impl Network {
+    pub fn new(s: &Scenario) -> Network {
+        let topo = Topo::new(&s.network, s.node.nics_per_node);
+        let routers = topo.routers();
+        let ports = topo.ports() as u32;
+        let vcs = topo.vcs() as u32;
+        let tpr = topo.terminals_per_router();
+        let term_routers = topo.terminal_routers();
+        let terminals = topo.terminals();
+        let mut link_to = Vec::with_capacity((routers * ports) as usize);
+        for r in 0..routers {
+            for q in 0..ports {
+                link_to.push(match topo.neighbour(r, q as u8) {
+                    Some((n, back)) => n * ports + back as u32,
+                    None => NONE,
+                });
+            }
+        }
+        let nchan = (routers * ports + terminals) as usize;
+        let cap = s.network.buffer_bytes.0 as u32;
+        let channel = Channel {
+            queues: [EMPTY; MAX_VCS],
+            queued: 0,
+            busy: false,
+            scheduled: false,
+            rr: 0,
+            flags: 0,
+            free_at: 0,
+            wake_at: u64::MAX,
+            next: NONE,
+            releasing_up: NONE,
+            releasing: NONE,
+            released_up: NONE,
+            credit: [cap; MAX_VCS],
+            occ_peak: 0,
+            occ_moment: 0,
+            bytes: 0,
+            busy_ps: 0,
+            packets: 0,
+            blocked: false,
+            blocked_ps: 0,
+        };
+        let net = &s.network;
+        let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
+        let early = matches!(topo, Topo::Cube(_));
+        let mut net = Network {
+            pending: Pending::new(routers, ports),
+            topo,
+            ports,
+            vcs,
+            routers,
+            nr: routers * ports,
+            tpr,
+            term_routers,
+            link_to,
+            channels: vec![channel; nchan],
+            capacity: cap,
+            early,
+            links: Links::default(),
+            link_later: false,
+            packets: PacketPool::default(),
+            router_delay: net.router_delay(),
+            cable: net.cable_latency,
+            router_bw: net.link_bandwidth.min(net.switch_bandwidth),
+            inject_bw: s
+                .node
+                .nic_bandwidth
+                .unwrap_or(net.link_bandwidth)
+                .min(net.link_bandwidth),
+            memo: [(0, Time::ZERO); 2],
+            rng: Xoshiro::from_seed(seed ^ 0x6e65_7477_6f72_6b21),
+            stats: NetworkStats::default(),
+            series: None,
+            history: None,
+            power: s
+                .power
+                .as_ref()
+                .filter(|p| p.enabled)
+                .map(|p| Box::new(Power::new(p.t_sleep.ps(), p.t_wake.ps(), nchan))),
+        };
+        net.wire();
+        net
+    }
+
+    /// Writes into every channel where its link leads, so that the hot path looks it up
+    /// instead of dividing channel numbers by ports.
+    fn wire(&mut self) {
+        let nr = self.nr;
+        for c in 0..self.channels.len() as u32 {
+            let next = self.slot_fed(c).map_or(NONE, |slot| slot / self.ports);
+            let mut flags = 0;
+            if c < nr {
+                let (r, q) = (c / self.ports, (c % self.ports) as u8);
+                if self.topo.wraps(r, q) {
+                    flags |= WRAP;
+                }
+                if self.topo.is_global(q) {
+                    flags |= GLOBAL;
+                }
+            }
+            let ch = &mut self.channels[c as usize];
+            (ch.next, ch.flags) = (next, flags);
+        }
+    }
+
+    /// Bytes of the state a hop reads: the channels, and the packets at the most the network
+    /// has held at once (the packet pool never shrinks).
+    pub fn footprint(&self) -> usize {
+        self.channels.len() * std::mem::size_of::<Channel>()
+            + self.packets.peak() * std::mem::size_of::<super::packet::Packet>()
+    }
+
+    /// Channels (by number) in the series' table: every channel, links or not.
+    pub fn channels(&self) -> usize {
+        self.channels.len()
+    }
+
+    /// Routers in the network.
+    pub fn routers(&self) -> u32 {
+        self.routers
+    }
+
+    /// The bytes held in the buffer channel `c` feeds have changed by `delta` at `now` (its
+    /// credit already says so).
+    #[inline]
+    fn occupy(&mut self, c: u32, now: Time, delta: i64) {
+        let ch = &mut self.channels[c as usize];
+        let t = now.ps();
+        if let Some(s) = &mut self.series {
+            s.occupancy(c, (ch.occ(self.capacity) as i64 - delta) as u32, t);
+        }
+        ch.occ_moment += delta as i128 * t as i128;
+        if delta > 0 {
+            ch.occ_peak = ch.occ_peak.max(ch.occ(self.capacity));
+        }
+    }
+
+    /// Channel of port `q` of router `r`.
+    #[inline]
+    fn router_channel(&self, r: RouterId, q: u32) -> u32 {
+        r * self.ports + q
+    }
+    /// Injection channel of NIC (terminal) `nic`.
+    #[inline]
+    pub fn injection_channel(&self, nic: u32) -> u32 {
+        self.routers * self.ports + nic
+    }
+    /// The router port slot NIC `nic` is attached to.
+    #[inline]
+    fn nic_slot(&self, nic: u32) -> u32 {
+        (nic / self.tpr) * self.ports + nic % self.tpr
+    }
+    /// The NIC on router channel (or port slot) `c`, if it is a NIC port.
+    #[inline]
+    fn nic_on(&self, c: u32) -> Option<u32> {
+        let (r, q) = (c / self.ports, c % self.ports);
+        (r < self.term_routers && q < self.tpr).then_some(r * self.tpr + q)
+    }
+
+    /// Packets NIC `nic` holds staged at `now`: those queued on its injection channel, and the
+    /// one whose tail is still leaving it. (A tail that has left frees its slot at that
+    /// picosecond, whether or not the release has been applied: it is an event only when a
+    /// staged packet waits behind it; see `send`.)
+    #[inline]
+    pub fn staged(&self, nic: u32, now: Time) -> u32 {
+        let ch = &self.channels[self.injection_channel(nic) as usize];
+        let leaving = ch.busy && (ch.free_at > now.ps() || ch.scheduled) && ch.releasing != NONE;
+        ch.queued + leaving as u32
+    }
+
+    /// Puts a packet whose payload is in its NIC (tail there at `now`) into the NIC's
+    /// injection queue.
+    pub fn inject(&mut self, nic: u32, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+        let p = self.packets.get_mut(pkt);
+        p.tail = now;
+        p.ready = now;
+        p.from = STAGING;
+        p.vc = 0;
+        p.at = nic;
+        let c = self.injection_channel(nic);
+        self.enqueue(c, 0, pkt);
+        self.try_send(c, now, q);
+    }
+
+    /// A packet's head has passed the pipeline of router `p.at`: route it and queue it (fat
+    /// tree and dragonfly, whose routes depend on the moment; see the module's doc).
+    pub fn router_ready(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+        self.packets.get_mut(pkt).ready = now;
+        let (c, vc) = self.route(pkt, now);
+        self.enqueue(c, vc, pkt);
+        self.try_send(c, now, q);
+    }
+
+    /// An idle channel's queued packet has become ready ([`Event::HeadReady`]).
+    pub fn head_ready(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+        let ch = &mut self.channels[c as usize];
+        if ch.wake_at == now.ps() {
+            ch.wake_at = u64::MAX;
+        }
+        self.try_send(c, now, q);
+    }
+
+    /// Packet `pkt`, just sent towards router `p.at`, is queued there for its next channel
+    /// now; its head is ready at `ready`. Something must look at that channel no later than
+    /// when the packet could leave: its tail's event if it is busy until then, else a wake-up.
+    fn arrive_early(&mut self, pkt: PktId, ready: Time, hop: Hop, q: &mut EventQueue<Event>) {
+        self.packets.get_mut(pkt).ready = ready;
+        let (c, vc) = self.follow(pkt, hop);
+        let head = self.enqueue(c, vc, pkt);
+        let ch = &self.channels[c as usize];
+        if ch.scheduled || !head {
+            // its tail's event (now or later) looks at the queue, or the packet ahead of this
+            // one will be looked at; if this packet is then a head that is not ready, that look
+            // schedules its wake-up
+        } else if ch.busy && ch.free_at >= ready.ps() {
+            self.schedule(c, q);
+        } else {
+            self.wake(c, ready, q);
+        }
+    }
+}

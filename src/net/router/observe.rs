@@ -1,0 +1,157 @@
+//! What the network reports: the load of each link, credit in use, and the self-check that no
+//! channel is idle while a ready packet could go.
+
+use super::*;
+
+/// What one direction of one link carried in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkLoad {
+    /// The router (or, for an injection link, the NIC) the link leaves.
+    pub from: u32,
+    /// Its port there (the first ports of a router lead to its NICs; `None` for a NIC's
+    /// injection link).
+    pub port: Option<u8>,
+    /// Bytes sent (payload and headers).
+    pub bytes: u64,
+    /// Time spent sending.
+    pub busy: Time,
+    /// Packets sent.
+    pub packets: u64,
+    /// Time idle with a packet waiting for credit in the next buffer.
+    pub credit_blocked: Time,
+    /// The buffer this link feeds (at its far end): most bytes it held at once, and bytes
+    /// held integrated over time (byte·ps; divide by the run's time for the mean).
+    pub peak_occupancy: u32,
+    pub occupancy_area: u128,
+    /// Time in low power, and wake-ups (zero without `[power]`).
+    pub low_power: Time,
+    pub wakeups: u64,
+    /// Where it leads: a router, or (`to_nic`) a NIC.
+    pub to: u32,
+    pub to_nic: bool,
+}
+
+/// Totals of one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NetworkStats {
+    /// Channel traversals: one per packet per link crossed, NIC links included.
+    pub packet_hops: u64,
+    /// Bytes (payload and headers) summed over every link crossed.
+    pub link_bytes: u64,
+    /// Traversals of router-to-router links that wrap around a torus.
+    pub wrap_hops: u64,
+    /// Traversals of global links between dragonfly groups.
+    pub global_hops: u64,
+    /// Packets a dragonfly's UGAL sent on a Valiant route.
+    pub nonminimal: u64,
+}
+
+impl Network {
+    /// A channel that was idle at the end of picosecond `t` while the head of one of its
+    /// queues was ready and the buffer it goes to had room for it, counting the releases due
+    /// by then (see [`crate::Simulation::self_check`]); `None` if there is none. Not checked
+    /// with `[power]` (a sleeping link waits on purpose).
+    pub fn stalled(&self, t: Time) -> Option<String> {
+        if self.power.is_some() {
+            return None;
+        }
+        let t = t.ps();
+        for (c, ch) in self.channels.iter().enumerate() {
+            if ch.busy && ch.free_at > t {
+                continue;
+            }
+            for vc in 0..self.vcs as usize {
+                let head = ch.queues[vc].head;
+                if head == NONE || self.packets.get(head).ready.ps() > t {
+                    continue;
+                }
+                let vc_in = if ch.next == NONE { 0 } else { vc };
+                let mut room = ch.credit[vc_in] as u64;
+                if ch.next != NONE {
+                    // releases into that buffer that came due and are not applied yet
+                    let base = (ch.next * self.ports) as usize;
+                    for d in &self.channels[base..base + self.ports as usize] {
+                        if d.busy && d.free_at <= t {
+                            room += d.releases_into(c as u32, vc as u32).unwrap_or(0) as u64;
+                        }
+                    }
+                }
+                let wire = self.packets.get(head).wire;
+                if room >= wire as u64 {
+                    return Some(format!(
+                        "channel {c}, virtual channel {vc}, was idle at {} with a ready packet \
+                         of {wire} B and {room} B of room downstream",
+                        Time(t)
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// The channels that are links (in the order of [`Network::link_loads`]).
+    pub fn link_channels(&self) -> impl Iterator<Item = u32> + '_ {
+        let nr = self.routers * self.ports;
+        (0..self.channels.len() as u32).filter(move |&c| {
+            c >= nr || self.nic_on(c).is_some() || self.link_to[c as usize] != NONE
+        })
+    }
+
+    /// What every link that exists carried until `now`: router channels first (router by
+    /// router, port by port), then the NICs' injection links.
+    pub fn link_loads(&self, now: Time) -> Vec<LinkLoad> {
+        let nr = self.routers * self.ports;
+        self.link_channels()
+            .map(|c| {
+                let ch = &self.channels[c as usize];
+                let (from, port) = if c < nr {
+                    (c / self.ports, Some((c % self.ports) as u8))
+                } else {
+                    (c - nr, None)
+                };
+                let (to, to_nic) = if c >= nr {
+                    (self.nic_slot(c - nr) / self.ports, false)
+                } else if let Some(nic) = self.nic_on(c) {
+                    (nic, true)
+                } else {
+                    (self.link_to[c as usize] / self.ports, false)
+                };
+                LinkLoad {
+                    from,
+                    port,
+                    bytes: ch.bytes,
+                    busy: Time(ch.busy_ps),
+                    packets: ch.packets as u64,
+                    // (a spell still open at `now` counts up to it)
+                    credit_blocked: Time(
+                        (ch.blocked_ps + if ch.blocked { now.ps() as i64 } else { 0 }) as u64,
+                    ),
+                    peak_occupancy: ch.occ_peak,
+                    low_power: Time(
+                        self.power
+                            .as_ref()
+                            .map_or(0, |p| p.links[c as usize].low_ps),
+                    ),
+                    wakeups: self
+                        .power
+                        .as_ref()
+                        .map_or(0, |p| p.links[c as usize].wakeups),
+                    occupancy_area: (ch.occ(self.capacity) as i128 * now.ps() as i128
+                        - ch.occ_moment) as u128,
+                    to,
+                    to_nic,
+                }
+            })
+            .collect()
+    }
+
+    /// Total buffer credit currently missing (bytes held by packets in buffers); zero when the
+    /// network is empty.
+    pub fn credit_in_use(&self, capacity: Bytes) -> u64 {
+        self.channels
+            .iter()
+            .flat_map(|ch| ch.credit)
+            .map(|c| capacity.0 - c as u64)
+            .sum()
+    }
+}

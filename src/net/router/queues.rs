@@ -1,0 +1,331 @@
+//! Output queues and sending: a packet queued for its output channel and VC, and a channel
+//! that sends its next ready packet when it is idle and the next buffer has credit.
+
+use super::*;
+
+impl Network {
+    /// Queues `pkt` for channel `c`, virtual channel `vc`; true if it is the head of that
+    /// queue.
+    #[inline]
+    pub(super) fn enqueue(&mut self, c: u32, vc: usize, pkt: PktId) -> bool {
+        self.packets.get_mut(pkt).next = NONE;
+        self.channels[c as usize].queued += 1;
+        let f = &mut self.channels[c as usize].queues[vc];
+        let head = f.tail == NONE;
+        let tail = f.tail;
+        f.tail = pkt;
+        if head {
+            f.head = pkt;
+        } else {
+            let link = Link {
+                tail,
+                after: pkt,
+                ready: self.packets.get(pkt).ready,
+            };
+            if self.link_later {
+                prefetch(self.packets.get(tail));
+                self.links.push(link);
+                if self.links.len() > LINK_AFTER {
+                    if let Some(l) = self.links.pop() {
+                        self.write_link(l);
+                    }
+                }
+            } else {
+                self.write_link(link);
+            }
+        }
+        head
+    }
+
+    /// Writes link `l` into its tail packet.
+    #[inline]
+    pub(super) fn write_link(&mut self, l: Link) {
+        let tp = self.packets.get_mut(l.tail);
+        tp.next = l.after;
+        tp.next_ready = l.ready;
+    }
+
+    /// Writes the links of the queues into their packets a few queuings late, or at once (see
+    /// "Linked later" in the module's doc): worth it when the packets do not fit in the caches.
+    pub fn link_later(&mut self, on: bool) {
+        if !on {
+            while !self.links.is_empty() {
+                if let Some(l) = self.links.pop() {
+                    self.write_link(l);
+                }
+            }
+        }
+        self.link_later = on;
+    }
+
+    /// Starts the next packet on channel `c` if the channel is idle and a queued packet has
+    /// credit in the buffer it goes to.
+    pub(super) fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+        let ch = &self.channels[c as usize];
+        if ch.queued == 0 {
+            // nothing to send: a release that came due stays pending, for the next look
+            return;
+        }
+        if ch.busy {
+            // (an injection channel whose release is an event waits for it, even at its
+            // picosecond: the event also lets its NIC's DMA go on)
+            let inject = c >= self.nr;
+            if ch.free_at > now.ps() || (inject && ch.scheduled) {
+                // (a queued packet waits for the tail: the release becomes an event)
+                if !ch.scheduled {
+                    self.schedule(c, q);
+                }
+                return;
+            }
+            // its tail has left: apply that (and the router's other releases due; an injection
+            // channel's release frees a staging slot of its NIC, which counts them from here)
+            if !inject {
+                self.settle(c / self.ports, now);
+            } else {
+                self.apply(c);
+            }
+        }
+        let vcs = self.vcs;
+        let mut next_vc = self.channels[c as usize].rr as u32;
+        let mut settled = false;
+        // the earliest time a head that is not ready yet will be (ps), and whether a ready
+        // head lacks credit
+        let mut later = u64::MAX;
+        let mut starved = false;
+        for _ in 0..vcs {
+            let vc = next_vc;
+            next_vc = if vc + 1 == vcs { 0 } else { vc + 1 };
+            let head = self.channels[c as usize].queues[vc as usize].head;
+            if head == NONE {
+                continue;
+            }
+            let p = self.packets.get(head);
+            let (wire, ready) = (p.wire, p.ready.ps());
+            if ready > now.ps() {
+                later = later.min(ready);
+                continue;
+            }
+            let next_router = self.channels[c as usize].next;
+            if !settled && next_router != NONE {
+                // releases into the next router's buffers that came due
+                self.settle(next_router, now);
+                settled = true;
+            }
+            // (a NIC has one receive buffer, whatever VC the packet came on)
+            let vc_in = if next_router == NONE { 0 } else { vc };
+            if self.channels[c as usize].credit[vc_in as usize] < wire {
+                starved = true;
+                if next_router != NONE {
+                    self.wake_releases(next_router, c, vc, q);
+                }
+                continue;
+            }
+            if let Some(pw) = self.power.as_deref_mut() {
+                if let Ready::Wake { slept, until } = pw.ready(c, now.ps()) {
+                    // asleep: it wakes first; this packet and those behind it wait
+                    if let Some(s) = self.series.as_deref_mut() {
+                        s.low(c, slept, now.ps());
+                    }
+                    let ch = &mut self.channels[c as usize];
+                    ch.busy = true;
+                    ch.scheduled = true;
+                    ch.free_at = until;
+                    q.push(Time(until), Event::ChannelFree(c));
+                    if c < self.nr {
+                        self.pending.mark(c / self.ports, c % self.ports, until);
+                    }
+                    return;
+                }
+            }
+            self.send(c, vc, head, next_router, now, q);
+            return;
+        }
+        if later != u64::MAX {
+            self.wake(c, Time(later), q);
+        }
+        let ch = &mut self.channels[c as usize];
+        if starved && !ch.blocked {
+            ch.blocked = true;
+            ch.blocked_ps -= now.ps() as i64;
+        }
+    }
+
+    /// Starts packet `pkt`, the head of queue `vc` of idle channel `c`, whose next buffer has
+    /// credit for it.
+    #[inline]
+    pub(super) fn send(
+        &mut self,
+        c: u32,
+        vc: u32,
+        pkt: PktId,
+        next_router: RouterId,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
+        let is_router = c < self.nr;
+        let (bw, pipeline) = if is_router {
+            (self.router_bw, self.router_delay)
+        } else {
+            (self.inject_bw, Time::ZERO)
+        };
+        let mut p = *self.packets.get(pkt);
+        if !self.links.is_empty() {
+            // the link to the packet queued behind this one may not be written yet
+            if let Some(l) = self.links.take(pkt) {
+                (p.next, p.next_ready) = (l.after, l.ready);
+            }
+        }
+        // mesh and torus: the hop after this one is fixed already, and the packet is queued
+        // for it at the end of this send; its channel's line is asked for now
+        let ahead = match &self.topo {
+            Topo::Cube(cube) if self.early && next_router != NONE => {
+                let hop = cube_hop(cube, self.tpr, next_router, p.dst, vc as u8, p.dim);
+                let c = self.router_channel(next_router, hop.port as u32);
+                prefetch(&self.channels[c as usize]);
+                Some(hop)
+            }
+            _ => None,
+        };
+        let memo = &mut self.memo[!is_router as usize];
+        if memo.0 != p.wire {
+            *memo = (p.wire, bw.transfer_time(Bytes(p.wire as u64)));
+        }
+        let serialize = memo.1;
+        // dequeue
+        let ch = &mut self.channels[c as usize];
+        ch.queued -= 1;
+        let f = &mut ch.queues[vc as usize];
+        f.head = p.next;
+        if f.head == NONE {
+            f.tail = NONE;
+        }
+        // the virtual channel of the buffer it enters: a NIC has only one
+        let vc_in = if next_router == NONE { 0 } else { vc };
+        ch.credit[vc_in as usize] -= p.wire;
+        // (at least a picosecond, even for a packet of no bytes at all: a channel releases at
+        // most once per picosecond, and its event names that one release)
+        let tail_leaves = (now + serialize).max(p.tail + pipeline).max(now + Time(1));
+        ch.busy = true;
+        ch.free_at = tail_leaves.ps();
+        ch.rr = if vc + 1 == self.vcs { 0 } else { vc as u8 + 1 };
+        ch.releasing = p.wire << 2 | p.held_vc as u32;
+        ch.releasing_up = p.from;
+        let flags = ch.flags;
+        ch.bytes += p.wire as u64;
+        ch.busy_ps += (tail_leaves - now).ps();
+        ch.packets = ch.packets.saturating_add(1);
+        if ch.blocked {
+            ch.blocked = false;
+            ch.blocked_ps += now.ps() as i64;
+        }
+        // an event for the tail only if something will wait for it (see the module's doc): a
+        // packet queued here that is ready by then, or one at the channel that feeds the buffer
+        // this packet frees that has no credit now (a packet queued there that is not ready,
+        // or is and has credit, is woken by other means; if it runs out of credit later, it
+        // schedules this release then). Packets queued here that are ready only later need a
+        // wake-up at the first of them instead.
+        // (the queue is asked first, as its lines are at hand: under congestion it has a ready
+        // packet, and the feeder's line is then not read)
+        // An injection channel's release frees a staging slot of its NIC: only a packet staged
+        // behind this one waits for it (the NIC's DMA waits for a slot only while one is, as it
+        // has STAGING_SLOTS = 2: this packet's and the queued one's).
+        let queued = ch.queued > 0;
+        let mut waited = queued;
+        if is_router {
+            let mut wake = u64::MAX;
+            if queued {
+                // (the packet behind this one says when it is ready: only the heads of the
+                // other virtual channels are read)
+                let mut first = if p.next == NONE {
+                    u64::MAX
+                } else {
+                    p.next_ready.ps()
+                };
+                if first > tail_leaves.ps() {
+                    for (v, f) in self.channels[c as usize].queues[..self.vcs as usize]
+                        .iter()
+                        .enumerate()
+                    {
+                        if v != vc as usize && f.head != NONE {
+                            first = first.min(self.packets.get(f.head).ready.ps());
+                        }
+                    }
+                }
+                waited = first <= tail_leaves.ps();
+                if !waited {
+                    wake = first;
+                }
+            }
+            // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
+            if !waited {
+                if self.channels[p.from as usize].blocked {
+                    waited = true;
+                } else if wake != u64::MAX {
+                    self.wake(c, Time(wake), q);
+                }
+            }
+        }
+        self.channels[c as usize].scheduled = waited;
+        if waited {
+            q.push(tail_leaves, Event::ChannelFree(c));
+        }
+        if is_router {
+            // (a packet leaves by a channel of the router it is at)
+            self.pending
+                .mark(p.at, c - p.at * self.ports, tail_leaves.ps());
+        }
+        self.occupy(c, now, p.wire as i64);
+        if let Some(s) = &mut self.series {
+            s.sent(c, now.ps(), tail_leaves.ps(), p.wire as u64);
+        }
+        if self.history.is_some() {
+            let slot = self.slot_fed(c).unwrap_or(NONE);
+            let h = self.history.as_deref_mut().expect("checked");
+            if is_router && h.watches(c / self.ports) {
+                h.depart(pkt, (c % self.ports) as u8, now.ps(), tail_leaves.ps());
+            }
+            if next_router != NONE && h.watches(next_router) {
+                let ch = &self.channels[c as usize];
+                h.arrive(
+                    pkt,
+                    Stay {
+                        router: next_router,
+                        in_port: (slot % self.ports) as u8,
+                        vc: vc as u8,
+                        src: p.src,
+                        dst: p.dst,
+                        bytes: p.wire,
+                        arrive_ps: (now + self.cable).ps(),
+                        occupancy: self.capacity - ch.credit[vc as usize],
+                        depart_ps: None,
+                        out_port: None,
+                        freed_ps: None,
+                    },
+                );
+            }
+        }
+        self.stats.packet_hops += 1;
+        self.stats.link_bytes += p.wire as u64;
+        let head_arrives = now + self.cable;
+        let pm = self.packets.get_mut(pkt);
+        pm.tail = tail_leaves + self.cable;
+        pm.held_vc = vc_in as u8;
+        pm.from = c;
+        if next_router == NONE {
+            // ejection into the destination NIC: it acts once the whole packet is in
+            q.push(pm.tail, Event::NicArrive(pkt));
+        } else {
+            self.stats.wrap_hops += (flags & WRAP != 0) as u64;
+            self.stats.global_hops += (flags & GLOBAL != 0) as u64;
+            let pm = self.packets.get_mut(pkt);
+            pm.at = next_router;
+            pm.vc = vc as u8;
+            let ready = head_arrives + self.router_delay;
+            if let Some(hop) = ahead {
+                self.arrive_early(pkt, ready, hop, q);
+            } else {
+                q.push(ready, Event::RouterReady(pkt));
+            }
+        }
+    }
+}
