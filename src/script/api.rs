@@ -7,6 +7,7 @@
 //! by C functions (`fast.rs`) that take the common case themselves and hand every other call,
 //! errors included, to the functions defined here.
 
+use super::args::*;
 use crate::files::FileAccess;
 use crate::limits::Limit;
 use crate::mpi::{split_request, Status, ANY_SOURCE, ANY_TAG};
@@ -14,130 +15,12 @@ use crate::probe::trace::What;
 use crate::rdma::{split_handle, OpKind};
 use crate::units::Time;
 use crate::world::World;
-use mlua::{Function, MultiValue};
 use mlua::{Lua, Table, Value, Variadic};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 type W = Rc<RefCell<World>>;
-
-/// `file:line` of the script line that called the API: the first Lua frame from `level` up
-/// that is not the engine's own prelude (whose wrappers sit between the script and Rust).
-fn location(lua: &Lua, level: usize) -> String {
-    for l in level..level + 8 {
-        let Some(d) = lua.inspect_stack(l) else { break };
-        let src = d.source().short_src.unwrap_or_default().to_string();
-        let line = d.curr_line();
-        if line > 0 && src != "mgensim prelude" {
-            return format!("{src}:{line}");
-        }
-    }
-    String::new()
-}
-
-fn error(lua: &Lua, level: usize, msg: String) -> mlua::Error {
-    let at = location(lua, level);
-    mlua::Error::RuntimeError(if at.is_empty() {
-        msg
-    } else {
-        format!("{at}: {msg}")
-    })
-}
-
-/// An integer argument; a float with an integral value is accepted, anything else is an error
-/// that names the function and the argument.
-fn int_arg(lua: &Lua, level: usize, v: &Value, func: &str, arg: &str) -> mlua::Result<i64> {
-    match v {
-        Value::Integer(i) => Ok(*i),
-        Value::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => Ok(*n as i64),
-        other => Err(error(
-            lua,
-            level,
-            format!(
-                "{func}: `{arg}` must be an integer, got {}",
-                describe(other)
-            ),
-        )),
-    }
-}
-
-fn describe(v: &Value) -> String {
-    match v {
-        Value::Nil => "nil".into(),
-        Value::Number(n) => format!("{n}"),
-        Value::String(s) => format!("the string {:?}", s.to_string_lossy()),
-        other => other.type_name().to_string(),
-    }
-}
-
-/// Checks `rank` is a rank of the job.
-/// A string argument, or an error naming the function and the argument.
-fn str_arg(lua: &Lua, v: &Value, func: &str, arg: &str) -> mlua::Result<String> {
-    match v {
-        Value::String(s) => Ok(s.to_str()?.to_string()),
-        other => Err(error(
-            lua,
-            1,
-            format!("{func}: `{arg}` must be a string, got {}", describe(other)),
-        )),
-    }
-}
-
-fn rank_arg(lua: &Lua, v: &Value, func: &str, arg: &str, size: u32) -> mlua::Result<u32> {
-    let r = int_arg(lua, 1, v, func, arg)?;
-    if r < 0 || r >= size as i64 {
-        return Err(error(
-            lua,
-            1,
-            format!(
-                "{func}: `{arg}` = {r} is not a rank (ranks are 0 to {})",
-                size - 1
-            ),
-        ));
-    }
-    Ok(r as u32)
-}
-
-/// The optional `nic` argument: an index among the node's NICs (None: the next in turn).
-fn nic_arg(lua: &Lua, v: Option<Value>, func: &str, nics: u32) -> mlua::Result<Option<u32>> {
-    match v {
-        None | Some(Value::Nil) => Ok(None),
-        Some(v) => {
-            let n = int_arg(lua, 1, &v, func, "nic")?;
-            if n < 0 || n >= nics as i64 {
-                return Err(error(
-                    lua,
-                    1,
-                    format!(
-                        "{func}: `nic` = {n} is not a NIC of this node (node.nics_per_node = \
-                         {nics}: 0 to {})",
-                        nics - 1
-                    ),
-                ));
-            }
-            Ok(Some(n as u32))
-        }
-    }
-}
-
-/// The running rank's job: its first global rank, its size, and NICs per node.
-pub(super) fn job_span(w: &World) -> (u32, u32, u32) {
-    let j = w.nodes.job(w.current);
-    (j.base, j.size, w.nodes.nics_per_node)
-}
-
-fn bytes_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<u64> {
-    let b = int_arg(lua, 1, v, func, "bytes")?;
-    if b < 0 {
-        return Err(error(
-            lua,
-            1,
-            format!("{func}: `bytes` = {b} must not be negative"),
-        ));
-    }
-    Ok(b as u64)
-}
 
 /// Installs the API in `globals`; returns the private table of raw primitives the prelude wraps.
 pub fn install(
@@ -600,7 +483,7 @@ pub fn install(
             }
         })?,
     )?;
-    files_api(lua, &raw, files, module_dirs)?;
+    super::io::files_api(lua, &raw, files, module_dirs)?;
     rank_api(lua, &raw, world.clone())?;
     let f = world.clone();
     raw.set(
@@ -681,163 +564,6 @@ pub(super) fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
     })
 }
 
-/// A file name argument (a string, or a number as Lua would take it).
-fn name_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<String> {
-    match v {
-        Value::String(s) => Ok(s.to_str()?.to_string()),
-        Value::Integer(i) => Ok(i.to_string()),
-        other => Err(error(
-            lua,
-            1,
-            format!(
-                "{func}: the file name must be a string, got {}",
-                describe(other)
-            ),
-        )),
-    }
-}
-
-/// The file functions scripts call (`io.open`, `io.lines`) and what the prelude's `loadfile`,
-/// `dofile` and `require` read through (`raw.source`, `raw.find_module`): every decision of
-/// the sandbox is made here, on values no script can reach (`files.rs` has the rules).
-fn files_api(
-    lua: &Lua,
-    raw: &Table,
-    files: FileAccess,
-    module_dirs: Vec<PathBuf>,
-) -> mlua::Result<()> {
-    let io: Table = lua.globals().get("io")?;
-    let (real_open, real_lines): (Function, Function) = (io.get("open")?, io.get("lines")?);
-    let files = Rc::new(files);
-    let fa = files.clone();
-    raw.set(
-        "open",
-        lua.create_function(move |lua, (name, mode): (Value, Value)| {
-            let name = name_arg(lua, &name, "io.open")?;
-            let mode = match &mode {
-                Value::Nil => "r".to_string(),
-                Value::String(s) => s.to_str()?.to_string(),
-                other => {
-                    return Err(error(
-                        lua,
-                        1,
-                        format!(
-                            "io.open: the mode must be a string, got {}",
-                            describe(other)
-                        ),
-                    ))
-                }
-            };
-            if fa.sandboxed() && mode != "r" && mode != "rb" {
-                return Err(error(
-                    lua,
-                    1,
-                    format!(
-                        "sandbox: io.open({name:?}, {mode:?}): only reading (mode \"r\") is \
-                         allowed in a scenario's script; writing files is not \
-                         (mgensim run --allow-io lifts the sandbox)"
-                    ),
-                ));
-            }
-            let path = fa.resolve(&name).map_err(|m| error(lua, 1, m))?;
-            real_open.call::<MultiValue>((path_string(lua, &path)?, mode))
-        })?,
-    )?;
-    let fa = files.clone();
-    raw.set(
-        "lines",
-        lua.create_function(move |lua, args: MultiValue| {
-            let mut args = args.into_vec();
-            let name = args.first().cloned().unwrap_or(Value::Nil);
-            if name.is_nil() {
-                if fa.sandboxed() {
-                    return Err(error(
-                        lua,
-                        1,
-                        "sandbox: io.lines() reads standard input, which a scenario's script \
-                         may not (mgensim run --allow-io lifts the sandbox)"
-                            .into(),
-                    ));
-                }
-                return real_lines.call::<MultiValue>(MultiValue::from_vec(args));
-            }
-            let name = name_arg(lua, &name, "io.lines")?;
-            let path = fa.resolve(&name).map_err(|m| error(lua, 1, m))?;
-            args[0] = path_string(lua, &path)?;
-            real_lines.call::<MultiValue>(MultiValue::from_vec(args))
-        })?,
-    )?;
-    // (text, name) of a chunk to load, or (nil, message) if it cannot be read
-    let fa = files.clone();
-    raw.set(
-        "source",
-        lua.create_function(move |lua, name: Value| {
-            if name.is_nil() {
-                if fa.sandboxed() {
-                    return Err(error(
-                        lua,
-                        2,
-                        "sandbox: loadfile() and dofile() without a file name read standard \
-                         input, which a scenario's script may not (mgensim run --allow-io lifts \
-                         the sandbox)"
-                            .into(),
-                    ));
-                }
-                let mut text = String::new();
-                use std::io::Read;
-                std::io::stdin()
-                    .take(crate::files::MAX_SOURCE)
-                    .read_to_string(&mut text)
-                    .map_err(|e| error(lua, 2, format!("cannot read standard input: {e}")))?;
-                return Ok((Some(text), "stdin".to_string()));
-            }
-            let name = name_arg(lua, &name, "loadfile")?;
-            match fa.read_source(&name) {
-                Ok((text, path)) => Ok((Some(text), path.display().to_string())),
-                Err(m) if m.starts_with("sandbox:") => Err(error(lua, 2, m)),
-                Err(m) => Ok((None, m)),
-            }
-        })?,
-    )?;
-    // the file of module `name` on the search path and whether it is mgensim's own library
-    // (an error says where it was looked for)
-    let fa = files;
-    let library = crate::files::library_dir().canonicalize().ok();
-    raw.set(
-        "find_module",
-        lua.create_function(move |lua, name: String| {
-            let rel = name.replace('.', "/");
-            let mut tried = String::new();
-            for d in &module_dirs {
-                for cand in [d.join(format!("{rel}.lua")), d.join(&rel).join("init.lua")] {
-                    let shown = cand.display().to_string();
-                    if let Ok(p) = fa.resolve(&shown) {
-                        if p.is_file() {
-                            let lib = library.as_ref().is_some_and(|l| p.starts_with(l));
-                            return Ok((Some(p.display().to_string()), Some(lib)));
-                        }
-                    }
-                    tried += &format!("\n\tno file '{shown}'");
-                }
-            }
-            Err(error(lua, 2, format!("module '{name}' not found:{tried}")))
-        })?,
-    )?;
-    Ok(())
-}
-
-fn path_string(lua: &Lua, p: &Path) -> mlua::Result<Value> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        Ok(Value::String(lua.create_string(p.as_os_str().as_bytes())?))
-    }
-    #[cfg(not(unix))]
-    {
-        Ok(Value::String(lua.create_string(p.display().to_string())?))
-    }
-}
-
 /// What the prelude asks about the running rank: its number (`raw.current`), whether the
 /// engine has taken it (`raw.engine_took`: it waits, or is scheduled to go on at its clock,
 /// so a coroutine of its that yielded must yield the rank too) and `raw.sync` (`MGEN_Test`:
@@ -869,48 +595,4 @@ fn rank_api(lua: &Lua, raw: &Table, world: W) -> mlua::Result<()> {
             Ok(())
         })?,
     )
-}
-
-/// `require`, as a C function: a module the rank can have without loading anything (a
-/// standard library, a library module its job has loaded, a module of its own it has loaded
-/// before) is looked up here, with no Lua frame on the rank's stack (a Lua wrapper would grow
-/// every rank's stack past its first 40 slots: 640 bytes a rank). Anything else goes to the
-/// prelude's `require_slow`, which loads the module (see `prelude.lua`).
-pub(super) fn install_require(
-    lua: &Lua,
-    globals: &Table,
-    raw: &Table,
-    world: W,
-    slow: Function,
-    job_firsts: Vec<u32>,
-) -> mlua::Result<()> {
-    let std: Table = raw.get("std_modules")?;
-    let jobs: Table = raw.get("job_modules")?;
-    let ranks: Table = raw.get("rank_modules")?;
-    let require = lua.create_function(move |lua, name: Value| {
-        let i = world.borrow().current;
-        if let Value::String(_) = &name {
-            let v: Value = std.raw_get(&name)?;
-            if !v.is_nil() {
-                return Ok(v);
-            }
-            let j = job_firsts.iter().rposition(|&f| i >= f).unwrap_or(0) + 1;
-            let v: Value = jobs.raw_get::<Table>(j)?.raw_get(&name)?;
-            if !v.is_nil() {
-                return Ok(v);
-            }
-            if let Value::Table(mine) = ranks.raw_get::<Value>(i)? {
-                let v: Value = mine.raw_get(&name)?;
-                if !v.is_nil() {
-                    return Ok(v);
-                }
-            }
-        }
-        let (v, err): (Value, Option<String>) = slow.call((name, i))?;
-        match err {
-            Some(e) => Err(error(lua, 1, e)),
-            None => Ok(v),
-        }
-    })?;
-    globals.raw_set("require", require)
 }

@@ -148,7 +148,7 @@ unsafe fn transfer(l: *mut lua_State, kind: OpKind, func: &str) -> c_int {
     };
     let handle = guarded(l, func, || {
         let mut w = world(l)?;
-        let (base, size, nics) = super::api::job_span(&w);
+        let (base, size, nics) = super::args::job_span(&w);
         let peer_ok = (0..size as i64).contains(&peer);
         let nic_ok = nic.map_or(true, |x| (0..nics as i64).contains(&x));
         if !peer_ok || bytes < 0 || !nic_ok {

@@ -13,8 +13,11 @@
 //! resume that blocks (nearly all of them) never enters mlua or the prelude.
 
 pub mod api;
+mod args;
 mod bind;
 mod fast;
+mod io;
+mod modules;
 #[cfg(unix)]
 mod watchdog;
 #[cfg(not(unix))]
@@ -173,7 +176,7 @@ impl Scripts {
             firsts.push(first);
             first += j.workload.ranks as u32;
         }
-        api::install_require(&lua, &globals, &raw, world.clone(), require_slow, firsts)
+        modules::install_require(&lua, &globals, &raw, world.clone(), require_slow, firsts)
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         fast::install(&lua, &world).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let words: Vec<Vec<&str>> = s

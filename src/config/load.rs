@@ -1,0 +1,406 @@
+//! Loading a scenario: reading the file and what it names, applying `--set`s, reading every
+//! value (each problem reported, not just the first) and building the [`Scenario`].
+
+use super::keys::{self, Section};
+use super::placement::{self, Machine, PlacementFile};
+use super::problems::{self, Problems};
+use super::shape::check_topology;
+use super::*;
+use anyhow::{anyhow, Context, Result};
+
+impl Scenario {
+    /// Reads a scenario file and applies `overrides` (`key.path=TOML-literal`), with the
+    /// sandbox on (see [`Scenario::load_with`]).
+    pub fn load(path: &Path, overrides: &[String]) -> Result<Scenario> {
+        Scenario::load_with(path, overrides, false)
+    }
+
+    /// Reads a scenario file and applies `overrides`. Without `allow_io` (`--allow-io`) the
+    /// files it names (its scripts, placement maps) must be regular files below its own
+    /// folder or mgensim's Lua library (`files.rs`). The file itself is read up to
+    /// [`crate::files::MAX_SOURCE`] bytes; it may be a pipe (`<(...)`).
+    pub fn load_with(path: &Path, overrides: &[String], allow_io: bool) -> Result<Scenario> {
+        let text = crate::files::read_bounded(path, crate::files::MAX_SOURCE)
+            .map_err(|e| anyhow!("cannot read scenario {}: {e}", path.display()))?;
+        Scenario::from_str_opts(&text, path, overrides, allow_io)
+    }
+
+    /// Like [`Scenario::load`] for text already in memory; `path` names it in messages and
+    /// anchors relative paths. Every problem found is reported, not just the first.
+    pub fn from_str_with(text: &str, path: &Path, overrides: &[String]) -> Result<Scenario> {
+        Scenario::from_str_opts(text, path, overrides, false)
+    }
+
+    /// [`Scenario::from_str_with`], with `--allow-io` or not.
+    pub fn from_str_opts(
+        text: &str,
+        path: &Path,
+        overrides: &[String],
+        allow_io: bool,
+    ) -> Result<Scenario> {
+        let file = path.display().to_string();
+        let mut table: toml::Table =
+            toml::from_str(text).map_err(|e| anyhow!("{file}: {}", e.to_string().trim_end()))?;
+        let mut p = Problems::new(file, text);
+        for o in overrides {
+            let key = apply_override(&mut table, o).with_context(|| format!("--set {o}"))?;
+            p.overridden(&key);
+        }
+        keys::remove_unknown(
+            &mut table,
+            keys::fields_of::<ScenarioFile>(),
+            &[
+                Section::of::<NetworkConfig>("network"),
+                Section::of::<NodeConfig>("node"),
+                Section::of::<WorkloadFile>("workload"),
+                Section::of::<PlacementFile>("placement"),
+                Section::of::<WorkloadFile>("job"),
+                Section::of::<Limits>("limits"),
+                Section::of::<PowerConfig>("power"),
+            ],
+            &mut p,
+        );
+        // Read the values; a value that cannot be read is reported and dropped (its default
+        // is used) so that the next one can be checked too.
+        let parsed = loop {
+            match serde_path_to_error::deserialize::<_, ScenarioFile>(toml::Value::Table(
+                table.clone(),
+            )) {
+                Ok(f) => break Some(f),
+                Err(e) => {
+                    let key = e.path().to_string();
+                    let msg = plain_words(e.inner().message().trim_end());
+                    if key == "." || key.is_empty() || !remove_path(&mut table, &key) {
+                        p.general(msg);
+                        break None;
+                    }
+                    p.key(&key, msg);
+                }
+            }
+        };
+        let given: Vec<String> = match table.get("network") {
+            Some(toml::Value::Table(t)) => t.keys().cloned().collect(),
+            _ => Vec::new(),
+        };
+        let scenario = parsed.and_then(|f| Scenario::build(f, path, &given, allow_io, &mut p));
+        p.into_result()?;
+        Ok(scenario.expect("a scenario without problems was built"))
+    }
+
+    fn build(
+        f: ScenarioFile,
+        path: &Path,
+        given: &[String],
+        allow_io: bool,
+        p: &mut Problems,
+    ) -> Option<Scenario> {
+        let base = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let net = &f.network;
+        check_topology(net, &f.node, given, p);
+        for (key, bw) in [
+            ("network.link_bandwidth", net.link_bandwidth),
+            ("network.switch_bandwidth", net.switch_bandwidth),
+            ("node.dma_bandwidth", f.node.dma_bandwidth),
+            ("node.memory_bandwidth", f.node.memory_bandwidth),
+        ] {
+            if bw.0 == 0 {
+                p.key(key, "must be greater than zero");
+            }
+        }
+        if let Some(bw) = f.node.nic_bandwidth {
+            if bw.0 == 0 {
+                p.key("node.nic_bandwidth", "must be greater than zero");
+            }
+        }
+        for (key, bw) in [
+            ("network.link_bandwidth", net.link_bandwidth),
+            ("network.switch_bandwidth", net.switch_bandwidth),
+        ] {
+            if bw.is_infinite() {
+                p.key(key, "must be finite (a link always takes time)");
+            }
+        }
+        if net.mtu.0 == 0 || net.mtu.0 > 1 << 24 {
+            p.key(
+                "network.mtu",
+                format!("{} is out of range (1 B to 16 MiB)", net.mtu),
+            );
+        } else if net.mtu < net.header_bytes {
+            p.key(
+                "network.mtu",
+                format!(
+                    "{} is smaller than a packet's header ({}, `network.header_bytes`); \
+                     packets would carry more header than payload",
+                    net.mtu, net.header_bytes
+                ),
+            );
+        }
+        if net.header_bytes.0 > 1 << 16 {
+            p.key(
+                "network.header_bytes",
+                format!("{} is out of range (0 to 64 KiB)", net.header_bytes),
+            );
+        }
+        if let Some(pw) = &f.power {
+            for (key, w) in [
+                ("power.p_base_per_port", pw.p_base_per_port),
+                ("power.p_dynamic", pw.p_dynamic),
+            ] {
+                if !(w.is_finite() && (0.0..=1e6).contains(&w)) {
+                    p.key(key, format!("{w} W is out of range (0 to 1e6 W)"));
+                }
+            }
+            for (key, t) in [("power.t_sleep", pw.t_sleep), ("power.t_wake", pw.t_wake)] {
+                if t.ps() > 3_600 * 1_000_000_000_000 {
+                    p.key(key, format!("{t} is out of range (0 to 1 h)"));
+                }
+            }
+        }
+        let packet = net.mtu.0 + net.header_bytes.0;
+        if net.buffer_bytes.0 < packet || net.buffer_bytes.0 > u32::MAX as u64 {
+            p.key(
+                "network.buffer_bytes",
+                format!(
+                    "{} cannot hold one whole packet of {} (mtu + header_bytes); \
+                     virtual cut-through needs at least that",
+                    net.buffer_bytes,
+                    Bytes(packet)
+                ),
+            );
+        }
+        let nics = f.node.nics_per_node.max(1);
+        let nodes = net.nodes(nics);
+        let slots = nodes * f.node.ranks_per_node as u64;
+        // the jobs, each with the key its problems are reported under
+        let files: Vec<(String, WorkloadFile)> = match (f.workload, f.job) {
+            (Some(_), Some(_)) => {
+                p.key(
+                    "job",
+                    "give either one [workload] or several [[job]] tables, not both",
+                );
+                Vec::new()
+            }
+            (None, Some(jobs)) if jobs.is_empty() => {
+                p.key("job", "an empty list of jobs");
+                Vec::new()
+            }
+            (None, Some(jobs)) => {
+                if f.placement.is_some() {
+                    p.key(
+                        "placement",
+                        "with [[job]] tables, give each job its own `placement`",
+                    );
+                }
+                jobs.into_iter()
+                    .enumerate()
+                    .map(|(i, j)| (format!("job[{i}]"), j))
+                    .collect()
+            }
+            (w, None) => {
+                let mut w = w.unwrap_or_default();
+                match (&w.placement, f.placement) {
+                    (Some(_), Some(_)) => p.key(
+                        "placement",
+                        "given twice, as [placement] and as workload.placement",
+                    ),
+                    (None, Some(pl)) => w.placement = Some(pl),
+                    _ => {}
+                }
+                vec![("workload".to_string(), w)]
+            }
+        };
+        let several = files.len() > 1;
+        let mut jobs = Vec::new();
+        let mut machine = Machine::new(if p.is_empty() { nodes } else { 0 }, f.node.ranks_per_node);
+        for (i, (key, w)) in files.into_iter().enumerate() {
+            let (script_name, script_dir, source) = read_script(&w, &key, &base, allow_io, p);
+            let ranks = match w.ranks {
+                Some(0) => {
+                    p.key(&format!("{key}.ranks"), "must be at least 1");
+                    continue;
+                }
+                Some(r) => r,
+                None if several => {
+                    p.key(
+                        &format!("{key}.ranks"),
+                        "missing; with several jobs, each says how many ranks it has",
+                    );
+                    continue;
+                }
+                None => slots.max(1),
+            };
+            let name = w.name.clone().unwrap_or_else(|| {
+                if several {
+                    format!("job{i}")
+                } else {
+                    "main".to_string()
+                }
+            });
+            if jobs.iter().any(|j: &Job| j.name == name) {
+                p.key(&format!("{key}.name"), format!("`{name}` names two jobs"));
+            }
+            let pl = w.placement.clone().unwrap_or_default();
+            let placed = if nodes == 0 || !p.is_empty() {
+                None
+            } else if let Some(file) = &pl.file {
+                let pkey = if key == "workload" && w.placement.is_some() {
+                    "placement.file".to_string()
+                } else {
+                    format!("{key}.placement.file")
+                };
+                match crate::files::read_referenced(
+                    &base,
+                    file,
+                    allow_io,
+                    crate::files::MAX_PLACEMENT,
+                ) {
+                    Err(e) => {
+                        p.key(&pkey, e);
+                        None
+                    }
+                    Ok((path, text)) => {
+                        match placement::read_map(&path.display().to_string(), &text, ranks, nodes)
+                            .and_then(|m| machine.take(&m).map(|()| m))
+                        {
+                            Ok(m) => Some(m),
+                            Err(es) => {
+                                for e in es {
+                                    p.key(&pkey, e);
+                                }
+                                None
+                            }
+                        }
+                    }
+                }
+            } else {
+                match machine.place(pl.policy, ranks, w.seed) {
+                    Ok(m) => Some(m),
+                    Err(e) => {
+                        let msg = if several {
+                            e
+                        } else {
+                            format!(
+                                "{ranks} ranks do not fit on {nodes} nodes \
+                                 ({} rank(s) per node, node.ranks_per_node); enlarge the \
+                                 network or raise node.ranks_per_node",
+                                f.node.ranks_per_node
+                            )
+                        };
+                        p.key(&format!("{key}.ranks"), msg);
+                        None
+                    }
+                }
+            };
+            jobs.push(Job {
+                name,
+                workload: Workload {
+                    script_name,
+                    script_dir,
+                    scenario_dir: base.clone(),
+                    source,
+                    ranks,
+                    seed: w.seed,
+                    args: w.args.unwrap_or_default(),
+                },
+                nodes: placed.unwrap_or_default(),
+            });
+        }
+        if !p.is_empty() {
+            return None;
+        }
+        Some(Scenario {
+            path: path.to_path_buf(),
+            network: f.network,
+            node: f.node,
+            jobs,
+            limits: f.limits,
+            power: f.power,
+            allow_io,
+        })
+    }
+
+    /// Ranks of all jobs.
+    pub fn ranks(&self) -> u64 {
+        self.jobs.iter().map(|j| j.workload.ranks).sum()
+    }
+    /// Nodes of the network.
+    pub fn nodes(&self) -> u64 {
+        self.network.nodes(self.node.nics_per_node)
+    }
+    /// The first job's workload (the only one, without `[[job]]` tables).
+    pub fn workload(&self) -> &Workload {
+        &self.jobs[0].workload
+    }
+}
+
+/// Reads a job's script (or takes its inline code): its name, folder and text.
+fn read_script(
+    w: &WorkloadFile,
+    key: &str,
+    base: &Path,
+    allow_io: bool,
+    p: &mut Problems,
+) -> (String, Option<PathBuf>, String) {
+    match (&w.script, &w.code) {
+        (Some(_), Some(_)) => {
+            p.key(key, "give either `script` or `code`, not both");
+            (String::new(), None, String::new())
+        }
+        (None, None) => {
+            p.key(
+                &format!("{key}.script"),
+                "missing; name the Lua script every rank runs (or give its text as `code`)",
+            );
+            (String::new(), None, String::new())
+        }
+        (None, Some(code)) => ("inline".to_string(), None, code.clone()),
+        (Some(s), None) => {
+            match crate::files::read_referenced(base, s, allow_io, crate::files::MAX_SOURCE) {
+                Ok((path, src)) => (
+                    path.display().to_string(),
+                    Some(match path.parent() {
+                        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                        _ => PathBuf::from("."),
+                    }),
+                    src,
+                ),
+                Err(e) => {
+                    p.key(&format!("{key}.script"), e);
+                    (String::new(), None, String::new())
+                }
+            }
+        }
+    }
+}
+
+/// serde's type names in the words of a scenario's author.
+fn plain_words(msg: &str) -> String {
+    let mut m = msg.to_string();
+    for (rust, plain) in [
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected a sequence", "expected a list such as [8, 8, 8]"),
+        ("expected a map", "expected a table"),
+        ("expected a string", "expected a string in quotes"),
+    ] {
+        m = m.replace(rust, plain);
+    }
+    m
+}
+
+/// Removes the value at a serde path (`network.dims[2]` removes `network.dims`); false when
+/// there is nothing to remove.
+fn remove_path(table: &mut toml::Table, path: &str) -> bool {
+    let parts = problems::key_parts(path);
+    let mut cur = table;
+    for part in &parts[..parts.len() - 1] {
+        match cur.get_mut(*part) {
+            Some(toml::Value::Table(t)) => cur = t,
+            _ => return false,
+        }
+    }
+    cur.remove(parts[parts.len() - 1]).is_some()
+}
