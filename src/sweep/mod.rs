@@ -1,0 +1,230 @@
+//! Parameter sweeps (`mgensim sweep`): run a scenario over a grid of key values, in parallel,
+//! and tabulate what each point predicts.
+//!
+//! A grid is the product of `--vary KEY=VALUES`, the first key outermost. VALUES is a list
+//! (`ring,rd`, `[4,4],[8,8]`: commas inside brackets do not split) or an integer range:
+//! `2..512:x2` (times 2), `1..10:+3` (plus 3), `1..8` (plus 1); ends are included when a step
+//! lands on them. Each value is a TOML literal, or a string when it is a bare word, as for
+//! `--set`.
+//!
+//! Points run on worker threads, each with its own simulation (and Lua state). Results are
+//! put back in point order, and the table holds only what the model computed (no wall times),
+//! so `sweep.csv` is the same byte for byte whatever the number of threads. `--shard i/n`
+//! runs the points whose number is `i` modulo `n`; [`merge`] joins the shards' tables.
+
+mod grid;
+mod table;
+
+use crate::config::Scenario;
+use crate::engine::Simulation;
+use crate::Report;
+use anyhow::{bail, Context, Result};
+pub use grid::{check_axes, grid, parse_axis, parse_shard, Axis, MAX_POINTS};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+pub use table::{merge, plot, write, Table};
+
+/// What one point predicted, or why it failed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    pub point: usize,
+    pub values: Vec<String>,
+    pub result: std::result::Result<Figures, String>,
+}
+
+/// The model's figures of one run (nothing from the host, so that they repeat).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figures {
+    pub predicted_time_ps: u64,
+    pub events: u64,
+    pub packet_hops: u64,
+    pub link_bytes: u64,
+    pub average_link_bandwidth_bps: f64,
+    pub link_efficiency: f64,
+    /// Means of the values scripts reported, by name; with `[power]`, the energy figures
+    /// (`energy_j`, `average_power_w`, `low_power_fraction`, `wakeups`) and, against the
+    /// baseline, `energy_ratio`, `power_ratio`, `time_ratio`.
+    pub metrics: BTreeMap<String, f64>,
+}
+
+impl Figures {
+    fn of(r: &Report) -> Figures {
+        Figures {
+            predicted_time_ps: r.predicted_time_ps,
+            events: r.network.events,
+            packet_hops: r.network.packet_hops,
+            link_bytes: r.network.link_bytes,
+            average_link_bandwidth_bps: r.network.average_link_bandwidth_bps,
+            link_efficiency: r.network.link_efficiency,
+            metrics: r
+                .metrics
+                .iter()
+                .map(|(k, m)| (k.clone(), m.mean))
+                .chain(r.power.iter().flat_map(|p| {
+                    [
+                        ("energy_j".to_string(), p.energy_j),
+                        ("average_power_w".to_string(), p.average_power_w),
+                        ("low_power_fraction".to_string(), p.low_power_fraction),
+                        ("wakeups".to_string(), p.wakeups as f64),
+                    ]
+                    .into_iter()
+                    .chain(p.baseline.iter().flat_map(|b| {
+                        [
+                            ("energy_ratio".to_string(), b.energy_ratio),
+                            ("power_ratio".to_string(), b.power_ratio),
+                            ("time_ratio".to_string(), b.time_ratio),
+                        ]
+                    }))
+                }))
+                .collect(),
+        }
+    }
+}
+
+/// A sweep to run: the scenario, the `--set`s that apply to every point, and the axes.
+pub struct Sweep {
+    pub path: std::path::PathBuf,
+    pub text: String,
+    pub sets: Vec<String>,
+    pub axes: Vec<Axis>,
+    pub allow_io: bool,
+    /// Also run every point with links always on (`[power]` disabled) and add the ratios.
+    pub power_baseline: bool,
+}
+
+impl Sweep {
+    /// The scenario of point `values` (checked: a bad key or value is an error naming it).
+    pub fn scenario(&self, values: &[String]) -> Result<Scenario> {
+        let mut sets = self.sets.clone();
+        for (a, v) in self.axes.iter().zip(values) {
+            sets.push(format!("{}={v}", a.key));
+        }
+        let s = Scenario::from_str_opts(&self.text, &self.path, &sets, self.allow_io)?;
+        Ok(s)
+    }
+
+    /// Runs the points numbered in `which` on `threads` threads; `done` is called (from the
+    /// workers) after each. Stops early, returning what finished, once `stop` is set.
+    pub fn run(
+        &self,
+        which: &[usize],
+        threads: usize,
+        stop: Arc<AtomicBool>,
+        done: &(dyn Fn(&Outcome) + Sync),
+    ) -> Result<Vec<Outcome>> {
+        let points = grid(&self.axes);
+        // every point's scenario is checked before any runs: a typo fails at once
+        for &i in which {
+            self.scenario(&points[i])
+                .with_context(|| format!("point {i} ({})", self.describe(&points[i])))?;
+        }
+        let next = AtomicUsize::new(0);
+        let results = Mutex::new(Vec::with_capacity(which.len()));
+        let baselines = Baselines::default();
+        std::thread::scope(|scope| {
+            for _ in 0..threads.clamp(1, which.len().max(1)) {
+                scope.spawn(|| loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= which.len() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let i = which[k];
+                    let result = self.run_point(&points[i], stop.clone(), &baselines);
+                    if stop.load(Ordering::Relaxed) && result.is_err() {
+                        break; // interrupted half way: not a result
+                    }
+                    let o = Outcome {
+                        point: i,
+                        values: points[i].clone(),
+                        result,
+                    };
+                    done(&o);
+                    results.lock().expect("no worker panicked").push(o);
+                });
+            }
+        });
+        let mut out = results.into_inner().expect("no worker panicked");
+        out.sort_by_key(|o| o.point);
+        Ok(out)
+    }
+
+    fn run_point(
+        &self,
+        values: &[String],
+        stop: Arc<AtomicBool>,
+        baselines: &Baselines,
+    ) -> std::result::Result<Figures, String> {
+        let s = self.scenario(values).map_err(|e| format!("{e:#}"))?;
+        let run = |s: &Scenario| -> std::result::Result<Report, String> {
+            let mut sim = Simulation::new(s).map_err(|e| format!("{e:#}"))?;
+            sim.set_interrupt(stop.clone());
+            sim.run().map_err(|e| e.stop.to_string())
+        };
+        let mut r = run(&s)?;
+        if self.power_baseline {
+            let mut base = s.clone();
+            match base.power.as_mut() {
+                Some(p) if p.enabled => {
+                    // T_s and T_w do not matter with links always on: points that differ only
+                    // in them share one baseline run
+                    p.enabled = false;
+                    p.t_sleep = crate::units::Time::ZERO;
+                    p.t_wake = crate::units::Time::ZERO;
+                }
+                _ => return Err("--power-baseline needs `[power]` with enabled = true".into()),
+            }
+            let key = serde_json::to_string(&base).unwrap_or_default();
+            let cached = baselines
+                .0
+                .lock()
+                .expect("no worker panicked")
+                .get(&key)
+                .cloned();
+            let b = match cached {
+                Some(b) => b,
+                None => {
+                    let b =
+                        run(&base).map_err(|e| format!("the baseline (links always on): {e}"))?;
+                    let b = Box::new(b);
+                    baselines
+                        .0
+                        .lock()
+                        .expect("no worker panicked")
+                        .insert(key, b.clone());
+                    b
+                }
+            };
+            let t = r.predicted_time_ps;
+            if let Some(p) = r.power.as_mut() {
+                p.compare(t, &b);
+            }
+        }
+        Ok(Figures::of(&r))
+    }
+
+    /// `workload.ranks=16, workload.args.algo=rd`.
+    pub fn describe(&self, values: &[String]) -> String {
+        self.axes
+            .iter()
+            .zip(values)
+            .map(|(a, v)| format!("{}={v}", a.key))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Baseline runs already made, by their scenario (JSON).
+#[derive(Default)]
+struct Baselines(Mutex<std::collections::HashMap<String, Box<Report>>>);
+
+/// The fixed columns after the varied keys.
+const FIGURES: [&str; 6] = [
+    "predicted_time_ps",
+    "events",
+    "packet_hops",
+    "link_bytes",
+    "average_link_bandwidth_bps",
+    "link_efficiency",
+];

@@ -1,0 +1,339 @@
+//! A sweep's table: its CSV (read back for `--merge`), the merge of shards, and the plot.
+
+use super::*;
+
+/// A sweep's table: header and rows of fields (unquoted).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// The table of `outcomes` of a sweep over `keys`: `point`, the keys, the figures, one
+    /// column per reported metric (their mean over ranks), and `error`.
+    pub fn new(keys: &[String], outcomes: &[Outcome]) -> Table {
+        let metrics: std::collections::BTreeSet<&String> = outcomes
+            .iter()
+            .filter_map(|o| o.result.as_ref().ok())
+            .flat_map(|f| f.metrics.keys())
+            .collect();
+        let mut header = vec!["point".to_string()];
+        header.extend(keys.iter().cloned());
+        header.extend(FIGURES.iter().map(|s| s.to_string()));
+        header.extend(metrics.iter().map(|m| m.to_string()));
+        header.push("error".into());
+        let rows =
+            outcomes
+                .iter()
+                .map(|o| {
+                    let mut row = vec![o.point.to_string()];
+                    row.extend(o.values.iter().cloned());
+                    match &o.result {
+                        Ok(f) => {
+                            row.extend([
+                                f.predicted_time_ps.to_string(),
+                                f.events.to_string(),
+                                f.packet_hops.to_string(),
+                                f.link_bytes.to_string(),
+                                f.average_link_bandwidth_bps.to_string(),
+                                f.link_efficiency.to_string(),
+                            ]);
+                            row.extend(metrics.iter().map(|m| {
+                                f.metrics.get(*m).map_or(String::new(), |v| v.to_string())
+                            }));
+                            row.push(String::new());
+                        }
+                        Err(e) => {
+                            row.resize(row.len() + FIGURES.len() + metrics.len(), String::new());
+                            row.push(one_line(e));
+                        }
+                    }
+                    row
+                })
+                .collect();
+        Table { header, rows }
+    }
+
+    /// As CSV (RFC 4180: fields with commas, quotes or line breaks are quoted).
+    pub fn to_csv(&self) -> String {
+        let line = |fields: &[String]| {
+            fields
+                .iter()
+                .map(|f| {
+                    if f.contains([',', '"', '\n', '\r']) {
+                        format!("\"{}\"", f.replace('"', "\"\""))
+                    } else {
+                        f.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n"
+        };
+        let mut out = line(&self.header);
+        for r in &self.rows {
+            out += &line(r);
+        }
+        out
+    }
+
+    /// Parses a table written by [`Table::to_csv`].
+    pub fn from_csv(text: &str) -> Result<Table> {
+        let mut records = Vec::new();
+        let (mut field, mut record, mut quoted, mut chars) =
+            (String::new(), Vec::new(), false, text.chars().peekable());
+        while let Some(c) = chars.next() {
+            match (quoted, c) {
+                (true, '"') if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    field.push('"');
+                }
+                (true, '"') => quoted = false,
+                (false, '"') if field.is_empty() => quoted = true,
+                (false, ',') => record.push(std::mem::take(&mut field)),
+                (false, '\n') => {
+                    record.push(std::mem::take(&mut field));
+                    records.push(std::mem::take(&mut record));
+                }
+                (false, '\r') => {}
+                _ => field.push(c),
+            }
+        }
+        if !field.is_empty() || !record.is_empty() {
+            record.push(field);
+            records.push(record);
+        }
+        let mut it = records.into_iter();
+        let header = it.next().context("an empty file")?;
+        if header.first().map(String::as_str) != Some("point") {
+            bail!("not a sweep table (its first column is not `point`)");
+        }
+        let rows: Vec<Vec<String>> = it.collect();
+        if let Some(r) = rows.iter().find(|r| r.len() != header.len()) {
+            bail!(
+                "a line has {} fields, the header {}: {}",
+                r.len(),
+                header.len(),
+                r.join(",")
+            );
+        }
+        Ok(Table { header, rows })
+    }
+
+    /// The column named `name`.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+}
+
+/// An error message on one line (its lines joined with ` | `), at most 400 characters.
+fn one_line(e: &str) -> String {
+    let s = e
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" | ");
+    match s.char_indices().nth(400) {
+        Some((i, _)) => format!("{}...", &s[..i]),
+        None => s,
+    }
+}
+
+/// Joins the tables of a sweep's shards: the union of their columns (metrics may differ), rows
+/// in point order. The varied keys must be the same.
+pub fn merge(tables: &[Table]) -> Result<Table> {
+    let first = tables.first().context("nothing to merge")?;
+    let keys = |t: &Table| -> Vec<String> {
+        let end = t.column(FIGURES[0]).unwrap_or(1);
+        t.header[1..end].to_vec()
+    };
+    let k = keys(first);
+    let mut metrics = std::collections::BTreeSet::new();
+    for t in tables {
+        if keys(t) != k {
+            bail!(
+                "the shards vary different keys: {} and {}",
+                k.join(", "),
+                keys(t).join(", ")
+            );
+        }
+        let from = t.column(FIGURES[FIGURES.len() - 1]).map_or(0, |i| i + 1);
+        let to = t.column("error").unwrap_or(t.header.len());
+        metrics.extend(t.header[from..to].iter().cloned());
+    }
+    let mut header = vec!["point".to_string()];
+    header.extend(k.iter().cloned());
+    header.extend(FIGURES.iter().map(|s| s.to_string()));
+    header.extend(metrics.iter().cloned());
+    header.push("error".into());
+    let mut rows: Vec<(usize, Vec<String>)> = Vec::new();
+    for t in tables {
+        for r in &t.rows {
+            let point: usize = r[0].parse().with_context(|| format!("point `{}`", r[0]))?;
+            if rows.iter().any(|(p, _)| *p == point) {
+                bail!("point {point} is in two shards");
+            }
+            let row = header
+                .iter()
+                .map(|h| t.column(h).map_or(String::new(), |i| r[i].clone()))
+                .collect();
+            rows.push((point, row));
+        }
+    }
+    rows.sort_by_key(|(p, _)| *p);
+    Ok(Table {
+        header,
+        rows: rows.into_iter().map(|(_, r)| r).collect(),
+    })
+}
+
+/// The line plot of a table: column `y` against the first varied key, one line per value of
+/// the other keys. Axes are logarithmic when all values are positive and span 16× or more.
+pub fn plot(t: &Table, y: &str) -> Result<String> {
+    let yi = t
+        .column(y)
+        .with_context(|| format!("no column `{y}` to plot (columns: {})", t.header.join(", ")))?;
+    let end = t.column(FIGURES[0]).unwrap_or(1);
+    if end < 2 {
+        bail!("no varied key to plot against");
+    }
+    // a key of numbers is an axis of numbers; any other is one of names, in table order
+    let numeric = t.rows.iter().all(|r| r[1].parse::<f64>().is_ok());
+    let mut names: Vec<String> = Vec::new();
+    if !numeric {
+        for r in &t.rows {
+            if !names.contains(&r[1]) {
+                names.push(r[1].clone());
+            }
+        }
+    }
+    let mut lines: Vec<crate::plot::Line> = Vec::new();
+    for r in &t.rows {
+        let x = if numeric {
+            r[1].parse::<f64>().ok()
+        } else {
+            names.iter().position(|n| *n == r[1]).map(|i| i as f64)
+        };
+        let (Some(x), Ok(v)) = (x, r[yi].parse::<f64>()) else {
+            continue;
+        };
+        let v = if y == "predicted_time_ps" { v / 1e6 } else { v };
+        let label = (2..end)
+            .map(|i| format!("{}={}", t.header[i], r[i]))
+            .collect::<Vec<_>>()
+            .join(", ");
+        match lines.iter_mut().find(|l| l.label == label) {
+            Some(l) => l.points.push((x, v)),
+            None => lines.push(crate::plot::Line {
+                label,
+                points: vec![(x, v)],
+            }),
+        }
+    }
+    if lines.is_empty() {
+        bail!("nothing to plot: no point has a value of `{y}`");
+    }
+    let spans = |f: &dyn Fn(&(f64, f64)) -> f64| {
+        let v: Vec<f64> = lines.iter().flat_map(|l| l.points.iter().map(f)).collect();
+        let (lo, hi) = v
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+        lo > 0.0 && hi >= 16.0 * lo
+    };
+    let log = (numeric && spans(&|p| p.0), spans(&|p| p.1));
+    let y_desc = if y == "predicted_time_ps" {
+        "predicted time (us)".to_string()
+    } else {
+        y.to_string()
+    };
+    crate::plot::lines_svg(
+        &format!("{y_desc} against {}", t.header[1]),
+        &t.header[1],
+        &y_desc,
+        &lines,
+        log,
+        &names,
+    )
+}
+
+/// Writes the table as `name.csv` into `dir`, and its plot of `plot_y` as `name.svg`;
+/// returns the files written and, if the plot could not be drawn, why.
+pub fn write(
+    dir: &Path,
+    name: &str,
+    t: &Table,
+    plot_y: Option<&str>,
+) -> Result<(Vec<String>, Option<String>)> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let csv = format!("{name}.csv");
+    crate::output::write_atomic(&dir.join(&csv), t.to_csv().as_bytes())
+        .with_context(|| format!("cannot write {}", dir.join(&csv).display()))?;
+    let mut files = vec![csv];
+    let mut skipped = None;
+    if let Some(y) = plot_y {
+        match plot(t, y) {
+            Ok(svg) => {
+                let f = format!("{name}.svg");
+                crate::output::write_atomic(&dir.join(&f), svg.as_bytes())
+                    .with_context(|| format!("cannot write {}", dir.join(&f).display()))?;
+                files.push(f);
+            }
+            Err(e) => skipped = Some(format!("no plot: {e:#}")),
+        }
+    }
+    Ok((files, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_round_trips_with_quotes() {
+        let t = Table {
+            header: vec!["point".into(), "network.dims".into()],
+            rows: vec![
+                vec!["0".into(), "[4,4]".into()],
+                vec!["1".into(), "a\"b".into()],
+            ],
+        };
+        let csv = t.to_csv();
+        assert!(csv.contains("\"[4,4]\""));
+        assert_eq!(Table::from_csv(&csv).unwrap(), t);
+    }
+
+    #[test]
+    fn shards_merge_back_in_point_order_with_the_union_of_metrics() {
+        let t = |rows: Vec<Vec<&str>>, metric: &str| Table {
+            header: ["point", "k"]
+                .iter()
+                .chain(FIGURES.iter())
+                .chain([metric, "error"].iter())
+                .map(|s| s.to_string())
+                .collect(),
+            rows: rows
+                .into_iter()
+                .map(|r| r.into_iter().map(String::from).collect())
+                .collect(),
+        };
+        let a = t(
+            vec![vec!["1", "4", "10", "", "", "", "", "", "0.5", ""]],
+            "m1",
+        );
+        let b = t(vec![vec!["0", "2", "5", "", "", "", "", "", "7", ""]], "m2");
+        let m = merge(&[a.clone(), b]).unwrap();
+        assert_eq!(m.rows.len(), 2);
+        assert_eq!(m.rows[0][0], "0");
+        assert_eq!(m.rows[0][m.column("m2").unwrap()], "7");
+        assert_eq!(m.rows[0][m.column("m1").unwrap()], "");
+        assert_eq!(m.rows[1][m.column("m1").unwrap()], "0.5");
+        assert!(merge(&[a.clone(), a])
+            .unwrap_err()
+            .to_string()
+            .contains("two shards"));
+        assert_eq!(parse_shard("2/4").unwrap(), (2, 4));
+        assert!(parse_shard("0/4").is_err() && parse_shard("5/4").is_err());
+    }
+}
