@@ -71,13 +71,15 @@ mod observe;
 mod prefetch;
 mod queues;
 mod routing;
+#[cfg(test)]
+mod tests;
 
 use super::links::{Link, Links};
 use super::packet::{PacketPool, PktId, NONE};
 use super::pending::Pending;
 use super::power::{Power, Ready};
 use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_VCS, NO_DIM};
-use crate::config::{DragonflyRouting, Scenario};
+use crate::config::{DragonflyRouting, NetworkConfig, NodeConfig, PowerConfig};
 use crate::event::Event;
 use crate::perf::prefetch::prefetch;
 use crate::probe::history::{BufferHistory, Stay};
@@ -246,8 +248,16 @@ pub struct Network {
     pub power: Option<Box<Power>>,
 }
 impl Network {
-    pub fn new(s: &Scenario) -> Network {
-        let topo = Topo::new(&s.network, s.node.nics_per_node);
+    /// The network `net` describes, for nodes as `node` describes them (NICs per node and
+    /// their rate), with links that sleep if `power` says so; `seed` seeds the random choices
+    /// of routing (fat tree up-routes, dragonfly Valiant).
+    pub fn new(
+        net: &NetworkConfig,
+        node: &NodeConfig,
+        power: Option<&PowerConfig>,
+        seed: u64,
+    ) -> Network {
+        let topo = Topo::new(net, node.nics_per_node);
         let routers = topo.routers();
         let ports = topo.ports() as u32;
         let vcs = topo.vcs() as u32;
@@ -264,7 +274,7 @@ impl Network {
             }
         }
         let nchan = (routers * ports + terminals) as usize;
-        let cap = s.network.buffer_bytes.0 as u32;
+        let cap = net.buffer_bytes.0 as u32;
         let channel = Channel {
             queues: [EMPTY; MAX_VCS],
             queued: 0,
@@ -287,8 +297,6 @@ impl Network {
             blocked: false,
             blocked_ps: 0,
         };
-        let net = &s.network;
-        let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
         let early = matches!(topo, Topo::Cube(_));
         let mut net = Network {
             pending: Pending::new(routers, ports),
@@ -309,8 +317,7 @@ impl Network {
             router_delay: net.router_delay(),
             cable: net.cable_latency,
             router_bw: net.link_bandwidth.min(net.switch_bandwidth),
-            inject_bw: s
-                .node
+            inject_bw: node
                 .nic_bandwidth
                 .unwrap_or(net.link_bandwidth)
                 .min(net.link_bandwidth),
@@ -319,9 +326,7 @@ impl Network {
             stats: NetworkStats::default(),
             series: None,
             history: None,
-            power: s
-                .power
-                .as_ref()
+            power: power
                 .filter(|p| p.enabled)
                 .map(|p| Box::new(Power::new(p.t_sleep.ps(), p.t_wake.ps(), nchan))),
         };
