@@ -142,6 +142,13 @@ impl std::ops::DerefMut for LazyQueues {
     }
 }
 
+impl Mpi {
+    /// Rank `r`'s queues (for what a run left behind).
+    pub fn queues(&self, r: u32) -> &RankQueues {
+        &self.queues[r as usize]
+    }
+}
+
 impl RankQueues {
     /// Messages that arrived and were never received.
     pub fn unexpected(&self) -> usize {
@@ -173,6 +180,8 @@ pub struct Mpi {
     /// Per (sender, receiver): messages sent, and envelopes matched in order.
     sent_seq: BTreeMap<(u32, u32), u32>,
     recv_seq: BTreeMap<(u32, u32), u32>,
+    /// Each rank's queues (posted receives, unexpected messages, requests), by rank.
+    queues: Vec<LazyQueues>,
 }
 
 /// A request that this rank does not have (never made, or already waited for).
@@ -198,7 +207,14 @@ fn matches(p: &Posted, m: &P2p) -> bool {
 }
 
 impl Mpi {
-    pub fn new(eager_limit: Bytes, overhead: Time, copy: Bandwidth, reorder: bool) -> Mpi {
+    /// The message-passing layer of `ranks` ranks.
+    pub fn new(
+        eager_limit: Bytes,
+        overhead: Time,
+        copy: Bandwidth,
+        reorder: bool,
+        ranks: usize,
+    ) -> Mpi {
         Mpi {
             msgs: Pool::default(),
             reqs: Pool::default(),
@@ -209,19 +225,21 @@ impl Mpi {
             reorder,
             sent_seq: BTreeMap::new(),
             recv_seq: BTreeMap::new(),
+            queues: (0..ranks).map(|_| LazyQueues::default()).collect(),
         }
     }
 
     #[allow(clippy::too_many_arguments)]
     fn new_request(
         &mut self,
-        q: &mut RankQueues,
+        rank: u32,
         posted_at: Time,
         status: Status,
         send: bool,
         peer: i64,
         tag: i64,
     ) -> (u32, u32) {
+        let q = &mut self.queues[rank as usize];
         let seq = q.next_seq;
         q.next_seq = (q.next_seq + 1) & !REQ_BIT;
         let r = Request {
@@ -234,7 +252,7 @@ impl Mpi {
             tag,
         };
         let id = self.reqs.alloc(r);
-        q.requests.push((seq, id));
+        self.queues[rank as usize].requests.push((seq, id));
         (seq, id)
     }
 
@@ -268,7 +286,7 @@ impl Mpi {
             bytes,
             truncated: None,
         };
-        let (seq, req) = self.new_request(&mut rank.mpi, rank.clock, status, true, dst as i64, tag);
+        let (seq, req) = self.new_request(me, rank.clock, status, true, dst as i64, tag);
         if !rendezvous {
             self.reqs.get_mut(req).done = Some(rank.clock);
         }
@@ -331,7 +349,7 @@ impl Mpi {
             bytes: 0,
             truncated: None,
         };
-        let (seq, req) = self.new_request(&mut rank.mpi, rank.clock, status, false, src, tag);
+        let (seq, req) = self.new_request(me, rank.clock, status, false, src, tag);
         let posted = Posted {
             req,
             src,
@@ -339,17 +357,17 @@ impl Mpi {
             bytes,
             at: rank.clock,
         };
-        let found = rank
-            .mpi
+        let mine = me as usize;
+        let found = self.queues[mine]
             .unexpected
             .iter()
             .position(|&m| matches(&posted, self.msgs.get(m)));
         match found {
             Some(i) => {
-                let m = rank.mpi.unexpected.remove(i);
+                let m = self.queues[mine].unexpected.remove(i);
                 self.bind(m, posted, rank, rank.clock, q);
             }
-            None => rank.mpi.posted.push(posted),
+            None => self.queues[mine].posted.push(posted),
         }
         request_handle(me, seq)
     }
@@ -381,14 +399,15 @@ impl Mpi {
     /// one from the same sender waits for it, as MPI libraries do with sequence numbers.
     pub fn envelope(&mut self, m: u32, ranks: &mut [Rank], now: Time, q: &mut EventQueue<Event>) {
         let msg = *self.msgs.get(m);
-        let rank = &mut ranks[msg.dst as usize];
+        let dst = msg.dst as usize;
+        let rank = &mut ranks[dst];
         if !self.reorder {
             return self.match_envelope(m, rank, now, q);
         }
         let pair = (msg.src, msg.dst);
         let mut want = self.recv_seq.get(&pair).copied().unwrap_or(0);
         if msg.pair_seq != want {
-            rank.mpi.early.push(m);
+            self.queues[dst].early.push(m);
             return;
         }
         // match it, then any that arrived early and are next in line
@@ -396,15 +415,14 @@ impl Mpi {
         while let Some(e) = next {
             self.match_envelope(e, rank, now, q);
             want += 1;
-            next = rank
-                .mpi
+            next = self.queues[dst]
                 .early
                 .iter()
                 .position(|&x| {
                     let x = self.msgs.get(x);
                     x.src == msg.src && x.pair_seq == want
                 })
-                .map(|i| rank.mpi.early.swap_remove(i));
+                .map(|i| self.queues[dst].early.swap_remove(i));
         }
         self.recv_seq.insert(pair, want);
     }
@@ -412,14 +430,18 @@ impl Mpi {
     /// Matches the envelope of message `m` against `rank`'s posted receives.
     fn match_envelope(&mut self, m: u32, rank: &mut Rank, now: Time, q: &mut EventQueue<Event>) {
         let msg = *self.msgs.get(m);
-        let found = rank.mpi.posted.iter().position(|p| matches(p, &msg));
+        let who = rank.id as usize;
+        let found = self.queues[who]
+            .posted
+            .iter()
+            .position(|p| matches(p, &msg));
         match found {
             Some(i) => {
                 // a receive the rank posted at a clock later than now acts only from then on
-                let p = rank.mpi.posted.remove(i);
+                let p = self.queues[who].posted.remove(i);
                 self.bind(m, p, rank, now.max(p.at), q);
             }
-            None => rank.mpi.unexpected.push(m),
+            None => self.queues[who].unexpected.push(m),
         }
     }
 
@@ -500,12 +522,11 @@ impl Mpi {
         }
     }
 
-    /// `MGEN_Wait`/`MGEN_Test` on this rank's request `seq`: its status if it is complete at the
-    /// rank's clock (the request is then gone), else None. Err if the rank has no such request.
     /// What request `seq` of `rank` is, in words: `a send to rank 3 (tag 7)`, `a receive from
     /// any rank (any tag)`.
     pub fn describe(&self, rank: &Rank, seq: u32) -> String {
-        let Some(&(_, id)) = rank.mpi.requests.iter().find(|&&(s, _)| s == seq) else {
+        let requests = &self.queues[rank.id as usize].requests;
+        let Some(&(_, id)) = requests.iter().find(|&&(s, _)| s == seq) else {
             return "a request".to_string();
         };
         let r = self.reqs.get(id);
@@ -526,18 +547,19 @@ impl Mpi {
         }
     }
 
+    /// `MGEN_Wait`/`MGEN_Test` on `rank`'s request `seq`: its status if it is complete at the
+    /// rank's clock (the request is then gone), else None; Err if the rank has no such request.
     pub fn take(&mut self, rank: &mut Rank, seq: u32) -> Result<Option<Status>, NotPending> {
-        let i = rank
-            .mpi
-            .requests
+        let requests = &mut self.queues[rank.id as usize].requests;
+        let i = requests
             .iter()
             .position(|&(s, _)| s == seq)
             .ok_or(NotPending)?;
-        let id = rank.mpi.requests[i].1;
+        let id = requests[i].1;
         let r = *self.reqs.get(id);
         match r.done {
             Some(t) if t <= rank.clock => {
-                rank.mpi.requests.swap_remove(i);
+                self.queues[rank.id as usize].requests.swap_remove(i);
                 self.reqs.release(id);
                 Ok(Some(r.status))
             }
@@ -547,7 +569,8 @@ impl Mpi {
 
     /// When request `seq` of this rank completes, if it has (None while pending).
     pub fn done_at(&self, rank: &Rank, seq: u32) -> Option<Time> {
-        let (_, id) = rank.mpi.requests.iter().find(|&&(s, _)| s == seq)?;
+        let requests = &self.queues[rank.id as usize].requests;
+        let (_, id) = requests.iter().find(|&&(s, _)| s == seq)?;
         self.reqs.get(*id).done
     }
 }

@@ -65,8 +65,6 @@ pub struct Rank {
     /// Time spent blocked, by call: `MGEN_rdma_poll`, `MGEN_acp_complete`, and the
     /// message-passing waits (`MGEN_Wait`, `MGEN_Recv`, `MGEN_Send`, ...).
     pub waited: [Time; 3],
-    /// Message-passing queues and requests.
-    pub mpi: crate::mpi::LazyQueues,
     /// What it was last blocked on and since when (for the timeline; `Wait::Nothing` once
     /// taken).
     pub blocked: (Wait, Time),
@@ -92,7 +90,6 @@ impl Rank {
             next_nic: 0,
             compute: Time::ZERO,
             waited: [Time::ZERO; 3],
-            mpi: Default::default(),
             blocked: (Wait::Nothing, Time::ZERO),
             regions: 0,
         }

@@ -97,7 +97,7 @@ impl World {
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
         let net = Network::new(&s.network, &s.node, s.power.as_ref(), seed);
         let nodes = Nodes::new(s);
-        let ranks = nodes
+        let ranks: Vec<Rank> = nodes
             .jobs
             .iter()
             .flat_map(|j| {
@@ -124,6 +124,7 @@ impl World {
                 s.node.mpi_overhead,
                 s.node.memory_bandwidth,
                 reorder,
+                ranks.len(),
             ),
             ranks,
             nodes,

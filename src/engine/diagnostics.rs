@@ -4,7 +4,7 @@
 
 use crate::config::Scenario;
 use crate::net::topology::Topo;
-use crate::rank::{Rank, Wait};
+use crate::rank::Wait;
 use crate::world::World;
 
 /// What each blocked rank of a deadlock waits for, and at which script line (`where_` gives a
@@ -60,8 +60,8 @@ pub(crate) fn deadlock_detail(
         .ranks
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.mpi.unexpected() > 0)
-        .map(|(i, r)| format!("rank {i}: {}", r.mpi.unexpected()))
+        .filter(|(i, _)| w.mpi.queues(*i as u32).unexpected() > 0)
+        .map(|(i, _)| format!("rank {i}: {}", w.mpi.queues(i as u32).unexpected()))
         .collect();
     if !leftover.is_empty() {
         let n = leftover.len();
@@ -152,23 +152,25 @@ pub(crate) fn script_line(tb: &str) -> &str {
 /// waited for. Each names the count and the first ranks concerned.
 pub fn leftovers(w: &World) -> Vec<String> {
     const SHOWN: usize = 8;
-    type Count = fn(&Rank) -> u64;
+    type Count = fn(&World, u32) -> u64;
     let kinds: [(&str, Count); 5] = [
-        ("puts delivered and never polled (MGEN_rdma_poll)", |r| {
-            r.unpolled()
+        (
+            "puts delivered and never polled (MGEN_rdma_poll)",
+            |w, r| w.ranks[r as usize].unpolled(),
+        ),
+        ("messages arrived and never received", |w, r| {
+            w.mpi.queues(r).unexpected() as u64
         }),
-        ("messages arrived and never received", |r| {
-            r.mpi.unexpected() as u64
+        ("receives posted and never matched", |w, r| {
+            w.mpi.queues(r).posted() as u64
         }),
-        ("receives posted and never matched", |r| {
-            r.mpi.posted() as u64
+        ("requests never waited for (MGEN_Wait)", |w, r| {
+            w.mpi.queues(r).unwaited() as u64
         }),
-        ("requests never waited for (MGEN_Wait)", |r| {
-            r.mpi.unwaited() as u64
-        }),
-        ("regions begun and never ended (MGEN_region_begin)", |r| {
-            r.regions as u64
-        }),
+        (
+            "regions begun and never ended (MGEN_region_begin)",
+            |w, r| w.ranks[r as usize].regions as u64,
+        ),
     ];
     let mut out = Vec::new();
     for (what, count) in kinds {
@@ -176,7 +178,7 @@ pub fn leftovers(w: &World) -> Vec<String> {
             .ranks
             .iter()
             .enumerate()
-            .map(|(i, r)| (i, count(r)))
+            .map(|(i, _)| (i, count(w, i as u32)))
             .filter(|&(_, n)| n > 0)
             .collect();
         if per.is_empty() {
