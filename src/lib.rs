@@ -13,6 +13,7 @@
 //! [`report`] the summary; [`probe`] records time series, buffer histories and timelines
 //! when asked.
 
+pub mod calls;
 pub mod config;
 pub mod engine;
 pub mod event;

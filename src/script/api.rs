@@ -452,35 +452,10 @@ pub fn install(
         lua.create_function(move |lua, h: Value| {
             let hv = int_arg(lua, 2, &h, "MGEN_acp_complete", "handle")?;
             let mut w = f.borrow_mut();
-            let me = w.current;
-            let rank = &mut w.ranks[me as usize];
-            match split_handle(hv) {
-                Some((r, seq)) if r == me && seq < rank.next_seq => {
-                    if !rank.use_handle(seq) {
-                        return Err(error(
-                            lua,
-                            2,
-                            format!("MGEN_acp_complete: handle {hv} was already completed (a handle is used once)"),
-                        ));
-                    }
-                    Ok(rank.try_complete(seq))
-                }
-                Some((r, _)) if r != me && (r as usize) < w.ranks.len() => Err(error(
-                    lua,
-                    2,
-                    format!("MGEN_acp_complete: handle {hv} belongs to rank {r}, not to rank {me}"),
-                )),
-                _ if split_request(hv).is_some() => Err(error(
-                    lua,
-                    2,
-                    format!("MGEN_acp_complete: {hv} is a message-passing request; wait for it with MGEN_Wait"),
-                )),
-                _ => Err(error(
-                    lua,
-                    2,
-                    format!("MGEN_acp_complete: {hv} is not a handle returned to rank {me}"),
-                )),
-            }
+            let seq = crate::calls::take_handle(&mut w, hv)
+                .map_err(|e| call_error(lua, 2, "MGEN_acp_complete", e))?;
+            let me = w.current as usize;
+            Ok(w.ranks[me].try_complete(seq))
         })?,
     )?;
     super::io::files_api(lua, &raw, files, module_dirs)?;

@@ -59,7 +59,6 @@ pub(super) fn describe(v: &Value) -> String {
     }
 }
 
-/// Checks `rank` is a rank of the job.
 /// A string argument, or an error naming the function and the argument.
 pub(super) fn str_arg(lua: &Lua, v: &Value, func: &str, arg: &str) -> mlua::Result<String> {
     match v {
@@ -72,25 +71,16 @@ pub(super) fn str_arg(lua: &Lua, v: &Value, func: &str, arg: &str) -> mlua::Resu
     }
 }
 
+/// A rank of the job (`arg` names the argument), by the rule of `calls.rs`.
 pub(super) fn rank_arg(
     lua: &Lua,
     v: &Value,
     func: &str,
-    arg: &str,
+    arg: &'static str,
     size: u32,
 ) -> mlua::Result<u32> {
     let r = int_arg(lua, 1, v, func, arg)?;
-    if r < 0 || r >= size as i64 {
-        return Err(error(
-            lua,
-            1,
-            format!(
-                "{func}: `{arg}` = {r} is not a rank (ranks are 0 to {})",
-                size - 1
-            ),
-        ));
-    }
-    Ok(r as u32)
+    crate::calls::rank(r, size, arg).map_err(|e| call_error(lua, 1, func, e))
 }
 
 /// The optional `nic` argument: an index among the node's NICs (None: the next in turn).
@@ -100,24 +90,22 @@ pub(super) fn nic_arg(
     func: &str,
     nics: u32,
 ) -> mlua::Result<Option<u32>> {
-    match v {
-        None | Some(Value::Nil) => Ok(None),
-        Some(v) => {
-            let n = int_arg(lua, 1, &v, func, "nic")?;
-            if n < 0 || n >= nics as i64 {
-                return Err(error(
-                    lua,
-                    1,
-                    format!(
-                        "{func}: `nic` = {n} is not a NIC of this node (node.nics_per_node = \
-                         {nics}: 0 to {})",
-                        nics - 1
-                    ),
-                ));
-            }
-            Ok(Some(n as u32))
-        }
-    }
+    let n = match v {
+        None | Some(Value::Nil) => None,
+        Some(v) => Some(int_arg(lua, 1, &v, func, "nic")?),
+    };
+    crate::calls::nic(n, nics).map_err(|e| call_error(lua, 1, func, e))
+}
+
+/// A refused value as a Lua error: the function's name, then what `calls.rs` says, with the
+/// script line (from `level` up).
+pub(super) fn call_error(
+    lua: &Lua,
+    level: usize,
+    func: &str,
+    e: crate::calls::CallError,
+) -> mlua::Error {
+    error(lua, level, format!("{func}: {e}"))
 }
 
 /// The running rank's job: its first global rank, its size, and NICs per node.
@@ -128,12 +116,5 @@ pub(super) fn job_span(w: &World) -> (u32, u32, u32) {
 
 pub(super) fn bytes_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<u64> {
     let b = int_arg(lua, 1, v, func, "bytes")?;
-    if b < 0 {
-        return Err(error(
-            lua,
-            1,
-            format!("{func}: `bytes` = {b} must not be negative"),
-        ));
-    }
-    Ok(b as u64)
+    crate::calls::bytes(b).map_err(|e| call_error(lua, 1, func, e))
 }

@@ -12,17 +12,18 @@
 //! else (a float, a string, a rank out of range, a used handle) goes to the function it
 //! replaced, the **full** one (the mlua function or the prelude's wrapper), which accepts
 //! integral floats and raises the error that names the function, the argument and the script
-//! line. So the fast path decides nothing the full one would decide differently, and every
-//! message stays in one place (`api.rs`).
+//! line. Both apply the rules of `calls.rs`, so the fast path decides nothing the full one
+//! would decide differently, and every rule and message is written once.
 //!
 //! Each function is a C closure with two upvalues: the `World` (a light userdata: the
 //! `RefCell` an `Rc` keeps alive as the Lua state's app data) and the full function.
 
-use crate::rdma::{split_handle, OpKind};
+use crate::calls;
+use crate::rdma::OpKind;
 use crate::world::World;
 use mlua::ffi::{self, lua_State};
 use mlua::{Function, Lua};
-use std::cell::{RefCell, RefMut};
+use std::cell::RefCell;
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
@@ -69,12 +70,15 @@ unsafe fn int(l: *mut lua_State, i: c_int) -> Option<i64> {
     (ffi::lua_isinteger(l, i) != 0).then(|| ffi::lua_tointegerx(l, i, std::ptr::null_mut()))
 }
 
-/// The world, unless something holds it already (the full function then says what).
+/// Runs `f` on the world, unless something holds it already (`None`: the full function then
+/// says what). The borrow lasts for `f` only.
 #[inline]
-unsafe fn world<'a>(l: *mut lua_State) -> Option<RefMut<'a, World>> {
+unsafe fn with_world<T>(l: *mut lua_State, f: impl FnOnce(&mut World) -> Option<T>) -> Option<T> {
     let p = ffi::lua_touserdata(l, WORLD) as *const RefCell<World>;
-    // SAFETY: set by `install`; KeepWorld keeps the RefCell alive with the state
-    (*p).try_borrow_mut().ok()
+    // SAFETY: set by `install`; KeepWorld keeps the RefCell alive as long as the state, and
+    // this call runs on the state's thread
+    let mut w = (*p).try_borrow_mut().ok()?;
+    f(&mut w)
 }
 
 /// Runs `f` (the fast path: `None` sends the call to the full function); a panic in it, a bug
@@ -146,16 +150,16 @@ unsafe fn transfer(l: *mut lua_State, kind: OpKind, func: &str) -> c_int {
     } else {
         None
     };
+    // (the rules of `calls.rs`, as the full function applies them; a refusal goes to it,
+    // which raises the error)
     let handle = guarded(l, func, || {
-        let mut w = world(l)?;
-        let (base, size, nics) = super::args::job_span(&w);
-        let peer_ok = (0..size as i64).contains(&peer);
-        let nic_ok = nic.map_or(true, |x| (0..nics as i64).contains(&x));
-        if !peer_ok || bytes < 0 || !nic_ok {
-            return None;
-        }
-        let nic = nic.map(|x| x as u32);
-        Some(w.issue(kind, base + peer as u32, bytes as u64, tag, nic))
+        with_world(l, |w| {
+            let (base, size, nics) = super::args::job_span(w);
+            let peer = calls::rank(peer, size, "").ok()?;
+            let bytes = calls::bytes(bytes).ok()?;
+            let nic = calls::nic(nic, nics).ok()?;
+            Some(w.issue(kind, base + peer, bytes, tag, nic))
+        })
     });
     match handle {
         Some(h) => {
@@ -181,9 +185,10 @@ unsafe extern "C-unwind" fn rdma_poll(l: *mut lua_State) -> c_int {
         return full(l);
     };
     let arrived = guarded(l, "MGEN_rdma_poll", || {
-        let mut w = world(l)?;
-        let cur = w.current as usize;
-        Some(w.ranks[cur].try_poll(tag))
+        with_world(l, |w| {
+            let cur = w.current as usize;
+            Some(w.ranks[cur].try_poll(tag))
+        })
     });
     match arrived {
         Some(true) => 0,
@@ -199,16 +204,13 @@ unsafe extern "C-unwind" fn acp_complete(l: *mut lua_State) -> c_int {
         return full(l);
     };
     let done = guarded(l, "MGEN_acp_complete", || {
-        let mut w = world(l)?;
-        let me = w.current;
-        let rank = &mut w.ranks[me as usize];
-        match split_handle(h) {
-            // (a handle already used goes to the full function, which says so)
-            Some((r, seq)) if r == me && seq < rank.next_seq && rank.use_handle(seq) => {
-                Some(rank.try_complete(seq))
-            }
-            _ => None,
-        }
+        with_world(l, |w| {
+            // (a refused handle is not marked used: the full function refuses it again, and
+            // says why)
+            let seq = calls::take_handle(w, h).ok()?;
+            let me = w.current as usize;
+            Some(w.ranks[me].try_complete(seq))
+        })
     });
     match done {
         Some(true) => 0,

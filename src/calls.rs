@@ -1,0 +1,107 @@
+//! The rules an API call's values must follow, in one place: the script layer's full
+//! functions (`script/api.rs`) and their fast path (`script/fast.rs`) both ask these, and a
+//! refusal is a typed [`CallError`] that the script layer turns into a Lua error naming the
+//! function and the script line.
+
+use crate::mpi::split_request;
+use crate::rdma::split_handle;
+use crate::world::World;
+
+/// Why a call's value was refused (the script layer puts the function's name in front).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    #[error("`{arg}` = {value} is not a rank (ranks are 0 to {})", .size - 1)]
+    NotARank {
+        arg: &'static str,
+        value: i64,
+        size: u32,
+    },
+    #[error("`bytes` = {0} must not be negative")]
+    NegativeBytes(i64),
+    #[error("`nic` = {value} is not a NIC of this node (node.nics_per_node = {nics}: 0 to {})", .nics - 1)]
+    NotANic { value: i64, nics: u32 },
+    #[error("handle {0} was already completed (a handle is used once)")]
+    HandleUsed(i64),
+    #[error("handle {handle} belongs to rank {owner}, not to rank {me}")]
+    HandleOfOther { handle: i64, owner: u32, me: u32 },
+    #[error("{0} is a message-passing request; wait for it with MGEN_Wait")]
+    IsRequest(i64),
+    #[error("{handle} is not a handle returned to rank {me}")]
+    NotAHandle { handle: i64, me: u32 },
+}
+
+/// A rank of a job of `size` ranks (`arg` names the argument).
+#[inline]
+pub fn rank(value: i64, size: u32, arg: &'static str) -> Result<u32, CallError> {
+    if (0..size as i64).contains(&value) {
+        Ok(value as u32)
+    } else {
+        Err(CallError::NotARank { arg, value, size })
+    }
+}
+
+/// A size in bytes.
+#[inline]
+pub fn bytes(value: i64) -> Result<u64, CallError> {
+    u64::try_from(value).map_err(|_| CallError::NegativeBytes(value))
+}
+
+/// The optional NIC of a node that has `nics` NICs (None: the next in turn).
+#[inline]
+pub fn nic(value: Option<i64>, nics: u32) -> Result<Option<u32>, CallError> {
+    match value {
+        None => Ok(None),
+        Some(v) if (0..nics as i64).contains(&v) => Ok(Some(v as u32)),
+        Some(v) => Err(CallError::NotANic { value: v, nics }),
+    }
+}
+
+/// `MGEN_acp_complete(handle)` by the running rank: the sequence number of the transfer, once
+/// the handle is checked and marked used (it is used once).
+#[inline]
+pub fn take_handle(w: &mut World, handle: i64) -> Result<u32, CallError> {
+    let me = w.current;
+    let known = w.ranks.len();
+    let rank = &mut w.ranks[me as usize];
+    match split_handle(handle) {
+        Some((r, seq)) if r == me && seq < rank.next_seq => {
+            if rank.use_handle(seq) {
+                Ok(seq)
+            } else {
+                Err(CallError::HandleUsed(handle))
+            }
+        }
+        Some((r, _)) if r != me && (r as usize) < known => Err(CallError::HandleOfOther {
+            handle,
+            owner: r,
+            me,
+        }),
+        _ if split_request(handle).is_some() => Err(CallError::IsRequest(handle)),
+        _ => Err(CallError::NotAHandle { handle, me }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_rule_says_which_value_and_what_was_allowed() {
+        assert_eq!(rank(3, 4, "dest"), Ok(3));
+        assert_eq!(
+            rank(4, 4, "dest").unwrap_err().to_string(),
+            "`dest` = 4 is not a rank (ranks are 0 to 3)"
+        );
+        assert_eq!(bytes(0), Ok(0));
+        assert_eq!(
+            bytes(-1).unwrap_err().to_string(),
+            "`bytes` = -1 must not be negative"
+        );
+        assert_eq!(nic(None, 1), Ok(None));
+        assert_eq!(nic(Some(1), 2), Ok(Some(1)));
+        assert_eq!(
+            nic(Some(2), 2).unwrap_err().to_string(),
+            "`nic` = 2 is not a NIC of this node (node.nics_per_node = 2: 0 to 1)"
+        );
+    }
+}
