@@ -5,37 +5,37 @@
 //! engine runs those coroutines against a deterministic discrete-event core and a packet-level
 //! model of routers and links, and predicts how long the pattern takes.
 //!
-//! Modules follow the data: [`script`] (ranks and the API) → [`rdma`] and [`mpi`]
-//! (operations) → [`nic`]
-//! (DMA and packets) → [`net`] (routers, links, routing) → [`sim`] (events) → back to the ranks
-//! through the [`engine`]. [`node`] places ranks on nodes and picks their NICs; [`config`]
-//! reads scenarios, [`units`] holds the unit newtypes and
-//! [`report`] the summary; [`probe`] records time series, buffer histories and timelines
-//! when asked.
+//! Modules follow the data: `script` (ranks and the API) → `world` (operations) → `rdma` and
+//! `mpi` → `nic` (DMA and packets) → [`net`] (routers, links, routing) → [`sim`] (events) →
+//! back to the ranks through the [`engine`]. [`config`] reads scenarios, [`units`] holds the
+//! unit newtypes and [`report`] the summary; [`probe`] records time series, buffer histories
+//! and timelines when asked. The public surface is what the command line, the tests and the
+//! benchmarks use; the model's internals are `pub(crate)`. How the modules depend on each
+//! other: `docs/architecture.md`.
 
-pub mod calls;
+pub(crate) mod calls;
 pub mod config;
 pub mod engine;
 pub mod event;
 pub mod files;
 pub mod limits;
-pub mod mpi;
+pub(crate) mod mpi;
 pub mod net;
-pub mod nic;
-pub mod node;
+pub(crate) mod nic;
+pub(crate) mod node;
 pub mod output;
 pub mod perf;
 pub mod plot;
 pub mod probe;
-pub mod random;
-pub mod rank;
-pub mod rdma;
+pub(crate) mod random;
+pub(crate) mod rank;
+pub(crate) mod rdma;
 pub mod report;
-pub mod script;
+pub(crate) mod script;
 pub mod sim;
 pub mod sweep;
 pub mod units;
-pub mod world;
+pub(crate) mod world;
 
 pub use config::Scenario;
 pub use engine::{SimError, Simulation};

@@ -28,7 +28,7 @@ use crate::report::Report;
 use crate::script::{Outcome, Scripts};
 use crate::units::Time;
 use crate::world::Next;
-pub use crate::world::World;
+use crate::world::World;
 use diagnostics::{fits_in_memory, leftovers, script_line};
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -28,7 +28,7 @@
 //! and that channel settles the buffer's router before it looks. A channel that finds too little
 //! credit turns the pending releases into that buffer into events, so that it is woken when they
 //! happen. In a quiet network this halves the events per hop. An injection channel's release
-//! frees a staging slot of its NIC ([`crate::nic`]); it is an event only when a packet is staged
+//! frees a staging slot of its NIC (`nic.rs`); it is an event only when a packet is staged
 //! behind the one leaving (the NIC's DMA waits for a slot only then), and otherwise is applied
 //! by the channel's next look, [`Network::staged`] counting it free from its picosecond on.
 //!
