@@ -1,6 +1,6 @@
 //! The packet-level network: topology, routers, links and the packets they carry.
 
-pub mod links;
+pub mod late_links;
 pub mod packet;
 pub mod pending;
 pub mod power;

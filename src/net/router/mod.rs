@@ -56,7 +56,7 @@
 //!
 //! **Linked later.** Queuing a packet behind another writes the link into the queue's tail, a
 //! packet queued long before whose line has usually left the caches at scale. So while the
-//! prefetch stages run, the link waits in a small ring ([`super::links`]), the tail is
+//! prefetch stages run, the link waits in a small ring ([`super::late_links`]), the tail is
 //! prefetched, and the link is written `LINK_AFTER` queuings later; a send takes its packet's
 //! link from the ring if it is still there. The events, their order and every figure are those
 //! of writing at once (`tests/properties.rs` runs random workloads both ways).
@@ -74,7 +74,7 @@ mod routing;
 #[cfg(test)]
 mod tests;
 
-use super::links::{Link, Links};
+use super::late_links::{Link, Links};
 use super::packet::{PacketPool, PktId, NONE};
 use super::pending::Pending;
 use super::power::{Power, Ready};
