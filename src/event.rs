@@ -6,6 +6,7 @@
 pub type PktId = u32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// An event of the model: what happens to a packet, a channel, a transfer or a rank.
 pub enum Event {
     /// A packet's head has arrived at a router and passed its pipeline (routing, VC and switch
     /// allocation, switch latency): it now asks for its output port.

@@ -1,3 +1,4 @@
+#![warn(missing_docs)]
 //! mgensim: an interconnection-network simulator whose workloads are Lua scripts.
 //!
 //! Every rank of a job runs the same Lua script as its own coroutine, calling an MPI-like API

@@ -46,6 +46,7 @@ impl Limit {
         }
     }
 
+    /// The limit a name (`instructions`, `wall_time`, ...) stands for.
     pub fn from_name(name: &str) -> Option<Limit> {
         [
             Limit::Instructions,
@@ -126,6 +127,7 @@ pub struct Watch {
 }
 
 impl Watch {
+    /// A watch with no stop yet, for `limits`.
     pub fn new(limits: &Limits) -> Watch {
         Watch {
             interrupt: None,

@@ -62,7 +62,9 @@ pub fn abort_requested() -> bool {
 /// temporary files are removed and the process may end now).
 #[derive(Debug, PartialEq, Eq)]
 pub enum OnSignal {
+    /// The writing was asked to stop and will, promptly.
     Stay,
+    /// The process may end now.
     Exit,
 }
 

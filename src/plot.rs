@@ -13,9 +13,11 @@ use std::path::Path;
 
 /// Most rows (groups of links) and columns (groups of windows) of the heat map.
 pub const HEAT_ROWS: usize = 200;
+/// Columns (time windows) of the heat map at most.
 pub const HEAT_COLUMNS: usize = 300;
 /// Bins across the timeline, and most ranks it shows (evenly spread when there are more).
 pub const TIMELINE_BINS: usize = 1200;
+/// Ranks drawn in the timeline at most.
 pub const TIMELINE_RANKS: usize = 128;
 
 /// Draws `heatmap.svg` (if the folder has a time series) and `timeline.svg` (if it has a
@@ -95,8 +97,11 @@ fn num<T: std::str::FromStr>(row: &[String], i: usize, what: &str) -> Result<T> 
 
 /// The heat map's data: utilization per (group of links, group of windows).
 pub struct Heat {
+    /// Link directions (rows).
     pub links: usize,
+    /// Width of a window (ps).
     pub window_ps: u64,
+    /// Windows (columns).
     pub windows: usize,
     /// `(link, window, busy_ps, window_ps)` of every line of the time series.
     pub cells: Vec<(usize, usize, u64, u64)>,
@@ -391,7 +396,9 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
 
 /// One line of a sweep's plot: its label and its points.
 pub struct Line {
+    /// The line's label.
     pub label: String,
+    /// Its points, in plot units.
     pub points: Vec<(f64, f64)>,
 }
 

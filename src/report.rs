@@ -14,13 +14,18 @@ use std::time::Duration;
 /// Min, mean and max of a per-rank quantity, in picoseconds.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Spread {
+    /// Earliest, in ps.
     pub min: u64,
+    /// Mean, in ps (rounded down).
     pub mean: u64,
+    /// Latest, in ps.
     pub max: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+/// The ranks of a run: how many, and when they finished.
 pub struct RankSummary {
+    /// Ranks in the run.
     pub count: u64,
     /// When each rank's script ended.
     pub finish_ps: Spread,
@@ -29,19 +34,26 @@ pub struct RankSummary {
 /// One job of several sharing the network.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct JobSummary {
+    /// The job's name (`[[job]] name`, or `main`).
     pub name: String,
+    /// Its ranks.
     pub ranks: u64,
     /// When its last rank finished: the job's predicted time.
     pub predicted_time_ps: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
+/// The network of a run and what crossed it.
 pub struct NetworkSummary {
+    /// Its family.
     pub topology: Topology,
     /// The shape in words (`torus 8x8x8`, `fat tree of 24-port switches, 2 levels`, ...).
     pub shape: String,
+    /// The routing's name (`dimension_order`, `ugal`, ...).
     pub routing: String,
+    /// Mesh/torus/Tofu: routers per dimension; empty for other topologies.
     pub dims: Vec<u32>,
+    /// Nodes (NIC ports divided by NICs per node).
     pub nodes: u64,
     /// Payload bytes delivered to memory.
     pub bytes: u64,
@@ -80,6 +92,7 @@ pub struct NetworkSummary {
     /// the last rank's end and the last event): mean bandwidth of a link direction, in bytes
     /// per second, and mean utilization (busy time / run time, 0 to 1).
     pub average_link_bandwidth_bps: f64,
+    /// Mean link utilization: busy time over the run's time, averaged over link directions (0 to 1).
     pub link_efficiency: f64,
     /// Time links spent idle with a packet waiting for credit (backpressure), summed.
     pub credit_blocked_ps: u64,
@@ -90,8 +103,11 @@ pub use crate::world::Metric;
 /// What the run cost on this machine; the only part that differs between two runs.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct HostSummary {
+    /// Wall-clock seconds the run took (set-up, simulation and report).
     pub wall_s: f64,
+    /// Events processed per wall-clock second.
     pub events_per_s: f64,
+    /// Packet-hops (channel traversals) per wall-clock second.
     pub packet_hops_per_s: f64,
     /// Peak resident memory of the process (VmHWM), 0 where the OS does not say.
     pub peak_memory_bytes: u64,
@@ -104,10 +120,15 @@ pub struct HostSummary {
 pub struct RankStats {
     /// Its job (index in the scenario) and its rank there, and its node.
     pub job: u32,
+    /// Its number within its job.
     pub job_rank: u32,
+    /// The node it ran on.
     pub node: u32,
+    /// When its script ended (ps).
     pub finish_ps: u64,
+    /// Payload bytes it sent (puts, gets it served, messages).
     pub bytes_sent: u64,
+    /// Payload bytes it received.
     pub bytes_received: u64,
     /// Puts and messages sent.
     pub messages_sent: u64,
@@ -116,12 +137,16 @@ pub struct RankStats {
     /// Time blocked in `MGEN_rdma_poll`, in `MGEN_acp_complete`, and in the message-passing
     /// waits.
     pub poll_wait_ps: u64,
+    /// Time blocked in `MGEN_acp_complete` (ps).
     pub complete_wait_ps: u64,
+    /// Time blocked in message-passing waits (ps).
     pub mpi_wait_ps: u64,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
+/// The summary of a run: what it predicts, what crossed the network, and what the host spent.
 pub struct Report {
+    /// The scenario file, as given.
     pub scenario: String,
     /// True when the run stopped early (an error, a deadlock, a limit, Ctrl-C): the figures
     /// are those of the run so far.
@@ -132,11 +157,15 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// When the last rank finished.
     pub predicted_time_ps: u64,
+    /// The ranks and when they finished.
     pub ranks: RankSummary,
     /// Every job's figures, in the order of the scenario.
     pub jobs: Vec<JobSummary>,
+    /// The network and what crossed it.
     pub network: NetworkSummary,
+    /// Values scripts reported with `MGEN_report`, by name.
     pub metrics: std::collections::BTreeMap<String, Metric>,
+    /// What the host spent: wall time, events per second, memory.
     pub host: HostSummary,
     /// Every rank's figures, for tools using the library.
     #[serde(skip)]
@@ -162,15 +191,20 @@ pub struct Report {
 pub struct PowerSummary {
     /// Whether links slept when idle (false: always active, energy only).
     pub enabled: bool,
+    /// T_s: idle time before a link direction sleeps (ps).
     pub t_sleep_ps: u64,
+    /// T_w: time a sleeping direction takes to wake (ps).
     pub t_wake_ps: u64,
+    /// Watts a port draws in low power.
     pub p_base_per_port_w: f64,
+    /// Watts more it draws when active.
     pub p_dynamic_w: f64,
     /// Link directions (ports) counted: every router output port and every NIC's injection
     /// link.
     pub ports: u64,
     /// Energy of all of them over the run's time, in joules, and its mean power in watts.
     pub energy_j: f64,
+    /// Energy over the run's time: watts.
     pub average_power_w: f64,
     /// The part of the switches (their output ports, NIC ports included).
     pub switch_energy_j: f64,
@@ -178,6 +212,7 @@ pub struct PowerSummary {
     pub always_on_energy_j: f64,
     /// Share of port-time spent in low power (0 to 1).
     pub low_power_fraction: f64,
+    /// Wake-ups of all link directions.
     pub wakeups: u64,
     /// The same run with on/off disabled (`--power-baseline`).
     pub baseline: Option<PowerBaseline>,
@@ -186,12 +221,17 @@ pub struct PowerSummary {
 /// This run against the same scenario with links always on: TraceRP figure 2's axes.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct PowerBaseline {
+    /// The baseline's predicted time (ps).
     pub predicted_time_ps: u64,
+    /// The baseline's energy (J).
     pub energy_j: f64,
+    /// The baseline's mean power (W).
     pub average_power_w: f64,
     /// This run's energy, mean power and predicted time over the baseline's.
     pub energy_ratio: f64,
+    /// This run's mean power over the baseline's.
     pub power_ratio: f64,
+    /// This run's time over the baseline's.
     pub time_ratio: f64,
 }
 
@@ -208,6 +248,7 @@ impl PowerSummary {
         energy_j(self.p_base_per_port_w, self.p_dynamic_w, l, span_ps)
     }
 
+    /// The power figures of links `links` over a run of `span_ps` ps, with `cfg`'s parameters.
     pub fn new(cfg: &crate::config::PowerConfig, links: &[LinkLoad], span_ps: u64) -> Self {
         let energy = |f: &dyn Fn(&&LinkLoad) -> bool| -> f64 {
             links
@@ -262,15 +303,20 @@ impl PowerSummary {
 pub struct SeriesTable {
     /// Width of a window, in ps.
     pub width_ps: u64,
+    /// Windows in the run.
     pub windows: u32,
+    /// One row per link and window in which the link carried something or its buffer held something.
     pub rows: Vec<SeriesRow>,
 }
 
 /// One link (index into [`Report::per_link`]) in one window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SeriesRow {
+    /// The link's line in `links.csv` (0 for the first).
     pub link: u32,
+    /// The window's number (its start is `window × width_ps`).
     pub window: u32,
+    /// What the link did in the window.
     pub counts: crate::probe::series::Window,
 }
 
@@ -300,6 +346,7 @@ impl SeriesTable {
 }
 
 impl Report {
+    /// The summary of world `w` for scenario `s`, after `wall` of wall-clock time with `lua_memory` bytes of Lua heap.
     pub fn new(s: &Scenario, w: &World, wall: Duration, lua_memory: usize) -> Report {
         let finish: Vec<u64> = w.ranks.iter().map(|r| r.clock.ps()).collect();
         let n = finish.len().max(1) as u128;

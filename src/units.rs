@@ -29,22 +29,28 @@ pub const PS_PER_S: u64 = 1_000_000_000_000;
 pub struct Time(pub u64);
 
 impl Time {
+    /// No time.
     pub const ZERO: Time = Time(0);
+    /// The latest time 64 bits of picoseconds hold.
     pub const MAX: Time = Time(u64::MAX);
     /// The latest a rank's clock may reach: half of what 64 bits of picoseconds hold (about
     /// 106.7 days), so that every delay the network adds to it still fits. A script that
     /// would compute past it gets an error, never a clock that wraps.
     pub const HORIZON: Time = Time(u64::MAX / 2);
 
+    /// `ps` picoseconds.
     pub const fn from_ps(ps: u64) -> Time {
         Time(ps)
     }
+    /// `ns` nanoseconds.
     pub const fn from_ns(ns: u64) -> Time {
         Time(ns * 1_000)
     }
+    /// `us` microseconds.
     pub const fn from_us(us: u64) -> Time {
         Time(us * 1_000_000)
     }
+    /// In picoseconds.
     pub const fn ps(self) -> u64 {
         self.0
     }
@@ -97,6 +103,7 @@ impl Time {
     pub fn checked_add(self, other: Time) -> Option<Time> {
         self.0.checked_add(other.0).map(Time)
     }
+    /// `self − other`, or zero.
     pub fn saturating_sub(self, other: Time) -> Time {
         Time(self.0.saturating_sub(other.0))
     }
@@ -193,11 +200,14 @@ impl fmt::Display for Bytes {
 pub struct Bandwidth(pub u64);
 
 impl Bandwidth {
+    /// No limit (`"inf"`).
     pub const INFINITE: Bandwidth = Bandwidth(u64::MAX);
 
+    /// `b` bytes per second.
     pub const fn bytes_per_s(b: u64) -> Bandwidth {
         Bandwidth(b)
     }
+    /// Whether it is [`Bandwidth::INFINITE`].
     pub fn is_infinite(self) -> bool {
         self.0 == u64::MAX
     }
@@ -269,7 +279,9 @@ impl fmt::Display for Bandwidth {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("cannot read {text:?}: {why}")]
 pub struct UnitError {
+    /// The text that could not be read.
     pub text: String,
+    /// Why.
     pub why: &'static str,
 }
 

@@ -427,9 +427,13 @@ pub fn flow_id(h: i64) -> i64 {
 /// A value scripts reported with `MGEN_report`, over the ranks that reported it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Metric {
+    /// Ranks that reported it.
     pub count: u64,
+    /// Smallest value.
     pub min: f64,
+    /// Mean value.
     pub mean: f64,
+    /// Largest value.
     pub max: f64,
     #[serde(skip)]
     sum: f64,
@@ -448,6 +452,7 @@ impl Default for Metric {
 }
 
 impl Metric {
+    /// Adds one rank's value.
     pub fn add(&mut self, v: f64) {
         self.count += 1;
         self.sum += v;

@@ -74,16 +74,22 @@ pub enum Routing {
 /// The routing rules of a fat tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FatTreeRouting {
+    /// Up by the destination's digits: one path per destination.
     StraightUp,
+    /// Down by the source's digits: one path per source.
     StraightDown,
+    /// Up to a random top (seeded): balances the load.
     Random,
 }
 
 /// The routing rules of a dragonfly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DragonflyRouting {
+    /// The direct route: local, global, local.
     Minimal,
+    /// Through a random intermediate group (seeded).
     Valiant,
+    /// Minimal or Valiant, whichever queue looks shorter when the packet leaves its router.
     Ugal,
 }
 
@@ -91,6 +97,7 @@ pub enum DragonflyRouting {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetworkConfig {
+    /// Which family of network.
     pub topology: Topology,
     /// Mesh and torus: routers per dimension, 1 to 6 dimensions; one node per router.
     /// Tofu: the outer `[x, y, z]`.
@@ -119,10 +126,15 @@ pub struct NetworkConfig {
     /// Crossbar throughput (NSIM-ACE: 4.0 GB/s); a router output moves data at the slower of
     /// this and its link.
     pub switch_bandwidth: Bandwidth,
+    /// Router pipeline stage: routing.
     pub routing_time: Time,
+    /// Router pipeline stage: VC allocation.
     pub vc_alloc_time: Time,
+    /// Router pipeline stage: switch allocation.
     pub switch_alloc_time: Time,
+    /// Router pipeline stage: the switch.
     pub switch_latency: Time,
+    /// Every link, NIC links included.
     pub cable_latency: Time,
     /// Largest payload of one packet.
     pub mtu: Bytes,
@@ -241,6 +253,7 @@ impl NetworkConfig {
         let g = self.groups.unwrap_or(a.saturating_mul(h).saturating_add(1));
         (a, p, h, g)
     }
+    /// The fat tree's routing (`straight_up` unless given).
     pub fn fat_tree_routing(&self) -> FatTreeRouting {
         match self.routing {
             Some(Routing::StraightDown) => FatTreeRouting::StraightDown,
@@ -248,6 +261,7 @@ impl NetworkConfig {
             _ => FatTreeRouting::StraightUp,
         }
     }
+    /// The dragonfly's routing (`minimal` unless given).
     pub fn dragonfly_routing(&self) -> DragonflyRouting {
         match self.routing {
             Some(Routing::Valiant) => DragonflyRouting::Valiant,
@@ -412,8 +426,11 @@ pub struct Workload {
     /// The scenario file's folder, for data files the script reads (`MGEN_SCENARIO_DIR`).
     pub scenario_dir: PathBuf,
     #[serde(skip)]
+    /// The script's text.
     pub source: String,
+    /// Ranks of the job.
     pub ranks: u64,
+    /// Seeds `math.random` (`workload.seed`, `--seed`).
     pub seed: u64,
     /// Handed to every rank as `MGEN_args`.
     pub args: toml::Table,
@@ -422,7 +439,9 @@ pub struct Workload {
 /// One job: a workload and where its ranks run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Job {
+    /// The job's name.
     pub name: String,
+    /// What its ranks run.
     pub workload: Workload,
     /// The node of each of its ranks.
     #[serde(skip)]
@@ -434,10 +453,13 @@ pub struct Job {
 pub struct Scenario {
     /// The file it was read from.
     pub path: PathBuf,
+    /// The network.
     pub network: NetworkConfig,
+    /// The nodes: NICs, DMA, message passing.
     pub node: NodeConfig,
     /// The jobs, one for a `[workload]`; their ranks are numbered one job after the other.
     pub jobs: Vec<Job>,
+    /// What stops a run gone wrong.
     pub limits: Limits,
     /// Links that sleep when idle, and energy accounting; None without `[power]`.
     pub power: Option<PowerConfig>,

@@ -18,8 +18,11 @@ use std::path::PathBuf;
 #[serde(rename_all = "snake_case")]
 pub enum Policy {
     #[default]
+    /// Rank i on slot i: nodes filled in order.
     Linear,
+    /// Rank i on node i mod nodes: one rank a node at a time.
     RoundRobin,
+    /// A random permutation, seeded by `workload.seed`.
     Random,
 }
 
@@ -27,6 +30,7 @@ pub enum Policy {
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PlacementFile {
+    /// How ranks are placed when no map is given.
     pub policy: Policy,
     /// A rank-node map, relative to the scenario's folder; overrides `policy`.
     pub file: Option<PathBuf>,
@@ -129,6 +133,7 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// A machine of `nodes` nodes with `ranks_per_node` slots each, all free.
     pub fn new(nodes: u64, ranks_per_node: u32) -> Machine {
         Machine {
             free: vec![ranks_per_node; nodes as usize],

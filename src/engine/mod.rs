@@ -40,20 +40,33 @@ use std::time::Instant;
 #[derive(Debug, thiserror::Error)]
 pub enum Stop {
     #[error("{who} failed at simulated time {time}:\n{message}")]
+    /// A rank's script raised an error.
     Script {
+        /// The rank (global).
         rank: u32,
         /// The rank as messages name it (with its job when there are several).
         who: String,
+        /// Its clock then.
         time: Time,
+        /// The error, its line and traceback.
         message: String,
     },
+    /// Every unfinished rank is blocked and nothing is in flight.
     #[error("deadlock at simulated time {time}: every unfinished rank is blocked and nothing is in flight\n{detail}")]
-    Deadlock { time: Time, detail: String },
+    Deadlock {
+        /// Simulated time when nothing was left to do.
+        time: Time,
+        /// Who waits for what, at which line.
+        detail: String,
+    },
     /// A limit of `[limits]`, `--timeout`, or Ctrl-C.
     #[error("{message}")]
     Limit {
+        /// Which limit.
         limit: Limit,
+        /// Simulated time at the stop.
         time: Time,
+        /// What it says, and how to raise it.
         message: String,
     },
     /// The engine caught itself breaking one of its own invariants: a bug in mgensim.
@@ -65,6 +78,7 @@ pub enum Stop {
 #[derive(Debug, thiserror::Error)]
 #[error("{stop}")]
 pub struct SimError {
+    /// Why it stopped.
     pub stop: Stop,
     /// The report of the run so far, marked `partial` (None if it stopped before starting).
     pub partial: Option<Box<Report>>,
@@ -75,9 +89,11 @@ pub struct SimError {
 pub struct Progress {
     /// Simulated time.
     pub now: Time,
+    /// Events processed so far.
     pub events: u64,
     /// Ranks whose script has ended, of `ranks`.
     pub finished: u32,
+    /// Ranks in the run.
     pub ranks: u32,
 }
 

@@ -1,8 +1,8 @@
 //! The packet-level network: topology, routers, links and the packets they carry.
 
-pub mod late_links;
-pub mod packet;
-pub mod pending;
+pub(crate) mod late_links;
+pub(crate) mod packet;
+pub(crate) mod pending;
 pub mod power;
 pub mod router;
 pub mod topology;

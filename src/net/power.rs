@@ -16,6 +16,7 @@ pub struct LinkPower {
     pub free_at: u64,
     /// Time spent in low power, in ps.
     pub low_ps: u64,
+    /// Times it woke.
     pub wakeups: u64,
 }
 
@@ -24,7 +25,9 @@ pub struct LinkPower {
 pub struct Power {
     /// T_s and T_w, in ps.
     pub t_sleep: u64,
+    /// T_w in ps.
     pub t_wake: u64,
+    /// Per channel, as the network numbers them.
     pub links: Vec<LinkPower>,
 }
 
@@ -34,10 +37,16 @@ pub enum Ready {
     /// The channel is awake: send now.
     Send,
     /// It was asleep since `slept` (ps) and wakes until `until`: send then.
-    Wake { slept: u64, until: u64 },
+    Wake {
+        /// Asleep since (ps).
+        slept: u64,
+        /// Awake at (ps).
+        until: u64,
+    },
 }
 
 impl Power {
+    /// Channels that sleep after `t_sleep` ps idle and wake in `t_wake` ps; `channels` of them, all awake.
     pub fn new(t_sleep: u64, t_wake: u64, channels: usize) -> Power {
         Power {
             t_sleep,

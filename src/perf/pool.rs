@@ -5,6 +5,7 @@
 //! Invariant: every index is either live (handed out by `alloc`, not yet `release`d) or in
 //! `free`, never both; `live() == items.len() - free.len()`. `alloc` and `release` are O(1).
 
+/// A slab of `T`s referred to by `u32` index, reusing freed slots (no allocation once warm).
 pub struct Pool<T> {
     items: Vec<T>,
     free: Vec<u32>,
@@ -42,10 +43,12 @@ impl<T> Pool<T> {
         self.free.push(id);
     }
     #[inline]
+    /// The item `id` (it must be live).
     pub fn get(&self, id: u32) -> &T {
         &self.items[id as usize]
     }
     #[inline]
+    /// The item `id`, to change (it must be live).
     pub fn get_mut(&mut self, id: u32) -> &mut T {
         &mut self.items[id as usize]
     }

@@ -11,20 +11,26 @@ use std::collections::HashMap;
 /// Which router to watch, and when: packets whose head arrives in `[from, to)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Watch {
+    /// The router watched.
     pub router: u32,
+    /// From (ps).
     pub from_ps: u64,
+    /// To (ps; `u64::MAX` for the run's end).
     pub to_ps: u64,
 }
 
 /// One packet's stay in one input buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stay {
+    /// The router.
     pub router: u32,
     /// Input port and virtual channel: the buffer.
     pub in_port: u8,
+    /// Virtual channel of the buffer.
     pub vc: u8,
     /// Source and destination NICs of the packet.
     pub src: u32,
+    /// Destination NIC.
     pub dst: u32,
     /// Its size on the wire (payload and header).
     pub bytes: u32,
@@ -35,7 +41,9 @@ pub struct Stay {
     /// When its head left on `out_port`, and when its tail had left (its space freed); `None`
     /// while still in the buffer at the end of the run.
     pub depart_ps: Option<u64>,
+    /// The port it left by (None: still there at the end).
     pub out_port: Option<u8>,
+    /// When its buffer space was freed (ps; None: not yet).
     pub freed_ps: Option<u64>,
 }
 
@@ -43,11 +51,13 @@ pub struct Stay {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BufferHistory {
     watches: Vec<Watch>,
+    /// One row per packet through a watched buffer.
     pub rows: Vec<Stay>,
     open: HashMap<u32, u32>,
 }
 
 impl BufferHistory {
+    /// A history of the buffers `watches` name, empty.
     pub fn new(watches: Vec<Watch>) -> BufferHistory {
         BufferHistory {
             watches,

@@ -20,6 +20,7 @@ pub const ADAPTIVE_WINDOWS: u64 = 256;
 pub struct Window {
     /// Bytes (payload and headers) of the packets that started in this window.
     pub bytes: u64,
+    /// Packets sent.
     pub packets: u64,
     /// Time the channel spent sending within this window, in ps.
     pub busy_ps: u64,
@@ -37,6 +38,7 @@ impl Window {
         self.occupancy += o.occupancy;
         self.low_ps += o.low_ps;
     }
+    /// Whether nothing happened in the window.
     pub fn is_empty(&self) -> bool {
         self.bytes == 0 && self.busy_ps == 0 && self.occupancy == 0 && self.low_ps == 0
     }

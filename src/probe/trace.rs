@@ -18,6 +18,7 @@ use std::fmt::Write;
 /// What a span on a rank's track shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum What {
+    /// `MGEN_Comp`.
     Compute,
     /// Blocked in `MGEN_rdma_poll(tag)`.
     Poll(i64),
@@ -30,17 +31,26 @@ pub enum What {
     /// A put, get or send: the time it takes the rank; `flow` is the arrow's id (its handle),
     /// 0 for none.
     Call {
+        /// The API function.
         name: &'static str,
+        /// The other rank.
         peer: u32,
+        /// Payload bytes.
         bytes: u64,
+        /// Its tag.
         tag: i64,
+        /// The arrow's id.
         flow: i64,
     },
     /// Data of a put or send from rank `from` landed here.
     Arrival {
+        /// `put` or `message`.
         kind: &'static str,
+        /// The sending rank.
         from: u32,
+        /// Payload bytes.
         bytes: u64,
+        /// The arrow's id.
         flow: i64,
     },
     /// A region the script named (index into the names).
@@ -66,12 +76,16 @@ pub struct Trace {
 
 /// A job as the trace shows it: its name and its ranks `base..base + size`.
 pub struct Track<'a> {
+    /// The job's name.
     pub name: &'a str,
+    /// Its first global rank.
     pub base: u32,
+    /// Its ranks.
     pub size: u32,
 }
 
 impl Trace {
+    /// An empty timeline of `ranks` ranks.
     pub fn new(ranks: u32) -> Trace {
         Trace {
             open: vec![Vec::new(); ranks as usize],
@@ -123,6 +137,7 @@ impl Trace {
     pub fn len(&self) -> usize {
         self.spans.len()
     }
+    /// Whether nothing was recorded.
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
     }

@@ -22,12 +22,7 @@ impl<E> Default for KeyHeap<E> {
 }
 
 impl<E> KeyHeap<E> {
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
+    /// The smallest key, if any.
     pub fn peek_key(&self) -> Option<u128> {
         self.heap.first().map(|e| e.key)
     }

@@ -120,12 +120,15 @@ fn bucket(key: u128) -> u64 {
 }
 
 impl<E: Copy> EventQueue<E> {
+    /// An empty queue.
     pub fn new() -> Self {
         Self::default()
     }
+    /// Events pending.
     pub fn len(&self) -> usize {
         self.len
     }
+    /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

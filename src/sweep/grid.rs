@@ -6,7 +6,9 @@ use anyhow::{bail, Context, Result};
 /// One varied key and its values, as written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Axis {
+    /// The scenario key (`workload.ranks`).
     pub key: String,
+    /// Its values, as TOML literals (or bare words).
     pub values: Vec<String>,
 }
 

@@ -29,19 +29,28 @@ pub use table::{merge, plot, write, Table};
 /// What one point predicted, or why it failed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
+    /// The point's number in the grid (0 first).
     pub point: usize,
+    /// The value of each varied key.
     pub values: Vec<String>,
+    /// Its figures, or why it failed.
     pub result: std::result::Result<Figures, String>,
 }
 
 /// The model's figures of one run (nothing from the host, so that they repeat).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Figures {
+    /// Predicted time (ps).
     pub predicted_time_ps: u64,
+    /// Events processed.
     pub events: u64,
+    /// Packet-hops.
     pub packet_hops: u64,
+    /// Bytes over all links.
     pub link_bytes: u64,
+    /// Mean bandwidth of a link direction (B/s).
     pub average_link_bandwidth_bps: f64,
+    /// Mean link utilization (0 to 1).
     pub link_efficiency: f64,
     /// Means of the values scripts reported, by name; with `[power]`, the energy figures
     /// (`energy_j`, `average_power_w`, `low_power_fraction`, `wakeups`) and, against the
@@ -85,10 +94,15 @@ impl Figures {
 
 /// A sweep to run: the scenario, the `--set`s that apply to every point, and the axes.
 pub struct Sweep {
+    /// The scenario file.
     pub path: std::path::PathBuf,
+    /// Its text.
     pub text: String,
+    /// `--set`s applied to every point.
     pub sets: Vec<String>,
+    /// The varied keys, outermost first.
     pub axes: Vec<Axis>,
+    /// `--allow-io` for every point.
     pub allow_io: bool,
     /// Also run every point with links always on (`[power]` disabled) and add the ratios.
     pub power_baseline: bool,

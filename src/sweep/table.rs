@@ -5,7 +5,9 @@ use super::*;
 /// A sweep's table: header and rows of fields (unquoted).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Table {
+    /// Column names.
     pub header: Vec<String>,
+    /// One row per point.
     pub rows: Vec<Vec<String>>,
 }
 

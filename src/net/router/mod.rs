@@ -50,13 +50,13 @@
 //! the channel's counters, and whether and since when the channel waits for that credit (a
 //! send at the next router asks it just before its release gives the credit back: one line of
 //! the feeder for both). A router's busy ports and their tail times share one line
-//! ([`super::pending`]). A packet is one line, and carries when the packet queued behind it is
+//! (`pending.rs`). A packet is one line, and carries when the packet queued behind it is
 //! ready, so that a send learns it without reading that packet. The engine prefetches an
 //! event's channel or packet a few events ahead, then what it points to (`world.rs`).
 //!
 //! **Linked later.** Queuing a packet behind another writes the link into the queue's tail, a
 //! packet queued long before whose line has usually left the caches at scale. So while the
-//! prefetch stages run, the link waits in a small ring ([`super::late_links`]), the tail is
+//! prefetch stages run, the link waits in a small ring (`late_links.rs`), the tail is
 //! prefetched, and the link is written `LINK_AFTER` queuings later; a send takes its packet's
 //! link from the ring if it is still there. The events, their order and every figure are those
 //! of writing at once (`tests/properties.rs` runs random workloads both ways).
@@ -200,6 +200,7 @@ impl Channel {
 
 /// The routers and links of one network.
 pub struct Network {
+    /// The topology: who connects to whom, and routing.
     pub topo: Topo,
     ports: u32,
     vcs: u32,
@@ -227,6 +228,7 @@ pub struct Network {
     /// "Linked later").
     links: Links,
     link_later: bool,
+    /// The packets in flight.
     pub packets: PacketPool,
     router_delay: Time,
     cable: Time,
@@ -239,6 +241,7 @@ pub struct Network {
     /// Random route choices (fat tree `random`, dragonfly Valiant and UGAL), seeded from the
     /// workload seed so runs repeat.
     rng: Xoshiro,
+    /// Totals of the run so far.
     pub stats: NetworkStats,
     /// Time × space statistics, when asked for (`--interval`).
     pub series: Option<Box<LinkSeries>>,

@@ -22,12 +22,15 @@ pub struct LinkLoad {
     /// The buffer this link feeds (at its far end): most bytes it held at once, and bytes
     /// held integrated over time (byte·ps; divide by the run's time for the mean).
     pub peak_occupancy: u32,
+    /// Bytes held integrated over time (byte·ps; divide by the run's time for the mean).
     pub occupancy_area: u128,
     /// Time in low power, and wake-ups (zero without `[power]`).
     pub low_power: Time,
+    /// Times it woke (zero without `[power]`).
     pub wakeups: u64,
     /// Where it leads: a router, or (`to_nic`) a NIC.
     pub to: u32,
+    /// Whether `to` is a NIC.
     pub to_nic: bool,
 }
 

@@ -118,6 +118,7 @@ impl Cube {
         }
     }
 
+    /// Routers (one per node).
     pub fn routers(&self) -> u32 {
         self.dims.iter().product()
     }
@@ -138,6 +139,7 @@ impl Cube {
         self.terminals
     }
     #[inline]
+    /// Router `r`'s coordinate in dimension `d`.
     pub fn coord(&self, r: RouterId, d: usize) -> u32 {
         self.axes[self.place[d] as usize].coord(r)
     }

@@ -48,10 +48,12 @@ pub struct Dragonfly {
     pub g: u32,
     /// Parallel links between each pair of groups.
     pub copies: u32,
+    /// How packets are routed.
     pub routing: DragonflyRouting,
 }
 
 impl Dragonfly {
+    /// `g` groups of `a` routers, each with `p` nodes and `h` global links.
     pub fn new(a: u32, p: u32, h: u32, g: u32, routing: DragonflyRouting) -> Dragonfly {
         let copies = if g > 1 { (a * h) / (g - 1) } else { 0 };
         Dragonfly {
@@ -63,15 +65,19 @@ impl Dragonfly {
             routing,
         }
     }
+    /// Routers in all groups.
     pub fn routers(&self) -> u32 {
         self.a * self.g
     }
+    /// Nodes in all groups.
     pub fn nodes(&self) -> u32 {
         self.routers() * self.p
     }
+    /// Ports of a router: nodes, local links, global links.
     pub fn ports(&self) -> u8 {
         (self.p + self.a - 1 + self.h) as u8
     }
+    /// Virtual channels deadlock freedom needs (one per hop class).
     pub fn vcs(&self) -> u8 {
         match self.routing {
             DragonflyRouting::Minimal => 2,

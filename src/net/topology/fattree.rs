@@ -44,6 +44,7 @@ pub struct FatTree {
     b_prod: Vec<u32>,
     /// First router id of each level (index `i - 1`), and one past the last.
     start: Vec<u32>,
+    /// How packets are routed.
     pub routing: FatTreeRouting,
     ports: u8,
 }
@@ -78,12 +79,15 @@ impl FatTree {
         }
     }
 
+    /// Levels of switches.
     pub fn levels(&self) -> usize {
         self.down.len()
     }
+    /// Nodes below the leaves.
     pub fn nodes(&self) -> u32 {
         self.m_prod[self.levels()]
     }
+    /// Switches on all levels.
     pub fn routers(&self) -> u32 {
         self.start[self.levels()]
     }
@@ -91,6 +95,7 @@ impl FatTree {
     pub fn switches(&self, i: usize) -> u32 {
         self.start[i] - self.start[i - 1]
     }
+    /// Ports of the widest switch.
     pub fn ports(&self) -> u8 {
         self.ports
     }

@@ -26,7 +26,9 @@ pub type RouterId = u32;
 /// the next buffer, and the routing state it carries on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hop {
+    /// The output port.
     pub port: u8,
+    /// The virtual channel on it.
     pub vc: u8,
     /// Mesh and torus: the dimension being corrected.
     pub dim: u8,
@@ -45,8 +47,11 @@ pub const MAX_VCS: usize = 3;
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Topo {
+    /// Mesh, torus or Tofu.
     Cube(Cube),
+    /// A fat tree.
     FatTree(FatTree),
+    /// A dragonfly.
     Dragonfly(Dragonfly),
 }
 
@@ -95,6 +100,7 @@ impl Topo {
         }
     }
 
+    /// Routers of the network.
     pub fn routers(&self) -> u32 {
         match self {
             Topo::Cube(c) => c.routers(),
