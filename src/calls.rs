@@ -9,7 +9,7 @@ use crate::world::World;
 
 /// Why a call's value was refused (the script layer puts the function's name in front).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CallError {
+pub(crate) enum CallError {
     #[error("`{arg}` = {value} is not a rank (ranks are 0 to {})", .size - 1)]
     NotARank {
         arg: &'static str,
@@ -32,7 +32,7 @@ pub enum CallError {
 
 /// A rank of a job of `size` ranks (`arg` names the argument).
 #[inline]
-pub fn rank(value: i64, size: u32, arg: &'static str) -> Result<u32, CallError> {
+pub(crate) fn rank(value: i64, size: u32, arg: &'static str) -> Result<u32, CallError> {
     if (0..size as i64).contains(&value) {
         Ok(value as u32)
     } else {
@@ -42,13 +42,13 @@ pub fn rank(value: i64, size: u32, arg: &'static str) -> Result<u32, CallError> 
 
 /// A size in bytes.
 #[inline]
-pub fn bytes(value: i64) -> Result<u64, CallError> {
+pub(crate) fn bytes(value: i64) -> Result<u64, CallError> {
     u64::try_from(value).map_err(|_| CallError::NegativeBytes(value))
 }
 
 /// The optional NIC of a node that has `nics` NICs (None: the next in turn).
 #[inline]
-pub fn nic(value: Option<i64>, nics: u32) -> Result<Option<u32>, CallError> {
+pub(crate) fn nic(value: Option<i64>, nics: u32) -> Result<Option<u32>, CallError> {
     match value {
         None => Ok(None),
         Some(v) if (0..nics as i64).contains(&v) => Ok(Some(v as u32)),
@@ -59,7 +59,7 @@ pub fn nic(value: Option<i64>, nics: u32) -> Result<Option<u32>, CallError> {
 /// `MGEN_acp_complete(handle)` by the running rank: the sequence number of the transfer, once
 /// the handle is checked and marked used (it is used once).
 #[inline]
-pub fn take_handle(w: &mut World, handle: i64) -> Result<u32, CallError> {
+pub(crate) fn take_handle(w: &mut World, handle: i64) -> Result<u32, CallError> {
     let me = w.current;
     let known = w.ranks.len();
     let rank = &mut w.ranks[me as usize];

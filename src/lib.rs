@@ -1,4 +1,4 @@
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 //! mgensim: an interconnection-network simulator whose workloads are Lua scripts.
 //!
 //! Every rank of a job runs the same Lua script as its own coroutine, calling an MPI-like API

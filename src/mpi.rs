@@ -32,9 +32,9 @@ use crate::units::{Bandwidth, Bytes, Time};
 use std::collections::BTreeMap;
 
 /// `MGEN_ANY_SOURCE`: a receive that matches a message from any rank.
-pub const ANY_SOURCE: i64 = -1;
+pub(crate) const ANY_SOURCE: i64 = -1;
 /// `MGEN_ANY_TAG`: a receive that matches a message with any tag.
-pub const ANY_TAG: i64 = -1;
+pub(crate) const ANY_TAG: i64 = -1;
 
 const REQ_BIT: u32 = 1 << 31;
 
@@ -90,7 +90,7 @@ struct P2p {
 
 /// A receive waiting for a message.
 #[derive(Clone, Copy, Debug)]
-pub struct Posted {
+pub(crate) struct Posted {
     req: u32,
     /// The rank's clock when it posted the receive.
     at: Time,
@@ -125,7 +125,7 @@ impl RankQueues {
 /// A rank's [`RankQueues`], made at its first message-passing call: a rank that only uses RDMA
 /// keeps 8 bytes for them instead of 104 (memory per rank counts at a million ranks).
 #[derive(Default)]
-pub struct LazyQueues(Option<Box<RankQueues>>);
+pub(crate) struct LazyQueues(Option<Box<RankQueues>>);
 
 static NO_QUEUES: RankQueues = RankQueues::EMPTY;
 
@@ -189,12 +189,12 @@ pub struct Mpi {
 pub struct NotPending;
 
 /// A handle as the script sees it.
-pub fn request_handle(rank: u32, seq: u32) -> i64 {
+pub(crate) fn request_handle(rank: u32, seq: u32) -> i64 {
     ((rank as i64) << 32) | (REQ_BIT | seq) as i64
 }
 
 /// Splits a request handle into (rank, sequence); None if it is not one.
-pub fn split_request(h: i64) -> Option<(u32, u32)> {
+pub(crate) fn split_request(h: i64) -> Option<(u32, u32)> {
     let low = h as u32;
     if h < 0 || low & REQ_BIT == 0 {
         return None;

@@ -27,7 +27,7 @@ use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
 
 /// Packets the transmit DMA may have staged ahead of the link (double buffering).
-pub const STAGING_SLOTS: u32 = 2;
+pub(crate) const STAGING_SLOTS: u32 = 2;
 
 /// What a message is for; the RDMA and message-passing layers give it meaning on arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -45,12 +45,12 @@ pub struct Op {
 }
 
 /// The handle a script sees for a rank's transfer.
-pub fn handle(rank: u32, seq: u32) -> i64 {
+pub(crate) fn handle(rank: u32, seq: u32) -> i64 {
     ((rank as i64) << 32) | seq as i64
 }
 
 /// Splits a handle into (rank, sequence number).
-pub fn split_handle(h: i64) -> Option<(u32, u32)> {
+pub(crate) fn split_handle(h: i64) -> Option<(u32, u32)> {
     if h < 0 {
         return None;
     }

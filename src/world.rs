@@ -420,7 +420,7 @@ fn delivered(
 }
 
 /// The id of the flow arrow of the transfer with handle `h` (never 0, which means none).
-pub fn flow_id(h: i64) -> i64 {
+pub(crate) fn flow_id(h: i64) -> i64 {
     h + 1
 }
 

@@ -8,7 +8,7 @@ use serde::de::{self, Deserialize, Deserializer, Visitor};
 use std::cell::Cell;
 
 /// The field names serde expects for struct `T`.
-pub fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+pub(super) fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
     struct Probe<'c>(&'c Cell<&'static [&'static str]>);
     impl<'de> Deserializer<'de> for Probe<'_> {
         type Error = de::value::Error;
@@ -36,14 +36,14 @@ pub fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
 }
 
 /// One table of the scenario and the keys it allows.
-pub struct Section {
+pub(super) struct Section {
     pub name: &'static str,
     pub fields: &'static [&'static str],
 }
 
 impl Section {
     /// Table `name`, read into struct `T`.
-    pub fn of<'de, T: Deserialize<'de>>(name: &'static str) -> Section {
+    pub(super) fn of<'de, T: Deserialize<'de>>(name: &'static str) -> Section {
         Section {
             name,
             fields: fields_of::<T>(),
@@ -52,7 +52,10 @@ impl Section {
 }
 
 /// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
-pub fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+pub(super) fn closest<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
     let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
     let w = norm(word);
     let limit = (w.chars().count() / 3).max(1);
@@ -66,7 +69,7 @@ pub fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) ->
 
 /// Removes every unknown key from `table` (the whole scenario), recording a problem for each.
 /// `sections` are the allowed tables; `top` the allowed top-level keys.
-pub fn remove_unknown(
+pub(super) fn remove_unknown(
     table: &mut toml::Table,
     top: &'static [&'static str],
     sections: &[Section],

@@ -7,7 +7,7 @@
 use std::fmt::Display;
 
 /// The problems found in one scenario file.
-pub struct Problems<'a> {
+pub(super) struct Problems<'a> {
     file: String,
     text: &'a str,
     doc: Option<toml_edit::ImDocument<&'a str>>,
@@ -18,7 +18,7 @@ pub struct Problems<'a> {
 
 impl<'a> Problems<'a> {
     /// `file` names the scenario in messages; `text` is its content.
-    pub fn new(file: String, text: &'a str) -> Problems<'a> {
+    pub(super) fn new(file: String, text: &'a str) -> Problems<'a> {
         Problems {
             file,
             text,
@@ -29,12 +29,12 @@ impl<'a> Problems<'a> {
     }
 
     /// Records that `key` was set on the command line.
-    pub fn overridden(&mut self, key: &str) {
+    pub(super) fn overridden(&mut self, key: &str) {
         self.overridden.push(key.to_string());
     }
 
     /// A problem with `key` (a dotted path; `[i]` indices are allowed).
-    pub fn key(&mut self, key: &str, msg: impl Display) {
+    pub(super) fn key(&mut self, key: &str, msg: impl Display) {
         let from_set = self
             .overridden
             .iter()
@@ -52,16 +52,16 @@ impl<'a> Problems<'a> {
     }
 
     /// A problem with the file as a whole.
-    pub fn general(&mut self, msg: impl Display) {
+    pub(super) fn general(&mut self, msg: impl Display) {
         self.list.push((0, format!("{}: {msg}", self.file)));
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
 
     /// All problems, one per line, in the order of the file; `Ok` if there are none.
-    pub fn into_result(mut self) -> anyhow::Result<()> {
+    pub(super) fn into_result(mut self) -> anyhow::Result<()> {
         if self.list.is_empty() {
             return Ok(());
         }
@@ -110,7 +110,7 @@ impl<'a> Problems<'a> {
 }
 
 /// The table keys of a serde path: `network.dims[2]` is `["network", "dims"]`.
-pub fn key_parts(path: &str) -> Vec<&str> {
+pub(super) fn key_parts(path: &str) -> Vec<&str> {
     path.split('.')
         .map(|p| p.split('[').next().unwrap_or(p))
         .collect()

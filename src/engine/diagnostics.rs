@@ -150,7 +150,7 @@ pub(crate) fn script_line(tb: &str) -> &str {
 /// Warnings about what a finished run's scripts left behind: puts delivered and never polled,
 /// messages that arrived and were never received, receives never matched, requests never
 /// waited for. Each names the count and the first ranks concerned.
-pub fn leftovers(w: &World) -> Vec<String> {
+pub(super) fn leftovers(w: &World) -> Vec<String> {
     const SHOWN: usize = 8;
     type Count = fn(&World, u32) -> u64;
     let kinds: [(&str, Count); 5] = [

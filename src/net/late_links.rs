@@ -10,11 +10,11 @@ use super::packet::{PktId, NONE};
 use crate::units::Time;
 
 /// Room in the ring.
-pub const RING: usize = 8;
+pub(crate) const RING: usize = 8;
 
 /// Packet `after` is queued right behind packet `tail` and is ready at `ready`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Link {
+pub(crate) struct Link {
     pub tail: PktId,
     pub after: PktId,
     pub ready: Time,
@@ -28,7 +28,7 @@ const GONE: Link = Link {
 };
 
 /// A first-in, first-out ring of [`Link`]s, from which one can also be taken by its `tail`.
-pub struct Links {
+pub(crate) struct Links {
     ring: [Link; RING],
     /// Index of the oldest entry (taken ones included).
     first: usize,
@@ -49,19 +49,19 @@ impl Default for Links {
 impl Links {
     /// Entries held, taken ones included.
     #[inline]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
     /// No entries held.
     #[inline]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Appends `l` (the caller keeps fewer than [`RING`] entries).
     #[inline]
-    pub fn push(&mut self, l: Link) {
+    pub(crate) fn push(&mut self, l: Link) {
         debug_assert!(self.len < RING, "the links ring is full");
         self.ring[(self.first + self.len) % RING] = l;
         self.len += 1;
@@ -69,7 +69,7 @@ impl Links {
 
     /// Removes the oldest entry; `None` if it was taken already (or there is none).
     #[inline]
-    pub fn pop(&mut self) -> Option<Link> {
+    pub(crate) fn pop(&mut self) -> Option<Link> {
         if self.len == 0 {
             return None;
         }
@@ -81,7 +81,7 @@ impl Links {
 
     /// Takes the link whose tail is `tail`, if one is held.
     #[inline]
-    pub fn take(&mut self, tail: PktId) -> Option<Link> {
+    pub(crate) fn take(&mut self, tail: PktId) -> Option<Link> {
         for i in 0..self.len {
             let e = &mut self.ring[(self.first + i) % RING];
             if e.tail == tail {

@@ -8,7 +8,7 @@ use crate::units::Time;
 pub use crate::event::PktId;
 
 /// "No packet / no buffer" marker in the intrusive lists and buffer fields.
-pub const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// A packet in flight. 64 bytes, aligned to a cache line, so that reading a packet costs one
 /// miss and never two; kept in a pool and referred to by index.

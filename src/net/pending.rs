@@ -12,7 +12,7 @@
 //! O(1); `due` O(busy ports in the word), reading only the router's own block.
 
 /// Busy ports and their tail times (ps), per router, one cache-aligned block each.
-pub struct Pending {
+pub(crate) struct Pending {
     /// Over-allocated by up to a line so that every block starts on a 64-byte boundary.
     words: Vec<u64>,
     /// Index of router 0's block in `words`.
@@ -25,7 +25,7 @@ pub struct Pending {
 
 impl Pending {
     /// Nothing busy in any of `routers` routers of `ports` ports.
-    pub fn new(routers: u32, ports: u32) -> Pending {
+    pub(crate) fn new(routers: u32, ports: u32) -> Pending {
         let bit_words = (ports as usize).div_ceil(64);
         let stride = (bit_words + ports as usize).div_ceil(8) * 8;
         let words = vec![0u64; routers as usize * stride + 7];
@@ -40,7 +40,7 @@ impl Pending {
 
     /// Words of bits per router (64 ports each).
     #[inline]
-    pub fn bit_words(&self) -> usize {
+    pub(crate) fn bit_words(&self) -> usize {
         self.bit_words
     }
 
@@ -51,7 +51,7 @@ impl Pending {
 
     /// Port `port` of router `r` is busy until `at` (ps): its release falls due then.
     #[inline]
-    pub fn mark(&mut self, r: u32, port: u32, at: u64) {
+    pub(crate) fn mark(&mut self, r: u32, port: u32, at: u64) {
         let b = self.block(r);
         self.words[b + (port / 64) as usize] |= 1 << (port % 64);
         self.words[b + self.bit_words + port as usize] = at;
@@ -59,7 +59,7 @@ impl Pending {
 
     /// Port `port` of router `r` is no longer pending.
     #[inline]
-    pub fn clear(&mut self, r: u32, port: u32) {
+    pub(crate) fn clear(&mut self, r: u32, port: u32) {
         let b = self.block(r);
         self.words[b + (port / 64) as usize] &= !(1 << (port % 64));
     }
@@ -67,7 +67,7 @@ impl Pending {
     /// Asks for router `r`'s block (its first line) to be brought into the cache
     /// ([`crate::perf::prefetch`]); changes nothing.
     #[inline]
-    pub fn prefetch(&self, r: u32) {
+    pub(crate) fn prefetch(&self, r: u32) {
         if let Some(w) = self.words.get(self.block(r)) {
             crate::perf::prefetch::prefetch(w);
         }
@@ -75,19 +75,19 @@ impl Pending {
 
     /// The busy ports `64·w ..` of router `r` (bit `i`: port `64·w + i`).
     #[inline]
-    pub fn busy(&self, r: u32, w: usize) -> u64 {
+    pub(crate) fn busy(&self, r: u32, w: usize) -> u64 {
         self.words[self.block(r) + w]
     }
 
     /// When port `port` of router `r` releases (ps; meaningful while it is busy).
     #[inline]
-    pub fn time(&self, r: u32, port: u32) -> u64 {
+    pub(crate) fn time(&self, r: u32, port: u32) -> u64 {
         self.words[self.block(r) + self.bit_words + port as usize]
     }
 
     /// The busy ports `64·w ..` of router `r` whose tail has left by `now` (ps).
     #[inline]
-    pub fn due(&self, r: u32, w: usize, now: u64) -> u64 {
+    pub(crate) fn due(&self, r: u32, w: usize, now: u64) -> u64 {
         let b = self.block(r);
         let times = &self.words[b + self.bit_words + w * 64..];
         let mut bits = self.words[b + w];

@@ -23,7 +23,7 @@ use std::rc::Rc;
 type W = Rc<RefCell<World>>;
 
 /// Installs the API in `globals`; returns the private table of raw primitives the prelude wraps.
-pub fn install(
+pub(crate) fn install(
     lua: &Lua,
     globals: &Table,
     world: W,

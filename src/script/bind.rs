@@ -39,7 +39,7 @@ const MAX_BOUND: usize = 120;
 /// `function(_ENV, ...)`, with the names among `words` that the shared `globals` have now
 /// bound to their values (see the module's doc); a name the script assigns is left unbound.
 /// A syntax error names the script and the line.
-pub fn body(
+pub(super) fn body(
     lua: &Lua,
     globals: &Table,
     source: &str,
@@ -85,7 +85,7 @@ pub fn body(
 /// The identifiers of Lua source `src` that may name globals: outside comments and strings,
 /// not a field or method name (`t.x`, `t:x`), not a keyword; each once, in order of first
 /// appearance. A lexer for this one purpose: it does not check the syntax (the compiler does).
-pub fn identifiers(src: &str) -> Vec<&str> {
+pub(super) fn identifiers(src: &str) -> Vec<&str> {
     let b = src.as_bytes();
     let mut out: Vec<&str> = Vec::new();
     let mut i = 0;
@@ -193,7 +193,7 @@ const KEYWORDS: [&str; 22] = [
 
 /// Whether any of the scripts opens the ranks' globals to changes the compiler cannot see
 /// (see the module's doc): then nothing is bound, in any job.
-pub fn open(scripts: &[Vec<&str>]) -> bool {
+pub(super) fn open(scripts: &[Vec<&str>]) -> bool {
     scripts.iter().flatten().any(|w| OPEN.contains(w))
 }
 

@@ -12,7 +12,7 @@
 //! slots. After a rank's first resume the engine resumes it with `lua_resume` directly: a
 //! resume that blocks (nearly all of them) never enters mlua or the prelude.
 
-pub mod api;
+pub(crate) mod api;
 mod args;
 mod bind;
 mod fast;
@@ -38,7 +38,7 @@ use watchdog::Watchdog;
 const PRELUDE: &str = include_str!("prelude.lua");
 
 /// What a resumed rank did.
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// It called a blocking function whose condition is not met yet.
     Blocked,
     Finished,
@@ -52,7 +52,7 @@ pub enum Outcome {
 const HOOK_STEP: u64 = 10_000;
 
 /// The Lua state and the handles the engine needs.
-pub struct Scripts {
+pub(crate) struct Scripts {
     lua: Lua,
     spawn: Function,
     /// Makes a rank's coroutine and its globals (before its first resume).
@@ -76,7 +76,7 @@ pub struct Scripts {
     watchdog: Option<Watchdog>,
 }
 
-pub use crate::files::library_dir;
+pub(crate) use crate::files::library_dir;
 
 impl Scripts {
     /// Builds the Lua state, installs the API and compiles the workload (a syntax error is
@@ -85,7 +85,7 @@ impl Scripts {
     /// Unless the scenario allows I/O, scripts run in a sandbox (see `prelude.lua`): no
     /// processes, no writing, no C modules or binary chunks, no `debug` beyond tracebacks, and
     /// reading only below the scenario's folder, the script's and mgensim's Lua library.
-    pub fn new(world: Rc<RefCell<World>>, s: &Scenario) -> Result<Scripts> {
+    pub(crate) fn new(world: Rc<RefCell<World>>, s: &Scenario) -> Result<Scripts> {
         let w = s.workload();
         // The full standard library: the prelude keeps `debug` for tracebacks and the
         // instruction hook, then hands scripts only the sandboxed parts.
@@ -215,7 +215,7 @@ impl Scripts {
 
     /// Declares ranks `0..ranks` (numbered job after job), in one call; each rank's coroutine
     /// is made at its first resume.
-    pub fn spawn(&self, ranks: u32) -> Result<()> {
+    pub(crate) fn spawn(&self, ranks: u32) -> Result<()> {
         *self.threads.borrow_mut() = vec![ptr::null_mut(); ranks as usize];
         self.spawn
             .call::<()>(ranks)
@@ -225,14 +225,14 @@ impl Scripts {
     /// Ends the watchdog's thread now (no resume runs after this). For a state that is never
     /// dropped ([`crate::Simulation::last_in_process`]): the watchdog signals this thread
     /// only while it is alive, which its drop guarantees by joining its thread.
-    pub fn stop_watchdog(&mut self) {
+    pub(crate) fn stop_watchdog(&mut self) {
         self.watchdog = None;
     }
 
     /// Resumes rank `i` until it blocks, finishes or fails. What it came to is the engine's
     /// word only: a stop is one the engine recorded (a script cannot fake one by raising an
     /// error that looks like it), and a memory stop is Lua's own allocation failure.
-    pub fn resume(&self, i: u32) -> Outcome {
+    pub(crate) fn resume(&self, i: u32) -> Outcome {
         self.left.set(self.steps);
         let mut co = self.threads.borrow()[i as usize];
         let mut nargs = 0;
@@ -319,17 +319,17 @@ impl Scripts {
     }
 
     /// Lifts the Lua memory limit (to report a stop at it: tracebacks need memory too).
-    pub fn lift_memory_limit(&self) {
+    pub(crate) fn lift_memory_limit(&self) {
         let _ = self.lua.set_memory_limit(0);
     }
 
     /// The traceback of a suspended rank.
-    pub fn where_(&self, i: u32) -> String {
+    pub(crate) fn where_(&self, i: u32) -> String {
         self.where_.call::<String>(i).unwrap_or_default()
     }
 
     /// Bytes the Lua state uses now.
-    pub fn memory(&self) -> usize {
+    pub(crate) fn memory(&self) -> usize {
         self.lua.used_memory()
     }
 }

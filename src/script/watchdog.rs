@@ -30,7 +30,7 @@ use std::time::Duration;
 
 /// How often the watchdog looks: a resume is hooked after running between one and two of
 /// these (wall time).
-pub const PERIOD: Duration = Duration::from_millis(10);
+pub(super) const PERIOD: Duration = Duration::from_millis(10);
 
 /// The signal that arms the hook. Ignored by default, so a stray one does no harm; mgensim
 /// uses it for nothing else.
@@ -89,7 +89,7 @@ struct Shared {
 }
 
 /// The watchdog of one simulation; it stops (and its thread ends) when dropped.
-pub struct Watchdog {
+pub(super) struct Watchdog {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
 }
@@ -97,7 +97,7 @@ pub struct Watchdog {
 impl Watchdog {
     /// Starts watching the calling thread, whose resumes will get the count hook (every
     /// `step` instructions) once they have run long.
-    pub fn start(step: u64) -> std::io::Result<Watchdog> {
+    pub(super) fn start(step: u64) -> std::io::Result<Watchdog> {
         install_handler();
         ARMING.with(|a| {
             a.step
@@ -136,7 +136,7 @@ impl Watchdog {
     /// A resume of `co` begins (`co` null: a first resume, whose coroutine [`adopt`] names
     /// once it is made).
     #[inline]
-    pub fn begin(&self, co: *mut lua_State) {
+    pub(super) fn begin(&self, co: *mut lua_State) {
         ARMING.with(|a| a.running.set(co));
         let e = self.shared.epoch.load(Ordering::Relaxed);
         self.shared.epoch.store(e + 1, Ordering::Release);
@@ -148,7 +148,7 @@ impl Watchdog {
     /// # Safety
     /// `co` must be null or alive.
     #[inline]
-    pub unsafe fn end(&self, co: *mut lua_State) {
+    pub(super) unsafe fn end(&self, co: *mut lua_State) {
         ARMING.with(|a| a.running.set(std::ptr::null_mut()));
         let e = self.shared.epoch.load(Ordering::Relaxed);
         self.shared.epoch.store(e + 1, Ordering::Release);
@@ -165,7 +165,7 @@ impl Watchdog {
 ///
 /// # Safety
 /// `co` must be a live coroutine of this thread's Lua state, about to run.
-pub unsafe fn adopt(co: *mut lua_State) {
+pub(super) unsafe fn adopt(co: *mut lua_State) {
     if let Some(h) = ffi::lua_gethook(co) {
         ARMING.with(|a| a.hook.set(Some(h)));
         ffi::lua_sethook(co, None, 0, 0);

@@ -6,12 +6,12 @@
 const ARITY: usize = 4;
 
 #[derive(Clone, Copy)]
-pub struct Entry<E> {
+pub(crate) struct Entry<E> {
     pub key: u128,
     pub event: E,
 }
 
-pub struct KeyHeap<E> {
+pub(crate) struct KeyHeap<E> {
     heap: Vec<Entry<E>>,
 }
 
@@ -23,12 +23,12 @@ impl<E> Default for KeyHeap<E> {
 
 impl<E> KeyHeap<E> {
     /// The smallest key, if any.
-    pub fn peek_key(&self) -> Option<u128> {
+    pub(crate) fn peek_key(&self) -> Option<u128> {
         self.heap.first().map(|e| e.key)
     }
 
     #[inline]
-    pub fn push(&mut self, e: Entry<E>) {
+    pub(crate) fn push(&mut self, e: Entry<E>) {
         let key = e.key;
         let mut i = self.heap.len();
         self.heap.push(e);
@@ -43,7 +43,7 @@ impl<E> KeyHeap<E> {
     }
 
     #[inline]
-    pub fn pop(&mut self) -> Option<Entry<E>> {
+    pub(crate) fn pop(&mut self) -> Option<Entry<E>> {
         let last = self.heap.pop()?;
         if self.heap.is_empty() {
             return Some(last);
