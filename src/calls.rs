@@ -4,11 +4,13 @@
 //! function and the script line.
 
 use crate::mpi::split_request;
+use crate::probe::trace::What;
 use crate::rdma::split_handle;
+use crate::units::Time;
 use crate::world::World;
 
 /// Why a call's value was refused (the script layer puts the function's name in front).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub(crate) enum CallError {
     #[error("`{arg}` = {value} is not a rank (ranks are 0 to {})", .size - 1)]
     NotARank {
@@ -28,6 +30,41 @@ pub(crate) enum CallError {
     IsRequest(i64),
     #[error("{handle} is not a handle returned to rank {me}")]
     NotAHandle { handle: i64, me: u32 },
+    #[error("`seconds` = {0:e} is out of range: the most a rank's clock can reach is {h:.6} s (about {d:.1} days)", h = Time::HORIZON.as_secs_f64(), d = Time::HORIZON.as_secs_f64() / 86400.0)]
+    SecondsOutOfRange(f64),
+    #[error("`seconds` = {0} must be a finite number >= 0")]
+    NotSeconds(f64),
+    #[error("`seconds` = {seconds} would take the rank's clock, at {at} s, past the latest simulated time, {h:.6} s (about {d:.1} days); simulated time does not wrap", h = Time::HORIZON.as_secs_f64(), d = Time::HORIZON.as_secs_f64() / 86400.0)]
+    ClockPastHorizon { seconds: f64, at: f64 },
+}
+
+/// `MGEN_Comp(seconds)` by the running rank: its clock advances by `seconds` (rounded to the
+/// picosecond), which it computed for; never past [`Time::HORIZON`].
+pub(crate) fn compute(w: &mut World, seconds: f64) -> Result<(), CallError> {
+    let t = match Time::from_secs_f64(seconds) {
+        Some(t) => t,
+        None if seconds.is_finite() && seconds >= 0.0 => {
+            return Err(CallError::SecondsOutOfRange(seconds))
+        }
+        None => return Err(CallError::NotSeconds(seconds)),
+    };
+    let cur = w.current;
+    let rank = &mut w.ranks[cur as usize];
+    let start = rank.clock;
+    match start.checked_add(t) {
+        Some(end) if end <= Time::HORIZON => rank.clock = end,
+        _ => {
+            return Err(CallError::ClockPastHorizon {
+                seconds,
+                at: start.as_secs_f64(),
+            })
+        }
+    }
+    rank.compute += t;
+    if let Some(tr) = w.trace.as_deref_mut() {
+        tr.span(cur, start.ps(), rank.clock.ps(), What::Compute);
+    }
+    Ok(())
 }
 
 /// A rank of a job of `size` ranks (`arg` names the argument).

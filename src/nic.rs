@@ -20,7 +20,6 @@
 
 use crate::event::Event;
 use crate::net::packet::{Packet, PktId, NONE};
-use crate::net::topology::NO_DIM;
 use crate::net::Network;
 use crate::perf::pool::Pool;
 use crate::sim::EventQueue;
@@ -215,22 +214,12 @@ impl Nics {
         msg.packets_left -= 1;
         msg.in_flight += 1;
         self.stats.packets += 1;
-        net.packets.alloc(Packet {
-            tail: Time::ZERO,
-            ready: Time::ZERO,
-            msg: m,
-            wire: payload as u32 + self.header,
-            src: msg.src,
-            dst: msg.dst,
-            at: msg.src,
-            from: NONE,
-            next: NONE,
-            next_ready: Time::ZERO,
-            vc: 0,
-            held_vc: 0,
-            dim: NO_DIM,
-            aux: 0,
-        })
+        net.packets.alloc(Packet::new(
+            m,
+            payload as u32 + self.header,
+            msg.src,
+            msg.dst,
+        ))
     }
 
     /// Starts the transmit DMA on the next packet if it is idle and a staging slot is free.

@@ -301,7 +301,7 @@ const CASES: &[Case] = &[
         ..lua("a job cannot change another job", "", 0, &[])
     },
     // ---- silent wrong answers ----
-    lua("simulated time cannot wrap", "for i = 1, 1000 do MGEN_Comp(1e7) end", 1, &["MGEN_Comp(10000000)", "would pass the latest simulated time", "w.lua:1", "does not wrap"]),
+    lua("simulated time cannot wrap", "for i = 1, 1000 do MGEN_Comp(1e7) end", 1, &["MGEN_Comp: `seconds` = 10000000 would take the rank's clock", "w.lua:1", "does not wrap"]),
     lua("a compute out of range", "MGEN_Comp(1e300)", 1, &["MGEN_Comp: `seconds` = 1e300 is out of range", "9223372.036855 s"]),
     lua("a negative compute", "MGEN_Comp(-1)", 1, &["must be a finite number >= 0"]),
     lua("a NaN compute", "MGEN_Comp(0/0)", 1, &["must be a finite number >= 0"]),

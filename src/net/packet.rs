@@ -53,5 +53,29 @@ pub struct Packet {
     pub aux: u16,
 }
 
+impl Packet {
+    /// A packet of message `msg`, `wire` bytes on the wire, from NIC `src` to NIC `dst`, in
+    /// its source NIC and not yet sent.
+    #[inline]
+    pub(crate) fn new(msg: u32, wire: u32, src: u32, dst: u32) -> Packet {
+        Packet {
+            tail: Time::ZERO,
+            ready: Time::ZERO,
+            msg,
+            wire,
+            src,
+            dst,
+            at: src,
+            from: NONE,
+            next: NONE,
+            next_ready: Time::ZERO,
+            vc: 0,
+            held_vc: 0,
+            dim: crate::net::topology::NO_DIM,
+            aux: 0,
+        }
+    }
+}
+
 /// The packets in flight: a [`Pool`] of them.
 pub type PacketPool = Pool<Packet>;

@@ -13,7 +13,6 @@ use crate::limits::Limit;
 use crate::mpi::{split_request, Status, ANY_SOURCE, ANY_TAG};
 use crate::probe::trace::What;
 use crate::rdma::{split_handle, OpKind};
-use crate::units::Time;
 use crate::world::World;
 use mlua::{Lua, Table, Value, Variadic};
 use std::cell::RefCell;
@@ -73,56 +72,8 @@ pub(crate) fn install(
                     ))
                 }
             };
-            let horizon = Time::HORIZON;
-            let t = match Time::from_secs_f64(s) {
-                Some(t) => t,
-                None if s.is_finite() && s >= 0.0 => {
-                    return Err(error(
-                        lua,
-                        1,
-                        format!(
-                            "MGEN_Comp: `seconds` = {s:e} is out of range: the most a rank's \
-                             clock can reach is {:.6} s (about {:.1} days)",
-                            horizon.as_secs_f64(),
-                            horizon.as_secs_f64() / 86400.0
-                        ),
-                    ))
-                }
-                None => {
-                    return Err(error(
-                        lua,
-                        1,
-                        format!("MGEN_Comp: `seconds` = {s} must be a finite number >= 0"),
-                    ))
-                }
-            };
-            let mut guard = f.borrow_mut();
-            let w = &mut *guard;
-            let cur = w.current;
-            let rank = &mut w.ranks[cur as usize];
-            let start = rank.clock;
-            match start.checked_add(t) {
-                Some(end) if end <= horizon => rank.clock = end,
-                _ => {
-                    let at = start.as_secs_f64();
-                    drop(guard);
-                    return Err(error(
-                        lua,
-                        1,
-                        format!(
-                            "MGEN_Comp({s}): the rank's clock, at {at} s, would pass the latest \
-                             simulated time, {:.6} s (about {:.1} days); simulated time does \
-                             not wrap",
-                            horizon.as_secs_f64(),
-                            horizon.as_secs_f64() / 86400.0
-                        ),
-                    ));
-                }
-            }
-            rank.compute += t;
-            if let Some(tr) = w.trace.as_deref_mut() {
-                tr.span(cur, start.ps(), rank.clock.ps(), What::Compute);
-            }
+            let mut w = f.borrow_mut();
+            crate::calls::compute(&mut w, s).map_err(|e| call_error(lua, 1, "MGEN_Comp", e))?;
             Ok(())
         })?,
     )?;

@@ -6,7 +6,6 @@
 use super::*;
 use crate::config::{NetworkConfig, NodeConfig, Topology};
 use crate::net::packet::Packet;
-use crate::net::topology::NO_DIM;
 
 /// An 80-byte packet (64 B of payload and the 16 B header) serializes in 20 ns at 4 GB/s.
 const WIRE: u32 = 80;
@@ -25,22 +24,7 @@ fn mesh(n: u32, buffer: u64) -> Network {
 }
 
 fn send(net: &mut Network, q: &mut EventQueue<Event>, src: u32, dst: u32, at: u64) -> PktId {
-    let pkt = net.packets.alloc(Packet {
-        tail: Time::ZERO,
-        ready: Time::ZERO,
-        msg: 0,
-        wire: WIRE,
-        src,
-        dst,
-        at: src,
-        from: NONE,
-        next: NONE,
-        next_ready: Time::ZERO,
-        vc: 0,
-        held_vc: 0,
-        dim: NO_DIM,
-        aux: 0,
-    });
+    let pkt = net.packets.alloc(Packet::new(0, WIRE, src, dst));
     net.inject(src, pkt, Time(at), q);
     pkt
 }
