@@ -274,7 +274,10 @@ const CASES: &[Case] = &[
                 "assert(not pcall(function() MGEN_args.x = 9 end))
                  assert(not pcall(table.insert, MGEN_args.list, 3))",
                 "assert(MGEN_args.x == 1 and #MGEN_args.list == 2, 'MGEN_args changed')
-                 local n = 0; for _, v in ipairs(MGEN_args.list) do n = n + v end; assert(n == 3)"
+                 local n = 0; for _, v in ipairs(MGEN_args.list) do n = n + v end; assert(n == 3)
+                 assert(next(MGEN_args) ~= nil and rawget(MGEN_args, 'x') == 1 and rawlen(MGEN_args.list) == 2)
+                 assert(table.concat(MGEN_args.list, ',') == '1,2' and select('#', table.unpack(MGEN_args.list)) == 2)
+                 local k = 0; for _ in pairs(MGEN_args) do k = k + 1 end; assert(k == 2)"
             ),
             0,
             &[],

@@ -220,6 +220,24 @@ G.assert = function(v, msg, ...)
   error(msg, 2)
 end
 
+-- Reading a view reads its table: `next` (`next(t) == nil` for "empty"), `rawget`, `rawlen`.
+local rawlen = rawlen
+G.next = function(t, k)
+  local real = views[t]
+  if real then return next(real, k) end
+  return next(t, k)
+end
+G.rawget = function(t, k)
+  local real = views[t]
+  if real then return rawget(real, k) end
+  return rawget(t, k)
+end
+G.rawlen = function(t)
+  local real = views[t]
+  if real then return rawlen(real) end
+  return rawlen(t)
+end
+
 G.rawset = function(t, k, v)
   if views[t] then
     error(format("sandbox: rawset(%s, ...): a shared table cannot be changed", tostring(k)), 2)
