@@ -30,6 +30,16 @@ pub(crate) fn install(
     files: FileAccess,
     module_dirs: Vec<PathBuf>,
 ) -> mlua::Result<Table> {
+    ranks_and_time(lua, globals, &world)?;
+    rdma(lua, globals, &world)?;
+    records(lua, globals, &world, scenario_dir)?;
+    messages(lua, globals, &world)?;
+    raw(lua, &world, files, module_dirs)
+}
+
+/// Who the rank is, its clock and its computing: `MGEN_Comm_rank`, `MGEN_Comm_size`,
+/// `MGEN_COMM_WORLD`, `MGEN_Wtime`, `MGEN_Comp`.
+fn ranks_and_time(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
     let f = world.clone();
     globals.set(
         "MGEN_Comm_rank",
@@ -78,6 +88,12 @@ pub(crate) fn install(
         })?,
     )?;
 
+    Ok(())
+}
+
+/// RDMA: `MGEN_rdma_put`, `MGEN_rdma_get`, `MGEN_acp_copy` (the blocking poll and completion
+/// are the prelude's, over `raw.poll` and `raw.complete`).
+fn rdma(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
     // MGEN_rdma_put(dest, bytes, tag, nic?) and MGEN_rdma_get(src, bytes, tag, nic?)
     for (func, kind, peer_name) in [
         ("MGEN_rdma_put", OpKind::Put, "dest"),
@@ -131,6 +147,12 @@ pub(crate) fn install(
         })?,
     )?;
 
+    Ok(())
+}
+
+/// What a rank records and draws: regions, `MGEN_report`, `MGEN_SCENARIO_DIR`, and its own
+/// `math.random`.
+fn records(lua: &Lua, globals: &Table, world: &W, scenario_dir: &Path) -> mlua::Result<()> {
     // MGEN_region_begin(name) / MGEN_region_end(): a named span on the rank's timeline
     let f = world.clone();
     globals.set(
@@ -264,6 +286,12 @@ pub(crate) fn install(
         })?,
     )?;
 
+    Ok(())
+}
+
+/// Message passing: `MGEN_Isend`, `MGEN_Irecv` and their constants (the waits are the
+/// prelude's, over `raw.wait` and `raw.test`).
+fn messages(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
     // message passing
     globals.set("MGEN_ANY_SOURCE", ANY_SOURCE)?;
     globals.set("MGEN_ANY_TAG", ANY_TAG)?;
@@ -338,6 +366,12 @@ pub(crate) fn install(
         })?,
     )?;
 
+    Ok(())
+}
+
+/// The raw primitives, seen only by the prelude: waits, poll and completion, the sandbox's
+/// file functions, the limits, and `print`.
+fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> mlua::Result<Table> {
     // raw primitives, seen only by the prelude
     let raw = lua.create_table()?;
     for t in ["std_modules", "job_modules", "rank_modules"] {
@@ -423,7 +457,7 @@ pub(crate) fn install(
             Ok(())
         })?,
     )?;
-    let f = world;
+    let f = world.clone();
     raw.set(
         "write",
         lua.create_function(move |_, s: mlua::String| {
