@@ -49,6 +49,31 @@ const fn script(
 }
 
 const CASES: &[Case] = &[
+    // ---- a script's errors name the user's own line and the function the user called ----
+    script(
+        "a syntax error at the script's own last line",
+        TWO,
+        "local x = \nMGEN_Comp(\n",
+        &["w.lua:3: unexpected symbol near <eof>"],
+    ),
+    script(
+        "an unclosed function, said as Lua says it",
+        TWO,
+        "local function f()\n  MGEN_Comp(1)\n",
+        &["w.lua:3: 'end' expected (to close 'function' at line 1) near <eof>"],
+    ),
+    script(
+        "MGEN_Send's error names MGEN_Send",
+        TWO,
+        "MGEN_Send(1 - MGEN_Comm_rank(), 64)",
+        &["w.lua:1: MGEN_Send: `tag` must be an integer, got nil"],
+    ),
+    script(
+        "MGEN_Recv's error names MGEN_Recv",
+        TWO,
+        "if MGEN_Comm_rank() == 0 then MGEN_Send(1, 64, 0) else MGEN_Recv(0, 8, 0) end",
+        &["w.lua:1: MGEN_Recv: a message of 64 bytes from rank 0 (tag 0) is longer than its receive"],
+    ),
     // ---- scenarios: unknown keys, with a suggestion ----
     scenario(
         "misspelt key",

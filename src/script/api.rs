@@ -292,7 +292,6 @@ fn records(lua: &Lua, globals: &Table, world: &W, scenario_dir: &Path) -> mlua::
 /// Message passing: `MGEN_Isend`, `MGEN_Irecv` and their constants (the waits are the
 /// prelude's, over `raw.wait` and `raw.test`).
 fn messages(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
-    // message passing
     globals.set("MGEN_ANY_SOURCE", ANY_SOURCE)?;
     globals.set("MGEN_ANY_TAG", ANY_TAG)?;
     let f = world.clone();
@@ -300,43 +299,7 @@ fn messages(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
         "MGEN_Isend",
         lua.create_function(
             move |lua, (dest, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
-                let (base, size, nics) = job_span(&f.borrow());
-                let dest = base + rank_arg(lua, &dest, "MGEN_Isend", "dest", size)?;
-                let nic = nic_arg(lua, nic, "MGEN_Isend", nics)?;
-                let bytes = bytes_arg(lua, &bytes, "MGEN_Isend")?;
-                let tag = int_arg(lua, 1, &tag, "MGEN_Isend", "tag")?;
-                if tag < 0 {
-                    return Err(error(
-                        lua,
-                        1,
-                        format!("MGEN_Isend: `tag` = {tag} must be >= 0"),
-                    ));
-                }
-                let mut guard = f.borrow_mut();
-                let w = &mut *guard;
-                let me = w.current;
-                let pair = w.pick_nics(me, dest, nic);
-                let before = w.ranks[me as usize].clock;
-                let h = w.mpi.isend(
-                    me,
-                    &mut w.ranks[me as usize],
-                    dest,
-                    bytes,
-                    tag,
-                    pair,
-                    &mut w.queue,
-                );
-                if let Some(tr) = w.trace.as_deref_mut() {
-                    let what = What::Call {
-                        name: "MGEN_Isend",
-                        peer: dest,
-                        bytes,
-                        tag,
-                        flow: crate::world::flow_id(h),
-                    };
-                    tr.span(me, before.ps(), w.ranks[me as usize].clock.ps(), what);
-                }
-                Ok(h)
+                isend(lua, &f, "MGEN_Isend", dest, bytes, tag, nic)
             },
         )?,
     )?;
@@ -344,29 +307,108 @@ fn messages(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
     globals.set(
         "MGEN_Irecv",
         lua.create_function(move |lua, (src, bytes, tag): (Value, Value, Value)| {
-            let (base, size, _) = job_span(&f.borrow());
-            let src = match src {
-                Value::Integer(ANY_SOURCE) => ANY_SOURCE,
-                ref v => (base + rank_arg(lua, v, "MGEN_Irecv", "src", size)?) as i64,
-            };
-            let bytes = bytes_arg(lua, &bytes, "MGEN_Irecv")?;
-            let tag = int_arg(lua, 1, &tag, "MGEN_Irecv", "tag")?;
-            if tag < 0 && tag != ANY_TAG {
-                return Err(error(
-                    lua,
-                    1,
-                    format!("MGEN_Irecv: `tag` = {tag} must be >= 0 or MGEN_ANY_TAG"),
-                ));
-            }
-            let mut guard = f.borrow_mut();
-            let w = &mut *guard;
-            let me = w.current;
-            Ok(w.mpi
-                .irecv(me, &mut w.ranks[me as usize], src, bytes, tag, &mut w.queue))
+            irecv(lua, &f, "MGEN_Irecv", src, bytes, tag)
         })?,
     )?;
-
     Ok(())
+}
+
+/// The same as `MGEN_Isend` and `MGEN_Irecv`, for the prelude's blocking calls built on them
+/// (`MGEN_Send`, `MGEN_Recv`, `MGEN_Sendrecv`): their first argument is the name of the
+/// function the script called, which errors give.
+fn messages_as(lua: &Lua, raw: &Table, world: &W) -> mlua::Result<()> {
+    let f = world.clone();
+    raw.set(
+        "isend_as",
+        lua.create_function(
+            move |lua,
+                  (func, dest, bytes, tag, nic): (
+                mlua::String,
+                Value,
+                Value,
+                Value,
+                Option<Value>,
+            )| { isend(lua, &f, &func.to_str()?, dest, bytes, tag, nic) },
+        )?,
+    )?;
+    let f = world.clone();
+    raw.set(
+        "irecv_as",
+        lua.create_function(
+            move |lua, (func, src, bytes, tag): (mlua::String, Value, Value, Value)| {
+                irecv(lua, &f, &func.to_str()?, src, bytes, tag)
+            },
+        )?,
+    )
+}
+
+/// `MGEN_Isend(dest, bytes, tag, nic?)` as the script's function `func`: the request handle.
+#[allow(clippy::too_many_arguments)]
+fn isend(
+    lua: &Lua,
+    f: &W,
+    func: &str,
+    dest: Value,
+    bytes: Value,
+    tag: Value,
+    nic: Option<Value>,
+) -> mlua::Result<i64> {
+    let (base, size, nics) = job_span(&f.borrow());
+    let dest = base + rank_arg(lua, &dest, func, "dest", size)?;
+    let nic = nic_arg(lua, nic, func, nics)?;
+    let bytes = bytes_arg(lua, &bytes, func)?;
+    let tag = int_arg(lua, 1, &tag, func, "tag")?;
+    if tag < 0 {
+        return Err(error(lua, 1, format!("{func}: `tag` = {tag} must be >= 0")));
+    }
+    let mut guard = f.borrow_mut();
+    let w = &mut *guard;
+    let me = w.current;
+    let pair = w.pick_nics(me, dest, nic);
+    let before = w.ranks[me as usize].clock;
+    let h = w.mpi.isend(
+        me,
+        &mut w.ranks[me as usize],
+        dest,
+        bytes,
+        tag,
+        pair,
+        &mut w.queue,
+    );
+    if let Some(tr) = w.trace.as_deref_mut() {
+        let what = What::Call {
+            name: "MGEN_Isend",
+            peer: dest,
+            bytes,
+            tag,
+            flow: crate::world::flow_id(h),
+        };
+        tr.span(me, before.ps(), w.ranks[me as usize].clock.ps(), what);
+    }
+    Ok(h)
+}
+
+/// `MGEN_Irecv(src, bytes, tag)` as the script's function `func`: the request handle.
+fn irecv(lua: &Lua, f: &W, func: &str, src: Value, bytes: Value, tag: Value) -> mlua::Result<i64> {
+    let (base, size, _) = job_span(&f.borrow());
+    let src = match src {
+        Value::Integer(ANY_SOURCE) => ANY_SOURCE,
+        ref v => (base + rank_arg(lua, v, func, "src", size)?) as i64,
+    };
+    let bytes = bytes_arg(lua, &bytes, func)?;
+    let tag = int_arg(lua, 1, &tag, func, "tag")?;
+    if tag < 0 && tag != ANY_TAG {
+        return Err(error(
+            lua,
+            1,
+            format!("{func}: `tag` = {tag} must be >= 0 or MGEN_ANY_TAG"),
+        ));
+    }
+    let mut guard = f.borrow_mut();
+    let w = &mut *guard;
+    let me = w.current;
+    Ok(w.mpi
+        .irecv(me, &mut w.ranks[me as usize], src, bytes, tag, &mut w.queue))
 }
 
 /// The raw primitives, seen only by the prelude: waits, poll and completion, the sandbox's
@@ -374,6 +416,7 @@ fn messages(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
 fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> mlua::Result<Table> {
     // raw primitives, seen only by the prelude
     let raw = lua.create_table()?;
+    messages_as(lua, &raw, world)?;
     for t in ["std_modules", "job_modules", "rank_modules"] {
         raw.set(t, lua.create_table()?)?;
     }
@@ -381,8 +424,14 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
         let f = world.clone();
         raw.set(
             name,
-            lua.create_function(move |lua, h: Value| {
-                let func = if blocking { "MGEN_Wait" } else { "MGEN_Test" };
+            lua.create_function(move |lua, (h, name): (Value, Option<mlua::String>)| {
+                // (the function the script called: MGEN_Recv and friends wait through this)
+                let name = name.as_ref().map(|n| n.to_str()).transpose()?;
+                let func: &str = match &name {
+                    Some(n) => n,
+                    None if blocking => "MGEN_Wait",
+                    None => "MGEN_Test",
+                };
                 let hv = int_arg(lua, 1, &h, func, "request")?;
                 let mut guard = f.borrow_mut();
                 let w = &mut *guard;

@@ -57,6 +57,16 @@ pub(super) fn body(
             values.push(v);
         }
     }
+    // the script compiled alone first: a syntax error is reported at the script's own line,
+    // with nothing of the wrapper in it (an unclosed block would otherwise be reported at the
+    // wrapper's closing `end`)
+    if let Err(e) = lua
+        .load(source)
+        .set_name(format!("@{name}"))
+        .into_function()
+    {
+        return Err(anyhow!("{}", super::lua_message(&e)));
+    }
     loop {
         let chunk = lua
             .load(wrap(source, &names))

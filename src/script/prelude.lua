@@ -39,23 +39,25 @@ function G.MGEN_acp_complete(handle)
   if not complete_now(handle) then yield() end
 end
 
--- Message passing: a request completes in simulated time; waiting yields until it has.
+-- Message passing: a request completes in simulated time; waiting yields until it has. The
+-- blocking calls built here pass their own name on, so that an error names the function the
+-- script called.
 local wait_now, test_now = raw.wait, raw.test
-local Isend, Irecv = G.MGEN_Isend, G.MGEN_Irecv
+local isend_as, irecv_as = raw.isend_as, raw.irecv_as
 
-local function Wait(req)
-  local status = wait_now(req)
+local function Wait(req, name)
+  local status = wait_now(req, name)
   if status == nil then
     yield()
-    status = wait_now(req)
+    status = wait_now(req, name)
   end
   return status
 end
-G.MGEN_Wait = Wait
+G.MGEN_Wait = Wait -- (a second argument, a name for errors, is the prelude's own)
 
 function G.MGEN_Waitall(reqs)
   local statuses = {}
-  for i = 1, #reqs do statuses[i] = Wait(reqs[i]) end
+  for i = 1, #reqs do statuses[i] = Wait(reqs[i], "MGEN_Waitall") end
   return statuses
 end
 
@@ -69,20 +71,20 @@ function G.MGEN_Test(req)
 end
 
 function G.MGEN_Send(dest, bytes, tag, nic)
-  Wait(Isend(dest, bytes, tag, nic))
+  Wait(isend_as("MGEN_Send", dest, bytes, tag, nic), "MGEN_Send")
 end
 
 -- (no tail calls in these wrappers: they would hide the script's line from tracebacks)
 function G.MGEN_Recv(src, bytes, tag)
-  local status = Wait(Irecv(src, bytes, tag))
+  local status = Wait(irecv_as("MGEN_Recv", src, bytes, tag), "MGEN_Recv")
   return status
 end
 
 function G.MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag)
-  local r = Irecv(src, recv_bytes, recv_tag)
-  local s = Isend(dest, send_bytes, send_tag)
-  Wait(s)
-  local status = Wait(r)
+  local r = irecv_as("MGEN_Sendrecv", src, recv_bytes, recv_tag)
+  local s = isend_as("MGEN_Sendrecv", dest, send_bytes, send_tag)
+  Wait(s, "MGEN_Sendrecv")
+  local status = Wait(r, "MGEN_Sendrecv")
   return status
 end
 
@@ -330,6 +332,9 @@ local function module_of(name)
   local text, fname = source(file)
   if not text then error(fname, 3) end
   if sbyte(text, 1) == 35 then text = "--" .. text end -- a `#!` first line
+  -- compiled alone first, so that a syntax error is the module's own, at its own line
+  local ok, serr = load(text, "@" .. fname, "t", {})
+  if not ok then error(serr, 3) end
   local chunk, cerr = load("return function(_ENV, ...) " .. text .. "\nend", "@" .. fname, "t", {})
   if not chunk then error(cerr, 3) end
   m = { chunk(), fname, lib }
