@@ -314,32 +314,35 @@ fn messages(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
 }
 
 /// The same as `MGEN_Isend` and `MGEN_Irecv`, for the prelude's blocking calls built on them
-/// (`MGEN_Send`, `MGEN_Recv`, `MGEN_Sendrecv`): their first argument is the name of the
-/// function the script called, which errors give.
+/// (`MGEN_Send`, `MGEN_Recv`, `MGEN_Sendrecv`): one each, whose errors name that function.
 fn messages_as(lua: &Lua, raw: &Table, world: &W) -> mlua::Result<()> {
-    let f = world.clone();
-    raw.set(
-        "isend_as",
-        lua.create_function(
-            move |lua,
-                  (func, dest, bytes, tag, nic): (
-                mlua::String,
-                Value,
-                Value,
-                Value,
-                Option<Value>,
-            )| { isend(lua, &f, &func.to_str()?, dest, bytes, tag, nic) },
-        )?,
-    )?;
-    let f = world.clone();
-    raw.set(
-        "irecv_as",
-        lua.create_function(
-            move |lua, (func, src, bytes, tag): (mlua::String, Value, Value, Value)| {
-                irecv(lua, &f, &func.to_str()?, src, bytes, tag)
-            },
-        )?,
-    )
+    for (name, func) in [
+        ("isend_send", "MGEN_Send"),
+        ("isend_sendrecv", "MGEN_Sendrecv"),
+    ] {
+        let f = world.clone();
+        raw.set(
+            name,
+            lua.create_function(
+                move |lua, (dest, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
+                    isend(lua, &f, func, dest, bytes, tag, nic)
+                },
+            )?,
+        )?;
+    }
+    for (name, func) in [
+        ("irecv_recv", "MGEN_Recv"),
+        ("irecv_sendrecv", "MGEN_Sendrecv"),
+    ] {
+        let f = world.clone();
+        raw.set(
+            name,
+            lua.create_function(move |lua, (src, bytes, tag): (Value, Value, Value)| {
+                irecv(lua, &f, func, src, bytes, tag)
+            })?,
+        )?;
+    }
+    Ok(())
 }
 
 /// `MGEN_Isend(dest, bytes, tag, nic?)` as the script's function `func`: the request handle.
@@ -420,18 +423,20 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
     for t in ["std_modules", "job_modules", "rank_modules"] {
         raw.set(t, lua.create_table()?)?;
     }
-    for (name, blocking) in [("wait", true), ("test", false)] {
+    // one wait per function the script may have called, so that an error names it (MGEN_Recv
+    // and friends wait through these; a name is not an argument: nothing more to convert)
+    for (name, func, blocking) in [
+        ("wait", "MGEN_Wait", true),
+        ("wait_send", "MGEN_Send", true),
+        ("wait_recv", "MGEN_Recv", true),
+        ("wait_sendrecv", "MGEN_Sendrecv", true),
+        ("wait_waitall", "MGEN_Waitall", true),
+        ("test", "MGEN_Test", false),
+    ] {
         let f = world.clone();
         raw.set(
             name,
-            lua.create_function(move |lua, (h, name): (Value, Option<mlua::String>)| {
-                // (the function the script called: MGEN_Recv and friends wait through this)
-                let name = name.as_ref().map(|n| n.to_str()).transpose()?;
-                let func: &str = match &name {
-                    Some(n) => n,
-                    None if blocking => "MGEN_Wait",
-                    None => "MGEN_Test",
-                };
+            lua.create_function(move |lua, h: Value| {
                 let hv = int_arg(lua, 1, &h, func, "request")?;
                 let mut guard = f.borrow_mut();
                 let w = &mut *guard;

@@ -57,16 +57,6 @@ pub(super) fn body(
             values.push(v);
         }
     }
-    // the script compiled alone first: a syntax error is reported at the script's own line,
-    // with nothing of the wrapper in it (an unclosed block would otherwise be reported at the
-    // wrapper's closing `end`)
-    if let Err(e) = lua
-        .load(source)
-        .set_name(format!("@{name}"))
-        .into_function()
-    {
-        return Err(anyhow!("{}", super::lua_message(&e)));
-    }
     loop {
         let chunk = lua
             .load(wrap(source, &names))
@@ -79,6 +69,16 @@ pub(super) fn body(
                     .map_err(|e| anyhow!("cannot set up Lua: {e}"));
             }
             Err(e) => {
+                // a syntax error of the script's own is reported as compiling it alone says
+                // it: at its own line, with nothing of the wrapper in it (an unclosed block
+                // would otherwise be reported at the wrapper's closing `end`)
+                if let Err(alone) = lua
+                    .load(source)
+                    .set_name(format!("@{name}"))
+                    .into_function()
+                {
+                    return Err(anyhow!("{}", super::lua_message(&alone)));
+                }
                 let msg = super::lua_message(&e);
                 match assigned_const(&msg).and_then(|a| names.iter().position(|&n| n == a)) {
                     Some(k) => {

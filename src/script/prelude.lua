@@ -40,24 +40,27 @@ function G.MGEN_acp_complete(handle)
 end
 
 -- Message passing: a request completes in simulated time; waiting yields until it has. The
--- blocking calls built here pass their own name on, so that an error names the function the
--- script called.
-local wait_now, test_now = raw.wait, raw.test
-local isend_as, irecv_as = raw.isend_as, raw.irecv_as
-
-local function Wait(req, name)
-  local status = wait_now(req, name)
-  if status == nil then
-    yield()
-    status = wait_now(req, name)
+-- blocking calls built here wait and post through primitives of their own (`raw.wait_recv`,
+-- `raw.isend_send`, ...), so that an error names the function the script called.
+local test_now = raw.test
+local function waiter(wait_now)
+  return function(req)
+    local status = wait_now(req)
+    if status == nil then
+      yield()
+      status = wait_now(req)
+    end
+    return status
   end
-  return status
 end
-G.MGEN_Wait = Wait -- (a second argument, a name for errors, is the prelude's own)
+local Wait = waiter(raw.wait)
+local WaitSend, WaitRecv = waiter(raw.wait_send), waiter(raw.wait_recv)
+local WaitSendrecv, WaitWaitall = waiter(raw.wait_sendrecv), waiter(raw.wait_waitall)
+G.MGEN_Wait = Wait
 
 function G.MGEN_Waitall(reqs)
   local statuses = {}
-  for i = 1, #reqs do statuses[i] = Wait(reqs[i], "MGEN_Waitall") end
+  for i = 1, #reqs do statuses[i] = WaitWaitall(reqs[i]) end
   return statuses
 end
 
@@ -70,21 +73,23 @@ function G.MGEN_Test(req)
   return false
 end
 
+local isend_send, isend_sendrecv = raw.isend_send, raw.isend_sendrecv
+local irecv_recv, irecv_sendrecv = raw.irecv_recv, raw.irecv_sendrecv
 function G.MGEN_Send(dest, bytes, tag, nic)
-  Wait(isend_as("MGEN_Send", dest, bytes, tag, nic), "MGEN_Send")
+  WaitSend(isend_send(dest, bytes, tag, nic))
 end
 
 -- (no tail calls in these wrappers: they would hide the script's line from tracebacks)
 function G.MGEN_Recv(src, bytes, tag)
-  local status = Wait(irecv_as("MGEN_Recv", src, bytes, tag), "MGEN_Recv")
+  local status = WaitRecv(irecv_recv(src, bytes, tag))
   return status
 end
 
 function G.MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag)
-  local r = irecv_as("MGEN_Sendrecv", src, recv_bytes, recv_tag)
-  local s = isend_as("MGEN_Sendrecv", dest, send_bytes, send_tag)
-  Wait(s, "MGEN_Sendrecv")
-  local status = Wait(r, "MGEN_Sendrecv")
+  local r = irecv_sendrecv(src, recv_bytes, recv_tag)
+  local s = isend_sendrecv(dest, send_bytes, send_tag)
+  WaitSendrecv(s)
+  local status = WaitSendrecv(r)
   return status
 end
 
@@ -332,11 +337,12 @@ local function module_of(name)
   local text, fname = source(file)
   if not text then error(fname, 3) end
   if sbyte(text, 1) == 35 then text = "--" .. text end -- a `#!` first line
-  -- compiled alone first, so that a syntax error is the module's own, at its own line
-  local ok, serr = load(text, "@" .. fname, "t", {})
-  if not ok then error(serr, 3) end
   local chunk, cerr = load("return function(_ENV, ...) " .. text .. "\nend", "@" .. fname, "t", {})
-  if not chunk then error(cerr, 3) end
+  if not chunk then
+    -- the module's own syntax error, at its own line: as compiling it alone says it
+    local _, serr = load(text, "@" .. fname, "t", {})
+    error(serr or cerr, 3)
+  end
   m = { chunk(), fname, lib }
   factories[name] = m
   return m
