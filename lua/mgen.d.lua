@@ -25,7 +25,9 @@
 -- calls cost nothing of their own.
 
 ---The scenario's `[workload] args` table (with `[[job]]`s, the job's `args`), the same for
----every rank of the job.
+---every rank of the job, and read-only. A key that no rank of the job reads is a warning at
+---the end of the run, naming the key the script asked for instead if there is a near one
+---(`--set workload.args.byts=1024` where the script reads `MGEN_args.bytes`).
 ---@type table<string, any>
 MGEN_args = {}
 

@@ -241,3 +241,28 @@ fn a_bad_argument_to_a_fast_function_names_the_line_and_no_engine_frame() {
     );
     assert!(!e.contains("poll_now"), "{e}");
 }
+
+#[test]
+fn mgen_args_keys_the_script_never_read_are_a_warning() {
+    let toml = |args: &str, code: &str| {
+        format!("[network]\ndims = [2]\n[workload]\nargs = {{ {args} }}\ncode = '''{code}'''\n")
+    };
+    // a misspelt key: never read, and the script asked for the right name instead
+    let r = run(&toml(
+        "byts = 1024",
+        "local b = MGEN_args.bytes or 8\nMGEN_Comp(b * 1e-9)",
+    ));
+    assert_eq!(r.predicted_time_ps, 8_000, "the default was used");
+    assert_eq!(
+        r.warnings,
+        ["MGEN_args.byts was never read by the script, which asked for `bytes` instead: a misspelt key?"]
+    );
+    // read by any rank, or through pairs: no warning; never read by any: listed
+    let r = run(&toml(
+        "a = 1, b = 2, c = 3",
+        "if MGEN_Comm_rank() == 0 then local _ = MGEN_args.a end\nlocal _ = MGEN_args.b",
+    ));
+    assert_eq!(r.warnings, ["MGEN_args.c was never read by the script"]);
+    let r = run(&toml("a = 1, b = 2", "for k, v in pairs(MGEN_args) do end"));
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+}

@@ -448,6 +448,8 @@ impl Simulation {
         }
         let mut report = self.report(started, false);
         report.warnings = leftovers(&self.world.borrow());
+        let jobs: Vec<String> = self.scenario.jobs.iter().map(|j| j.name.clone()).collect();
+        report.warnings.extend(self.scripts.unread_args(&jobs));
         Ok(report)
     }
 

@@ -62,6 +62,8 @@ pub(crate) struct Scripts {
     /// A failed rank's error as text, with its line and traceback.
     failure: Function,
     where_: Function,
+    /// The `MGEN_args` keys no rank read (`prelude.lua`'s `unread_args`).
+    unread: Function,
     /// Each rank's coroutine once it has one, null before its first resume and after its end.
     /// The prelude's `threads` table keeps every non-null one alive.
     threads: Rc<RefCell<Vec<*mut ffi::lua_State>>>,
@@ -164,8 +166,16 @@ impl Scripts {
             jobs.set(i + 1, job)
                 .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         }
-        type Returned = (Function, Function, Function, Function, Function, Function);
-        let (spawn, start, forget, failure, where_, require_slow): Returned = lua
+        type Returned = (
+            Function,
+            Function,
+            Function,
+            Function,
+            Function,
+            Function,
+            Function,
+        );
+        let (spawn, start, forget, failure, where_, require_slow, unread): Returned = lua
             .load(PRELUDE)
             .set_name("=mgensim prelude")
             .call((globals.clone(), raw.clone(), jobs.clone(), opts))
@@ -205,6 +215,7 @@ impl Scripts {
             forget,
             failure,
             where_,
+            unread,
             threads,
             left,
             steps,
@@ -326,6 +337,41 @@ impl Scripts {
     /// The traceback of a suspended rank.
     pub(crate) fn where_(&self, i: u32) -> String {
         self.where_.call::<String>(i).unwrap_or_default()
+    }
+
+    /// Warnings about the keys of `MGEN_args` that no rank of their job read, each with the
+    /// nearest name a script asked for and did not find (`jobs` names the jobs, in order).
+    pub(crate) fn unread_args(&self, jobs: &[String]) -> Vec<String> {
+        let Ok(rows) = self.unread.call::<Vec<Table>>(()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for row in rows {
+            let (Ok(j), Ok(key), Ok(missed)) = (
+                row.raw_get::<usize>(1),
+                row.raw_get::<String>(2),
+                row.raw_get::<Vec<String>>(3),
+            ) else {
+                continue;
+            };
+            let nearest = missed
+                .iter()
+                .map(|m| (strsim::damerau_levenshtein(&key, m), m))
+                .filter(|&(d, m)| d <= 2.max(m.len() / 3))
+                .min();
+            let job = match jobs.get(j.wrapping_sub(1)) {
+                Some(name) if jobs.len() > 1 => format!(" of job `{name}`"),
+                _ => String::new(),
+            };
+            out.push(match nearest {
+                Some((_, m)) => format!(
+                    "MGEN_args.{key}{job} was never read by the script, which asked for \
+                     `{m}` instead: a misspelt key?"
+                ),
+                None => format!("MGEN_args.{key}{job} was never read by the script"),
+            });
+        }
+        out
     }
 
     /// Bytes the Lua state uses now.

@@ -446,12 +446,63 @@ std.package = frozen(package_, "package")
 for name, v in next, std do G[name] = v end
 rawset(G, "_G", nil)
 
+-- MGEN_args: read-only like the rest, and it keeps which of its keys the ranks read, and
+-- which keys they asked for that it does not have, so that the run can warn about a key the
+-- script never read (a misspelt `--set workload.args.byts=1024` would otherwise be ignored).
+local args_seen = {} -- job index -> { read = {key = true}, missed = {key = true}, t = args }
+local function args_view(t, j)
+  for k, x in next, t do
+    if type(x) == "table" and not views[x] then rawset(t, k, frozen(x, "MGEN_args." .. tostring(k))) end
+  end
+  local read, missed = {}, {}
+  args_seen[j] = { read = read, missed = missed, t = t }
+  local v = {}
+  views[v] = t
+  setmetatable(v, {
+    __index = function(_, k)
+      local x = t[k]
+      if x == nil then missed[k] = true else read[k] = true end
+      return x
+    end,
+    __newindex = refuse_write("MGEN_args"),
+    __len = function() return #t end,
+    __pairs = function()
+      for k in next, t do read[k] = true end
+      return function(_, k) return next(t, k) end, v, nil
+    end,
+    __metatable = false,
+  })
+  return v
+end
+
+-- The keys of each job's MGEN_args that no rank read, each with the names the ranks asked for
+-- and did not find: { {job, key, {missed...}}, ... } in a stable order.
+local function unread_args()
+  local out = {}
+  for j = 1, #jobs do
+    local s = args_seen[j]
+    if s then
+      local keys, missed = {}, {}
+      for k in next, s.t do
+        if not s.read[k] and type(k) == "string" then keys[#keys + 1] = k end
+      end
+      for k in next, s.missed do
+        if type(k) == "string" then missed[#missed + 1] = k end
+      end
+      table.sort(keys)
+      table.sort(missed)
+      for _, k in ipairs(keys) do out[#out + 1] = { j, k, missed } end
+    end
+  end
+  return out
+end
+
 -- A rank's globals fall back to its job's (MGEN_args), then to the shared ones; the chain's
 -- metatables are protected, so that a rank reaches the shared table only through its names.
 -- With one job its globals go straight into the shared table: one lookup fewer per API call.
 local first = 0
 for i, job in ipairs(jobs) do
-  local args = frozen(job.args, "MGEN_args")
+  local args = args_view(job.args, i)
   if #jobs == 1 then
     G.MGEN_args = args
     job.mt = { __index = G, __metatable = false }
@@ -541,4 +592,4 @@ local function where(i)
   return ""
 end
 
-return spawn, start, forget, failure, where, require_slow
+return spawn, start, forget, failure, where, require_slow, unread_args
