@@ -550,7 +550,7 @@ impl fmt::Display for Report {
         }
         writeln!(
             f,
-            "transfers          {} puts/gets, {} messages",
+            "transfers          {} puts/gets; the NICs delivered {} messages (data and control)",
             n.transfers, n.messages
         )?;
         writeln!(
@@ -566,7 +566,7 @@ impl fmt::Display for Report {
         )?;
         writeln!(
             f,
-            "links              {} directions, mean {:.3} GB/s each, {:.2} % busy, {} blocked on credit",
+            "links              {} directions, mean {:.3} GB/s each, {:.2} % busy, {} blocked on credit (summed over the directions)",
             n.links,
             n.average_link_bandwidth_bps / 1e9,
             100.0 * n.link_efficiency,
@@ -607,7 +607,7 @@ impl fmt::Display for Report {
             } else {
                 writeln!(
                     f,
-                    "{name:<18} min {}  mean {}  max {}  ({} ranks)",
+                    "{name:<18} min {}  mean {}  max {}  ({} reports)",
                     fmt_num(m.min),
                     fmt_num(m.mean),
                     fmt_num(m.max),

@@ -155,3 +155,28 @@ fn the_folder_is_written_for_a_partial_run_too() {
         .collect();
     assert_eq!(names.len(), 4, "{names:?}"); // summary, links, routers, ranks
 }
+
+#[test]
+fn the_text_summary_says_what_it_counts() {
+    // two puts, each delivered as its data and its control packet's message: 4 NIC messages
+    let r = common::run(
+        "[network]\ndims = [2]\n[workload]\ncode = '''
+         local h = MGEN_rdma_put(1 - MGEN_Comm_rank(), 64, 0)
+         MGEN_rdma_poll(0)
+         MGEN_acp_complete(h)
+         MGEN_report('t', MGEN_Wtime())'''\n",
+    );
+    let text = r.to_string();
+    assert!(
+        text.contains(
+            "transfers          2 puts/gets; the NICs delivered 4 messages (data and control)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("blocked on credit (summed over the directions)"),
+        "{text}"
+    );
+    // a metric counts the reports (here one per rank)
+    assert!(text.contains("(2 reports)"), "{text}");
+}
