@@ -153,9 +153,15 @@ enum Command {
         #[arg(
             long = "vary",
             value_name = "KEY=VALUES",
-            required_unless_present = "merge"
+            required_unless_present_any = ["merge", "zip"]
         )]
         vary: Vec<String>,
+        /// Keys varied together, value by value, as one more axis after the --vary ones: e.g.
+        /// `--zip network.topology=torus,fattree --zip network.dims=[8,8,8],[4,4]` runs a torus
+        /// 8x8x8 and a fat tree with dims [4,4], not all four combinations. Each --zip must
+        /// have as many values. May be repeated.
+        #[arg(long = "zip", value_name = "KEY=VALUES")]
+        zip: Vec<String>,
         /// Key overrides for every point, as for `run` (`--timeout` applies to each point,
         /// which is then recorded as failed).
         #[command(flatten)]
@@ -172,7 +178,7 @@ enum Command {
         #[arg(long, value_name = "I/N")]
         shard: Option<String>,
         /// Join the CSV files of a sweep's shards into DIR/sweep.csv and its plot.
-        #[arg(long, num_args = 1.., value_name = "CSV", conflicts_with_all = ["scenario", "vary", "shard"])]
+        #[arg(long, num_args = 1.., value_name = "CSV", conflicts_with_all = ["scenario", "vary", "zip", "shard"])]
         merge: Vec<PathBuf>,
         /// The folder to write into.
         #[arg(long, value_name = "DIR", default_value = "sweep")]
@@ -237,6 +243,7 @@ fn overrides(a: &Overrides) -> Result<Vec<String>> {
 fn sweep(
     args: &ScenarioArgs,
     vary: &[String],
+    zip: &[String],
     jobs: Option<usize>,
     shard: Option<&str>,
     out: &Path,
@@ -249,6 +256,8 @@ fn sweep(
         .iter()
         .map(|v| sweep::parse_axis(v))
         .collect::<Result<Vec<_>>>()?;
+    let mut axes = axes;
+    axes.extend(sweep::parse_zip(zip)?);
     sweep::check_axes(&axes)?;
     let text = mgensim::files::read_bounded(&args.scenario, mgensim::files::MAX_SOURCE)
         .map_err(|e| anyhow::anyhow!("{e}"))
@@ -595,6 +604,7 @@ fn real_main() -> Result<Exit> {
         Command::Sweep {
             scenario,
             vary,
+            zip,
             over,
             power_baseline,
             jobs,
@@ -612,6 +622,7 @@ fn real_main() -> Result<Exit> {
             return sweep(
                 &args,
                 &vary,
+                &zip,
                 jobs,
                 shard.as_deref(),
                 &out,

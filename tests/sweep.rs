@@ -177,3 +177,43 @@ fn a_power_sweep_compares_each_point_with_links_always_on() {
     assert!(num("time_ratio", 1) > 1.0);
     assert!(num("wakeups", 1) > 0.0);
 }
+
+#[test]
+fn zipped_keys_vary_together_and_values_are_stored_without_quotes() {
+    // a torus of 4x4 and a mesh of 2x2, each at two bandwidths: 4 points, not 8
+    let mut axes = vec![parse_axis("network.link_bandwidth=\"4 GB/s\",\"8 GB/s\"").unwrap()];
+    axes.extend(
+        mgensim::sweep::parse_zip(&[
+            "network.topology=torus,mesh".to_string(),
+            "network.dims=[4,4],[2,2]".to_string(),
+        ])
+        .unwrap(),
+    );
+    mgensim::sweep::check_axes(&axes).unwrap();
+    let points = mgensim::sweep::grid(&axes);
+    assert_eq!(points.len(), 4);
+    assert_eq!(points[1], ["\"4 GB/s\"", "mesh", "[2,2]"]);
+    let mut sw = barrier_sweep(&[]);
+    sw.axes = axes;
+    sw.sets = vec!["workload.ranks=4".into()];
+    let out = sw
+        .run(&[0, 1, 2, 3], 2, Arc::new(AtomicBool::new(false)), &|_| {})
+        .unwrap();
+    let keys: Vec<String> = sw.axes.iter().map(|a| a.key.clone()).collect();
+    let t = Table::new(&keys, &out);
+    assert_eq!(
+        column(&t, "network.topology"),
+        ["torus", "mesh", "torus", "mesh"]
+    );
+    assert_eq!(
+        column(&t, "network.link_bandwidth"),
+        ["4 GB/s", "4 GB/s", "8 GB/s", "8 GB/s"]
+    );
+    // the torus 4x4 and the mesh 2x2 are different networks: their times differ
+    let time = column(&t, "predicted_time_ps");
+    assert_ne!(time[0], time[1]);
+    // zipped keys need as many values each
+    let bad = mgensim::sweep::parse_zip(&["a=1,2".into(), "b=1".into()]).unwrap();
+    let e = format!("{:#}", mgensim::sweep::check_axes(&bad).unwrap_err());
+    assert!(e.contains("need as many values each"), "{e}");
+}

@@ -10,6 +10,9 @@ pub struct Axis {
     pub key: String,
     /// Its values, as TOML literals (or bare words).
     pub values: Vec<String>,
+    /// Varied together with the axis before it (`--zip`): the same point takes the value of
+    /// the same rank in both, instead of every combination.
+    pub zipped: bool,
 }
 
 /// Parses `KEY=VALUES`.
@@ -27,7 +30,37 @@ pub fn parse_axis(spec: &str) -> Result<Axis> {
     if list.is_empty() || list.iter().any(|v| v.is_empty()) {
         bail!("--vary {spec}: an empty value");
     }
-    Ok(Axis { key, values: list })
+    Ok(Axis {
+        key,
+        values: list,
+        zipped: false,
+    })
+}
+
+/// Parses the `--zip KEY=VALUES` of a sweep: keys varied together, value by value (the first
+/// of them starts the group).
+pub fn parse_zip(specs: &[String]) -> Result<Vec<Axis>> {
+    let mut axes = specs
+        .iter()
+        .map(|s| parse_axis(s).map_err(|e| anyhow::anyhow!("{e:#}").context("--zip")))
+        .collect::<Result<Vec<_>>>()?;
+    for (i, a) in axes.iter_mut().enumerate() {
+        a.zipped = i > 0;
+    }
+    Ok(axes)
+}
+
+/// The axes in groups varied together: a group is an axis and the `zipped` ones after it.
+fn groups(axes: &[Axis]) -> Vec<&[Axis]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=axes.len() {
+        if i == axes.len() || !axes[i].zipped {
+            out.push(&axes[start..i]);
+            start = i;
+        }
+    }
+    out
 }
 
 /// `a..b`, `a..b:xk` or `a..b:+k` with integers; None if `s` is not a range at all.
@@ -124,7 +157,22 @@ pub fn check_axes(axes: &[Axis]) -> Result<()> {
             );
         }
     }
-    let points: u128 = axes.iter().map(|a| a.values.len() as u128).product();
+    for g in groups(axes) {
+        if let Some(b) = g.iter().find(|b| b.values.len() != g[0].values.len()) {
+            bail!(
+                "--zip {} has {} values and --zip {} has {}: keys varied together need as many \
+                 values each",
+                g[0].key,
+                g[0].values.len(),
+                b.key,
+                b.values.len()
+            );
+        }
+    }
+    let points: u128 = groups(axes)
+        .iter()
+        .map(|g| g[0].values.len() as u128)
+        .product();
     if points > MAX_POINTS {
         bail!(
             "the grid has {points} points (the product of the --vary lists): more than a sweep \
@@ -134,16 +182,17 @@ pub fn check_axes(axes: &[Axis]) -> Result<()> {
     Ok(())
 }
 
-/// Every point of the grid, the first axis outermost (see [`check_axes`] first).
+/// Every point of the grid, the first axis outermost, axes varied together (`--zip`) taking
+/// their values rank by rank (see [`check_axes`] first). A point has one value per axis.
 pub fn grid(axes: &[Axis]) -> Vec<Vec<String>> {
     let mut points = vec![Vec::new()];
-    for a in axes {
+    for g in groups(axes) {
         points = points
             .into_iter()
             .flat_map(|p| {
-                a.values.iter().map(move |v| {
+                (0..g[0].values.len()).map(move |k| {
                     let mut q = p.clone();
-                    q.push(v.clone());
+                    q.extend(g.iter().map(|a| a.values[k].clone()));
                     q
                 })
             })
@@ -199,10 +248,12 @@ mod tests {
     fn the_grid_puts_the_first_key_outermost() {
         let axes = [
             Axis {
+                zipped: false,
                 key: "a".into(),
                 values: vec!["1".into(), "2".into()],
             },
             Axis {
+                zipped: false,
                 key: "b".into(),
                 values: vec!["x".into(), "y".into()],
             },
@@ -220,6 +271,7 @@ mod tests {
         let axis = |k: &str, n: usize| Axis {
             key: k.into(),
             values: vec!["1".into(); n],
+            zipped: false,
         };
         assert!(check_axes(&[axis("a", 1000), axis("b", 1000)]).is_ok());
         let e = format!(

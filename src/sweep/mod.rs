@@ -19,7 +19,7 @@ use crate::config::Scenario;
 use crate::engine::Simulation;
 use crate::Report;
 use anyhow::{bail, Context, Result};
-pub use grid::{check_axes, grid, parse_axis, parse_shard, Axis, MAX_POINTS};
+pub use grid::{check_axes, grid, parse_axis, parse_shard, parse_zip, Axis, MAX_POINTS};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

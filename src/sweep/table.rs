@@ -30,7 +30,7 @@ impl Table {
                 .iter()
                 .map(|o| {
                     let mut row = vec![o.point.to_string()];
-                    row.extend(o.values.iter().cloned());
+                    row.extend(o.values.iter().map(|v| shown(v)));
                     match &o.result {
                         Ok(f) => {
                             row.extend([
@@ -288,9 +288,30 @@ pub fn write(
     Ok((files, skipped))
 }
 
+/// A value as the table shows it: a TOML string without its quotes (`"4 GB/s"` is `4 GB/s`),
+/// anything else as written.
+fn shown(v: &str) -> String {
+    match toml::from_str::<toml::Table>(&format!("v = {v}")) {
+        Ok(t) => match t.get("v") {
+            Some(toml::Value::String(s)) => s.clone(),
+            _ => v.to_string(),
+        },
+        Err(_) => v.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_are_shown_without_their_toml_quotes() {
+        assert_eq!(shown("\"4 GB/s\""), "4 GB/s");
+        assert_eq!(shown("'ring'"), "ring");
+        assert_eq!(shown("ring"), "ring");
+        assert_eq!(shown("[8,8,8]"), "[8,8,8]");
+        assert_eq!(shown("512"), "512");
+    }
 
     #[test]
     fn csv_round_trips_with_quotes() {
