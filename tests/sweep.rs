@@ -212,6 +212,18 @@ fn zipped_keys_vary_together_and_values_are_stored_without_quotes() {
     // the torus 4x4 and the mesh 2x2 are different networks: their times differ
     let time = column(&t, "predicted_time_ps");
     assert_ne!(time[0], time[1]);
+    // `dims = []` on a topology that has none says "none": a torus and a fat tree in one sweep
+    let mut sw = barrier_sweep(&[]);
+    sw.axes = mgensim::sweep::parse_zip(&[
+        "network.topology=torus,fattree".to_string(),
+        "network.dims=[4,4,4],[]".to_string(),
+    ])
+    .unwrap();
+    sw.sets = vec!["workload.ranks=64".into()];
+    let out = sw
+        .run(&[0, 1], 2, Arc::new(AtomicBool::new(false)), &|_| {})
+        .unwrap();
+    assert!(out.iter().all(|o| o.result.is_ok()), "{out:?}");
     // zipped keys need as many values each
     let bad = mgensim::sweep::parse_zip(&["a=1,2".into(), "b=1".into()]).unwrap();
     let e = format!("{:#}", mgensim::sweep::check_axes(&bad).unwrap_err());

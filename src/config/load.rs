@@ -79,7 +79,22 @@ impl Scenario {
             }
         };
         let given: Vec<String> = match table.get("network") {
-            Some(toml::Value::Table(t)) => t.keys().cloned().collect(),
+            // `dims = []` on a topology without dims says "none" (a sweep that zips a torus's
+            // dims with a fat tree's): not given
+            Some(toml::Value::Table(t)) => t
+                .keys()
+                .filter(|&k| {
+                    let none = k == "dims"
+                        && t.get(k)
+                            .and_then(toml::Value::as_array)
+                            .is_some_and(|a| a.is_empty())
+                        && t.get("topology")
+                            .and_then(toml::Value::as_str)
+                            .is_some_and(|s| !matches!(s, "torus" | "mesh" | "tofu"));
+                    !none
+                })
+                .cloned()
+                .collect(),
             _ => Vec::new(),
         };
         let scenario = parsed.and_then(|f| Scenario::build(f, path, &given, allow_io, &mut p));
