@@ -471,6 +471,44 @@ impl Report {
         self.predicted_time_ps.max(self.network.quiet_ps)
     }
 
+    /// The text summary's lines naming the busiest link directions (by utilization) and, when
+    /// any link waited for credit, the most credit-blocked ones: three of each, ties in the
+    /// order of `links.csv`.
+    fn busiest_links(&self) -> Vec<String> {
+        const SHOWN: usize = 3;
+        let span = self.span_ps().max(1) as f64;
+        let name = |l: &crate::net::router::LinkLoad| match (l.port, l.to_nic) {
+            (None, _) => format!("NIC {} -> router {}", l.from, l.to),
+            (Some(q), true) => format!("router {} port {q} -> NIC {}", l.from, l.to),
+            (Some(q), false) => format!("router {} port {q} -> router {}", l.from, l.to),
+        };
+        let top = |key: &dyn Fn(&crate::net::router::LinkLoad) -> u64| {
+            let mut v: Vec<&crate::net::router::LinkLoad> =
+                self.per_link.iter().filter(|l| key(l) > 0).collect();
+            v.sort_by_key(|l| std::cmp::Reverse(key(l)));
+            v.truncate(SHOWN);
+            v
+        };
+        let mut out = Vec::new();
+        let busy = top(&|l| l.busy.ps());
+        if !busy.is_empty() {
+            let shown: Vec<String> = busy
+                .iter()
+                .map(|l| format!("{} {:.1} %", name(l), 100.0 * l.busy.ps() as f64 / span))
+                .collect();
+            out.push(format!("busiest links      {}", shown.join(", ")));
+        }
+        let blocked = top(&|l| l.credit_blocked.ps());
+        if !blocked.is_empty() {
+            let shown: Vec<String> = blocked
+                .iter()
+                .map(|l| format!("{} {}", name(l), Time(l.credit_blocked.ps())))
+                .collect();
+            out.push(format!("most blocked links {}", shown.join(", ")));
+        }
+        out
+    }
+
     fn with_link_averages(mut self) -> Report {
         let n = self.per_link.len() as u64;
         let span = self.span_ps();
@@ -572,6 +610,9 @@ impl fmt::Display for Report {
             100.0 * n.link_efficiency,
             Time(n.credit_blocked_ps)
         )?;
+        for line in self.busiest_links() {
+            writeln!(f, "{line}")?;
+        }
         writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
         writeln!(
             f,
