@@ -205,10 +205,15 @@ local function view(t, what)
   return v
 end
 -- a table given to scripts read-only, nested tables first (MGEN_args, library modules)
-local function frozen(t, what)
+local frozen
+-- the tables inside `t` made read-only views, in place
+local function freeze_inside(t, what)
   for k, x in next, t do
     if type(x) == "table" and not views[x] then rawset(t, k, frozen(x, what .. "." .. tostring(k))) end
   end
+end
+function frozen(t, what)
+  freeze_inside(t, what)
   return view(t, what)
 end
 
@@ -451,9 +456,7 @@ rawset(G, "_G", nil)
 -- script never read (a misspelt `--set workload.args.byts=1024` would otherwise be ignored).
 local args_seen = {} -- job index -> { read = {key = true}, missed = {key = true}, t = args }
 local function args_view(t, j)
-  for k, x in next, t do
-    if type(x) == "table" and not views[x] then rawset(t, k, frozen(x, "MGEN_args." .. tostring(k))) end
-  end
+  freeze_inside(t, "MGEN_args")
   local read, missed = {}, {}
   args_seen[j] = { read = read, missed = missed, t = t }
   local v = {}
