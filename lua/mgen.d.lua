@@ -18,7 +18,7 @@
 -- Time: every rank has its own clock. Calls that only start something (MGEN_rdma_put,
 -- MGEN_rdma_get, MGEN_acp_copy, MGEN_Comp) advance the caller's clock and return at once;
 -- calls that wait for the network (MGEN_rdma_poll, MGEN_acp_complete) suspend the rank until
--- what they wait for has happened in simulated time (MODEL.md §1).
+-- what they wait for has happened in simulated time (docs/model.md §1).
 --
 -- Node latency: each call that starts a transfer charges `node.node_latency` (the papers'
 -- communication library overhead) on the caller's clock before the transfer starts. Waiting
@@ -133,7 +133,7 @@ MGEN_ANY_TAG = -1
 ---@field tag integer the message's tag
 ---@field bytes integer the message's size
 
--- Message passing (MODEL.md §6, NSIM's MGEN API). Every call that posts a send or a receive
+-- Message passing (docs/model.md §6, NSIM's MGEN API). Every call that posts a send or a receive
 -- charges `node.mpi_overhead` (NSIM: 200 ns) on the caller's clock. Messages up to
 -- `node.eager_limit` bytes go eager: the sender copies the data into an MPI buffer at
 -- `node.memory_bandwidth` (one copy; free when that is "inf"), and its send is complete at

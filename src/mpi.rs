@@ -1,4 +1,4 @@
-//! Message passing: NSIM's MGEN API, MPI without the `MPI_` prefix (MODEL.md §6).
+//! Message passing: NSIM's MGEN API, MPI without the `MPI_` prefix (docs/model.md §6).
 //!
 //! **Costs.** Every call that posts an operation (send or receive, blocking or not) charges
 //! `node.mpi_overhead` (NSIM: 200 ns) on the caller's clock. A message of at most

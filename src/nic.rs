@@ -1,4 +1,4 @@
-//! Network interface cards: DMA between memory and the network (MODEL.md §2, NSIM-ACE §3.1).
+//! Network interface cards: DMA between memory and the network (docs/model.md §2, NSIM-ACE §3.1).
 //!
 //! **Transmit.** A message handed to a NIC joins its transmit list. The transmit DMA engine
 //! reads one packet's payload at a time from memory at the DMA rate (the slower of

@@ -1,5 +1,5 @@
 //! Nodes and jobs: where each rank runs, which NIC carries its transfers, and which job it
-//! belongs to (MODEL.md §2 and §4).
+//! belongs to (docs/model.md §2 and §4).
 //!
 //! Ranks are numbered across jobs, one job after the other; a script sees its job's numbering
 //! (`MGEN_Comm_rank`, `MGEN_Comm_size`) and can reach only its own job's ranks.

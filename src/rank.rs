@@ -1,6 +1,6 @@
 //! The engine's side of a rank: its clock, what it waits for, its poll counts and handles.
 //!
-//! A rank runs ahead of the global clock until it blocks (MODEL.md §1): non-blocking calls
+//! A rank runs ahead of the global clock until it blocks (docs/model.md §1): non-blocking calls
 //! advance `clock` and stamp the events they create; a blocking call whose condition is not
 //! already met records a [`Wait`] and yields. The event that meets the condition wakes the
 //! rank at `max(clock, event time)`.

@@ -1,4 +1,4 @@
-//! RDMA put and get (MODEL.md §5, NSIM-ACE §3).
+//! RDMA put and get (docs/model.md §5, NSIM-ACE §3).
 //!
 //! **Put** (`MGEN_rdma_put(dest, bytes, tag)`): sender memory → DMA → NIC → packets → network →
 //! receiving NIC → DMA → receiver memory. When the last byte is in the receiver's memory the put

@@ -186,7 +186,7 @@ pub struct Report {
     pub trace: Option<String>,
 }
 
-/// Energy of the network's link directions over the run (TraceRP, MODEL.md §8).
+/// Energy of the network's link directions over the run (TraceRP, docs/model.md §8).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct PowerSummary {
     /// Whether links slept when idle (false: always active, energy only).

@@ -1,7 +1,7 @@
 //! Units of the model: simulated time, data sizes and bandwidths.
 //!
 //! Each is a newtype over an integer so that a time cannot be added to a byte count.
-//! Simulated time is an integer number of **picoseconds** (MODEL.md §1): no floating point
+//! Simulated time is an integer number of **picoseconds** (docs/model.md §1): no floating point
 //! ever decides the order of events. Sizes are **bytes**; bandwidths are **bytes per second**.
 //!
 //! Configuration files write quantities as people do (`"4.0 GB/s"`, `"128 ns"`, `"2 KiB"`);

@@ -1,4 +1,4 @@
-//! Message passing (MODEL.md §6): costs worked out by hand, and MPI's matching rules.
+//! Message passing (docs/model.md §6): costs worked out by hand, and MPI's matching rules.
 
 mod common;
 use common::*;

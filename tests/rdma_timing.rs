@@ -1,5 +1,5 @@
 //! Put and get latencies and bandwidths against hand calculations from the parameters
-//! (MODEL.md §2, §3, §5). Every network here is a 1-D mesh, so rank i sits at x = i and a
+//! (docs/model.md §2, §3, §5). Every network here is a 1-D mesh, so rank i sits at x = i and a
 //! put from 0 to h crosses h router-to-router links, h + 1 routers and h + 2 links in all.
 
 mod common;

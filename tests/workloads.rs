@@ -1,4 +1,4 @@
-//! The papers' workloads as shipped in scenarios/ (MODEL.md §9).
+//! The papers' workloads as shipped in scenarios/ (docs/model.md §9).
 
 mod common;
 use common::*;

@@ -1,7 +1,7 @@
 //! Scenario files: what network to build and what workload to run on it.
 //!
 //! A scenario is a TOML file with three tables, `[network]`, `[node]` and `[workload]`.
-//! Every key left out takes the NSIM-ACE value of MODEL.md §3 (Table 1 of the NSIM-ACE
+//! Every key left out takes the NSIM-ACE value of docs/model.md §3 (Table 1 of the NSIM-ACE
 //! paper); the MTU, which that paper does not give, defaults to 2 KiB. Relative paths are
 //! resolved against the folder of the scenario file.
 //!
@@ -29,7 +29,7 @@ use placement::PlacementFile;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// Which family of network (MODEL.md §4).
+/// Which family of network (docs/model.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Topology {
@@ -51,7 +51,7 @@ impl Topology {
     }
 }
 
-/// `network.routing`: how a packet's route is chosen (MODEL.md §4).
+/// `network.routing`: how a packet's route is chosen (docs/model.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Routing {
@@ -93,7 +93,7 @@ pub enum DragonflyRouting {
     Ugal,
 }
 
-/// `[network]`: routers and links (MODEL.md §3).
+/// `[network]`: routers and links (docs/model.md §3).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetworkConfig {
@@ -271,7 +271,7 @@ impl NetworkConfig {
     }
 }
 
-/// `[node]`: memory, DMA and the communication library (MODEL.md §2).
+/// `[node]`: memory, DMA and the communication library (docs/model.md §2).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NodeConfig {
@@ -290,7 +290,7 @@ pub struct NodeConfig {
     /// Messages up to this size go eager (one copy at memory bandwidth), larger ones by
     /// rendezvous (zero-copy, after a request-to-send / clear-to-send round trip).
     pub eager_limit: Bytes,
-    /// NICs per node, each with its own link to the network (MODEL.md §2).
+    /// NICs per node, each with its own link to the network (docs/model.md §2).
     pub nics_per_node: u32,
     /// Ranks a node can hold; ranks of one node exchange data through its DMA and memory.
     pub ranks_per_node: u32,
@@ -350,7 +350,7 @@ impl Default for Limits {
     }
 }
 
-/// `[power]`: links that sleep when idle (TraceRP, MODEL.md §8). Each link direction goes to
+/// `[power]`: links that sleep when idle (TraceRP, docs/model.md §8). Each link direction goes to
 /// low power `t_sleep` after its last packet and takes `t_wake` to wake when a packet finds it
 /// asleep (the packet, and what queues behind it, waits). A port draws `p_base_per_port`
 /// watts, plus `p_dynamic` when active (also while going to sleep and waking). Defaults:

@@ -1,4 +1,4 @@
-//! Rank placement: which node each rank of each job runs on (MODEL.md §4; NSIM's rank-node
+//! Rank placement: which node each rank of each job runs on (docs/model.md §4; NSIM's rank-node
 //! file, TraceR's job placement).
 //!
 //! The machine has `nodes × ranks_per_node` slots. Jobs are placed one after the other, each

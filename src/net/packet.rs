@@ -1,4 +1,4 @@
-//! Packets: the unit the network moves (MODEL.md §3). A message is cut into packets of at most
+//! Packets: the unit the network moves (docs/model.md §3). A message is cut into packets of at most
 //! `mtu` payload bytes, each carrying `header_bytes` more on the wire. Contents are never
 //! stored, only sizes and the routing state, which travels with the packet.
 

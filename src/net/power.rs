@@ -1,4 +1,4 @@
-//! Links that sleep when idle (TraceRP §3.2, MODEL.md §8).
+//! Links that sleep when idle (TraceRP §3.2, docs/model.md §8).
 //!
 //! Each link direction is ACTIVE or in low power, on its own (up and down directions of a
 //! cable are controlled independently, as TraceRP assumes). A direction falls asleep `T_s`

@@ -1,4 +1,4 @@
-//! Buffer usage history (NSIM's, MODEL.md §7): every packet through the input buffers of
+//! Buffer usage history (NSIM's, docs/model.md §7): every packet through the input buffers of
 //! chosen routers in a chosen period.
 //!
 //! A row opens when a packet's head reaches a watched router (its upstream channel started

@@ -1,6 +1,6 @@
 //! What a run can record beyond its summary, when asked (each costs time or memory only
 //! then): time × space statistics of the links ([`series`]), the buffer history of chosen
-//! routers ([`history`]) and a timeline of the ranks ([`trace`]). MODEL.md §7.
+//! routers ([`history`]) and a timeline of the ranks ([`trace`]). docs/model.md §7.
 
 pub mod history;
 pub mod series;

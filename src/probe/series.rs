@@ -1,4 +1,4 @@
-//! Time × space statistics (NSIM's, MODEL.md §7): what every link direction carried in each
+//! Time × space statistics (NSIM's, docs/model.md §7): what every link direction carried in each
 //! window of simulated time.
 //!
 //! The network calls [`LinkSeries::sent`] when a packet starts on a channel and

@@ -3,7 +3,7 @@
 //! Events leave in increasing `(time, seq)` order, where `seq` is the order in which they were
 //! scheduled: two events at the same picosecond are taken first-scheduled first. That order is
 //! a pure function of the scenario, so every run of it processes the same events in the same
-//! order (MODEL.md §1).
+//! order (docs/model.md §1).
 //!
 //! A timing wheel with an overflow heap. Time is cut into buckets of 2^[`SHIFT`] ps (512 ps);
 //! the next [`SLOTS`] − 1 buckets (about 4.2 µs) are lists in a ring (`slots`), with a two-level

@@ -1,4 +1,4 @@
-//! Routers, links and virtual cut-through flow control (MODEL.md §3, NSIM §3.1).
+//! Routers, links and virtual cut-through flow control (docs/model.md §3, NSIM §3.1).
 //!
 //! Every direction of every link is an output **channel** of the router (or NIC) it leaves:
 //! `routers × ports` router channels, then one injection channel per NIC (terminal). Every

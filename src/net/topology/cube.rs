@@ -1,4 +1,4 @@
-//! k-ary n-cube geometry: mesh and torus of 1 to 6 dimensions, and Tofu (MODEL.md §4).
+//! k-ary n-cube geometry: mesh and torus of 1 to 6 dimensions, and Tofu (docs/model.md §4).
 //!
 //! One router per node; router `r` has coordinates `c[d] = (r / stride[d]) % k[d]`, with
 //! dimension 0 varying fastest. Ports: the first `T` are the node's NICs (one per NIC); then

@@ -1,4 +1,4 @@
-//! Dragonfly (Kim, Dally, Scott and Abts 2008; TraceRP; MODEL.md §4).
+//! Dragonfly (Kim, Dally, Scott and Abts 2008; TraceRP; docs/model.md §4).
 //!
 //! `g` groups of `a` routers; each router has `p` nodes, a local link to every other router of
 //! its group, and `h` global links. Router `R = G·a + r` (group `G`, router `r` in it); its

@@ -1,4 +1,4 @@
-//! Fat trees with full bisection bandwidth (NSIM §3.1, TraceRP Table 1; MODEL.md §4).
+//! Fat trees with full bisection bandwidth (NSIM §3.1, TraceRP Table 1; docs/model.md §4).
 //!
 //! The tree is an extended generalized fat tree (XGFT, Öhring et al. 1995) described per
 //! switch level `i = 1..h` (1 = the leaves): a level-`i` switch has `m_i` ports down and

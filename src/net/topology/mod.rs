@@ -1,4 +1,4 @@
-//! Network topologies and their routing (MODEL.md §4): which router port leads where, and
+//! Network topologies and their routing (docs/model.md §4): which router port leads where, and
 //! which port a packet takes next.
 //!
 //! Every topology is a set of routers with the same number of ports (ports a router does not
