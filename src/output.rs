@@ -581,11 +581,11 @@ pub fn links_csv(r: &crate::Report) -> String {
 pub fn ranks_csv(r: &crate::Report) -> String {
     let mut out = String::from(
         "rank,job,job_rank,node,finish_ps,compute_ps,poll_wait_ps,complete_wait_ps,\
-         mpi_wait_ps,bytes_sent,bytes_received,messages_sent\n",
+         mpi_wait_ps,bytes_sent,bytes_received,messages_sent,finished\n",
     );
     for (i, s) in r.per_rank.iter().enumerate() {
         out += &format!(
-            "{i},{},{},{},{},{},{},{},{},{},{},{}\n",
+            "{i},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             r.jobs.get(s.job as usize).map_or("", |j| j.name.as_str()),
             s.job_rank,
             s.node,
@@ -596,7 +596,8 @@ pub fn ranks_csv(r: &crate::Report) -> String {
             s.mpi_wait_ps,
             s.bytes_sent,
             s.bytes_received,
-            s.messages_sent
+            s.messages_sent,
+            s.finished
         );
     }
     out

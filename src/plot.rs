@@ -229,9 +229,10 @@ enum Kind {
     Complete = 2,
     MpiWait = 3,
     Call = 4,
+    Stuck = 5,
 }
 
-const KINDS: [(Kind, &str, RGBColor); 5] = [
+const KINDS: [(Kind, &str, RGBColor); 6] = [
     (Kind::Compute, "MGEN_Comp", RGBColor(31, 119, 180)),
     (Kind::Poll, "wait: MGEN_rdma_poll", RGBColor(214, 39, 40)),
     (
@@ -241,57 +242,123 @@ const KINDS: [(Kind, &str, RGBColor); 5] = [
     ),
     (Kind::MpiWait, "wait: MGEN_Wait", RGBColor(148, 103, 189)),
     (Kind::Call, "put / get / send", RGBColor(127, 127, 127)),
+    (Kind::Stuck, "stuck until the stop", RGBColor(20, 20, 20)),
 ];
 
-/// The timeline of the ranks from a Chrome trace mgensim wrote, as SVG.
-pub fn timeline_svg(trace: &str) -> Result<String> {
-    let v: serde_json::Value = serde_json::from_str(trace).context("not a JSON trace")?;
-    let events = v["traceEvents"]
-        .as_array()
-        .context("no `traceEvents` array")?;
-    // (tid, start us, end us, kind or None for a region)
-    let mut spans: Vec<(u64, f64, f64, Option<Kind>)> = Vec::new();
-    let mut tids: Vec<u64> = Vec::new();
-    let mut names = std::collections::BTreeMap::new();
-    for e in events {
-        let tid = e["tid"].as_u64();
-        match (e["ph"].as_str(), tid) {
-            (Some("M"), Some(t)) if e["name"] == "thread_name" => {
-                tids.push(t);
-                names.insert(t, e["args"]["name"].as_str().unwrap_or("").to_string());
+/// Most message arrows the timeline draws (the first ones in time; more would hide the rows).
+pub const TIMELINE_ARROWS: usize = 4000;
+
+/// What the timeline shows, read from a Chrome trace mgensim wrote.
+pub struct TimelineData {
+    /// Rank tracks (`tid`), in order, and their names.
+    pub tids: Vec<u64>,
+    /// Name of each track (`rank 3`, or `rank 3` of a job's process).
+    pub names: std::collections::BTreeMap<u64, String>,
+    /// Spans `(tid, start us, end us, kind or None for a region, label)`.
+    spans: Vec<(u64, f64, f64, Option<Kind>, String)>,
+    /// Message arrows `(from tid, at us, to tid, at us)`, in the order of their start.
+    pub arrows: Vec<(u64, f64, u64, f64)>,
+    /// Stuck ranks: `(tid, since us, what it waits for, at)`.
+    pub stuck: Vec<(u64, f64, String, String)>,
+    /// The end of the timeline (us).
+    pub end: f64,
+}
+
+impl TimelineData {
+    /// Reads the trace-event JSON `trace`.
+    pub fn read(trace: &str) -> Result<TimelineData> {
+        let v: serde_json::Value = serde_json::from_str(trace).context("not a JSON trace")?;
+        let events = v["traceEvents"]
+            .as_array()
+            .context("no `traceEvents` array")?;
+        let mut spans = Vec::new();
+        let mut tids: Vec<u64> = Vec::new();
+        let mut names = std::collections::BTreeMap::new();
+        let mut starts: std::collections::HashMap<(String, u64), (u64, f64)> =
+            std::collections::HashMap::new();
+        let mut arrows = Vec::new();
+        let mut stuck = Vec::new();
+        for e in events {
+            let tid = e["tid"].as_u64();
+            match (e["ph"].as_str(), tid) {
+                (Some("M"), Some(t)) if e["name"] == "thread_name" => {
+                    tids.push(t);
+                    names.insert(t, e["args"]["name"].as_str().unwrap_or("").to_string());
+                }
+                (Some("X"), Some(t)) => {
+                    let ts = e["ts"].as_f64().unwrap_or(0.0);
+                    let dur = e["dur"].as_f64().unwrap_or(0.0);
+                    let name = e["name"].as_str().unwrap_or("");
+                    let kind = match (e["cat"].as_str(), name) {
+                        (Some("compute"), _) => Some(Kind::Compute),
+                        (Some("wait"), "MGEN_rdma_poll") => Some(Kind::Poll),
+                        (Some("wait"), "MGEN_acp_complete") => Some(Kind::Complete),
+                        (Some("wait"), _) => Some(Kind::MpiWait),
+                        (Some("call"), _) => Some(Kind::Call),
+                        (Some("stuck"), _) => {
+                            let a = &e["args"];
+                            stuck.push((
+                                t,
+                                ts,
+                                a["waits_for"].as_str().unwrap_or("").to_string(),
+                                a["at"].as_str().unwrap_or("").to_string(),
+                            ));
+                            Some(Kind::Stuck)
+                        }
+                        (Some("region"), _) => None,
+                        _ => continue,
+                    };
+                    spans.push((t, ts, ts + dur, kind, name.to_string()));
+                }
+                (Some(ph @ ("s" | "f")), Some(t)) => {
+                    let key = (
+                        e["name"].as_str().unwrap_or("").to_string(),
+                        e["id"].as_u64().unwrap_or(0),
+                    );
+                    let ts = e["ts"].as_f64().unwrap_or(0.0);
+                    if ph == "s" {
+                        starts.insert(key, (t, ts));
+                    } else if let Some((from, at)) = starts.remove(&key) {
+                        arrows.push((from, at, t, ts));
+                    }
+                }
+                _ => {}
             }
-            (Some("X"), Some(t)) => {
-                let ts = e["ts"].as_f64().unwrap_or(0.0);
-                let dur = e["dur"].as_f64().unwrap_or(0.0);
-                let kind = match (e["cat"].as_str(), e["name"].as_str()) {
-                    (Some("compute"), _) => Some(Kind::Compute),
-                    (Some("wait"), Some("MGEN_rdma_poll")) => Some(Kind::Poll),
-                    (Some("wait"), Some("MGEN_acp_complete")) => Some(Kind::Complete),
-                    (Some("wait"), _) => Some(Kind::MpiWait),
-                    (Some("call"), _) => Some(Kind::Call),
-                    (Some("region"), _) => None,
-                    _ => continue,
-                };
-                spans.push((t, ts, ts + dur, kind));
-            }
-            _ => {}
         }
+        tids.sort_unstable();
+        tids.dedup();
+        if tids.is_empty() {
+            bail!("the trace has no ranks");
+        }
+        arrows.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        let end = spans.iter().map(|s| s.2).fold(0.0f64, f64::max).max(1e-6);
+        Ok(TimelineData {
+            tids,
+            names,
+            spans,
+            arrows,
+            stuck,
+            end,
+        })
     }
-    tids.sort_unstable();
-    tids.dedup();
-    if tids.is_empty() {
-        bail!("the trace has no ranks");
-    }
+}
+
+/// The timeline of the ranks from a Chrome trace mgensim wrote, as SVG: every rank shown is
+/// labelled, regions are bands with their names, blocked ranks' waits run to the stop in
+/// black, and arrows join each put or send to its arrival (the first [`TIMELINE_ARROWS`]).
+pub fn timeline_svg(trace: &str) -> Result<String> {
+    let d = TimelineData::read(trace)?;
+    let tids = &d.tids;
     let step = tids.len().div_ceil(TIMELINE_RANKS);
     let shown: Vec<u64> = tids.iter().copied().step_by(step).collect();
     let row_of: std::collections::HashMap<u64, usize> =
         shown.iter().enumerate().map(|(i, &t)| (t, i)).collect();
-    let end = spans.iter().map(|s| s.2).fold(0.0f64, f64::max).max(1e-6);
+    let end = d.end;
     let bin = end / TIMELINE_BINS as f64;
     // time per (row, bin, kind)
-    let mut time = vec![[0.0f64; 5]; shown.len() * TIMELINE_BINS];
-    for &(t, a, b, kind) in &spans {
-        let (Some(&row), Some(k)) = (row_of.get(&t), kind) else {
+    let mut time = vec![[0.0f64; KINDS.len()]; shown.len() * TIMELINE_BINS];
+    for (t, a, b, kind, _) in &d.spans {
+        let (Some(&row), Some(k)) = (row_of.get(t), kind) else {
             continue;
         };
         let (first, last) = (
@@ -302,28 +369,29 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
             let (lo, hi) = (i as f64 * bin, (i + 1) as f64 * bin);
             let overlap = b.min(hi) - a.max(lo);
             if overlap > 0.0 {
-                time[row * TIMELINE_BINS + i][k as usize] += overlap;
+                time[row * TIMELINE_BINS + i][*k as usize] += overlap;
             }
         }
     }
     let mut out = String::new();
     {
-        let height = (120 + 14 * shown.len()).clamp(300, 2000) as u32;
+        let rows = shown.len();
+        let row_px = if rows <= 32 { 26 } else { 14 };
+        let height = (140 + row_px * rows).clamp(300, 2000) as u32;
         let root = SVGBackend::with_string(&mut out, (1100, height)).into_drawing_area();
         root.fill(&WHITE)?;
         let (top, main) = root.split_vertically(40);
-        let mut x = 60;
+        let mut x = 10;
         for (_, label, c) in KINDS.iter() {
             top.draw(&Rectangle::new([(x, 14), (x + 14, 28)], c.filled()))?;
-            top.draw(&Text::new(*label, (x + 20, 16), ("sans-serif", 14)))?;
-            x += 40 + 8 * label.len() as i32;
+            top.draw(&Text::new(*label, (x + 20, 16), ("sans-serif", 13)))?;
+            x += 34 + 7 * label.len() as i32;
         }
         top.draw(&Rectangle::new(
             [(x, 14), (x + 14, 28)],
             RGBColor(44, 160, 44).mix(0.35).filled(),
         ))?;
-        top.draw(&Text::new("region", (x + 20, 16), ("sans-serif", 14)))?;
-        let rows = shown.len();
+        top.draw(&Text::new("region", (x + 20, 16), ("sans-serif", 13)))?;
         let mut chart = ChartBuilder::on(&main)
             .caption(
                 if step > 1 {
@@ -335,30 +403,66 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
             )
             .margin(10)
             .x_label_area_size(40)
-            .y_label_area_size(80)
+            .y_label_area_size(110)
             .build_cartesian_2d(0.0..end, rows as f64..0.0)?;
+        // the rank names are drawn one per row below (the mesh's own labels skip rows)
         chart
             .configure_mesh()
             .disable_mesh()
             .x_desc("simulated time (us)")
-            .y_labels(rows.min(32))
-            .y_label_formatter(&|y| {
-                let i = y.floor() as usize;
-                shown
-                    .get(i)
-                    .and_then(|t| names.get(t))
-                    .cloned()
-                    .unwrap_or_default()
-            })
+            .y_labels(0)
             .draw()?;
-        // regions: a light band behind the row
-        chart.draw_series(spans.iter().filter(|s| s.3.is_none()).filter_map(|s| {
-            let row = *row_of.get(&s.0)? as f64;
-            Some(Rectangle::new(
-                [(s.1, row + 0.02), (s.2, row + 0.98)],
-                RGBColor(44, 160, 44).mix(0.2).filled(),
-            ))
+        let label_style = ("sans-serif", if rows <= 32 { 13 } else { 10 })
+            .into_font()
+            .color(&BLACK)
+            .pos(plotters::style::text_anchor::Pos::new(
+                plotters::style::text_anchor::HPos::Right,
+                plotters::style::text_anchor::VPos::Center,
+            ));
+        let stuck_rows: std::collections::HashSet<u64> = d.stuck.iter().map(|s| s.0).collect();
+        {
+            let area = chart.plotting_area();
+            let (px0, _) = area.get_base_pixel();
+            for (i, t) in shown.iter().enumerate() {
+                let (_, py) = area.map_coordinate(&(0.0, i as f64 + 0.5));
+                let mut name = d.names.get(t).cloned().unwrap_or_default();
+                if stuck_rows.contains(t) {
+                    name.push_str(" (stuck)");
+                }
+                root.draw(&Text::new(name, (px0 - 6, py), label_style.clone()))?;
+            }
+        }
+        // regions: a band behind the row, with its name where it is wide enough
+        let regions: Vec<_> = d
+            .spans
+            .iter()
+            .filter(|s| s.3.is_none())
+            .filter_map(|s| Some((*row_of.get(&s.0)? as f64, s)))
+            .collect();
+        chart.draw_series(regions.iter().map(|(row, s)| {
+            Rectangle::new(
+                [(s.1, row + 0.04), (s.2, row + 0.96)],
+                RGBColor(44, 160, 44).mix(0.35).filled(),
+            )
         }))?;
+        chart.draw_series(regions.iter().map(|(row, s)| {
+            Rectangle::new(
+                [(s.1, row + 0.04), (s.2, row + 0.96)],
+                RGBColor(30, 110, 30).stroke_width(1),
+            )
+        }))?;
+        if rows <= 32 {
+            let min_width = end / 12.0;
+            chart.draw_series(regions.iter().filter(|(_, s)| s.2 - s.1 >= min_width).map(
+                |(row, s)| {
+                    Text::new(
+                        s.4.clone(),
+                        (s.1 + end / 400.0, row + 0.18),
+                        ("sans-serif", 11).into_font().color(&RGBColor(20, 80, 20)),
+                    )
+                },
+            ))?;
+        }
         // what took most of each bin, merged into runs
         let mut bars = Vec::new();
         for row in 0..rows {
@@ -385,10 +489,28 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
         chart.draw_series(bars.into_iter().map(|(row, a, b, kind)| {
             let r = row as f64;
             Rectangle::new(
-                [(a as f64 * bin, r + 0.2), (b as f64 * bin, r + 0.8)],
+                [(a as f64 * bin, r + 0.28), (b as f64 * bin, r + 0.72)],
                 KINDS[kind].2.filled(),
             )
         }))?;
+        // who sent to whom: an arrow from the call to the arrival
+        let arrow = RGBColor(60, 60, 60).mix(0.55);
+        let arrows: Vec<_> = d
+            .arrows
+            .iter()
+            .filter_map(|&(f, a, t, b)| {
+                Some((*row_of.get(&f)? as f64, a, *row_of.get(&t)? as f64, b))
+            })
+            .take(TIMELINE_ARROWS)
+            .collect();
+        chart.draw_series(arrows.iter().map(|&(r0, a, r1, b)| {
+            PathElement::new(vec![(a, r0 + 0.5), (b, r1 + 0.5)], arrow.stroke_width(1))
+        }))?;
+        chart.draw_series(
+            arrows
+                .iter()
+                .map(|&(_, _, r1, b)| Circle::new((b, r1 + 0.5), 2, arrow.filled())),
+        )?;
         root.present()?;
     }
     Ok(out)

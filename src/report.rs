@@ -23,12 +23,38 @@ pub struct Spread {
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-/// The ranks of a run: how many, and when they finished.
+/// The ranks of a run: how many, which finished, and when.
 pub struct RankSummary {
     /// Ranks in the run.
     pub count: u64,
-    /// When each rank's script ended.
+    /// Ranks whose script ended (all of them, in a run that finished).
+    pub finished: u64,
+    /// When the finished ranks' scripts ended (all zero if none finished).
     pub finish_ps: Spread,
+    /// The ranks that had not finished when the run stopped (a deadlock, a limit, an error):
+    /// the first [`UNFINISHED_LISTED`] of them, in rank order.
+    pub unfinished: Vec<Unfinished>,
+}
+
+/// Most unfinished ranks a report lists one by one (the count is always whole).
+pub const UNFINISHED_LISTED: usize = 64;
+
+/// A rank that had not finished when the run stopped.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Unfinished {
+    /// Its global rank.
+    pub rank: u32,
+    /// Its name (`rank 15`, or `job b rank 3`).
+    pub name: String,
+    /// `blocked` (in a call that waits) or `running` (stopped between calls, by a limit or an
+    /// error).
+    pub state: String,
+    /// Its clock: when it blocked, for a blocked rank (ps).
+    pub since_ps: u64,
+    /// What it waits for, in words (empty for a running rank).
+    pub waits_for: String,
+    /// The script line it is at (`file:line`), where it could be told.
+    pub at: String,
 }
 
 /// One job of several sharing the network.
@@ -141,6 +167,9 @@ pub struct RankStats {
     pub complete_wait_ps: u64,
     /// Time blocked in message-passing waits (ps).
     pub mpi_wait_ps: u64,
+    /// Whether its script ended (false: it was blocked or stopped when the run stopped, and
+    /// `finish_ps` is its clock then).
+    pub finished: bool,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -346,15 +375,32 @@ impl SeriesTable {
 }
 
 impl Report {
-    /// The summary of world `w` for scenario `s`, after `wall` of wall-clock time with `lua_memory` bytes of Lua heap.
-    pub fn new(s: &Scenario, w: &World, wall: Duration, lua_memory: usize) -> Report {
+    /// The summary of world `w` for scenario `s`, after `wall` of wall-clock time with
+    /// `lua_memory` bytes of Lua heap; `unfinished` lists the ranks that had not finished (the
+    /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped.
+    pub fn new(
+        s: &Scenario,
+        w: &World,
+        wall: Duration,
+        lua_memory: usize,
+        unfinished: Vec<Unfinished>,
+        stop_ps: u64,
+    ) -> Report {
+        let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
         let finish: Vec<u64> = w.ranks.iter().map(|r| r.clock.ps()).collect();
-        let n = finish.len().max(1) as u128;
+        let ended: Vec<u64> = w
+            .ranks
+            .iter()
+            .filter(|r| done(r))
+            .map(|r| r.clock.ps())
+            .collect();
+        let n = ended.len().max(1) as u128;
         let spread = Spread {
-            min: finish.iter().copied().min().unwrap_or(0),
-            mean: (finish.iter().map(|&f| f as u128).sum::<u128>() / n) as u64,
-            max: finish.iter().copied().max().unwrap_or(0),
+            min: ended.iter().copied().min().unwrap_or(0),
+            mean: (ended.iter().map(|&f| f as u128).sum::<u128>() / n) as u64,
+            max: ended.iter().copied().max().unwrap_or(0),
         };
+        let predicted = finish.iter().copied().max().unwrap_or(0);
         let wall_s = wall.as_secs_f64();
         let per_s = |x: u64| if wall_s > 0.0 { x as f64 / wall_s } else { 0.0 };
         Report {
@@ -362,10 +408,12 @@ impl Report {
             partial: false,
             sandbox: !s.allow_io,
             warnings: Vec::new(),
-            predicted_time_ps: spread.max,
+            predicted_time_ps: predicted,
             ranks: RankSummary {
                 count: finish.len() as u64,
+                finished: ended.len() as u64,
                 finish_ps: spread,
+                unfinished,
             },
             jobs: w
                 .nodes
@@ -435,6 +483,7 @@ impl Report {
                     bytes_received: r.bytes_received,
                     messages_sent: r.messages_sent,
                     compute_ps: r.compute.ps(),
+                    finished: done(r),
                 })
                 .collect(),
             per_link: w.net.link_loads(w.now),
@@ -452,7 +501,15 @@ impl Report {
                         size: j.size,
                     })
                     .collect();
-                t.to_json(&tracks, |r| w.ranks[r as usize].clock.ps())
+                // (regions still open on an unfinished rank run to the stop)
+                t.to_json(&tracks, |r| {
+                    let rank = &w.ranks[r as usize];
+                    if done(rank) {
+                        rank.clock.ps()
+                    } else {
+                        rank.clock.ps().max(stop_ps)
+                    }
+                })
             }),
         }
         .with_link_averages()
@@ -567,14 +624,61 @@ impl fmt::Display for Report {
             self.predicted_time_ps
         )?;
         let s = &self.ranks.finish_ps;
-        writeln!(
-            f,
-            "rank finish        min {}  mean {}  max {}  ({} ranks)",
-            Time(s.min),
-            Time(s.mean),
-            Time(s.max),
-            self.ranks.count
-        )?;
+        let rk = &self.ranks;
+        if rk.finished == rk.count {
+            writeln!(
+                f,
+                "rank finish        min {}  mean {}  max {}  ({} ranks)",
+                Time(s.min),
+                Time(s.mean),
+                Time(s.max),
+                rk.count
+            )?;
+        } else {
+            if rk.finished > 0 {
+                writeln!(
+                    f,
+                    "rank finish        min {}  mean {}  max {}  ({} of {} ranks finished)",
+                    Time(s.min),
+                    Time(s.mean),
+                    Time(s.max),
+                    rk.finished,
+                    rk.count
+                )?;
+            }
+            let stuck = rk.count - rk.finished;
+            writeln!(
+                f,
+                "unfinished         {stuck} of {} ranks had not finished at the stop",
+                rk.count
+            )?;
+            const SHOWN: usize = 4;
+            for u in rk.unfinished.iter().take(SHOWN) {
+                let at = if u.at.is_empty() {
+                    String::new()
+                } else {
+                    format!(", at {}", u.at)
+                };
+                if u.state == "blocked" {
+                    writeln!(
+                        f,
+                        "  {} blocked since {} in {}{at}",
+                        u.name,
+                        Time(u.since_ps),
+                        u.waits_for
+                    )?;
+                } else {
+                    writeln!(f, "  {} running, clock {}{at}", u.name, Time(u.since_ps))?;
+                }
+            }
+            if stuck as usize > SHOWN {
+                writeln!(
+                    f,
+                    "  ... and {} more (all of them: ranks.csv, `finished` column)",
+                    stuck as usize - SHOWN
+                )?;
+            }
+        }
         if self.jobs.len() > 1 {
             for j in &self.jobs {
                 writeln!(

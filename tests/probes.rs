@@ -436,3 +436,93 @@ fn the_command_line_writes_series_history_trace_and_pictures() {
     let o = mgensim_in(dir.path(), &["plot", "."]);
     assert!(stderr(&o).contains("nothing") || stderr(&o).contains("neither"));
 }
+
+/// A dissemination barrier whose last rank skips its final put: rank (p-1+p/2) mod p waits
+/// forever for it.
+const BROKEN_BARRIER: &str = "[network]\ntopology = 'torus'\ndims = [4, 4]\n\
+[workload]\nranks = 16\ncode = '''
+local rank, size = MGEN_Comm_rank(), MGEN_Comm_size()
+MGEN_region_begin('barrier')
+local d, round = 1, 0
+while d < size do
+  if not (d * 2 >= size and rank == size - 1) then
+    MGEN_rdma_put((rank + d) % size, 8, round)
+  end
+  MGEN_rdma_poll(round)
+  d, round = d * 2, round + 1
+end
+MGEN_region_end()
+'''\n";
+
+#[test]
+fn a_stuck_rank_is_shown_waiting_until_the_stop() {
+    let s = scenario(BROKEN_BARRIER, &[]);
+    let mut sim = Simulation::new(&s).expect("builds");
+    sim.probe(&Probes {
+        trace: true,
+        ..Probes::default()
+    })
+    .expect("probes");
+    let e = sim.run().expect_err("the barrier deadlocks");
+    let r = e.partial.expect("a partial report");
+    // the summary separates finished from stuck ranks
+    assert_eq!((r.ranks.count, r.ranks.finished), (16, 15));
+    let u = &r.ranks.unfinished;
+    assert_eq!(u.len(), 1);
+    assert_eq!((u[0].rank, u[0].state.as_str()), (7, "blocked"));
+    assert!(
+        u[0].waits_for.starts_with("MGEN_rdma_poll(tag 3)"),
+        "{}",
+        u[0].waits_for
+    );
+    assert_eq!(u[0].at, "inline:8", "the line of the poll");
+    assert_eq!(u[0].since_ps, r.per_rank[7].finish_ps);
+    assert!(!r.per_rank[7].finished && r.per_rank[6].finished);
+    let finished_max = (0..16)
+        .filter(|&i| i != 7)
+        .map(|i| r.per_rank[i].finish_ps)
+        .max()
+        .unwrap();
+    assert_eq!(
+        r.ranks.finish_ps.max, finished_max,
+        "the stuck rank is not in the spread"
+    );
+    let text = r.to_string();
+    assert!(text.contains("15 of 16 ranks finished"), "{text}");
+    assert!(text.contains("rank 7 blocked since"), "{text}");
+    // on the timeline: a wait from the poll to the stop, and its region open until then
+    let stop = r.span_ps();
+    let v: Value = serde_json::from_str(r.trace.as_deref().unwrap()).unwrap();
+    let spans: Vec<&Value> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["tid"] == 7)
+        .collect();
+    let ps = |x: &Value| (x.as_f64().unwrap() * 1e6).round() as u64;
+    let stuck: Vec<&&Value> = spans.iter().filter(|e| e["cat"] == "stuck").collect();
+    assert_eq!(stuck.len(), 1);
+    assert_eq!(ps(&stuck[0]["ts"]), u[0].since_ps);
+    assert_eq!(ps(&stuck[0]["ts"]) + ps(&stuck[0]["dur"]), stop);
+    assert_eq!(stuck[0]["args"]["at"], u[0].at.as_str());
+    let region = spans.iter().find(|e| e["cat"] == "region").unwrap();
+    assert_eq!(ps(&region["ts"]) + ps(&region["dur"]), stop);
+    // a finished rank's region ends at its end
+    let six: Vec<&Value> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["tid"] == 6 && e["cat"] == "region")
+        .collect();
+    assert_eq!(
+        ps(&six[0]["ts"]) + ps(&six[0]["dur"]),
+        r.per_rank[6].finish_ps
+    );
+    // the timeline picture marks it
+    let svg = mgensim::plot::timeline_svg(r.trace.as_deref().unwrap()).unwrap();
+    assert!(svg.contains("rank 7 (stuck)") && svg.contains("stuck until the stop"));
+    assert!(
+        (0..16).all(|i| svg.contains(&format!("\nrank {i}\n")) || i == 7),
+        "every rank is labelled"
+    );
+}

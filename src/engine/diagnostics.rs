@@ -18,26 +18,7 @@ pub(crate) fn deadlock_detail(
     let mut out = String::new();
     for &r in blocked.iter().take(SHOWN) {
         let rank = &w.ranks[r as usize];
-        let what = match rank.wait {
-            Wait::Poll(tag) => {
-                format!("MGEN_rdma_poll(tag {tag}): no put with that tag was delivered to it")
-            }
-            Wait::Complete(seq) => {
-                format!(
-                    "MGEN_acp_complete(handle {}): the transfer never completed",
-                    crate::rdma::handle(r, seq)
-                )
-            }
-            Wait::Request(seq) => {
-                format!(
-                    "MGEN_Wait (request {}), {}",
-                    crate::mpi::request_handle(r, seq),
-                    w.mpi.describe(rank, seq)
-                )
-            }
-            Wait::Sync => "MGEN_Test".to_string(),
-            Wait::Nothing => "nothing (it was never resumed)".to_string(),
-        };
+        let what = waits_for(w, r);
         let tb = where_(r);
         let line = script_line(&tb);
         out.push_str(&format!(
@@ -73,6 +54,32 @@ pub(crate) fn deadlock_detail(
         ));
     }
     out
+}
+
+/// What blocked rank `r` waits for, in words (`MGEN_rdma_poll(tag 3): no put with that tag
+/// was delivered to it`).
+pub(crate) fn waits_for(w: &World, r: u32) -> String {
+    let rank = &w.ranks[r as usize];
+    match rank.wait {
+        Wait::Poll(tag) => {
+            format!("MGEN_rdma_poll(tag {tag}): no put with that tag was delivered to it")
+        }
+        Wait::Complete(seq) => {
+            format!(
+                "MGEN_acp_complete(handle {}): the transfer never completed",
+                crate::rdma::handle(r, seq)
+            )
+        }
+        Wait::Request(seq) => {
+            format!(
+                "MGEN_Wait (request {}), {}",
+                crate::mpi::request_handle(r, seq),
+                w.mpi.describe(rank, seq)
+            )
+        }
+        Wait::Sync => "MGEN_Test".to_string(),
+        Wait::Nothing => "nothing (it was never resumed)".to_string(),
+    }
 }
 
 /// Refuses, with a clear message, a scenario whose network and ranks could not fit in this

@@ -308,10 +308,13 @@ impl Simulation {
         dropped
     }
 
-    /// The summary of the run as it stands.
+    /// The summary of the run as it stands. Ranks that have not finished are listed with what
+    /// they wait for and their script line, and on the timeline a blocked one's wait runs to
+    /// the stop.
     fn report(&self, started: Instant, partial: bool) -> Report {
-        {
-            let mut w = self.world.borrow_mut();
+        let (unfinished, end) = {
+            let mut guard = self.world.borrow_mut();
+            let w = &mut *guard;
             let end = w
                 .ranks
                 .iter()
@@ -320,9 +323,51 @@ impl Simulation {
                 .unwrap_or(Time::ZERO)
                 .max(w.now);
             w.net.settle_all(end);
-        }
+            let open: Vec<u32> = (0..w.ranks.len() as u32)
+                .filter(|&r| w.ranks[r as usize].status != Status::Done)
+                .collect();
+            // a traceback per rank: all of them for the timeline (up to a bound), the first
+            // few for the summary
+            let traced = if w.trace.is_some() { 4096 } else { 0 };
+            let mut listed = Vec::new();
+            for (i, &r) in open.iter().enumerate() {
+                if i >= crate::report::UNFINISHED_LISTED.max(traced) {
+                    break;
+                }
+                let rank = &w.ranks[r as usize];
+                let blocked = rank.status == Status::Blocked;
+                let waits_for = if blocked {
+                    diagnostics::waits_for(w, r)
+                } else {
+                    String::new()
+                };
+                let at = script_line(&self.scripts.where_(r)).to_string();
+                let since = rank.clock.ps();
+                if let (true, Some(tr)) = (blocked, w.trace.as_deref_mut()) {
+                    tr.stuck(r, since, end.ps(), waits_for.clone(), at.clone());
+                }
+                if i < crate::report::UNFINISHED_LISTED {
+                    listed.push(crate::report::Unfinished {
+                        rank: r,
+                        name: w.nodes.name(r),
+                        state: if blocked { "blocked" } else { "running" }.to_string(),
+                        since_ps: since,
+                        waits_for,
+                        at,
+                    });
+                }
+            }
+            (listed, end.ps())
+        };
         let w = self.world.borrow();
-        let mut r = Report::new(&self.scenario, &w, started.elapsed(), self.scripts.memory());
+        let mut r = Report::new(
+            &self.scenario,
+            &w,
+            started.elapsed(),
+            self.scripts.memory(),
+            unfinished,
+            end,
+        );
         r.partial = partial;
         r
     }

@@ -55,6 +55,9 @@ pub enum What {
     },
     /// A region the script named (index into the names).
     Region(u32),
+    /// Blocked when the run stopped, from the blocking call to the stop (index into the
+    /// notes: what it waits for, and the script line).
+    Stuck(u32),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +75,8 @@ pub struct Trace {
     names: Vec<String>,
     ids: HashMap<String, u32>,
     open: Vec<Vec<(u32, u64)>>,
+    /// What each stuck rank waits for, and where (`file:line`).
+    notes: Vec<(String, String)>,
 }
 
 /// A job as the trace shows it: its name and its ranks `base..base + size`.
@@ -131,6 +136,19 @@ impl Trace {
                 what: What::Region(id),
             });
         }
+    }
+
+    /// `rank` was blocked from `start` until the run stopped at `end` (ps), waiting for
+    /// `waits_for` at script line `at`.
+    pub fn stuck(&mut self, rank: u32, start: u64, end: u64, waits_for: String, at: String) {
+        let id = self.notes.len() as u32;
+        self.notes.push((waits_for, at));
+        self.spans.push(Span {
+            rank,
+            start,
+            end: end.max(start),
+            what: What::Stuck(id),
+        });
     }
 
     /// Spans recorded.
@@ -233,6 +251,15 @@ impl Trace {
                     format!("\"from\":{},\"bytes\":{bytes}", local(from)),
                 ),
                 What::Region(id) => (self.names[id as usize].clone(), "region", String::new()),
+                What::Stuck(id) => {
+                    let (waits, at) = &self.notes[id as usize];
+                    let call = waits.split(':').next().unwrap_or(waits);
+                    (
+                        format!("stuck in {call} until the stop"),
+                        "stuck",
+                        format!("\"waits_for\":{},\"at\":{}", json_str(waits), json_str(at)),
+                    )
+                }
             };
             ev.clear();
             let _ = write!(
