@@ -110,6 +110,9 @@ struct Nic {
     dma_busy: bool,
     /// When the receive DMA engine is next free.
     rx_free: Time,
+    /// Time the transmit and receive DMA engines spent moving payload (ps).
+    tx_busy: u64,
+    rx_busy: u64,
 }
 
 /// Totals of one run.
@@ -239,12 +242,12 @@ impl Nics {
         if self.msgs.get(m).packets_left > 0 {
             self.push_tx(nic, m);
         }
-        self.nics[nic as usize].dma_busy = true;
         let payload = net.packets.get(pkt).wire - self.header;
-        q.push(
-            now + self.dma.transfer_time(Bytes(payload as u64)),
-            Event::TxDmaDone(pkt),
-        );
+        let took = self.dma.transfer_time(Bytes(payload as u64));
+        let n = &mut self.nics[nic as usize];
+        n.dma_busy = true;
+        n.tx_busy += took.ps();
+        q.push(now + took, Event::TxDmaDone(pkt));
     }
 
     /// The transmit DMA has read packet `pkt`. Returns its message if that was its last packet
@@ -320,7 +323,9 @@ impl Nics {
         }
         let n = &mut self.nics[p.dst as usize];
         let start = now.max(n.rx_free);
-        n.rx_free = start + self.dma.transfer_time(Bytes((p.wire - self.header) as u64));
+        let took = self.dma.transfer_time(Bytes((p.wire - self.header) as u64));
+        n.rx_busy += took.ps();
+        n.rx_free = start + took;
         q.push(n.rx_free, Event::RxDmaDone(pkt));
         if envelope {
             Arrival::Envelope(p.msg)
@@ -351,6 +356,12 @@ impl Nics {
         } else {
             None
         }
+    }
+
+    /// Time each NIC's transmit and receive DMA engines spent moving payload, in NIC order
+    /// (ps; a transfer that runs past the stop counts whole).
+    pub fn dma_busy(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.nics.iter().map(|n| (n.tx_busy, n.rx_busy))
     }
 
     /// Messages in flight (made and not yet delivered).

@@ -20,11 +20,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// Every file mgensim writes into an output folder (what a new set replaces).
-pub const FOLDER_FILES: [&str; 11] = [
+pub const FOLDER_FILES: [&str; 12] = [
     "summary.json",
     "links.csv",
     "routers.csv",
     "ranks.csv",
+    "nodes.csv",
     "links_timeseries.csv",
     "links_power.csv",
     "power_timeseries.csv",
@@ -280,6 +281,7 @@ fn stage_files(stage: &Path, report: &crate::Report, trace: Option<&str>) -> std
     write("links.csv", Some(links_csv(report)))?;
     write("routers.csv", Some(routers_csv(report)))?;
     write("ranks.csv", Some(ranks_csv(report)))?;
+    write("nodes.csv", Some(nodes_csv(report)))?;
     write("links_timeseries.csv", timeseries_csv(report))?;
     write("links_power.csv", links_power_csv(report))?;
     write("power_timeseries.csv", power_timeseries_csv(report))?;
@@ -572,6 +574,37 @@ pub fn links_csv(r: &crate::Report) -> String {
             l.credit_blocked.ps(),
             l.peak_occupancy,
             ratio(l.occupancy_area as f64, span)
+        );
+    }
+    out
+}
+
+/// One line per node: its NICs' DMA engines and links, busy time and utilization over the
+/// run, and the bytes its NICs injected and received.
+pub fn nodes_csv(r: &crate::Report) -> String {
+    let span = r.span_ps();
+    let mut out = String::from(
+        "node,nics,ranks,tx_dma_busy_ps,tx_dma_utilization,rx_dma_busy_ps,rx_dma_utilization,\
+         injection_busy_ps,injection_utilization,ejection_busy_ps,ejection_utilization,\
+         injected_bytes,ejected_bytes\n",
+    );
+    for n in &r.per_node {
+        let u = |b: u64| n.utilization(b, span);
+        out += &format!(
+            "{},{},{},{},{:.6},{},{:.6},{},{:.6},{},{:.6},{},{}\n",
+            n.node,
+            n.nics,
+            n.ranks,
+            n.tx_dma_busy_ps,
+            u(n.tx_dma_busy_ps),
+            n.rx_dma_busy_ps,
+            u(n.rx_dma_busy_ps),
+            n.injection_busy_ps,
+            u(n.injection_busy_ps),
+            n.ejection_busy_ps,
+            u(n.ejection_busy_ps),
+            n.injected_bytes,
+            n.ejected_bytes
         );
     }
     out

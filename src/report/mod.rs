@@ -4,11 +4,11 @@
 use crate::config::{Scenario, Topology};
 use crate::event::Event;
 use crate::net::router::LinkLoad;
-use crate::units::{Bytes, Time};
+
 use crate::world::World;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::fmt;
+
 use std::time::Duration;
 
 /// Min, mean and max of a per-rank quantity, in picoseconds.
@@ -192,6 +192,9 @@ pub struct Report {
     pub jobs: Vec<JobSummary>,
     /// The network and what crossed it.
     pub network: NetworkSummary,
+    /// What bounded the run (compute, DMA, injection, a link, credit, the calls, waiting),
+    /// when it could be told; the rule is in `report/bottleneck.rs`.
+    pub bound: Option<Bound>,
     /// Values scripts reported with `MGEN_report`, by name.
     pub metrics: std::collections::BTreeMap<String, Metric>,
     /// What the host spent: wall time, events per second, memory.
@@ -202,6 +205,9 @@ pub struct Report {
     /// What every link carried, for tools using the library.
     #[serde(skip)]
     pub per_link: Vec<crate::net::router::LinkLoad>,
+    /// Every node's DMA engines and NIC links (a line of `nodes.csv` each).
+    #[serde(skip)]
+    pub per_node: Vec<NodeStats>,
     /// Energy of the links, with `[power]`.
     pub power: Option<PowerSummary>,
     /// The time series of the links, if it was recorded (`--interval`).
@@ -487,6 +493,8 @@ impl Report {
                 })
                 .collect(),
             per_link: w.net.link_loads(w.now),
+            per_node: Vec::new(),
+            bound: None,
             power: None,
             series: SeriesTable::new(w),
             buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
@@ -514,6 +522,24 @@ impl Report {
         }
         .with_link_averages()
         .with_power(s.power.as_ref())
+        .with_nodes(w)
+    }
+
+    fn with_nodes(mut self, w: &World) -> Report {
+        let mut ranks = vec![0u32; self.network.nodes as usize];
+        for &n in &w.nodes.rank_node {
+            if let Some(c) = ranks.get_mut(n as usize) {
+                *c += 1;
+            }
+        }
+        self.per_node = bottleneck::node_stats(
+            w.nics.dma_busy(),
+            &self.per_link,
+            w.nodes.nics_per_node,
+            &ranks,
+        );
+        self.bound = self.find_bound();
+        self
     }
 
     fn with_power(mut self, cfg: Option<&crate::config::PowerConfig>) -> Report {
@@ -526,44 +552,6 @@ impl Report {
     /// The run's time for rates: the later of the last rank's end and the last event.
     pub fn span_ps(&self) -> u64 {
         self.predicted_time_ps.max(self.network.quiet_ps)
-    }
-
-    /// The text summary's lines naming the busiest link directions (by utilization) and, when
-    /// any link waited for credit, the most credit-blocked ones: three of each, ties in the
-    /// order of `links.csv`.
-    fn busiest_links(&self) -> Vec<String> {
-        const SHOWN: usize = 3;
-        let span = self.span_ps().max(1) as f64;
-        let name = |l: &crate::net::router::LinkLoad| match (l.port, l.to_nic) {
-            (None, _) => format!("NIC {} -> router {}", l.from, l.to),
-            (Some(q), true) => format!("router {} port {q} -> NIC {}", l.from, l.to),
-            (Some(q), false) => format!("router {} port {q} -> router {}", l.from, l.to),
-        };
-        let top = |key: &dyn Fn(&crate::net::router::LinkLoad) -> u64| {
-            let mut v: Vec<&crate::net::router::LinkLoad> =
-                self.per_link.iter().filter(|l| key(l) > 0).collect();
-            v.sort_by_key(|l| std::cmp::Reverse(key(l)));
-            v.truncate(SHOWN);
-            v
-        };
-        let mut out = Vec::new();
-        let busy = top(&|l| l.busy.ps());
-        if !busy.is_empty() {
-            let shown: Vec<String> = busy
-                .iter()
-                .map(|l| format!("{} {:.1} %", name(l), 100.0 * l.busy.ps() as f64 / span))
-                .collect();
-            out.push(format!("busiest links      {}", shown.join(", ")));
-        }
-        let blocked = top(&|l| l.credit_blocked.ps());
-        if !blocked.is_empty() {
-            let shown: Vec<String> = blocked
-                .iter()
-                .map(|l| format!("{} {}", name(l), Time(l.credit_blocked.ps())))
-                .collect();
-            out.push(format!("most blocked links {}", shown.join(", ")));
-        }
-        out
     }
 
     fn with_link_averages(mut self) -> Report {
@@ -602,190 +590,6 @@ pub fn proc_bytes(file: &str, key: &str) -> Option<u64> {
     Some(kib * 1024)
 }
 
-impl fmt::Display for Report {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = &self.network;
-        if self.partial {
-            writeln!(
-                f,
-                "PARTIAL            the run stopped early; figures are up to the stop"
-            )?;
-        }
-        writeln!(f, "scenario           {}", self.scenario)?;
-        writeln!(
-            f,
-            "network            {} ({} nodes), {} routing",
-            n.shape, n.nodes, n.routing
-        )?;
-        writeln!(
-            f,
-            "predicted time     {}  ({} ps)",
-            Time(self.predicted_time_ps),
-            self.predicted_time_ps
-        )?;
-        let s = &self.ranks.finish_ps;
-        let rk = &self.ranks;
-        if rk.finished == rk.count {
-            writeln!(
-                f,
-                "rank finish        min {}  mean {}  max {}  ({} ranks)",
-                Time(s.min),
-                Time(s.mean),
-                Time(s.max),
-                rk.count
-            )?;
-        } else {
-            if rk.finished > 0 {
-                writeln!(
-                    f,
-                    "rank finish        min {}  mean {}  max {}  ({} of {} ranks finished)",
-                    Time(s.min),
-                    Time(s.mean),
-                    Time(s.max),
-                    rk.finished,
-                    rk.count
-                )?;
-            }
-            let stuck = rk.count - rk.finished;
-            writeln!(
-                f,
-                "unfinished         {stuck} of {} ranks had not finished at the stop",
-                rk.count
-            )?;
-            const SHOWN: usize = 4;
-            for u in rk.unfinished.iter().take(SHOWN) {
-                let at = if u.at.is_empty() {
-                    String::new()
-                } else {
-                    format!(", at {}", u.at)
-                };
-                if u.state == "blocked" {
-                    writeln!(
-                        f,
-                        "  {} blocked since {} in {}{at}",
-                        u.name,
-                        Time(u.since_ps),
-                        u.waits_for
-                    )?;
-                } else {
-                    writeln!(f, "  {} running, clock {}{at}", u.name, Time(u.since_ps))?;
-                }
-            }
-            if stuck as usize > SHOWN {
-                writeln!(
-                    f,
-                    "  ... and {} more (all of them: ranks.csv, `finished` column)",
-                    stuck as usize - SHOWN
-                )?;
-            }
-        }
-        if self.jobs.len() > 1 {
-            for j in &self.jobs {
-                writeln!(
-                    f,
-                    "job {:<14} {}  ({} ranks)",
-                    j.name,
-                    Time(j.predicted_time_ps),
-                    j.ranks
-                )?;
-            }
-        }
-        writeln!(
-            f,
-            "transfers          {} puts/gets; the NICs delivered {} messages (data and control)",
-            n.transfers, n.messages
-        )?;
-        writeln!(
-            f,
-            "moved              {} payload, {} over links",
-            Bytes(n.bytes),
-            Bytes(n.link_bytes)
-        )?;
-        writeln!(
-            f,
-            "packets            {} made, {} link traversals",
-            n.packets, n.packet_hops
-        )?;
-        writeln!(
-            f,
-            "links              {} directions, mean {:.3} GB/s each, {:.2} % busy, {} blocked on credit (summed over the directions)",
-            n.links,
-            n.average_link_bandwidth_bps / 1e9,
-            100.0 * n.link_efficiency,
-            Time(n.credit_blocked_ps)
-        )?;
-        for line in self.busiest_links() {
-            writeln!(f, "{line}")?;
-        }
-        writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
-        writeln!(
-            f,
-            "peak in flight     {} packets, {} pending events",
-            n.peak_packets, n.peak_pending_events
-        )?;
-        if let Some(p) = &self.power {
-            writeln!(
-                f,
-                "power              {:.4} J over {} ports, mean {:.2} W ({:.1} % of always-on), {:.1} % of port-time asleep, {} wake-ups",
-                p.energy_j,
-                p.ports,
-                p.average_power_w,
-                100.0 * p.energy_j / p.always_on_energy_j.max(f64::MIN_POSITIVE),
-                100.0 * p.low_power_fraction,
-                p.wakeups
-            )?;
-            if let Some(b) = &p.baseline {
-                writeln!(
-                    f,
-                    "power vs always-on energy x{:.4}, power x{:.4}, time x{:.4} (baseline {}, {:.4} J)",
-                    b.energy_ratio,
-                    b.power_ratio,
-                    b.time_ratio,
-                    Time(b.predicted_time_ps),
-                    b.energy_j
-                )?;
-            }
-        }
-        for (name, m) in &self.metrics {
-            if m.count == 1 {
-                writeln!(f, "{name:<18} {}", fmt_num(m.mean))?;
-            } else {
-                writeln!(
-                    f,
-                    "{name:<18} min {}  mean {}  max {}  ({} reports)",
-                    fmt_num(m.min),
-                    fmt_num(m.mean),
-                    fmt_num(m.max),
-                    m.count
-                )?;
-            }
-        }
-        if !self.sandbox {
-            writeln!(
-                f,
-                "sandbox            off (--allow-io): scripts had the whole Lua library"
-            )?;
-        }
-        for w in &self.warnings {
-            writeln!(f, "warning            {w}")?;
-        }
-        let h = &self.host;
-        writeln!(
-            f,
-            "host               {:.3} s wall, {} events ({:.2} M/s), {:.2} M packet-hops/s, peak memory {}",
-            h.wall_s,
-            n.events,
-            h.events_per_s / 1e6,
-            h.packet_hops_per_s / 1e6,
-            Bytes(h.peak_memory_bytes)
-        )
-    }
-}
-
-fn fmt_num(x: f64) -> String {
-    if x != 0.0 && (x.abs() >= 1e6 || x.abs() < 1e-3) {
-        format!("{x:.4e}")
-    } else {
-        format!("{:.4}", x)
-    }
-}
+mod bottleneck;
+mod text;
+pub use bottleneck::{Bound, NodeStats};

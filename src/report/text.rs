@@ -1,0 +1,300 @@
+//! The text summary of a run (what `mgensim run` prints): one line per figure, the busiest
+//! resources named, and what bounded the run.
+
+use super::Report;
+use crate::units::{Bytes, Time};
+use std::fmt;
+
+impl Report {
+    /// The text summary's lines naming the busiest link directions (by utilization) and, when
+    /// any link waited for credit, the most credit-blocked ones: three of each, ties in the
+    /// order of `links.csv`.
+    fn busiest_links(&self) -> Vec<String> {
+        const SHOWN: usize = 3;
+        let span = self.span_ps().max(1) as f64;
+        let name = |l: &crate::net::router::LinkLoad| match (l.port, l.to_nic) {
+            (None, _) => format!("NIC {} -> router {}", l.from, l.to),
+            (Some(q), true) => format!("router {} port {q} -> NIC {}", l.from, l.to),
+            (Some(q), false) => format!("router {} port {q} -> router {}", l.from, l.to),
+        };
+        let top = |key: &dyn Fn(&crate::net::router::LinkLoad) -> u64| {
+            let mut v: Vec<&crate::net::router::LinkLoad> =
+                self.per_link.iter().filter(|l| key(l) > 0).collect();
+            v.sort_by_key(|l| std::cmp::Reverse(key(l)));
+            v.truncate(SHOWN);
+            v
+        };
+        let mut out = Vec::new();
+        let busy = top(&|l| l.busy.ps());
+        if !busy.is_empty() {
+            let shown: Vec<String> = busy
+                .iter()
+                .map(|l| format!("{} {:.1} %", name(l), 100.0 * l.busy.ps() as f64 / span))
+                .collect();
+            out.push(format!("busiest links      {}", shown.join(", ")));
+        }
+        let blocked = top(&|l| l.credit_blocked.ps());
+        if !blocked.is_empty() {
+            let shown: Vec<String> = blocked
+                .iter()
+                .map(|l| format!("{} {}", name(l), Time(l.credit_blocked.ps())))
+                .collect();
+            out.push(format!("most blocked links {}", shown.join(", ")));
+        }
+        let span_ps = self.span_ps();
+        let mut nodes: Vec<&super::NodeStats> =
+            self.per_node.iter().filter(|n| n.busiest().1 > 0).collect();
+        nodes.sort_by_key(|n| std::cmp::Reverse(n.busiest().1 / n.nics.max(1) as u64));
+        if let Some(first) = nodes.first() {
+            let u = |busy: u64| format!("{:.1} %", 100.0 * first.utilization(busy, span_ps));
+            let rest: Vec<String> = nodes[1..nodes.len().min(SHOWN)]
+                .iter()
+                .map(|n| {
+                    let (what, busy) = n.busiest();
+                    format!(
+                        "node {} {what} {:.1} %",
+                        n.node,
+                        100.0 * n.utilization(busy, span_ps)
+                    )
+                })
+                .collect();
+            out.push(format!(
+                "busiest nodes      node {}: transmit DMA {}, receive DMA {}, injection {}, \
+                 ejection {}{}{}",
+                first.node,
+                u(first.tx_dma_busy_ps),
+                u(first.rx_dma_busy_ps),
+                u(first.injection_busy_ps),
+                u(first.ejection_busy_ps),
+                if rest.is_empty() { "" } else { "; then " },
+                rest.join(", ")
+            ));
+        }
+        let routers = self.router_loads();
+        let per_port = |r: &super::bottleneck::RouterLoad| r.busy_ps / r.ports.max(1) as u64;
+        let mut busy: Vec<_> = routers.iter().filter(|r| r.busy_ps > 0).collect();
+        busy.sort_by_key(|r| std::cmp::Reverse(per_port(r)));
+        if !busy.is_empty() {
+            let shown: Vec<String> = busy
+                .iter()
+                .take(SHOWN)
+                .map(|r| {
+                    format!(
+                        "router {} {:.1} %",
+                        r.router,
+                        100.0 * per_port(r) as f64 / span
+                    )
+                })
+                .collect();
+            out.push(format!(
+                "busiest routers    {} (mean over their output ports)",
+                shown.join(", ")
+            ));
+        }
+        let mut blocked: Vec<_> = routers.iter().filter(|r| r.credit_blocked_ps > 0).collect();
+        blocked.sort_by_key(|r| std::cmp::Reverse(r.credit_blocked_ps));
+        if !blocked.is_empty() {
+            let shown: Vec<String> = blocked
+                .iter()
+                .take(SHOWN)
+                .map(|r| format!("router {} {}", r.router, Time(r.credit_blocked_ps)))
+                .collect();
+            out.push(format!(
+                "most blocked routers {} (summed over their output ports)",
+                shown.join(", ")
+            ));
+        }
+        if let Some(b) = &self.bound {
+            out.push(format!("bounded by         {}: {}", b.kind, b.reason));
+        }
+        out
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = &self.network;
+        if self.partial {
+            writeln!(
+                f,
+                "PARTIAL            the run stopped early; figures are up to the stop"
+            )?;
+        }
+        writeln!(f, "scenario           {}", self.scenario)?;
+        writeln!(
+            f,
+            "network            {} ({} nodes), {} routing",
+            n.shape, n.nodes, n.routing
+        )?;
+        writeln!(
+            f,
+            "predicted time     {}  ({} ps)",
+            Time(self.predicted_time_ps),
+            self.predicted_time_ps
+        )?;
+        let s = &self.ranks.finish_ps;
+        let rk = &self.ranks;
+        if rk.finished == rk.count {
+            writeln!(
+                f,
+                "rank finish        min {}  mean {}  max {}  ({} ranks)",
+                Time(s.min),
+                Time(s.mean),
+                Time(s.max),
+                rk.count
+            )?;
+        } else {
+            if rk.finished > 0 {
+                writeln!(
+                    f,
+                    "rank finish        min {}  mean {}  max {}  ({} of {} ranks finished)",
+                    Time(s.min),
+                    Time(s.mean),
+                    Time(s.max),
+                    rk.finished,
+                    rk.count
+                )?;
+            }
+            let stuck = rk.count - rk.finished;
+            writeln!(
+                f,
+                "unfinished         {stuck} of {} ranks had not finished at the stop",
+                rk.count
+            )?;
+            const SHOWN: usize = 4;
+            for u in rk.unfinished.iter().take(SHOWN) {
+                let at = if u.at.is_empty() {
+                    String::new()
+                } else {
+                    format!(", at {}", u.at)
+                };
+                if u.state == "blocked" {
+                    writeln!(
+                        f,
+                        "  {} blocked since {} in {}{at}",
+                        u.name,
+                        Time(u.since_ps),
+                        u.waits_for
+                    )?;
+                } else {
+                    writeln!(f, "  {} running, clock {}{at}", u.name, Time(u.since_ps))?;
+                }
+            }
+            if stuck as usize > SHOWN {
+                writeln!(
+                    f,
+                    "  ... and {} more (all of them: ranks.csv, `finished` column)",
+                    stuck as usize - SHOWN
+                )?;
+            }
+        }
+        if self.jobs.len() > 1 {
+            for j in &self.jobs {
+                writeln!(
+                    f,
+                    "job {:<14} {}  ({} ranks)",
+                    j.name,
+                    Time(j.predicted_time_ps),
+                    j.ranks
+                )?;
+            }
+        }
+        writeln!(
+            f,
+            "transfers          {} puts/gets; the NICs delivered {} messages (data and control)",
+            n.transfers, n.messages
+        )?;
+        writeln!(
+            f,
+            "moved              {} payload, {} over links",
+            Bytes(n.bytes),
+            Bytes(n.link_bytes)
+        )?;
+        writeln!(
+            f,
+            "packets            {} made, {} link traversals",
+            n.packets, n.packet_hops
+        )?;
+        writeln!(
+            f,
+            "links              {} directions, mean {:.3} GB/s each, {:.2} % busy, {} blocked on credit (summed over the directions)",
+            n.links,
+            n.average_link_bandwidth_bps / 1e9,
+            100.0 * n.link_efficiency,
+            Time(n.credit_blocked_ps)
+        )?;
+        for line in self.busiest_links() {
+            writeln!(f, "{line}")?;
+        }
+        writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
+        writeln!(
+            f,
+            "peak in flight     {} packets, {} pending events",
+            n.peak_packets, n.peak_pending_events
+        )?;
+        if let Some(p) = &self.power {
+            writeln!(
+                f,
+                "power              {:.4} J over {} ports, mean {:.2} W ({:.1} % of always-on), {:.1} % of port-time asleep, {} wake-ups",
+                p.energy_j,
+                p.ports,
+                p.average_power_w,
+                100.0 * p.energy_j / p.always_on_energy_j.max(f64::MIN_POSITIVE),
+                100.0 * p.low_power_fraction,
+                p.wakeups
+            )?;
+            if let Some(b) = &p.baseline {
+                writeln!(
+                    f,
+                    "power vs always-on energy x{:.4}, power x{:.4}, time x{:.4} (baseline {}, {:.4} J)",
+                    b.energy_ratio,
+                    b.power_ratio,
+                    b.time_ratio,
+                    Time(b.predicted_time_ps),
+                    b.energy_j
+                )?;
+            }
+        }
+        for (name, m) in &self.metrics {
+            if m.count == 1 {
+                writeln!(f, "{name:<18} {}", fmt_num(m.mean))?;
+            } else {
+                writeln!(
+                    f,
+                    "{name:<18} min {}  mean {}  max {}  ({} reports)",
+                    fmt_num(m.min),
+                    fmt_num(m.mean),
+                    fmt_num(m.max),
+                    m.count
+                )?;
+            }
+        }
+        if !self.sandbox {
+            writeln!(
+                f,
+                "sandbox            off (--allow-io): scripts had the whole Lua library"
+            )?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "warning            {w}")?;
+        }
+        let h = &self.host;
+        writeln!(
+            f,
+            "host               {:.3} s wall, {} events ({:.2} M/s), {:.2} M packet-hops/s, peak memory {}",
+            h.wall_s,
+            n.events,
+            h.events_per_s / 1e6,
+            h.packet_hops_per_s / 1e6,
+            Bytes(h.peak_memory_bytes)
+        )
+    }
+}
+
+fn fmt_num(x: f64) -> String {
+    if x != 0.0 && (x.abs() >= 1e6 || x.abs() < 1e-3) {
+        format!("{x:.4e}")
+    } else {
+        format!("{:.4}", x)
+    }
+}

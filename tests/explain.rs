@@ -1,0 +1,130 @@
+//! What a run says about itself: each node's DMA engines and NIC links (`nodes.csv`), the
+//! busiest routers, and the line naming what bounded the run, on workloads whose bound is
+//! known by construction.
+
+mod common;
+use common::*;
+
+/// Rank 0 puts `bytes` to rank 1 on a two-node mesh and waits for the acknowledgement.
+fn one_put(bytes: u64, sets: &[&str]) -> mgensim::Report {
+    run_with(
+        &format!(
+            "[network]\ndims = [2]\n[workload]\ncode = '''
+            if MGEN_Comm_rank() == 0 then MGEN_acp_complete(MGEN_rdma_put(1, {bytes}, 0))
+            else MGEN_rdma_poll(0) end'''\n"
+        ),
+        sets,
+    )
+}
+
+#[test]
+fn node_figures_are_the_dma_and_link_times_of_the_packets() {
+    let p = Params::nsim_ace();
+    // 10 000 B: four 2 KiB packets and one of 1808 B, and an acknowledgement back
+    let r = one_put(10_000, &[]);
+    let payloads = [2048u64, 2048, 2048, 2048, 1808];
+    let dma: u64 = payloads.iter().map(|&b| p.dma(b)).sum();
+    let wire: u64 = payloads.iter().map(|&b| p.ser(b + p.header)).sum();
+    let (a, b) = (&r.per_node[0], &r.per_node[1]);
+    assert_eq!((a.nics, a.ranks, b.ranks), (1, 1, 1));
+    assert_eq!((a.tx_dma_busy_ps, a.rx_dma_busy_ps), (dma, 0));
+    assert_eq!(
+        (b.tx_dma_busy_ps, b.rx_dma_busy_ps),
+        (0, dma),
+        "the ack needs no DMA"
+    );
+    assert_eq!(a.injection_busy_ps, wire);
+    assert_eq!(b.ejection_busy_ps, wire);
+    assert_eq!(b.injection_busy_ps, p.ser(p.header), "the ack");
+    assert_eq!(a.injected_bytes, 10_000 + 5 * p.header);
+    // the transmit DMA is the slowest stage of the pipeline (2.8 GB/s against 4 GB/s links):
+    // it is busy from the start until the last packet is read, most of the run
+    let bound = r.bound.as_ref().expect("a bound");
+    assert_eq!(bound.kind, "dma", "{}", bound.reason);
+    assert!(
+        bound.reason.starts_with("node 0's transmit DMA was busy"),
+        "{}",
+        bound.reason
+    );
+    let span = r.span_ps();
+    let csv = mgensim::output::nodes_csv(&r);
+    let line: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(line[..4], ["0", "1", "1", &dma.to_string()]);
+    assert_eq!(line[4], format!("{:.6}", dma as f64 / span as f64));
+    let text = r.to_string();
+    assert!(
+        text.contains("busiest nodes      node 0: transmit DMA"),
+        "{text}"
+    );
+    assert!(
+        text.contains("bounded by         dma: node 0's transmit DMA"),
+        "{text}"
+    );
+}
+
+#[test]
+fn slow_links_make_the_injection_link_the_bound() {
+    // links at 1 GB/s against DMA at 2.8 GB/s
+    let r = one_put(100_000, &["network.link_bandwidth=1GB/s"]);
+    let bound = r.bound.unwrap();
+    assert_eq!(bound.kind, "injection", "{}", bound.reason);
+    assert!(
+        bound.reason.starts_with("node 0's injection link"),
+        "{}",
+        bound.reason
+    );
+}
+
+#[test]
+fn a_link_two_transfers_share_is_the_bound() {
+    // 0 -> 2 and 1 -> 3 on a line of four: both cross router 1 -> router 2, which carries
+    // twice what any NIC link does
+    let r = run(
+        "[network]\ndims = [4]\nlink_bandwidth = '1 GB/s'\n[workload]\ncode = '''
+        local me = MGEN_Comm_rank()
+        if me < 2 then MGEN_acp_complete(MGEN_rdma_put(me + 2, 200000, 0))
+        else MGEN_rdma_poll(0) end'''\n",
+    );
+    let bound = r.bound.clone().unwrap();
+    assert_eq!(bound.kind, "link", "{}", bound.reason);
+    assert!(
+        bound.reason.contains("-> router 2 was busy"),
+        "{}",
+        bound.reason
+    );
+    assert!(
+        bound.reason.starts_with("router 1 port"),
+        "{}",
+        bound.reason
+    );
+    // router 1 sends that link's load, and router 2 as much again to NIC 2 and router 3
+    let loads = r.router_loads();
+    assert_eq!(loads[1].busy_ps, loads[2].busy_ps);
+    assert!(
+        loads[1].busy_ps > loads[0].busy_ps * 3 / 2,
+        "router 0 sends one transfer on"
+    );
+}
+
+#[test]
+fn compute_calls_and_waiting_are_told_apart() {
+    let ring = |sets: &[&str]| run_file("scenarios/barrier.toml", sets).bound.unwrap().kind;
+    let small = ["network.dims=[4,4]", "workload.ranks=16"];
+    // NSIM-ACE's node latency of 0.6 us per put dwarfs the network's 0.1-0.4 us per hop
+    assert_eq!(ring(&small), "calls");
+    // without it, each rank only waits for its neighbour's put
+    let mut none = small.to_vec();
+    none.push("node.node_latency=0ns");
+    assert_eq!(ring(&none), "waiting");
+    let r = run("[network]\ndims = [2]\n[workload]\ncode = '''
+        MGEN_Comp(1e-5)
+        if MGEN_Comm_rank() == 0 then MGEN_acp_complete(MGEN_rdma_put(1, 8, 0))
+        else MGEN_rdma_poll(0) end'''\n");
+    let b = r.bound.unwrap();
+    assert_eq!(b.kind, "compute");
+    assert!(
+        b.reason.starts_with("rank 0 (the last to finish) spent 9"),
+        "{}",
+        b.reason
+    );
+}
