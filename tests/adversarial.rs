@@ -613,6 +613,7 @@ fn an_output_folder_is_one_set() {
     assert_eq!(
         names(&d.path().join("o")),
         ["links.csv", "nodes.csv", "ranks.csv", "routers.csv", "summary.json"]
+    );
     // a folder that also holds the user's files: they stay, the set is replaced around them
     std::fs::write(d.path().join("o/notes.txt"), "mine").unwrap();
     let o = common::mgensim_in(
@@ -631,6 +632,7 @@ fn an_output_folder_is_one_set() {
         names(&d.path().join("o")),
         [
             "links.csv",
+            "nodes.csv",
             "notes.txt",
             "ranks.csv",
             "routers.csv",
