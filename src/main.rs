@@ -105,6 +105,7 @@ impl ProbeArgs {
             adaptive: self.plots,
             buffer_history,
             trace: self.trace.is_some() || self.plots,
+            report: false,
         })
     }
 }
@@ -447,7 +448,9 @@ fn run(
     probe: &ProbeArgs,
     power_baseline: bool,
 ) -> Result<Exit> {
-    let probes = probe.probes()?;
+    let mut probes = probe.probes()?;
+    // an output folder has report.html: small runs record its pictures unasked
+    probes.report = out.is_some();
     // (--timeout covers reading the scenario and what it names too: a pipe as a placement
     // map under --allow-io could wait forever)
     let given = args

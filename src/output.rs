@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// Every file mgensim writes into an output folder (what a new set replaces).
-pub const FOLDER_FILES: [&str; 12] = [
+pub const FOLDER_FILES: [&str; 13] = [
     "summary.json",
     "links.csv",
     "routers.csv",
@@ -33,6 +33,7 @@ pub const FOLDER_FILES: [&str; 12] = [
     "trace.json",
     "heatmap.svg",
     "timeline.svg",
+    "report.html",
 ];
 
 /// Temporary files and staging folders being written now (removed by [`remove_temporaries`]).
@@ -287,6 +288,7 @@ fn stage_files(stage: &Path, report: &crate::Report, trace: Option<&str>) -> std
     write("power_timeseries.csv", power_timeseries_csv(report))?;
     write("buffer_history.csv", buffer_history_csv(report))?;
     write("trace.json", trace.map(str::to_string))?;
+    write("report.html", Some(crate::report::html_page(report)))?;
     let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)? + "\n";
     write("summary.json", Some(json))
 }
@@ -421,7 +423,7 @@ pub fn routers_csv(r: &crate::Report) -> String {
 /// One line per link and window in which the link sent something or its buffer held
 /// something; `link` is the link's line in `links.csv` (0 for the first after the header).
 pub fn timeseries_csv(r: &crate::Report) -> Option<String> {
-    let s = r.series.as_ref()?;
+    let s = r.series.as_ref().filter(|s| s.in_files)?;
     let span = r.span_ps();
     let mut out = String::from(
         "link,window_start_ps,window_ps,bytes,packets,busy_ps,utilization,mean_occupancy_bytes\n",
@@ -497,7 +499,7 @@ pub fn links_power_csv(r: &crate::Report) -> Option<String> {
 /// With `[power]` and `--interval`: the network's power window by window.
 pub fn power_timeseries_csv(r: &crate::Report) -> Option<String> {
     let p = r.power.as_ref()?;
-    let s = r.series.as_ref()?;
+    let s = r.series.as_ref().filter(|s| s.in_files)?;
     let span = r.span_ps();
     let mut low = vec![0u64; s.windows as usize];
     for row in &s.rows {

@@ -451,7 +451,7 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
                 RGBColor(30, 110, 30).stroke_width(1),
             )
         }))?;
-        if rows <= 32 {
+        if rows <= 8 {
             let min_width = end / 12.0;
             chart.draw_series(regions.iter().filter(|(_, s)| s.2 - s.1 >= min_width).map(
                 |(row, s)| {

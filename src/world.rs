@@ -78,6 +78,8 @@ pub struct World {
     pub(crate) prefetching: bool,
     /// Both forced on or off for the whole run ([`Simulation::cache_tactics`]).
     pub(crate) tactics: Option<bool>,
+    /// Whether the time series is written as CSV (false: recorded for `report.html` only).
+    pub series_in_files: bool,
     /// The ranks' timeline, when asked for (`--trace`).
     pub trace: Option<Box<Trace>>,
 }
@@ -146,6 +148,7 @@ impl World {
             prefetching: false,
             tactics: None,
             stalled: None,
+            series_in_files: false,
             trace: None,
         }
     }

@@ -612,7 +612,13 @@ fn an_output_folder_is_one_set() {
     assert!(o.status.success(), "{}", common::stderr(&o));
     assert_eq!(
         names(&d.path().join("o")),
-        ["links.csv", "nodes.csv", "ranks.csv", "routers.csv", "summary.json"]
+        [
+            "links.csv",
+            "nodes.csv",
+            "ranks.csv",
+            "routers.csv",
+            "summary.json"
+        ]
     );
     // a folder that also holds the user's files: they stay, the set is replaced around them
     std::fs::write(d.path().join("o/notes.txt"), "mine").unwrap();

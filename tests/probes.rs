@@ -40,6 +40,7 @@ fn everything() -> Probes {
             to_ps: u64::MAX,
         }],
         trace: true,
+        report: false,
     }
 }
 

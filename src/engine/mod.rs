@@ -156,18 +156,20 @@ impl Simulation {
             }
         }
         let channels = w.net.channels();
+        let for_report = p.report && channels <= crate::probe::REPORT_CHANNELS;
         match p.interval {
             Some(Time::ZERO) => anyhow::bail!("--interval must be longer than 0 ps"),
             Some(i) => w.net.series = Some(Box::new(LinkSeries::new(i.ps(), false, channels))),
-            None if p.adaptive => {
+            None if p.adaptive || for_report => {
                 w.net.series = Some(Box::new(LinkSeries::new(1_000, true, channels)))
             }
             None => w.net.series = None,
         }
+        w.series_in_files = p.interval.is_some() || p.adaptive;
         w.net.history = (!p.buffer_history.is_empty())
             .then(|| Box::new(BufferHistory::new(p.buffer_history.clone())));
-        w.trace = p
-            .trace
+        let for_report = p.report && w.ranks.len() <= crate::probe::REPORT_RANKS;
+        w.trace = (p.trace || for_report)
             .then(|| Box::new(crate::probe::trace::Trace::new(w.ranks.len() as u32)));
         Ok(())
     }

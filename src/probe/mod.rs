@@ -20,7 +20,18 @@ pub struct Probes {
     pub buffer_history: Vec<history::Watch>,
     /// Record the ranks' timeline.
     pub trace: bool,
+    /// The run writes `report.html`: also record what its pictures need (the timeline and a
+    /// time series of adaptive width) when the run is small enough ([`REPORT_RANKS`] ranks,
+    /// [`REPORT_CHANNELS`] link directions). A series recorded only for the report is not
+    /// written as CSV.
+    pub report: bool,
 }
+
+/// Most ranks for which `report.html` records the timeline unasked.
+pub const REPORT_RANKS: usize = 256;
+/// Most link directions for which `report.html` records the time series unasked (256 windows
+/// of 48 bytes each: 48 MiB at most).
+pub const REPORT_CHANNELS: usize = 4096;
 
 impl Probes {
     /// Whether anything beyond the summary is recorded.

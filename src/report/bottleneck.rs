@@ -237,11 +237,7 @@ impl Report {
                     },
                 );
         if let Some(l) = blocked.filter(|l| 4 * l.credit_blocked.ps() >= span) {
-            let name = match (l.port, l.to_nic) {
-                (None, _) => format!("NIC {} -> router {}", l.from, l.to),
-                (Some(q), true) => format!("router {} port {q} -> NIC {}", l.from, l.to),
-                (Some(q), false) => format!("router {} port {q} -> router {}", l.from, l.to),
-            };
+            let name = super::link_name(l);
             return Some(Bound {
                 kind: "credit".into(),
                 reason: format!(

@@ -205,6 +205,9 @@ pub struct Report {
     /// What every link carried, for tools using the library.
     #[serde(skip)]
     pub per_link: Vec<crate::net::router::LinkLoad>,
+    /// Where to draw each router (`net/topology/layout.rs`), for networks small enough to draw.
+    #[serde(skip)]
+    pub layout: Option<Vec<(f32, f32, String)>>,
     /// Every node's DMA engines and NIC links (a line of `nodes.csv` each).
     #[serde(skip)]
     pub per_node: Vec<NodeStats>,
@@ -342,6 +345,8 @@ pub struct SeriesTable {
     pub windows: u32,
     /// One row per link and window in which the link carried something or its buffer held something.
     pub rows: Vec<SeriesRow>,
+    /// Whether it is written as CSV (false: recorded for `report.html` only).
+    pub in_files: bool,
 }
 
 /// One link (index into [`Report::per_link`]) in one window.
@@ -376,6 +381,7 @@ impl SeriesTable {
             width_ps: s.width_ps(),
             windows: s.windows() as u32,
             rows,
+            in_files: w.series_in_files,
         })
     }
 }
@@ -494,6 +500,13 @@ impl Report {
                 .collect(),
             per_link: w.net.link_loads(w.now),
             per_node: Vec::new(),
+            layout: {
+                use crate::net::topology::{layout, Topo};
+                let nics = s.node.nics_per_node;
+                (Topo::size(&s.network, nics).0 <= layout::MAX_DRAWN as u64)
+                    .then(|| layout::layout(&Topo::new(&s.network, nics)))
+                    .flatten()
+            },
             bound: None,
             power: None,
             series: SeriesTable::new(w),
@@ -591,5 +604,17 @@ pub fn proc_bytes(file: &str, key: &str) -> Option<u64> {
 }
 
 mod bottleneck;
+mod html;
 mod text;
+pub use html::page as html_page;
+
+/// A link direction by name: `NIC 3 -> router 3`, `router 3 port 4 -> router 7`,
+/// `router 7 port 0 -> NIC 7`.
+pub fn link_name(l: &LinkLoad) -> String {
+    match (l.port, l.to_nic) {
+        (None, _) => format!("NIC {} -> router {}", l.from, l.to),
+        (Some(q), true) => format!("router {} port {q} -> NIC {}", l.from, l.to),
+        (Some(q), false) => format!("router {} port {q} -> router {}", l.from, l.to),
+    }
+}
 pub use bottleneck::{Bound, NodeStats};

@@ -12,11 +12,7 @@ impl Report {
     fn busiest_links(&self) -> Vec<String> {
         const SHOWN: usize = 3;
         let span = self.span_ps().max(1) as f64;
-        let name = |l: &crate::net::router::LinkLoad| match (l.port, l.to_nic) {
-            (None, _) => format!("NIC {} -> router {}", l.from, l.to),
-            (Some(q), true) => format!("router {} port {q} -> NIC {}", l.from, l.to),
-            (Some(q), false) => format!("router {} port {q} -> router {}", l.from, l.to),
-        };
+        let name = super::link_name;
         let top = |key: &dyn Fn(&crate::net::router::LinkLoad) -> u64| {
             let mut v: Vec<&crate::net::router::LinkLoad> =
                 self.per_link.iter().filter(|l| key(l) > 0).collect();

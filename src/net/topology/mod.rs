@@ -13,6 +13,7 @@ pub mod cube;
 pub mod divisor;
 pub mod dragonfly;
 pub mod fattree;
+pub mod layout;
 
 use crate::config::{DragonflyRouting, FatTreeRouting, NetworkConfig, Topology};
 pub use cube::{Cube, MAX_DIMS};

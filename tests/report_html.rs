@@ -1,0 +1,218 @@
+//! `report.html` in a real browser: headless Chromium opens the page a run wrote, runs its
+//! script and dumps the resulting document; the test reads what the page built (and that its
+//! script met no error), and takes a screenshot.
+//!
+//! Chromium comes from Debian's `chromium` package; `.ci/run` installs it. Elsewhere, without
+//! a Chromium (`chromium`, `chromium-browser`, `google-chrome`, or `$MGENSIM_CHROMIUM`), these
+//! tests say so and pass, except under CI (`CI` set), where a missing browser is a failure.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("MGENSIM_CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("no Chromium to test report.html with: `.ci/run` installs Debian's `chromium`");
+    }
+    eprintln!("report.html browser tests skipped: no Chromium on PATH");
+    None
+}
+
+/// What Chromium made of `page` (opened at `fragment`): the document after its scripts ran,
+/// and what the browser logged. With `shot`, also a screenshot there.
+fn open(browser: &Path, page: &Path, fragment: &str, shot: Option<&Path>) -> (String, String) {
+    let profile = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(browser);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--hide-scrollbars",
+        "--enable-logging=stderr",
+        "--v=0",
+        "--virtual-time-budget=5000",
+        "--window-size=1200,1800",
+    ])
+    .arg(format!("--user-data-dir={}", profile.path().display()));
+    match shot {
+        Some(png) => cmd.arg(format!("--screenshot={}", png.display())),
+        None => cmd.arg("--dump-dom"),
+    };
+    let out = cmd
+        .arg(format!("file://{}{fragment}", page.display()))
+        .output()
+        .expect("Chromium starts");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The page's `<body ...>` tag as the script left it.
+fn body(dom: &str) -> &str {
+    let at = dom.find("<body").expect("a body");
+    &dom[at..at + dom[at..].find('>').unwrap()]
+}
+
+/// The console messages Chromium logged that are errors of the page.
+fn console_errors(log: &str) -> Vec<&str> {
+    log.lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+        .collect()
+}
+
+fn barrier_report(dir: &Path, algo: &str) -> PathBuf {
+    let out = dir.join(algo);
+    let o = mgensim_in(
+        &project(),
+        &[
+            "run",
+            "scenarios/barrier.toml",
+            "--set",
+            "network.dims=[4,4]",
+            "--set",
+            "workload.ranks=16",
+            "--set",
+            &format!("workload.args.algo={algo}"),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    out.join("report.html")
+}
+
+#[test]
+fn the_report_is_one_self_contained_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = std::fs::read_to_string(barrier_report(dir.path(), "ring")).unwrap();
+    // nothing fetched: no external script, style, image or font
+    assert!(!page.contains("<link"), "no stylesheet link");
+    assert!(!page.contains("<script src"), "no external script");
+    for (i, _) in page.match_indices("http") {
+        let rest = &page[i..];
+        assert!(
+            rest.starts_with("http://www.w3.org/2000/svg"),
+            "only the SVG namespace names a URL: {}",
+            &rest[..rest.len().min(60)]
+        );
+    }
+    // the timeline is inside, as an image
+    assert!(page.contains("data:image/svg+xml;base64,"));
+}
+
+#[test]
+fn the_report_draws_its_parts_in_a_browser() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let ring = barrier_report(dir.path(), "ring");
+    let (dom, log) = open(&browser, &ring, "", None);
+    assert!(
+        body(&dom).contains("data-ready=\"yes\""),
+        "the script ran to its end:\n{log}"
+    );
+    assert!(
+        body(&dom).contains("data-errors=\"0\""),
+        "no script error:\n{log}"
+    );
+    assert!(
+        console_errors(&log).is_empty(),
+        "{:?}",
+        console_errors(&log)
+    );
+    // the parts: the timeline image, the network (16 routers of a 4x4 torus, and its 64
+    // link directions between routers), the slider over the frames, the heat map, the summary
+    assert!(dom.contains("<img id=\"timeline\" src=\"data:image/svg+xml;base64,"));
+    let topo = &dom[dom.find("<svg id=\"topology\"").unwrap()..];
+    let topo = &topo[..topo.find("</svg>").unwrap()];
+    assert_eq!(topo.matches("<circle").count(), 16);
+    assert_eq!(topo.matches("<line").count(), 64);
+    // each direction by its name: router 1's x+ port leads to router 2, its y- port wraps to 13
+    assert!(topo.contains("data-name=\"router 1 port 1 -&gt; router 2\""));
+    assert!(topo.contains("data-name=\"router 1 port 4 -&gt; router 13\""));
+    assert!(dom.contains("<input id=\"slider\" type=\"range\" min=\"0\" max=\""));
+    assert!(dom.contains("<span id=\"frame-label\">the whole run</span>"));
+    assert!(dom.contains("<canvas id=\"heatmap\""));
+    assert!(dom.contains("predicted time") && dom.contains("16 of 16"));
+    assert!(
+        dom.contains("<span class=\"badge\">calls</span>"),
+        "the bound is named"
+    );
+    // a frame of the replay, by the page's own link (#frame=K)
+    let (dom, _) = open(&browser, &ring, "#frame=3", None);
+    let label = &dom[dom.find("<span id=\"frame-label\">").unwrap()..];
+    assert!(
+        label.starts_with("<span id=\"frame-label\">")
+            && label.contains(" to ")
+            && !label.starts_with("<span id=\"frame-label\">the whole run"),
+        "{}",
+        &label[..label.len().min(80)]
+    );
+    // and a picture of it
+    let png = dir.path().join("ring.png");
+    open(&browser, &ring, "", Some(&png));
+    let bytes = std::fs::read(&png).expect("a screenshot");
+    assert_eq!(&bytes[1..4], b"PNG");
+    assert!(
+        bytes.len() > 20_000,
+        "a page with pictures, not a blank one"
+    );
+}
+
+#[test]
+fn a_stuck_rank_is_named_in_the_report() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    tmp_file(
+        dir.path(),
+        "broken.toml",
+        "[network]\ntopology = 'torus'\ndims = [4, 4]\n[workload]\nranks = 16\ncode = '''
+local rank, size = MGEN_Comm_rank(), MGEN_Comm_size()
+local d, round = 1, 0
+while d < size do
+  if not (d * 2 >= size and rank == size - 1) then
+    MGEN_rdma_put((rank + d) % size, 8, round)
+  end
+  MGEN_rdma_poll(round)
+  d, round = d * 2, round + 1
+end'''\n",
+    );
+    let o = mgensim_in(dir.path(), &["run", "broken.toml", "--out", "out", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "a deadlock");
+    let (dom, log) = open(&browser, &dir.path().join("out/report.html"), "", None);
+    assert!(
+        body(&dom).contains("data-ready=\"yes\"") && body(&dom).contains("data-errors=\"0\""),
+        "{log}"
+    );
+    assert!(dom.contains("15 of 16"));
+    assert!(dom.contains("1 ranks had not finished when the run stopped"));
+    assert!(
+        dom.contains("rank 7 blocked since"),
+        "the stuck rank is named"
+    );
+    assert!(dom.contains("(at inline:7)"), "with its line");
+}
