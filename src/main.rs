@@ -493,8 +493,14 @@ fn run(
     setup_over.store(true, Ordering::SeqCst);
     let bar = (!quiet && std::io::stderr().is_terminal()).then(|| progress_line(&mut sim));
     let json = json || output.is_some_and(|o| o.extension().is_some_and(|e| e == "json"));
-    let write = |report: &Report| -> Result<()> {
+    let write = |report: &mut Report| -> Result<()> {
         let _writing = mgensim::output::writing();
+        // `host` covers the whole process: setting up, the run, and (for the printed summary)
+        // writing the outputs
+        let origin = STARTED.get().copied();
+        if let Some(t) = origin {
+            report.measure_host(t.elapsed());
+        }
         for w in &report.warnings {
             eprintln!("warning: {w}");
         }
@@ -516,6 +522,10 @@ fn run(
             mgensim::output::write_atomic(path, trace.as_bytes())
                 .with_context(|| format!("cannot write the trace {}", path.display()))?;
         }
+        if let Some(t) = origin {
+            report.measure_host(t.elapsed());
+        }
+        let report = &*report;
         let text = if json {
             serde_json::to_string_pretty(report)? + "\n"
         } else {
@@ -556,15 +566,15 @@ fn run(
                     p.compare(t, &b);
                 }
             }
-            if let Some(exit) = written(write(&report))? {
+            if let Some(exit) = written(write(&mut report))? {
                 return Ok(exit);
             }
             Ok(Exit::Ok)
         }
         Err(e) => {
             // what was computed is not lost: the partial summary first, then why it stopped
-            if let Some(partial) = e.partial {
-                if let Some(exit) = written(write(&partial))? {
+            if let Some(mut partial) = e.partial {
+                if let Some(exit) = written(write(&mut partial))? {
                     eprintln!("error: {}: {}", args.scenario.display(), e.stop);
                     return Ok(exit);
                 }

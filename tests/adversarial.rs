@@ -616,6 +616,7 @@ fn an_output_folder_is_one_set() {
             "links.csv",
             "nodes.csv",
             "ranks.csv",
+            "report.html",
             "routers.csv",
             "summary.json"
         ]
@@ -641,6 +642,7 @@ fn an_output_folder_is_one_set() {
             "nodes.csv",
             "notes.txt",
             "ranks.csv",
+            "report.html",
             "routers.csv",
             "summary.json"
         ]

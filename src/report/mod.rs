@@ -129,11 +129,15 @@ pub use crate::world::Metric;
 /// What the run cost on this machine; the only part that differs between two runs.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct HostSummary {
-    /// Wall-clock seconds the run took (set-up, simulation and report).
+    /// Wall-clock seconds the process took: setting up, the run, and (in the printed summary)
+    /// writing the output folder; `summary.json` in the folder has it up to that folder.
     pub wall_s: f64,
-    /// Events processed per wall-clock second.
+    /// Wall-clock seconds of the simulation alone (the scripts and the network, from the first
+    /// event to the report).
+    pub run_s: f64,
+    /// Events processed per wall-clock second of the simulation.
     pub events_per_s: f64,
-    /// Packet-hops (channel traversals) per wall-clock second.
+    /// Packet-hops (channel traversals) per wall-clock second of the simulation.
     pub packet_hops_per_s: f64,
     /// Peak resident memory of the process (VmHWM), 0 where the OS does not say.
     pub peak_memory_bytes: u64,
@@ -475,6 +479,7 @@ impl Report {
             metrics: w.metrics.clone(),
             host: HostSummary {
                 wall_s,
+                run_s: wall_s,
                 events_per_s: per_s(w.events),
                 packet_hops_per_s: per_s(w.net.stats.packet_hops),
                 peak_memory_bytes: peak_memory(),
@@ -560,6 +565,13 @@ impl Report {
             self.power = Some(PowerSummary::new(cfg, &self.per_link, self.span_ps()));
         }
         self
+    }
+
+    /// Sets `host` for a process that has run `wall` so far: its wall time and its peak memory
+    /// now (the rates stay those of the simulation).
+    pub fn measure_host(&mut self, wall: Duration) {
+        self.host.wall_s = wall.as_secs_f64().max(self.host.run_s);
+        self.host.peak_memory_bytes = peak_memory();
     }
 
     /// The run's time for rates: the later of the last rank's end and the last event.

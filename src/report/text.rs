@@ -252,15 +252,18 @@ impl fmt::Display for Report {
             }
         }
         for (name, m) in &self.metrics {
+            // a name ending in `_s` is seconds (the API's convention): shown as a time
+            let seconds = name.ends_with("_s");
+            let show = |x: f64| metric(x, seconds);
             if m.count == 1 {
-                writeln!(f, "{name:<18} {}", fmt_num(m.mean))?;
+                writeln!(f, "{name:<18} {}", show(m.mean))?;
             } else {
                 writeln!(
                     f,
                     "{name:<18} min {}  mean {}  max {}  ({} reports)",
-                    fmt_num(m.min),
-                    fmt_num(m.mean),
-                    fmt_num(m.max),
+                    show(m.min),
+                    show(m.mean),
+                    show(m.max),
                     m.count
                 )?;
             }
@@ -277,13 +280,25 @@ impl fmt::Display for Report {
         let h = &self.host;
         writeln!(
             f,
-            "host               {:.3} s wall, {} events ({:.2} M/s), {:.2} M packet-hops/s, peak memory {}",
+            "host               {:.3} s wall ({:.3} s simulating), {} events ({:.2} M/s), {:.2} M packet-hops/s, peak memory {}",
             h.wall_s,
+            h.run_s,
             n.events,
             h.events_per_s / 1e6,
             h.packet_hops_per_s / 1e6,
             Bytes(h.peak_memory_bytes)
         )
+    }
+}
+
+/// A reported value: seconds as a time in the unit that suits it (to the picosecond), other
+/// values with four decimals, or in powers of ten when very large or small.
+fn metric(x: f64, seconds: bool) -> String {
+    let ps = x * 1e12;
+    if seconds && x.is_finite() && x >= 0.0 && ps < u64::MAX as f64 {
+        Time(ps.round() as u64).to_string()
+    } else {
+        fmt_num(x)
     }
 }
 

@@ -201,8 +201,15 @@ pub fn plot(t: &Table, y: &str) -> Result<String> {
     if end < 2 {
         bail!("no varied key to plot against");
     }
-    // a key of numbers is an axis of numbers; any other is one of names, in table order
-    let numeric = t.rows.iter().all(|r| r[1].parse::<f64>().is_ok());
+    // a key of numbers is an axis of numbers; any other is one of names, in table order. So is
+    // a key stepped by a constant factor (`2..512:x2`): evenly spaced, as on a log axis, but
+    // with every value written under its point
+    let values: Vec<f64> = t
+        .rows
+        .iter()
+        .filter_map(|r| r[1].parse::<f64>().ok())
+        .collect();
+    let numeric = values.len() == t.rows.len() && !geometric(&values);
     let mut names: Vec<String> = Vec::new();
     if !numeric {
         for r in &t.rows {
@@ -211,6 +218,12 @@ pub fn plot(t: &Table, y: &str) -> Result<String> {
             }
         }
     }
+    let ys: Vec<f64> = t
+        .rows
+        .iter()
+        .filter_map(|r| r[yi].parse::<f64>().ok())
+        .collect();
+    let y_axis = axis(y, &ys);
     let mut lines: Vec<crate::plot::Line> = Vec::new();
     for r in &t.rows {
         let x = if numeric {
@@ -221,7 +234,7 @@ pub fn plot(t: &Table, y: &str) -> Result<String> {
         let (Some(x), Ok(v)) = (x, r[yi].parse::<f64>()) else {
             continue;
         };
-        let v = if y == "predicted_time_ps" { v / 1e6 } else { v };
+        let v = v * y_axis.1;
         let label = (2..end)
             .map(|i| format!("{}={}", t.header[i], r[i]))
             .collect::<Vec<_>>()
@@ -245,19 +258,67 @@ pub fn plot(t: &Table, y: &str) -> Result<String> {
         lo > 0.0 && hi >= 16.0 * lo
     };
     let log = (numeric && spans(&|p| p.0), spans(&|p| p.1));
-    let y_desc = if y == "predicted_time_ps" {
-        "predicted time (us)".to_string()
-    } else {
-        y.to_string()
-    };
+    let y_desc = y_axis.0;
+    let title = y_desc.split(" (").next().unwrap_or(&y_desc).to_string();
     crate::plot::lines_svg(
-        &format!("{y_desc} against {}", t.header[1]),
+        &format!("{title} against {}", t.header[1]),
         &t.header[1],
         &y_desc,
         &lines,
         log,
         &names,
     )
+}
+
+/// Whether `v` (three values or more, all positive) steps by one constant factor other than 1.
+fn geometric(v: &[f64]) -> bool {
+    let mut sorted = v.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.dedup();
+    if sorted.len() < 3 || sorted[0] <= 0.0 {
+        return false;
+    }
+    let f = sorted[1] / sorted[0];
+    f > 1.0 + 1e-9
+        && sorted
+            .windows(2)
+            .all(|w| ((w[1] / w[0]) / f - 1.0).abs() < 1e-6)
+}
+
+/// The label of column `col` of a sweep's table with its unit, and the factor that turns the
+/// column's values (`values`) into that unit: times in the unit that suits their largest
+/// value, rates in GB/s, shares in %, bytes in KB, MB or GB.
+fn axis(col: &str, values: &[f64]) -> (String, f64) {
+    let top = values.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
+    let time = |name: &str, per_second: f64| {
+        let secs = top / per_second;
+        let (unit, f) = [(1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")]
+            .into_iter()
+            .find(|&(u, _)| secs >= u)
+            .map_or(("ps", 1e12), |(u, n)| (n, 1.0 / u));
+        (format!("{name} ({unit})"), f / per_second)
+    };
+    let bytes = |name: &str| {
+        let (unit, f) = [(1e9, "GB"), (1e6, "MB"), (1e3, "KB")]
+            .into_iter()
+            .find(|&(u, _)| top >= u)
+            .map_or(("B", 1.0), |(u, n)| (n, 1.0 / u));
+        (format!("{name} ({unit})"), f)
+    };
+    match col {
+        "predicted_time_ps" => time("predicted time", 1e12),
+        "events" => ("events processed".into(), 1.0),
+        "packet_hops" => ("packet-hops (link traversals)".into(), 1.0),
+        "link_bytes" => bytes("bytes over links"),
+        "average_link_bandwidth_bps" => ("mean link bandwidth (GB/s)".into(), 1e-9),
+        "link_efficiency" => ("mean link utilization (%)".into(), 100.0),
+        c if c.ends_with("_ps") => time(c, 1e12),
+        c if c.ends_with("_s") => time(c, 1.0),
+        c if c.ends_with("_GBps") => (format!("{c} (GB/s)"), 1.0),
+        c if c.ends_with("_bps") => (format!("{c} (GB/s)"), 1e-9),
+        c if c.ends_with("_bytes") => bytes(c),
+        c => (c.to_string(), 1.0),
+    }
 }
 
 /// Writes the table as `name.csv` into `dir`, and its plot of `plot_y` as `name.svg`;
@@ -358,5 +419,70 @@ mod tests {
             .contains("two shards"));
         assert_eq!(parse_shard("2/4").unwrap(), (2, 4));
         assert!(parse_shard("0/4").is_err() && parse_shard("5/4").is_err());
+    }
+
+    #[test]
+    fn axes_carry_their_units() {
+        let close = |(l, f): (String, f64), label: &str, factor: f64| {
+            assert_eq!(l, label);
+            assert!((f / factor - 1.0).abs() < 1e-12, "{f} against {factor}");
+        };
+        // a time in the unit of its largest value
+        close(
+            axis("predicted_time_ps", &[2.5e9]),
+            "predicted time (ms)",
+            1e-9,
+        );
+        close(
+            axis("predicted_time_ps", &[800.0]),
+            "predicted time (ps)",
+            1.0,
+        );
+        close(axis("barrier_s", &[1.4e-5, 2e-6]), "barrier_s (us)", 1e6);
+        close(
+            axis("link_efficiency", &[0.5]),
+            "mean link utilization (%)",
+            100.0,
+        );
+        close(axis("link_bytes", &[3e7]), "bytes over links (MB)", 1e-6);
+        close(
+            axis("average_link_bandwidth_bps", &[3e9]),
+            "mean link bandwidth (GB/s)",
+            1e-9,
+        );
+        close(axis("my_count", &[3.0]), "my_count", 1.0);
+    }
+
+    #[test]
+    fn a_range_stepped_by_a_factor_is_an_axis_of_its_values() {
+        assert!(geometric(&[2.0, 4.0, 8.0, 16.0]));
+        assert!(
+            geometric(&[16.0, 2.0, 8.0, 4.0, 4.0]),
+            "in any order, repeated"
+        );
+        assert!(!geometric(&[1.0, 2.0, 3.0]));
+        assert!(!geometric(&[2.0, 4.0]), "two points say nothing");
+        let t = Table {
+            header: ["point", "workload.ranks", "predicted_time_ps"]
+                .map(String::from)
+                .to_vec(),
+            rows: [
+                (2, 1_000_000),
+                (4, 2_000_000),
+                (8, 4_000_000),
+                (16, 9_000_000),
+            ]
+            .iter()
+            .enumerate()
+            .map(|(i, (x, y))| vec![i.to_string(), x.to_string(), y.to_string()])
+            .collect(),
+        };
+        let svg = plot(&t, "predicted_time_ps").unwrap();
+        for label in ["2", "4", "8", "16", "predicted time (us)"] {
+            assert!(
+                svg.contains(&format!(">\n{label}\n<")) || svg.contains(&format!(">{label}<")),
+                "{label}"
+            );
+        }
     }
 }
