@@ -509,7 +509,7 @@ fn run(
             let trace = report.trace.as_deref().filter(|_| probe.plots);
             mgensim::output::write_set(dir, report, trace, |stage| {
                 if probe.plots {
-                    mgensim::plot::draw_folder(stage)
+                    mgensim::output::draw_folder(stage)
                         .map(|_| ())
                         .map_err(|e| std::io::Error::other(format!("{e:#}")))
                 } else {
@@ -645,7 +645,7 @@ fn real_main() -> Result<Exit> {
             );
         }
         Command::Plot { dir } => {
-            let files = mgensim::plot::draw_folder(&dir)?;
+            let files = mgensim::output::draw_folder(&dir)?;
             emit(&format!("{}: wrote {}\n", dir.display(), files.join(", ")))?;
         }
         Command::Check { args } => {

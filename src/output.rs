@@ -581,6 +581,17 @@ pub fn links_csv(r: &crate::Report) -> String {
     out
 }
 
+/// Draws the pictures of output folder `dir` into it (`plot::folder_pictures`); returns the
+/// files written.
+pub fn draw_folder(dir: &Path) -> anyhow::Result<Vec<String>> {
+    let mut written = Vec::new();
+    for (name, svg) in crate::plot::folder_pictures(dir)? {
+        write_atomic(&dir.join(name), svg.as_bytes())?;
+        written.push(name.to_string());
+    }
+    Ok(written)
+}
+
 /// One line per node: its NICs' DMA engines and links, busy time and utilization over the
 /// run, and the bytes its NICs injected and received.
 pub fn nodes_csv(r: &crate::Report) -> String {

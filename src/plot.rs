@@ -20,33 +20,29 @@ pub const TIMELINE_BINS: usize = 1200;
 /// Ranks drawn in the timeline at most.
 pub const TIMELINE_RANKS: usize = 128;
 
-/// Draws `heatmap.svg` (if the folder has a time series) and `timeline.svg` (if it has a
-/// trace) in `dir`; returns the files written.
-pub fn draw_folder(dir: &Path) -> Result<Vec<String>> {
-    let mut written = Vec::new();
+/// The pictures of output folder `dir`: `heatmap.svg` (if it has a time series) and
+/// `timeline.svg` (if it has a trace), as `(file name, SVG)`; `output::draw_folder` writes them.
+pub fn folder_pictures(dir: &Path) -> Result<Vec<(&'static str, String)>> {
+    let mut drawn = Vec::new();
     let series = dir.join("links_timeseries.csv");
     if series.exists() {
-        let heat = Heat::read(dir)?;
-        let svg = heat.svg()?;
-        crate::output::write_atomic(&dir.join("heatmap.svg"), svg.as_bytes())?;
-        written.push("heatmap.svg".to_string());
+        drawn.push(("heatmap.svg", Heat::read(dir)?.svg()?));
     }
     let trace = dir.join("trace.json");
     if trace.exists() {
         let text = std::fs::read_to_string(&trace)
             .with_context(|| format!("cannot read {}", trace.display()))?;
         let svg = timeline_svg(&text).with_context(|| format!("{}", trace.display()))?;
-        crate::output::write_atomic(&dir.join("timeline.svg"), svg.as_bytes())?;
-        written.push("timeline.svg".to_string());
+        drawn.push(("timeline.svg", svg));
     }
-    if written.is_empty() {
+    if drawn.is_empty() {
         bail!(
             "{} has neither links_timeseries.csv nor trace.json to draw (run with --out DIR \
              --plots, or with --interval and --trace DIR/trace.json)",
             dir.display()
         );
     }
-    Ok(written)
+    Ok(drawn)
 }
 
 /// Perceptually even colours from dark blue (0) to yellow (1) (viridis, by its five anchors).
