@@ -126,6 +126,15 @@ fn the_report_is_one_self_contained_file() {
 }
 
 #[test]
+fn the_same_run_writes_the_same_page() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let one = std::fs::read(barrier_report(a.path(), "rd")).unwrap();
+    let two = std::fs::read(barrier_report(b.path(), "rd")).unwrap();
+    assert!(one == two, "report.html differs between two runs of the same scenario");
+}
+
+#[test]
 fn the_report_draws_its_parts_in_a_browser() {
     let Some(browser) = chromium() else { return };
     let dir = tempfile::tempdir().unwrap();
