@@ -131,7 +131,10 @@ fn the_same_run_writes_the_same_page() {
     let b = tempfile::tempdir().unwrap();
     let one = std::fs::read(barrier_report(a.path(), "rd")).unwrap();
     let two = std::fs::read(barrier_report(b.path(), "rd")).unwrap();
-    assert!(one == two, "report.html differs between two runs of the same scenario");
+    assert!(
+        one == two,
+        "report.html differs between two runs of the same scenario"
+    );
 }
 
 #[test]
@@ -224,4 +227,55 @@ end'''\n",
         "the stuck rank is named"
     );
     assert!(dom.contains("(at inline:7)"), "with its line");
+}
+
+#[test]
+fn every_topology_is_drawn() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    // (network, routers): a fat tree of 4-port switches (4 leaves, 2 spines), a dragonfly of 3
+    // groups of 2 routers, a 3-D torus, a 2-D mesh, and Tofu (6-D: 2x1x1 and its 2x3x2 unit)
+    let cases = [
+        ("topology = 'fattree'\nradix = 4\nlevels = 2", 6),
+        (
+            "topology = 'dragonfly'\nrouters_per_group = 2\nnodes_per_router = 1\n\
+             global_links_per_router = 1",
+            6,
+        ),
+        ("topology = 'torus'\ndims = [2, 2, 2]", 8),
+        ("topology = 'mesh'\ndims = [3, 2]", 6),
+        ("topology = 'tofu'\ndims = [2, 1, 1]", 24),
+    ];
+    for (i, (net, routers)) in cases.iter().enumerate() {
+        tmp_file(
+            dir.path(),
+            &format!("{i}.toml"),
+            &format!(
+                "[network]\n{net}\n[workload]\ncode = '''
+local me, p = MGEN_Comm_rank(), MGEN_Comm_size()
+MGEN_acp_complete(MGEN_rdma_put((me + 1) % p, 4096, 0))
+MGEN_rdma_poll(0)'''\n"
+            ),
+        );
+        let out = format!("out{i}");
+        let o = mgensim_in(
+            dir.path(),
+            &["run", &format!("{i}.toml"), "--out", &out, "-q"],
+        );
+        assert!(o.status.success(), "{net}: {}", stderr(&o));
+        let (dom, log) = open(
+            &browser,
+            &dir.path().join(&out).join("report.html"),
+            "",
+            None,
+        );
+        assert!(
+            body(&dom).contains("data-ready=\"yes\"") && body(&dom).contains("data-errors=\"0\""),
+            "{net}: {log}"
+        );
+        let topo = &dom[dom.find("<svg id=\"topology\"").unwrap()..];
+        let topo = &topo[..topo.find("</svg>").unwrap()];
+        assert_eq!(topo.matches("<circle").count(), *routers, "{net}");
+        assert!(topo.matches("<line").count() > 0, "{net}");
+    }
 }
