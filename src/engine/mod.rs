@@ -169,8 +169,15 @@ impl Simulation {
         w.net.history = (!p.buffer_history.is_empty())
             .then(|| Box::new(BufferHistory::new(p.buffer_history.clone())));
         let for_report = p.report && w.ranks.len() <= crate::probe::REPORT_RANKS;
-        w.trace = (p.trace || for_report)
-            .then(|| Box::new(crate::probe::trace::Trace::new(w.ranks.len() as u32)));
+        let ranks = w.ranks.len() as u32;
+        w.trace = match (p.trace, for_report) {
+            (true, _) => Some(Box::new(crate::probe::trace::Trace::new(ranks))),
+            (false, true) => Some(Box::new(crate::probe::trace::Trace::bounded(
+                ranks,
+                crate::probe::REPORT_SPANS,
+            ))),
+            _ => None,
+        };
         Ok(())
     }
 

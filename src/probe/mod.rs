@@ -27,6 +27,9 @@ pub struct Probes {
     pub report: bool,
 }
 
+/// Most spans a timeline recorded unasked (for `report.html`) keeps: about 32 MiB.
+pub const REPORT_SPANS: usize = 1 << 20;
+
 /// Most ranks for which `report.html` records the timeline unasked.
 pub const REPORT_RANKS: usize = 256;
 /// Most link directions for which `report.html` records the time series unasked (256 windows

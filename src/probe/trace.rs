@@ -77,6 +77,11 @@ pub struct Trace {
     open: Vec<Vec<(u32, u64)>>,
     /// What each stuck rank waits for, and where (`file:line`).
     notes: Vec<(String, String)>,
+    /// Most spans kept (calls, waits, arrivals); later ones are counted, not kept.
+    limit: usize,
+    /// Spans left out past the limit, and the time of the first of them (ps).
+    dropped: u64,
+    dropped_from: u64,
 }
 
 /// A job as the trace shows it: its name and its ranks `base..base + size`.
@@ -92,16 +97,34 @@ pub struct Track<'a> {
 impl Trace {
     /// An empty timeline of `ranks` ranks.
     pub fn new(ranks: u32) -> Trace {
+        Trace::bounded(ranks, usize::MAX)
+    }
+
+    /// An empty timeline of `ranks` ranks that keeps at most `limit` spans (a timeline
+    /// recorded unasked, for `report.html`, must not grow with the run's length).
+    pub fn bounded(ranks: u32, limit: usize) -> Trace {
         Trace {
             open: vec![Vec::new(); ranks as usize],
+            limit,
+            dropped_from: u64::MAX,
             ..Trace::default()
         }
+    }
+
+    /// Spans left out past the limit, and the earliest time (ps) among them.
+    pub fn dropped(&self) -> (u64, u64) {
+        (self.dropped, self.dropped_from)
     }
 
     /// Records a span of `rank` from `start` to `end` (ps); an empty one only if it is an
     /// arrival or a call (waits and computations of no time are left out).
     pub fn span(&mut self, rank: u32, start: u64, end: u64, what: What) {
         let point = matches!(what, What::Arrival { .. } | What::Call { .. });
+        if self.spans.len() >= self.limit {
+            self.dropped += 1;
+            self.dropped_from = self.dropped_from.min(start);
+            return;
+        }
         if end > start || point {
             self.spans.push(Span {
                 rank,
@@ -343,5 +366,17 @@ mod tests {
             .map(|e| e["name"].as_str().unwrap())
             .collect();
         assert_eq!(names, ["MGEN_Comp", "inner", "outer"]);
+    }
+
+    #[test]
+    fn a_bounded_timeline_counts_what_it_leaves_out() {
+        let mut t = Trace::bounded(1, 2);
+        t.span(0, 0, 10, What::Compute);
+        t.span(0, 10, 20, What::Poll(1));
+        t.span(0, 20, 30, What::Compute);
+        t.span(0, 30, 40, What::Compute);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t.dropped(), (2, 20));
+        assert_eq!(Trace::new(1).dropped().0, 0);
     }
 }

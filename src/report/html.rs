@@ -95,6 +95,15 @@ pub fn page(r: &Report) -> String {
             None
         }
     };
+    if r.trace_dropped.0 > 0 {
+        missing.push(format!(
+            "The timeline stops at {}: a timeline recorded unasked keeps {} spans, and {} more \
+             were left out (--trace FILE or --plots records the whole).",
+            crate::units::Time(r.trace_dropped.1),
+            crate::probe::REPORT_SPANS,
+            r.trace_dropped.0
+        ));
+    }
     if r.series.is_none() {
         missing.push(format!(
             "The time series was not recorded (no slider, no heat map): a network of more \

@@ -223,6 +223,9 @@ pub struct Report {
     /// The buffer history of the watched routers, if asked for (`--buffer-history`).
     #[serde(skip)]
     pub buffer_history: Option<Vec<crate::probe::history::Stay>>,
+    /// Spans a bounded timeline left out, and the earliest time among them (ps).
+    #[serde(skip)]
+    pub trace_dropped: (u64, u64),
     /// The ranks' timeline as Chrome trace-event JSON, if it was recorded (`--trace`).
     #[serde(skip)]
     pub trace: Option<String>,
@@ -516,6 +519,7 @@ impl Report {
             power: None,
             series: SeriesTable::new(w),
             buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
+            trace_dropped: w.trace.as_ref().map_or((0, 0), |t| t.dropped()),
             trace: w.trace.as_ref().map(|t| {
                 let tracks: Vec<crate::probe::trace::Track> = w
                     .nodes
