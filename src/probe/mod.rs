@@ -33,8 +33,9 @@ pub const REPORT_SPANS: usize = 1 << 20;
 /// Most ranks for which `report.html` records the timeline unasked.
 pub const REPORT_RANKS: usize = 256;
 /// Most link directions for which `report.html` records the time series unasked (256 windows
-/// of 48 bytes each: 48 MiB at most).
-pub const REPORT_CHANNELS: usize = 4096;
+/// of 48 bytes each: 12 MiB at most; recording costs time on every hop, so bigger networks
+/// record it only when asked).
+pub const REPORT_CHANNELS: usize = 1024;
 
 impl Probes {
     /// Whether anything beyond the summary is recorded.
