@@ -438,23 +438,6 @@ fn the_command_line_writes_series_history_trace_and_pictures() {
     assert!(stderr(&o).contains("nothing") || stderr(&o).contains("neither"));
 }
 
-/// A dissemination barrier whose last rank skips its final put: rank (p-1+p/2) mod p waits
-/// forever for it.
-const BROKEN_BARRIER: &str = "[network]\ntopology = 'torus'\ndims = [4, 4]\n\
-[workload]\nranks = 16\ncode = '''
-local rank, size = MGEN_Comm_rank(), MGEN_Comm_size()
-MGEN_region_begin('barrier')
-local d, round = 1, 0
-while d < size do
-  if not (d * 2 >= size and rank == size - 1) then
-    MGEN_rdma_put((rank + d) % size, 8, round)
-  end
-  MGEN_rdma_poll(round)
-  d, round = d * 2, round + 1
-end
-MGEN_region_end()
-'''\n";
-
 #[test]
 fn a_stuck_rank_is_shown_waiting_until_the_stop() {
     let s = scenario(BROKEN_BARRIER, &[]);

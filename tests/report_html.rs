@@ -199,20 +199,7 @@ fn the_report_draws_its_parts_in_a_browser() {
 fn a_stuck_rank_is_named_in_the_report() {
     let Some(browser) = chromium() else { return };
     let dir = tempfile::tempdir().unwrap();
-    tmp_file(
-        dir.path(),
-        "broken.toml",
-        "[network]\ntopology = 'torus'\ndims = [4, 4]\n[workload]\nranks = 16\ncode = '''
-local rank, size = MGEN_Comm_rank(), MGEN_Comm_size()
-local d, round = 1, 0
-while d < size do
-  if not (d * 2 >= size and rank == size - 1) then
-    MGEN_rdma_put((rank + d) % size, 8, round)
-  end
-  MGEN_rdma_poll(round)
-  d, round = d * 2, round + 1
-end'''\n",
-    );
+    tmp_file(dir.path(), "broken.toml", BROKEN_BARRIER);
     let o = mgensim_in(dir.path(), &["run", "broken.toml", "--out", "out", "-q"]);
     assert_eq!(o.status.code(), Some(1), "a deadlock");
     let (dom, log) = open(&browser, &dir.path().join("out/report.html"), "", None);
@@ -226,7 +213,7 @@ end'''\n",
         dom.contains("rank 7 blocked since"),
         "the stuck rank is named"
     );
-    assert!(dom.contains("(at inline:7)"), "with its line");
+    assert!(dom.contains("(at inline:8)"), "with its line");
 }
 
 #[test]

@@ -128,3 +128,20 @@ pub fn assert_no_failures(failures: &[String], cases: usize) {
         failures.join("\n")
     );
 }
+
+/// A dissemination barrier whose last rank skips its final put: rank (p-1+p/2) mod p waits
+/// forever for it.
+pub const BROKEN_BARRIER: &str = "[network]\ntopology = 'torus'\ndims = [4, 4]\n\
+[workload]\nranks = 16\ncode = '''
+local rank, size = MGEN_Comm_rank(), MGEN_Comm_size()
+MGEN_region_begin('barrier')
+local d, round = 1, 0
+while d < size do
+  if not (d * 2 >= size and rank == size - 1) then
+    MGEN_rdma_put((rank + d) % size, 8, round)
+  end
+  MGEN_rdma_poll(round)
+  d, round = d * 2, round + 1
+end
+MGEN_region_end()
+'''\n";
