@@ -204,6 +204,34 @@ function MGEN_Recv(src, bytes, tag) end
 ---@return MGEN_status status
 function MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag) end
 
+---Opens a SimGrid time-independent trace for this rank to replay (`smpirun -trace-ti`'s
+---index file, or one file holding every rank's lines; relative to the scenario's folder, read
+---through the sandbox like any file). Each rank reads its own actions, streamed: memory does
+---not grow with the trace. Returns the trace's number of ranks, and the bytes of each
+---datatype number a trace may name (`sizes[0]` = 8 for MPI_DOUBLE, `sizes[1]` = 4 for
+---MPI_INT, ..., `sizes[6]` = 1 for MPI_BYTE). `require("mgen.replay")` does the rest.
+---@param path string
+---@return integer ranks
+---@return table<integer, integer> sizes
+function MGEN_trace_open(path) end
+
+---This rank's next action: its name (`send`, `compute`, `allreduce`, ...) and its arguments as
+---numbers, or nil at the end of its trace. Lines of actions mgensim does not know are skipped
+---and counted in a warning at the end of the run; a malformed line is an error naming its
+---file and line.
+---@return string? action
+---@return number[]? args
+function MGEN_trace_next() end
+
+---Where this rank is in its trace: `file:line` of its last action (deadlock reports name it).
+---@return string position
+function MGEN_trace_where() end
+
+---Counts a note about this replay (an action replayed approximately); the counts appear as
+---warnings at the end of the run.
+---@param what string
+function MGEN_trace_note(what) end
+
 ---Reports a number for the run's summary: for each name, the count, min, mean and max over
 ---the calls of all ranks appear in the text summary and in `--json` under `metrics`. A name
 ---ending in `_s` is taken as seconds (as `MGEN_Wtime` gives them): the text summary shows it

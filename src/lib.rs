@@ -31,6 +31,7 @@ pub mod probe;
 pub(crate) mod random;
 pub(crate) mod rank;
 pub(crate) mod rdma;
+pub mod replay;
 pub mod report;
 pub(crate) mod script;
 pub mod sim;

@@ -82,6 +82,8 @@ pub struct World {
     pub series_in_files: bool,
     /// The ranks' timeline, when asked for (`--trace`).
     pub trace: Option<Box<Trace>>,
+    /// The traces ranks replay (`MGEN_trace_open`).
+    pub replays: crate::replay::Replays,
 }
 
 /// What [`World::advance`] stopped at.
@@ -150,6 +152,7 @@ impl World {
             stalled: None,
             series_in_files: false,
             trace: None,
+            replays: crate::replay::Replays::default(),
         }
     }
 

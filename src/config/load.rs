@@ -245,6 +245,16 @@ impl Scenario {
                     );
                     continue;
                 }
+                // a trace says how many ranks it has
+                None if w.trace.is_some() && !script_name.is_empty() => {
+                    match trace_ranks(&w, &base, allow_io) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            p.key(&format!("{key}.trace"), e);
+                            continue;
+                        }
+                    }
+                }
                 None => slots.max(1),
             };
             let name = w.name.clone().unwrap_or_else(|| {
@@ -351,7 +361,21 @@ impl Scenario {
     }
 }
 
-/// Reads a job's script (or takes its inline code): its name, folder and text.
+/// The ranks of the trace a workload replays.
+fn trace_ranks(w: &WorkloadFile, base: &Path, allow_io: bool) -> Result<u64, String> {
+    let files = crate::files::FileAccess::new(base, &[], allow_io);
+    let t = w
+        .trace
+        .as_ref()
+        .map(|t| t.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let index = files.resolve(&t)?;
+    let trace = crate::replay::Trace::open(&index, |p| files.resolve(&p.to_string_lossy()))?;
+    Ok(trace.ranks()? as u64)
+}
+
+/// Reads a job's script (or takes its inline code, or makes the code that replays its trace):
+/// its name, folder and text.
 fn read_script(
     w: &WorkloadFile,
     key: &str,
@@ -359,6 +383,46 @@ fn read_script(
     allow_io: bool,
     p: &mut Problems,
 ) -> (String, Option<PathBuf>, String) {
+    if let Some(t) = &w.trace {
+        if w.script.is_some() || w.code.is_some() {
+            p.key(
+                &format!("{key}.trace"),
+                "give `trace` alone, or replay from your own script with \
+                 require(\"mgen.replay\").run{ trace = ... } (see lua/mgen/replay.d.lua)",
+            );
+            return (String::new(), None, String::new());
+        }
+        let files = crate::files::FileAccess::new(base, &[], allow_io);
+        return match files.resolve(&t.to_string_lossy()) {
+            Ok(path) if path.is_file() => {
+                let shown = path.display().to_string();
+                if shown.contains("]==]") {
+                    p.key(
+                        &format!("{key}.trace"),
+                        "a path with `]==]` in it cannot be replayed",
+                    );
+                }
+                (
+                    format!("replay of {shown}"),
+                    None,
+                    format!(
+                        "require(\"mgen.replay\").run{{ trace = [==[{shown}]==], args = MGEN_args }}"
+                    ),
+                )
+            }
+            Ok(path) => {
+                p.key(
+                    &format!("{key}.trace"),
+                    format!("{} does not exist", path.display()),
+                );
+                (String::new(), None, String::new())
+            }
+            Err(e) => {
+                p.key(&format!("{key}.trace"), e);
+                (String::new(), None, String::new())
+            }
+        };
+    }
     match (&w.script, &w.code) {
         (Some(_), Some(_)) => {
             p.key(key, "give either `script` or `code`, not both");

@@ -391,6 +391,8 @@ struct WorkloadFile {
     name: Option<String>,
     script: Option<PathBuf>,
     code: Option<String>,
+    /// A SimGrid time-independent trace to replay (its index file), instead of a script.
+    trace: Option<PathBuf>,
     ranks: Option<u64>,
     #[serde(default)]
     seed: u64,

@@ -20,7 +20,11 @@ pub(crate) fn deadlock_detail(
         let rank = &w.ranks[r as usize];
         let what = waits_for(w, r);
         let tb = where_(r);
-        let line = script_line(&tb);
+        let line = match w.replays.position(r) {
+            // a replaying rank is at a line of its trace
+            Some(pos) => format!("{pos} (replaying; script {})", script_line(&tb)),
+            None => script_line(&tb).to_string(),
+        };
         out.push_str(&format!(
             "  {} (clock {}) waits in {what}",
             w.nodes.name(r),

@@ -350,7 +350,10 @@ impl Simulation {
                 } else {
                     String::new()
                 };
-                let at = script_line(&self.scripts.where_(r)).to_string();
+                let at = w
+                    .replays
+                    .position(r)
+                    .unwrap_or_else(|| script_line(&self.scripts.where_(r)).to_string());
                 let since = rank.clock.ps();
                 if let (true, Some(tr)) = (blocked, w.trace.as_deref_mut()) {
                     tr.stuck(r, since, end.ps(), waits_for.clone(), at.clone());
@@ -504,6 +507,9 @@ impl Simulation {
         report.warnings = leftovers(&self.world.borrow());
         let jobs: Vec<String> = self.scenario.jobs.iter().map(|j| j.name.clone()).collect();
         report.warnings.extend(self.scripts.unread_args(&jobs));
+        report
+            .warnings
+            .extend(self.world.borrow().replays.warnings());
         Ok(report)
     }
 

@@ -34,6 +34,7 @@ pub(crate) fn install(
     rdma(lua, globals, &world)?;
     records(lua, globals, &world, scenario_dir)?;
     messages(lua, globals, &world)?;
+    super::replay_api::install(lua, globals, &world, files.clone())?;
     raw(lua, &world, files, module_dirs)
 }
 

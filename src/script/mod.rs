@@ -18,6 +18,7 @@ mod bind;
 mod fast;
 mod io;
 mod modules;
+mod replay_api;
 #[cfg(unix)]
 mod watchdog;
 #[cfg(not(unix))]

@@ -1,0 +1,253 @@
+-- mgen.replay: replays a SimGrid time-independent (TI) trace, each rank its own actions.
+-- Reference (options, the mapping of each action, hooks): lua/mgen/replay.d.lua.
+--
+--   require("mgen.replay").run{ trace = "is.S.8.txt", flops = 1e9 }
+--
+-- Sizes in a trace count elements of a datatype (SimGrid's numbers: 0 double, 1 int, ...,
+-- 6 byte); without one, the `init` line decides (`init` alone: bytes; `init` with an argument:
+-- doubles). Collectives go to mgen.coll with the algorithm the options name; the v-variants
+-- and reduce-scatter, which mgen.coll does not have, are exchanged directly here.
+
+local coll = require("mgen.coll")
+
+local replay = {}
+
+local floor = math.floor
+local Isend, Irecv, Wait, Waitall, Test = MGEN_Isend, MGEN_Irecv, MGEN_Wait, MGEN_Waitall, MGEN_Test
+
+-- Tags of the exchanges made here: above the traced program's and mgen.coll's (every rank
+-- replays its collectives in the same order, so counting them gives every rank the same tag).
+local TAG_BASE = 1 << 41
+
+local function bytes(count, size)
+  return floor(count * size + 0.5)
+end
+
+-- Sends each rank `to[i]` bytes (rank i - 1) and receives `from[i]` from it, all at once
+-- (zero-byte and own blocks skipped), then waits for all.
+local function exchange(ctx, to, from)
+  local me, p = ctx.rank, ctx.size
+  ctx.vcalls = ctx.vcalls + 1
+  local tag = TAG_BASE + ctx.vcalls % (1 << 20)
+  local reqs = {}
+  for k = 1, p - 1 do
+    local src = (me - k) % p
+    if from[src + 1] and from[src + 1] > 0 then reqs[#reqs + 1] = Irecv(src, from[src + 1], tag) end
+  end
+  for k = 1, p - 1 do
+    local dst = (me + k) % p
+    if to[dst + 1] and to[dst + 1] > 0 then reqs[#reqs + 1] = Isend(dst, to[dst + 1], tag) end
+  end
+  if #reqs > 0 then Waitall(reqs) end
+end
+
+local function counts(a, first, p, size)
+  local t = {}
+  for i = 1, p do t[i] = bytes(a[first + i - 1] or 0, size) end
+  return t
+end
+
+local function fill(p, v)
+  local t = {}
+  for i = 1, p do t[i] = v end
+  return t
+end
+
+-- The collective options for `name`: the user's (opts.collectives[name]) over the transport.
+local function copts(ctx, name, extra)
+  local o = { transport = ctx.transport }
+  for k, v in pairs(ctx.collectives[name] or {}) do o[k] = v end
+  for k, v in pairs(extra or {}) do o[k] = v end
+  return o
+end
+
+-- The pending requests of a rank, found by (src, dst, tag) as the trace names them.
+local function take(ctx, src, dst, tag)
+  for i, r in ipairs(ctx.requests) do
+    if r.src == src and r.dst == dst and r.tag == tag then
+      table.remove(ctx.requests, i)
+      return r.req
+    end
+  end
+end
+
+local function compute(ctx, flops)
+  if flops > 0 then MGEN_Comp(flops / ctx.flops * ctx.compute_scale) end
+end
+
+-- What each action does. `a` holds its arguments (numbers); `ctx.dt(a, i)` is the bytes of the
+-- datatype argument i (or the default). Every function may be replaced by `opts.on[name]`.
+replay.actions = {
+  init = function(ctx, a) ctx.default_dt = (#a > 0) and 0 or 6 end,
+  finalize = function() end,
+  location = function() end,
+  compute = function(ctx, a) compute(ctx, a[1]) end,
+  sleep = function(ctx, a) if a[1] > 0 then MGEN_Comp(a[1]) end end,
+  send = function(ctx, a) MGEN_Send(floor(a[1]), bytes(a[3], ctx.dt(a, 4)), floor(a[2])) end,
+  isend = function(ctx, a)
+    local dst, tag = floor(a[1]), floor(a[2])
+    local req = Isend(dst, bytes(a[3], ctx.dt(a, 4)), tag)
+    ctx.requests[#ctx.requests + 1] = { src = ctx.rank, dst = dst, tag = tag, req = req }
+  end,
+  recv = function(ctx, a)
+    if a[3] <= 0 then MGEN_trace_note("a receive of unknown size (probed) replayed as 0 bytes") end
+    local src = a[1] < 0 and MGEN_ANY_SOURCE or floor(a[1])
+    MGEN_Recv(src, bytes(math.max(a[3], 0), ctx.dt(a, 4)), floor(a[2]))
+  end,
+  irecv = function(ctx, a)
+    local src, tag = floor(a[1]), floor(a[2])
+    local req = Irecv(src < 0 and MGEN_ANY_SOURCE or src, bytes(math.max(a[3], 0), ctx.dt(a, 4)), tag)
+    ctx.requests[#ctx.requests + 1] = { src = src, dst = ctx.rank, tag = tag, req = req }
+  end,
+  wait = function(ctx, a)
+    local req
+    if #a >= 3 then
+      req = take(ctx, floor(a[1]), floor(a[2]), floor(a[3]))
+    elseif #ctx.requests > 0 then
+      req = table.remove(ctx.requests, 1).req -- the older form: the oldest request
+    end
+    -- (none: a test already saw it complete, as SimGrid's replay assumes)
+    if req then Wait(req) end
+  end,
+  test = function(ctx, a)
+    if #a < 3 then return end
+    local src, dst, tag = floor(a[1]), floor(a[2]), floor(a[3])
+    for i, r in ipairs(ctx.requests) do
+      if r.src == src and r.dst == dst and r.tag == tag then
+        if Test(r.req) then table.remove(ctx.requests, i) end
+        return
+      end
+    end
+  end,
+  waitall = function(ctx)
+    if #ctx.requests == 0 then return end
+    local reqs = {}
+    for i, r in ipairs(ctx.requests) do reqs[i] = r.req end
+    ctx.requests = {}
+    Waitall(reqs)
+  end,
+  barrier = function(ctx) coll.barrier(copts(ctx, "barrier")) end,
+  bcast = function(ctx, a)
+    coll.bcast(copts(ctx, "bcast", { bytes = bytes(a[1], ctx.dt(a, 3)), root = floor(a[2] or 0) }))
+  end,
+  reduce = function(ctx, a)
+    coll.reduce(copts(ctx, "reduce", { bytes = bytes(a[1], ctx.dt(a, 4)), root = floor(a[3] or 0) }))
+    compute(ctx, a[2])
+  end,
+  allreduce = function(ctx, a)
+    coll.allreduce(copts(ctx, "allreduce", { bytes = bytes(a[1], ctx.dt(a, 3)) }))
+    compute(ctx, a[2])
+  end,
+  alltoall = function(ctx, a)
+    coll.alltoall(copts(ctx, "alltoall", { bytes = bytes(a[1], ctx.dt(a, 3)) }))
+  end,
+  gather = function(ctx, a)
+    coll.gather(copts(ctx, "gather", { bytes = bytes(a[1], ctx.dt(a, 4)), root = floor(a[3] or 0) }))
+  end,
+  allgather = function(ctx, a)
+    coll.allgather(copts(ctx, "allgather", { bytes = bytes(a[1], ctx.dt(a, 3)) }))
+  end,
+  scatter = function(ctx, a)
+    coll.scatter(copts(ctx, "scatter", { bytes = bytes(a[1], ctx.dt(a, 4)), root = floor(a[3] or 0) }))
+  end,
+  -- alltoallv SEND_BUF SENDCOUNTS[p] RECV_BUF RECVCOUNTS[p] [DT1 DT2]: direct exchange
+  alltoallv = function(ctx, a)
+    local p = ctx.size
+    exchange(ctx, counts(a, 2, p, ctx.dt(a, 2 * p + 3)), counts(a, p + 3, p, ctx.dt(a, 2 * p + 4)))
+  end,
+  -- gatherv SEND RECVCOUNTS[p] [ROOT DT1 DT2]: everyone sends its block to the root
+  gatherv = function(ctx, a)
+    local p, root = ctx.size, floor(a[p + 2] or 0)
+    local to, from = fill(p, 0), fill(p, 0)
+    if ctx.rank == root then from = counts(a, 2, p, ctx.dt(a, p + 4)) else to[root + 1] = bytes(a[1], ctx.dt(a, p + 3)) end
+    exchange(ctx, to, from)
+  end,
+  -- allgatherv SEND RECVCOUNTS[p] [...]: everyone sends its block to everyone
+  allgatherv = function(ctx, a)
+    local p = ctx.size
+    local dt = (#a == p + 2) and ctx.dt(a, p + 2) or ctx.dt(a, -1)
+    exchange(ctx, fill(p, bytes(a[1], dt)), counts(a, 2, p, dt))
+  end,
+  -- scatterv SENDCOUNTS[p] RECV [ROOT DT1 DT2]: the root sends each rank its block
+  scatterv = function(ctx, a)
+    local p, root = ctx.size, floor(a[ctx.size + 2] or 0)
+    local to, from = fill(p, 0), fill(p, 0)
+    if ctx.rank == root then to = counts(a, 1, p, ctx.dt(a, p + 3)) else from[root + 1] = bytes(a[p + 1], ctx.dt(a, p + 4)) end
+    exchange(ctx, to, from)
+  end,
+  -- reducescatter RECVCOUNTS[p] FLOPS [DT]: each rank sends every other its part, then combines
+  reducescatter = function(ctx, a)
+    local p = ctx.size
+    local dt = ctx.dt(a, p + 2)
+    local mine = bytes(a[ctx.rank + 1], dt)
+    exchange(ctx, counts(a, 1, p, dt), fill(p, mine))
+    compute(ctx, a[p + 1] or 0)
+  end,
+  comm_size = function(ctx, a)
+    if floor(a[1]) ~= ctx.size then
+      MGEN_trace_note(("comm_size %d differs from the job's %d ranks"):format(floor(a[1]), ctx.size))
+    end
+  end,
+  comm_split = function()
+    MGEN_trace_note("comm_split: the TI format does not say which communicator a collective uses; collectives are replayed on all ranks")
+  end,
+  comm_dup = function()
+    MGEN_trace_note("comm_dup: replayed as the world communicator")
+  end,
+}
+
+---Replays a trace on this rank; see lua/mgen/replay.d.lua.
+function replay.run(opts)
+  if type(opts) ~= "table" or type(opts.trace) ~= "string" then
+    error("replay.run: expected a table of options with `trace`, the trace's index file, e.g. replay.run{ trace = \"app.txt\" }", 2)
+  end
+  local args = opts.args or {}
+  local n, sizes = MGEN_trace_open(opts.trace)
+  local size = MGEN_Comm_size()
+  if n ~= size then
+    error(("replay: %s has %d ranks and the job %d (set workload.ranks = %d)"):format(opts.trace, n, size, n), 2)
+  end
+  local ctx = {
+    rank = MGEN_Comm_rank(),
+    size = size,
+    flops = opts.flops or args.flops or 1e9,
+    compute_scale = opts.compute_scale or args.compute_scale or 1,
+    transport = opts.transport or args.transport or "message",
+    collectives = opts.collectives or {},
+    requests = {},
+    default_dt = 6,
+    vcalls = 0,
+  }
+  for name in pairs(replay.actions) do
+    local algo = args["algo_" .. name]
+    if algo then
+      ctx.collectives[name] = ctx.collectives[name] or {}
+      ctx.collectives[name].algo = algo
+    end
+  end
+  if type(ctx.flops) ~= "number" or ctx.flops <= 0 then
+    error(("replay: `flops` (the rate of compute, flop/s) must be a number > 0, got %s"):format(tostring(ctx.flops)), 2)
+  end
+  ctx.dt = function(a, i)
+    local id = a[i]
+    if id == nil or i < 1 then id = ctx.default_dt end
+    local b = sizes[floor(id)]
+    if not b then error(("replay: %s: datatype %s is not one SimGrid defines"):format(MGEN_trace_where(), tostring(id)), 0) end
+    return b
+  end
+  local on, each = opts.on or {}, opts.each
+  local actions = replay.actions
+  while true do
+    local name, a = MGEN_trace_next()
+    if not name then break end
+    if not (each and each(ctx, name, a) == "skip") then
+      local f = on[name]
+      if f then f(ctx, a, actions[name]) else actions[name](ctx, a) end
+    end
+  end
+  -- requests the trace never waited for are waited for at its end
+  actions.waitall(ctx)
+  return ctx
+end
+
+return replay

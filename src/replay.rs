@@ -1,0 +1,527 @@
+//! SimGrid time-independent (TI) traces, read for replay: the index, and each rank's actions
+//! streamed from its file a line at a time.
+//!
+//! **The format** (what `smpirun -trace-ti` writes): an index file lists one trace file per
+//! rank, in rank order, each path relative to the index's folder; or the index is itself the
+//! trace, every rank's lines in one file. A line is `RANK ACTION ARG ...`, the rank counted
+//! from 0; `#` starts a comment. The actions and their arguments are those of
+//! [`ACTIONS`]; what each means to a replay is `lua/mgen/replay.lua`'s business.
+//!
+//! **Memory.** A rank's cursor keeps its file, its offset and line number, and the bytes read
+//! ahead of its next line (at most [`CHUNK`] but for a longer line): memory does not grow with
+//! a trace's length. Files are reopened when needed through a small cache of open ones
+//! ([`OPEN_FILES`]), so that 65,536 ranks need not hold 65,536 descriptors. A one-file trace
+//! is read by every rank in full, skipping the others' lines: fine for small traces; large ones
+//! come as one file per rank.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// Bytes a cursor reads ahead at a time.
+pub const CHUNK: usize = 1024;
+/// Trace files kept open at once.
+pub const OPEN_FILES: usize = 64;
+
+/// The actions a TI trace may hold, with the fewest arguments each needs (after the name).
+pub const ACTIONS: [(&str, usize); 28] = [
+    ("init", 0),
+    ("finalize", 0),
+    ("compute", 1),
+    ("sleep", 1),
+    ("send", 3),
+    ("isend", 3),
+    ("recv", 3),
+    ("irecv", 3),
+    ("test", 0),
+    ("wait", 0),
+    ("waitall", 0),
+    ("barrier", 0),
+    ("bcast", 1),
+    ("reduce", 2),
+    ("allreduce", 2),
+    ("alltoall", 2),
+    ("alltoallv", 2),
+    ("gather", 2),
+    ("gatherv", 1),
+    ("scatter", 2),
+    ("scatterv", 1),
+    ("allgather", 2),
+    ("allgatherv", 1),
+    ("reducescatter", 1),
+    ("comm_size", 1),
+    ("comm_split", 0),
+    ("comm_dup", 0),
+    ("location", 2),
+];
+
+/// Bytes of the datatype a TI trace names by its number (SimGrid's predefined types: 0
+/// `MPI_DOUBLE`, 1 `MPI_INT`, 2 `MPI_CHAR`, ... 6 `MPI_BYTE`, ...), or None for a number it
+/// does not define.
+pub fn datatype_bytes(id: u32) -> Option<u64> {
+    const SIZES: [u64; 60] = [
+        8, 4, 1, 2, 8, 4, 1, 8, 1, 1, // double int char short long float byte ll schar uchar
+        2, 4, 8, 8, 16, 4, 1, 1, 2,
+        4, // ushort unsigned ulong ull ldouble wchar bool i8 i16 i32
+        8, 1, 2, 4, 8, 8, 16, 32, 8,
+        8, // i64 u8 u16 u32 u64 cfloat cdouble cldouble aint offset
+        8, 16, 16, 8, 8, 8, 16, 16, 4,
+        4, // float_int long_int double_int short_int 2int 2float 2double 2long real real4
+        8, 16, 8, 16, 16, 4, 2, 4, 8,
+        16, // real8 real16 complex8 complex16 complex32 integer1,2,4,8,16
+        32, 1, 8, 16, 32, 0, 0, 1, 8,
+        8, // ldouble_int cxx_bool cxx complexes ub lb packed ptr count
+    ];
+    SIZES.get(id as usize).copied()
+}
+
+/// One action of a rank: its name (one of [`ACTIONS`]) and its arguments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Action {
+    /// The action.
+    pub name: &'static str,
+    /// Its arguments, as numbers.
+    pub args: Vec<f64>,
+}
+
+/// Why a trace cannot be replayed, with where.
+pub type Error = String;
+
+/// A trace: its files and every rank's cursor.
+pub struct Trace {
+    /// The index, as given (for messages).
+    pub index: PathBuf,
+    files: Vec<PathBuf>,
+    /// Whether all ranks share one file (the index itself).
+    shared: bool,
+    cursors: Vec<Cursor>,
+    open: Vec<(u32, File)>,
+    /// Lines skipped, by reason (unknown actions), with a count.
+    pub skipped: BTreeMap<String, u64>,
+    /// Notes of the replay (actions replayed approximately), with a count.
+    pub notes: BTreeMap<String, u64>,
+}
+
+#[derive(Default)]
+struct Cursor {
+    offset: u64,
+    line: u32,
+    buf: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl Trace {
+    /// Opens the trace whose index is `index` (already checked by the sandbox); `resolve`
+    /// checks each file the index names (relative to the index's folder). The index's lines
+    /// are counted: there must be one per rank.
+    pub fn open(
+        index: &Path,
+        resolve: impl Fn(&Path) -> Result<PathBuf, String>,
+    ) -> Result<Trace, Error> {
+        let text = crate::files::read_bounded(index, 64 << 20)
+            .map_err(|e| format!("cannot read the trace index {}: {e}", index.display()))?;
+        let first = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#'))
+            .ok_or_else(|| format!("{}: the trace is empty", index.display()))?;
+        // a trace line starts with a rank number and an action; an index line is a path
+        let mut words = first.split_whitespace();
+        let is_trace = words.next().is_some_and(|w| w.parse::<u32>().is_ok())
+            && words
+                .next()
+                .is_some_and(|w| ACTIONS.iter().any(|a| a.0 == w));
+        let folder = index.parent().unwrap_or(Path::new("."));
+        let (files, shared) = if is_trace {
+            (vec![index.to_path_buf()], true)
+        } else {
+            let mut files = Vec::new();
+            for (i, l) in text.lines().enumerate() {
+                let l = l.trim();
+                if l.is_empty() || l.starts_with('#') {
+                    continue;
+                }
+                let p = folder.join(l);
+                let p = resolve(&p).map_err(|e| format!("{}:{}: {e}", index.display(), i + 1))?;
+                if !p.is_file() {
+                    return Err(format!(
+                        "{}:{}: the trace file {} does not exist",
+                        index.display(),
+                        i + 1,
+                        p.display()
+                    ));
+                }
+                files.push(p);
+            }
+            (files, false)
+        };
+        Ok(Trace {
+            index: index.to_path_buf(),
+            files,
+            shared,
+            cursors: Vec::new(),
+            open: Vec::new(),
+            skipped: BTreeMap::new(),
+            notes: BTreeMap::new(),
+        })
+    }
+
+    /// Ranks the trace has: its files, or for a one-file trace, 1 + the largest rank in it.
+    pub fn ranks(&self) -> Result<u32, Error> {
+        if !self.shared {
+            return Ok(self.files.len() as u32);
+        }
+        use std::io::BufRead;
+        let f = File::open(&self.files[0]).map_err(|e| format!("{}: {e}", self.index.display()))?;
+        let mut most = 0u32;
+        for l in std::io::BufReader::new(f).lines() {
+            let l = l.map_err(|e| format!("{}: {e}", self.index.display()))?;
+            if let Some(r) = l
+                .split_whitespace()
+                .next()
+                .and_then(|w| w.parse::<u32>().ok())
+            {
+                most = most.max(r + 1);
+            }
+        }
+        Ok(most)
+    }
+
+    /// The file and line of rank `r`'s last action (`file:line`).
+    pub fn position(&self, r: u32) -> String {
+        let c = self.cursors.get(r as usize);
+        let line = c.map_or(0, |c| c.line);
+        format!("{}:{line}", self.file_of(r).display())
+    }
+
+    fn file_of(&self, r: u32) -> &Path {
+        if self.shared {
+            &self.files[0]
+        } else {
+            self.files
+                .get(r as usize)
+                .map_or(&self.index, |p| p.as_path())
+        }
+    }
+
+    /// Rank `r`'s next action, or None at the end of its trace.
+    pub fn next(&mut self, r: u32) -> Result<Option<Action>, Error> {
+        if !self.shared && r as usize >= self.files.len() {
+            return Err(format!(
+                "{}: the trace has {} ranks; rank {r} has no trace file",
+                self.index.display(),
+                self.files.len()
+            ));
+        }
+        if self.cursors.len() <= r as usize {
+            self.cursors.resize_with(r as usize + 1, Cursor::default);
+        }
+        loop {
+            let Some(line) = self.next_line(r)? else {
+                return Ok(None);
+            };
+            let at = || self.position(r);
+            let text = String::from_utf8_lossy(&line);
+            let text = text.split('#').next().unwrap_or("").trim();
+            if text.is_empty() {
+                continue;
+            }
+            let mut words = text.split_whitespace();
+            let who: u32 = words
+                .next()
+                .and_then(|w| w.parse().ok())
+                .ok_or_else(|| format!("{}: a line starts with its rank number", at()))?;
+            if who != r {
+                if self.shared {
+                    continue;
+                }
+                return Err(format!(
+                    "{}: this line is rank {who}'s, in rank {r}'s trace file",
+                    at()
+                ));
+            }
+            let Some(word) = words.next() else {
+                return Err(format!("{}: no action after the rank number", at()));
+            };
+            let Some(&(name, need)) = ACTIONS.iter().find(|a| a.0 == word) else {
+                *self.skipped.entry(word.to_string()).or_default() += 1;
+                continue;
+            };
+            let mut args = Vec::new();
+            for w in words {
+                match w.parse::<f64>() {
+                    Ok(x) if x.is_finite() => args.push(x),
+                    // `location FILE LINE` names a source file
+                    _ if name == "location" => args.push(0.0),
+                    _ => return Err(format!("{}: `{name}`: `{w}` is not a number", at())),
+                }
+            }
+            if args.len() < need {
+                return Err(format!(
+                    "{}: `{name}` needs at least {need} arguments, the line has {}",
+                    at(),
+                    args.len()
+                ));
+            }
+            return Ok(Some(Action { name, args }));
+        }
+    }
+
+    /// The next line of rank `r`'s file (without its end), or None at the end.
+    fn next_line(&mut self, r: u32) -> Result<Option<Vec<u8>>, Error> {
+        loop {
+            let c = &mut self.cursors[r as usize];
+            if let Some(end) = c.buf[c.pos..].iter().position(|&b| b == b'\n') {
+                let line = c.buf[c.pos..c.pos + end].to_vec();
+                c.pos += end + 1;
+                c.line += 1;
+                return Ok(Some(line));
+            }
+            if c.done {
+                if c.pos < c.buf.len() {
+                    // a last line without its newline
+                    let line = c.buf[c.pos..].to_vec();
+                    c.pos = c.buf.len();
+                    c.line += 1;
+                    return Ok(Some(line));
+                }
+                c.buf = Vec::new();
+                c.pos = 0;
+                return Ok(None);
+            }
+            self.refill(r)?;
+        }
+    }
+
+    /// Reads the next chunk of rank `r`'s file after what its cursor holds.
+    fn refill(&mut self, r: u32) -> Result<(), Error> {
+        let fi = if self.shared { 0 } else { r };
+        let path = self.file_of(r).to_path_buf();
+        let slot = match self.open.iter().position(|(f, _)| *f == fi) {
+            Some(i) => i,
+            None => {
+                let f = File::open(&path)
+                    .map_err(|e| format!("cannot read the trace file {}: {e}", path.display()))?;
+                if self.open.len() >= OPEN_FILES {
+                    self.open.remove(0);
+                }
+                self.open.push((fi, f));
+                self.open.len() - 1
+            }
+        };
+        let c = &mut self.cursors[r as usize];
+        c.buf.drain(..c.pos);
+        c.pos = 0;
+        let have = c.buf.len();
+        c.buf.resize(have + CHUNK, 0);
+        let file = &mut self.open[slot].1;
+        let n = file
+            .seek(SeekFrom::Start(c.offset))
+            .and_then(|_| file.read(&mut c.buf[have..]))
+            .map_err(|e| format!("cannot read the trace file {}: {e}", path.display()))?;
+        c.buf.truncate(have + n);
+        c.offset += n as u64;
+        if n == 0 {
+            c.done = true;
+        }
+        if c.buf.capacity() > 4 * CHUNK && c.buf.len() < CHUNK {
+            c.buf.shrink_to(CHUNK);
+        }
+        Ok(())
+    }
+
+    /// Counts a note of the replay (an action replayed approximately).
+    pub fn note(&mut self, what: &str) {
+        *self.notes.entry(what.to_string()).or_default() += 1;
+    }
+
+    /// The warnings of a finished replay: lines skipped and approximations, counted.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, n) in &self.skipped {
+            out.push(format!(
+                "replay of {}: {n} `{name}` lines skipped (an action mgensim does not know)",
+                self.index.display()
+            ));
+        }
+        for (what, n) in &self.notes {
+            out.push(format!(
+                "replay of {}: {what} ({n} times)",
+                self.index.display()
+            ));
+        }
+        out
+    }
+}
+
+/// The traces a run replays, and which one each rank reads.
+#[derive(Default)]
+pub struct Replays {
+    /// Each trace with the job that opened it.
+    traces: Vec<(u32, Trace)>,
+    /// Per global rank: the trace it reads (index into `traces`) and its rank in it.
+    active: Vec<Option<(u32, u32)>>,
+}
+
+impl Replays {
+    /// Rank `global` (rank `rank` of job `job`) reads the trace at `index` (already checked
+    /// by the sandbox), opened once per job; returns the trace's rank count.
+    pub fn open(
+        &mut self,
+        job: u32,
+        global: u32,
+        rank: u32,
+        index: &Path,
+        resolve: impl Fn(&Path) -> Result<PathBuf, String>,
+    ) -> Result<u32, Error> {
+        let i = match self
+            .traces
+            .iter()
+            .position(|(j, t)| *j == job && t.index == index)
+        {
+            Some(i) => i,
+            None => {
+                self.traces.push((job, Trace::open(index, resolve)?));
+                self.traces.len() - 1
+            }
+        };
+        if self.active.len() <= global as usize {
+            self.active.resize(global as usize + 1, None);
+        }
+        self.active[global as usize] = Some((i as u32, rank));
+        self.traces[i].1.ranks()
+    }
+
+    fn of(&mut self, global: u32) -> Result<(&mut Trace, u32), Error> {
+        match self.active.get(global as usize).copied().flatten() {
+            Some((i, r)) => Ok((&mut self.traces[i as usize].1, r)),
+            None => Err("no trace is open on this rank: call MGEN_trace_open first".into()),
+        }
+    }
+
+    /// The next action of rank `global`'s trace, or None at its end.
+    pub fn next(&mut self, global: u32) -> Result<Option<Action>, Error> {
+        let (t, r) = self.of(global)?;
+        t.next(r)
+    }
+
+    /// Counts a note on rank `global`'s trace.
+    pub fn note(&mut self, global: u32, what: &str) -> Result<(), Error> {
+        self.of(global)?.0.note(what);
+        Ok(())
+    }
+
+    /// Where rank `global` is in its trace (`file:line`), if it replays one.
+    pub fn position(&self, global: u32) -> Option<String> {
+        let (i, r) = self.active.get(global as usize).copied().flatten()?;
+        Some(self.traces[i as usize].1.position(r))
+    }
+
+    /// The warnings of every trace replayed.
+    pub fn warnings(&self) -> Vec<String> {
+        self.traces.iter().flat_map(|(_, t)| t.warnings()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(dir: &Path, files: &[(&str, &str)]) -> Trace {
+        for (name, text) in files {
+            std::fs::write(dir.join(name), text).unwrap();
+        }
+        Trace::open(&dir.join(files[0].0), |p| Ok(p.to_path_buf())).unwrap()
+    }
+
+    #[test]
+    fn an_index_names_a_file_per_rank_and_each_streams() {
+        let d = tempfile::tempdir().unwrap();
+        let long: String = (0..500).map(|i| format!("1 compute {i}\n")).collect();
+        let mut t = trace(
+            d.path(),
+            &[
+                ("app.txt", "r0.txt\nr1.txt\n"),
+                (
+                    "r0.txt",
+                    "0 init\n0 send 1 7 100 6\n# a comment\n0 finalize",
+                ),
+                (
+                    "r1.txt",
+                    &format!("1 init\n{long}1 recv 0 7 100\n1 bogus 3\n"),
+                ),
+            ],
+        );
+        assert_eq!(t.ranks().unwrap(), 2);
+        assert_eq!(t.next(0).unwrap().unwrap().name, "init");
+        let send = t.next(0).unwrap().unwrap();
+        assert_eq!(
+            (send.name, send.args.clone()),
+            ("send", vec![1.0, 7.0, 100.0, 6.0])
+        );
+        assert!(t.position(0).ends_with("r0.txt:2"));
+        assert_eq!(
+            t.next(0).unwrap().unwrap().name,
+            "finalize",
+            "a last line without newline"
+        );
+        assert_eq!(t.next(0).unwrap(), None);
+        // rank 1 reads across many chunks, interleaved with rank 0
+        let mut sum = 0.0;
+        for _ in 0..501 {
+            let a = t.next(1).unwrap().unwrap();
+            if a.name == "compute" {
+                sum += a.args[0];
+            }
+        }
+        assert_eq!(sum, (0..500).sum::<u32>() as f64);
+        assert_eq!(t.next(1).unwrap().unwrap().name, "recv");
+        assert_eq!(t.next(1).unwrap(), None, "the unknown action is skipped");
+        assert_eq!(t.skipped["bogus"], 1);
+        assert!(
+            t.cursors[1].buf.capacity() <= 4 * CHUNK,
+            "memory does not grow"
+        );
+    }
+
+    #[test]
+    fn a_one_file_trace_holds_every_rank() {
+        let d = tempfile::tempdir().unwrap();
+        let mut t = trace(
+            d.path(),
+            &[("all.txt", "0 init\n1 init\n0 compute 5\n1 compute 7\n")],
+        );
+        assert_eq!(t.ranks().unwrap(), 2);
+        t.next(1).unwrap();
+        assert_eq!(t.next(1).unwrap().unwrap().args, vec![7.0]);
+        assert!(t.position(1).ends_with("all.txt:4"));
+        t.next(0).unwrap();
+        assert_eq!(t.next(0).unwrap().unwrap().args, vec![5.0]);
+    }
+
+    #[test]
+    fn a_malformed_line_is_named_with_its_file_and_line() {
+        let d = tempfile::tempdir().unwrap();
+        let mut t = trace(
+            d.path(),
+            &[
+                ("a.txt", "x.txt\n"),
+                ("x.txt", "0 init\n0 send 1 7\n0 recv 1 x 3\n"),
+            ],
+        );
+        t.next(0).unwrap();
+        let e = t.next(0).unwrap_err();
+        assert!(
+            e.ends_with("x.txt:2: `send` needs at least 3 arguments, the line has 2"),
+            "{e}"
+        );
+        let e = t.next(0).unwrap_err();
+        assert!(e.ends_with("x.txt:3: `recv`: `x` is not a number"), "{e}");
+        assert_eq!(datatype_bytes(0), Some(8));
+        assert_eq!(datatype_bytes(1), Some(4));
+        assert_eq!(datatype_bytes(6), Some(1));
+        assert_eq!(datatype_bytes(99), None);
+    }
+}

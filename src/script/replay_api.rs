@@ -1,0 +1,90 @@
+//! Trace replay as the API (`MGEN_trace_open`, `MGEN_trace_next`, `MGEN_trace_where`,
+//! `MGEN_trace_note`; reference: `lua/mgen.d.lua`): each rank reads its own trace through the
+//! run's [`crate::replay::Replays`], files checked by the sandbox like any other a script reads.
+
+use crate::files::FileAccess;
+use crate::world::World;
+use mlua::{Lua, Table, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+type W = Rc<RefCell<World>>;
+
+/// Installs the replay functions in `globals`.
+pub(super) fn install(
+    lua: &Lua,
+    globals: &Table,
+    world: &W,
+    files: FileAccess,
+) -> mlua::Result<()> {
+    let files = Rc::new(files);
+    let f = world.clone();
+    let access = files.clone();
+    globals.set(
+        "MGEN_trace_open",
+        lua.create_function(move |lua, path: Value| {
+            let Value::String(path) = path else {
+                return Err(mlua::Error::runtime(
+                    "MGEN_trace_open: the trace must be a file name (a string)",
+                ));
+            };
+            let name = path.to_str()?.to_string();
+            let index = access
+                .resolve(&name)
+                .map_err(|e| mlua::Error::runtime(format!("MGEN_trace_open: {e}")))?;
+            let mut w = f.borrow_mut();
+            let (job, me) = (w.nodes.job_index(w.current), w.current);
+            let rank = me - w.nodes.job(me).base;
+            let check = |p: &std::path::Path| access.resolve(&p.to_string_lossy());
+            let ranks = w
+                .replays
+                .open(job, me, rank, &index, check)
+                .map_err(|e| mlua::Error::runtime(format!("MGEN_trace_open: {e}")))?;
+            // the bytes of each datatype number, indexed by the number
+            let sizes = lua.create_table()?;
+            let mut id = 0;
+            while let Some(b) = crate::replay::datatype_bytes(id) {
+                sizes.raw_set(id, b)?;
+                id += 1;
+            }
+            Ok((ranks, sizes))
+        })?,
+    )?;
+    let f = world.clone();
+    globals.set(
+        "MGEN_trace_next",
+        lua.create_function(move |lua, ()| {
+            let mut w = f.borrow_mut();
+            let me = w.current;
+            match w.replays.next(me) {
+                Ok(Some(a)) => {
+                    let args = lua.create_sequence_from(a.args)?;
+                    Ok((
+                        Value::String(lua.create_string(a.name)?),
+                        Value::Table(args),
+                    ))
+                }
+                Ok(None) => Ok((Value::Nil, Value::Nil)),
+                Err(e) => Err(mlua::Error::runtime(format!("replay: {e}"))),
+            }
+        })?,
+    )?;
+    let f = world.clone();
+    globals.set(
+        "MGEN_trace_where",
+        lua.create_function(move |_, ()| {
+            let w = f.borrow();
+            Ok(w.replays.position(w.current).unwrap_or_default())
+        })?,
+    )?;
+    let f = world.clone();
+    globals.set(
+        "MGEN_trace_note",
+        lua.create_function(move |_, what: String| {
+            let mut w = f.borrow_mut();
+            let me = w.current;
+            w.replays.note(me, &what).map_err(mlua::Error::runtime)
+        })?,
+    )?;
+    Ok(())
+}

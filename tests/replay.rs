@@ -1,0 +1,274 @@
+//! Trace replay (`[workload] trace`, `mgen.replay`): each action's mapping checked by a time
+//! or a count worked out by hand on a tiny network, and what a bad trace gets.
+
+mod common;
+use common::*;
+use mgensim::{Scenario, Simulation};
+use std::path::Path;
+
+const OVERHEAD: u64 = 200_000; // NSIM's 200 ns per message call, the default
+
+/// Writes a trace of one file per rank (`lines[r]` is rank r's text, without its rank
+/// numbers: they are added) and its index, and a scenario replaying it on a line of 4 routers.
+fn traced(dir: &Path, lines: &[&str], extra: &str) -> std::path::PathBuf {
+    let mut index = String::new();
+    for (r, text) in lines.iter().enumerate() {
+        let body: String = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(|l| format!("{r} {l}\n"))
+            .collect();
+        std::fs::write(dir.join(format!("r{r}.txt")), body).unwrap();
+        index += &format!("r{r}.txt\n");
+    }
+    std::fs::write(dir.join("app.txt"), index).unwrap();
+    tmp_file(
+        dir,
+        "s.toml",
+        &format!(
+            "[network]\ntopology = 'mesh'\ndims = [4]\n{extra}\n[workload]\ntrace = 'app.txt'\n"
+        ),
+    )
+}
+
+fn replay(dir: &Path, lines: &[&str], sets: &[&str]) -> Result<mgensim::Report, mgensim::SimError> {
+    let path = traced(dir, lines, "");
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let s = Scenario::load(&path, &sets).expect("valid scenario");
+    Simulation::new(&s).expect("builds").run()
+}
+
+#[test]
+fn a_send_costs_what_mgen_send_does_in_the_datatype_s_bytes() {
+    let p = Params::nsim_ace();
+    let d = tempfile::tempdir().unwrap();
+    // 16 MPI_INT (datatype 1) = 64 bytes, eager: overhead, DMA, one hop, DMA
+    let r = replay(
+        d.path(),
+        &[
+            "init\nsend 1 3 16 1\nfinalize",
+            "init\nrecv 0 3 16 1\nfinalize",
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(r.ranks.count, 2, "the trace says how many ranks");
+    assert_eq!(r.per_rank[0].finish_ps, OVERHEAD);
+    assert_eq!(
+        r.per_rank[1].finish_ps,
+        OVERHEAD + p.dma(64) + p.fly(80, 2) + p.dma(64)
+    );
+    assert_eq!(r.network.bytes, 64);
+    // without a datatype, sizes are bytes; `init` with an argument makes them doubles
+    let d = tempfile::tempdir().unwrap();
+    let r = replay(d.path(), &["init\nsend 1 3 64", "init\nrecv 0 3 64"], &[]).unwrap();
+    assert_eq!(r.network.bytes, 64);
+    let d = tempfile::tempdir().unwrap();
+    let r = replay(d.path(), &["init 1\nsend 1 3 8", "init 1\nrecv 0 3 8"], &[]).unwrap();
+    assert_eq!(r.network.bytes, 64);
+}
+
+#[test]
+fn nonblocking_calls_match_their_waits() {
+    let p = Params::nsim_ace();
+    let d = tempfile::tempdir().unwrap();
+    // two sends of 64 B each way, waited for by (src, dst, tag) in the other order, and a
+    // test that finds one done
+    let r = replay(
+        d.path(),
+        &[
+            "isend 1 1 64\nisend 1 2 64\nwait 0 1 2\nwait 0 1 1",
+            "irecv 0 1 64\nirecv 0 2 64\ncompute 1000000\ntest 0 1 2\nwaitall",
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(r.network.messages, 2);
+    assert_eq!(r.per_rank[0].finish_ps, 2 * OVERHEAD);
+    // rank 1: two receives posted (an overhead each), 1 ms of compute, then both are in
+    assert_eq!(r.per_rank[1].finish_ps, 2 * OVERHEAD + 1_000_000_000);
+    let _ = p;
+}
+
+#[test]
+fn compute_runs_at_the_flop_rate_and_its_scale() {
+    let d = tempfile::tempdir().unwrap();
+    let lines = ["compute 2500000\nsleep 0.001", "compute 1"];
+    // 2.5 Mflop at the default 1 Gflop/s is 2.5 ms, then 1 ms of sleep
+    let r = replay(d.path(), &lines, &[]).unwrap();
+    assert_eq!(r.per_rank[0].finish_ps, 3_500_000_000);
+    assert_eq!(r.per_rank[1].finish_ps, 1_000);
+    let r = replay(d.path(), &lines, &["workload.args.flops=2e9"]).unwrap();
+    assert_eq!(r.per_rank[0].finish_ps, 2_250_000_000);
+    let r = replay(d.path(), &lines, &["workload.args.compute_scale=0.5"]).unwrap();
+    assert_eq!(
+        r.per_rank[0].finish_ps, 2_250_000_000,
+        "sleeps are not scaled"
+    );
+}
+
+#[test]
+fn a_collective_sends_the_messages_of_its_algorithm() {
+    let d = tempfile::tempdir().unwrap();
+    let four = ["allreduce 100 0 0"; 4];
+    // 100 doubles = 800 B; recursive doubling on 4 ranks: 2 steps of one message per rank
+    let r = replay(d.path(), &four, &[]).unwrap();
+    assert_eq!((r.network.messages, r.network.bytes), (8, 8 * 800));
+    // a ring: 2 (p - 1) steps of b / p per rank
+    let r = replay(d.path(), &four, &["workload.args.algo_allreduce=ring"]).unwrap();
+    assert_eq!((r.network.messages, r.network.bytes), (24, 24 * 200));
+    // alltoallv: every nonzero block once, directly (rank r sends r+1 bytes to everyone)
+    let lines: Vec<String> = (0..4)
+        .map(|r| {
+            let send = vec![(r + 1).to_string(); 4].join(" ");
+            let recv = (0..4)
+                .map(|s| (s + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(" ");
+            format!("alltoallv 40 {send} 40 {recv} 6 6")
+        })
+        .collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let r = replay(d.path(), &lines, &[]).unwrap();
+    assert_eq!(r.network.messages, 12);
+    assert_eq!(r.network.bytes, 3 * (1 + 2 + 3 + 4));
+    // a reduce's flops run after it
+    let r = replay(d.path(), &["reduce 1 1000000 0 6"; 2], &[]).unwrap();
+    assert_eq!(r.network.messages, 1);
+    assert_eq!(r.per_rank[1].finish_ps, OVERHEAD + 1_000_000_000);
+}
+
+#[test]
+fn communicator_actions_are_accepted_and_counted() {
+    let d = tempfile::tempdir().unwrap();
+    let r = replay(
+        d.path(),
+        &[
+            "comm_size 2\ncomm_split\ncomm_dup\nbarrier",
+            "comm_size 2\ncomm_split\ncomm_dup\nbarrier",
+        ],
+        &[],
+    )
+    .unwrap();
+    assert!(r.network.messages > 0, "the barrier ran");
+    let w = r.warnings.join("\n");
+    assert!(
+        w.contains("comm_split: the TI format does not say") && w.contains("(2 times)"),
+        "{w}"
+    );
+    assert!(
+        w.contains("comm_dup: replayed as the world communicator (2 times)"),
+        "{w}"
+    );
+    // an unknown action is skipped and counted
+    let r = replay(d.path(), &["frobnicate 3", "frobnicate 4\nfrobnicate"], &[]).unwrap();
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("3 `frobnicate` lines skipped")),
+        "{:?}",
+        r.warnings
+    );
+}
+
+#[test]
+fn a_malformed_trace_is_named_by_file_and_line_and_its_outputs_are_written() {
+    let d = tempfile::tempdir().unwrap();
+    traced(
+        d.path(),
+        &[
+            "init\ncompute 1000\nallreduce 8 0",
+            "init\ncompute 1000\nallreduce 8",
+        ],
+        "",
+    );
+    let o = mgensim_in(d.path(), &["run", "s.toml", "--out", "out"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("rank 1"), "{err}");
+    assert!(
+        err.contains("r1.txt:3: `allreduce` needs at least 2 arguments, the line has 1"),
+        "{err}"
+    );
+    // what was computed is kept: the partial folder
+    let summary = std::fs::read_to_string(d.path().join("out/summary.json")).unwrap();
+    assert!(summary.contains("\"partial\": true"));
+}
+
+#[test]
+fn ranks_that_disagree_deadlock_naming_their_trace_lines() {
+    let d = tempfile::tempdir().unwrap();
+    let e = replay(
+        d.path(),
+        &[
+            "init\nsend 1 1 8\nrecv 1 5 8",
+            "init\nrecv 0 2 8\nsend 0 5 8",
+        ],
+        &[],
+    )
+    .unwrap_err();
+    let msg = e.stop.to_string();
+    assert!(msg.starts_with("deadlock"), "{msg}");
+    assert!(
+        msg.contains("r0.txt:3 (replaying"),
+        "rank 0 waits at its line 3: {msg}"
+    );
+    assert!(
+        msg.contains("r1.txt:2 (replaying"),
+        "rank 1 waits at its line 2: {msg}"
+    );
+    let partial = e.partial.unwrap();
+    assert!(partial.ranks.unfinished[1].at.ends_with("r1.txt:2"));
+}
+
+#[test]
+fn the_job_and_the_trace_must_agree_on_ranks() {
+    let d = tempfile::tempdir().unwrap();
+    let e = replay(d.path(), &["compute 1", "compute 1"], &["workload.ranks=3"]).unwrap_err();
+    assert!(
+        e.stop
+            .to_string()
+            .contains("has 2 ranks and the job 3 (set workload.ranks = 2)"),
+        "{}",
+        e.stop
+    );
+}
+
+#[test]
+fn a_script_edits_the_replay_with_hooks() {
+    let d = tempfile::tempdir().unwrap();
+    traced(
+        d.path(),
+        &[
+            "compute 1000000\nbarrier\ncompute 1000000",
+            "compute 1000000\nbarrier\ncompute 1000000",
+        ],
+        "",
+    );
+    // every compute twice as long (run twice), barriers dropped
+    tmp_file(
+        d.path(),
+        "edit.toml",
+        "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\nranks = 2\ncode = '''
+local replay = require('mgen.replay')
+replay.run{
+  trace = 'app.txt',
+  on = { compute = function(ctx, a, default) default(ctx, a); default(ctx, a) end },
+  each = function(ctx, name) if name == 'barrier' then return 'skip' end end,
+}'''\n",
+    );
+    let r = run_path(&d.path().join("edit.toml"));
+    assert_eq!(r.per_rank[0].finish_ps, 4_000_000_000);
+    assert_eq!(r.network.messages, 0, "no barrier");
+}
+
+#[test]
+fn a_shipped_real_trace_replays_the_same_twice() {
+    // NAS IS class S on 8 ranks, traced by SMPI (scenarios/replay/)
+    let a = run_file("scenarios/replay/is.toml", &[]);
+    let b = run_file("scenarios/replay/is.toml", &[]);
+    assert_eq!(a.deterministic_json(), b.deterministic_json());
+    assert_eq!(a.ranks.finished, 8);
+    assert!(a.warnings.is_empty(), "{:?}", a.warnings);
+}
