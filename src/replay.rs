@@ -7,6 +7,11 @@
 //! from 0; `#` starts a comment. The actions and their arguments are those of
 //! [`ACTIONS`]; what each means to a replay is `lua/mgen/replay.lua`'s business.
 //!
+//! **Communicators** are mgensim's extension (SMPI's traces do not record them): a line
+//! `RANK comm ID W0 W1 ...` defines communicator ID by the world ranks of its members, in its
+//! rank order, and a word `comm=ID` on an action's line puts it on that communicator (its
+//! ranks, roots included, are then the communicator's). `tools/otf2_to_ti.py` writes them.
+//!
 //! **Memory.** A rank's cursor keeps its file, its offset and line number, and the bytes read
 //! ahead of its next line (at most [`CHUNK`] but for a longer line): memory does not grow with
 //! a trace's length. Files are reopened when needed through a small cache of open ones
@@ -25,7 +30,7 @@ pub const CHUNK: usize = 1024;
 pub const OPEN_FILES: usize = 64;
 
 /// The actions a TI trace may hold, with the fewest arguments each needs (after the name).
-pub const ACTIONS: [(&str, usize); 28] = [
+pub const ACTIONS: [(&str, usize); 29] = [
     ("init", 0),
     ("finalize", 0),
     ("compute", 1),
@@ -54,6 +59,8 @@ pub const ACTIONS: [(&str, usize); 28] = [
     ("comm_split", 0),
     ("comm_dup", 0),
     ("location", 2),
+    // mgensim's: `comm ID W0 W1 ...` defines communicator ID by its members' world ranks
+    ("comm", 2),
 ];
 
 /// Bytes of the datatype a TI trace names by its number (SimGrid's predefined types: 0
@@ -76,13 +83,16 @@ pub fn datatype_bytes(id: u32) -> Option<u64> {
     SIZES.get(id as usize).copied()
 }
 
-/// One action of a rank: its name (one of [`ACTIONS`]) and its arguments.
+/// One action of a rank: its name (one of [`ACTIONS`]), its arguments, and its communicator.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Action {
     /// The action.
     pub name: &'static str,
     /// Its arguments, as numbers.
     pub args: Vec<f64>,
+    /// The communicator it is on, from a `comm=ID` word anywhere on the line (mgensim's
+    /// extension of the format; 0, the world, without one).
+    pub comm: u32,
 }
 
 /// Why a trace cannot be replayed, with where.
@@ -250,7 +260,14 @@ impl Trace {
                 continue;
             };
             let mut args = Vec::new();
+            let mut comm = 0;
             for w in words {
+                if let Some(id) = w.strip_prefix("comm=") {
+                    comm = id.parse().map_err(|_| {
+                        format!("{}: `{w}`: a communicator is a whole number", at())
+                    })?;
+                    continue;
+                }
                 match w.parse::<f64>() {
                     Ok(x) if x.is_finite() => args.push(x),
                     // `location FILE LINE` names a source file
@@ -265,7 +282,7 @@ impl Trace {
                     args.len()
                 ));
             }
-            return Ok(Some(Action { name, args }));
+            return Ok(Some(Action { name, args, comm }));
         }
     }
 

@@ -272,3 +272,28 @@ fn a_shipped_real_trace_replays_the_same_twice() {
     assert_eq!(a.ranks.finished, 8);
     assert!(a.warnings.is_empty(), "{:?}", a.warnings);
 }
+
+#[test]
+fn collectives_run_on_their_communicator() {
+    let d = tempfile::tempdir().unwrap();
+    // two communicators (mgensim's `comm` lines and `comm=ID` words): {0, 2} and {1, 3};
+    // an allreduce of 100 doubles in each, then a broadcast of 8 bytes from communicator
+    // rank 1 (world rank 2, and 3)
+    let even = "comm 1 0 2\nallreduce 100 0 0 comm=1\nbcast 8 1 6 comm=1";
+    let odd = "comm 2 1 3\nallreduce 100 0 0 comm=2\nbcast 8 1 6 comm=2";
+    let r = replay(d.path(), &[even, odd, even, odd], &[]).unwrap();
+    // recursive doubling on 2 ranks: one message each way; a broadcast to 1 rank: 1
+    assert_eq!(r.network.messages, 2 * (2 + 1));
+    assert_eq!(r.network.bytes, 4 * 800 + 2 * 8);
+    // nothing crossed between the communicators: rank 0 heard only from rank 2
+    assert_eq!(r.per_rank[0].bytes_received, 800 + 8);
+    assert_eq!(r.per_rank[2].bytes_received, 800, "the broadcast's root");
+    assert_eq!(r.per_rank[1].bytes_received, 800 + 8);
+    // a communicator used before it is defined is an error naming the line
+    let e = replay(d.path(), &["barrier comm=3", "barrier comm=3"], &[]).unwrap_err();
+    assert!(
+        e.stop.to_string().contains("r0.txt:1: communicator 3 is used before"),
+        "{}",
+        e.stop
+    );
+}

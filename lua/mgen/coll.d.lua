@@ -10,6 +10,10 @@
 --   bytes      integer >= 0; what it measures is said for each function
 --   root       the root rank where there is one (default 0)
 --   op_cost    seconds per byte combined, charged with MGEN_Comp in reductions (default 0)
+--   group      a communicator: the world ranks of its members, in its rank order ({4, 0, 2});
+--              the collective runs among them, `root` and p are theirs (default: the job)
+--   comm       with `group`: the communicator's id, an integer from 1 to 2^20 - 1, the same
+--              on every member (collectives of different communicators never mix)
 -- On the timeline (`--trace`) each call is a region named `coll.NAME ALGO`
 -- (`coll.barrier dissemination`).
 -- Every rank must call the same collectives in the same order (as in MPI). The aliases
@@ -21,6 +25,8 @@
 ---@field bytes? integer
 ---@field root? integer
 ---@field op_cost? number
+---@field group? integer[]
+---@field comm? integer
 
 ---@class mgen.coll
 local coll = {}

@@ -22,11 +22,13 @@ local floor, max, min = math.floor, math.max, math.min
 local TAG_BASE = 1 << 40
 local calls = {} -- per rank: collectives called so far (module state is shared by all ranks)
 
-local function tag_base()
+local function tag_base(comm)
   local r = MGEN_Comm_rank()
-  local c = (calls[r] or 0) + 1
-  calls[r] = c
-  return TAG_BASE + (c % 65536) * (1 << 20)
+  local mine = calls[r]
+  if not mine then mine = {}; calls[r] = mine end
+  local c = (mine[comm] or 0) + 1
+  mine[comm] = c
+  return TAG_BASE + (comm << 36) + (c % 65536) * (1 << 20)
 end
 
 ------------------------------------------------------------------------------------------
@@ -72,7 +74,7 @@ local function sorted_keys(t)
 end
 
 -- The transport and algorithm a call asks for, with clear errors.
-local function setup(name, opts, algos, default)
+local function setup(name, opts, algos, default, p)
   if type(opts) ~= "table" then
     error(("coll.%s: expected a table of options, e.g. coll.%s{ algo = %q }"):format(name, name, default), 3)
   end
@@ -90,7 +92,6 @@ local function setup(name, opts, algos, default)
   if math.type(bytes) ~= "integer" or bytes < 0 then
     error(("coll.%s: `bytes` must be an integer >= 0, got %s"):format(name, tostring(opts.bytes)), 3)
   end
-  local p = MGEN_Comm_size()
   local root = opts.root or 0
   if math.type(root) ~= "integer" or root < 0 or root >= p then
     error(("coll.%s: `root` = %s is not a rank (0 to %d)"):format(name, tostring(opts.root), p - 1), 3)
@@ -517,6 +518,39 @@ function scatter.binomial(T, tag, b, r, p, root)
   end
 end
 
+-- A transport over a group: peers given as ranks in the group are the world ranks group[i + 1].
+local function over_group(T, g)
+  local function map(list)
+    local out = {}
+    for i = 1, #list do out[i] = g[list[i] + 1] end
+    return out
+  end
+  return {
+    xfer = function(tag, dst, sb, src, rb)
+      T.xfer(tag, dst and g[dst + 1], sb, src and g[src + 1], rb)
+    end,
+    many = function(tag, dsts, sizes, srcs, rsizes)
+      T.many(tag, map(dsts), sizes, map(srcs), rsizes)
+    end,
+  }
+end
+
+-- This rank's place in `opts.group` (a communicator: world ranks in its rank order), its size,
+-- and its id for tags; or the whole job.
+local function membership(name, opts)
+  local g = opts.group
+  if g == nil then return nil, MGEN_Comm_rank(), MGEN_Comm_size(), 0 end
+  local comm = opts.comm
+  if math.type(comm) ~= "integer" or comm < 1 or comm >= (1 << 20) then
+    error(("coll.%s: a `group` needs its `comm`, an integer id from 1 to 2^20 - 1 that every member gives, got %s"):format(name, tostring(comm)), 3)
+  end
+  local me = MGEN_Comm_rank()
+  for i = 1, #g do
+    if g[i] == me then return g, i - 1, #g, comm end
+  end
+  error(("coll.%s: rank %d is not in the group of communicator %d"):format(name, me, comm), 3)
+end
+
 ------------------------------------------------------------------------------------------
 -- the public functions
 
@@ -526,13 +560,14 @@ local function collective(name, algos, default, default_bytes)
     if default_bytes and opts.bytes == nil then
       opts = setmetatable({ bytes = default_bytes }, { __index = opts })
     end
-    local f, T, bytes, root, algo = setup(name, opts, algos, default)
-    local p = MGEN_Comm_size()
-    local tag = tag_base()
+    local group, r, p, comm = membership(name, opts)
+    local f, T, bytes, root, algo = setup(name, opts, algos, default, p)
+    if group then T = over_group(T, group) end
+    local tag = tag_base(comm)
     if p > 1 then
       -- a span on the timeline (--trace): "coll.barrier dissemination"
       MGEN_region_begin(("coll.%s %s"):format(name, algo))
-      f(T, tag, bytes, MGEN_Comm_rank(), p, root, opts)
+      f(T, tag, bytes, r, p, root, opts)
       MGEN_region_end()
     end
   end

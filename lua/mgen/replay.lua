@@ -23,20 +23,22 @@ local function bytes(count, size)
   return floor(count * size + 0.5)
 end
 
--- Sends each rank `to[i]` bytes (rank i - 1) and receives `from[i]` from it, all at once
--- (zero-byte and own blocks skipped), then waits for all.
+-- Sends each rank of the action's communicator `to[i]` bytes (its rank i - 1) and receives
+-- `from[i]` from it, all at once (zero-byte and own blocks skipped), then waits for all.
 local function exchange(ctx, to, from)
-  local me, p = ctx.rank, ctx.size
-  ctx.vcalls = ctx.vcalls + 1
-  local tag = TAG_BASE + ctx.vcalls % (1 << 20)
+  local me, p, g = ctx.crank, ctx.csize, ctx.group
+  local n = (ctx.vcalls[ctx.comm] or 0) + 1
+  ctx.vcalls[ctx.comm] = n
+  local tag = TAG_BASE + (ctx.comm << 36) + n % (1 << 20)
+  local world = function(r) return g and g[r + 1] or r end
   local reqs = {}
   for k = 1, p - 1 do
     local src = (me - k) % p
-    if from[src + 1] and from[src + 1] > 0 then reqs[#reqs + 1] = Irecv(src, from[src + 1], tag) end
+    if from[src + 1] and from[src + 1] > 0 then reqs[#reqs + 1] = Irecv(world(src), from[src + 1], tag) end
   end
   for k = 1, p - 1 do
     local dst = (me + k) % p
-    if to[dst + 1] and to[dst + 1] > 0 then reqs[#reqs + 1] = Isend(dst, to[dst + 1], tag) end
+    if to[dst + 1] and to[dst + 1] > 0 then reqs[#reqs + 1] = Isend(world(dst), to[dst + 1], tag) end
   end
   if #reqs > 0 then Waitall(reqs) end
 end
@@ -53,9 +55,11 @@ local function fill(p, v)
   return t
 end
 
--- The collective options for `name`: the user's (opts.collectives[name]) over the transport.
+-- The collective options for `name`: the user's (opts.collectives[name]) over the transport,
+-- on the action's communicator.
 local function copts(ctx, name, extra)
   local o = { transport = ctx.transport }
+  if ctx.group then o.group, o.comm = ctx.group, ctx.comm end
   for k, v in pairs(ctx.collectives[name] or {}) do o[k] = v end
   for k, v in pairs(extra or {}) do o[k] = v end
   return o
@@ -152,34 +156,36 @@ replay.actions = {
   end,
   -- alltoallv SEND_BUF SENDCOUNTS[p] RECV_BUF RECVCOUNTS[p] [DT1 DT2]: direct exchange
   alltoallv = function(ctx, a)
-    local p = ctx.size
+    local p = ctx.csize
     exchange(ctx, counts(a, 2, p, ctx.dt(a, 2 * p + 3)), counts(a, p + 3, p, ctx.dt(a, 2 * p + 4)))
   end,
   -- gatherv SEND RECVCOUNTS[p] [ROOT DT1 DT2]: everyone sends its block to the root
   gatherv = function(ctx, a)
-    local p, root = ctx.size, floor(a[p + 2] or 0)
+    local p = ctx.csize
+    local root = floor(a[p + 2] or 0)
     local to, from = fill(p, 0), fill(p, 0)
-    if ctx.rank == root then from = counts(a, 2, p, ctx.dt(a, p + 4)) else to[root + 1] = bytes(a[1], ctx.dt(a, p + 3)) end
+    if ctx.crank == root then from = counts(a, 2, p, ctx.dt(a, p + 4)) else to[root + 1] = bytes(a[1], ctx.dt(a, p + 3)) end
     exchange(ctx, to, from)
   end,
   -- allgatherv SEND RECVCOUNTS[p] [...]: everyone sends its block to everyone
   allgatherv = function(ctx, a)
-    local p = ctx.size
+    local p = ctx.csize
     local dt = (#a == p + 2) and ctx.dt(a, p + 2) or ctx.dt(a, -1)
     exchange(ctx, fill(p, bytes(a[1], dt)), counts(a, 2, p, dt))
   end,
   -- scatterv SENDCOUNTS[p] RECV [ROOT DT1 DT2]: the root sends each rank its block
   scatterv = function(ctx, a)
-    local p, root = ctx.size, floor(a[ctx.size + 2] or 0)
+    local p = ctx.csize
+    local root = floor(a[p + 2] or 0)
     local to, from = fill(p, 0), fill(p, 0)
-    if ctx.rank == root then to = counts(a, 1, p, ctx.dt(a, p + 3)) else from[root + 1] = bytes(a[p + 1], ctx.dt(a, p + 4)) end
+    if ctx.crank == root then to = counts(a, 1, p, ctx.dt(a, p + 3)) else from[root + 1] = bytes(a[p + 1], ctx.dt(a, p + 4)) end
     exchange(ctx, to, from)
   end,
   -- reducescatter RECVCOUNTS[p] FLOPS [DT]: each rank sends every other its part, then combines
   reducescatter = function(ctx, a)
-    local p = ctx.size
+    local p = ctx.csize
     local dt = ctx.dt(a, p + 2)
-    local mine = bytes(a[ctx.rank + 1], dt)
+    local mine = bytes(a[ctx.crank + 1], dt)
     exchange(ctx, counts(a, 1, p, dt), fill(p, mine))
     compute(ctx, a[p + 1] or 0)
   end,
@@ -193,6 +199,12 @@ replay.actions = {
   end,
   comm_dup = function()
     MGEN_trace_note("comm_dup: replayed as the world communicator")
+  end,
+  -- comm ID W0 W1 ... (mgensim's): communicator ID's members, by world rank, in its rank order
+  comm = function(ctx, a)
+    local g = {}
+    for i = 2, #a do g[i - 1] = floor(a[i]) end
+    ctx.comms[floor(a[1])] = g
   end,
 }
 
@@ -216,7 +228,9 @@ function replay.run(opts)
     collectives = opts.collectives or {},
     requests = {},
     default_dt = 6,
-    vcalls = 0,
+    vcalls = {},
+    comms = {},
+    comm = 0,
   }
   for name in pairs(replay.actions) do
     local algo = args["algo_" .. name]
@@ -238,8 +252,23 @@ function replay.run(opts)
   local on, each = opts.on or {}, opts.each
   local actions = replay.actions
   while true do
-    local name, a = MGEN_trace_next()
+    local name, a, comm = MGEN_trace_next()
     if not name then break end
+    -- the action's communicator: its members, this rank's place and the size
+    ctx.comm = comm
+    if comm == 0 then
+      ctx.group, ctx.crank, ctx.csize = nil, ctx.rank, size
+    else
+      local g = ctx.comms[comm]
+      if not g then
+        error(("replay: %s: communicator %d is used before a `comm %d ...` line defines it"):format(MGEN_trace_where(), comm, comm), 0)
+      end
+      ctx.group, ctx.csize, ctx.crank = g, #g, nil
+      for i = 1, #g do if g[i] == ctx.rank then ctx.crank = i - 1 end end
+      if not ctx.crank then
+        error(("replay: %s: rank %d is not a member of communicator %d"):format(MGEN_trace_where(), ctx.rank, comm), 0)
+      end
+    end
     if not (each and each(ctx, name, a) == "skip") then
       local f = on[name]
       if f then f(ctx, a, actions[name]) else actions[name](ctx, a) end

@@ -62,9 +62,10 @@ pub(super) fn install(
                     Ok((
                         Value::String(lua.create_string(a.name)?),
                         Value::Table(args),
+                        Value::Integer(a.comm as i64),
                     ))
                 }
-                Ok(None) => Ok((Value::Nil, Value::Nil)),
+                Ok(None) => Ok((Value::Nil, Value::Nil, Value::Nil)),
                 Err(e) => Err(mlua::Error::runtime(format!("replay: {e}"))),
             }
         })?,
