@@ -292,8 +292,82 @@ fn collectives_run_on_their_communicator() {
     // a communicator used before it is defined is an error naming the line
     let e = replay(d.path(), &["barrier comm=3", "barrier comm=3"], &[]).unwrap_err();
     assert!(
-        e.stop.to_string().contains("r0.txt:1: communicator 3 is used before"),
+        e.stop
+            .to_string()
+            .contains("r0.txt:1: communicator 3 is used before"),
         "{}",
         e.stop
+    );
+}
+
+/// The Python that has the `otf2` module (Debian's python3-otf2), if any; under CI a missing
+/// one is a failure (`.ci/run` installs it).
+fn python_with_otf2() -> Option<String> {
+    for py in ["/usr/bin/python3", "python3"] {
+        let ok = std::process::Command::new(py)
+            .args(["-c", "import otf2"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(py.to_string());
+        }
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("no Python with the otf2 module: `.ci/run` installs Debian's python3-otf2");
+    }
+    eprintln!(
+        "OTF2 test skipped: no Python with the otf2 module (apt-get install -y python3-otf2)"
+    );
+    None
+}
+
+#[test]
+fn an_otf2_trace_converts_with_its_communicators() {
+    let Some(py) = python_with_otf2() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(&py).args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    let dir = d.path().to_str().unwrap().to_string();
+    // 4 ranks: a send, an isend/irecv pair, an allreduce in each half of a split, a bcast on
+    // a dup of the world, compute between them (tests/data/make_otf2.py)
+    run(&[
+        project().join("tests/data/make_otf2.py").to_str().unwrap(),
+        &format!("{dir}/otf2"),
+    ]);
+    run(&[
+        project().join("tools/otf2_to_ti.py").to_str().unwrap(),
+        &format!("{dir}/otf2/traces.otf2"),
+        &format!("{dir}/ti"),
+    ]);
+    let rank3 = std::fs::read_to_string(d.path().join("ti/app_files/rank-3.txt")).unwrap();
+    assert!(
+        rank3.contains("3 comm 2 1 3\n3 allreduce 800 0 6 comm=2\n"),
+        "{rank3}"
+    );
+    assert!(rank3.contains("3 isend 2 9 500 6\n"), "{rank3}");
+    let s = tmp_file(
+        d.path(),
+        "s.toml",
+        "[network]\ntopology = 'torus'\ndims = [2, 2]\n[workload]\ntrace = 'ti/app.txt'\n",
+    );
+    let r = run_path(&s);
+    // a send, an isend, recursive doubling on 2 ranks in each half (2 messages each), a
+    // binomial broadcast on 4 (3)
+    assert_eq!(r.network.messages, 1 + 1 + 2 * 2 + 3);
+    assert_eq!(r.network.bytes, 1000 + 500 + 4 * 800 + 3 * 64);
+    // the halves stayed apart: rank 0 heard only from rank 2 (the allreduce; it is the root
+    // of the broadcast); rank 1 got the send, rank 3's part and the broadcast from rank 0
+    assert_eq!(r.per_rank[0].bytes_received, 800);
+    assert_eq!(r.per_rank[1].bytes_received, 1000 + 800 + 64);
+    // 5 ms of traced time; rank 3 was outside MPI for 1 ms, 999.9 us twice (after its isend
+    // and its wait, 100 ns each) and 999 us twice (after the 1 us collectives), replayed at
+    // the 1 Gflop/s it was converted at
+    let t = r.predicted_time_ps;
+    assert!((5_000_000_000..5_010_000_000).contains(&t), "{t}");
+    assert_eq!(
+        r.per_rank[3].compute_ps,
+        (1_000_000 + 2 * 999_900 + 2 * 999_000) * 1000
     );
 }

@@ -35,6 +35,10 @@
 --                              collective uses (SimGrid's own replay ignores them too), so
 --                              collectives are replayed on all ranks; point-to-point partners
 --                              are already world ranks in the trace
+--   comm ID W0 W1 ...          (mgensim's extension, written by tools/otf2_to_ti.py) defines
+--                              communicator ID by its members' world ranks, in its rank order;
+--                              a `comm=ID` word on a collective's line runs it among them
+--                              (its root and sizes are the communicator's)
 -- Requests still pending at the end of a rank's trace are waited for.
 
 ---@class mgen.replay.opts

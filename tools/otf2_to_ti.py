@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Converts an OTF2 trace (what Score-P writes) into a SimGrid time-independent trace that
+mgensim replays (`[workload] trace = "OUT/NAME.txt"`), with its communicators.
+
+    tools/otf2_to_ti.py TRACE/traces.otf2 OUT [--name app] [--flops 1e9]
+
+Needs Python's `otf2` module: Debian's `python3-otf2` (`apt-get install -y python3-otf2`, for
+/usr/bin/python3) or the one built with OTF2. Writes OUT/NAME.txt (the index) and
+OUT/NAME_files/rank-R.txt, one per MPI rank (the order of MPI_COMM_WORLD's locations).
+
+What becomes what:
+- the time a rank spends outside MPI calls becomes `compute` of seconds x `--flops` flops
+  (replay at the same rate to get the traced times back);
+- MPI_Send and MPI_Recv become `send` and `recv`; every other call that sends or receives
+  (MPI_Sendrecv, ...) becomes `isend`/`irecv` waited for as the call returns; MPI_Isend and
+  MPI_Irecv become `isend`/`irecv` (the receive posted where the program posted it, with the
+  source and tag OTF2 records at its completion) and their completions `wait SRC DST TAG`.
+  Partners are written as world ranks, sizes in bytes (datatype 6, MPI_BYTE);
+- collectives become TI collectives of the block size Score-P's byte counts give (bcast,
+  scatter: the bytes received; reduce, gather: the bytes sent; allreduce, allgather,
+  alltoall: the bytes sent / p); the v-variants get the per-rank total spread evenly (OTF2
+  does not record the counts per rank: noted on stderr);
+- a collective on a communicator other than MPI_COMM_WORLD carries `comm=ID`, and each rank
+  of a communicator gets a `comm ID W0 W1 ...` line (its members' world ranks, in its rank
+  order) before the first use: MPI_Comm_split and MPI_Comm_dup replay as they ran.
+"""
+import argparse
+import collections
+import os
+import sys
+
+try:
+    import otf2
+    from otf2.enums import CollectiveOp, GroupType, Paradigm
+except ImportError:
+    sys.exit("otf2_to_ti.py needs Python's otf2 module: apt-get install -y python3-otf2 "
+             "(then run it with /usr/bin/python3)")
+
+BYTE = 6  # SimGrid's MPI_BYTE
+
+SIMPLE = {
+    CollectiveOp.BARRIER: "barrier",
+    CollectiveOp.BCAST: "bcast",
+    CollectiveOp.REDUCE: "reduce",
+    CollectiveOp.ALLREDUCE: "allreduce",
+    CollectiveOp.GATHER: "gather",
+    CollectiveOp.SCATTER: "scatter",
+    CollectiveOp.ALLGATHER: "allgather",
+    CollectiveOp.ALLTOALL: "alltoall",
+    CollectiveOp.GATHERV: "gatherv",
+    CollectiveOp.SCATTERV: "scatterv",
+    CollectiveOp.ALLGATHERV: "allgatherv",
+    CollectiveOp.ALLTOALLV: "alltoallv",
+    CollectiveOp.REDUCE_SCATTER: "reducescatter",
+    CollectiveOp.REDUCE_SCATTER_BLOCK: "reducescatter",
+}
+
+
+def world_of(defs):
+    """The locations of MPI_COMM_WORLD in rank order."""
+    for g in defs.groups:
+        if g.group_type == GroupType.COMM_LOCATIONS and g.paradigm == Paradigm.MPI:
+            return list(g.members)
+    sys.exit("otf2_to_ti.py: the trace has no MPI locations (is it an MPI trace?)")
+
+
+def communicators(defs, rank_of):
+    """Each MPI communicator's members as world ranks, and its id: 0 for the world (all
+    ranks in world order), 1, 2, ... for the others in definition order."""
+    ids, members = {}, {}
+    p = len(rank_of)
+    next_id = 1
+    for c in defs.comms:
+        group = getattr(c, "group", None)
+        if group is None or getattr(group, "paradigm", Paradigm.MPI) != Paradigm.MPI:
+            continue
+        ranks = [rank_of[loc] for loc in group.members]
+        if ranks == list(range(p)) and next_id == 1 and 0 not in ids.values():
+            ids[c] = 0
+        else:
+            ids[c] = next_id
+            next_id += 1
+        members[c] = ranks
+    return ids, members
+
+
+def convert(path, out, name, flops):
+    notes = collections.Counter()
+    with otf2.reader.open(path) as trace:
+        defs = trace.definitions
+        resolution = defs.clock_properties.timer_resolution
+        world = world_of(defs)
+        rank_of = {loc: i for i, loc in enumerate(world)}
+        ids, members = communicators(defs, rank_of)
+        # first pass: what each posted receive turned out to be (OTF2 says it at completion)
+        irecvs = collections.defaultdict(collections.deque)
+        for loc, ev in trace.events:
+            if isinstance(ev, otf2.events.MpiIrecv) and loc in rank_of:
+                src = members[ev.communicator][ev.sender] if ev.communicator in members \
+                    else ev.sender
+                irecvs[(rank_of[loc], ev.request_id)].append((src, ev.msg_tag, ev.msg_length))
+    p = len(world)
+    files = os.path.join(out, name + "_files")
+    os.makedirs(files, exist_ok=True)
+    lines = {r: [f"{r} init\n"] for r in range(p)}
+    state = {r: {"last": None, "depth": 0, "region": None, "waits": [], "isends": {},
+                 "known": set()} for r in range(p)}
+
+    def world_rank(comm, r):
+        return members[comm][r] if comm in members else r
+
+    def on_comm(r, comm):
+        """The `comm=ID` word for a collective on `comm` (and its definition, once)."""
+        cid = ids.get(comm, 0)
+        if cid == 0:
+            return ""
+        if cid not in state[r]["known"]:
+            state[r]["known"].add(cid)
+            lines[r].append(f"{r} comm {cid} " + " ".join(map(str, members[comm])) + "\n")
+        return f" comm={cid}"
+
+    with otf2.reader.open(path) as trace:
+        # (a reader's definitions are its own objects: found again for this pass)
+        world = world_of(trace.definitions)
+        rank_of = {loc: i for i, loc in enumerate(world)}
+        ids, members = communicators(trace.definitions, rank_of)
+        for loc, ev in trace.events:
+            if loc not in rank_of:
+                continue
+            r = rank_of[loc]
+            s = state[r]
+            out_ = lines[r]
+            s["end"] = ev.time
+            if isinstance(ev, otf2.events.Enter):
+                rname = ev.region.name or ""
+                if rname.startswith("MPI_"):
+                    if s["depth"] == 0:
+                        if s["last"] is not None and ev.time > s["last"]:
+                            secs = (ev.time - s["last"]) / resolution
+                            out_.append(f"{r} compute {secs * flops:.6g}\n")
+                        s["region"] = rname
+                    s["depth"] += 1
+                elif s["last"] is None:
+                    s["last"] = ev.time
+            elif isinstance(ev, otf2.events.Leave):
+                if (ev.region.name or "").startswith("MPI_") and s["depth"] > 0:
+                    s["depth"] -= 1
+                    if s["depth"] == 0:
+                        out_.extend(s["waits"])
+                        s["waits"] = []
+                        s["last"] = ev.time
+            elif isinstance(ev, otf2.events.MpiSend):
+                dst = world_rank(ev.communicator, ev.receiver)
+                if s["region"] == "MPI_Send":
+                    out_.append(f"{r} send {dst} {ev.msg_tag} {ev.msg_length} {BYTE}\n")
+                else:
+                    out_.append(f"{r} isend {dst} {ev.msg_tag} {ev.msg_length} {BYTE}\n")
+                    s["waits"].append(f"{r} wait {r} {dst} {ev.msg_tag}\n")
+            elif isinstance(ev, otf2.events.MpiRecv):
+                src = world_rank(ev.communicator, ev.sender)
+                if s["region"] == "MPI_Recv":
+                    out_.append(f"{r} recv {src} {ev.msg_tag} {ev.msg_length} {BYTE}\n")
+                else:
+                    # (posted here, within the call: as the call began would be earlier)
+                    out_.append(f"{r} irecv {src} {ev.msg_tag} {ev.msg_length} {BYTE}\n")
+                    s["waits"].append(f"{r} wait {src} {r} {ev.msg_tag}\n")
+            elif isinstance(ev, otf2.events.MpiIsend):
+                dst = world_rank(ev.communicator, ev.receiver)
+                out_.append(f"{r} isend {dst} {ev.msg_tag} {ev.msg_length} {BYTE}\n")
+                s["isends"][ev.request_id] = (dst, ev.msg_tag)
+            elif isinstance(ev, otf2.events.MpiIsendComplete):
+                if ev.request_id in s["isends"]:
+                    dst, tag = s["isends"].pop(ev.request_id)
+                    out_.append(f"{r} wait {r} {dst} {tag}\n")
+            elif isinstance(ev, otf2.events.MpiIrecvRequest):
+                q = irecvs.get((r, ev.request_id))
+                if q:
+                    src, tag, length = q[0]
+                    out_.append(f"{r} irecv {src} {tag} {length} {BYTE}\n")
+                else:
+                    notes["receives posted and never completed (left out)"] += 1
+            elif isinstance(ev, otf2.events.MpiIrecv):
+                q = irecvs.get((r, ev.request_id))
+                if q:
+                    q.popleft()
+                src = world_rank(ev.communicator, ev.sender)
+                out_.append(f"{r} wait {src} {r} {ev.msg_tag}\n")
+            elif isinstance(ev, otf2.events.MpiCollectiveEnd):
+                op = SIMPLE.get(ev.collective_op)
+                if op is None:
+                    notes[f"collective {ev.collective_op} left out"] += 1
+                    continue
+                word = on_comm(r, ev.communicator)
+                n = len(members.get(ev.communicator, world))
+                root = ev.root if ev.root is not None and ev.root < n else 0
+                sent, recv = ev.size_sent, ev.size_received
+                if op == "barrier":
+                    line = "barrier"
+                elif op in ("bcast", "scatter"):
+                    line = f"{op} {recv} {recv} {root} {BYTE} {BYTE}" if op == "scatter" \
+                        else f"bcast {recv} {root} {BYTE}"
+                elif op == "reduce":
+                    line = f"reduce {sent} 0 {root} {BYTE}"
+                elif op == "gather":
+                    line = f"gather {sent} {sent} {root} {BYTE} {BYTE}"
+                elif op == "allreduce":
+                    line = f"allreduce {sent // max(n, 1)} 0 {BYTE}"
+                elif op in ("allgather", "alltoall"):
+                    b = sent // max(n, 1)
+                    line = f"{op} {b} {b} {BYTE} {BYTE}"
+                else:
+                    notes[f"{op}: per-rank counts not in OTF2, totals spread evenly"] += 1
+                    b = max(sent, recv) // max(n, 1)
+                    counts = " ".join([str(b)] * n)
+                    if op == "alltoallv":
+                        line = f"alltoallv {sent} {counts} {recv} {counts} {BYTE} {BYTE}"
+                    elif op == "gatherv":
+                        line = f"gatherv {sent} {counts} {root} {BYTE} {BYTE}"
+                    elif op == "scatterv":
+                        line = f"scatterv {counts} {recv} {root} {BYTE} {BYTE}"
+                    elif op == "allgatherv":
+                        line = f"allgatherv {sent // max(n, 1)} {counts} {BYTE}"
+                    else:
+                        line = f"reducescatter {counts} 0 {BYTE}"
+                out_.append(f"{r} {line}{word}\n")
+    with open(os.path.join(out, name + ".txt"), "w") as index:
+        for r in range(p):
+            rel = os.path.join(name + "_files", f"rank-{r}.txt")
+            s = state[r]
+            # the time after the last MPI call, to the rank's last event, is compute too
+            if s["last"] is not None and s["depth"] == 0 and s.get("end", 0) > s["last"]:
+                lines[r].append(f"{r} compute {(s['end'] - s['last']) / resolution * flops:.6g}\n")
+            with open(os.path.join(out, rel), "w") as f:
+                f.writelines(lines[r])
+                f.write(f"{r} finalize\n")
+            index.write(rel + "\n")
+    for what, n in sorted(notes.items()):
+        print(f"otf2_to_ti.py: {what}: {n}", file=sys.stderr)
+    print(os.path.join(out, name + ".txt"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("trace", help="the OTF2 anchor file (traces.otf2)")
+    ap.add_argument("out", help="the folder to write the TI trace into")
+    ap.add_argument("--name", default="app", help="the trace's name (default app)")
+    ap.add_argument("--flops", type=float, default=1e9,
+                    help="flop/s to turn time outside MPI into `compute` (default 1e9)")
+    a = ap.parse_args()
+    if not os.path.isfile(a.trace):
+        sys.exit(f"otf2_to_ti.py: {a.trace} does not exist")
+    convert(a.trace, a.out, a.name, a.flops)
+
+
+main()
