@@ -31,10 +31,10 @@
 --   scatterv SC[p] N [ROOT DT DT]       the root sends every rank its block at once
 --   reducescatter RC[p] F [DT]          every rank sends every other its part, then compute F
 --   comm_size N                noted if N is not the job's size
---   comm_split, comm_dup       noted: the TI format does not say which communicator a later
+--   comm_split, comm_dup       noted: SMPI's traces do not say which communicator a later
 --                              collective uses (SimGrid's own replay ignores them too), so
---                              collectives are replayed on all ranks; point-to-point partners
---                              are already world ranks in the trace
+--                              those collectives are replayed on all ranks; point-to-point
+--                              partners are already world ranks in the trace
 --   comm ID W0 W1 ...          (mgensim's extension, written by tools/otf2_to_ti.py) defines
 --                              communicator ID by its members' world ranks, in its rank order;
 --                              a `comm=ID` word on a collective's line runs it among them
