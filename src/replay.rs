@@ -153,7 +153,25 @@ impl Trace {
                 if l.is_empty() || l.starts_with('#') {
                     continue;
                 }
-                let p = folder.join(l);
+                // a trace moved since it was written: its files are found beside the index
+                // by their last two parts (`app.txt_files/rank-3.txt`), or their name
+                let written = Path::new(l);
+                let tail: PathBuf = written
+                    .iter()
+                    .rev()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                let p = [
+                    folder.join(written),
+                    folder.join(&tail),
+                    folder.join(written.file_name().unwrap_or_default()),
+                ]
+                .into_iter()
+                .find(|p| p.is_file())
+                .unwrap_or_else(|| folder.join(written));
                 let p = resolve(&p).map_err(|e| format!("{}:{}: {e}", index.display(), i + 1))?;
                 if !p.is_file() {
                     return Err(format!(

@@ -223,6 +223,32 @@ fn ranks_that_disagree_deadlock_naming_their_trace_lines() {
 }
 
 #[test]
+fn an_index_naming_a_missing_file_is_named_by_its_line() {
+    let d = tempfile::tempdir().unwrap();
+    traced(d.path(), &["compute 1", "compute 1"], "");
+    std::fs::write(d.path().join("app.txt"), "r0.txt\nr9.txt\n").unwrap();
+    let o = mgensim_in(d.path(), &["run", "s.toml"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("app.txt:2: the trace file"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("r9.txt does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    // a trace moved since it was written is found beside its index
+    std::fs::write(
+        d.path().join("app.txt"),
+        "/elsewhere/r0.txt\n/elsewhere/r1.txt\n",
+    )
+    .unwrap();
+    assert_eq!(run_path(&d.path().join("s.toml")).ranks.finished, 2);
+}
+
+#[test]
 fn the_job_and_the_trace_must_agree_on_ranks() {
     let d = tempfile::tempdir().unwrap();
     let e = replay(d.path(), &["compute 1", "compute 1"], &["workload.ranks=3"]).unwrap_err();
