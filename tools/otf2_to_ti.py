@@ -84,6 +84,30 @@ def communicators(defs, rank_of):
     return ids, members
 
 
+def collective_line(op, sent, recv, n, root):
+    """The TI line of collective `op` on `n` ranks from Score-P's byte counts at this rank
+    (bytes, datatype MPI_BYTE): the block is what a one-to-all receives, what an all-to-one
+    sends, an n-th of what an all-to-all sends; v-variants spread their totals evenly."""
+    b = sent // max(n, 1)
+    even = " ".join([str(max(sent, recv) // max(n, 1))] * n)
+    dt = f"{BYTE} {BYTE}"
+    return {
+        "barrier": "barrier",
+        "bcast": f"bcast {recv} {root} {BYTE}",
+        "scatter": f"scatter {recv} {recv} {root} {dt}",
+        "reduce": f"reduce {sent} 0 {root} {BYTE}",
+        "gather": f"gather {sent} {sent} {root} {dt}",
+        "allreduce": f"allreduce {b} 0 {BYTE}",
+        "allgather": f"allgather {b} {b} {dt}",
+        "alltoall": f"alltoall {b} {b} {dt}",
+        "alltoallv": f"alltoallv {sent} {even} {recv} {even} {dt}",
+        "gatherv": f"gatherv {sent} {even} {root} {dt}",
+        "scatterv": f"scatterv {even} {recv} {root} {dt}",
+        "allgatherv": f"allgatherv {b} {even} {BYTE}",
+        "reducescatter": f"reducescatter {even} 0 {BYTE}",
+    }[op]
+
+
 def convert(path, out, name, flops):
     notes = collections.Counter()
     with otf2.reader.open(path) as trace:
@@ -149,21 +173,19 @@ def convert(path, out, name, flops):
                         out_.extend(s["waits"])
                         s["waits"] = []
                         s["last"] = ev.time
-            elif isinstance(ev, otf2.events.MpiSend):
-                dst = world_rank(ev.communicator, ev.receiver)
-                if s["region"] == "MPI_Send":
-                    out_.append(f"{r} send {dst} {ev.msg_tag} {ev.msg_length} {BYTE}\n")
+            elif isinstance(ev, (otf2.events.MpiSend, otf2.events.MpiRecv)):
+                sending = isinstance(ev, otf2.events.MpiSend)
+                peer = world_rank(ev.communicator, ev.receiver if sending else ev.sender)
+                verb, call = ("send", "MPI_Send") if sending else ("recv", "MPI_Recv")
+                what = f"{peer} {ev.msg_tag} {ev.msg_length} {BYTE}\n"
+                if s["region"] == call:
+                    out_.append(f"{r} {verb} {what}")
                 else:
-                    out_.append(f"{r} isend {dst} {ev.msg_tag} {ev.msg_length} {BYTE}\n")
-                    s["waits"].append(f"{r} wait {r} {dst} {ev.msg_tag}\n")
-            elif isinstance(ev, otf2.events.MpiRecv):
-                src = world_rank(ev.communicator, ev.sender)
-                if s["region"] == "MPI_Recv":
-                    out_.append(f"{r} recv {src} {ev.msg_tag} {ev.msg_length} {BYTE}\n")
-                else:
-                    # (posted here, within the call: as the call began would be earlier)
-                    out_.append(f"{r} irecv {src} {ev.msg_tag} {ev.msg_length} {BYTE}\n")
-                    s["waits"].append(f"{r} wait {src} {r} {ev.msg_tag}\n")
+                    # within another call (MPI_Sendrecv, ...): started there, waited for as the
+                    # call returns
+                    out_.append(f"{r} i{verb} {what}")
+                    src, dst = (r, peer) if sending else (peer, r)
+                    s["waits"].append(f"{r} wait {src} {dst} {ev.msg_tag}\n")
             elif isinstance(ev, otf2.events.MpiIsend):
                 dst = world_rank(ev.communicator, ev.receiver)
                 out_.append(f"{r} isend {dst} {ev.msg_tag} {ev.msg_length} {BYTE}\n")
@@ -193,35 +215,9 @@ def convert(path, out, name, flops):
                 word = on_comm(r, ev.communicator)
                 n = len(members.get(ev.communicator, world))
                 root = ev.root if ev.root is not None and ev.root < n else 0
-                sent, recv = ev.size_sent, ev.size_received
-                if op == "barrier":
-                    line = "barrier"
-                elif op in ("bcast", "scatter"):
-                    line = f"{op} {recv} {recv} {root} {BYTE} {BYTE}" if op == "scatter" \
-                        else f"bcast {recv} {root} {BYTE}"
-                elif op == "reduce":
-                    line = f"reduce {sent} 0 {root} {BYTE}"
-                elif op == "gather":
-                    line = f"gather {sent} {sent} {root} {BYTE} {BYTE}"
-                elif op == "allreduce":
-                    line = f"allreduce {sent // max(n, 1)} 0 {BYTE}"
-                elif op in ("allgather", "alltoall"):
-                    b = sent // max(n, 1)
-                    line = f"{op} {b} {b} {BYTE} {BYTE}"
-                else:
+                if op.endswith("v") or op == "reducescatter":
                     notes[f"{op}: per-rank counts not in OTF2, totals spread evenly"] += 1
-                    b = max(sent, recv) // max(n, 1)
-                    counts = " ".join([str(b)] * n)
-                    if op == "alltoallv":
-                        line = f"alltoallv {sent} {counts} {recv} {counts} {BYTE} {BYTE}"
-                    elif op == "gatherv":
-                        line = f"gatherv {sent} {counts} {root} {BYTE} {BYTE}"
-                    elif op == "scatterv":
-                        line = f"scatterv {counts} {recv} {root} {BYTE} {BYTE}"
-                    elif op == "allgatherv":
-                        line = f"allgatherv {sent // max(n, 1)} {counts} {BYTE}"
-                    else:
-                        line = f"reducescatter {counts} 0 {BYTE}"
+                line = collective_line(op, ev.size_sent, ev.size_received, n, root)
                 out_.append(f"{r} {line}{word}\n")
     with open(os.path.join(out, name + ".txt"), "w") as index:
         for r in range(p):
