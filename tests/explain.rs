@@ -80,7 +80,7 @@ fn a_link_two_transfers_share_is_the_bound() {
     // 0 -> 2 and 1 -> 3 on a line of four: both cross router 1 -> router 2, which carries
     // twice what any NIC link does
     let r = run(
-        "[network]\ndims = [4]\nlink_bandwidth = '1 GB/s'\n[workload]\ncode = '''
+        "[network]\ntopology = 'mesh'\ndims = [4]\nlink_bandwidth = '1 GB/s'\n[workload]\ncode = '''
         local me = MGEN_Comm_rank()
         if me < 2 then MGEN_acp_complete(MGEN_rdma_put(me + 2, 200000, 0))
         else MGEN_rdma_poll(0) end'''\n",

@@ -222,7 +222,11 @@ impl Cube {
             let (d, k, wrap) = (a.d as usize, a.k, a.wrap);
             let plus = if wrap {
                 let fwd = if cb > ca { cb - ca } else { cb + k - ca };
-                fwd <= k - fwd
+                // the shorter way round; a destination exactly half-way round (even k) goes
+                // the + way from an even coordinate and the - way from an odd one, so that
+                // ties split evenly (docs/model.md §4). A tie only ever arises at the first
+                // router of the dimension: one step on, the way taken is the shorter.
+                fwd < k - fwd || (fwd == k - fwd && ca % 2 == 0)
             } else {
                 cb > ca
             };
@@ -369,5 +373,25 @@ mod tests {
                 assert_eq!(path.len() as u32 - 1, c.distance(s, d));
             }
         }
+    }
+
+    #[test]
+    fn half_way_round_goes_either_way_by_parity() {
+        let c = cube(Topology::Torus, &[4]);
+        // from an even coordinate the + way, from an odd one the - way, and every route of
+        // a tie is two hops
+        assert_eq!(walk(&c, 0, 2).0, [0, 1, 2]);
+        assert_eq!(walk(&c, 1, 3).0, [1, 0, 3]);
+        assert_eq!(walk(&c, 2, 0).0, [2, 3, 0]);
+        assert_eq!(walk(&c, 3, 1).0, [3, 2, 1]);
+        // over all ties of an 8-ring, as many routes leave each way
+        let c = cube(Topology::Torus, &[8]);
+        let plus = (0..8)
+            .filter(|&s| walk(&c, s, (s + 4) % 8).0[1] == (s + 1) % 8)
+            .count();
+        assert_eq!(plus, 4);
+        // not a tie: the shorter way, whatever the parity
+        assert_eq!(walk(&c, 1, 2).0, [1, 2]);
+        assert_eq!(walk(&c, 0, 7).0, [0, 7]);
     }
 }
