@@ -137,11 +137,21 @@ pub struct Nics {
     dma: Bandwidth,
     mtu: u64,
     header: u32,
+    /// `node.dma = "cut_through"`: packets go out as their read starts and are written as
+    /// their head arrives (see [`crate::config::DmaMode`]).
+    cut_through: bool,
     pub stats: NicStats,
 }
 
 impl Nics {
-    pub fn new(count: u32, per_node: u32, dma: Bandwidth, mtu: Bytes, header: Bytes) -> Nics {
+    pub fn new(
+        count: u32,
+        per_node: u32,
+        dma: Bandwidth,
+        mtu: Bytes,
+        header: Bytes,
+        cut_through: bool,
+    ) -> Nics {
         let idle = Nic {
             tx_head: NONE,
             tx_tail: NONE,
@@ -154,6 +164,7 @@ impl Nics {
             dma,
             mtu: mtu.0,
             header: header.0 as u32,
+            cut_through,
             stats: NicStats::default(),
         }
     }
@@ -248,6 +259,10 @@ impl Nics {
         n.dma_busy = true;
         n.tx_busy += took.ps();
         q.push(now + took, Event::TxDmaDone(pkt));
+        if self.streams(pkt, net) {
+            // cut-through: out as the read starts; its tail leaves once the read is done
+            net.inject_at(nic, pkt, now, now + took, q);
+        }
     }
 
     /// The transmit DMA has read packet `pkt`. Returns its message if that was its last packet
@@ -264,9 +279,21 @@ impl Nics {
         let (nic, m) = (p.src, p.msg);
         self.nics[nic as usize].dma_busy = false;
         let last = self.msgs.get(m).packets_left == 0;
-        self.stage(nic, pkt, net, now, q);
+        if !self.streams(pkt, net) {
+            self.stage(nic, pkt, net, now, q);
+        }
         self.pump(nic, net, now, q);
         last.then_some(m)
+    }
+
+    /// Whether packet `pkt` streams through its DMA engines (cut-through, across the
+    /// network: a packet within its node always goes whole from one DMA to the other).
+    #[inline]
+    fn streams(&self, pkt: PktId, net: &Network) -> bool {
+        self.cut_through && {
+            let p = net.packets.get(pkt);
+            p.dst / self.per_node != p.src / self.per_node
+        }
     }
 
     fn stage(
@@ -321,11 +348,17 @@ impl Nics {
                 (false, false) => Arrival::Nothing,
             };
         }
+        let streams = self.streams(pkt, net);
         let n = &mut self.nics[p.dst as usize];
-        let start = now.max(n.rx_free);
         let took = self.dma.transfer_time(Bytes((p.wire - self.header) as u64));
         n.rx_busy += took.ps();
-        n.rx_free = start + took;
+        n.rx_free = if streams {
+            // cut-through: written from its head's arrival (`ready`, set on ejection), done no
+            // sooner than its tail is in
+            (p.ready.max(n.rx_free) + took).max(now)
+        } else {
+            now.max(n.rx_free) + took
+        };
         q.push(n.rx_free, Event::RxDmaDone(pkt));
         if envelope {
             Arrival::Envelope(p.msg)

@@ -120,6 +120,7 @@ impl World {
                 s.node.dma_rate(),
                 s.network.mtu,
                 s.network.header_bytes,
+                s.node.dma == crate::config::DmaMode::CutThrough,
             ),
             net,
             rdma: Rdma::default(),

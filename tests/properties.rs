@@ -47,6 +47,8 @@ struct Case {
     buffer_packets: u64,
     eager: u64,
     node_latency_ns: u32,
+    /// `node.dma = "cut_through"` (else store-and-forward).
+    cut_through: bool,
     ranks: u32,
     phases: Vec<Phase>,
 }
@@ -132,6 +134,7 @@ fn case() -> impl Strategy<Value = Case> {
         1u64..=3,
         prop_oneof![Just(0u64), Just(256), Just(8192)],
         0u32..300,
+        any::<bool>(),
     );
     net.prop_flat_map(|mut n| {
         // a fat tree or dragonfly whose NIC ports do not share out by two keeps one NIC
@@ -163,6 +166,7 @@ fn case() -> impl Strategy<Value = Case> {
         buffer_packets: n.7,
         eager: n.8,
         node_latency_ns: n.9,
+        cut_through: n.10,
         ranks,
         phases,
     })
@@ -214,10 +218,15 @@ impl Case {
         let nic = self
             .nic_gbps
             .map_or(String::new(), |g| format!("nic_bandwidth = '{g} GB/s'\n"));
+        let dma = if self.cut_through {
+            "dma = 'cut_through'\n"
+        } else {
+            ""
+        };
         format!(
             "[network]\n{}\nlink_bandwidth = '{} GB/s'\n\
              switch_bandwidth = '{} GB/s'\nmtu = {}\nheader_bytes = {}\nbuffer_bytes = {}\n\
-             [node]\ndma_bandwidth = '{} MB/s'\neager_limit = {}\nnode_latency = '{} ns'\n{nic}\
+             [node]\ndma_bandwidth = '{} MB/s'\neager_limit = {}\nnode_latency = '{} ns'\n{nic}{dma}\
              nics_per_node = {}\nranks_per_node = {}\n[placement]\npolicy = '{}'\n\
              [workload]\nranks = {}\nseed = 3\ncode = '''\n{plan}{SCRIPT}'''\n",
             self.net,

@@ -227,3 +227,51 @@ fn a_put_to_oneself_never_touches_the_network() {
     // read and written by DMA, packet by packet (two 2 KiB packets)
     assert_eq!(r.predicted_time_ps, 2 * p.dma(2048) + p.dma(2048));
 }
+
+#[test]
+fn cut_through_dma_overlaps_the_flight() {
+    // `node.dma = "cut_through"`: a packet goes out as its read starts and is written as its
+    // head arrives. With the DMA slower than the link (2.8 against 4 GB/s), the read paces
+    // the tail all the way: it is in the receiving NIC a read, the cables and the routers
+    // after the start, and the write, begun at the head, ends with it. Against
+    // store-and-forward that saves a serialization and a second DMA.
+    let p = Params::nsim_ace();
+    let ct = "dma = 'cut_through'";
+    for bytes in [64, 2048] {
+        let wire = bytes + p.header;
+        let r = one_put(1, bytes, false, ct);
+        assert_eq!(
+            r.predicted_time_ps,
+            p.dma(bytes) + p.fly(wire, 2) - p.ser(wire),
+            "{bytes} B"
+        );
+        let saf = one_put(1, bytes, false, "");
+        assert_eq!(
+            saf.predicted_time_ps - r.predicted_time_ps,
+            p.ser(wire) + p.dma(bytes)
+        );
+    }
+    // 2 KiB: 731 429 ps of DMA, 3 cables and 2 routers: 1.013 us, against 2.261 us
+    assert_eq!(
+        one_put(1, 2048, false, ct).predicted_time_ps,
+        731_429 + 3 * 600 + 2 * 140_000
+    );
+    // a DMA faster than the link hides entirely: the put costs its flight alone
+    let r = one_put(
+        1,
+        64,
+        false,
+        "dma = 'cut_through'\ndma_bandwidth = '10 GB/s'",
+    );
+    assert_eq!(r.predicted_time_ps, p.fly(80, 2));
+    // several packets: the reads go back to back, and the last one's tail paces its flight
+    let r = one_put(1, 3 * 2048, false, ct);
+    assert_eq!(
+        r.predicted_time_ps,
+        3 * p.dma(2048) + p.fly(2064, 2) - p.ser(2064)
+    );
+    // within a node nothing streams: both DMAs, whole packets
+    let r = run("[network]\ndims = [2]\n[node]\nranks_per_node = 2\ndma = 'cut_through'\n[workload]\ncode = '''
+        if MGEN_Comm_rank() == 0 then MGEN_rdma_put(1, 1000, 0) elseif MGEN_Comm_rank() == 1 then MGEN_rdma_poll(0) end'''\n");
+    assert_eq!(r.per_rank[1].finish_ps, 2 * p.dma(1000));
+}

@@ -294,6 +294,22 @@ pub struct NodeConfig {
     pub nics_per_node: u32,
     /// Ranks a node can hold; ranks of one node exchange data through its DMA and memory.
     pub ranks_per_node: u32,
+    /// How a NIC's DMA hands packets to the network (docs/model.md §2).
+    pub dma: DmaMode,
+}
+
+/// How DMA and the network overlap for one packet (`node.dma`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DmaMode {
+    /// A packet is read whole into the NIC before it is injected, and received whole before
+    /// it is written to memory (NSIM-ACE's NIC, the default): each packet pays its DMA time
+    /// twice on top of the network.
+    #[default]
+    StoreAndForward,
+    /// A packet is injected as its DMA read starts and written as its head arrives: its tail
+    /// cannot leave the NIC before the read ends, nor the write end before the tail is in.
+    CutThrough,
 }
 
 impl Default for NodeConfig {
@@ -307,6 +323,7 @@ impl Default for NodeConfig {
             eager_limit: Bytes(8192),
             nics_per_node: 1,
             ranks_per_node: 1,
+            dma: DmaMode::StoreAndForward,
         }
     }
 }

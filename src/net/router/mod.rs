@@ -426,8 +426,21 @@ impl Network {
     /// Puts a packet whose payload is in its NIC (tail there at `now`) into the NIC's
     /// injection queue.
     pub fn inject(&mut self, nic: u32, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+        self.inject_at(nic, pkt, now, now, q);
+    }
+
+    /// Puts a packet into NIC `nic`'s injection queue at `now` whose tail is in the NIC only
+    /// at `tail` (cut-through DMA: the read is still going on); its tail cannot leave before.
+    pub fn inject_at(
+        &mut self,
+        nic: u32,
+        pkt: PktId,
+        now: Time,
+        tail: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let p = self.packets.get_mut(pkt);
-        p.tail = now;
+        p.tail = tail;
         p.ready = now;
         p.from = STAGING;
         p.vc = 0;

@@ -312,7 +312,9 @@ impl Network {
         pm.held_vc = vc_in as u8;
         pm.from = c;
         if next_router == NONE {
-            // ejection into the destination NIC: it acts once the whole packet is in
+            // ejection into the destination NIC: it acts once the whole packet is in (and
+            // knows when the head was, for a DMA that writes as the packet arrives)
+            pm.ready = head_arrives;
             q.push(pm.tail, Event::NicArrive(pkt));
         } else {
             self.stats.wrap_hops += (flags & WRAP != 0) as u64;
