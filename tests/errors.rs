@@ -143,6 +143,12 @@ const CASES: &[Case] = &[
         &["`network.link_bandwidth`", "greater than zero"],
     ),
     scenario(
+        "zero bandwidth of a link class",
+        "[network]\ntopology = 'fattree'\nradix = 4\nlevels = 3\n\
+         level_link_bandwidth = ['4 GB/s', '0 GB/s']\n[workload]\ncode = ''\n",
+        &["`network.level_link_bandwidth`", "greater than zero"],
+    ),
+    scenario(
         "zero dimension",
         "[network]\ndims = [4, 0]\n[workload]\ncode = ''\n",
         &["`network.dims`", "at least 1"],

@@ -254,3 +254,98 @@ fn the_same_seed_gives_the_same_run_on_adaptive_routes() {
         assert_ne!(a.predicted_time_ps, c.predicted_time_ps);
     }
 }
+
+/// When rank `dst` had the put from `src` (`extra` are more `[network]` lines).
+fn landed(net: &str, ranks: u64, src: u32, dst: u32, bytes: u64, extra: &str) -> u64 {
+    one_put(&format!("{net}\n{extra}"), ranks, src, dst, bytes).per_rank[dst as usize].finish_ps
+}
+
+#[test]
+fn each_link_class_has_its_own_latency_and_rate() {
+    let p = Params::nsim_ace();
+    // dragonfly 0 -> 54: one global link on the way (see the hop counts above)
+    let base = landed(TRACERP_DRAGONFLY, 342, 0, 54, 64, "");
+    assert_eq!(
+        landed(
+            TRACERP_DRAGONFLY,
+            342,
+            0,
+            54,
+            64,
+            "global_cable_latency = '6 ns'"
+        ),
+        base + 6_000 - p.cable,
+        "a global cable ten times as long"
+    );
+    // a global link at 1 GB/s: the 80 B packet's tail leaves it 60 ns later than at 4 GB/s
+    // (virtual cut-through: the faster links after it wait for the tail)
+    assert_eq!(
+        landed(
+            TRACERP_DRAGONFLY,
+            342,
+            0,
+            54,
+            64,
+            "global_link_bandwidth = '1 GB/s'"
+        ),
+        base + 80_000 - p.ser(80)
+    );
+    // a local-only route is not touched
+    assert_eq!(
+        landed(
+            TRACERP_DRAGONFLY,
+            342,
+            0,
+            4,
+            64,
+            "global_cable_latency = '6 ns'"
+        ),
+        landed(TRACERP_DRAGONFLY, 342, 0, 4, 64, "")
+    );
+    // fat tree 0 -> 12: leaf, spine, leaf: two links above the leaves
+    let tree = landed(TRACERP_TREE, 288, 0, 12, 64, "");
+    assert_eq!(
+        landed(
+            TRACERP_TREE,
+            288,
+            0,
+            12,
+            64,
+            "level_cable_latency = ['5 ns']"
+        ),
+        tree + 2 * (5_000 - p.cable)
+    );
+    // NIC links (injection and ejection) on a mesh: two of them on any route
+    let mesh = "topology = 'mesh'\ndims = [4]";
+    let flat = landed(mesh, 2, 0, 1, 64, "");
+    assert_eq!(flat, 2 * p.dma(64) + p.fly(80, 2));
+    assert_eq!(
+        landed(mesh, 2, 0, 1, 64, "nic_cable_latency = '2 ns'"),
+        flat + 2 * (2_000 - p.cable)
+    );
+    // NIC links at 1 GB/s: the packet serializes at that rate, the tail pacing the rest
+    assert_eq!(
+        landed(mesh, 2, 0, 1, 64, "nic_link_bandwidth = '1 GB/s'"),
+        flat + 80_000 - p.ser(80)
+    );
+    // keys of another topology, or of the wrong length, are refused by name
+    let refused = |net: &str| {
+        let at = project().join("scenarios/test.toml");
+        mgensim::Scenario::from_str_with(&on(net, 4, ""), &at, &[])
+            .err()
+            .expect("refused")
+            .to_string()
+    };
+    let e = refused("topology = 'torus'\ndims = [4]\nglobal_cable_latency = '6 ns'");
+    assert!(
+        e.contains("network.global_cable_latency") && e.contains("a dragonfly"),
+        "{e}"
+    );
+    let e = refused(&format!(
+        "{TRACERP_TREE}\nlevel_link_bandwidth = ['1 GB/s', '2 GB/s']"
+    ));
+    assert!(
+        e.contains("network.level_link_bandwidth") && e.contains("give 1"),
+        "{e}"
+    );
+}

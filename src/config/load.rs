@@ -130,6 +130,26 @@ impl Scenario {
                 p.key("node.nic_bandwidth", "must be greater than zero");
             }
         }
+        // the link classes' rates, where given
+        let classes = [
+            (
+                "network.nic_link_bandwidth",
+                net.nic_link_bandwidth.iter().collect::<Vec<_>>(),
+            ),
+            (
+                "network.global_link_bandwidth",
+                net.global_link_bandwidth.iter().collect(),
+            ),
+            (
+                "network.level_link_bandwidth",
+                net.level_link_bandwidth.iter().flatten().collect(),
+            ),
+        ];
+        for (key, rates) in classes {
+            if rates.iter().any(|bw| bw.0 == 0) {
+                p.key(key, "must be greater than zero");
+            }
+        }
         for (key, bw) in [
             ("network.link_bandwidth", net.link_bandwidth),
             ("network.switch_bandwidth", net.switch_bandwidth),

@@ -134,8 +134,23 @@ pub struct NetworkConfig {
     pub switch_alloc_time: Time,
     /// Router pipeline stage: the switch.
     pub switch_latency: Time,
-    /// Every link, NIC links included.
+    /// Every link, NIC links included (unless a link class below says otherwise).
     pub cable_latency: Time,
+    /// The links between NICs and routers, both ways: their rate (default `link_bandwidth`;
+    /// injection is also capped by `node.nic_bandwidth`).
+    pub nic_link_bandwidth: Option<Bandwidth>,
+    /// The links between NICs and routers: their latency (default `cable_latency`).
+    pub nic_cable_latency: Option<Time>,
+    /// Dragonfly: the global links' rate (default `link_bandwidth`; BookSim and CODES give
+    /// them other figures than the local ones).
+    pub global_link_bandwidth: Option<Bandwidth>,
+    /// Dragonfly: the global links' latency (default `cable_latency`).
+    pub global_cable_latency: Option<Time>,
+    /// Fat tree: the rate of the links above each level but the top, leaves first (default
+    /// `link_bandwidth` for every level).
+    pub level_link_bandwidth: Option<Vec<Bandwidth>>,
+    /// Fat tree: the latency of the links above each level but the top, leaves first.
+    pub level_cable_latency: Option<Vec<Time>>,
     /// Largest payload of one packet.
     pub mtu: Bytes,
     /// Bytes each packet carries besides its payload; a control packet is a bare header.
@@ -166,6 +181,12 @@ impl Default for NetworkConfig {
             switch_alloc_time: Time::from_ns(4),
             switch_latency: Time::from_ns(128),
             cable_latency: Time::from_ps(600),
+            nic_link_bandwidth: None,
+            nic_cable_latency: None,
+            global_link_bandwidth: None,
+            global_cable_latency: None,
+            level_link_bandwidth: None,
+            level_cable_latency: None,
             mtu: Bytes(2048),
             header_bytes: Bytes(16),
             buffer_bytes: Bytes(8192),

@@ -42,12 +42,19 @@ pub(super) fn check_topology(
             only(k, "a fat tree", p);
         }
     }
+    if topo != Topology::Fattree {
+        for k in ["level_link_bandwidth", "level_cable_latency"] {
+            only(k, "a fat tree", p);
+        }
+    }
     if topo != Topology::Dragonfly {
         for k in [
             "routers_per_group",
             "nodes_per_router",
             "global_links_per_router",
             "groups",
+            "global_link_bandwidth",
+            "global_cable_latency",
         ] {
             only(k, "a dragonfly", p);
         }
@@ -155,6 +162,32 @@ pub(super) fn check_topology(
                     if !(1..=8).contains(&l) {
                         p.key("network.levels", format!("{l} is out of range (1 to 8)"));
                     }
+                }
+            }
+            // the links above each level but the top: one entry each
+            let levels = match (&net.down_ports, net.levels) {
+                (Some(d), _) => d.len(),
+                (None, l) => l.unwrap_or(2) as usize,
+            };
+            let wanted = levels.saturating_sub(1);
+            for (key, n) in [
+                (
+                    "level_link_bandwidth",
+                    net.level_link_bandwidth.as_ref().map(Vec::len),
+                ),
+                (
+                    "level_cable_latency",
+                    net.level_cable_latency.as_ref().map(Vec::len),
+                ),
+            ] {
+                if let Some(n) = n.filter(|&n| n != wanted) {
+                    p.key(
+                        &format!("network.{key}"),
+                        format!(
+                            "{n} entries for a tree of {levels} levels: give {wanted}, one for \
+                             the links above each level but the top, leaves first"
+                        ),
+                    );
                 }
             }
         }

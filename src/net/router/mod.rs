@@ -101,6 +101,20 @@ const LINK_AFTER: usize = 4;
 const WRAP: u8 = 1;
 /// `Channel::flags`: the link joins two dragonfly groups.
 const GLOBAL: u8 = 2;
+/// `Channel::flags >> CLASS_SHIFT`: the link's class, which sets its rate and its latency.
+const CLASS_SHIFT: u8 = 2;
+
+/// Link classes (`Network::class_bw`, `class_cable`): links between routers, NIC to router,
+/// router to NIC, dragonfly global links, then a fat tree's links above each level (leaves
+/// first, up to [`MAX_LEVELS`] levels).
+const CLASS_LINK: u8 = 0;
+const CLASS_INJECT: u8 = 1;
+const CLASS_EJECT: u8 = 2;
+const CLASS_GLOBAL: u8 = 3;
+const CLASS_LEVEL: u8 = 4;
+/// Most fat tree levels with their own link class.
+const MAX_LEVELS: usize = 8;
+const CLASSES: usize = CLASS_LEVEL as usize + MAX_LEVELS;
 
 /// Head and tail of an intrusive FIFO of packets.
 #[derive(Clone, Copy)]
@@ -231,13 +245,13 @@ pub struct Network {
     /// The packets in flight.
     pub packets: PacketPool,
     router_delay: Time,
-    cable: Time,
-    router_bw: Bandwidth,
-    inject_bw: Bandwidth,
-    /// The serialization time of the last packet size seen on router and on injection
-    /// channels: (wire bytes, time). Packets are nearly all full-sized, so this spares a
-    /// division per hop.
-    memo: [(u32, Time); 2],
+    /// Each link class's rate (a router's output: the slower of its link and its switch) and
+    /// latency (docs/model.md §3).
+    class_bw: [Bandwidth; CLASSES],
+    class_cable: [Time; CLASSES],
+    /// The serialization time of the last packet size seen on each link class: (wire bytes,
+    /// time). Packets are nearly all full-sized, so this spares a division per hop.
+    memo: [(u32, Time); CLASSES],
     /// Random route choices (fat tree `random`, dragonfly Valiant and UGAL), seeded from the
     /// workload seed so runs repeat.
     rng: Xoshiro,
@@ -300,7 +314,11 @@ impl Network {
             blocked: false,
             blocked_ps: 0,
         };
-        let early = matches!(topo, Topo::Cube(_));
+        let (class_bw, class_cable) = link_classes(net, node);
+        // (queuing a mesh or torus packet at its next router as it is sent needs every hop to
+        // take the same time, head to head: NIC links as slow as the others)
+        let early = matches!(topo, Topo::Cube(_))
+            && class_cable[CLASS_INJECT as usize] == class_cable[CLASS_LINK as usize];
         let mut net = Network {
             pending: Pending::new(routers, ports),
             topo,
@@ -318,13 +336,9 @@ impl Network {
             link_later: false,
             packets: PacketPool::default(),
             router_delay: net.router_delay(),
-            cable: net.cable_latency,
-            router_bw: net.link_bandwidth.min(net.switch_bandwidth),
-            inject_bw: node
-                .nic_bandwidth
-                .unwrap_or(net.link_bandwidth)
-                .min(net.link_bandwidth),
-            memo: [(0, Time::ZERO); 2],
+            class_bw,
+            class_cable,
+            memo: [(0, Time::ZERO); CLASSES],
             rng: Xoshiro::from_seed(seed ^ 0x6e65_7477_6f72_6b21),
             stats: NetworkStats::default(),
             series: None,
@@ -337,13 +351,14 @@ impl Network {
         net
     }
 
-    /// Writes into every channel where its link leads, so that the hot path looks it up
-    /// instead of dividing channel numbers by ports.
+    /// Writes into every channel where its link leads and its link's class, so that the hot
+    /// path looks them up instead of dividing channel numbers by ports.
     fn wire(&mut self) {
         let nr = self.nr;
         for c in 0..self.channels.len() as u32 {
             let next = self.slot_fed(c).map_or(NONE, |slot| slot / self.ports);
             let mut flags = 0;
+            let mut class = CLASS_INJECT;
             if c < nr {
                 let (r, q) = (c / self.ports, (c % self.ports) as u8);
                 if self.topo.wraps(r, q) {
@@ -352,10 +367,31 @@ impl Network {
                 if self.topo.is_global(q) {
                     flags |= GLOBAL;
                 }
+                class = if self.nic_on(c).is_some() {
+                    CLASS_EJECT
+                } else if self.topo.is_global(q) {
+                    CLASS_GLOBAL
+                } else if let Topo::FatTree(f) = &self.topo {
+                    // the links above level i join it to level i + 1
+                    let (level, _) = f.place(r);
+                    let down = (q as u32) < f.down[level - 1];
+                    let below = if down { level - 1 } else { level };
+                    CLASS_LEVEL + (below.clamp(1, MAX_LEVELS) - 1) as u8
+                } else {
+                    CLASS_LINK
+                };
             }
+            flags |= class << CLASS_SHIFT;
             let ch = &mut self.channels[c as usize];
             (ch.next, ch.flags) = (next, flags);
         }
+    }
+
+    /// Whether channel `c`'s link class runs at `bw` with latency `cable` (for the tests).
+    #[cfg(test)]
+    pub(crate) fn link_class_of(&self, c: u32) -> (Bandwidth, Time) {
+        let class = (self.channels[c as usize].flags >> CLASS_SHIFT) as usize;
+        (self.class_bw[class], self.class_cable[class])
     }
 
     /// Bytes of the state a hop reads: the channels, and the packets at the most the network
@@ -486,4 +522,45 @@ impl Network {
             self.wake(c, ready, q);
         }
     }
+}
+
+/// Each link class's rate and latency from the scenario: links between routers at the slower
+/// of their link and switch; NIC links at `network.nic_link_bandwidth` (injection also capped
+/// by `node.nic_bandwidth`, and with no switch before it); dragonfly global links and each fat
+/// tree level at their own figures where given.
+fn link_classes(net: &NetworkConfig, node: &NodeConfig) -> ([Bandwidth; CLASSES], [Time; CLASSES]) {
+    let switch = net.switch_bandwidth;
+    let nic_link = net.nic_link_bandwidth.unwrap_or(net.link_bandwidth);
+    let nic_cable = net.nic_cable_latency.unwrap_or(net.cable_latency);
+    let mut bw = [net.link_bandwidth.min(switch); CLASSES];
+    let mut cable = [net.cable_latency; CLASSES];
+    bw[CLASS_INJECT as usize] = node.nic_bandwidth.unwrap_or(nic_link).min(nic_link);
+    bw[CLASS_EJECT as usize] = nic_link.min(switch);
+    cable[CLASS_INJECT as usize] = nic_cable;
+    cable[CLASS_EJECT as usize] = nic_cable;
+    if let Some(g) = net.global_link_bandwidth {
+        bw[CLASS_GLOBAL as usize] = g.min(switch);
+    }
+    if let Some(g) = net.global_cable_latency {
+        cable[CLASS_GLOBAL as usize] = g;
+    }
+    for (i, b) in net
+        .level_link_bandwidth
+        .iter()
+        .flatten()
+        .take(MAX_LEVELS)
+        .enumerate()
+    {
+        bw[CLASS_LEVEL as usize + i] = (*b).min(switch);
+    }
+    for (i, t) in net
+        .level_cable_latency
+        .iter()
+        .flatten()
+        .take(MAX_LEVELS)
+        .enumerate()
+    {
+        cable[CLASS_LEVEL as usize + i] = *t;
+    }
+    (bw, cable)
 }

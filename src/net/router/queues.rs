@@ -163,11 +163,12 @@ impl Network {
         q: &mut EventQueue<Event>,
     ) {
         let is_router = c < self.nr;
-        let (bw, pipeline) = if is_router {
-            (self.router_bw, self.router_delay)
+        let pipeline = if is_router {
+            self.router_delay
         } else {
-            (self.inject_bw, Time::ZERO)
+            Time::ZERO
         };
+        let class = (self.channels[c as usize].flags >> CLASS_SHIFT) as usize;
         let mut p = *self.packets.get(pkt);
         if !self.links.is_empty() {
             // the link to the packet queued behind this one may not be written yet
@@ -186,9 +187,12 @@ impl Network {
             }
             _ => None,
         };
-        let memo = &mut self.memo[!is_router as usize];
+        let memo = &mut self.memo[class];
         if memo.0 != p.wire {
-            *memo = (p.wire, bw.transfer_time(Bytes(p.wire as u64)));
+            *memo = (
+                p.wire,
+                self.class_bw[class].transfer_time(Bytes(p.wire as u64)),
+            );
         }
         let serialize = memo.1;
         // dequeue
@@ -295,7 +299,7 @@ impl Network {
                         src: p.src,
                         dst: p.dst,
                         bytes: p.wire,
-                        arrive_ps: (now + self.cable).ps(),
+                        arrive_ps: (now + self.class_cable[class]).ps(),
                         occupancy: self.capacity - ch.credit[vc as usize],
                         depart_ps: None,
                         out_port: None,
@@ -306,9 +310,10 @@ impl Network {
         }
         self.stats.packet_hops += 1;
         self.stats.link_bytes += p.wire as u64;
-        let head_arrives = now + self.cable;
+        let cable = self.class_cable[class];
+        let head_arrives = now + cable;
         let pm = self.packets.get_mut(pkt);
-        pm.tail = tail_leaves + self.cable;
+        pm.tail = tail_leaves + cable;
         pm.held_vc = vc_in as u8;
         pm.from = c;
         if next_router == NONE {
