@@ -332,8 +332,7 @@ fn each_link_class_has_its_own_latency_and_rate() {
     let refused = |net: &str| {
         let at = project().join("scenarios/test.toml");
         mgensim::Scenario::from_str_with(&on(net, 4, ""), &at, &[])
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string()
     };
     let e = refused("topology = 'torus'\ndims = [4]\nglobal_cable_latency = '6 ns'");

@@ -387,13 +387,6 @@ impl Network {
         }
     }
 
-    /// Whether channel `c`'s link class runs at `bw` with latency `cable` (for the tests).
-    #[cfg(test)]
-    pub(crate) fn link_class_of(&self, c: u32) -> (Bandwidth, Time) {
-        let class = (self.channels[c as usize].flags >> CLASS_SHIFT) as usize;
-        (self.class_bw[class], self.class_cable[class])
-    }
-
     /// Bytes of the state a hop reads: the channels, and the packets at the most the network
     /// has held at once (the packet pool never shrinks).
     pub fn footprint(&self) -> usize {
