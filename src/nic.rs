@@ -100,6 +100,8 @@ pub struct Msg {
     next: u32,
     /// Its first packet has reached the destination NIC.
     arrived: bool,
+    /// When it was handed to its source NIC.
+    issued: Time,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -126,6 +128,16 @@ pub struct NicStats {
     pub payload_bytes: u64,
     /// Messages delivered.
     pub messages: u64,
+    /// Data messages (puts' and gets' data, eager and rendezvous data) delivered, and their
+    /// latency from being handed to the source NIC to their last byte in memory: summed,
+    /// least and most (ps).
+    pub data_messages: u64,
+    /// Their latencies summed (ps).
+    pub latency_sum_ps: u128,
+    /// The least of them (ps; `u64::MAX` before the first).
+    pub latency_min_ps: u64,
+    /// The most (ps).
+    pub latency_max_ps: u64,
 }
 
 /// All NICs of the machine, and the messages they carry.
@@ -165,7 +177,10 @@ impl Nics {
             mtu: mtu.0,
             header: header.0 as u32,
             cut_through,
-            stats: NicStats::default(),
+            stats: NicStats {
+                latency_min_ps: u64::MAX,
+                ..NicStats::default()
+            },
         }
     }
 
@@ -198,6 +213,7 @@ impl Nics {
             in_flight: 0,
             next: NONE,
             arrived: false,
+            issued: now,
         };
         let m = self.msgs.alloc(msg);
         if !kind.ordered() {
@@ -385,6 +401,14 @@ impl Nics {
         msg.in_flight -= 1;
         if msg.in_flight == 0 && msg.packets_left == 0 {
             self.stats.messages += 1;
+            if !msg.kind.is_control() {
+                let took = (now - msg.issued).ps();
+                let st = &mut self.stats;
+                st.data_messages += 1;
+                st.latency_sum_ps += took as u128;
+                st.latency_min_ps = st.latency_min_ps.min(took);
+                st.latency_max_ps = st.latency_max_ps.max(took);
+            }
             Some(p.msg)
         } else {
             None

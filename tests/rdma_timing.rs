@@ -29,6 +29,13 @@ fn one_packet_put_is_the_sum_of_its_parts() {
     // by hand: DMA 64 B at 2.8 GB/s = 22 857.1 -> 22 858 ps, twice; 80 B at 4 GB/s = 20 000 ps
     // on the injection link; 3 cables of 0.6 ns; 2 routers of 3 x 4 + 128 = 140 ns
     assert_eq!(delivered, 2 * 22_858 + 20_000 + 3 * 600 + 2 * 140_000);
+    // the data message's latency, from the NIC to memory, is all of it (the ack is control)
+    let l = r
+        .network
+        .message_latency_ps
+        .clone()
+        .expect("one data message");
+    assert_eq!((l.min, l.mean, l.max), (delivered, delivered, delivered));
     assert_eq!(
         r.network.packets, 2,
         "one data packet and one control packet"

@@ -99,6 +99,10 @@ pub struct NetworkSummary {
     pub nonminimal_packets: u64,
     /// Messages delivered (a put is two: its data and its control packet).
     pub messages: u64,
+    /// Latency of the data messages delivered (puts' and gets' data, sends): from being handed
+    /// to the source NIC (source queueing included) to the last byte in memory; None if none
+    /// was delivered.
+    pub message_latency_ps: Option<Spread>,
     /// Puts and gets issued.
     pub transfers: u64,
     /// Events processed.
@@ -463,6 +467,14 @@ impl Report {
                 global_hops: w.net.stats.global_hops,
                 nonminimal_packets: w.net.stats.nonminimal,
                 messages: w.nics.stats.messages,
+                message_latency_ps: {
+                    let st = &w.nics.stats;
+                    (st.data_messages > 0).then(|| Spread {
+                        min: st.latency_min_ps,
+                        mean: (st.latency_sum_ps / st.data_messages as u128) as u64,
+                        max: st.latency_max_ps,
+                    })
+                },
                 transfers: w.rdma.issued,
                 events: w.events,
                 events_by_kind: Event::KINDS

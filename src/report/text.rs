@@ -200,6 +200,15 @@ impl fmt::Display for Report {
             "transfers          {} puts/gets; the NICs delivered {} messages (data and control)",
             n.transfers, n.messages
         )?;
+        if let Some(l) = &n.message_latency_ps {
+            writeln!(
+                f,
+                "message latency    min {}  mean {}  max {}  (data messages, NIC queue to memory)",
+                Time(l.min),
+                Time(l.mean),
+                Time(l.max)
+            )?;
+        }
         writeln!(
             f,
             "moved              {} payload, {} over links",
