@@ -264,30 +264,17 @@ fn landed(net: &str, ranks: u64, src: u32, dst: u32, bytes: u64, extra: &str) ->
 fn each_link_class_has_its_own_latency_and_rate() {
     let p = Params::nsim_ace();
     // dragonfly 0 -> 54: one global link on the way (see the hop counts above)
-    let base = landed(TRACERP_DRAGONFLY, 342, 0, 54, 64, "");
+    let global = |extra: &str| landed(TRACERP_DRAGONFLY, 342, 0, 54, 64, extra);
+    let base = global("");
     assert_eq!(
-        landed(
-            TRACERP_DRAGONFLY,
-            342,
-            0,
-            54,
-            64,
-            "global_cable_latency = '6 ns'"
-        ),
+        global("global_cable_latency = '6 ns'"),
         base + 6_000 - p.cable,
         "a global cable ten times as long"
     );
     // a global link at 1 GB/s: the 80 B packet's tail leaves it 60 ns later than at 4 GB/s
     // (virtual cut-through: the faster links after it wait for the tail)
     assert_eq!(
-        landed(
-            TRACERP_DRAGONFLY,
-            342,
-            0,
-            54,
-            64,
-            "global_link_bandwidth = '1 GB/s'"
-        ),
+        global("global_link_bandwidth = '1 GB/s'"),
         base + 80_000 - p.ser(80)
     );
     // a local-only route is not touched
