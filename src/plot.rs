@@ -95,6 +95,8 @@ fn num<T: std::str::FromStr>(row: &[String], i: usize, what: &str) -> Result<T> 
 pub struct Heat {
     /// Link directions (rows).
     pub links: usize,
+    /// Each link's name (`router 3 port 2 -> router 4`), in the order of `links.csv`.
+    pub names: Vec<String>,
     /// Width of a window (ps).
     pub window_ps: u64,
     /// Windows (columns).
@@ -105,7 +107,18 @@ pub struct Heat {
 
 impl Heat {
     fn read(dir: &Path) -> Result<Heat> {
-        let (_, links) = csv(&dir.join("links.csv"), &["kind"])?;
+        let (li, links) = csv(&dir.join("links.csv"), &["kind", "from", "port", "to"])?;
+        let names = links
+            .iter()
+            .map(|r| {
+                let f = |i: usize| r.get(li[i]).map(String::as_str).unwrap_or("");
+                match f(0) {
+                    "injection" => format!("NIC {} -> router {}", f(1), f(3)),
+                    "ejection" => format!("router {} port {} -> NIC {}", f(1), f(2), f(3)),
+                    _ => format!("router {} port {} -> router {}", f(1), f(2), f(3)),
+                }
+            })
+            .collect();
         let (i, rows) = csv(
             &dir.join("links_timeseries.csv"),
             &["link", "window_start_ps", "window_ps", "busy_ps"],
@@ -133,6 +146,7 @@ impl Heat {
             .collect();
         Ok(Heat {
             links: links.len(),
+            names,
             window_ps: width,
             windows: end.div_ceil(width) as usize,
             cells,
@@ -165,6 +179,9 @@ impl Heat {
             let root = SVGBackend::with_string(&mut out, (1000, 640)).into_drawing_area();
             root.fill(&WHITE)?;
             let (main, bar) = root.split_horizontally(900);
+            // the links by name where each row is one and they fit, else by their number in
+            // links.csv and the name of the first of each labelled group
+            let named = self.links <= 40;
             let mut chart = ChartBuilder::on(&main)
                 .caption(
                     format!("Link utilization over time (colours 0 to {top:.3})"),
@@ -172,15 +189,35 @@ impl Heat {
                 )
                 .margin(10)
                 .x_label_area_size(40)
-                .y_label_area_size(60)
-                .build_cartesian_2d(0.0..span_us.max(1e-6), 0.0..self.links.max(1) as f64)?;
+                .y_label_area_size(if named { 230 } else { 250 })
+                .build_cartesian_2d(0.0..span_us.max(1e-6), self.links.max(1) as f64..0.0)?;
             chart
                 .configure_mesh()
                 .disable_mesh()
                 .x_desc("simulated time (us)")
-                .y_desc("link (line of links.csv)")
-                .y_label_formatter(&|y| format!("{}", *y as u64))
+                .y_desc(if named {
+                    "link direction"
+                } else {
+                    "link direction (its line in links.csv: name)"
+                })
+                .y_labels(0)
                 .draw()?;
+            // one label per row, centred on it, or per group of rows when there are many
+            let every = self.links.div_ceil(40).max(1);
+            let style = ("sans-serif", 10).into_font().color(&BLACK).pos(
+                plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Right,
+                    plotters::style::text_anchor::VPos::Center,
+                ),
+            );
+            let area = chart.plotting_area();
+            let (px0, _) = area.get_base_pixel();
+            for i in (0..self.links).step_by(every) {
+                let (_, py) = area.map_coordinate(&(0.0, i as f64 + every as f64 / 2.0));
+                let n = self.names.get(i).cloned().unwrap_or_default();
+                let text = if named { n } else { format!("{i}: {n}") };
+                main.draw(&Text::new(text, (px0 - 6, py), style.clone()))?;
+            }
             chart.plotting_area().fill(&colour(0.0))?;
             let w_us = (cb as u64 * self.window_ps) as f64 / 1e6;
             chart.draw_series((0..nr * nc).filter(|&k| busy[k] > 0).map(|k| {

@@ -407,6 +407,15 @@ fn the_command_line_writes_series_history_trace_and_pictures() {
     }));
     let svg = std::fs::read_to_string(out.join("heatmap.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.matches("<rect").count() > 10);
+    // its rows are the links by name (more than 40 here: every group's first, with its
+    // line in links.csv)
+    let links = std::fs::read_to_string(out.join("links.csv")).unwrap();
+    let first = links.lines().nth(1).unwrap();
+    assert!(first.starts_with("ejection,0,0,0,"), "{first}");
+    assert!(
+        svg.contains("0: router 0 port 0 -&gt; NIC 0"),
+        "the first row is named"
+    );
     // `mgensim plot` redraws the same pictures from the folder alone
     let before = std::fs::read(out.join("timeline.svg")).unwrap();
     std::fs::remove_file(out.join("timeline.svg")).unwrap();
