@@ -45,12 +45,12 @@ end
 local test_now = raw.test
 local function waiter(wait_now)
   return function(req)
-    local status = wait_now(req)
-    if status == nil then
+    local source, tag, bytes = wait_now(req)
+    if source == nil then
       yield()
-      status = wait_now(req)
+      source, tag, bytes = wait_now(req)
     end
-    return status
+    return { source = source, tag = tag, bytes = bytes }
   end
 end
 local Wait = waiter(raw.wait)
@@ -68,8 +68,8 @@ end
 function G.MGEN_Test(req)
   raw.sync()
   yield()
-  local status = test_now(req)
-  if status then return true, status end
+  local source, tag, bytes = test_now(req)
+  if source then return true, { source = source, tag = tag, bytes = bytes } end
   return false
 end
 
