@@ -34,8 +34,10 @@ pub(crate) fn install(
     rdma(lua, globals, &world)?;
     records(lua, globals, &world, scenario_dir)?;
     messages(lua, globals, &world)?;
-    super::replay_api::install(lua, globals, &world, files.clone())?;
-    raw(lua, &world, files, module_dirs)
+    let replay_files = files.clone();
+    let raw = raw(lua, &world, files, module_dirs)?;
+    super::replay_api::install(lua, globals, &raw, &world, replay_files)?;
+    Ok(raw)
 }
 
 /// Who the rank is, its clock and its computing: `MGEN_Comm_rank`, `MGEN_Comm_size`,

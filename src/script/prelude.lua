@@ -93,6 +93,18 @@ function G.MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag)
   return status
 end
 
+-- Trace replay: the next action's name, its arguments as a list and its communicator, from
+-- the primitive's action number, communicator and arguments.
+local trace_next, trace_names = raw.trace_next, raw.trace_names
+local function trace_action(i, comm, ...)
+  if i == nil then return nil end
+  return trace_names[i], { ... }, comm
+end
+function G.MGEN_trace_next()
+  local name, args, comm = trace_action(trace_next())
+  return name, args, comm
+end
+
 -- A named span on the rank's timeline around fn(...); returns what fn returns.
 local region_begin, region_end = G.MGEN_region_begin, G.MGEN_region_end
 function G.MGEN_region(name, fn, ...)
@@ -215,6 +227,14 @@ end
 function frozen(t, what)
   freeze_inside(t, what)
   return view(t, what)
+end
+
+-- MGEN_trace_open: the trace's ranks, and the bytes of each datatype number (one table for
+-- every rank, read-only)
+local trace_open, trace_sizes = raw.trace_open, frozen(raw.trace_sizes, "MGEN_trace_open's sizes")
+function G.MGEN_trace_open(path)
+  local ranks = trace_open(path)
+  return ranks, trace_sizes
 end
 
 -- Lua turns an error whose message is exactly "not enough memory" into a memory error: a

@@ -14,15 +14,16 @@ type W = Rc<RefCell<World>>;
 pub(super) fn install(
     lua: &Lua,
     globals: &Table,
+    raw: &Table,
     world: &W,
     files: FileAccess,
 ) -> mlua::Result<()> {
     let files = Rc::new(files);
     let f = world.clone();
     let access = files.clone();
-    globals.set(
-        "MGEN_trace_open",
-        lua.create_function(move |lua, path: Value| {
+    raw.set(
+        "trace_open",
+        lua.create_function(move |_, path: Value| {
             let Value::String(path) = path else {
                 return Err(mlua::Error::runtime(
                     "MGEN_trace_open: the trace must be a file name (a string)",
@@ -40,32 +41,41 @@ pub(super) fn install(
                 .replays
                 .open(job, me, rank, &index, check)
                 .map_err(|e| mlua::Error::runtime(format!("MGEN_trace_open: {e}")))?;
-            // the bytes of each datatype number, indexed by the number
-            let sizes = lua.create_table()?;
-            let mut id = 0;
-            while let Some(b) = crate::replay::datatype_bytes(id) {
-                sizes.raw_set(id, b)?;
-                id += 1;
-            }
-            Ok((ranks, sizes))
+            Ok(ranks)
         })?,
     )?;
+    // the bytes of each datatype number, indexed by the number: one table, which the prelude
+    // gives every rank read-only with MGEN_trace_open
+    let sizes = lua.create_table()?;
+    let mut id = 0;
+    while let Some(b) = crate::replay::datatype_bytes(id) {
+        sizes.raw_set(id, b)?;
+        id += 1;
+    }
+    raw.set("trace_sizes", sizes)?;
+    // the prelude's MGEN_trace_next builds the action's name and argument list from these
+    // (a table built in Lua costs a tenth of one built through the API)
+    let names = lua.create_sequence_from(crate::replay::ACTIONS.iter().map(|a| a.0))?;
+    raw.set("trace_names", names)?;
     let f = world.clone();
-    globals.set(
-        "MGEN_trace_next",
-        lua.create_function(move |lua, ()| {
+    raw.set(
+        "trace_next",
+        lua.create_function(move |_, ()| {
             let mut w = f.borrow_mut();
             let me = w.current;
             match w.replays.next(me) {
                 Ok(Some(a)) => {
-                    let args = lua.create_sequence_from(a.args)?;
-                    Ok((
-                        Value::String(lua.create_string(a.name)?),
-                        Value::Table(args),
-                        Value::Integer(a.comm as i64),
-                    ))
+                    let i = crate::replay::ACTIONS
+                        .iter()
+                        .position(|x| x.0 == a.name)
+                        .unwrap_or(0);
+                    let mut out = Vec::with_capacity(a.args.len() + 2);
+                    out.push(Value::Integer(i as i64 + 1));
+                    out.push(Value::Integer(a.comm as i64));
+                    out.extend(a.args.into_iter().map(Value::Number));
+                    Ok(mlua::MultiValue::from_iter(out))
                 }
-                Ok(None) => Ok((Value::Nil, Value::Nil, Value::Nil)),
+                Ok(None) => Ok(mlua::MultiValue::new()),
                 Err(e) => Err(mlua::Error::runtime(format!("replay: {e}"))),
             }
         })?,
