@@ -397,3 +397,25 @@ fn an_otf2_trace_converts_with_its_communicators() {
         (1_000_000 + 2 * 999_900 + 2 * 999_000) * 1000
     );
 }
+
+#[test]
+fn the_datatype_sizes_are_shared_read_only() {
+    let d = tempfile::tempdir().unwrap();
+    traced(d.path(), &["compute 1", "compute 1"], "");
+    tmp_file(
+        d.path(),
+        "w.toml",
+        "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\nranks = 2\ncode = '''
+local n, sizes = MGEN_trace_open('app.txt')
+MGEN_report('int', sizes[1])
+if MGEN_Comm_rank() == 1 then sizes[1] = 99 end'''\n",
+    );
+    let s = mgensim::Scenario::load(&d.path().join("w.toml"), &[]).unwrap();
+    let e = mgensim::Simulation::new(&s).unwrap().run().unwrap_err();
+    assert!(e.stop.to_string().contains("sandbox:"), "{}", e.stop);
+    assert_eq!(
+        e.partial.unwrap().metrics["int"].max,
+        4.0,
+        "MPI_INT is 4 bytes"
+    );
+}
