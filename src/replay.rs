@@ -88,6 +88,8 @@ pub fn datatype_bytes(id: u32) -> Option<u64> {
 pub struct Action {
     /// The action.
     pub name: &'static str,
+    /// Its place in [`ACTIONS`].
+    pub kind: usize,
     /// Its arguments, as numbers.
     pub args: Vec<f64>,
     /// The communicator it is on, from a `comm=ID` word anywhere on the line (mgensim's
@@ -273,10 +275,11 @@ impl Trace {
             let Some(word) = words.next() else {
                 return Err(format!("{}: no action after the rank number", at()));
             };
-            let Some(&(name, need)) = ACTIONS.iter().find(|a| a.0 == word) else {
+            let Some(kind) = ACTIONS.iter().position(|a| a.0 == word) else {
                 *self.skipped.entry(word.to_string()).or_default() += 1;
                 continue;
             };
+            let (name, need) = ACTIONS[kind];
             let mut args = Vec::new();
             let mut comm = 0;
             for w in words {
@@ -300,7 +303,12 @@ impl Trace {
                     args.len()
                 ));
             }
-            return Ok(Some(Action { name, args, comm }));
+            return Ok(Some(Action {
+                name,
+                kind,
+                args,
+                comm,
+            }));
         }
     }
 

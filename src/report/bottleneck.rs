@@ -73,10 +73,8 @@ impl NodeStats {
 
     /// Its busiest resource: name and busy time.
     pub fn busiest(&self) -> (&'static str, u64) {
-        let r = self.resources();
         // (the first of equals: the DMA engine before the link it feeds)
-        r.into_iter()
-            .fold(r[0], |best, x| if x.1 > best.1 { x } else { best })
+        first_max(self.resources().into_iter(), |r| r.1).unwrap_or(("transmit DMA", 0))
     }
 }
 
@@ -136,17 +134,7 @@ impl Report {
         }
         let pct = |x: u64, of: u64| 100.0 * x as f64 / of.max(1) as f64;
         // the critical rank: the last to finish, the lowest on a tie
-        let (crit, c) =
-            self.per_rank
-                .iter()
-                .enumerate()
-                .fold((0, &self.per_rank[0]), |best, (i, r)| {
-                    if r.finish_ps > best.1.finish_ps {
-                        (i, r)
-                    } else {
-                        best
-                    }
-                });
+        let (crit, c) = first_max(self.per_rank.iter().enumerate(), |(_, r)| r.finish_ps)?;
         let who = |i: usize| {
             let r = &self.per_rank[i];
             match self.jobs.len() {
@@ -165,28 +153,19 @@ impl Report {
             });
         }
         // the busiest NIC-side resource and the busiest link between routers
-        let node = self
-            .per_node
-            .iter()
-            .map(|n| {
+        let node = first_max(
+            self.per_node.iter().map(|n| {
                 let (what, busy) = n.busiest();
                 (n.utilization(busy, span), n.node, what)
-            })
-            .fold(None, |best: Option<(f64, u32, &str)>, x| match best {
-                Some(b) if b.0 >= x.0 => Some(b),
-                _ => Some(x),
-            });
-        let link = self
-            .per_link
-            .iter()
-            .filter(|l| l.port.is_some() && !l.to_nic)
-            .fold(
-                None,
-                |best: Option<&crate::net::router::LinkLoad>, l| match best {
-                    Some(b) if b.busy >= l.busy => Some(b),
-                    _ => Some(l),
-                },
-            );
+            }),
+            |n| n.0,
+        );
+        let link = first_max(
+            self.per_link
+                .iter()
+                .filter(|l| l.port.is_some() && !l.to_nic),
+            |l| l.busy,
+        );
         let link_u = link.map_or(0.0, |l| (l.busy.ps() as f64 / span as f64).min(1.0));
         let node_u = node.map_or(0.0, |n| n.0);
         let context = format!(
@@ -215,27 +194,15 @@ impl Report {
                 return Some(Bound {
                     kind: "link".into(),
                     reason: format!(
-                        "router {} port {} -> router {} was busy {:.1} % of the run (the \
-                         busiest NIC-side resource {:.1} %)",
-                        l.from,
-                        l.port.unwrap_or(0),
-                        l.to,
+                        "{} was busy {:.1} % of the run (the busiest NIC-side resource {:.1} %)",
+                        super::link_name(l),
                         100.0 * link_u,
                         100.0 * node_u
                     ),
                 });
             }
         }
-        let blocked =
-            self.per_link
-                .iter()
-                .fold(
-                    None,
-                    |best: Option<&crate::net::router::LinkLoad>, l| match best {
-                        Some(b) if b.credit_blocked >= l.credit_blocked => Some(b),
-                        _ => Some(l),
-                    },
-                );
+        let blocked = first_max(self.per_link.iter(), |l| l.credit_blocked);
         if let Some(l) = blocked.filter(|l| 4 * l.credit_blocked.ps() >= span) {
             let name = super::link_name(l);
             return Some(Bound {
@@ -272,6 +239,12 @@ impl Report {
             ),
         })
     }
+}
+
+/// The first item with the largest key (later equals do not displace it), or None if there
+/// are none.
+fn first_max<T, K: PartialOrd>(items: impl Iterator<Item = T>, key: impl Fn(&T) -> K) -> Option<T> {
+    items.reduce(|best, x| if key(&x) > key(&best) { x } else { best })
 }
 
 /// Every node's NIC figures from the NICs' DMA busy times (`dma`, in NIC order) and the

@@ -65,12 +65,8 @@ pub(super) fn install(
             let me = w.current;
             match w.replays.next(me) {
                 Ok(Some(a)) => {
-                    let i = crate::replay::ACTIONS
-                        .iter()
-                        .position(|x| x.0 == a.name)
-                        .unwrap_or(0);
                     let mut out = Vec::with_capacity(a.args.len() + 2);
-                    out.push(Value::Integer(i as i64 + 1));
+                    out.push(Value::Integer(a.kind as i64 + 1));
                     out.push(Value::Integer(a.comm as i64));
                     out.extend(a.args.into_iter().map(Value::Number));
                     Ok(mlua::MultiValue::from_iter(out))
