@@ -5,6 +5,9 @@
 -- packets have none. Nothing is ever waited for or received: the NIC queues what the network
 -- does not take (the source queue), and the receivers' unexpected queues hold what arrives.
 local me, p = MGEN_Comm_rank(), MGEN_Comm_size()
+-- every rank draws its own gaps and destinations (ranks start from one seed: without this, all
+-- would send at the same instants to the same offset, a synchronized shift, not uniform traffic)
+math.randomseed(7919 * (me + 1))
 local rate, bytes, stop = MGEN_args.rate, MGEN_args.bytes, MGEN_args.stop
 local k = MGEN_args.k
 local x, y = me % k, me // k

@@ -49,6 +49,10 @@ struct Case {
     node_latency_ns: u32,
     /// `node.dma = "cut_through"` (else store-and-forward).
     cut_through: bool,
+    /// `network.router = 'output_queued'` (else the default, input-queued).
+    output_queued: bool,
+    /// `network.vcs` (else one per class).
+    vcs: Option<u32>,
     ranks: u32,
     phases: Vec<Phase>,
 }
@@ -135,6 +139,7 @@ fn case() -> impl Strategy<Value = Case> {
         prop_oneof![Just(0u64), Just(256), Just(8192)],
         0u32..300,
         any::<bool>(),
+        (any::<bool>(), prop::option::of(3u32..=8)),
     );
     net.prop_flat_map(|mut n| {
         // a fat tree or dragonfly whose NIC ports do not share out by two keeps one NIC
@@ -167,6 +172,8 @@ fn case() -> impl Strategy<Value = Case> {
         eager: n.8,
         node_latency_ns: n.9,
         cut_through: n.10,
+        output_queued: n.11 .0,
+        vcs: n.11 .1,
         ranks,
         phases,
     })
@@ -218,6 +225,12 @@ impl Case {
         let nic = self
             .nic_gbps
             .map_or(String::new(), |g| format!("nic_bandwidth = '{g} GB/s'\n"));
+        let router = if self.output_queued {
+            "router = 'output_queued'\n"
+        } else {
+            ""
+        };
+        let vcs = self.vcs.map_or(String::new(), |v| format!("vcs = {v}\n"));
         let dma = if self.cut_through {
             "dma = 'cut_through'\n"
         } else {
@@ -226,7 +239,7 @@ impl Case {
         format!(
             "[network]\n{}\nlink_bandwidth = '{} GB/s'\n\
              switch_bandwidth = '{} GB/s'\nmtu = {}\nheader_bytes = {}\nbuffer_bytes = {}\n\
-             [node]\ndma_bandwidth = '{} MB/s'\neager_limit = {}\nnode_latency = '{} ns'\n{nic}{dma}\
+             {router}{vcs}[node]\ndma_bandwidth = '{} MB/s'\neager_limit = {}\nnode_latency = '{} ns'\n{nic}{dma}\
              nics_per_node = {}\nranks_per_node = {}\n[placement]\npolicy = '{}'\n\
              [workload]\nranks = {}\nseed = 3\ncode = '''\n{plan}{SCRIPT}'''\n",
             self.net,

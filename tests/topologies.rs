@@ -193,10 +193,13 @@ fn random_up_ports_reach_the_injection_bandwidth_where_fixed_rules_collide() {
     // bottleneck of a node; random up ports spread the traffic over the 12 spines and every
     // rank gets close to it. Source- or destination-based up ports send several flows through
     // one spine link: the slowest rank gets far less.
+    // With one VC per input, an input-queued switch blocks behind a head whose random up port
+    // is busy (head-of-line blocking, which caps random outputs near 59 % of a link); 4 VCs
+    // give each input four queues.
     let bw = |routing: &str| {
         let r = run_file(
             "scenarios/fattree_random_ring.toml",
-            &[&format!("network.routing={routing}")],
+            &[&format!("network.routing={routing}"), "network.vcs=4"],
         );
         let m = &r.metrics["bandwidth_GBps"];
         (m.min, m.mean)
@@ -250,8 +253,15 @@ fn the_same_seed_gives_the_same_run_on_adaptive_routes() {
         let a = run(&toml);
         let b = run(&toml);
         assert_eq!(a.deterministic_json(), b.deterministic_json());
-        let c = run_with(&toml, &["workload.seed=5"]);
-        assert_ne!(a.predicted_time_ps, c.predicted_time_ps);
+        // another seed draws other routes (and another permutation): some of three differ
+        let others: Vec<u64> = (5..=7)
+            .map(|s| run_with(&toml, &[&format!("workload.seed={s}")]).predicted_time_ps)
+            .collect();
+        assert!(
+            others.iter().any(|&t| t != a.predicted_time_ps),
+            "{routing}: {} and {others:?}",
+            a.predicted_time_ps
+        );
     }
 }
 

@@ -158,6 +158,29 @@ pub struct NetworkConfig {
     /// Capacity of each router input buffer, per port and virtual channel (and of each NIC's
     /// receive buffer); must hold at least one whole packet (virtual cut-through).
     pub buffer_bytes: Bytes,
+    /// Virtual channels per router input port, shared out among the topology's VC classes
+    /// (torus datelines, dragonfly hops; docs/model.md §3): at least one per class, at most
+    /// [`MAX_VCS`]. The class count when left out.
+    pub vcs: Option<u32>,
+    /// How routers queue packets (docs/model.md §3).
+    pub router: RouterKind,
+}
+
+/// Most virtual channels per router input port (`network.vcs`).
+pub const MAX_VCS: u32 = 8;
+
+/// `network.router`: where a router holds the packets that wait, and what they wait for
+/// (docs/model.md §3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RouterKind {
+    /// NSIM's router: FIFO input buffers per port and VC, a crossbar that takes at most one
+    /// packet from each input and into each output at a time, granted to the oldest request.
+    #[default]
+    InputQueued,
+    /// Packets queue at the output they want as soon as they arrive: no head-of-line blocking
+    /// and no crossbar conflicts; optimistic under load, exact without contention.
+    OutputQueued,
 }
 
 impl Default for NetworkConfig {
@@ -190,11 +213,32 @@ impl Default for NetworkConfig {
             mtu: Bytes(2048),
             header_bytes: Bytes(16),
             buffer_bytes: Bytes(8192),
+            vcs: None,
+            router: RouterKind::InputQueued,
         }
     }
 }
 
 impl NetworkConfig {
+    /// Virtual channel classes the topology's routing needs against deadlock (docs/model.md
+    /// §3-4): a torus or Tofu 2 (before and after the dateline), a mesh and a fat tree 1, a
+    /// dragonfly one per hop class (2 minimal, 3 with Valiant or UGAL).
+    pub fn vc_classes(&self) -> u32 {
+        match self.topology {
+            Topology::Torus | Topology::Tofu => 2,
+            Topology::Mesh | Topology::Fattree => 1,
+            Topology::Dragonfly => match self.dragonfly_routing() {
+                DragonflyRouting::Minimal => 2,
+                _ => 3,
+            },
+        }
+    }
+
+    /// Virtual channels per input port: `vcs`, or one per class when left out.
+    pub fn vc_count(&self) -> u32 {
+        self.vcs.unwrap_or_else(|| self.vc_classes())
+    }
+
     /// Delay a packet head pays in each router before it may leave (the pipeline of §3).
     pub fn router_delay(&self) -> Time {
         self.routing_time + self.vc_alloc_time + self.switch_alloc_time + self.switch_latency

@@ -77,6 +77,19 @@ pub(super) fn check_topology(
             );
         }
     }
+    if let Some(v) = net.vcs {
+        let classes = net.vc_classes();
+        if v < classes || v > super::MAX_VCS {
+            p.key(
+                "network.vcs",
+                format!(
+                    "{v} is out of range: a {name} routes with {classes} virtual channel                      class{} against deadlock, so it needs {classes} to {} virtual channels",
+                    if classes == 1 { "" } else { "es" },
+                    super::MAX_VCS
+                ),
+            );
+        }
+    }
     let ports_max = 255u64;
     match topo {
         Topology::Torus | Topology::Mesh | Topology::Tofu => {

@@ -39,6 +39,8 @@ pub struct Packet {
     pub from: u32,
     /// Next packet in the same output queue.
     pub next: PktId,
+    /// Input-queued routers: the next packet in the input buffer (port and VC) it holds.
+    pub in_next: PktId,
     /// When that next packet is ready (its `ready`, copied when it was queued behind this
     /// one): the channel learns when its new head is ready without reading it.
     pub next_ready: Time,
@@ -49,9 +51,14 @@ pub struct Packet {
     /// Mesh and torus: the dimension it is correcting (`topology::NO_DIM` before the first
     /// router hop).
     pub dim: u8,
+    /// Its head has passed the pipeline of the router it is at (an input-queued router
+    /// routes it there once it is also the first of its input buffer).
+    pub arrived: bool,
     /// Dragonfly: its route (0 until its source router decides; see `topology::dragonfly`).
     pub aux: u16,
 }
+
+const _: () = assert!(std::mem::size_of::<Packet>() == 64);
 
 impl Packet {
     /// A packet of message `msg`, `wire` bytes on the wire, from NIC `src` to NIC `dst`, in
@@ -68,10 +75,12 @@ impl Packet {
             at: src,
             from: NONE,
             next: NONE,
+            in_next: NONE,
             next_ready: Time::ZERO,
             vc: 0,
             held_vc: 0,
             dim: crate::net::topology::NO_DIM,
+            arrived: false,
             aux: 0,
         }
     }

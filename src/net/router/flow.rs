@@ -96,8 +96,9 @@ impl Network {
             pw.idle(c, at.ps());
         }
         if rel != NONE && up != STAGING {
-            let bytes = rel >> 2;
-            self.channels[up as usize].credit[(rel & 3) as usize] += bytes;
+            let bytes = rel >> VC_BITS;
+            let vc = rel & ((1 << VC_BITS) - 1);
+            self.channels[up as usize].credit[vc as usize] += bytes;
             self.occupy(up, at, -(bytes as i64));
         }
     }
@@ -156,23 +157,24 @@ impl Network {
         q.push(Time(ch.free_at), Event::ChannelFree(c));
     }
 
-    /// Channel `feeder` waits for credit in virtual channel `vc` of the buffer it feeds (in
-    /// router `r`): every pending release into that buffer becomes an event, so that it is
-    /// woken when the credit comes back.
+    /// Channel `feeder` waits for credit in the virtual channels of class `k` of the buffer
+    /// it feeds (in router `r`): every pending release into them becomes an event, so that it
+    /// is woken when the credit comes back.
     pub(super) fn wake_releases(
         &mut self,
         r: RouterId,
         feeder: u32,
-        vc: u32,
+        k: u32,
         q: &mut EventQueue<Event>,
     ) {
+        let vcs = self.class_vcs(k);
         for w in 0..self.pending.bit_words() {
             let mut bits = self.pending.busy(r, w);
             while bits != 0 {
                 let c = r * self.ports + (w * 64) as u32 + bits.trailing_zeros();
                 bits &= bits - 1;
                 let ch = &self.channels[c as usize];
-                if !ch.scheduled && ch.releases_into(feeder, vc).is_some() {
+                if !ch.scheduled && ch.releases_into(feeder, vcs.clone()).is_some() {
                     self.schedule(c, q);
                 }
             }

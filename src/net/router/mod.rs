@@ -9,10 +9,18 @@
 //! The rules, per packet and hop:
 //! - its head arrives at a router at `h`; it is *ready* for its output at `h + router_delay`
 //!   (routing + VC allocation + switch allocation + switch latency);
-//! - it waits in that output's queue for its VC until it is ready, the channel is idle **and**
-//!   the next buffer has credit for the whole packet (virtual cut-through); queues are FIFO,
-//!   VCs are served round robin. Every packet ready by a picosecond competes at it: one that
-//!   becomes ready as the channel frees, or as another becomes ready, is in the round robin;
+//! - it waits in that output's queue for its VC class until it is ready, the channel is idle
+//!   **and** a VC of its class in the next buffer has credit for the whole packet (virtual
+//!   cut-through; of the class's VCs, the one with the most room); classes are served round
+//!   robin. Every packet ready by a picosecond competes at it: one that becomes ready as the
+//!   channel frees, or as another becomes ready, is in the round robin;
+//! - **input-queued** (`network.router`, the default, NSIM's): a packet is in an output's queue
+//!   only while it is the first of its input buffer (`inq`, a FIFO per channel and VC), so a
+//!   packet behind a blocked head waits (head-of-line blocking), and it may leave only when its
+//!   input's crossbar port is free (`Channel::xbar_until` of the channel feeding that buffer:
+//!   until the tail of the packet it last sent has crossed). The queue is then the order the
+//!   inputs asked in, and the channel sends the first packet in it that can go (oldest request
+//!   first). **Output-queued**: a packet joins its output's queue on arrival, FIFO;
 //! - its head leaves at `t` and arrives at `t + cable_latency`; its tail leaves at
 //!   `max(t + size/bandwidth, tail_here + pipeline)` — the later of serialization on this
 //!   channel and the tail's own progress (NSIM's rule where links of different speeds meet);
@@ -33,7 +41,8 @@
 //! by the channel's next look, [`Network::staged`] counting it free from its picosecond on.
 //!
 //! **Queued on sending.** Mesh and torus routes are fixed, so a packet is routed and queued at
-//! its next router the moment it is sent, with the time it will be ready; heads become ready
+//! its next router the moment it is sent (input-queued: if it is the first of its input
+//! buffer; otherwise when the packet ahead of it leaves, [`Network::next_in_buffer`]), with the time it will be ready; heads become ready
 //! in the order they were queued (every hop takes the same `cable_latency + router_delay`, head
 //! to head). A queue is looked at when its channel's tail leaves ([`Event::ChannelFree`],
 //! scheduled whenever packets are queued) or when credit comes back; only a packet that finds
@@ -44,12 +53,12 @@
 //! channel is ever idle while a ready packet could go.
 //!
 //! **Layout.** At scale a hop's cost is the cache lines it touches, not its instructions. So a
-//! channel is two cache lines: the first holds what every hop reads (queues, state, where the
-//! link leads, the release to apply); the second holds the credit of the buffer the channel
-//! feeds (spent only by its one feeder, and given back to it) beside that buffer's occupancy,
-//! the channel's counters, and whether and since when the channel waits for that credit (a
-//! send at the next router asks it just before its release gives the credit back: one line of
-//! the feeder for both). A router's busy ports and their tail times share one line
+//! channel is three cache lines: the first holds what every hop reads (queues, state, where
+//! the link leads, the release to apply); the second holds the credit of the buffer the channel
+//! feeds (spent only by its one feeder, and given back to it) beside that buffer's crossbar
+//! port, and whether and since when the channel waits for that credit (a send at the next
+//! router asks it just before its release gives the credit back: one line of the feeder for
+//! both); the third the counters. A router's busy ports and their tail times share one line
 //! (`pending.rs`). A packet is one line, and carries when the packet queued behind it is
 //! ready, so that a send learns it without reading that packet. The engine prefetches an
 //! event's channel or packet a few events ahead, then what it points to (`world.rs`).
@@ -78,8 +87,8 @@ use super::late_links::{Link, Links};
 use super::packet::{PacketPool, PktId, NONE};
 use super::pending::Pending;
 use super::power::{Power, Ready};
-use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_VCS, NO_DIM};
-use crate::config::{DragonflyRouting, NetworkConfig, NodeConfig, PowerConfig};
+use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_CLASSES, NO_DIM};
+use crate::config::{DragonflyRouting, NetworkConfig, NodeConfig, PowerConfig, RouterKind};
 use crate::event::Event;
 use crate::perf::prefetch::prefetch;
 use crate::probe::history::{BufferHistory, Stay};
@@ -89,6 +98,9 @@ use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
 pub use observe::{LinkLoad, NetworkStats};
 use routing::cube_hop;
+
+/// Most virtual channels per port.
+const MAX_VCS: usize = crate::config::MAX_VCS as usize;
 
 /// `Channel::releasing` value meaning "a NIC transmit staging slot" rather than a buffer.
 pub const STAGING: u32 = u32::MAX - 1;
@@ -128,14 +140,16 @@ const EMPTY: Fifo = Fifo {
     tail: NONE,
 };
 
-/// One direction of one link, seen from the router or NIC that drives it: two cache lines
-/// (see the module's doc), 128 bytes.
+/// One direction of one link, seen from the router or NIC that drives it: three cache lines
+/// (see the module's doc), 192 bytes.
 #[derive(Clone)]
 #[repr(C, align(64))]
 struct Channel {
     // ---- first line: what a hop reads
-    /// Packets waiting for this channel, one FIFO per virtual channel of the next buffer.
-    queues: [Fifo; MAX_VCS],
+    /// Packets waiting for this channel, one FIFO per virtual channel class of the next
+    /// buffer (in an input-queued router, the first packet of each input buffer that wants
+    /// it, in the order they asked).
+    queues: [Fifo; MAX_CLASSES],
     /// Packets in those queues (UGAL's measure of congestion).
     queued: u32,
     /// A packet's tail is still leaving (until `free_at`), or has left and its release is
@@ -144,7 +158,7 @@ struct Channel {
     /// An [`Event::ChannelFree`] is scheduled at `free_at` (otherwise the release is applied by
     /// whoever next looks at the router, [`Network::settle`]).
     scheduled: bool,
-    /// Virtual channel to look at first (round robin).
+    /// Virtual channel class to look at first (round robin).
     rr: u8,
     /// The link is a torus wrap-around ([`WRAP`]) or a dragonfly global link ([`GLOBAL`]).
     flags: u8,
@@ -158,26 +172,27 @@ struct Channel {
     next: RouterId,
     /// Credit to give back when the current tail has left: the channel that feeds the buffer
     /// the packet held (its credit lives there), or [`STAGING`] for a NIC's staging slot; and
-    /// `bytes << 2 | virtual channel`, or `NONE` when there is nothing to give back.
+    /// `bytes << VC_BITS | virtual channel`, or `NONE` when there is nothing to give back.
     releasing_up: u32,
     releasing: u32,
     /// What the last release applied freed, for its event (which wakes that buffer's feeder,
     /// when the release was applied before the event was taken): the buffer's feeder,
     /// [`STAGING`], or `NONE`.
     released_up: u32,
-    // ---- second line: the buffer this channel feeds, and counters
+    // ---- second line: the buffer this channel feeds
     /// Free bytes of the buffer this channel feeds, per virtual channel (a NIC's receive
     /// buffer is VC 0; VCs the buffer does not have stay full of credit).
     credit: [u32; MAX_VCS],
+    /// Input-queued routers: when the packet the buffer this channel feeds is sending through
+    /// the crossbar has crossed it (ps); the input sends nothing else until then.
+    xbar_until: u64,
+    /// Time under backpressure (ps), as Σ end − Σ start of its spells: a spell's start is
+    /// subtracted when it begins and its end added when the send that ends it (which holds
+    /// this line already) goes, so an open spell's time so far is `blocked_ps + now` (kept
+    /// here, not in a side table, to spare that send a cache miss).
+    blocked_ps: i64,
     /// The most bytes that buffer (all its virtual channels) ever held.
     occ_peak: u32,
-    /// Σ change × time of change of the bytes held (byte·ps): the integral of the occupancy
-    /// `occ` from 0 to `T` is then `occ·T − occ_moment`, one multiply-add per change.
-    occ_moment: i128,
-    /// Bytes sent over this channel (payload and headers).
-    bytes: u64,
-    /// Time this channel spent sending, in picoseconds.
-    busy_ps: u64,
     /// Packets sent over this channel (saturating: a link would carry 2³² packets only in a run
     /// of tens of simulated seconds at full load, trillions of events).
     packets: u32,
@@ -185,22 +200,30 @@ struct Channel {
     /// (backpressure). Kept beside that buffer's credit: the send that frees credit there asks
     /// it, and the release that gives the credit back follows.
     blocked: bool,
-    /// Time under backpressure (ps), as Σ end − Σ start of its spells: a spell's start is
-    /// subtracted when it begins and its end added when the send that ends it (which holds
-    /// this line already) goes, so an open spell's time so far is `blocked_ps + now` (kept
-    /// here, not in a side table, to spare that send a cache miss).
-    blocked_ps: i64,
+    // ---- third line: counters
+    /// Σ change × time of change of the bytes held (byte·ps): the integral of the occupancy
+    /// `occ` from 0 to `T` is then `occ·T − occ_moment`, one multiply-add per change.
+    occ_moment: i128,
+    /// Bytes sent over this channel (payload and headers).
+    bytes: u64,
+    /// Time this channel spent sending, in picoseconds.
+    busy_ps: u64,
 }
 
-const _: () = assert!(std::mem::size_of::<Channel>() == 128);
+const _: () = assert!(std::mem::size_of::<Channel>() == 192);
+
+/// Bits of `Channel::releasing` that hold the virtual channel.
+const VC_BITS: u32 = 3;
+const _: () = assert!(MAX_VCS <= 1 << VC_BITS);
 
 impl Channel {
-    /// The bytes its pending release gives back to virtual channel `vc` of the buffer `feeder`
-    /// feeds, if that is where it goes.
+    /// The bytes its pending release gives back to a virtual channel in `vcs` of the buffer
+    /// `feeder` feeds, if that is where it goes.
     #[inline]
-    fn releases_into(&self, feeder: u32, vc: u32) -> Option<u32> {
+    fn releases_into(&self, feeder: u32, vcs: std::ops::Range<u32>) -> Option<u32> {
         let into = self.releasing != NONE && self.releasing_up == feeder;
-        (into && self.releasing & 3 == vc).then_some(self.releasing >> 2)
+        let vc = self.releasing & ((1 << VC_BITS) - 1);
+        (into && vcs.contains(&vc)).then_some(self.releasing >> VC_BITS)
     }
 
     /// Bytes held now in the buffer this channel feeds, all virtual channels (`cap`: bytes of
@@ -217,7 +240,16 @@ pub struct Network {
     /// The topology: who connects to whom, and routing.
     pub topo: Topo,
     ports: u32,
+    /// Virtual channel classes of the routing (the output queues of a channel).
+    classes: u32,
+    /// Virtual channels per input buffer (`network.vcs`).
     vcs: u32,
+    /// Class `k` takes virtual channels `vc_lo[k]..vc_lo[k + 1]`.
+    vc_lo: [u8; MAX_CLASSES + 1],
+    /// Input-queued (`network.router`): per channel and virtual channel, the FIFO of packets
+    /// in the buffer it feeds (index `c · vcs + vc`); empty for an output-queued router.
+    inq: Vec<Fifo>,
+    iq: bool,
     routers: u32,
     /// Router channels (`routers × ports`): channels from here on are NICs' injection links.
     nr: u32,
@@ -277,7 +309,13 @@ impl Network {
         let topo = Topo::new(net, node.nics_per_node);
         let routers = topo.routers();
         let ports = topo.ports() as u32;
-        let vcs = topo.vcs() as u32;
+        let classes = topo.vcs() as u32;
+        let vcs = net.vc_count().clamp(classes, MAX_VCS as u32);
+        let mut vc_lo = [vcs as u8; MAX_CLASSES + 1];
+        for (k, lo) in vc_lo.iter_mut().enumerate().take(classes as usize) {
+            *lo = (k as u32 * vcs / classes) as u8;
+        }
+        let iq = net.router == RouterKind::InputQueued;
         let tpr = topo.terminals_per_router();
         let term_routers = topo.terminal_routers();
         let terminals = topo.terminals();
@@ -293,7 +331,7 @@ impl Network {
         let nchan = (routers * ports + terminals) as usize;
         let cap = net.buffer_bytes.0 as u32;
         let channel = Channel {
-            queues: [EMPTY; MAX_VCS],
+            queues: [EMPTY; MAX_CLASSES],
             queued: 0,
             busy: false,
             scheduled: false,
@@ -306,13 +344,14 @@ impl Network {
             releasing: NONE,
             released_up: NONE,
             credit: [cap; MAX_VCS],
+            xbar_until: 0,
+            blocked_ps: 0,
             occ_peak: 0,
+            packets: 0,
+            blocked: false,
             occ_moment: 0,
             bytes: 0,
             busy_ps: 0,
-            packets: 0,
-            blocked: false,
-            blocked_ps: 0,
         };
         let (class_bw, class_cable) = link_classes(net, node);
         // (queuing a mesh or torus packet at its next router as it is sent needs every hop to
@@ -323,7 +362,15 @@ impl Network {
             pending: Pending::new(routers, ports),
             topo,
             ports,
+            classes,
             vcs,
+            vc_lo,
+            inq: if iq {
+                vec![EMPTY; nchan * vcs as usize]
+            } else {
+                Vec::new()
+            },
+            iq,
             routers,
             nr: routers * ports,
             tpr,
@@ -391,6 +438,7 @@ impl Network {
     /// has held at once (the packet pool never shrinks).
     pub fn footprint(&self) -> usize {
         self.channels.len() * std::mem::size_of::<Channel>()
+            + self.inq.len() * std::mem::size_of::<Fifo>()
             + self.packets.peak() * std::mem::size_of::<super::packet::Packet>()
     }
 
@@ -480,9 +528,16 @@ impl Network {
     }
 
     /// A packet's head has passed the pipeline of router `p.at`: route it and queue it (fat
-    /// tree and dragonfly, whose routes depend on the moment; see the module's doc).
+    /// tree and dragonfly, whose routes depend on the moment; see the module's doc). In an
+    /// input-queued router only the first packet of its input buffer asks for an output; one
+    /// behind it is routed when it becomes the first ([`Network::next_in_buffer`]).
     pub fn router_ready(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
-        self.packets.get_mut(pkt).ready = now;
+        let p = self.packets.get_mut(pkt);
+        p.ready = now;
+        p.arrived = true;
+        if self.iq && !self.first_in_buffer(pkt) {
+            return;
+        }
         let (c, vc) = self.route(pkt, now);
         self.enqueue(c, vc, pkt);
         self.try_send(c, now, q);
@@ -504,6 +559,11 @@ impl Network {
         self.packets.get_mut(pkt).ready = ready;
         let (c, vc) = self.follow(pkt, hop);
         let head = self.enqueue(c, vc, pkt);
+        if self.iq {
+            // (the packets ahead of it may wait for their inputs: it may go first)
+            self.look_at(c, ready, q);
+            return;
+        }
         let ch = &self.channels[c as usize];
         if ch.scheduled || !head {
             // its tail's event (now or later) looks at the queue, or the packet ahead of this
@@ -514,6 +574,84 @@ impl Network {
         } else {
             self.wake(c, ready, q);
         }
+    }
+
+    /// Makes sure channel `c` is looked at no later than `at`: by its tail's event if it is
+    /// busy until then, else by a wake-up.
+    #[inline]
+    fn look_at(&mut self, c: u32, at: Time, q: &mut EventQueue<Event>) {
+        let ch = &self.channels[c as usize];
+        if ch.busy && ch.free_at >= at.ps() {
+            if !ch.scheduled {
+                self.schedule(c, q);
+            }
+        } else {
+            self.wake(c, at, q);
+        }
+    }
+
+    /// Input-queued: whether `pkt` is the first packet of the input buffer it holds.
+    #[inline]
+    fn first_in_buffer(&self, pkt: PktId) -> bool {
+        let p = self.packets.get(pkt);
+        self.inq[(p.from * self.vcs + p.held_vc as u32) as usize].head == pkt
+    }
+
+    /// Input-queued: `pkt` enters virtual channel `vc` of the buffer channel `c` feeds, last;
+    /// true if it is the first there.
+    #[inline]
+    fn in_push(&mut self, c: u32, vc: u32, pkt: PktId) -> bool {
+        self.packets.get_mut(pkt).in_next = NONE;
+        let f = &mut self.inq[(c * self.vcs + vc) as usize];
+        let tail = f.tail;
+        f.tail = pkt;
+        if tail == NONE {
+            f.head = pkt;
+            true
+        } else {
+            self.packets.get_mut(tail).in_next = pkt;
+            false
+        }
+    }
+
+    /// Input-queued: `pkt`, the first of virtual channel `vc` of the buffer `from` feeds,
+    /// leaves it (its crossbar transfer ends at `crossed`); `behind`, now first, asks for its
+    /// output, which looks no earlier than `crossed` (the input is busy until then).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn next_in_buffer(
+        &mut self,
+        from: u32,
+        vc: u8,
+        pkt: PktId,
+        behind: PktId,
+        crossed: Time,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
+        let f = &mut self.inq[(from * self.vcs + vc as u32) as usize];
+        debug_assert_eq!(
+            f.head, pkt,
+            "only the first packet of an input buffer leaves it"
+        );
+        f.head = behind;
+        if behind == NONE {
+            f.tail = NONE;
+            return;
+        }
+        let h = behind;
+        let hp = *self.packets.get(h);
+        let (c, vc) = match &self.topo {
+            Topo::Cube(cube) if self.early => {
+                let hop = cube_hop(cube, self.tpr, hp.at, hp.dst, hp.vc, hp.dim);
+                self.follow(h, hop)
+            }
+            // (not yet through the pipeline: its own event routes it)
+            _ if !hp.arrived => return,
+            _ => self.route(h, now),
+        };
+        self.enqueue(c, vc, h);
+        self.look_at(c, crossed.max(hp.ready), q);
     }
 }
 

@@ -63,29 +63,46 @@ impl Network {
             if ch.busy && ch.free_at > t {
                 continue;
             }
-            for vc in 0..self.vcs as usize {
-                let head = ch.queues[vc].head;
-                if head == NONE || self.packets.get(head).ready.ps() > t {
+            let scan = self.iq && (c as u32) < self.nr;
+            for k in 0..self.classes {
+                // the packets of the queue that could go: ready, and (input-queued) their
+                // input's crossbar free
+                let mut pkt = ch.queues[k as usize].head;
+                while pkt != NONE {
+                    let p = self.packets.get(pkt);
+                    let free = !scan || self.channels[p.from as usize].xbar_until <= t;
+                    if p.ready.ps() <= t && free {
+                        break;
+                    }
+                    pkt = if scan { p.next } else { NONE };
+                }
+                if pkt == NONE {
                     continue;
                 }
-                let vc_in = if ch.next == NONE { 0 } else { vc };
-                let mut room = ch.credit[vc_in] as u64;
-                if ch.next != NONE {
-                    // releases into that buffer that came due and are not applied yet
-                    let base = (ch.next * self.ports) as usize;
-                    for d in &self.channels[base..base + self.ports as usize] {
-                        if d.busy && d.free_at <= t {
-                            room += d.releases_into(c as u32, vc as u32).unwrap_or(0) as u64;
+                let vcs = if ch.next == NONE {
+                    0..1
+                } else {
+                    self.class_vcs(k)
+                };
+                for vc in vcs {
+                    let mut room = ch.credit[vc as usize] as u64;
+                    if ch.next != NONE {
+                        // releases into that buffer that came due and are not applied yet
+                        let base = (ch.next * self.ports) as usize;
+                        for d in &self.channels[base..base + self.ports as usize] {
+                            if d.busy && d.free_at <= t {
+                                room += d.releases_into(c as u32, vc..vc + 1).unwrap_or(0) as u64;
+                            }
                         }
                     }
-                }
-                let wire = self.packets.get(head).wire;
-                if room >= wire as u64 {
-                    return Some(format!(
-                        "channel {c}, virtual channel {vc}, was idle at {} with a ready packet \
-                         of {wire} B and {room} B of room downstream",
-                        Time(t)
-                    ));
+                    let wire = self.packets.get(pkt).wire;
+                    if room >= wire as u64 {
+                        return Some(format!(
+                            "channel {c}, virtual channel {vc}, was idle at {} with a ready \
+                             packet of {wire} B and {room} B of room downstream",
+                            Time(t)
+                        ));
+                    }
                 }
             }
         }

@@ -83,7 +83,7 @@ impl Network {
     /// Prefetches the head packets of `ch`'s queues.
     #[inline]
     pub(super) fn prefetch_heads(&self, ch: &Channel) {
-        for f in &ch.queues[..self.vcs as usize] {
+        for f in &ch.queues[..self.classes as usize] {
             if f.head != NONE {
                 prefetch(self.packets.get(f.head));
             }

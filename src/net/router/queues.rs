@@ -47,7 +47,9 @@ impl Network {
 
     /// Writes the links of the queues into their packets a few queuings late, or at once (see
     /// "Linked later" in the module's doc): worth it when the packets do not fit in the caches.
+    /// (Not for an input-queued router, whose channels look past their first packet.)
     pub fn link_later(&mut self, on: bool) {
+        let on = on && !self.iq;
         if !on {
             while !self.links.is_empty() {
                 if let Some(l) = self.links.pop() {
@@ -85,41 +87,59 @@ impl Network {
                 self.apply(c);
             }
         }
-        let vcs = self.vcs;
-        let mut next_vc = self.channels[c as usize].rr as u32;
+        let classes = self.classes;
+        let mut next_k = self.channels[c as usize].rr as u32;
         let mut settled = false;
-        // the earliest time a head that is not ready yet will be (ps), and whether a ready
-        // head lacks credit
+        // the earliest time a packet that cannot go yet may (ps), and whether a ready one
+        // lacks credit
         let mut later = u64::MAX;
         let mut starved = false;
-        for _ in 0..vcs {
-            let vc = next_vc;
-            next_vc = if vc + 1 == vcs { 0 } else { vc + 1 };
-            let head = self.channels[c as usize].queues[vc as usize].head;
-            if head == NONE {
+        // (an input-queued router's packets may also wait for their input's crossbar: any of
+        // its queue may go, the one that asked first first; a NIC's queue is its own FIFO)
+        let scan = self.iq && c < self.nr;
+        for _ in 0..classes {
+            let k = next_k;
+            next_k = if k + 1 == classes { 0 } else { k + 1 };
+            let (mut prev, mut pkt) = (NONE, self.channels[c as usize].queues[k as usize].head);
+            while pkt != NONE {
+                let p = self.packets.get(pkt);
+                let ready = p.ready.ps();
+                let waits = if ready > now.ps() {
+                    ready
+                } else if scan {
+                    self.channels[p.from as usize].xbar_until
+                } else {
+                    0
+                };
+                if waits <= now.ps() {
+                    break;
+                }
+                later = later.min(waits);
+                if !scan {
+                    pkt = NONE;
+                    break;
+                }
+                (prev, pkt) = (pkt, p.next);
+            }
+            if pkt == NONE {
                 continue;
             }
-            let p = self.packets.get(head);
-            let (wire, ready) = (p.wire, p.ready.ps());
-            if ready > now.ps() {
-                later = later.min(ready);
-                continue;
-            }
+            let wire = self.packets.get(pkt).wire;
             let next_router = self.channels[c as usize].next;
             if !settled && next_router != NONE {
                 // releases into the next router's buffers that came due
                 self.settle(next_router, now);
                 settled = true;
             }
-            // (a NIC has one receive buffer, whatever VC the packet came on)
-            let vc_in = if next_router == NONE { 0 } else { vc };
-            if self.channels[c as usize].credit[vc_in as usize] < wire {
+            // VC allocation: the VC of its class with the most room (a NIC has one receive
+            // buffer, whatever VC the packet came on)
+            let Some(vc_in) = self.allocate_vc(c, k, next_router, wire) else {
                 starved = true;
                 if next_router != NONE {
-                    self.wake_releases(next_router, c, vc, q);
+                    self.wake_releases(next_router, c, k, q);
                 }
                 continue;
-            }
+            };
             if let Some(pw) = self.power.as_deref_mut() {
                 if let Ready::Wake { slept, until } = pw.ready(c, now.ps()) {
                     // asleep: it wakes first; this packet and those behind it wait
@@ -137,7 +157,7 @@ impl Network {
                     return;
                 }
             }
-            self.send(c, vc, head, next_router, now, q);
+            self.send(c, k, vc_in, pkt, prev, next_router, now, q);
             return;
         }
         if later != u64::MAX {
@@ -150,14 +170,45 @@ impl Network {
         }
     }
 
-    /// Starts packet `pkt`, the head of queue `vc` of idle channel `c`, whose next buffer has
-    /// credit for it.
+    /// VC allocation (docs/model.md §3): of the virtual channels of class `k` in the buffer
+    /// channel `c` feeds, the one with the most free bytes, the lowest of equals, if it has
+    /// room for a whole packet of `wire` bytes (virtual cut-through); a NIC's buffer has one.
     #[inline]
+    fn allocate_vc(&self, c: u32, k: u32, next_router: RouterId, wire: u32) -> Option<u32> {
+        let credit = &self.channels[c as usize].credit;
+        if next_router == NONE {
+            return (credit[0] >= wire).then_some(0);
+        }
+        let (lo, hi) = (
+            self.vc_lo[k as usize] as u32,
+            self.vc_lo[k as usize + 1] as u32,
+        );
+        let mut best = lo;
+        for v in lo + 1..hi {
+            if credit[v as usize] > credit[best as usize] {
+                best = v;
+            }
+        }
+        (credit[best as usize] >= wire).then_some(best)
+    }
+
+    /// The virtual channels of class `k`.
+    #[inline]
+    pub(super) fn class_vcs(&self, k: u32) -> std::ops::Range<u32> {
+        self.vc_lo[k as usize] as u32..self.vc_lo[k as usize + 1] as u32
+    }
+
+    /// Starts packet `pkt` (queued behind `prev`, or first) of queue `k` of idle channel `c`
+    /// into virtual channel `vc_in` of the next buffer, which has credit for it.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn send(
         &mut self,
         c: u32,
-        vc: u32,
+        k: u32,
+        vc_in: u32,
         pkt: PktId,
+        prev: PktId,
         next_router: RouterId,
         now: Time,
         q: &mut EventQueue<Event>,
@@ -180,7 +231,7 @@ impl Network {
         // for it at the end of this send; its channel's line is asked for now
         let ahead = match &self.topo {
             Topo::Cube(cube) if self.early && next_router != NONE => {
-                let hop = cube_hop(cube, self.tpr, next_router, p.dst, vc as u8, p.dim);
+                let hop = cube_hop(cube, self.tpr, next_router, p.dst, k as u8, p.dim);
                 let c = self.router_channel(next_router, hop.port as u32);
                 prefetch(&self.channels[c as usize]);
                 Some(hop)
@@ -198,21 +249,25 @@ impl Network {
         // dequeue
         let ch = &mut self.channels[c as usize];
         ch.queued -= 1;
-        let f = &mut ch.queues[vc as usize];
-        f.head = p.next;
-        if f.head == NONE {
-            f.tail = NONE;
+        let f = &mut ch.queues[k as usize];
+        if prev == NONE {
+            f.head = p.next;
         }
-        // the virtual channel of the buffer it enters: a NIC has only one
-        let vc_in = if next_router == NONE { 0 } else { vc };
+        if f.tail == pkt {
+            f.tail = prev;
+        }
         ch.credit[vc_in as usize] -= p.wire;
         // (at least a picosecond, even for a packet of no bytes at all: a channel releases at
         // most once per picosecond, and its event names that one release)
         let tail_leaves = (now + serialize).max(p.tail + pipeline).max(now + Time(1));
         ch.busy = true;
         ch.free_at = tail_leaves.ps();
-        ch.rr = if vc + 1 == self.vcs { 0 } else { vc as u8 + 1 };
-        ch.releasing = p.wire << 2 | p.held_vc as u32;
+        ch.rr = if k + 1 == self.classes {
+            0
+        } else {
+            k as u8 + 1
+        };
+        ch.releasing = p.wire << VC_BITS | p.held_vc as u32;
         ch.releasing_up = p.from;
         let flags = ch.flags;
         ch.bytes += p.wire as u64;
@@ -234,10 +289,17 @@ impl Network {
         // behind this one waits for it (the NIC's DMA waits for a slot only while one is, as it
         // has STAGING_SLOTS = 2: this packet's and the queued one's).
         let queued = ch.queued > 0;
+        if prev != NONE {
+            let pp = self.packets.get_mut(prev);
+            (pp.next, pp.next_ready) = (p.next, p.next_ready);
+        }
         let mut waited = queued;
+        let scan = self.iq && is_router;
         if is_router {
             let mut wake = u64::MAX;
-            if queued {
+            // (input-queued: packets queued here may wait for their inputs rather than for
+            // their readiness; the tail's event looks at them)
+            if queued && !scan {
                 // (the packet behind this one says when it is ready: only the heads of the
                 // other virtual channels are read)
                 let mut first = if p.next == NONE {
@@ -246,11 +308,11 @@ impl Network {
                     p.next_ready.ps()
                 };
                 if first > tail_leaves.ps() {
-                    for (v, f) in self.channels[c as usize].queues[..self.vcs as usize]
+                    for (v, f) in self.channels[c as usize].queues[..self.classes as usize]
                         .iter()
                         .enumerate()
                     {
-                        if v != vc as usize && f.head != NONE {
+                        if v != k as usize && f.head != NONE {
                             first = first.min(self.packets.get(f.head).ready.ps());
                         }
                     }
@@ -295,12 +357,12 @@ impl Network {
                     Stay {
                         router: next_router,
                         in_port: (slot % self.ports) as u8,
-                        vc: vc as u8,
+                        vc: vc_in as u8,
                         src: p.src,
                         dst: p.dst,
                         bytes: p.wire,
                         arrive_ps: (now + self.class_cable[class]).ps(),
-                        occupancy: self.capacity - ch.credit[vc as usize],
+                        occupancy: self.capacity - ch.credit[vc_in as usize],
                         depart_ps: None,
                         out_port: None,
                         freed_ps: None,
@@ -326,13 +388,22 @@ impl Network {
             self.stats.global_hops += (flags & GLOBAL != 0) as u64;
             let pm = self.packets.get_mut(pkt);
             pm.at = next_router;
-            pm.vc = vc as u8;
+            pm.vc = k as u8;
+            pm.arrived = false;
             let ready = head_arrives + self.router_delay;
-            if let Some(hop) = ahead {
-                self.arrive_early(pkt, ready, hop, q);
-            } else {
-                q.push(ready, Event::RouterReady(pkt));
+            // (input-queued: only the first packet of an input buffer asks for an output)
+            let first = !self.iq || self.in_push(c, vc_in, pkt);
+            match ahead {
+                Some(hop) if first => self.arrive_early(pkt, ready, hop, q),
+                Some(_) => self.packets.get_mut(pkt).ready = ready,
+                None => q.push(ready, Event::RouterReady(pkt)),
             }
+        }
+        if scan {
+            // it has left its input buffer, whose crossbar port is busy until its tail has
+            // crossed (no output buffer: as it leaves by the link)
+            self.channels[p.from as usize].xbar_until = tail_leaves.ps();
+            self.next_in_buffer(p.from, p.held_vc, pkt, p.in_next, tail_leaves, now, q);
         }
     }
 }

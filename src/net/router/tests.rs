@@ -4,7 +4,7 @@
 //! router pipeline (4 + 4 + 4 + 128 ns), 0.6 ns cables.
 
 use super::*;
-use crate::config::{NetworkConfig, NodeConfig, Topology};
+use crate::config::{NetworkConfig, NodeConfig, RouterKind, Topology};
 use crate::net::packet::Packet;
 
 /// An 80-byte packet (64 B of payload and the 16 B header) serializes in 20 ns at 4 GB/s.
@@ -90,4 +90,104 @@ fn a_full_buffer_holds_the_next_packet_until_its_credit_comes_back() {
     net.release_rx(a, Time(freed), &mut q);
     assert_eq!(run(&mut net, &mut q, true), [(b, freed + SER + CABLE)]);
     assert!(net.stats.packet_hops == 6);
+}
+
+/// A 3-router line (NICs 0, 1, 2 on routers 0, 1, 2) with `vcs` virtual channels per input.
+fn line(router: RouterKind, vcs: u32) -> Network {
+    let net = NetworkConfig {
+        topology: Topology::Mesh,
+        dims: vec![3],
+        vcs: Some(vcs),
+        router,
+        ..NetworkConfig::default()
+    };
+    Network::new(&net, &NodeConfig::default(), None, 0)
+}
+
+/// A packet of `wire` bytes injected at NIC `src` at time 0.
+fn big(net: &mut Network, q: &mut EventQueue<Event>, src: u32, dst: u32, wire: u32) -> PktId {
+    let pkt = net.packets.alloc(Packet::new(0, wire, src, dst));
+    net.inject(src, pkt, Time::ZERO, q);
+    pkt
+}
+
+/// When each of `pkts` reached its NIC.
+fn arrivals(got: &[(PktId, u64)], pkts: &[PktId]) -> Vec<u64> {
+    pkts.iter()
+        .map(|p| got.iter().find(|(q, _)| q == p).expect("arrived").1)
+        .collect()
+}
+
+// The three cases below share one picture. Router 1's output to router 2 is held by X1, 7600 B
+// from NIC 1 (1.9 us of serialization): its head leaves router 1 at 140.6 ns and its tail at
+// 2040.6 ns. Router 1's output to NIC 1 is held by X2, 7000 B from NIC 2, until 2031.2 ns.
+// P1 (NIC 0 -> 2) and P2 (NIC 0 -> 1), 80 B each, reach router 1's input from router 0 ready at
+// 281.2 ns and 301.2 ns, P1 first. A packet that leaves router 1 at L reaches NIC 1 at
+// L + SER + CABLE, and NIC 2 at L + SER + 2 CABLE + PIPELINE (router 2 is free by then).
+
+const X1_FREES: u64 = 140_600 + 1_900_000;
+const X2_FREES: u64 = 281_200 + 1_750_000;
+
+fn held_outputs(router: RouterKind, vcs: u32) -> (u64, u64) {
+    let (mut net, mut q) = (line(router, vcs), EventQueue::new());
+    big(&mut net, &mut q, 1, 2, 7600);
+    big(&mut net, &mut q, 2, 1, 7000);
+    let p1 = send(&mut net, &mut q, 0, 2, 0);
+    let p2 = send(&mut net, &mut q, 0, 1, 0);
+    let got = run(&mut net, &mut q, false);
+    let a = arrivals(&got, &[p1, p2]);
+    (a[0], a[1])
+}
+
+const TO_NIC_1: u64 = SER + CABLE;
+const TO_NIC_2: u64 = SER + 2 * CABLE + PIPELINE;
+
+#[test]
+fn a_packet_waits_behind_the_head_of_its_input_buffer() {
+    // one VC: P2 is behind P1 in the same input buffer. Its output (to NIC 1) is free from
+    // 2031.2 ns, but P1 goes first, when its own output frees at 2040.6 ns, and holds the
+    // input's crossbar port for one serialization: P2 leaves at 2060.6 ns (head-of-line)
+    let (p1, p2) = held_outputs(RouterKind::InputQueued, 1);
+    assert_eq!(p1, X1_FREES + TO_NIC_2);
+    assert_eq!(p2, X1_FREES + SER + TO_NIC_1);
+    assert_eq!((p1, p2), (2_201_800, 2_081_200));
+}
+
+#[test]
+fn another_virtual_channel_passes_a_blocked_head_but_shares_the_input_port() {
+    // two VCs: P2 took the emptier VC 1, so it does not wait behind P1 and leaves the moment
+    // its output frees (2031.2 ns); P1's output frees at 2040.6 ns, but the input's crossbar
+    // port carries P2's tail until 2051.2 ns, and P1 leaves then
+    let (p1, p2) = held_outputs(RouterKind::InputQueued, 2);
+    assert_eq!(p2, X2_FREES + TO_NIC_1);
+    assert_eq!(p1, X2_FREES + SER + TO_NIC_2);
+    assert_eq!((p1, p2), (2_212_400, 2_051_800));
+}
+
+#[test]
+fn an_output_queued_router_has_neither_head_of_line_blocking_nor_crossbar_conflicts() {
+    // each packet leaves the moment its own output frees
+    let (p1, p2) = held_outputs(RouterKind::OutputQueued, 1);
+    assert_eq!(p2, X2_FREES + TO_NIC_1);
+    assert_eq!(p1, X1_FREES + TO_NIC_2);
+}
+
+#[test]
+fn two_inputs_ready_for_one_output_go_oldest_request_first_one_serialization_apart() {
+    // router 1's output to router 2 is held by X1 until 2040.6 ns. P1 (NIC 0 -> 2, from router
+    // 0) asked for it at 140.6 ns, when router 0 sent it. B (NIC 1 -> 2), staged behind X1,
+    // leaves NIC 1 at 1900 ns and asks then; its input's crossbar port is X1's until 2040.6 ns,
+    // when both are ready. The older request, P1's, goes first; B one serialization later.
+    for router in [RouterKind::InputQueued, RouterKind::OutputQueued] {
+        let (mut net, mut q) = (line(router, 1), EventQueue::new());
+        big(&mut net, &mut q, 1, 2, 7600);
+        let b = send(&mut net, &mut q, 1, 2, 0);
+        let p1 = send(&mut net, &mut q, 0, 2, 0);
+        let got = run(&mut net, &mut q, false);
+        assert_eq!(
+            arrivals(&got, &[p1, b]),
+            [X1_FREES + TO_NIC_2, X1_FREES + SER + TO_NIC_2],
+            "{router:?}"
+        );
+    }
 }

@@ -40,8 +40,9 @@ pub struct Hop {
 /// Dimension marker of a packet that has not yet moved between routers.
 pub const NO_DIM: u8 = u8::MAX;
 
-/// Most virtual channels any topology uses (Valiant routing on a dragonfly).
-pub const MAX_VCS: usize = 3;
+/// Most virtual channel classes any topology's routing uses (Valiant routing on a dragonfly);
+/// `network.vcs` shares a port's virtual channels out among them.
+pub const MAX_CLASSES: usize = 3;
 
 /// One network's shape.
 // (one per simulation, read on every hop: the cube's routing tables stay inline, unboxed)
@@ -117,7 +118,7 @@ impl Topo {
             Topo::Dragonfly(d) => d.ports(),
         }
     }
-    /// Virtual channels per input port.
+    /// Virtual channel classes its routing needs against deadlock (a hop's `vc` is its class).
     pub fn vcs(&self) -> u8 {
         match self {
             Topo::Cube(c) => c.vcs(),
