@@ -17,6 +17,9 @@ pub enum Event {
     /// An output channel has sent the tail of its packet: the channel is free again and the
     /// buffer the packet held upstream gets its credit back.
     ChannelFree(u32),
+    /// An output port's crossbar transfer has ended (routers with output buffers): the input
+    /// buffer the packet left gets its credit back, and the port may take the next packet.
+    XbarDone(u32),
     /// A NIC's transmit DMA has read one packet's payload from memory.
     /// (The NIC is the packet's source.)
     TxDmaDone(PktId),
@@ -39,10 +42,11 @@ const _: () = assert!(std::mem::size_of::<Event>() == 8);
 
 impl Event {
     /// Kinds of event, named as in a run's summary (`network.events_by_kind`).
-    pub const KINDS: [&'static str; 10] = [
+    pub const KINDS: [&'static str; 11] = [
         "router_ready",
         "head_ready",
         "channel_free",
+        "xbar_done",
         "tx_dma_done",
         "nic_arrive",
         "rx_dma_done",
@@ -59,13 +63,14 @@ impl Event {
             Event::RouterReady(_) => 0,
             Event::HeadReady(_) => 1,
             Event::ChannelFree(_) => 2,
-            Event::TxDmaDone(_) => 3,
-            Event::NicArrive(_) => 4,
-            Event::RxDmaDone(_) => 5,
-            Event::OpStart(_) => 6,
-            Event::P2pStart(_) => 7,
-            Event::CtsStart(_) => 8,
-            Event::RankWake(_) => 9,
+            Event::XbarDone(_) => 3,
+            Event::TxDmaDone(_) => 4,
+            Event::NicArrive(_) => 5,
+            Event::RxDmaDone(_) => 6,
+            Event::OpStart(_) => 7,
+            Event::P2pStart(_) => 8,
+            Event::CtsStart(_) => 9,
+            Event::RankWake(_) => 10,
         }
     }
 }

@@ -326,6 +326,7 @@ impl World {
         match ev {
             Event::RouterReady(p) => net.router_ready(p, t, q),
             Event::HeadReady(c) => net.head_ready(c, t, q),
+            Event::XbarDone(c) => net.xbar_done(c, t, q),
             Event::ChannelFree(c) => {
                 if let Some(nic) = net.channel_free(c, t, q) {
                     nics.staging_freed(nic, net, t, q);

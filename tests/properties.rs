@@ -53,6 +53,8 @@ struct Case {
     output_queued: bool,
     /// `network.vcs` (else one per class).
     vcs: Option<u32>,
+    /// `network.output_buffer_bytes` in whole packets (input-queued routers only).
+    outbuf_packets: u64,
     ranks: u32,
     phases: Vec<Phase>,
 }
@@ -139,7 +141,7 @@ fn case() -> impl Strategy<Value = Case> {
         prop_oneof![Just(0u64), Just(256), Just(8192)],
         0u32..300,
         any::<bool>(),
-        (any::<bool>(), prop::option::of(3u32..=8)),
+        (any::<bool>(), prop::option::of(3u32..=8), 0u64..=2),
     );
     net.prop_flat_map(|mut n| {
         // a fat tree or dragonfly whose NIC ports do not share out by two keeps one NIC
@@ -174,6 +176,7 @@ fn case() -> impl Strategy<Value = Case> {
         cut_through: n.10,
         output_queued: n.11 .0,
         vcs: n.11 .1,
+        outbuf_packets: n.11 .2,
         ranks,
         phases,
     })
@@ -230,7 +233,13 @@ impl Case {
         } else {
             ""
         };
-        let vcs = self.vcs.map_or(String::new(), |v| format!("vcs = {v}\n"));
+        let mut vcs = self.vcs.map_or(String::new(), |v| format!("vcs = {v}\n"));
+        if !self.output_queued && self.outbuf_packets > 0 {
+            vcs += &format!(
+                "output_buffer_bytes = {}\n",
+                (self.mtu + self.header) * self.outbuf_packets
+            );
+        }
         let dma = if self.cut_through {
             "dma = 'cut_through'\n"
         } else {
@@ -332,7 +341,10 @@ proptest! {
         prop_assert_eq!(n.packets_delivered, packets);
         prop_assert_eq!(n.messages, messages);
         // the link counters add up, and no link carries more than its rate or its time
-        let router_bw = c.link_gbps.min(c.switch_gbps) as u128 * 1_000_000_000;
+        // (with output buffers the crossbar is a stage of its own, and the link runs at its rate)
+        let outbuf = !c.output_queued && c.outbuf_packets > 0;
+        let switch = if outbuf { c.link_gbps } else { c.switch_gbps };
+        let router_bw = c.link_gbps.min(switch) as u128 * 1_000_000_000;
         let inject_bw = c.nic_gbps.unwrap_or(c.link_gbps).min(c.link_gbps) as u128 * 1_000_000_000;
         let mut sum = 0;
         for l in &r.per_link {

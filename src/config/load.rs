@@ -206,6 +206,25 @@ impl Scenario {
                 ),
             );
         }
+        let ob = net.output_buffer_bytes.0;
+        if ob != 0 && (ob < packet || ob > u32::MAX as u64 / 2) {
+            p.key(
+                "network.output_buffer_bytes",
+                format!(
+                    "{} cannot hold one whole packet of {} (mtu + header_bytes); give 0 for \
+                     no output buffers, or at least that",
+                    net.output_buffer_bytes,
+                    Bytes(packet)
+                ),
+            );
+        }
+        if ob != 0 && net.router == super::RouterKind::OutputQueued {
+            p.key(
+                "network.output_buffer_bytes",
+                "an output-queued router has no crossbar to put output buffers after; \
+                 use router = \"input_queued\" or leave output_buffer_bytes at 0",
+            );
+        }
         let nics = f.node.nics_per_node.max(1);
         let nodes = net.nodes(nics);
         let slots = nodes * f.node.ranks_per_node as u64;

@@ -164,6 +164,10 @@ pub struct NetworkConfig {
     pub vcs: Option<u32>,
     /// How routers queue packets (docs/model.md §3).
     pub router: RouterKind,
+    /// Input-queued routers: the output buffer of each output port, per virtual channel
+    /// class, between the crossbar and the link (NSIM §3); 0 for none, else at least one whole
+    /// packet.
+    pub output_buffer_bytes: Bytes,
 }
 
 /// Most virtual channels per router input port (`network.vcs`).
@@ -215,6 +219,7 @@ impl Default for NetworkConfig {
             buffer_bytes: Bytes(8192),
             vcs: None,
             router: RouterKind::InputQueued,
+            output_buffer_bytes: Bytes(0),
         }
     }
 }

@@ -70,7 +70,8 @@ impl Network {
         }
         // the release this event was for, applied now or earlier at this picosecond
         let up = self.channels[c as usize].released_up;
-        if up != NONE && up != STAGING {
+        // (not NONE, STAGING or a channel's own output buffer)
+        if up & OUTBUF == 0 {
             self.try_send(up, now, q);
         }
         // (only now: a packet that `up` sends may be queued here, and counts on this look)
@@ -98,8 +99,12 @@ impl Network {
         if rel != NONE && up != STAGING {
             let bytes = rel >> VC_BITS;
             let vc = rel & ((1 << VC_BITS) - 1);
-            self.channels[up as usize].credit[vc as usize] += bytes;
-            self.occupy(up, at, -(bytes as i64));
+            if up & OUTBUF != 0 {
+                self.ob_free(up & !OUTBUF, vc, bytes);
+            } else {
+                self.channels[up as usize].credit[vc as usize] += bytes;
+                self.occupy(up, at, -(bytes as i64));
+            }
         }
     }
 

@@ -77,6 +77,7 @@
 
 mod flow;
 mod observe;
+mod outbuf;
 mod prefetch;
 mod queues;
 mod routing;
@@ -97,6 +98,7 @@ use crate::random::Xoshiro;
 use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
 pub use observe::{LinkLoad, NetworkStats};
+use outbuf::{OutBuf, OUTBUF};
 use routing::cube_hop;
 
 /// Most virtual channels per port.
@@ -250,6 +252,12 @@ pub struct Network {
     /// in the buffer it feeds (index `c · vcs + vc`); empty for an output-queued router.
     inq: Vec<Fifo>,
     iq: bool,
+    /// Output buffers per router channel (`network.output_buffer_bytes`; empty for none).
+    ob: Vec<OutBuf>,
+    /// The crossbar's rate (with output buffers, a stage of its own), and the transfer time of
+    /// the last packet size seen on it.
+    switch_bw: Bandwidth,
+    xmemo: (u32, Time),
     routers: u32,
     /// Router channels (`routers × ports`): channels from here on are NICs' injection links.
     nr: u32,
@@ -353,7 +361,8 @@ impl Network {
             bytes: 0,
             busy_ps: 0,
         };
-        let (class_bw, class_cable) = link_classes(net, node);
+        let ob_bytes = if iq { net.output_buffer_bytes.0 as u32 } else { 0 };
+        let (class_bw, class_cable) = link_classes(net, node, ob_bytes > 0);
         // (queuing a mesh or torus packet at its next router as it is sent needs every hop to
         // take the same time, head to head: NIC links as slow as the others)
         let early = matches!(topo, Topo::Cube(_))
@@ -371,6 +380,13 @@ impl Network {
                 Vec::new()
             },
             iq,
+            ob: if ob_bytes > 0 {
+                vec![OutBuf::new(ob_bytes); (routers * ports) as usize]
+            } else {
+                Vec::new()
+            },
+            switch_bw: net.switch_bandwidth,
+            xmemo: (0, Time::ZERO),
             routers,
             nr: routers * ports,
             tpr,
@@ -439,6 +455,7 @@ impl Network {
     pub fn footprint(&self) -> usize {
         self.channels.len() * std::mem::size_of::<Channel>()
             + self.inq.len() * std::mem::size_of::<Fifo>()
+            + self.ob.len() * std::mem::size_of::<OutBuf>()
             + self.packets.peak() * std::mem::size_of::<super::packet::Packet>()
     }
 
@@ -581,7 +598,9 @@ impl Network {
     #[inline]
     fn look_at(&mut self, c: u32, at: Time, q: &mut EventQueue<Event>) {
         let ch = &self.channels[c as usize];
-        if ch.busy && ch.free_at >= at.ps() {
+        // (with output buffers the crossbar may take it while the link is busy)
+        let outbuf = !self.ob.is_empty() && c < self.nr;
+        if ch.busy && ch.free_at >= at.ps() && !outbuf {
             if !ch.scheduled {
                 self.schedule(c, q);
             }
@@ -656,11 +675,20 @@ impl Network {
 }
 
 /// Each link class's rate and latency from the scenario: links between routers at the slower
-/// of their link and switch; NIC links at `network.nic_link_bandwidth` (injection also capped
+/// of their link and switch (the link's own rate when output buffers make the crossbar a stage
+/// of its own, `outbuf`); NIC links at `network.nic_link_bandwidth` (injection also capped
 /// by `node.nic_bandwidth`, and with no switch before it); dragonfly global links and each fat
 /// tree level at their own figures where given.
-fn link_classes(net: &NetworkConfig, node: &NodeConfig) -> ([Bandwidth; CLASSES], [Time; CLASSES]) {
-    let switch = net.switch_bandwidth;
+fn link_classes(
+    net: &NetworkConfig,
+    node: &NodeConfig,
+    outbuf: bool,
+) -> ([Bandwidth; CLASSES], [Time; CLASSES]) {
+    let switch = if outbuf {
+        Bandwidth::INFINITE
+    } else {
+        net.switch_bandwidth
+    };
     let nic_link = net.nic_link_bandwidth.unwrap_or(net.link_bandwidth);
     let nic_cable = net.nic_cable_latency.unwrap_or(net.cable_latency);
     let mut bw = [net.link_bandwidth.min(switch); CLASSES];

@@ -60,14 +60,24 @@ impl Network {
         }
         let t = t.ps();
         for (c, ch) in self.channels.iter().enumerate() {
+            let outbuf = !self.ob.is_empty() && (c as u32) < self.nr;
+            if outbuf {
+                if let Some(s) = self.ob_stalled(c as u32, t) {
+                    return Some(s);
+                }
+            }
             if ch.busy && ch.free_at > t {
                 continue;
             }
-            let scan = self.iq && (c as u32) < self.nr;
+            let scan = self.iq && (c as u32) < self.nr && !outbuf;
             for k in 0..self.classes {
                 // the packets of the queue that could go: ready, and (input-queued) their
-                // input's crossbar free
-                let mut pkt = ch.queues[k as usize].head;
+                // input's crossbar free; with output buffers, the first in the buffer
+                let mut pkt = if outbuf {
+                    self.ob_head(c as u32, k)
+                } else {
+                    ch.queues[k as usize].head
+                };
                 while pkt != NONE {
                     let p = self.packets.get(pkt);
                     let free = !scan || self.channels[p.from as usize].xbar_until <= t;

@@ -63,6 +63,9 @@ impl Network {
     /// Starts the next packet on channel `c` if the channel is idle and a queued packet has
     /// credit in the buffer it goes to.
     pub(super) fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+        if !self.ob.is_empty() && c < self.nr {
+            return self.try_send_ob(c, now, q);
+        }
         let ch = &self.channels[c as usize];
         if ch.queued == 0 {
             // nothing to send: a release that came due stays pending, for the next look
@@ -140,22 +143,8 @@ impl Network {
                 }
                 continue;
             };
-            if let Some(pw) = self.power.as_deref_mut() {
-                if let Ready::Wake { slept, until } = pw.ready(c, now.ps()) {
-                    // asleep: it wakes first; this packet and those behind it wait
-                    if let Some(s) = self.series.as_deref_mut() {
-                        s.low(c, slept, now.ps());
-                    }
-                    let ch = &mut self.channels[c as usize];
-                    ch.busy = true;
-                    ch.scheduled = true;
-                    ch.free_at = until;
-                    q.push(Time(until), Event::ChannelFree(c));
-                    if c < self.nr {
-                        self.pending.mark(c / self.ports, c % self.ports, until);
-                    }
-                    return;
-                }
+            if self.asleep(c, now, q) {
+                return;
             }
             self.send(c, k, vc_in, pkt, prev, next_router, now, q);
             return;
@@ -170,11 +159,35 @@ impl Network {
         }
     }
 
+    /// Whether channel `c`'s link sleeps (`[power]`) at `now`: then it wakes first, and the
+    /// packet that found it so and those behind it wait.
+    #[inline]
+    pub(super) fn asleep(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> bool {
+        let Some(pw) = self.power.as_deref_mut() else {
+            return false;
+        };
+        let Ready::Wake { slept, until } = pw.ready(c, now.ps()) else {
+            return false;
+        };
+        if let Some(s) = self.series.as_deref_mut() {
+            s.low(c, slept, now.ps());
+        }
+        let ch = &mut self.channels[c as usize];
+        ch.busy = true;
+        ch.scheduled = true;
+        ch.free_at = until;
+        q.push(Time(until), Event::ChannelFree(c));
+        if c < self.nr {
+            self.pending.mark(c / self.ports, c % self.ports, until);
+        }
+        true
+    }
+
     /// VC allocation (docs/model.md §3): of the virtual channels of class `k` in the buffer
     /// channel `c` feeds, the one with the most free bytes, the lowest of equals, if it has
     /// room for a whole packet of `wire` bytes (virtual cut-through); a NIC's buffer has one.
     #[inline]
-    fn allocate_vc(&self, c: u32, k: u32, next_router: RouterId, wire: u32) -> Option<u32> {
+    pub(super) fn allocate_vc(&self, c: u32, k: u32, next_router: RouterId, wire: u32) -> Option<u32> {
         let credit = &self.channels[c as usize].credit;
         if next_router == NONE {
             return (credit[0] >= wire).then_some(0);
@@ -199,7 +212,8 @@ impl Network {
     }
 
     /// Starts packet `pkt` (queued behind `prev`, or first) of queue `k` of idle channel `c`
-    /// into virtual channel `vc_in` of the next buffer, which has credit for it.
+    /// into virtual channel `vc_in` of the next buffer, which has credit for it; `prev` is
+    /// [`OUTBUF`] for the first packet of class `k` in the channel's output buffer.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn send(
@@ -214,7 +228,10 @@ impl Network {
         q: &mut EventQueue<Event>,
     ) {
         let is_router = c < self.nr;
-        let pipeline = if is_router {
+        let from_ob = prev == OUTBUF;
+        // (a packet from an output buffer has passed the pipeline: its tail there is when it
+        // crossed)
+        let pipeline = if is_router && !from_ob {
             self.router_delay
         } else {
             Time::ZERO
@@ -247,14 +264,24 @@ impl Network {
         }
         let serialize = memo.1;
         // dequeue
-        let ch = &mut self.channels[c as usize];
-        ch.queued -= 1;
-        let f = &mut ch.queues[k as usize];
-        if prev == NONE {
-            f.head = p.next;
+        if from_ob {
+            self.ob_pop(c, k, pkt);
         }
-        if f.tail == pkt {
-            f.tail = prev;
+        let ch = &mut self.channels[c as usize];
+        if !from_ob {
+            ch.queued -= 1;
+            let f = &mut ch.queues[k as usize];
+            if prev == NONE {
+                f.head = p.next;
+            }
+            if f.tail == pkt {
+                f.tail = prev;
+            }
+            ch.rr = if k + 1 == self.classes {
+                0
+            } else {
+                k as u8 + 1
+            };
         }
         ch.credit[vc_in as usize] -= p.wire;
         // (at least a picosecond, even for a packet of no bytes at all: a channel releases at
@@ -262,13 +289,14 @@ impl Network {
         let tail_leaves = (now + serialize).max(p.tail + pipeline).max(now + Time(1));
         ch.busy = true;
         ch.free_at = tail_leaves.ps();
-        ch.rr = if k + 1 == self.classes {
-            0
+        if from_ob {
+            // its bytes go back to this channel's own output buffer
+            ch.releasing = p.wire << VC_BITS | k;
+            ch.releasing_up = OUTBUF | c;
         } else {
-            k as u8 + 1
-        };
-        ch.releasing = p.wire << VC_BITS | p.held_vc as u32;
-        ch.releasing_up = p.from;
+            ch.releasing = p.wire << VC_BITS | p.held_vc as u32;
+            ch.releasing_up = p.from;
+        }
         let flags = ch.flags;
         ch.bytes += p.wire as u64;
         ch.busy_ps += (tail_leaves - now).ps();
@@ -289,13 +317,14 @@ impl Network {
         // behind this one waits for it (the NIC's DMA waits for a slot only while one is, as it
         // has STAGING_SLOTS = 2: this packet's and the queued one's).
         let queued = ch.queued > 0;
-        if prev != NONE {
+        if prev != NONE && !from_ob {
             let pp = self.packets.get_mut(prev);
             (pp.next, pp.next_ready) = (p.next, p.next_ready);
         }
-        let mut waited = queued;
-        let scan = self.iq && is_router;
-        if is_router {
+        // (output buffers: the tail's event always looks again, for the link and the crossbar)
+        let mut waited = queued || from_ob;
+        let scan = self.iq && is_router && !from_ob;
+        if is_router && !from_ob {
             let mut wake = u64::MAX;
             // (input-queued: packets queued here may wait for their inputs rather than for
             // their readiness; the tail's event looks at them)
@@ -347,7 +376,7 @@ impl Network {
         if self.history.is_some() {
             let slot = self.slot_fed(c).unwrap_or(NONE);
             let h = self.history.as_deref_mut().expect("checked");
-            if is_router && h.watches(c / self.ports) {
+            if is_router && !from_ob && h.watches(c / self.ports) {
                 h.depart(pkt, (c % self.ports) as u8, now.ps(), tail_leaves.ps());
             }
             if next_router != NONE && h.watches(next_router) {

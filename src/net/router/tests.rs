@@ -37,6 +37,7 @@ fn run(net: &mut Network, q: &mut EventQueue<Event>, hold: bool) -> Vec<(PktId, 
         match ev {
             Event::RouterReady(p) => net.router_ready(p, t, q),
             Event::HeadReady(c) => net.head_ready(c, t, q),
+            Event::XbarDone(c) => net.xbar_done(c, t, q),
             Event::ChannelFree(c) => {
                 net.channel_free(c, t, q);
             }
@@ -190,4 +191,45 @@ fn two_inputs_ready_for_one_output_go_oldest_request_first_one_serialization_apa
             "{router:?}"
         );
     }
+}
+
+#[test]
+fn an_output_buffer_frees_the_input_behind_a_packet_blocked_downstream() {
+    // Buffers of one packet, and NIC 2 keeps what it receives. A and B (NIC 1 -> 2, at 0)
+    // fill NIC 2 and then the buffer before it, so that nothing more gets to NIC 2. P1 (NIC 0
+    // -> 2) and P2 (NIC 0 -> 1) follow at 300 ns. Without output buffers P1 holds router 1's
+    // input from router 0 for ever, P2 waits behind it at router 0, and only A arrives.
+    let run_with = |ob: u64| {
+        let net = NetworkConfig {
+            topology: Topology::Mesh,
+            dims: vec![3],
+            buffer_bytes: Bytes(WIRE as u64),
+            output_buffer_bytes: Bytes(ob),
+            ..NetworkConfig::default()
+        };
+        let (mut net, mut q) = (Network::new(&net, &NodeConfig::default(), None, 0), EventQueue::new());
+        let a = send(&mut net, &mut q, 1, 2, 0);
+        send(&mut net, &mut q, 1, 2, 0);
+        send(&mut net, &mut q, 0, 2, 300_000);
+        let p2 = send(&mut net, &mut q, 0, 1, 300_000);
+        (run(&mut net, &mut q, true), a, p2)
+    };
+    let (got, a, _) = run_with(0);
+    assert_eq!(got, [(a, SER + 3 * CABLE + 2 * PIPELINE)]);
+    // With output buffers of one packet, B waits in router 2's output buffer to NIC 2, P1 in
+    // router 2's input, and P2 goes by: P1 is ready at router 0 at 440.6 ns and crosses by
+    // 460.6 ns, which lets P2 leave NIC 0; P2 is ready at router 0 at 601.2 ns, when P1 has
+    // crossed router 1 into its output buffer and given back router 1's input; one more hop
+    // and the last cable.
+    let (got, a, p2) = run_with(WIRE as u64);
+    let p1_crossed_router_0 = 300_000 + CABLE + PIPELINE + SER;
+    let p2_leaves_router_0 = p1_crossed_router_0 + CABLE + PIPELINE;
+    assert_eq!(p2_leaves_router_0, 601_200);
+    assert_eq!(
+        got,
+        [
+            (a, SER + 3 * CABLE + 2 * PIPELINE),
+            (p2, p2_leaves_router_0 + CABLE + PIPELINE + SER + CABLE)
+        ]
+    );
 }
