@@ -84,7 +84,7 @@ impl Network {
 
     /// Applies channel `c`'s release at the time its tail left: the channel is idle and the
     /// buffer its packet held gets its credit back.
-    #[inline]
+    #[inline(always)]
     pub(super) fn apply(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
         let at = Time(ch.free_at);
@@ -102,7 +102,8 @@ impl Network {
             if up & OUTBUF != 0 {
                 self.ob_free(up & !OUTBUF, vc, bytes);
             } else {
-                self.channels[up as usize].credit[vc as usize] += bytes;
+                let i = self.cr(up, vc);
+                self.credit[i] += bytes;
                 self.occupy(up, at, -(bytes as i64));
             }
         }
@@ -193,7 +194,8 @@ impl Network {
             return; // a loopback packet never held network credit
         }
         let (wire, up) = (p.wire, p.from);
-        self.channels[up as usize].credit[p.held_vc as usize] += wire;
+        let i = self.cr(up, p.held_vc as u32);
+        self.credit[i] += wire;
         self.occupy(up, now, -(wire as i64));
         self.try_send(up, now, q);
     }

@@ -53,12 +53,12 @@
 //! channel is ever idle while a ready packet could go.
 //!
 //! **Layout.** At scale a hop's cost is the cache lines it touches, not its instructions. So a
-//! channel is three cache lines: the first holds what every hop reads (queues, state, where
-//! the link leads, the release to apply); the second holds the credit of the buffer the channel
-//! feeds (spent only by its one feeder, and given back to it) beside that buffer's crossbar
-//! port, and whether and since when the channel waits for that credit (a send at the next
-//! router asks it just before its release gives the credit back: one line of the feeder for
-//! both); the third the counters. A router's busy ports and their tail times share one line
+//! channel is two cache lines: the first holds what every hop reads (queues, state, where the
+//! link leads, the release to apply); the second holds the occupancy of the buffer the channel
+//! feeds, that buffer's crossbar port, the channel's counters, and whether and since when the
+//! channel waits for credit (a send at the next router asks it just before its release gives
+//! the credit back: one line of the feeder for both). The credit itself (spent only by the
+//! one feeder, and given back to it) is a dense array beside, a few bytes per channel. A router's busy ports and their tail times share one line
 //! (`pending.rs`). A packet is one line, and carries when the packet queued behind it is
 //! ready, so that a send learns it without reading that packet. The engine prefetches an
 //! event's channel or packet a few events ahead, then what it points to (`world.rs`).
@@ -142,8 +142,8 @@ const EMPTY: Fifo = Fifo {
     tail: NONE,
 };
 
-/// One direction of one link, seen from the router or NIC that drives it: three cache lines
-/// (see the module's doc), 192 bytes.
+/// One direction of one link, seen from the router or NIC that drives it: two cache lines
+/// (see the module's doc), 128 bytes.
 #[derive(Clone)]
 #[repr(C, align(64))]
 struct Channel {
@@ -181,10 +181,11 @@ struct Channel {
     /// when the release was applied before the event was taken): the buffer's feeder,
     /// [`STAGING`], or `NONE`.
     released_up: u32,
-    // ---- second line: the buffer this channel feeds
-    /// Free bytes of the buffer this channel feeds, per virtual channel (a NIC's receive
-    /// buffer is VC 0; VCs the buffer does not have stay full of credit).
-    credit: [u32; MAX_VCS],
+    // ---- second line: the buffer this channel feeds, and counters (its credit is in
+    // `Network::credit`)
+    /// Σ change × time of change of the bytes held (byte·ps): the integral of the occupancy
+    /// `occ` from 0 to `T` is then `occ·T − occ_moment`, one multiply-add per change.
+    occ_moment: i128,
     /// Input-queued routers: when the packet the buffer this channel feeds is sending through
     /// the crossbar has crossed it (ps); the input sends nothing else until then.
     xbar_until: u64,
@@ -193,26 +194,23 @@ struct Channel {
     /// this line already) goes, so an open spell's time so far is `blocked_ps + now` (kept
     /// here, not in a side table, to spare that send a cache miss).
     blocked_ps: i64,
+    /// Bytes sent over this channel (payload and headers).
+    bytes: u64,
+    /// Time this channel spent sending, in picoseconds.
+    busy_ps: u64,
     /// The most bytes that buffer (all its virtual channels) ever held.
     occ_peak: u32,
     /// Packets sent over this channel (saturating: a link would carry 2³² packets only in a run
     /// of tens of simulated seconds at full load, trillions of events).
     packets: u32,
+    /// Bytes held now in the buffer this channel feeds, all virtual channels.
+    occ: u32,
     /// The channel is idle with a ready packet that has no credit in the buffer it feeds
-    /// (backpressure). Kept beside that buffer's credit: the send that frees credit there asks
-    /// it, and the release that gives the credit back follows.
+    /// (backpressure). Kept beside the buffer's occupancy: the send that fills it asks it.
     blocked: bool,
-    // ---- third line: counters
-    /// Σ change × time of change of the bytes held (byte·ps): the integral of the occupancy
-    /// `occ` from 0 to `T` is then `occ·T − occ_moment`, one multiply-add per change.
-    occ_moment: i128,
-    /// Bytes sent over this channel (payload and headers).
-    bytes: u64,
-    /// Time this channel spent sending, in picoseconds.
-    busy_ps: u64,
 }
 
-const _: () = assert!(std::mem::size_of::<Channel>() == 192);
+const _: () = assert!(std::mem::size_of::<Channel>() == 128);
 
 /// Bits of `Channel::releasing` that hold the virtual channel.
 const VC_BITS: u32 = 3;
@@ -228,12 +226,10 @@ impl Channel {
         (into && vcs.contains(&vc)).then_some(self.releasing >> VC_BITS)
     }
 
-    /// Bytes held now in the buffer this channel feeds, all virtual channels (`cap`: bytes of
-    /// one buffer).
+    /// Bytes held now in the buffer this channel feeds, all virtual channels.
     #[inline]
-    fn occ(&self, cap: u32) -> u32 {
-        let free: u64 = self.credit.iter().map(|&c| c as u64).sum();
-        (MAX_VCS as u64 * cap as u64 - free) as u32
+    fn occ(&self) -> u32 {
+        self.occ
     }
 }
 
@@ -254,6 +250,7 @@ pub struct Network {
     iq: bool,
     /// Output buffers per router channel (`network.output_buffer_bytes`; empty for none).
     ob: Vec<OutBuf>,
+    outbuf: bool,
     /// The crossbar's rate (with output buffers, a stage of its own), and the transfer time of
     /// the last packet size seen on it.
     switch_bw: Bandwidth,
@@ -270,6 +267,11 @@ pub struct Network {
     /// number is the channel that feeds slot `r·ports + q`.
     link_to: Vec<u32>,
     channels: Vec<Channel>,
+    /// Free bytes of the buffer each channel feeds, per virtual channel (index
+    /// `c · vcs + vc`; a NIC's receive buffer is VC 0 of the channel into it): spent only by
+    /// that channel, and given back to it. Dense, so that the credit of neighbouring channels
+    /// shares cache lines.
+    credit: Vec<u32>,
     /// Per router: the ports whose channel is busy (a tail leaving, or left and its release
     /// not applied yet), and when each tail leaves.
     pending: Pending,
@@ -351,17 +353,21 @@ impl Network {
             releasing_up: NONE,
             releasing: NONE,
             released_up: NONE,
-            credit: [cap; MAX_VCS],
+            occ_moment: 0,
             xbar_until: 0,
             blocked_ps: 0,
-            occ_peak: 0,
-            packets: 0,
-            blocked: false,
-            occ_moment: 0,
             bytes: 0,
             busy_ps: 0,
+            occ_peak: 0,
+            packets: 0,
+            occ: 0,
+            blocked: false,
         };
-        let ob_bytes = if iq { net.output_buffer_bytes.0 as u32 } else { 0 };
+        let ob_bytes = if iq {
+            net.output_buffer_bytes.0 as u32
+        } else {
+            0
+        };
         let (class_bw, class_cable) = link_classes(net, node, ob_bytes > 0);
         // (queuing a mesh or torus packet at its next router as it is sent needs every hop to
         // take the same time, head to head: NIC links as slow as the others)
@@ -385,6 +391,7 @@ impl Network {
             } else {
                 Vec::new()
             },
+            outbuf: ob_bytes > 0,
             switch_bw: net.switch_bandwidth,
             xmemo: (0, Time::ZERO),
             routers,
@@ -393,6 +400,7 @@ impl Network {
             term_routers,
             link_to,
             channels: vec![channel; nchan],
+            credit: vec![cap; nchan * vcs as usize],
             capacity: cap,
             early,
             links: Links::default(),
@@ -454,6 +462,7 @@ impl Network {
     /// has held at once (the packet pool never shrinks).
     pub fn footprint(&self) -> usize {
         self.channels.len() * std::mem::size_of::<Channel>()
+            + self.credit.len() * std::mem::size_of::<u32>()
             + self.inq.len() * std::mem::size_of::<Fifo>()
             + self.ob.len() * std::mem::size_of::<OutBuf>()
             + self.packets.peak() * std::mem::size_of::<super::packet::Packet>()
@@ -476,12 +485,19 @@ impl Network {
         let ch = &mut self.channels[c as usize];
         let t = now.ps();
         if let Some(s) = &mut self.series {
-            s.occupancy(c, (ch.occ(self.capacity) as i64 - delta) as u32, t);
+            s.occupancy(c, ch.occ, t);
         }
+        ch.occ = (ch.occ as i64 + delta) as u32;
         ch.occ_moment += delta as i128 * t as i128;
         if delta > 0 {
-            ch.occ_peak = ch.occ_peak.max(ch.occ(self.capacity));
+            ch.occ_peak = ch.occ_peak.max(ch.occ);
         }
+    }
+
+    /// Index in `credit` of virtual channel `vc` of the buffer channel `c` feeds.
+    #[inline]
+    fn cr(&self, c: u32, vc: u32) -> usize {
+        (c * self.vcs + vc) as usize
     }
 
     /// Channel of port `q` of router `r`.
@@ -599,7 +615,7 @@ impl Network {
     fn look_at(&mut self, c: u32, at: Time, q: &mut EventQueue<Event>) {
         let ch = &self.channels[c as usize];
         // (with output buffers the crossbar may take it while the link is busy)
-        let outbuf = !self.ob.is_empty() && c < self.nr;
+        let outbuf = self.outbuf && c < self.nr;
         if ch.busy && ch.free_at >= at.ps() && !outbuf {
             if !ch.scheduled {
                 self.schedule(c, q);

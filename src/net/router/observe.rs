@@ -95,7 +95,7 @@ impl Network {
                     self.class_vcs(k)
                 };
                 for vc in vcs {
-                    let mut room = ch.credit[vc as usize] as u64;
+                    let mut room = self.credit[self.cr(c as u32, vc)] as u64;
                     if ch.next != NONE {
                         // releases into that buffer that came due and are not applied yet
                         let base = (ch.next * self.ports) as usize;
@@ -166,8 +166,7 @@ impl Network {
                         .power
                         .as_ref()
                         .map_or(0, |p| p.links[c as usize].wakeups),
-                    occupancy_area: (ch.occ(self.capacity) as i128 * now.ps() as i128
-                        - ch.occ_moment) as u128,
+                    occupancy_area: (ch.occ() as i128 * now.ps() as i128 - ch.occ_moment) as u128,
                     to,
                     to_nic,
                 }
@@ -178,10 +177,6 @@ impl Network {
     /// Total buffer credit currently missing (bytes held by packets in buffers); zero when the
     /// network is empty.
     pub fn credit_in_use(&self, capacity: Bytes) -> u64 {
-        self.channels
-            .iter()
-            .flat_map(|ch| ch.credit)
-            .map(|c| capacity.0 - c as u64)
-            .sum()
+        self.credit.iter().map(|&c| capacity.0 - c as u64).sum()
     }
 }

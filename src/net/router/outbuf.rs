@@ -87,7 +87,8 @@ impl Network {
         }
         o.pending = false;
         let (from, vc, wire, at) = (o.from, o.vc, o.wire, Time(o.until));
-        self.channels[from as usize].credit[vc as usize] += wire;
+        let i = self.cr(from, vc as u32);
+        self.credit[i] += wire;
         self.occupy(from, at, -(wire as i64));
         Some(from)
     }
@@ -134,11 +135,23 @@ impl Network {
     }
 
     /// Packet `pkt` (behind `prev` in queue `k` of channel `c`) crosses into the output buffer.
-    fn cross(&mut self, c: u32, k: u32, pkt: PktId, prev: PktId, now: Time, q: &mut EventQueue<Event>) {
+    fn cross(
+        &mut self,
+        c: u32,
+        k: u32,
+        pkt: PktId,
+        prev: PktId,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let p = *self.packets.get(pkt);
         let ch = &mut self.channels[c as usize];
         ch.queued -= 1;
-        ch.rr = if k + 1 == self.classes { 0 } else { k as u8 + 1 };
+        ch.rr = if k + 1 == self.classes {
+            0
+        } else {
+            k as u8 + 1
+        };
         let f = &mut ch.queues[k as usize];
         if prev == NONE {
             f.head = p.next;
@@ -158,7 +171,8 @@ impl Network {
             .max(now + Time(1));
         self.channels[p.from as usize].xbar_until = crossed.ps();
         let o = &mut self.ob[c as usize];
-        (o.until, o.from, o.vc, o.wire, o.pending) = (crossed.ps(), p.from, p.held_vc, p.wire, true);
+        (o.until, o.from, o.vc, o.wire, o.pending) =
+            (crossed.ps(), p.from, p.held_vc, p.wire, true);
         o.free[k as usize] -= p.wire;
         let fifo = &mut o.q[k as usize];
         let tail = fifo.tail;

@@ -50,6 +50,25 @@ impl Network {
     /// the channel it gives credit back to: the heads of that channel's queues.
     #[inline]
     pub fn prefetch_close(&self, ev: &Event) {
+        if self.iq {
+            // input-queued: what sending a head reads of its input (the crossbar port, in the
+            // feeder's second line) and the packet behind it there, routed when it leaves
+            if let Event::HeadReady(c) | Event::ChannelFree(c) = *ev {
+                if let Some(ch) = self.channels.get(c as usize) {
+                    for f in &ch.queues[..self.classes as usize] {
+                        if f.head != NONE {
+                            let p = self.packets.get(f.head);
+                            if let Some(feeder) = self.channels.get(p.from as usize) {
+                                prefetch(&feeder.occ_moment);
+                            }
+                            if p.in_next != NONE {
+                                prefetch(self.packets.get(p.in_next));
+                            }
+                        }
+                    }
+                }
+            }
+        }
         let up = match *ev {
             Event::ChannelFree(c) => self.channels.get(c as usize).map_or(NONE, Self::waking),
             Event::RxDmaDone(p) => self.packets.get(p).from,
@@ -76,7 +95,10 @@ impl Network {
     pub(super) fn prefetch_channel(&self, c: u32) {
         if let Some(ch) = self.channels.get(c as usize) {
             prefetch(ch);
-            prefetch(&ch.credit);
+            prefetch(&ch.occ_moment);
+            if let Some(cr) = self.credit.get(self.cr(c, 0)) {
+                prefetch(cr);
+            }
         }
     }
 

@@ -63,7 +63,7 @@ impl Network {
     /// Starts the next packet on channel `c` if the channel is idle and a queued packet has
     /// credit in the buffer it goes to.
     pub(super) fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
-        if !self.ob.is_empty() && c < self.nr {
+        if self.outbuf && c < self.nr {
             return self.try_send_ob(c, now, q);
         }
         let ch = &self.channels[c as usize];
@@ -161,8 +161,14 @@ impl Network {
 
     /// Whether channel `c`'s link sleeps (`[power]`) at `now`: then it wakes first, and the
     /// packet that found it so and those behind it wait.
-    #[inline]
+    #[inline(always)]
     pub(super) fn asleep(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> bool {
+        self.power.is_some() && self.wake_link(c, now, q)
+    }
+
+    /// [`Network::asleep`] with `[power]` on.
+    #[inline(never)]
+    fn wake_link(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> bool {
         let Some(pw) = self.power.as_deref_mut() else {
             return false;
         };
@@ -187,8 +193,14 @@ impl Network {
     /// channel `c` feeds, the one with the most free bytes, the lowest of equals, if it has
     /// room for a whole packet of `wire` bytes (virtual cut-through); a NIC's buffer has one.
     #[inline]
-    pub(super) fn allocate_vc(&self, c: u32, k: u32, next_router: RouterId, wire: u32) -> Option<u32> {
-        let credit = &self.channels[c as usize].credit;
+    pub(super) fn allocate_vc(
+        &self,
+        c: u32,
+        k: u32,
+        next_router: RouterId,
+        wire: u32,
+    ) -> Option<u32> {
+        let credit = &self.credit[self.cr(c, 0)..];
         if next_router == NONE {
             return (credit[0] >= wire).then_some(0);
         }
@@ -196,6 +208,9 @@ impl Network {
             self.vc_lo[k as usize] as u32,
             self.vc_lo[k as usize + 1] as u32,
         );
+        if hi == lo + 1 {
+            return (credit[lo as usize] >= wire).then_some(lo);
+        }
         let mut best = lo;
         for v in lo + 1..hi {
             if credit[v as usize] > credit[best as usize] {
@@ -246,8 +261,11 @@ impl Network {
         }
         // mesh and torus: the hop after this one is fixed already, and the packet is queued
         // for it at the end of this send; its channel's line is asked for now
+        // (input-queued: only if it will be the first of the buffer it enters; otherwise it is
+        // routed when it becomes the first)
+        let first = !self.iq || next_router == NONE || self.inq[self.cr(c, vc_in)].tail == NONE;
         let ahead = match &self.topo {
-            Topo::Cube(cube) if self.early && next_router != NONE => {
+            Topo::Cube(cube) if self.early && next_router != NONE && first => {
                 let hop = cube_hop(cube, self.tpr, next_router, p.dst, k as u8, p.dim);
                 let c = self.router_channel(next_router, hop.port as u32);
                 prefetch(&self.channels[c as usize]);
@@ -264,6 +282,8 @@ impl Network {
         }
         let serialize = memo.1;
         // dequeue
+        let ci = self.cr(c, vc_in);
+        self.credit[ci] -= p.wire;
         if from_ob {
             self.ob_pop(c, k, pkt);
         }
@@ -283,7 +303,7 @@ impl Network {
                 k as u8 + 1
             };
         }
-        ch.credit[vc_in as usize] -= p.wire;
+
         // (at least a picosecond, even for a packet of no bytes at all: a channel releases at
         // most once per picosecond, and its event names that one release)
         let tail_leaves = (now + serialize).max(p.tail + pipeline).max(now + Time(1));
@@ -375,12 +395,12 @@ impl Network {
         }
         if self.history.is_some() {
             let slot = self.slot_fed(c).unwrap_or(NONE);
+            let held = self.capacity - self.credit[self.cr(c, vc_in)];
             let h = self.history.as_deref_mut().expect("checked");
             if is_router && !from_ob && h.watches(c / self.ports) {
                 h.depart(pkt, (c % self.ports) as u8, now.ps(), tail_leaves.ps());
             }
             if next_router != NONE && h.watches(next_router) {
-                let ch = &self.channels[c as usize];
                 h.arrive(
                     pkt,
                     Stay {
@@ -391,7 +411,7 @@ impl Network {
                         dst: p.dst,
                         bytes: p.wire,
                         arrive_ps: (now + self.class_cable[class]).ps(),
-                        occupancy: self.capacity - ch.credit[vc_in as usize],
+                        occupancy: held,
                         depart_ps: None,
                         out_port: None,
                         freed_ps: None,
@@ -421,10 +441,12 @@ impl Network {
             pm.arrived = false;
             let ready = head_arrives + self.router_delay;
             // (input-queued: only the first packet of an input buffer asks for an output)
-            let first = !self.iq || self.in_push(c, vc_in, pkt);
+            if self.iq {
+                self.in_push(c, vc_in, pkt);
+            }
             match ahead {
-                Some(hop) if first => self.arrive_early(pkt, ready, hop, q),
-                Some(_) => self.packets.get_mut(pkt).ready = ready,
+                Some(hop) => self.arrive_early(pkt, ready, hop, q),
+                None if self.early => self.packets.get_mut(pkt).ready = ready,
                 None => q.push(ready, Event::RouterReady(pkt)),
             }
         }

@@ -207,7 +207,10 @@ fn an_output_buffer_frees_the_input_behind_a_packet_blocked_downstream() {
             output_buffer_bytes: Bytes(ob),
             ..NetworkConfig::default()
         };
-        let (mut net, mut q) = (Network::new(&net, &NodeConfig::default(), None, 0), EventQueue::new());
+        let (mut net, mut q) = (
+            Network::new(&net, &NodeConfig::default(), None, 0),
+            EventQueue::new(),
+        );
         let a = send(&mut net, &mut q, 1, 2, 0);
         send(&mut net, &mut q, 1, 2, 0);
         send(&mut net, &mut q, 0, 2, 300_000);
