@@ -149,6 +149,31 @@ const CASES: &[Case] = &[
         &["`network.level_link_bandwidth`", "greater than zero"],
     ),
     scenario(
+        "too few virtual channels for the torus's datelines",
+        "[network]\nvcs = 1\n[workload]\ncode = ''\n",
+        &["`network.vcs`", "2 virtual channel classes", "2 to 8"],
+    ),
+    scenario(
+        "too many virtual channels",
+        "[network]\ntopology = 'mesh'\ndims = [4]\nvcs = 9\n[workload]\ncode = ''\n",
+        &["`network.vcs`", "1 to 8"],
+    ),
+    scenario(
+        "an unknown router",
+        "[network]\nrouter = 'wormhole'\n[workload]\ncode = ''\n",
+        &["network.router", "input_queued", "output_queued"],
+    ),
+    scenario(
+        "an output buffer smaller than a packet",
+        "[network]\noutput_buffer_bytes = '1 KiB'\n[workload]\ncode = ''\n",
+        &["`network.output_buffer_bytes`", "one whole packet"],
+    ),
+    scenario(
+        "output buffers on an output-queued router",
+        "[network]\nrouter = 'output_queued'\noutput_buffer_bytes = '4 KiB'\n[workload]\ncode = ''\n",
+        &["`network.output_buffer_bytes`", "output-queued"],
+    ),
+    scenario(
         "zero dimension",
         "[network]\ndims = [4, 0]\n[workload]\ncode = ''\n",
         &["`network.dims`", "at least 1"],

@@ -83,7 +83,8 @@ pub(super) fn check_topology(
             p.key(
                 "network.vcs",
                 format!(
-                    "{v} is out of range: a {name} routes with {classes} virtual channel                      class{} against deadlock, so it needs {classes} to {} virtual channels",
+                    "{v} is out of range: a {name} routes with {classes} virtual channel \
+                     class{} against deadlock, so it needs {classes} to {} virtual channels",
                     if classes == 1 { "" } else { "es" },
                     super::MAX_VCS
                 ),
