@@ -100,13 +100,15 @@ pub(crate) fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
         );
     }
     let nodes = s.nodes();
-    // channel (two cache lines, its buffer's credit included, and its backpressure's start and
-    // total),
-    // neighbour table and pending release time per port; busy bits (on the line with those
-    // times) per router; NIC state and injection channel per terminal; then the rank: its
-    // engine side and a suspended coroutine of a small script (a stack of 85 slots, call
-    // frames, closures, tables), together 3.9-4.0 KB by `bench/run`'s memory per rank
-    let per_port = 128 + 16 + 4 + 8;
+    // channel (two cache lines), its buffer's credit and input FIFOs (4 and 8 bytes per VC),
+    // an output buffer where there are some, neighbour table and pending release time per
+    // port; busy bits (on the line with those times) per router; NIC state and injection
+    // channel per terminal; then the rank: its engine side and a suspended coroutine of a
+    // small script (a stack of 85 slots, call frames, closures, tables), together 3.9-4.0 KB
+    // by `bench/run`'s memory per rank
+    let vcs = net.vc_count() as u64;
+    let outbuf = if net.output_buffer_bytes.0 > 0 { 64 } else { 0 };
+    let per_port = 128 + 12 * vcs + outbuf + 4 + 8;
     let need =
         routers * (ports * per_port + 28) + terminals * (48 + 128 + 16) + s.ranks() * (200 + 3700);
     // what can be had: the memory available now (not the machine's total: other processes
