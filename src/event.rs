@@ -20,6 +20,12 @@ pub enum Event {
     /// An output port's crossbar transfer has ended (routers with output buffers): the input
     /// buffer the packet left gets its credit back, and the port may take the next packet.
     XbarDone(u32),
+    /// A flow (flow model) has moved its bytes, if its end has not moved since this was
+    /// scheduled.
+    FlowDone(u32),
+    /// A message of the flow model is in its destination's memory (a control message: its
+    /// packet has arrived).
+    FlowArrive(u32),
     /// A NIC's transmit DMA has read one packet's payload from memory.
     /// (The NIC is the packet's source.)
     TxDmaDone(PktId),
@@ -42,11 +48,13 @@ const _: () = assert!(std::mem::size_of::<Event>() == 8);
 
 impl Event {
     /// Kinds of event, named as in a run's summary (`network.events_by_kind`).
-    pub const KINDS: [&'static str; 11] = [
+    pub const KINDS: [&'static str; 13] = [
         "router_ready",
         "head_ready",
         "channel_free",
         "xbar_done",
+        "flow_done",
+        "flow_arrive",
         "tx_dma_done",
         "nic_arrive",
         "rx_dma_done",
@@ -64,13 +72,15 @@ impl Event {
             Event::HeadReady(_) => 1,
             Event::ChannelFree(_) => 2,
             Event::XbarDone(_) => 3,
-            Event::TxDmaDone(_) => 4,
-            Event::NicArrive(_) => 5,
-            Event::RxDmaDone(_) => 6,
-            Event::OpStart(_) => 7,
-            Event::P2pStart(_) => 8,
-            Event::CtsStart(_) => 9,
-            Event::RankWake(_) => 10,
+            Event::FlowDone(_) => 4,
+            Event::FlowArrive(_) => 5,
+            Event::TxDmaDone(_) => 6,
+            Event::NicArrive(_) => 7,
+            Event::RxDmaDone(_) => 8,
+            Event::OpStart(_) => 9,
+            Event::P2pStart(_) => 10,
+            Event::CtsStart(_) => 11,
+            Event::RankWake(_) => 12,
         }
     }
 }

@@ -19,6 +19,7 @@
 //! node's memory.
 
 use crate::event::Event;
+use crate::net::flow::FlowNet;
 use crate::net::packet::{Packet, PktId, NONE};
 use crate::net::Network;
 use crate::perf::pool::Pool;
@@ -102,6 +103,9 @@ pub struct Msg {
     arrived: bool,
     /// When it was handed to its source NIC.
     issued: Time,
+    /// Its payload bytes and packets.
+    bytes: u64,
+    packets: u32,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -152,6 +156,8 @@ pub struct Nics {
     /// `node.dma = "cut_through"`: packets go out as their read starts and are written as
     /// their head arrives (see [`crate::config::DmaMode`]).
     cut_through: bool,
+    /// The flow model (`network.model = "flow"`): messages move as flows, not packets.
+    pub flow: Option<Box<FlowNet>>,
     pub stats: NicStats,
 }
 
@@ -177,6 +183,7 @@ impl Nics {
             mtu: mtu.0,
             header: header.0 as u32,
             cut_through,
+            flow: None,
             stats: NicStats {
                 latency_min_ps: u64::MAX,
                 ..NicStats::default()
@@ -214,8 +221,18 @@ impl Nics {
             next: NONE,
             arrived: false,
             issued: now,
+            bytes,
+            packets,
         };
         let m = self.msgs.alloc(msg);
+        if let Some(fl) = self.flow.as_deref_mut() {
+            let mm = self.msgs.get_mut(m);
+            (mm.bytes_left, mm.packets_left, mm.in_flight) = (0, 0, packets);
+            self.stats.packets += packets as u64;
+            let same_node = src / self.per_node == dst / self.per_node;
+            fl.start(net, m, src, dst, bytes, same_node, now, q);
+            return;
+        }
         if !kind.ordered() {
             let pkt = self.cut(m, net);
             self.stage(src, pkt, net, now, q);
@@ -412,6 +429,48 @@ impl Nics {
             Some(p.msg)
         } else {
             None
+        }
+    }
+
+    /// Flow model: flow `f`'s [`Event::FlowDone`]. Returns its message if its bytes have all
+    /// been read (the sender's buffer is free again).
+    pub fn flow_done(
+        &mut self,
+        f: u32,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) -> Option<u32> {
+        let m = self.flow.as_deref_mut()?.done(net, f, now, q)?;
+        let msg = *self.msgs.get(m);
+        let took = self.dma.transfer_time(Bytes(msg.bytes)).ps();
+        self.nics[msg.src as usize].tx_busy += took;
+        self.nics[msg.dst as usize].rx_busy += took;
+        Some(m)
+    }
+
+    /// Flow model: message `m` is in its destination's memory ([`Event::FlowArrive`]); the
+    /// caller must [`Nics::free`] it once handled.
+    pub fn flow_arrive(&mut self, m: u32, now: Time) -> Arrival {
+        let msg = self.msgs.get_mut(m);
+        msg.in_flight = 0;
+        msg.arrived = true;
+        let msg = *msg;
+        let st = &mut self.stats;
+        st.packets_delivered += msg.packets as u64;
+        st.payload_bytes += msg.bytes;
+        st.messages += 1;
+        if !msg.kind.is_control() {
+            let took = (now - msg.issued).ps();
+            st.data_messages += 1;
+            st.latency_sum_ps += took as u128;
+            st.latency_min_ps = st.latency_min_ps.min(took);
+            st.latency_max_ps = st.latency_max_ps.max(took);
+        }
+        if msg.kind.has_envelope() {
+            Arrival::EnvelopeDelivered(m)
+        } else {
+            Arrival::Delivered(m)
         }
     }
 

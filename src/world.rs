@@ -111,17 +111,28 @@ impl World {
             .collect();
         // two messages between one pair may take different paths: restore MPI's order
         let reorder = net.topo.multipath() || s.node.nics_per_node > 1;
+        let mut nics = Nics::new(
+            net.topo.terminals(),
+            nodes.nics_per_node,
+            s.node.dma_rate(),
+            s.network.mtu,
+            s.network.header_bytes,
+            s.node.dma == crate::config::DmaMode::CutThrough,
+        );
+        if s.network.model == crate::config::NetworkModel::Flow {
+            nics.flow = Some(Box::new(crate::net::flow::FlowNet::new(
+                &net,
+                net.topo.terminals(),
+                s.node.dma_rate(),
+                s.node.dma == crate::config::DmaMode::CutThrough,
+                s.network.mtu,
+                s.network.header_bytes,
+            )));
+        }
         World {
             now: Time::ZERO,
             queue: EventQueue::new(),
-            nics: Nics::new(
-                net.topo.terminals(),
-                nodes.nics_per_node,
-                s.node.dma_rate(),
-                s.network.mtu,
-                s.network.header_bytes,
-                s.node.dma == crate::config::DmaMode::CutThrough,
-            ),
+            nics,
             net,
             rdma: Rdma::default(),
             mpi: Mpi::new(
@@ -327,6 +338,23 @@ impl World {
             Event::RouterReady(p) => net.router_ready(p, t, q),
             Event::HeadReady(c) => net.head_ready(c, t, q),
             Event::XbarDone(c) => net.xbar_done(c, t, q),
+            Event::FlowDone(f) => {
+                if let Some(m) = nics.flow_done(f, net, t, q) {
+                    let msg = *nics.msg(m);
+                    if msg.kind == MsgKind::RndvData {
+                        mpi.sent_out(msg.op, ranks, t, q);
+                    }
+                }
+            }
+            Event::FlowArrive(m) => match nics.flow_arrive(m, t) {
+                Arrival::Envelope(m) => envelope(m, nics, mpi, ranks, t, q),
+                Arrival::Delivered(m) => delivered(m, nics, net, rdma, mpi, ranks, tr, t, q),
+                Arrival::EnvelopeDelivered(m) => {
+                    envelope(m, nics, mpi, ranks, t, q);
+                    delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
+                }
+                Arrival::Nothing => {}
+            },
             Event::ChannelFree(c) => {
                 if let Some(nic) = net.channel_free(c, t, q) {
                     nics.staging_freed(nic, net, t, q);

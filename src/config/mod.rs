@@ -168,6 +168,20 @@ pub struct NetworkConfig {
     /// class, between the crossbar and the link (NSIM §3); 0 for none, else at least one whole
     /// packet.
     pub output_buffer_bytes: Bytes,
+    /// Packets, or flows sharing links by max-min fairness (docs/model.md §3a).
+    pub model: NetworkModel,
+}
+
+/// `network.model`: how the network moves data (docs/model.md §3 and §3a).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetworkModel {
+    /// Packet by packet through routers, buffers and credits: the reference.
+    #[default]
+    Packet,
+    /// Each message a flow over the same route, sharing link directions and DMA engines by
+    /// max-min fairness: for bandwidth-bound work, much faster, blind to buffers.
+    Flow,
 }
 
 /// Most virtual channels per router input port (`network.vcs`).
@@ -220,6 +234,7 @@ impl Default for NetworkConfig {
             vcs: None,
             router: RouterKind::InputQueued,
             output_buffer_bytes: Bytes(0),
+            model: NetworkModel::Packet,
         }
     }
 }

@@ -3,6 +3,7 @@
 pub(crate) mod late_links;
 pub(crate) mod packet;
 pub(crate) mod pending;
+pub mod flow;
 pub mod power;
 pub mod router;
 pub mod topology;

@@ -75,9 +75,10 @@
 //! Router channels move data at the slower of `link_bandwidth` and `switch_bandwidth`; an
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
 
-mod flow;
+mod credit;
 mod observe;
 mod outbuf;
+mod paths;
 mod prefetch;
 mod queues;
 mod routing;
@@ -85,7 +86,7 @@ mod routing;
 mod tests;
 
 use super::late_links::{Link, Links};
-use super::packet::{PacketPool, PktId, NONE};
+use super::packet::{Packet, PacketPool, PktId, NONE};
 use super::pending::Pending;
 use super::power::{Power, Ready};
 use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_CLASSES, NO_DIM};

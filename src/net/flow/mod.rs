@@ -1,0 +1,366 @@
+//! The flow-level network (`network.model = "flow"`, docs/model.md §3a): each message is one
+//! flow over the route a packet of it would take, sharing every link direction, and its NICs'
+//! transmit and receive DMA engines, with the other flows by max-min fairness
+//! ([`maxmin::Filling`]).
+//!
+//! **A flow's time.** A message of `S` payload bytes handed to its NIC at `t0` moves its `S`
+//! bytes at its max-min rate (payload bytes per second; on a link it weighs `wire / S`, its
+//! headers included), recomputed whenever a flow starts or ends; the moving ends at `t1`. It is
+//! in its destination's memory at `t1 + L − S₁ / r₀`, where `L` is the packet model's time for
+//! its first packet alone (`S₁` payload bytes; DMA, every hop's serialization, cable and
+//! pipeline: [`Network::lone_packet`]) and `r₀` its rate alone. Alone, `t1 = t0 + S / r₀`, so
+//! the message takes `L + (S − S₁) / r₀`: the first packet's latency, then the rest at the
+//! bottleneck's rate, as the packet model pipelines it (within a packet's serialization of it).
+//! A control message (a bare header) is no flow: it takes `L`.
+//!
+//! **Selective update.** A start or an end changes the rates of the flows that share a
+//! resource with it, directly or through other flows: its connected component, found by a
+//! breadth-first walk over resources and flows, and only those are recomputed (SimGrid's
+//! selective update). Every event time is an integer picosecond: a flow's end is the first
+//! picosecond by which its bytes are moved at its rate, and every rate depends only on the
+//! order of the flows, so runs repeat exactly.
+//!
+//! **What it does not see.** Buffers and credits (no backpressure, no head-of-line blocking:
+//! the flows' rates are what links and DMA engines allow), packet order, and adaptive routing
+//! (UGAL sees no queues and goes minimal; random up-routes and Valiant draw one route per
+//! message). A link asleep (`[power]`) delays the message by its waking time.
+
+pub(crate) mod maxmin;
+
+use crate::event::Event;
+use crate::net::Network;
+use crate::sim::EventQueue;
+use crate::units::{Bandwidth, Bytes, Time};
+use maxmin::Filling;
+
+/// [`Event::FlowDone`]'s flow number that means "recompute the marked flows".
+const RECOMPUTE: u32 = u32::MAX;
+
+/// One message moving as a flow.
+struct Flow {
+    /// The NIC message it carries.
+    msg: u32,
+    /// Its resources (channels, then the transmit and receive DMA engines) and how much of
+    /// each a unit of its rate uses.
+    uses: Vec<(u32, f64)>,
+    /// The channels among them.
+    links: u32,
+    /// Payload bytes still to move, as of `last`.
+    left: f64,
+    /// Payload bytes per second.
+    rate: f64,
+    last: u64,
+    /// When its bytes are moved at its current rate (ps).
+    done_at: u64,
+    /// From the end of the moving to the message in memory (ps).
+    after: Time,
+    started: Time,
+    wire: u64,
+    packets: u32,
+    alive: bool,
+}
+
+/// Totals of the flow model's work.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowStats {
+    /// Flows started.
+    pub flows: u64,
+    /// Recomputations (a flow started or ended).
+    pub recomputes: u64,
+    /// Flows whose rate was recomputed, summed over the recomputations.
+    pub recomputed: u64,
+    /// The most flows in one recomputed component.
+    pub largest: u64,
+}
+
+/// The flows in flight and the resources they share.
+pub struct FlowNet {
+    flows: Vec<Flow>,
+    free: Vec<u32>,
+    /// Per resource, the flows through it.
+    on: Vec<Vec<u32>>,
+    /// Per resource, its capacity (bytes per second).
+    cap: Vec<f64>,
+    /// Resources `channels..channels + nics` are transmit DMA engines, then the receive ones.
+    channels: u32,
+    nics: u32,
+    dma: Bandwidth,
+    cut_through: bool,
+    mtu: u64,
+    header: u64,
+    fill: Filling,
+    /// Walk scratch: the stamp of the last walk that met each flow and resource.
+    flow_seen: Vec<u32>,
+    res_seen: Vec<u32>,
+    stamp: u32,
+    component: Vec<u32>,
+    rates: Vec<f64>,
+    /// Flows started, and flows that shared a resource with one that ended, since the last
+    /// recomputation; one is scheduled ([`RECOMPUTE`]) while this is not empty.
+    dirty: Vec<u32>,
+    /// What the model did (its cost).
+    pub stats: FlowStats,
+}
+
+impl FlowNet {
+    /// The flow model of `net`, whose NICs move data at `dma` (`cut_through`: as
+    /// `node.dma`), cutting messages at `mtu` payload bytes with `header` bytes each.
+    pub fn new(net: &Network, nics: u32, dma: Bandwidth, cut_through: bool, mtu: Bytes, header: Bytes) -> FlowNet {
+        let channels = net.channels() as u32;
+        let resources = (channels + 2 * nics) as usize;
+        let mut cap: Vec<f64> = (0..channels).map(|c| rate(net.channel_rate(c))).collect();
+        cap.resize(resources, rate(dma));
+        FlowNet {
+            flows: Vec::new(),
+            free: Vec::new(),
+            on: vec![Vec::new(); resources],
+            cap,
+            channels,
+            nics,
+            dma,
+            cut_through,
+            mtu: mtu.0,
+            header: header.0,
+            fill: Filling::new(resources),
+            flow_seen: Vec::new(),
+            res_seen: vec![0; resources],
+            stamp: 0,
+            component: Vec::new(),
+            rates: Vec::new(),
+            dirty: Vec::new(),
+            stats: FlowStats::default(),
+        }
+    }
+
+    /// NIC message `msg` of `payload` bytes from NIC `src` to NIC `dst` is handed to its NIC
+    /// at `now`: it starts as a flow, or (a control message) arrives after its latency. Its
+    /// arrival is an [`Event::FlowArrive`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn start(
+        &mut self,
+        net: &mut Network,
+        msg: u32,
+        src: u32,
+        dst: u32,
+        payload: u64,
+        same_node: bool,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
+        let packets = payload.div_ceil(self.mtu).max(1);
+        let first = payload.min(self.mtu);
+        let wire = payload + packets * self.header;
+        let path = if same_node { Vec::new() } else { net.path(src, dst, now) };
+        let alone = if same_node {
+            // through the node's memory: read whole, then written whole
+            self.dma.transfer_time(Bytes(first)) + self.dma.transfer_time(Bytes(first))
+        } else {
+            net.lone_packet(&path, first, (first + self.header) as u32, self.dma, self.cut_through)
+        };
+        let mut wake = Time::ZERO;
+        for &c in &path {
+            if self.on[c as usize].is_empty() {
+                wake = wake.max(net.link_wakes(c, now));
+            }
+        }
+        if payload == 0 {
+            // a control message: a bare header, too short to share anything
+            for &c in &path {
+                net.account(c, wire, 1, rate_time(self.cap[c as usize], wire), now, now + alone);
+            }
+            q.push(now + wake + alone, Event::FlowArrive(msg));
+            return;
+        }
+        let coef = wire as f64 / payload as f64;
+        let mut uses: Vec<(u32, f64)> = path.iter().map(|&c| (c, coef)).collect();
+        uses.push((self.channels + src, 1.0));
+        uses.push((self.channels + self.nics + dst, 1.0));
+        // alone, at the slowest of its resources: its first packet's share of `alone` is what
+        // the moving already counts
+        let r0 = uses
+            .iter()
+            .map(|&(e, a)| self.cap[e as usize] / a)
+            .fold(f64::INFINITY, f64::min);
+        let first_moved = Time(((first as f64 / r0) * 1e12).ceil() as u64);
+        let after = Time(alone.ps().saturating_sub(first_moved.ps())) + wake;
+        let flow = Flow {
+            msg,
+            links: path.len() as u32,
+            uses,
+            left: payload as f64,
+            rate: 0.0,
+            last: now.ps(),
+            done_at: u64::MAX,
+            after,
+            started: now,
+            wire,
+            packets: packets as u32,
+            alive: true,
+        };
+        let f = match self.free.pop() {
+            Some(f) => {
+                self.flows[f as usize] = flow;
+                f
+            }
+            None => {
+                self.flows.push(flow);
+                self.flow_seen.push(0);
+                self.flows.len() as u32 - 1
+            }
+        };
+        for i in 0..self.flows[f as usize].uses.len() {
+            let e = self.flows[f as usize].uses[i].0;
+            self.on[e as usize].push(f);
+        }
+        self.stats.flows += 1;
+        self.mark(&[f], now, q);
+    }
+
+    /// Flows `fs` need new rates: at the end of this picosecond's events, so that flows that
+    /// start or end together are recomputed once.
+    fn mark(&mut self, fs: &[u32], now: Time, q: &mut EventQueue<Event>) {
+        if self.dirty.is_empty() {
+            q.push(now, Event::FlowDone(RECOMPUTE));
+        }
+        self.dirty.extend_from_slice(fs);
+    }
+
+    /// Flow `f`'s [`Event::FlowDone`] at `now`: if its bytes are moved (the event is not an
+    /// outdated one), it ends, the flows it shared with are recomputed, and its message
+    /// arrives [`Event::FlowArrive`] after the rest of its first packet's latency. Returns the
+    /// message then.
+    pub fn done(&mut self, net: &mut Network, f: u32, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
+        if f == RECOMPUTE {
+            let mut seeds = std::mem::take(&mut self.dirty);
+            seeds.retain(|&g| self.flows[g as usize].alive);
+            if !seeds.is_empty() {
+                self.recompute(&seeds, now, q);
+            }
+            seeds.clear();
+            self.dirty = seeds;
+            return None;
+        }
+        let fl = self.flows.get_mut(f as usize)?;
+        if !fl.alive || fl.done_at != now.ps() {
+            return None;
+        }
+        fl.alive = false;
+        let (msg, after, started, wire, packets) = (fl.msg, fl.after, fl.started, fl.wire, fl.packets);
+        let uses = std::mem::take(&mut fl.uses);
+        let links = fl.links as usize;
+        for &(e, _) in &uses {
+            let list = &mut self.on[e as usize];
+            if let Some(i) = list.iter().position(|&x| x == f) {
+                list.remove(i);
+            }
+        }
+        for &(c, _) in &uses[..links] {
+            let busy = rate_time(self.cap[c as usize], wire);
+            net.account(c, wire, packets, busy, started, now);
+            if self.on[c as usize].is_empty() {
+                net.link_idle(c, now);
+            }
+        }
+        self.free.push(f);
+        // the flows it shared a resource with: their component(s) get its share
+        let neighbours: Vec<u32> = uses
+            .iter()
+            .flat_map(|&(e, _)| self.on[e as usize].iter().copied())
+            .collect();
+        self.flows[f as usize].uses = uses;
+        self.flows[f as usize].uses.clear();
+        if !neighbours.is_empty() {
+            self.mark(&neighbours, now, q);
+        }
+        q.push(now + after, Event::FlowArrive(msg));
+        Some(msg)
+    }
+
+    /// Recomputes the rates of the flows connected to `seeds` through shared resources, and
+    /// reschedules the end of each whose end moved.
+    fn recompute(&mut self, seeds: &[u32], now: Time, q: &mut EventQueue<Event>) {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.flow_seen.iter_mut().for_each(|s| *s = 0);
+            self.res_seen.iter_mut().for_each(|s| *s = 0);
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        self.component.clear();
+        for &f in seeds {
+            if self.flow_seen[f as usize] != stamp {
+                self.flow_seen[f as usize] = stamp;
+                self.component.push(f);
+            }
+        }
+        let mut i = 0;
+        while i < self.component.len() {
+            let f = self.component[i] as usize;
+            i += 1;
+            for &(e, _) in &self.flows[f].uses {
+                if self.res_seen[e as usize] == stamp {
+                    continue;
+                }
+                self.res_seen[e as usize] = stamp;
+                for &g in &self.on[e as usize] {
+                    if self.flow_seen[g as usize] != stamp {
+                        self.flow_seen[g as usize] = stamp;
+                        self.component.push(g);
+                    }
+                }
+            }
+        }
+        let n = self.component.len();
+        self.stats.recomputes += 1;
+        self.stats.recomputed += n as u64;
+        self.stats.largest = self.stats.largest.max(n as u64);
+        self.rates.clear();
+        self.rates.resize(n, 0.0);
+        let (flows, on, cap) = (&self.flows, &self.on, &self.cap);
+        self.fill.fill(
+            &self.component,
+            |g| &flows[g as usize].uses,
+            |e| &on[e as usize],
+            |e| cap[e as usize],
+            &mut self.rates,
+        );
+        for k in 0..n {
+            let f = self.component[k] as usize;
+            let rate = self.rates[k];
+            let fl = &mut self.flows[f];
+            // the bytes moved since the last change, at the old rate
+            let moved = fl.rate * (now.ps() - fl.last) as f64 * 1e-12;
+            fl.left = (fl.left - moved).max(0.0);
+            fl.last = now.ps();
+            fl.rate = rate;
+            let done = now.ps() + ((fl.left / rate) * 1e12).ceil() as u64;
+            if done != fl.done_at {
+                fl.done_at = done;
+                q.push(Time(done), Event::FlowDone(f as u32));
+            }
+        }
+    }
+
+    /// Flows in flight.
+    pub fn live(&self) -> usize {
+        self.flows.len() - self.free.len()
+    }
+}
+
+/// A bandwidth as bytes per second in floating point (`INFINITE` stays infinite).
+fn rate(b: Bandwidth) -> f64 {
+    if b == Bandwidth::INFINITE {
+        f64::INFINITY
+    } else {
+        b.0 as f64
+    }
+}
+
+/// The time `bytes` take at `r` bytes per second, rounded up to a picosecond.
+fn rate_time(r: f64, bytes: u64) -> Time {
+    if r.is_infinite() {
+        Time::ZERO
+    } else {
+        Time(((bytes as f64 / r) * 1e12).ceil() as u64)
+    }
+}
