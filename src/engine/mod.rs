@@ -145,6 +145,13 @@ impl Simulation {
         let mut guard = self.world.borrow_mut();
         let w = &mut *guard;
         let routers = w.net.routers();
+        if !p.buffer_history.is_empty() && w.nics.flow.is_some() {
+            anyhow::bail!(
+                "--buffer-history: the flow model (network.model = \"flow\") has no buffers: \
+                 messages move as flows, not packets through routers; use the packet model for \
+                 buffer histories"
+            );
+        }
         for watch in &p.buffer_history {
             if watch.router >= routers {
                 anyhow::bail!(

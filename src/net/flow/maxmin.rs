@@ -176,13 +176,22 @@ mod tests {
         let ids: Vec<u32> = (0..flows.len() as u32).collect();
         let mut f = Filling::new(caps.len());
         let mut r = vec![0.0; flows.len()];
-        f.fill(&ids, |g| &flows[g as usize], |e| &on[e as usize], |e| caps[e as usize], &mut r);
+        f.fill(
+            &ids,
+            |g| &flows[g as usize],
+            |e| &on[e as usize],
+            |e| caps[e as usize],
+            &mut r,
+        );
         r
     }
 
     #[test]
     fn flows_on_one_link_share_it_equally() {
-        assert_eq!(rates(&[12.0], &[vec![(0, 1.0)], vec![(0, 1.0)]]), [6.0, 6.0]);
+        assert_eq!(
+            rates(&[12.0], &[vec![(0, 1.0)], vec![(0, 1.0)]]),
+            [6.0, 6.0]
+        );
         assert_eq!(rates(&[12.0], &[vec![(0, 1.0)]; 3]), [4.0, 4.0, 4.0]);
     }
 
@@ -204,13 +213,31 @@ mod tests {
 
     #[test]
     fn the_scratch_space_is_clean_for_the_next_component() {
-        assert_eq!(rates(&[8.0, 8.0, 8.0], &[vec![(2, 1.0)], vec![(2, 1.0)]]), [4.0, 4.0]);
+        assert_eq!(
+            rates(&[8.0, 8.0, 8.0], &[vec![(2, 1.0)], vec![(2, 1.0)]]),
+            [4.0, 4.0]
+        );
         let mut f = Filling::new(3);
-        let (a, on) = ([vec![(2u32, 1.0)], vec![(2, 1.0)]], [vec![], vec![], vec![0u32, 1]]);
+        let (a, on) = (
+            [vec![(2u32, 1.0)], vec![(2, 1.0)]],
+            [vec![], vec![], vec![0u32, 1]],
+        );
         let mut r = [0.0; 2];
-        f.fill(&[0, 1], |g| &a[g as usize], |e| &on[e as usize], |_| 8.0, &mut r);
+        f.fill(
+            &[0, 1],
+            |g| &a[g as usize],
+            |e| &on[e as usize],
+            |_| 8.0,
+            &mut r,
+        );
         let (b, on_b) = ([vec![(1u32, 1.0)]], [vec![], vec![0u32], vec![]]);
-        f.fill(&[0], |g| &b[g as usize], |e| &on_b[e as usize], |_| 8.0, &mut r[..1]);
+        f.fill(
+            &[0],
+            |g| &b[g as usize],
+            |e| &on_b[e as usize],
+            |_| 8.0,
+            &mut r[..1],
+        );
         assert_eq!(r[0], 8.0);
         assert!(f.local.iter().all(|&l| l == u32::MAX));
     }

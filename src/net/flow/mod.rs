@@ -105,7 +105,14 @@ pub struct FlowNet {
 impl FlowNet {
     /// The flow model of `net`, whose NICs move data at `dma` (`cut_through`: as
     /// `node.dma`), cutting messages at `mtu` payload bytes with `header` bytes each.
-    pub fn new(net: &Network, nics: u32, dma: Bandwidth, cut_through: bool, mtu: Bytes, header: Bytes) -> FlowNet {
+    pub fn new(
+        net: &Network,
+        nics: u32,
+        dma: Bandwidth,
+        cut_through: bool,
+        mtu: Bytes,
+        header: Bytes,
+    ) -> FlowNet {
         let channels = net.channels() as u32;
         let resources = (channels + 2 * nics) as usize;
         let mut cap: Vec<f64> = (0..channels).map(|c| rate(net.channel_rate(c))).collect();
@@ -150,12 +157,22 @@ impl FlowNet {
         let packets = payload.div_ceil(self.mtu).max(1);
         let first = payload.min(self.mtu);
         let wire = payload + packets * self.header;
-        let path = if same_node { Vec::new() } else { net.path(src, dst, now) };
+        let path = if same_node {
+            Vec::new()
+        } else {
+            net.path(src, dst, now)
+        };
         let alone = if same_node {
             // through the node's memory: read whole, then written whole
             self.dma.transfer_time(Bytes(first)) + self.dma.transfer_time(Bytes(first))
         } else {
-            net.lone_packet(&path, first, (first + self.header) as u32, self.dma, self.cut_through)
+            net.lone_packet(
+                &path,
+                first,
+                (first + self.header) as u32,
+                self.dma,
+                self.cut_through,
+            )
         };
         let mut wake = Time::ZERO;
         for &c in &path {
@@ -166,7 +183,14 @@ impl FlowNet {
         if payload == 0 {
             // a control message: a bare header, too short to share anything
             for &c in &path {
-                net.account(c, wire, 1, rate_time(self.cap[c as usize], wire), now, now + alone);
+                net.account(
+                    c,
+                    wire,
+                    1,
+                    rate_time(self.cap[c as usize], wire),
+                    now,
+                    now + alone,
+                );
             }
             q.push(now + wake + alone, Event::FlowArrive(msg));
             return;
@@ -229,7 +253,13 @@ impl FlowNet {
     /// outdated one), it ends, the flows it shared with are recomputed, and its message
     /// arrives [`Event::FlowArrive`] after the rest of its first packet's latency. Returns the
     /// message then.
-    pub fn done(&mut self, net: &mut Network, f: u32, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
+    pub fn done(
+        &mut self,
+        net: &mut Network,
+        f: u32,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) -> Option<u32> {
         if f == RECOMPUTE {
             let mut seeds = std::mem::take(&mut self.dirty);
             seeds.retain(|&g| self.flows[g as usize].alive);
@@ -245,7 +275,8 @@ impl FlowNet {
             return None;
         }
         fl.alive = false;
-        let (msg, after, started, wire, packets) = (fl.msg, fl.after, fl.started, fl.wire, fl.packets);
+        let (msg, after, started, wire, packets) =
+            (fl.msg, fl.after, fl.started, fl.wire, fl.packets);
         let uses = std::mem::take(&mut fl.uses);
         let links = fl.links as usize;
         for &(e, _) in &uses {

@@ -55,7 +55,11 @@ impl Network {
         };
         for &c in path {
             let router = c < self.nr;
-            let pipeline = if router { self.router_delay } else { Time::ZERO };
+            let pipeline = if router {
+                self.router_delay
+            } else {
+                Time::ZERO
+            };
             let class = (self.channels[c as usize].flags >> CLASS_SHIFT) as usize;
             let ser = self.class_bw[class].transfer_time(Bytes(wire as u64));
             let leaves = (head + ser).max(tail + pipeline).max(head + Time(1));
@@ -75,7 +79,15 @@ impl Network {
 
     /// Flows crossed channel `c`: `wire` bytes in `packets` packets, busy for `busy`, between
     /// `from` and `to` (its counters, the run's totals and the time series).
-    pub(crate) fn account(&mut self, c: u32, wire: u64, packets: u32, busy: Time, from: Time, to: Time) {
+    pub(crate) fn account(
+        &mut self,
+        c: u32,
+        wire: u64,
+        packets: u32,
+        busy: Time,
+        from: Time,
+        to: Time,
+    ) {
         let ch = &mut self.channels[c as usize];
         ch.bytes += wire;
         ch.busy_ps += busy.ps();

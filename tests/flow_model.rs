@@ -1,0 +1,189 @@
+//! The flow model (`network.model = "flow"`, docs/model.md §3a) against hand calculations and
+//! against the packet model: uncontended messages within one packet's serialization of the
+//! packets' time, equal shares of a shared link, and a flow limited elsewhere leaving its share
+//! to the others (max-min).
+
+mod common;
+use common::*;
+
+/// Rank 0 puts `bytes` to rank `h` of an 8-router line, which polls; `model` is the network
+/// model; `net` more `[network]` lines.
+fn put(model: &str, h: u32, bytes: u64, net: &str) -> mgensim::Report {
+    let code = format!(
+        "local r = MGEN_Comm_rank()
+         if r == 0 then MGEN_rdma_put({h}, {bytes}, 7)
+         elseif r == {h} then MGEN_rdma_poll(7) end"
+    );
+    run(&format!(
+        "[network]\ntopology = 'mesh'\ndims = [8]\nmodel = '{model}'\n{net}\n\
+         [workload]\ncode = '''{code}'''\n"
+    ))
+}
+
+#[test]
+fn a_lone_put_takes_its_first_packets_latency_then_the_rest_at_the_bottleneck() {
+    let p = Params::nsim_ace();
+    // one packet: exactly the packet model's sum of parts (DMA, flight, DMA)
+    let one = put("flow", 1, 64, "").predicted_time_ps;
+    assert_eq!(one, p.dma(64) + p.fly(80, 2) + p.dma(64));
+    // 2 MiB: the first 2 KiB packet's latency, then the other 1023 packets' payload at the
+    // DMA's 2.8 GB/s (the bottleneck: the link carries 2064 B per 2048 at 4 GB/s)
+    let s = 2 * 1024 * 1024;
+    let first = p.dma(2048) + p.fly(2064, 4) + p.dma(2048);
+    let rest = ((s - 2048) as f64 / 2.8e9 * 1e12).ceil() as u64;
+    let flow = put("flow", 3, s, "").predicted_time_ps;
+    assert!(
+        flow.abs_diff(first + rest) <= 2,
+        "flow {flow} against {} by hand",
+        first + rest
+    );
+}
+
+#[test]
+fn uncontended_puts_predict_within_one_packet_of_the_packet_model() {
+    let p = Params::nsim_ace();
+    // one packet's serialization at the bottleneck (its DMA, 2048 B at 2.8 GB/s)
+    let packet = p.dma(2048);
+    for (h, bytes) in [
+        (1, 1),
+        (1, 2048),
+        (1, 2 << 20),
+        (7, 1),
+        (7, 2048),
+        (7, 2 << 20),
+    ] {
+        let (f, k) = (
+            put("flow", h, bytes, "").predicted_time_ps,
+            put("packet", h, bytes, "").predicted_time_ps,
+        );
+        assert!(
+            f.abs_diff(k) <= packet,
+            "{bytes} B over {h} hops: flow {f}, packet {k} ps"
+        );
+        if bytes <= 2048 {
+            assert_eq!(f, k, "{bytes} B over {h} hops: one packet is the same time");
+        }
+    }
+}
+
+/// Puts of 2 MiB at once, each `(from, to)` by its own rank, with DMA fast enough that only
+/// links share; the time at which rank `of` had its put.
+fn landed(puts: &[(u32, u32)], of: u32) -> u64 {
+    let list: Vec<String> = puts.iter().map(|(a, b)| format!("{{{a}, {b}}}")).collect();
+    let code = format!(
+        "local me, puts = MGEN_Comm_rank(), {{{}}}
+         for _, p in ipairs(puts) do
+           if p[1] == me then MGEN_rdma_put(p[2], 2097152, 1) end
+         end
+         local n = 0
+         for _, p in ipairs(puts) do if p[2] == me then n = n + 1 end end
+         for _ = 1, n do MGEN_rdma_poll(1) end",
+        list.join(", ")
+    );
+    let r = run(&format!(
+        "[network]\ntopology = 'mesh'\ndims = [4]\nmodel = 'flow'\n\
+         [node]\ndma_bandwidth = '1000 GB/s'\nranks_per_node = 4\n\
+         [placement]\npolicy = 'linear'\n[workload]\nranks = 16\ncode = '''{code}'''\n"
+    ));
+    r.per_rank[of as usize].finish_ps
+}
+
+/// 2 MiB in 1024 packets of 2048 + 16 B: its bytes on the wire.
+const WIRE: f64 = 2_113_536.0;
+
+/// Nanoseconds (rounded to ps) for the wire bytes of 2 MiB at `gbps` GB/s.
+fn at(gbps: f64) -> u64 {
+    (WIRE / gbps * 1e3).round() as u64
+}
+
+#[test]
+fn flows_on_one_link_share_it_equally() {
+    // ranks 4k..4k+3 are node k's. Node 0 puts to node 3 from ranks 0 and 1 (and from 2):
+    // the flows share every link of the route, each getting 4/2 (4/3) GB/s.
+    let alone = landed(&[(0, 12)], 12);
+    let two = landed(&[(0, 12), (1, 13)], 12);
+    let three = landed(&[(0, 12), (1, 13), (2, 14)], 12);
+    assert!(
+        (two - alone).abs_diff(at(2.0) - at(4.0)) <= 2,
+        "{}",
+        two - alone
+    );
+    assert!(
+        (three - alone).abs_diff(at(4.0 / 3.0) - at(4.0)) <= 2,
+        "{}",
+        three - alone
+    );
+    assert_eq!(
+        landed(&[(0, 12), (1, 13), (2, 14)], 14),
+        three,
+        "equal shares end together"
+    );
+}
+
+#[test]
+fn a_flow_limited_elsewhere_leaves_its_share_to_the_others() {
+    // B (node 1 -> 3) and C (node 2 -> 3) share the link into node 3 with A (node 0 -> 3).
+    // Alone there, the three get 4/3 GB/s each. But node 0 also sends three flows to nodes 1
+    // and 2, so its injection link gives A only 1 GB/s, and B and C share the 3 GB/s left:
+    // 1.5 each, until they end (before anything else does).
+    let (a, b, c) = ((0, 12), (4, 13), (8, 14));
+    let alone = landed(&[b], 13);
+    let equal = landed(&[a, b, c], 13);
+    let limited = landed(&[a, b, c, (1, 5), (2, 9), (3, 6)], 13);
+    assert!((equal - alone).abs_diff(at(4.0 / 3.0) - at(4.0)) <= 2);
+    assert!(
+        (limited - alone).abs_diff(at(1.5) - at(4.0)) <= 2,
+        "{}",
+        limited - alone
+    );
+    assert!(limited < equal);
+}
+
+#[test]
+fn a_flow_run_repeats_exactly_and_reports_its_links() {
+    let toml = "[network]\ntopology = 'torus'\ndims = [4, 4]\nmodel = 'flow'\n\
+                [workload]\nscript = 'random_ring.lua'\nranks = 16\nargs = { bytes = 65536 }\n";
+    let dir = project().join("scenarios");
+    let s =
+        mgensim::config::Scenario::from_str_with(toml, &dir.join("x.toml"), &[]).expect("valid");
+    let once = || {
+        mgensim::Simulation::new(&s)
+            .expect("builds")
+            .run()
+            .expect("runs")
+    };
+    let (a, b) = (once(), once());
+    assert_eq!(a.deterministic_json(), b.deterministic_json());
+    // every payload byte is on the links of its route, with its headers
+    assert_eq!(a.network.bytes, b.network.bytes);
+    let carried: u64 = a.per_link.iter().map(|l| l.bytes).sum();
+    assert_eq!(carried, a.network.link_bytes);
+    assert!(a.per_link.iter().all(|l| l.credit_blocked.ps() == 0));
+}
+
+#[test]
+fn buffer_histories_are_refused_at_flow_level() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = tmp_file(
+        dir.path(),
+        "f.toml",
+        "[network]\ntopology = 'mesh'\ndims = [4]\nmodel = 'flow'\n[workload]\ncode = ''\n",
+    );
+    let out = mgensim_in(
+        dir.path(),
+        &[
+            "run",
+            path.to_str().expect("utf-8"),
+            "--out",
+            "o",
+            "--buffer-history",
+            "router=1",
+        ],
+    );
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("--buffer-history") && err.contains("flow model"),
+        "{err}"
+    );
+}
