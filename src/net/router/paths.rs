@@ -65,9 +65,9 @@ impl Network {
             let leaves = (head + ser).max(tail + pipeline).max(head + Time(1));
             let cable = self.class_cable[class];
             tail = leaves + cable;
-            head = head + cable;
+            head += cable;
             if self.slot_fed(c).is_some() {
-                head = head + self.router_delay;
+                head += self.router_delay;
             }
         }
         if cut_through {
