@@ -126,6 +126,23 @@ pub struct NetworkSummary {
     pub link_efficiency: f64,
     /// Time links spent idle with a packet waiting for credit (backpressure), summed.
     pub credit_blocked_ps: u64,
+    /// The flow model's work (`network.model = "flow"`): None for the packet model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow_model: Option<FlowWork>,
+}
+
+/// What the flow model did: how many flows, and how many rates it recomputed (selective
+/// update, docs/model.md §3a).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowWork {
+    /// Messages that moved as flows (control messages are not flows).
+    pub flows: u64,
+    /// Recomputations of rates (one per picosecond at which flows started or ended).
+    pub recomputes: u64,
+    /// Flows whose rate was recomputed, summed over the recomputations.
+    pub rates_recomputed: u64,
+    /// The most flows one recomputation covered (the largest connected component).
+    pub largest_component: u64,
 }
 
 pub use crate::world::Metric;
@@ -490,6 +507,12 @@ impl Report {
                 average_link_bandwidth_bps: 0.0,
                 link_efficiency: 0.0,
                 credit_blocked_ps: 0,
+                flow_model: w.nics.flow.as_deref().map(|f| FlowWork {
+                    flows: f.stats.flows,
+                    recomputes: f.stats.recomputes,
+                    rates_recomputed: f.stats.recomputed,
+                    largest_component: f.stats.largest,
+                }),
             },
             metrics: w.metrics.clone(),
             host: HostSummary {

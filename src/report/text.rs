@@ -200,6 +200,14 @@ impl fmt::Display for Report {
             "transfers          {} puts/gets; the NICs delivered {} messages (data and control)",
             n.transfers, n.messages
         )?;
+        if let Some(fw) = &n.flow_model {
+            writeln!(
+                f,
+                "flow model         {} flows; {} recomputations of {} rates in all (at most {} \
+                 flows at once); no buffers, no credit",
+                fw.flows, fw.recomputes, fw.rates_recomputed, fw.largest_component
+            )?;
+        }
         if let Some(l) = &n.message_latency_ps {
             writeln!(
                 f,
