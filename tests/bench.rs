@@ -19,27 +19,31 @@ fn the_quick_bench_runs_every_workload() {
         "{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for name in [
-        "ring barrier",
-        "rd barrier",
-        "random ring 2MB",
-        "bruck 4B torus",
-        "bruck 4B fat tree",
+    for (name, model) in [
+        ("ring barrier", "packet"),
+        ("rd barrier", "packet"),
+        ("random ring 2MB", "packet"),
+        ("random ring 2MB", "flow"),
+        ("bruck 4B torus", "packet"),
+        ("bruck 1KiB torus", "flow"),
+        ("bruck 4B fat tree", "packet"),
     ] {
         let line = text
             .lines()
-            .find(|l| l.starts_with(name))
-            .unwrap_or_else(|| panic!("no line for {name}:\n{text}"));
+            .find(|l| {
+                l.starts_with(name) && l[name.len()..].split_whitespace().next() == Some(model)
+            })
+            .unwrap_or_else(|| panic!("no line for {name} ({model}):\n{text}"));
         let fields: Vec<&str> = line[name.len()..].split_whitespace().collect();
-        // ranks, simulated µs, wall s, MiB, Mevents/s, Mhops/s, then the peer's columns
-        assert_eq!(fields[0], "64", "{line}");
-        for f in &fields[1..6] {
+        // model, ranks, simulated µs, wall s, MiB, Mevents/s, Mhops/s, then the peer's columns
+        assert_eq!(fields[1], "64", "{line}");
+        for f in &fields[2..7] {
             let v: f64 = f
                 .parse()
                 .unwrap_or_else(|_| panic!("not a number: {f} in {line}"));
             assert!(v > 0.0, "{line}");
         }
-        assert_eq!(fields[6], "|", "{line}");
+        assert_eq!(fields[7], "|", "{line}");
     }
     let mem = text
         .lines()
