@@ -6,20 +6,21 @@
 //! link carries a message's headers as well as its payload, so a flow of payload rate `r`
 //! loads it by `r · wire / payload`; a DMA engine moves payload only).
 //!
-//! Cost: each flow is frozen once, and each of its resources then gets a new level in a
-//! binary heap: `O(Σ |resources of a flow| · log R)` for the flows of one connected component
-//! over its `R` resources, which is all the caller passes.
+//! Cost: the resources' fill levels are in a binary heap. A level only rises as flows freeze,
+//! so an entry found behind its resource's level goes back in at the new one (lazily) rather
+//! than every freeze pushing every resource it touches: `O((R + re-entries) · log R + Σ
+//! |resources of a flow|)` for the flows of one connected component over its `R` resources,
+//! which is all the caller passes.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// A resource's fill level in the heap: the smallest level first, then the resource met
-/// first; `version` tells an outdated entry.
+/// first.
 #[derive(Clone, Copy, PartialEq)]
 struct Level {
     level: f64,
     local: u32,
-    version: u32,
 }
 
 impl Eq for Level {}
@@ -43,11 +44,10 @@ impl PartialOrd for Level {
 /// that a recomputation allocates nothing once it has run at its largest.
 #[derive(Default)]
 pub(crate) struct Filling {
-    /// Capacity left per resource, the sum of the coefficients of the flows through it that
-    /// are still rising, and the version of its level in the heap, by local number.
+    /// Capacity left per resource, and the sum of the coefficients of the flows through it
+    /// that are still rising, by local number.
     left: Vec<f64>,
     weight: Vec<f64>,
-    version: Vec<u32>,
     /// Local number of each global resource (`u32::MAX`: not in this component).
     local: Vec<u32>,
     /// The global resources of the component, in the order first met.
@@ -82,7 +82,6 @@ impl Filling {
         self.global.clear();
         self.left.clear();
         self.weight.clear();
-        self.version.clear();
         self.heap.clear();
         self.frozen.clear();
         self.frozen.resize(flows.len(), false);
@@ -98,7 +97,6 @@ impl Filling {
                     self.global.push(e);
                     self.left.push(cap(e));
                     self.weight.push(0.0);
-                    self.version.push(0);
                 }
                 self.weight[*l as usize] += a;
             }
@@ -119,10 +117,17 @@ impl Filling {
                 break;
             };
             let l = top.local as usize;
-            if top.version != self.version[l] || self.weight[l] <= 0.0 {
+            if self.weight[l] <= 1e-12 {
                 continue;
             }
-            let level = top.level;
+            // levels only rise as flows freeze (the one frozen at the lowest level took no
+            // more than its share), so an entry is at most its resource's level: one that is
+            // behind goes back in at the level it has now
+            let level = self.left[l].max(0.0) / self.weight[l];
+            if level > top.level {
+                self.heap.push(Level { level, ..top });
+                continue;
+            }
             for &g in on(self.global[l]) {
                 let k = self.flow_local[g as usize] as usize;
                 if self.frozen[k] {
@@ -135,10 +140,6 @@ impl Filling {
                     let rl = self.local[r as usize] as usize;
                     self.left[rl] -= a * level;
                     self.weight[rl] -= a;
-                    if rl != l {
-                        self.version[rl] += 1;
-                        self.push(rl);
-                    }
                 }
             }
             // (full: rounding may leave it a hair of weight, but it has no rising flow left)
@@ -156,7 +157,6 @@ impl Filling {
             self.heap.push(Level {
                 level: self.left[l].max(0.0) / w,
                 local: l as u32,
-                version: self.version[l],
             });
         }
     }

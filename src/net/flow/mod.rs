@@ -293,10 +293,11 @@ impl FlowNet {
             }
         }
         self.free.push(f);
-        // the flows it shared a resource with: their component(s) get its share
+        // the flows it shared a resource with: their component(s) get its share (one flow per
+        // resource reaches all of a resource's flows, whatever pieces the component splits in)
         let neighbours: Vec<u32> = uses
             .iter()
-            .flat_map(|&(e, _)| self.on[e as usize].iter().copied())
+            .filter_map(|&(e, _)| self.on[e as usize].first().copied())
             .collect();
         self.flows[f as usize].uses = uses;
         self.flows[f as usize].uses.clear();
