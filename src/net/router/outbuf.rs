@@ -211,15 +211,8 @@ impl Network {
                 continue;
             }
             let wire = self.packets.get(pkt).wire;
-            if !settled && next_router != NONE {
-                self.settle(next_router, now);
-                settled = true;
-            }
-            let Some(vc_in) = self.allocate_vc(c, k, next_router, wire) else {
-                starved = true;
-                if next_router != NONE {
-                    self.wake_releases(next_router, c, k, q);
-                }
+            let look = (&mut settled, &mut starved);
+            let Some(vc_in) = self.claim_vc(c, k, next_router, wire, look, now, q) else {
                 continue;
             };
             if self.asleep(c, now, q) {

@@ -129,18 +129,8 @@ impl Network {
             }
             let wire = self.packets.get(pkt).wire;
             let next_router = self.channels[c as usize].next;
-            if !settled && next_router != NONE {
-                // releases into the next router's buffers that came due
-                self.settle(next_router, now);
-                settled = true;
-            }
-            // VC allocation: the VC of its class with the most room (a NIC has one receive
-            // buffer, whatever VC the packet came on)
-            let Some(vc_in) = self.allocate_vc(c, k, next_router, wire) else {
-                starved = true;
-                if next_router != NONE {
-                    self.wake_releases(next_router, c, k, q);
-                }
+            let look = (&mut settled, &mut starved);
+            let Some(vc_in) = self.claim_vc(c, k, next_router, wire, look, now, q) else {
                 continue;
             };
             if self.asleep(c, now, q) {
@@ -187,6 +177,38 @@ impl Network {
             self.pending.mark(c / self.ports, c % self.ports, until);
         }
         true
+    }
+
+    /// VC allocation for a packet of `wire` bytes and class `k` leaving by channel `c` (see
+    /// [`Network::allocate_vc`]), within one look at the channel: the releases into the next
+    /// router's buffers that came due are applied first, once per look (`look.0`); if no VC
+    /// has room, the look is starved (`look.1`) and the releases pending into that class's
+    /// buffers become events, so that the channel is woken when credit comes back.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn claim_vc(
+        &mut self,
+        c: u32,
+        k: u32,
+        next_router: RouterId,
+        wire: u32,
+        look: (&mut bool, &mut bool),
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) -> Option<u32> {
+        let (settled, starved) = look;
+        if !*settled && next_router != NONE {
+            self.settle(next_router, now);
+            *settled = true;
+        }
+        let vc = self.allocate_vc(c, k, next_router, wire);
+        if vc.is_none() {
+            *starved = true;
+            if next_router != NONE {
+                self.wake_releases(next_router, c, k, q);
+            }
+        }
+        vc
     }
 
     /// VC allocation (docs/model.md §3): of the virtual channels of class `k` in the buffer
