@@ -158,6 +158,8 @@ pub struct Nics {
     cut_through: bool,
     /// The flow model (`network.model = "flow"`): messages move as flows, not packets.
     pub flow: Option<Box<FlowNet>>,
+    /// Scratch for the messages a [`Event::FlowDone`] ended.
+    pub flow_ended: Vec<u32>,
     pub stats: NicStats,
 }
 
@@ -184,6 +186,7 @@ impl Nics {
             header: header.0 as u32,
             cut_through,
             flow: None,
+            flow_ended: Vec::new(),
             stats: NicStats {
                 latency_min_ps: u64::MAX,
                 ..NicStats::default()
@@ -432,21 +435,27 @@ impl Nics {
         }
     }
 
-    /// Flow model: flow `f`'s [`Event::FlowDone`]. Returns its message if its bytes have all
-    /// been read (the sender's buffer is free again).
+    /// Flow model: an [`Event::FlowDone`]. Adds to `ended` the messages whose bytes have all
+    /// been read by now (their senders' buffers are free again).
     pub fn flow_done(
         &mut self,
-        f: u32,
+        what: u32,
         net: &mut Network,
         now: Time,
         q: &mut EventQueue<Event>,
-    ) -> Option<u32> {
-        let m = self.flow.as_deref_mut()?.done(net, f, now, q)?;
-        let msg = *self.msgs.get(m);
-        let took = self.dma.transfer_time(Bytes(msg.bytes)).ps();
-        self.nics[msg.src as usize].tx_busy += took;
-        self.nics[msg.dst as usize].rx_busy += took;
-        Some(m)
+        ended: &mut Vec<u32>,
+    ) {
+        let Some(fl) = self.flow.as_deref_mut() else {
+            return;
+        };
+        let from = ended.len();
+        fl.done(net, what, now, q, ended);
+        for &m in &ended[from..] {
+            let msg = *self.msgs.get(m);
+            let took = self.dma.transfer_time(Bytes(msg.bytes)).ps();
+            self.nics[msg.src as usize].tx_busy += took;
+            self.nics[msg.dst as usize].rx_busy += took;
+        }
     }
 
     /// Flow model: message `m` is in its destination's memory ([`Event::FlowArrive`]); the

@@ -338,13 +338,17 @@ impl World {
             Event::RouterReady(p) => net.router_ready(p, t, q),
             Event::HeadReady(c) => net.head_ready(c, t, q),
             Event::XbarDone(c) => net.xbar_done(c, t, q),
-            Event::FlowDone(f) => {
-                if let Some(m) = nics.flow_done(f, net, t, q) {
+            Event::FlowDone(what) => {
+                let mut ended = std::mem::take(&mut nics.flow_ended);
+                nics.flow_done(what, net, t, q, &mut ended);
+                for &m in &ended {
                     let msg = *nics.msg(m);
                     if msg.kind == MsgKind::RndvData {
                         mpi.sent_out(msg.op, ranks, t, q);
                     }
                 }
+                ended.clear();
+                nics.flow_ended = ended;
             }
             Event::FlowArrive(m) => match nics.flow_arrive(m, t) {
                 Arrival::Envelope(m) => envelope(m, nics, mpi, ranks, t, q),

@@ -25,16 +25,23 @@
 //! (UGAL sees no queues and goes minimal; random up-routes and Valiant draw one route per
 //! message). A link asleep (`[power]`) delays the message by its waking time.
 
+mod ends;
 pub(crate) mod maxmin;
 
 use crate::event::Event;
 use crate::net::Network;
 use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
+use ends::Ends;
 use maxmin::Filling;
+use std::collections::BTreeSet;
 
-/// [`Event::FlowDone`]'s flow number that means "recompute the marked flows".
+/// [`Event::FlowDone`]'s number that means "recompute the marked flows".
 const RECOMPUTE: u32 = u32::MAX;
+/// [`Event::FlowDone`]'s number that means "the flows whose ends are due now end": the ends
+/// are kept in the model's own heap, and the engine holds one event for the earliest, so that
+/// a recomputation that moves thousands of ends schedules no engine event for them.
+const ENDS: u32 = u32::MAX - 1;
 
 /// One message moving as a flow.
 struct Flow {
@@ -98,6 +105,10 @@ pub struct FlowNet {
     /// Flows started, and flows that shared a resource with one that ended, since the last
     /// recomputation; one is scheduled ([`RECOMPUTE`]) while this is not empty.
     dirty: Vec<u32>,
+    /// The flows' ends, earliest first.
+    ends: Ends,
+    /// Times at which an [`ENDS`] event is scheduled with the engine.
+    woken: BTreeSet<u64>,
     /// What the model did (its cost).
     pub stats: FlowStats,
 }
@@ -135,6 +146,8 @@ impl FlowNet {
             component: Vec::new(),
             rates: Vec::new(),
             dirty: Vec::new(),
+            ends: Ends::default(),
+            woken: BTreeSet::new(),
             stats: FlowStats::default(),
         }
     }
@@ -249,18 +262,19 @@ impl FlowNet {
         self.dirty.extend_from_slice(fs);
     }
 
-    /// Flow `f`'s [`Event::FlowDone`] at `now`: if its bytes are moved (the event is not an
-    /// outdated one), it ends, the flows it shared with are recomputed, and its message
-    /// arrives [`Event::FlowArrive`] after the rest of its first packet's latency. Returns the
-    /// message then.
+    /// An [`Event::FlowDone`] at `now`: the marked flows are recomputed ([`RECOMPUTE`]), or
+    /// the flows whose bytes are moved by now end ([`ENDS`]): their messages arrive
+    /// ([`Event::FlowArrive`]) after the rest of their first packet's latency, and are added
+    /// to `ended`; the flows they shared with are marked.
     pub fn done(
         &mut self,
         net: &mut Network,
-        f: u32,
+        what: u32,
         now: Time,
         q: &mut EventQueue<Event>,
-    ) -> Option<u32> {
-        if f == RECOMPUTE {
+        ended: &mut Vec<u32>,
+    ) {
+        if what == RECOMPUTE {
             let mut seeds = std::mem::take(&mut self.dirty);
             seeds.retain(|&g| self.flows[g as usize].alive);
             if !seeds.is_empty() {
@@ -268,12 +282,24 @@ impl FlowNet {
             }
             seeds.clear();
             self.dirty = seeds;
-            return None;
+            return;
         }
-        let fl = self.flows.get_mut(f as usize)?;
-        if !fl.alive || fl.done_at != now.ps() {
-            return None;
+        debug_assert_eq!(what, ENDS);
+        self.woken.remove(&now.ps());
+        while let Some((t, f)) = self.ends.first() {
+            if t > now.ps() {
+                break;
+            }
+            self.ends.pop();
+            ended.push(self.end(net, f, now, q));
         }
+        self.wake(q);
+    }
+
+    /// Flow `f` has moved its bytes at `now`: it leaves its resources, and its message
+    /// arrives after the rest of its first packet's latency. Returns the message.
+    fn end(&mut self, net: &mut Network, f: u32, now: Time, q: &mut EventQueue<Event>) -> u32 {
+        let fl = &mut self.flows[f as usize];
         fl.alive = false;
         let (msg, after, started, wire, packets) =
             (fl.msg, fl.after, fl.started, fl.wire, fl.packets);
@@ -305,7 +331,7 @@ impl FlowNet {
             self.mark(&neighbours, now, q);
         }
         q.push(now + after, Event::FlowArrive(msg));
-        Some(msg)
+        msg
     }
 
     /// Recomputes the rates of the flows connected to `seeds` through shared resources, and
@@ -368,7 +394,18 @@ impl FlowNet {
             let done = now.ps() + ((fl.left / rate) * 1e12).ceil() as u64;
             if done != fl.done_at {
                 fl.done_at = done;
-                q.push(Time(done), Event::FlowDone(f as u32));
+                self.ends.set(f as u32, done);
+            }
+        }
+        self.wake(q);
+    }
+
+    /// Makes sure the engine holds an [`ENDS`] event at the earliest end.
+    fn wake(&mut self, q: &mut EventQueue<Event>) {
+        if let Some((t, _)) = self.ends.first() {
+            if self.woken.first().map_or(true, |&w| w > t) {
+                self.woken.insert(t);
+                q.push(Time(t), Event::FlowDone(ENDS));
             }
         }
     }
