@@ -1,14 +1,14 @@
 //! The flow-level network (`network.model = "flow"`, docs/model.md §3a): each message is one
 //! flow over the route a packet of it would take, sharing every link direction, and its NICs'
 //! transmit and receive DMA engines, with the other flows by max-min fairness
-//! ([`maxmin::Filling`]).
+//! (`maxmin::Filling`).
 //!
 //! **A flow's time.** A message of `S` payload bytes handed to its NIC at `t0` moves its `S`
 //! bytes at its max-min rate (payload bytes per second; on a link it weighs `wire / S`, its
 //! headers included), recomputed whenever a flow starts or ends; the moving ends at `t1`. It is
 //! in its destination's memory at `t1 + L − S₁ / r₀`, where `L` is the packet model's time for
 //! its first packet alone (`S₁` payload bytes; DMA, every hop's serialization, cable and
-//! pipeline: [`Network::lone_packet`]) and `r₀` its rate alone. Alone, `t1 = t0 + S / r₀`, so
+//! pipeline: `Network::lone_packet`) and `r₀` its rate alone. Alone, `t1 = t0 + S / r₀`, so
 //! the message takes `L + (S − S₁) / r₀`: the first packet's latency, then the rest at the
 //! bottleneck's rate, as the packet model pipelines it (within a packet's serialization of it).
 //! A control message (a bare header) is no flow: it takes `L`.
@@ -262,8 +262,8 @@ impl FlowNet {
         self.dirty.extend_from_slice(fs);
     }
 
-    /// An [`Event::FlowDone`] at `now`: the marked flows are recomputed ([`RECOMPUTE`]), or
-    /// the flows whose bytes are moved by now end ([`ENDS`]): their messages arrive
+    /// An [`Event::FlowDone`] at `now`: the marked flows are recomputed (`RECOMPUTE`), or
+    /// the flows whose bytes are moved by now end (`ENDS`): their messages arrive
     /// ([`Event::FlowArrive`]) after the rest of their first packet's latency, and are added
     /// to `ended`; the flows they shared with are marked.
     pub fn done(

@@ -42,7 +42,7 @@
 //!
 //! **Queued on sending.** Mesh and torus routes are fixed, so a packet is routed and queued at
 //! its next router the moment it is sent (input-queued: if it is the first of its input
-//! buffer; otherwise when the packet ahead of it leaves, [`Network::next_in_buffer`]), with the time it will be ready; heads become ready
+//! buffer; otherwise when the packet ahead of it leaves, `Network::next_in_buffer`), with the time it will be ready; heads become ready
 //! in the order they were queued (every hop takes the same `cable_latency + router_delay`, head
 //! to head). A queue is looked at when its channel's tail leaves ([`Event::ChannelFree`],
 //! scheduled whenever packets are queued) or when credit comes back; only a packet that finds
@@ -564,7 +564,7 @@ impl Network {
     /// A packet's head has passed the pipeline of router `p.at`: route it and queue it (fat
     /// tree and dragonfly, whose routes depend on the moment; see the module's doc). In an
     /// input-queued router only the first packet of its input buffer asks for an output; one
-    /// behind it is routed when it becomes the first ([`Network::next_in_buffer`]).
+    /// behind it is routed when it becomes the first (`Network::next_in_buffer`).
     pub fn router_ready(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
         let p = self.packets.get_mut(pkt);
         p.ready = now;
