@@ -325,8 +325,6 @@ impl FlowNet {
             .iter()
             .filter_map(|&(e, _)| self.on[e as usize].first().copied())
             .collect();
-        self.flows[f as usize].uses = uses;
-        self.flows[f as usize].uses.clear();
         if !neighbours.is_empty() {
             self.mark(&neighbours, now, q);
         }
