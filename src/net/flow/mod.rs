@@ -209,7 +209,13 @@ impl FlowNet {
             return;
         }
         let coef = wire as f64 / payload as f64;
-        let mut uses: Vec<(u32, f64)> = path.iter().map(|&c| (c, coef)).collect();
+        // (a freed slot's list is reused: no allocation per message once flows have peaked)
+        let slot = self.free.pop();
+        let mut uses = slot.map_or_else(Vec::new, |f| {
+            std::mem::take(&mut self.flows[f as usize].uses)
+        });
+        uses.clear();
+        uses.extend(path.iter().map(|&c| (c, coef)));
         uses.push((self.channels + src, 1.0));
         uses.push((self.channels + self.nics + dst, 1.0));
         // alone, at the slowest of its resources: its first packet's share of `alone` is what
@@ -234,7 +240,7 @@ impl FlowNet {
             packets: packets as u32,
             alive: true,
         };
-        let f = match self.free.pop() {
+        let f = match slot {
             Some(f) => {
                 self.flows[f as usize] = flow;
                 f
@@ -250,16 +256,16 @@ impl FlowNet {
             self.on[e as usize].push(f);
         }
         self.stats.flows += 1;
-        self.mark(&[f], now, q);
+        self.mark(f, now, q);
     }
 
-    /// Flows `fs` need new rates: at the end of this picosecond's events, so that flows that
+    /// Flow `g` needs a new rate: at the end of this picosecond's events, so that flows that
     /// start or end together are recomputed once.
-    fn mark(&mut self, fs: &[u32], now: Time, q: &mut EventQueue<Event>) {
+    fn mark(&mut self, g: u32, now: Time, q: &mut EventQueue<Event>) {
         if self.dirty.is_empty() {
             q.push(now, Event::FlowDone(RECOMPUTE));
         }
-        self.dirty.extend_from_slice(fs);
+        self.dirty.push(g);
     }
 
     /// An [`Event::FlowDone`] at `now`: the marked flows are recomputed (`RECOMPUTE`), or
@@ -321,13 +327,15 @@ impl FlowNet {
         self.free.push(f);
         // the flows it shared a resource with: their component(s) get its share (one flow per
         // resource reaches all of a resource's flows, whatever pieces the component splits in)
-        let neighbours: Vec<u32> = uses
-            .iter()
-            .filter_map(|&(e, _)| self.on[e as usize].first().copied())
-            .collect();
-        if !neighbours.is_empty() {
-            self.mark(&neighbours, now, q);
+        for &(e, _) in &uses {
+            if let Some(&g) = self.on[e as usize].first() {
+                self.mark(g, now, q);
+            }
         }
+        // (the list stays in the slot, for the next flow to reuse)
+        let mut uses = uses;
+        uses.clear();
+        self.flows[f as usize].uses = uses;
         q.push(now + after, Event::FlowArrive(msg));
         msg
     }
