@@ -261,6 +261,18 @@ function MGEN_region_begin(name) end
 ---no arguments.
 function MGEN_region_end() end
 
+---The two neighbours of `x` (before it, after it) in a ring of 0..n-1 in random order: the
+---order `require("mgen.util").permutation(n)` would draw with this rank's math.random, draw
+---for draw, leaving math.random where that call would. The permutation is drawn once for all
+---ranks whose generators are in the same state, so a ring of 64K ranks costs each rank O(1)
+---rather than a permutation of its own. `util.random_ring_neighbours()` is this with
+---`MGEN_Comm_size()` and `MGEN_Comm_rank()`.
+---@param n integer ring size, 1..2^31
+---@param x integer an element, 0..n-1
+---@return integer before
+---@return integer after
+function MGEN_random_ring(n, x) end
+
 ---Like Lua's print, to stderr, prefixed with the rank and its simulated time.
 ---@param ... any
 function print(...) end

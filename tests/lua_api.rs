@@ -45,6 +45,46 @@ fn every_rank_draws_the_same_numbers_until_it_reseeds() {
     assert_ne!(other.metrics["draw"].min, same.metrics["draw"].min);
 }
 
+/// `MGEN_random_ring` (what `util.random_ring_neighbours` calls) gives the neighbours of the
+/// ring `util.permutation` draws in Lua, and leaves `math.random` where that draw does, on
+/// every rank, for ring sizes other than the rank count and after a reseed.
+#[test]
+fn the_random_ring_is_the_permutation_lua_draws() {
+    let r = run("[network]\ndims = [6]\n[workload]\nseed = 11\ncode = '''
+        local util = require('mgen.util')
+        local me = MGEN_Comm_rank()
+        local seed = me % 2 == 1 and me // 2 or nil
+        for _, n in ipairs({1, 2, 7, 300}) do
+          -- draw in Lua, note the next number, then draw again from the same state in Rust
+          math.randomseed(seed)
+          local perm = util.permutation(n)
+          local next_lua = math.random(1 << 40)
+          math.randomseed(seed)
+          local x = (me * 37) % n
+          local before, after = MGEN_random_ring(n, x)
+          local next_rust = math.random(1 << 40)
+          assert(next_lua == next_rust, 'math.random left elsewhere for n = ' .. n)
+          for i = 1, n do
+            if perm[i] == x then
+              assert(before == perm[(i - 2) % n + 1] and after == perm[i % n + 1],
+                ('n = %d, x = %d: got %d, %d'):format(n, x, before, after))
+            end
+          end
+        end
+        math.randomseed()
+        local left, right = util.random_ring_neighbours()
+        MGEN_report('left', left)
+        MGEN_report('right', right)
+        assert(not pcall(MGEN_random_ring, 5, 5), 'x out of range is refused')
+        assert(not pcall(MGEN_random_ring, 0, 0), 'an empty ring is refused')
+        MGEN_report('ok', 1)'''\n");
+    assert_eq!(r.metrics["ok"].count, 6);
+    // one ring of six: every rank is somebody's left neighbour once (mean 2.5); a
+    // mistaken ring (say, every rank its own neighbour) would still be caught by the Lua side
+    assert_eq!(r.metrics["left"].mean, 2.5);
+    assert_eq!(r.metrics["right"].mean, 2.5);
+}
+
 #[test]
 fn args_reach_the_script_with_their_types() {
     let r = run("[network]\ndims = [2]\n[workload]\nargs = { n = 3, f = 0.5, s = 'x', list = [1, 2], t = { k = true } }

@@ -16,13 +16,7 @@ end
 -- This rank's left and right neighbours in a ring of all ranks in a random order (HPCC's
 -- randomly ordered ring).
 function util.random_ring_neighbours()
-  local rank, size = MGEN_Comm_rank(), MGEN_Comm_size()
-  local ring = util.permutation(size)
-  for i = 1, size do
-    if ring[i] == rank then
-      return ring[(i - 2) % size + 1], ring[i % size + 1]
-    end
-  end
+  return MGEN_random_ring(MGEN_Comm_size(), MGEN_Comm_rank())
 end
 
 return util

@@ -260,6 +260,47 @@ fn records(lua: &Lua, globals: &Table, world: &W, scenario_dir: &Path) -> mlua::
             Ok(Value::Integer(rng.range(lo, hi)))
         })?,
     )?;
+    // MGEN_random_ring(n, x): x's neighbours in util.permutation(n)'s ring, drawn once for
+    // every rank whose generator is in the same state (the 64K ranks of a random ring would
+    // otherwise each draw, and search, a permutation of 64K: 2^32 steps of Lua)
+    let f = world.clone();
+    let drawn: RefCell<Option<RingDraw>> = RefCell::new(None);
+    globals.set(
+        "MGEN_random_ring",
+        lua.create_function(move |lua, (n, x): (Value, Value)| {
+            let n = int_arg(lua, 1, &n, "MGEN_random_ring", "n")?;
+            let x = int_arg(lua, 1, &x, "MGEN_random_ring", "x")?;
+            if !(1..=1 << 31).contains(&n) {
+                return Err(error(
+                    lua,
+                    1,
+                    format!("MGEN_random_ring: `n` must be in 1..2^31, got {n}"),
+                ));
+            }
+            if !(0..n).contains(&x) {
+                return Err(error(
+                    lua,
+                    1,
+                    format!("MGEN_random_ring: `x` must be in 0..{}, got {x}", n - 1),
+                ));
+            }
+            let mut w = f.borrow_mut();
+            let cur = w.current as usize;
+            let rng = &mut w.ranks[cur].rng;
+            let mut d = drawn.borrow_mut();
+            if !d
+                .as_ref()
+                .is_some_and(|d| d.before == *rng && d.pos.len() == n as usize)
+            {
+                *d = Some(RingDraw::draw(*rng, n as u32));
+            }
+            let d = d.as_ref().expect("drawn above");
+            *rng = d.after;
+            let n = n as usize;
+            let p = d.pos[x as usize] as usize;
+            Ok((d.perm[(p + n - 1) % n], d.perm[(p + 1) % n]))
+        })?,
+    )?;
     let f = world.clone();
     math.set(
         "randomseed",
@@ -290,6 +331,38 @@ fn records(lua: &Lua, globals: &Table, world: &W, scenario_dir: &Path) -> mlua::
     )?;
 
     Ok(())
+}
+
+/// One permutation drawn for `MGEN_random_ring`: the generator's state before and after the
+/// draw, the permutation and each element's position in it.
+struct RingDraw {
+    before: crate::random::Xoshiro,
+    after: crate::random::Xoshiro,
+    perm: Vec<u32>,
+    pos: Vec<u32>,
+}
+
+impl RingDraw {
+    /// `util.permutation(n)`'s Fisher-Yates, draw for draw: for `i = n..2`, swap element `i`
+    /// with element `math.random(i)` (1-based).
+    fn draw(mut rng: crate::random::Xoshiro, n: u32) -> RingDraw {
+        let before = rng;
+        let mut perm: Vec<u32> = (0..n).collect();
+        for i in (2..=n as i64).rev() {
+            let j = rng.range(1, i);
+            perm.swap(i as usize - 1, j as usize - 1);
+        }
+        let mut pos = vec![0u32; n as usize];
+        for (p, &v) in perm.iter().enumerate() {
+            pos[v as usize] = p as u32;
+        }
+        RingDraw {
+            before,
+            after: rng,
+            perm,
+            pos,
+        }
+    }
 }
 
 /// Message passing: `MGEN_Isend`, `MGEN_Irecv` and their constants (the waits are the
