@@ -255,7 +255,10 @@ impl World {
             }
             let Some((t, ev)) = self.queue.pop() else {
                 if self.self_check && self.stalled.is_none() {
-                    self.stalled = self.net.stalled(self.now);
+                    self.stalled = match self.nics.flow.as_deref_mut() {
+                        Some(f) => f.mismatch.take(),
+                        None => self.net.stalled(self.now),
+                    };
                 }
                 return Next::Idle;
             };
@@ -269,7 +272,10 @@ impl World {
                 self.time_went_back.get_or_insert((self.now, t));
             }
             if self.self_check && t > self.now && self.stalled.is_none() {
-                self.stalled = self.net.stalled(self.now);
+                self.stalled = match self.nics.flow.as_deref_mut() {
+                    Some(f) => f.mismatch.take(),
+                    None => self.net.stalled(self.now),
+                };
             }
             self.now = t;
             self.events += 1;

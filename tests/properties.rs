@@ -366,3 +366,32 @@ proptest! {
         prop_assert_eq!(run(&text).deterministic_json(), r.deterministic_json());
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The same random workloads at flow level: every byte and message delivered, each rank's
+    /// compute as planned, no link busier than the run, runs that repeat, and (the engine's
+    /// self-check) every selective update giving the rates of a max-min of all the flows.
+    #[test]
+    fn random_workloads_at_flow_level_keep_the_invariants(c in case()) {
+        let text = c.toml().replacen("[network]\n", "[network]\nmodel = 'flow'\n", 1);
+        let r = run(&text);
+        let n = &r.network;
+        let (bytes, packets, messages) = c.expected();
+        prop_assert_eq!(n.bytes, bytes);
+        prop_assert_eq!(n.packets, packets);
+        prop_assert_eq!(n.messages, messages);
+        prop_assert_eq!(r.per_link.iter().map(|l| l.bytes).sum::<u64>(), n.link_bytes);
+        for l in &r.per_link {
+            prop_assert!(l.busy.ps() <= n.quiet_ps, "a link busy {} in a run of {}", l.busy, n.quiet_ps);
+        }
+        for (i, rank) in r.per_rank.iter().enumerate() {
+            let planned: u64 = c.phases.iter().map(|p| p.compute_ns[i] as u64 * 1000).sum();
+            prop_assert_eq!(rank.compute_ps, planned);
+            prop_assert!(rank.finish_ps >= rank.compute_ps);
+        }
+        prop_assert!(!r.partial && r.warnings.is_empty(), "{:?}", r.warnings);
+        prop_assert_eq!(run(&text).deterministic_json(), r.deterministic_json());
+    }
+}

@@ -209,8 +209,15 @@ impl Simulation {
     /// idle while a packet is ready for it and the buffer it feeds has room (a missed wake-up
     /// would leave it so). A run that breaks this ends with an internal error. It costs a pass
     /// over every channel per distinct event time: for tests on small networks.
+    ///
+    /// At flow level, it checks instead that every selective update gives the rates a
+    /// max-min of all the flows gives (a pass over all of them per recomputation).
     pub fn self_check(&mut self) {
-        self.world.borrow_mut().self_check = true;
+        let mut w = self.world.borrow_mut();
+        w.self_check = true;
+        if let Some(f) = w.nics.flow.as_deref_mut() {
+            f.check = true;
+        }
     }
 
     /// Turns the engine's cache tactics on or off for the whole run, whatever the size of the

@@ -52,6 +52,8 @@ struct Flow {
     uses: Vec<(u32, f64)>,
     /// The channels among them.
     links: u32,
+    /// Its coefficient on each channel (`wire / payload`; 1 on a DMA engine).
+    coef: f64,
     /// Payload bytes still to move, as of `last`.
     left: f64,
     /// Payload bytes per second.
@@ -96,21 +98,24 @@ pub struct FlowNet {
     mtu: u64,
     header: u64,
     fill: Filling,
-    /// Walk scratch: the stamp of the last walk that met each flow and resource.
-    flow_seen: Vec<u32>,
-    res_seen: Vec<u32>,
-    stamp: u32,
     component: Vec<u32>,
     rates: Vec<f64>,
-    /// Flows started, and flows that shared a resource with one that ended, since the last
-    /// recomputation; one is scheduled ([`RECOMPUTE`]) while this is not empty.
-    dirty: Vec<u32>,
+    /// Flows started, and the resources of flows that ended (and the lowest rate they had),
+    /// since the last recomputation; one is scheduled ([`RECOMPUTE`]) while these are not
+    /// empty.
+    started: Vec<u32>,
+    freed: Vec<u32>,
+    freed_at: f64,
     /// The flows' ends, earliest first.
     ends: Ends,
     /// Times at which an [`ENDS`] event is scheduled with the engine.
     woken: BTreeSet<u64>,
     /// What the model did (its cost).
     pub stats: FlowStats,
+    /// Check every recomputation against the max-min of all flows (`Simulation::self_check`).
+    pub(crate) check: bool,
+    /// The first disagreement the check found.
+    pub(crate) mismatch: Option<String>,
 }
 
 impl FlowNet {
@@ -140,15 +145,16 @@ impl FlowNet {
             mtu: mtu.0,
             header: header.0,
             fill: Filling::new(resources),
-            flow_seen: Vec::new(),
-            res_seen: vec![0; resources],
-            stamp: 0,
             component: Vec::new(),
             rates: Vec::new(),
-            dirty: Vec::new(),
+            started: Vec::new(),
+            freed: Vec::new(),
+            freed_at: f64::INFINITY,
             ends: Ends::default(),
             woken: BTreeSet::new(),
             stats: FlowStats::default(),
+            check: false,
+            mismatch: None,
         }
     }
 
@@ -229,6 +235,7 @@ impl FlowNet {
         let flow = Flow {
             msg,
             links: path.len() as u32,
+            coef,
             uses,
             left: payload as f64,
             rate: 0.0,
@@ -247,7 +254,6 @@ impl FlowNet {
             }
             None => {
                 self.flows.push(flow);
-                self.flow_seen.push(0);
                 self.flows.len() as u32 - 1
             }
         };
@@ -256,16 +262,16 @@ impl FlowNet {
             self.on[e as usize].push(f);
         }
         self.stats.flows += 1;
-        self.mark(f, now, q);
+        self.mark(now, q);
+        self.started.push(f);
     }
 
-    /// Flow `g` needs a new rate: at the end of this picosecond's events, so that flows that
+    /// Rates must be recomputed: at the end of this picosecond's events, so that flows that
     /// start or end together are recomputed once.
-    fn mark(&mut self, g: u32, now: Time, q: &mut EventQueue<Event>) {
-        if self.dirty.is_empty() {
+    fn mark(&mut self, now: Time, q: &mut EventQueue<Event>) {
+        if self.started.is_empty() && self.freed.is_empty() {
             q.push(now, Event::FlowDone(RECOMPUTE));
         }
-        self.dirty.push(g);
     }
 
     /// An [`Event::FlowDone`] at `now`: the marked flows are recomputed (`RECOMPUTE`), or
@@ -281,13 +287,14 @@ impl FlowNet {
         ended: &mut Vec<u32>,
     ) {
         if what == RECOMPUTE {
-            let mut seeds = std::mem::take(&mut self.dirty);
-            seeds.retain(|&g| self.flows[g as usize].alive);
-            if !seeds.is_empty() {
-                self.recompute(&seeds, now, q);
-            }
-            seeds.clear();
-            self.dirty = seeds;
+            let mut started = std::mem::take(&mut self.started);
+            let freed = std::mem::take(&mut self.freed);
+            started.retain(|&g| self.flows[g as usize].alive);
+            self.recompute(&started, &freed, now, q);
+            (self.started, self.freed) = (started, freed);
+            self.started.clear();
+            self.freed.clear();
+            self.freed_at = f64::INFINITY;
             return;
         }
         debug_assert_eq!(what, ENDS);
@@ -305,8 +312,10 @@ impl FlowNet {
     /// Flow `f` has moved its bytes at `now`: it leaves its resources, and its message
     /// arrives after the rest of its first packet's latency. Returns the message.
     fn end(&mut self, net: &mut Network, f: u32, now: Time, q: &mut EventQueue<Event>) -> u32 {
+        self.mark(now, q);
         let fl = &mut self.flows[f as usize];
         fl.alive = false;
+        self.freed_at = self.freed_at.min(fl.rate);
         let (msg, after, started, wire, packets) =
             (fl.msg, fl.after, fl.started, fl.wire, fl.packets);
         let uses = std::mem::take(&mut fl.uses);
@@ -325,13 +334,8 @@ impl FlowNet {
             }
         }
         self.free.push(f);
-        // the flows it shared a resource with: their component(s) get its share (one flow per
-        // resource reaches all of a resource's flows, whatever pieces the component splits in)
-        for &(e, _) in &uses {
-            if let Some(&g) = self.on[e as usize].first() {
-                self.mark(g, now, q);
-            }
-        }
+        // the flows it shared a resource with get its share
+        self.freed.extend(uses.iter().map(|&(e, _)| e));
         // (the list stays in the slot, for the next flow to reuse)
         let mut uses = uses;
         uses.clear();
@@ -340,54 +344,36 @@ impl FlowNet {
         msg
     }
 
-    /// Recomputes the rates of the flows connected to `seeds` through shared resources, and
-    /// reschedules the end of each whose end moved.
-    fn recompute(&mut self, seeds: &[u32], now: Time, q: &mut EventQueue<Event>) {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.flow_seen.iter_mut().for_each(|s| *s = 0);
-            self.res_seen.iter_mut().for_each(|s| *s = 0);
-            self.stamp = 1;
-        }
-        let stamp = self.stamp;
-        self.component.clear();
-        for &f in seeds {
-            if self.flow_seen[f as usize] != stamp {
-                self.flow_seen[f as usize] = stamp;
-                self.component.push(f);
-            }
-        }
-        let mut i = 0;
-        while i < self.component.len() {
-            let f = self.component[i] as usize;
-            i += 1;
-            for &(e, _) in &self.flows[f].uses {
-                if self.res_seen[e as usize] == stamp {
-                    continue;
+    /// Recomputes the rates of the flows that flows `started` and the ends that left
+    /// resources `freed` may change (`Filling::refill`), and reschedules the end of each whose
+    /// end moved.
+    fn recompute(&mut self, started: &[u32], freed: &[u32], now: Time, q: &mut EventQueue<Event>) {
+        let (flows, on, cap, channels) = (&self.flows, &self.on, &self.cap, self.channels);
+        self.fill.refill(
+            started,
+            freed,
+            self.freed_at,
+            |g| &flows[g as usize].uses,
+            |e| &on[e as usize],
+            |e| cap[e as usize],
+            |g, e| {
+                if e < channels {
+                    flows[g as usize].coef
+                } else {
+                    1.0
                 }
-                self.res_seen[e as usize] = stamp;
-                for &g in &self.on[e as usize] {
-                    if self.flow_seen[g as usize] != stamp {
-                        self.flow_seen[g as usize] = stamp;
-                        self.component.push(g);
-                    }
-                }
-            }
+            },
+            |g| flows[g as usize].rate,
+            &mut self.component,
+            &mut self.rates,
+        );
+        if self.check && self.mismatch.is_none() {
+            self.mismatch = self.check_rates(now);
         }
         let n = self.component.len();
         self.stats.recomputes += 1;
         self.stats.recomputed += n as u64;
         self.stats.largest = self.stats.largest.max(n as u64);
-        self.rates.clear();
-        self.rates.resize(n, 0.0);
-        let (flows, on, cap) = (&self.flows, &self.on, &self.cap);
-        self.fill.fill(
-            &self.component,
-            |g| &flows[g as usize].uses,
-            |e| &on[e as usize],
-            |e| cap[e as usize],
-            &mut self.rates,
-        );
         for k in 0..n {
             let f = self.component[k] as usize;
             let rate = self.rates[k];
@@ -404,6 +390,38 @@ impl FlowNet {
             }
         }
         self.wake(q);
+    }
+
+    /// The self-check: the rates after a recomputation (the recomputed `component` at
+    /// `rates`, every other flow at the rate it had) must be the max-min of all the flows,
+    /// computed whole, within a relative 1e-6. Describes the first flow that is not.
+    fn check_rates(&self, now: Time) -> Option<String> {
+        let all: Vec<u32> = (0..self.flows.len() as u32)
+            .filter(|&g| self.flows[g as usize].alive)
+            .collect();
+        let mut whole = vec![0.0; all.len()];
+        let (flows, on, cap) = (&self.flows, &self.on, &self.cap);
+        Filling::new(cap.len()).fill(
+            &all,
+            |g| &flows[g as usize].uses,
+            |e| &on[e as usize],
+            |e| cap[e as usize],
+            &mut whole,
+        );
+        let mut now_rate: Vec<f64> = flows.iter().map(|f| f.rate).collect();
+        for (k, &g) in self.component.iter().enumerate() {
+            now_rate[g as usize] = self.rates[k];
+        }
+        all.iter().zip(&whole).find_map(|(&g, &w)| {
+            let r = now_rate[g as usize];
+            ((r - w).abs() > 1e-6 * w).then(|| {
+                format!(
+                    "flow model at {now}: flow {g} (message {}) has rate {r} B/s after the \
+                     selective update, {w} B/s in the max-min of all flows",
+                    flows[g as usize].msg
+                )
+            })
+        })
     }
 
     /// Makes sure the engine holds an [`ENDS`] event at the earliest end.
