@@ -169,7 +169,8 @@ impl Filling {
     /// `freed`, the slowest of them at `left_at` payload per unit time: recomputes only the
     /// flows whose rates may change, into `component` and `rates` (the others keep
     /// `rate(g)`). Of the other arguments, as [`Filling::fill`]'s; `a(g, e)` is flow `g`'s
-    /// coefficient on resource `e`.
+    /// coefficient on resource `e`, and `weight(e)` the sum of them over `on(e)` (if a little
+    /// off by rounding, the 1e-9 below covers it).
     ///
     /// Which flows: below the lowest level `L` of the change, progressive filling goes as it
     /// did, so a flow slower than `L` keeps its rate. A flow that left was at `L = rate`
@@ -190,6 +191,7 @@ impl Filling {
         uses: impl Fn(u32) -> &'a [(u32, f64)],
         on: impl Fn(u32) -> &'a [u32],
         cap: impl Fn(u32) -> f64,
+        weight: impl Fn(u32) -> f64,
         a: impl Fn(u32, u32) -> f64,
         rate: impl Fn(u32) -> f64,
         component: &mut Vec<u32>,
@@ -198,8 +200,7 @@ impl Filling {
         let mut level = left_at;
         for &g in added {
             for &(e, _) in uses(g) {
-                let w: f64 = on(e).iter().map(|&h| a(h, e)).sum();
-                level = level.min(cap(e) / w);
+                level = level.min(cap(e) / weight(e));
             }
         }
         let level = level * (1.0 - 1e-9);
@@ -427,6 +428,7 @@ mod tests {
                     |g| &uses[g as usize],
                     |e| &on[e as usize],
                     |e| caps[e as usize],
+                    |e| on[e as usize].iter().map(|&h| coef(h, e)).sum(),
                     coef,
                     |g| rate[g as usize],
                     &mut comp,

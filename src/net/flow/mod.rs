@@ -52,12 +52,8 @@ struct Flow {
     uses: Vec<(u32, f64)>,
     /// The channels among them.
     links: u32,
-    /// Its coefficient on each channel (`wire / payload`; 1 on a DMA engine).
-    coef: f64,
     /// Payload bytes still to move, as of `last`.
     left: f64,
-    /// Payload bytes per second.
-    rate: f64,
     last: u64,
     /// When its bytes are moved at its current rate (ps).
     done_at: u64,
@@ -97,6 +93,12 @@ pub struct FlowNet {
     cut_through: bool,
     mtu: u64,
     header: u64,
+    /// Per flow, its rate (payload bytes per second; 0 until it has one) and its coefficient
+    /// on each channel (`wire / payload`; 1 on a DMA engine), apart from the rest of it for
+    /// the walks of `Filling::refill`, which read them for every flow of every resource met.
+    rc: Vec<(f64, f64)>,
+    /// Per resource, the sum of the coefficients of the flows through it.
+    weight: Vec<f64>,
     fill: Filling,
     component: Vec<u32>,
     rates: Vec<f64>,
@@ -144,6 +146,8 @@ impl FlowNet {
             cut_through,
             mtu: mtu.0,
             header: header.0,
+            rc: Vec::new(),
+            weight: vec![0.0; resources],
             fill: Filling::new(resources),
             component: Vec::new(),
             rates: Vec::new(),
@@ -235,10 +239,8 @@ impl FlowNet {
         let flow = Flow {
             msg,
             links: path.len() as u32,
-            coef,
             uses,
             left: payload as f64,
-            rate: 0.0,
             last: now.ps(),
             done_at: u64::MAX,
             after,
@@ -254,12 +256,14 @@ impl FlowNet {
             }
             None => {
                 self.flows.push(flow);
+                self.rc.push((0.0, 0.0));
                 self.flows.len() as u32 - 1
             }
         };
-        for i in 0..self.flows[f as usize].uses.len() {
-            let e = self.flows[f as usize].uses[i].0;
+        self.rc[f as usize] = (0.0, coef);
+        for &(e, a) in &self.flows[f as usize].uses {
             self.on[e as usize].push(f);
+            self.weight[e as usize] += a;
         }
         self.stats.flows += 1;
         self.mark(now, q);
@@ -315,16 +319,19 @@ impl FlowNet {
         self.mark(now, q);
         let fl = &mut self.flows[f as usize];
         fl.alive = false;
-        self.freed_at = self.freed_at.min(fl.rate);
+        self.freed_at = self.freed_at.min(self.rc[f as usize].0);
         let (msg, after, started, wire, packets) =
             (fl.msg, fl.after, fl.started, fl.wire, fl.packets);
         let uses = std::mem::take(&mut fl.uses);
         let links = fl.links as usize;
-        for &(e, _) in &uses {
+        for &(e, a) in &uses {
             let list = &mut self.on[e as usize];
             if let Some(i) = list.iter().position(|&x| x == f) {
                 list.remove(i);
             }
+            // (an empty resource starts again from an exact 0: no rounding carried over)
+            let w = &mut self.weight[e as usize];
+            *w = if list.is_empty() { 0.0 } else { *w - a };
         }
         for &(c, _) in &uses[..links] {
             let busy = rate_time(self.cap[c as usize], wire);
@@ -349,6 +356,7 @@ impl FlowNet {
     /// end moved.
     fn recompute(&mut self, started: &[u32], freed: &[u32], now: Time, q: &mut EventQueue<Event>) {
         let (flows, on, cap, channels) = (&self.flows, &self.on, &self.cap, self.channels);
+        let (rc, weight) = (&self.rc, &self.weight);
         self.fill.refill(
             started,
             freed,
@@ -356,14 +364,15 @@ impl FlowNet {
             |g| &flows[g as usize].uses,
             |e| &on[e as usize],
             |e| cap[e as usize],
+            |e| weight[e as usize],
             |g, e| {
                 if e < channels {
-                    flows[g as usize].coef
+                    rc[g as usize].1
                 } else {
                     1.0
                 }
             },
-            |g| flows[g as usize].rate,
+            |g| rc[g as usize].0,
             &mut self.component,
             &mut self.rates,
         );
@@ -379,10 +388,10 @@ impl FlowNet {
             let rate = self.rates[k];
             let fl = &mut self.flows[f];
             // the bytes moved since the last change, at the old rate
-            let moved = fl.rate * (now.ps() - fl.last) as f64 * 1e-12;
+            let moved = self.rc[f].0 * (now.ps() - fl.last) as f64 * 1e-12;
             fl.left = (fl.left - moved).max(0.0);
             fl.last = now.ps();
-            fl.rate = rate;
+            self.rc[f].0 = rate;
             let done = now.ps() + ((fl.left / rate) * 1e12).ceil() as u64;
             if done != fl.done_at {
                 fl.done_at = done;
@@ -408,7 +417,7 @@ impl FlowNet {
             |e| cap[e as usize],
             &mut whole,
         );
-        let mut now_rate: Vec<f64> = flows.iter().map(|f| f.rate).collect();
+        let mut now_rate: Vec<f64> = self.rc.iter().map(|&(r, _)| r).collect();
         for (k, &g) in self.component.iter().enumerate() {
             now_rate[g as usize] = self.rates[k];
         }
