@@ -62,6 +62,17 @@ pub(crate) struct Filling {
     res_seen: Vec<u32>,
     stamp: u32,
     left_by_fixed: Vec<f64>,
+    /// Per flow, the resource it was frozen at (its bottleneck) in the last fill that set its
+    /// rate, and its rate in the ripple's fill under way.
+    bneck: Vec<u32>,
+    trial: Vec<f64>,
+    /// The ripple's joiners, and the resources it has looked at.
+    joining: Vec<u32>,
+    looked: Vec<u32>,
+    /// The most flows the ripple fills before it gives up: each round fills all of them
+    /// again, and past this many the refill of everything at or above the level costs less
+    /// (docs/performance.md).
+    ripple_flows: usize,
 }
 
 impl Filling {
@@ -70,6 +81,7 @@ impl Filling {
             local: vec![u32::MAX; resources],
             res_seen: vec![0; resources],
             left_by_fixed: vec![0.0; resources],
+            ripple_flows: 64,
             ..Filling::default()
         }
     }
@@ -98,6 +110,9 @@ impl Filling {
                 self.flow_local.resize(g as usize + 1, u32::MAX);
             }
             self.flow_local[g as usize] = k as u32;
+            if self.bneck.len() <= g as usize {
+                self.bneck.resize(g as usize + 1, u32::MAX);
+            }
             for &(e, a) in uses(g) {
                 let l = &mut self.local[e as usize];
                 if *l == u32::MAX {
@@ -148,6 +163,7 @@ impl Filling {
                 self.frozen[k] = true;
                 rising -= 1;
                 rates[k] = level;
+                self.bneck[g as usize] = self.global[l];
                 for &(r, a) in uses(g) {
                     let rl = self.local[r as usize] as usize;
                     self.left[rl] -= a * level;
@@ -210,6 +226,16 @@ impl Filling {
             self.res_seen.iter_mut().for_each(|s| *s = 0);
             self.stamp = 1;
         }
+        if self.ripple(
+            added, freed, level, &uses, &on, &cap, &a, &rate, component, rates,
+        ) {
+            return;
+        }
+        self.stamp = self.stamp.wrapping_add(1).max(1);
+        if self.stamp == 1 {
+            self.flow_seen.iter_mut().for_each(|s| *s = 0);
+            self.res_seen.iter_mut().for_each(|s| *s = 0);
+        }
         let stamp = self.stamp;
         component.clear();
         let meet = |g: u32, seen: &mut Vec<u32>, component: &mut Vec<u32>| {
@@ -257,6 +283,155 @@ impl Filling {
         let left = std::mem::take(&mut self.left_by_fixed);
         self.fill(component, uses, on, |e| left[e as usize], rates);
         self.left_by_fixed = left;
+    }
+
+    /// The ripple: fills again only the flows whose rates must change, found by checking,
+    /// after each fill, what certifies the max-min of the flows left as they were. A rate
+    /// allocation that fits every resource is the max-min one when every flow has a
+    /// bottleneck: a full resource on which no flow is faster (Bertsekas and Gallager,
+    /// §6.5.2). The flows of `component` (first the ones that joined) are filled on what the
+    /// others leave; then, on every resource they or the flows that left use (the only ones
+    /// whose load moved), a flow left as it was joins if its bottleneck is no longer full or
+    /// has a faster flow now, and one faster than a filled flow on that one's bottleneck joins
+    /// too. Until none joins; then every flow has its certificate, and the rates are exact.
+    /// Flows below `level` never join (the refill's argument). Gives up (false) after 8
+    /// rounds or past 64 flows: the caller then refills everything at or above the level.
+    #[allow(clippy::too_many_arguments)]
+    fn ripple<'a>(
+        &mut self,
+        added: &[u32],
+        freed: &[u32],
+        level: f64,
+        uses: &impl Fn(u32) -> &'a [(u32, f64)],
+        on: &impl Fn(u32) -> &'a [u32],
+        cap: &impl Fn(u32) -> f64,
+        a: &impl Fn(u32, u32) -> f64,
+        rate: &impl Fn(u32) -> f64,
+        component: &mut Vec<u32>,
+        rates: &mut Vec<f64>,
+    ) -> bool {
+        const ROUNDS: usize = 8;
+        const TOL: f64 = 1e-9;
+        let stamp = self.stamp;
+        component.clear();
+        let mut joining = std::mem::take(&mut self.joining);
+        let mut looked = std::mem::take(&mut self.looked);
+        joining.clear();
+        joining.extend_from_slice(added);
+        let mut done = false;
+        for _ in 0..ROUNDS {
+            for &g in &joining {
+                if self.flow_seen.len() <= g as usize {
+                    self.flow_seen.resize(g as usize + 1, 0);
+                }
+                if self.flow_seen[g as usize] != stamp {
+                    self.flow_seen[g as usize] = stamp;
+                    component.push(g);
+                }
+            }
+            joining.clear();
+            let max_id = component
+                .iter()
+                .copied()
+                .max()
+                .map_or(0, |g| g as usize + 1);
+            if self.trial.len() < max_id {
+                self.trial.resize(max_id, 0.0);
+            }
+            if !component.is_empty() {
+                // fill the joined flows on what the others leave
+                looked.clear();
+                for &g in component.iter() {
+                    for &(e, _) in uses(g) {
+                        if self.res_seen[e as usize] != stamp {
+                            self.res_seen[e as usize] = stamp;
+                            looked.push(e);
+                        }
+                    }
+                }
+                for &e in &looked {
+                    let mut left = cap(e);
+                    for &h in on(e) {
+                        if self.flow_seen.get(h as usize) != Some(&stamp) {
+                            left -= a(h, e) * rate(h);
+                        }
+                    }
+                    self.left_by_fixed[e as usize] = left;
+                }
+                for &e in &looked {
+                    self.res_seen[e as usize] = 0;
+                }
+                rates.clear();
+                rates.resize(component.len(), 0.0);
+                let left = std::mem::take(&mut self.left_by_fixed);
+                self.fill(component, uses, on, |e| left[e as usize], rates);
+                self.left_by_fixed = left;
+                for (k, &g) in component.iter().enumerate() {
+                    self.trial[g as usize] = rates[k];
+                }
+            }
+            // check the certificates on every resource whose load moved
+            looked.clear();
+            for &e in freed
+                .iter()
+                .chain(component.iter().flat_map(|&g| uses(g).iter().map(|u| &u.0)))
+            {
+                if self.res_seen[e as usize] != stamp {
+                    self.res_seen[e as usize] = stamp;
+                    looked.push(e);
+                }
+            }
+            for &e in &looked {
+                self.res_seen[e as usize] = 0;
+            }
+            for &e in &looked {
+                let flows = on(e);
+                let (mut load, mut fastest, mut slowest_held) = (0.0, 0.0f64, f64::INFINITY);
+                for &h in flows {
+                    let mine = self.flow_seen.get(h as usize) == Some(&stamp);
+                    let x = if mine {
+                        self.trial[h as usize]
+                    } else {
+                        rate(h)
+                    };
+                    load += a(h, e) * x;
+                    fastest = fastest.max(x);
+                    if mine && self.bneck[h as usize] == e {
+                        slowest_held = slowest_held.min(x);
+                    }
+                }
+                let full = load >= cap(e) * (1.0 - TOL);
+                for &h in flows {
+                    if self.flow_seen.get(h as usize) == Some(&stamp) {
+                        continue;
+                    }
+                    let x = rate(h);
+                    if x < level {
+                        continue;
+                    }
+                    let held_here = self.bneck.get(h as usize) == Some(&e);
+                    if (held_here && (!full || x < fastest * (1.0 - TOL)))
+                        || x > slowest_held * (1.0 + TOL)
+                    {
+                        joining.push(h);
+                    }
+                }
+            }
+            if joining.is_empty() {
+                done = true;
+                break;
+            }
+            if component.len() + joining.len() > self.ripple_flows {
+                break;
+            }
+        }
+        // (`rates` holds the last fill's, in `component`'s order)
+        if component.is_empty() {
+            rates.clear();
+        }
+        self.joining = joining;
+        self.looked = looked;
+        done
     }
 
     /// Puts local resource `l`'s level into the heap, if a rising flow still uses it.
@@ -370,6 +545,13 @@ mod tests {
     /// left, on random networks: 200 problems of 12 resources, each with several changes.
     #[test]
     fn a_refill_gives_the_whole_max_min() {
+        // with the ripple, and with the refill of everything at or above the level alone
+        for ripple_flows in [64, 0] {
+            refills_against_whole_fills(ripple_flows);
+        }
+    }
+
+    fn refills_against_whole_fills(ripple_flows: usize) {
         let mut seed = 12345u64;
         let mut next = |n: u64| {
             seed = seed
@@ -383,6 +565,7 @@ mod tests {
             let mut alive: Vec<bool> = Vec::new();
             let mut rate: Vec<f64> = Vec::new();
             let mut f = Filling::new(caps.len());
+            f.ripple_flows = ripple_flows;
             let (mut comp, mut rs) = (Vec::new(), Vec::new());
             for step in 0..8 {
                 // one or two leave (from the second step), one to three join
