@@ -73,6 +73,11 @@ pub(crate) struct Filling {
     /// again, and past this many the refill of everything at or above the level costs less
     /// (docs/performance.md).
     ripple_flows: usize,
+    /// After the ripple gives up, it is not tried for the next `skip` refills: 1, then twice
+    /// as many after each failure in a row (up to 64), so that where changes spread far it
+    /// costs little.
+    skip: u32,
+    backoff: u32,
 }
 
 impl Filling {
@@ -226,10 +231,16 @@ impl Filling {
             self.res_seen.iter_mut().for_each(|s| *s = 0);
             self.stamp = 1;
         }
-        if self.ripple(
+        if self.skip > 0 {
+            self.skip -= 1;
+        } else if self.ripple(
             added, freed, level, &uses, &on, &cap, &a, &rate, component, rates,
         ) {
+            self.backoff = 0;
             return;
+        } else {
+            self.backoff = (self.backoff * 2).clamp(1, 64);
+            self.skip = self.backoff;
         }
         self.stamp = self.stamp.wrapping_add(1).max(1);
         if self.stamp == 1 {
