@@ -393,5 +393,18 @@ proptest! {
         }
         prop_assert!(!r.partial && r.warnings.is_empty(), "{:?}", r.warnings);
         prop_assert_eq!(run(&text).deterministic_json(), r.deterministic_json());
+        // flows move at whole bytes per second, so how the rates were recomputed (the ripple,
+        // or everything at or above the level) changes no figure
+        let s = Scenario::from_str_with(&text, Path::new("prop.toml"), &[]).expect("valid");
+        let mut sim = Simulation::new(&s).expect("builds");
+        sim.flow_ripple(false);
+        let mut without = sim.run().expect("completes");
+        let mut with = r.clone();
+        // (all but the count of the model's own work)
+        prop_assert!(without.network.flow_model.take().is_some());
+        prop_assert!(with.network.flow_model.take().is_some());
+        prop_assert_eq!(without.deterministic_json(), with.deterministic_json());
+        prop_assert_eq!(&without.per_link, &with.per_link);
+        prop_assert_eq!(&without.per_rank, &with.per_rank);
     }
 }

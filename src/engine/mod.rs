@@ -220,6 +220,16 @@ impl Simulation {
         }
     }
 
+    /// At flow level, turns the ripple of the selective update off (`net/flow/maxmin.rs`):
+    /// every recomputation then fills again all the flows at or above the change's level.
+    /// The rates, and so every figure, are the same either way; this is for the tests that
+    /// say so.
+    pub fn flow_ripple(&mut self, on: bool) {
+        if let Some(f) = self.world.borrow_mut().nics.flow.as_deref_mut() {
+            f.use_ripple(on);
+        }
+    }
+
     /// Turns the engine's cache tactics on or off for the whole run, whatever the size of the
     /// network's state: the prefetch stages, and the queues' links written a few queuings
     /// late (`net/router.rs`, "Linked later"). By default they are on while that state is

@@ -445,6 +445,12 @@ impl Filling {
         done
     }
 
+    /// Turns the ripple off (every refill then fills everything at or above the level) or
+    /// back on: the rates are the same either way.
+    pub(crate) fn use_ripple(&mut self, on: bool) {
+        self.ripple_flows = if on { 64 } else { 0 };
+    }
+
     /// Puts local resource `l`'s level into the heap, if a rising flow still uses it.
     fn push(&mut self, l: usize) {
         let w = self.weight[l];

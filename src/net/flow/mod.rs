@@ -52,8 +52,14 @@ struct Flow {
     uses: Vec<(u32, f64)>,
     /// The channels among them.
     links: u32,
-    /// Payload bytes still to move, as of `last`.
-    left: f64,
+    /// Payload still to move as of `last`, in 10⁻¹² bytes, so that the bytes a rate in whole
+    /// bytes per second moves in whole picoseconds are exact.
+    left: u128,
+    /// Its max-min rate rounded to whole bytes per second (`u64::MAX`: unbounded). Flows that
+    /// share a bottleneck equally move at the same pace even when their rates were computed
+    /// in different recomputations (the last bits of a float can differ), and so end at the
+    /// same picosecond.
+    pace: u64,
     last: u64,
     /// When its bytes are moved at its current rate (ps).
     done_at: u64,
@@ -240,7 +246,8 @@ impl FlowNet {
             msg,
             links: path.len() as u32,
             uses,
-            left: payload as f64,
+            left: payload as u128 * 1_000_000_000_000,
+            pace: 0,
             last: now.ps(),
             done_at: u64::MAX,
             after,
@@ -387,12 +394,22 @@ impl FlowNet {
             let f = self.component[k] as usize;
             let rate = self.rates[k];
             let fl = &mut self.flows[f];
-            // the bytes moved since the last change, at the old rate
-            let moved = self.rc[f].0 * (now.ps() - fl.last) as f64 * 1e-12;
-            fl.left = (fl.left - moved).max(0.0);
+            // the bytes moved since the last change, at the old pace
+            let moved = fl.pace as u128 * (now.ps() - fl.last) as u128;
+            fl.left = fl.left.saturating_sub(moved);
             fl.last = now.ps();
             self.rc[f].0 = rate;
-            let done = now.ps() + ((fl.left / rate) * 1e12).ceil() as u64;
+            // (a rate below half a byte per second still moves)
+            fl.pace = if rate.is_finite() {
+                (rate.round() as u64).max(1)
+            } else {
+                u64::MAX
+            };
+            let done = if fl.pace == u64::MAX {
+                now.ps()
+            } else {
+                now.ps() + fl.left.div_ceil(fl.pace as u128) as u64
+            };
             if done != fl.done_at {
                 fl.done_at = done;
                 self.ends.set(f as u32, done);
@@ -431,6 +448,11 @@ impl FlowNet {
                 )
             })
         })
+    }
+
+    /// With `false`, recomputations never try the ripple (`Filling::refill`).
+    pub(crate) fn use_ripple(&mut self, on: bool) {
+        self.fill.use_ripple(on);
     }
 
     /// Makes sure the engine holds an [`ENDS`] event at the earliest end.
