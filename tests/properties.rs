@@ -290,6 +290,18 @@ impl Case {
     }
 }
 
+/// Each rank's compute is what the plan says, it finished no earlier, and the run ended
+/// whole, without warnings.
+fn ranks_ran_their_plan(c: &Case, r: &Report) -> Result<(), TestCaseError> {
+    for (i, rank) in r.per_rank.iter().enumerate() {
+        let planned: u64 = c.phases.iter().map(|p| p.compute_ns[i] as u64 * 1000).sum();
+        prop_assert_eq!(rank.compute_ps, planned);
+        prop_assert!(rank.finish_ps >= rank.compute_ps);
+    }
+    prop_assert!(!r.partial && r.warnings.is_empty(), "{:?}", r.warnings);
+    Ok(())
+}
+
 fn run(text: &str) -> Report {
     let s = Scenario::from_str_with(text, Path::new("prop.toml"), &[]).expect("a valid scenario");
     let mut sim = Simulation::new(&s).expect("builds");
@@ -355,13 +367,7 @@ proptest! {
             prop_assert!(l.busy.ps() as u128 >= least, "link {:?} above 100%: {} B in {}", l, l.bytes, l.busy);
         }
         prop_assert_eq!(sum, n.link_bytes);
-        // each rank's compute is what the plan says, and it finished no earlier
-        for (i, rank) in r.per_rank.iter().enumerate() {
-            let planned: u64 = c.phases.iter().map(|p| p.compute_ns[i] as u64 * 1000).sum();
-            prop_assert_eq!(rank.compute_ps, planned);
-            prop_assert!(rank.finish_ps >= rank.compute_ps);
-        }
-        prop_assert!(!r.partial && r.warnings.is_empty(), "{:?}", r.warnings);
+        ranks_ran_their_plan(&c, &r)?;
         // the same scenario and seed give the same output
         prop_assert_eq!(run(&text).deterministic_json(), r.deterministic_json());
     }
@@ -386,12 +392,7 @@ proptest! {
         for l in &r.per_link {
             prop_assert!(l.busy.ps() <= n.quiet_ps, "a link busy {} in a run of {}", l.busy, n.quiet_ps);
         }
-        for (i, rank) in r.per_rank.iter().enumerate() {
-            let planned: u64 = c.phases.iter().map(|p| p.compute_ns[i] as u64 * 1000).sum();
-            prop_assert_eq!(rank.compute_ps, planned);
-            prop_assert!(rank.finish_ps >= rank.compute_ps);
-        }
-        prop_assert!(!r.partial && r.warnings.is_empty(), "{:?}", r.warnings);
+        ranks_ran_their_plan(&c, &r)?;
         prop_assert_eq!(run(&text).deterministic_json(), r.deterministic_json());
         // flows move at whole bytes per second, so how the rates were recomputed (the ripple,
         // or everything at or above the level) changes no figure
