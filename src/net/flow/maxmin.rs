@@ -225,12 +225,6 @@ impl Filling {
             }
         }
         let level = level * (1.0 - 1e-9);
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            self.flow_seen.iter_mut().for_each(|s| *s = 0);
-            self.res_seen.iter_mut().for_each(|s| *s = 0);
-            self.stamp = 1;
-        }
         if self.skip > 0 {
             self.skip -= 1;
         } else if self.ripple(
@@ -242,12 +236,7 @@ impl Filling {
             self.backoff = (self.backoff * 2).clamp(1, 64);
             self.skip = self.backoff;
         }
-        self.stamp = self.stamp.wrapping_add(1).max(1);
-        if self.stamp == 1 {
-            self.flow_seen.iter_mut().for_each(|s| *s = 0);
-            self.res_seen.iter_mut().for_each(|s| *s = 0);
-        }
-        let stamp = self.stamp;
+        let stamp = self.next_stamp();
         component.clear();
         let meet = |g: u32, seen: &mut Vec<u32>, component: &mut Vec<u32>| {
             if seen.len() <= g as usize {
@@ -323,7 +312,7 @@ impl Filling {
     ) -> bool {
         const ROUNDS: usize = 8;
         const TOL: f64 = 1e-9;
-        let stamp = self.stamp;
+        let stamp = self.next_stamp();
         component.clear();
         let mut joining = std::mem::take(&mut self.joining);
         let mut looked = std::mem::take(&mut self.looked);
@@ -335,20 +324,15 @@ impl Filling {
                 if self.flow_seen.len() <= g as usize {
                     self.flow_seen.resize(g as usize + 1, 0);
                 }
+                if self.trial.len() <= g as usize {
+                    self.trial.resize(g as usize + 1, 0.0);
+                }
                 if self.flow_seen[g as usize] != stamp {
                     self.flow_seen[g as usize] = stamp;
                     component.push(g);
                 }
             }
             joining.clear();
-            let max_id = component
-                .iter()
-                .copied()
-                .max()
-                .map_or(0, |g| g as usize + 1);
-            if self.trial.len() < max_id {
-                self.trial.resize(max_id, 0.0);
-            }
             if !component.is_empty() {
                 // fill the joined flows on what the others leave
                 looked.clear();
@@ -443,6 +427,17 @@ impl Filling {
         self.joining = joining;
         self.looked = looked;
         done
+    }
+
+    /// A stamp no flow or resource holds yet (the walks' "met" marks).
+    fn next_stamp(&mut self) -> u32 {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.flow_seen.iter_mut().for_each(|s| *s = 0);
+            self.res_seen.iter_mut().for_each(|s| *s = 0);
+            self.stamp = 1;
+        }
+        self.stamp
     }
 
     /// Turns the ripple off (every refill then fills everything at or above the level) or
