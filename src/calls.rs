@@ -3,7 +3,7 @@
 //! refusal is a typed [`CallError`] that the script layer turns into a Lua error naming the
 //! function and the script line.
 
-use crate::mpi::split_request;
+use crate::mpi::{split_request, ANY_SOURCE, ANY_TAG};
 use crate::probe::trace::What;
 use crate::rdma::split_handle;
 use crate::units::Time;
@@ -34,6 +34,22 @@ pub(crate) enum CallError {
     SecondsOutOfRange(f64),
     #[error("`seconds` = {0} must be a finite number >= 0")]
     NotSeconds(f64),
+    #[error("`tag` = {0} must be >= 0")]
+    NegativeTag(i64),
+    #[error("`tag` = {0} must be >= 0 or MGEN_ANY_TAG")]
+    NotARecvTag(i64),
+    #[error("request {request} belongs to rank {owner}, not to rank {me}")]
+    RequestOfOther { request: i64, owner: u32, me: u32 },
+    #[error("{0} is an RDMA handle; wait for it with MGEN_acp_complete")]
+    IsHandle(i64),
+    #[error("{request} is not a request of rank {me}")]
+    NotARequest { request: i64, me: u32 },
+    #[error("request {request} is not pending on rank {me} (already waited for?)")]
+    NotPending { request: i64, me: u32 },
+    #[error("a message of {had} bytes from rank {from} (tag {tag}) is longer than its receive")]
+    Truncated { had: u64, from: u32, tag: i64 },
+    #[error("no region is open on this rank (MGEN_region_begin first)")]
+    NoRegion,
     #[error("`seconds` = {seconds} would take the rank's clock, at {at} s, past the latest simulated time, {h:.6} s (about {d:.1} days); simulated time does not wrap", h = Time::HORIZON.as_secs_f64(), d = Time::HORIZON.as_secs_f64() / 86400.0)]
     ClockPastHorizon { seconds: f64, at: f64 },
 }
@@ -90,6 +106,130 @@ pub(crate) fn nic(value: Option<i64>, nics: u32) -> Result<Option<u32>, CallErro
         None => Ok(None),
         Some(v) if (0..nics as i64).contains(&v) => Ok(Some(v as u32)),
         Some(v) => Err(CallError::NotANic { value: v, nics }),
+    }
+}
+
+/// `MGEN_region_begin(name)` by the running rank: a region opens (a span on its timeline).
+pub(crate) fn region_begin(w: &mut World, name: &str) {
+    let cur = w.current;
+    let rank = &mut w.ranks[cur as usize];
+    rank.regions += 1;
+    if let Some(tr) = w.trace.as_deref_mut() {
+        tr.begin(cur, name, rank.clock.ps());
+    }
+}
+
+/// `MGEN_region_end()` by the running rank: its innermost region closes.
+pub(crate) fn region_end(w: &mut World) -> Result<(), CallError> {
+    let cur = w.current;
+    let rank = &mut w.ranks[cur as usize];
+    if rank.regions == 0 {
+        return Err(CallError::NoRegion);
+    }
+    rank.regions -= 1;
+    if let Some(tr) = w.trace.as_deref_mut() {
+        tr.end(cur, rank.clock.ps());
+    }
+    Ok(())
+}
+
+/// The tag of a send.
+#[inline]
+pub(crate) fn send_tag(value: i64) -> Result<i64, CallError> {
+    if value >= 0 {
+        Ok(value)
+    } else {
+        Err(CallError::NegativeTag(value))
+    }
+}
+
+/// The tag of a receive: a tag or `MGEN_ANY_TAG`.
+#[inline]
+pub(crate) fn recv_tag(value: i64) -> Result<i64, CallError> {
+    if value >= 0 || value == ANY_TAG {
+        Ok(value)
+    } else {
+        Err(CallError::NotARecvTag(value))
+    }
+}
+
+/// `MGEN_Isend` by the running rank to `dest` (a rank of its job, checked), on NIC `nic` or
+/// the next in turn: the request's handle.
+pub(crate) fn isend(w: &mut World, dest: u32, bytes: u64, tag: i64, nic: Option<u32>) -> i64 {
+    let me = w.current;
+    let dest = w.nodes.job(me).base + dest;
+    let pair = w.pick_nics(me, dest, nic);
+    let rank = &mut w.ranks[me as usize];
+    let before = rank.clock;
+    let h = w.mpi.isend(me, rank, dest, bytes, tag, pair, &mut w.queue);
+    if let Some(tr) = w.trace.as_deref_mut() {
+        let what = What::Call {
+            name: "MGEN_Isend",
+            peer: dest,
+            bytes,
+            tag,
+            flow: crate::world::flow_id(h),
+        };
+        tr.span(me, before.ps(), w.ranks[me as usize].clock.ps(), what);
+    }
+    h
+}
+
+/// `MGEN_Irecv` by the running rank from `src` (a rank of its job, checked, or
+/// [`ANY_SOURCE`]): the request's handle.
+pub(crate) fn irecv(w: &mut World, src: i64, bytes: u64, tag: i64) -> i64 {
+    let me = w.current;
+    let src = if src == ANY_SOURCE {
+        ANY_SOURCE
+    } else {
+        (w.nodes.job(me).base as i64) + src
+    };
+    w.mpi
+        .irecv(me, &mut w.ranks[me as usize], src, bytes, tag, &mut w.queue)
+}
+
+/// A completed receive's (or send's) status: its source as a rank of the job, its tag, its
+/// bytes.
+pub(crate) type StatusValues = (i64, i64, i64);
+
+/// Waiting for request `request` of the running rank: its status if it has completed (the
+/// request is then used up), `None` if not yet, after which the rank waits for it if `block`.
+pub(crate) fn wait_request(
+    w: &mut World,
+    request: i64,
+    block: bool,
+) -> Result<Option<StatusValues>, CallError> {
+    let me = w.current;
+    let seq = match split_request(request) {
+        Some((r, seq)) if r == me => seq,
+        Some((owner, _)) => return Err(CallError::RequestOfOther { request, owner, me }),
+        None if split_handle(request)
+            .is_some_and(|(r, s)| r == me && s < w.ranks[me as usize].next_seq) =>
+        {
+            return Err(CallError::IsHandle(request))
+        }
+        None => return Err(CallError::NotARequest { request, me }),
+    };
+    let rank = &mut w.ranks[me as usize];
+    match w.mpi.take(rank, seq) {
+        Err(_) => Err(CallError::NotPending { request, me }),
+        Ok(Some(st)) => {
+            let source = st.source - w.nodes.job(me).base;
+            match st.truncated {
+                Some(had) => Err(CallError::Truncated {
+                    had,
+                    from: source,
+                    tag: st.tag,
+                }),
+                None => Ok(Some((source as i64, st.tag, st.bytes as i64))),
+            }
+        }
+        Ok(None) => {
+            if block {
+                rank.block_on_request(seq);
+            }
+            Ok(None)
+        }
     }
 }
 

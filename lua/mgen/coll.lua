@@ -22,8 +22,7 @@ local floor, max, min = math.floor, math.max, math.min
 local TAG_BASE = 1 << 40
 local calls = {} -- per rank: collectives called so far (module state is shared by all ranks)
 
-local function tag_base(comm)
-  local r = MGEN_Comm_rank()
+local function tag_base(r, comm)
   local mine = calls[r]
   if not mine then mine = {}; calls[r] = mine end
   local c = (mine[comm] or 0) + 1
@@ -555,18 +554,27 @@ end
 -- the public functions
 
 local function collective(name, algos, default, default_bytes)
+  local labels = {} -- algorithm -> "coll.<name> <algorithm>", made once
   coll[name] = function(opts)
     opts = opts or {}
+    if type(opts) ~= "table" then
+      error(("coll.%s: expected a table of options, e.g. coll.%s{ algo = %q }"):format(name, name, default), 2)
+    end
     if default_bytes and opts.bytes == nil then
       opts = setmetatable({ bytes = default_bytes }, { __index = opts })
     end
     local group, r, p, comm = membership(name, opts)
     local f, T, bytes, root, algo = setup(name, opts, algos, default, p)
     if group then T = over_group(T, group) end
-    local tag = tag_base(comm)
+    local tag = tag_base(group and MGEN_Comm_rank() or r, comm)
     if p > 1 then
       -- a span on the timeline (--trace): "coll.barrier dissemination"
-      MGEN_region_begin(("coll.%s %s"):format(name, algo))
+      local label = labels[algo]
+      if not label then
+        label = ("coll.%s %s"):format(name, algo)
+        labels[algo] = label
+      end
+      MGEN_region_begin(label)
       f(T, tag, bytes, r, p, root, opts)
       MGEN_region_end()
     end

@@ -12,7 +12,7 @@ local coll = require("mgen.coll")
 
 local replay = {}
 
-local floor = math.floor
+local floor, smatch = math.floor, string.match
 local Isend, Irecv, Wait, Waitall, Test = MGEN_Isend, MGEN_Irecv, MGEN_Wait, MGEN_Waitall, MGEN_Test
 
 -- Tags of the exchanges made here: above the traced program's and mgen.coll's (every rank
@@ -232,9 +232,10 @@ function replay.run(opts)
     comms = {},
     comm = 0,
   }
-  for name in pairs(replay.actions) do
-    local algo = args["algo_" .. name]
-    if algo then
+  -- algo_<collective> = "<algorithm>" among the args (a scan of the args: they are few)
+  for key, algo in pairs(args) do
+    local name = type(key) == "string" and smatch(key, "^algo_(.+)$")
+    if name and replay.actions[name] then
       ctx.collectives[name] = ctx.collectives[name] or {}
       ctx.collectives[name].algo = algo
     end

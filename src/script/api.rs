@@ -10,9 +10,8 @@
 use super::args::*;
 use crate::files::FileAccess;
 use crate::limits::Limit;
-use crate::mpi::{split_request, Status, ANY_SOURCE, ANY_TAG};
-use crate::probe::trace::What;
-use crate::rdma::{split_handle, OpKind};
+use crate::mpi::{ANY_SOURCE, ANY_TAG};
+use crate::rdma::OpKind;
 use crate::world::World;
 use mlua::{Lua, Table, Value, Variadic};
 use std::cell::RefCell;
@@ -162,14 +161,7 @@ fn records(lua: &Lua, globals: &Table, world: &W, scenario_dir: &Path) -> mlua::
         "MGEN_region_begin",
         lua.create_function(move |lua, name: Value| {
             let name = str_arg(lua, &name, "MGEN_region_begin", "name")?;
-            let mut guard = f.borrow_mut();
-            let w = &mut *guard;
-            let cur = w.current;
-            let rank = &mut w.ranks[cur as usize];
-            rank.regions += 1;
-            if let Some(tr) = w.trace.as_deref_mut() {
-                tr.begin(cur, &name, rank.clock.ps());
-            }
+            crate::calls::region_begin(&mut f.borrow_mut(), &name);
             Ok(())
         })?,
     )?;
@@ -184,23 +176,8 @@ fn records(lua: &Lua, globals: &Table, world: &W, scenario_dir: &Path) -> mlua::
                     "MGEN_region_end takes no arguments: it ends the innermost region".into(),
                 ));
             }
-            let mut guard = f.borrow_mut();
-            let w = &mut *guard;
-            let cur = w.current;
-            let rank = &mut w.ranks[cur as usize];
-            if rank.regions == 0 {
-                return Err(error(
-                    lua,
-                    1,
-                    "MGEN_region_end: no region is open on this rank (MGEN_region_begin first)"
-                        .into(),
-                ));
-            }
-            rank.regions -= 1;
-            if let Some(tr) = w.trace.as_deref_mut() {
-                tr.end(cur, rank.clock.ps());
-            }
-            Ok(())
+            crate::calls::region_end(&mut f.borrow_mut())
+                .map_err(|e| call_error(lua, 1, "MGEN_region_end", e))
         })?,
     )?;
 
@@ -432,62 +409,32 @@ fn isend(
     tag: Value,
     nic: Option<Value>,
 ) -> mlua::Result<i64> {
-    let (base, size, nics) = job_span(&f.borrow());
-    let dest = base + rank_arg(lua, &dest, func, "dest", size)?;
+    let (_, size, nics) = job_span(&f.borrow());
+    let dest = rank_arg(lua, &dest, func, "dest", size)?;
     let nic = nic_arg(lua, nic, func, nics)?;
     let bytes = bytes_arg(lua, &bytes, func)?;
     let tag = int_arg(lua, 1, &tag, func, "tag")?;
-    if tag < 0 {
-        return Err(error(lua, 1, format!("{func}: `tag` = {tag} must be >= 0")));
-    }
-    let mut guard = f.borrow_mut();
-    let w = &mut *guard;
-    let me = w.current;
-    let pair = w.pick_nics(me, dest, nic);
-    let before = w.ranks[me as usize].clock;
-    let h = w.mpi.isend(
-        me,
-        &mut w.ranks[me as usize],
+    let tag = crate::calls::send_tag(tag).map_err(|e| call_error(lua, 1, func, e))?;
+    Ok(crate::calls::isend(
+        &mut f.borrow_mut(),
         dest,
         bytes,
         tag,
-        pair,
-        &mut w.queue,
-    );
-    if let Some(tr) = w.trace.as_deref_mut() {
-        let what = What::Call {
-            name: "MGEN_Isend",
-            peer: dest,
-            bytes,
-            tag,
-            flow: crate::world::flow_id(h),
-        };
-        tr.span(me, before.ps(), w.ranks[me as usize].clock.ps(), what);
-    }
-    Ok(h)
+        nic,
+    ))
 }
 
 /// `MGEN_Irecv(src, bytes, tag)` as the script's function `func`: the request handle.
 fn irecv(lua: &Lua, f: &W, func: &str, src: Value, bytes: Value, tag: Value) -> mlua::Result<i64> {
-    let (base, size, _) = job_span(&f.borrow());
+    let (_, size, _) = job_span(&f.borrow());
     let src = match src {
         Value::Integer(ANY_SOURCE) => ANY_SOURCE,
-        ref v => (base + rank_arg(lua, v, func, "src", size)?) as i64,
+        ref v => rank_arg(lua, v, func, "src", size)? as i64,
     };
     let bytes = bytes_arg(lua, &bytes, func)?;
     let tag = int_arg(lua, 1, &tag, func, "tag")?;
-    if tag < 0 && tag != ANY_TAG {
-        return Err(error(
-            lua,
-            1,
-            format!("{func}: `tag` = {tag} must be >= 0 or MGEN_ANY_TAG"),
-        ));
-    }
-    let mut guard = f.borrow_mut();
-    let w = &mut *guard;
-    let me = w.current;
-    Ok(w.mpi
-        .irecv(me, &mut w.ranks[me as usize], src, bytes, tag, &mut w.queue))
+    let tag = crate::calls::recv_tag(tag).map_err(|e| call_error(lua, 1, func, e))?;
+    Ok(crate::calls::irecv(&mut f.borrow_mut(), src, bytes, tag))
 }
 
 /// The raw primitives, seen only by the prelude: waits, poll and completion, the sandbox's
@@ -514,43 +461,15 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
             name,
             lua.create_function(move |lua, h: Value| {
                 let hv = int_arg(lua, 1, &h, func, "request")?;
-                let mut guard = f.borrow_mut();
-                let w = &mut *guard;
-                let me = w.current;
-                let (r, seq) = match split_request(hv) {
-                    Some((r, seq)) if r == me => (r, seq),
-                    Some((r, _)) => {
-                        return Err(error(lua, 1, format!("{func}: request {hv} belongs to rank {r}, not to rank {me}")))
-                    }
-                    None if split_handle(hv).is_some_and(|(r, s)| r == me && s < w.ranks[me as usize].next_seq) => {
-                        return Err(error(
-                            lua,
-                            1,
-                            format!("{func}: {hv} is an RDMA handle; wait for it with MGEN_acp_complete"),
-                        ))
-                    }
-                    None => return Err(error(lua, 1, format!("{func}: {hv} is not a request of rank {me}"))),
-                };
-                let rank = &mut w.ranks[r as usize];
-                match w.mpi.take(rank, seq) {
-                    Err(_) => Err(error(
-                        lua,
-                        1,
-                        format!("{func}: request {hv} is not pending on rank {me} (already waited for?)"),
-                    )),
-                    Ok(Some(st)) => {
-                        let base = w.nodes.job(me).base;
-                        let (source, tag, bytes) = status_values(lua, func, st, base)?;
-                        Ok(mlua::MultiValue::from_iter([
-                            Value::Integer(source),
-                            Value::Integer(tag),
-                            Value::Integer(bytes),
-                        ]))
-                    }
-                    Ok(None) if blocking => {
-                        rank.block_on_request(seq);
-                        Ok(mlua::MultiValue::from_iter([Value::Nil]))
-                    }
+                let mut w = f.borrow_mut();
+                match crate::calls::wait_request(&mut w, hv, blocking) {
+                    Err(e) => Err(call_error(lua, 1, func, e)),
+                    Ok(Some((source, tag, bytes))) => Ok(mlua::MultiValue::from_iter([
+                        Value::Integer(source),
+                        Value::Integer(tag),
+                        Value::Integer(bytes),
+                    ])),
+                    Ok(None) if blocking => Ok(mlua::MultiValue::from_iter([Value::Nil])),
                     Ok(None) => Ok(mlua::MultiValue::from_iter([Value::Boolean(false)])),
                 }
             })?,
@@ -608,24 +527,6 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
         })?,
     )?;
     Ok(raw)
-}
-
-/// A receive's status as its source (numbered in the job whose first rank is `base`), tag and
-/// bytes; the prelude makes the `{source, tag, bytes}` table (a table built in Lua costs a
-/// tenth of one built through the API). A truncated message is an error.
-fn status_values(lua: &Lua, func: &str, st: Status, base: u32) -> mlua::Result<(i64, i64, i64)> {
-    let source = st.source - base;
-    if let Some(had) = st.truncated {
-        return Err(error(
-            lua,
-            1,
-            format!(
-                "{func}: a message of {had} bytes from rank {source} (tag {}) is longer than its receive",
-                st.tag
-            ),
-        ));
-    }
-    Ok((source as i64, st.tag, st.bytes as i64))
 }
 
 /// The scenario's `args` as a Lua value (dates become strings).

@@ -1,19 +1,26 @@
-//! The hottest API calls as raw Lua C functions: `MGEN_rdma_put`, `MGEN_rdma_get`,
-//! `MGEN_rdma_poll` and `MGEN_acp_complete`.
+//! The hottest API calls as raw Lua C functions: RDMA (`MGEN_rdma_put`, `MGEN_rdma_get`,
+//! `MGEN_rdma_poll`, `MGEN_acp_complete`), messages (`MGEN_Isend`, `MGEN_Irecv`,
+//! `MGEN_Wait`, `MGEN_Waitall`), `MGEN_Comp`, `MGEN_Comm_rank`, `MGEN_Comm_size` and the
+//! regions (`MGEN_region_begin`, `MGEN_region_end`), which every collective of `mgen.coll`
+//! calls.
 //!
-//! A barrier or an all-to-all is little more than these four calls, and through mlua each
-//! one costs a protected call frame, argument conversion into `Value`s and, for the blocking
-//! two, a Lua wrapper in the prelude that calls the engine and then `coroutine.yield`. Here
-//! each is one C function that reads its integer arguments straight off the Lua stack, acts
-//! on the [`World`] and, for a poll or a completion that must wait, yields the coroutine
-//! itself (`lua_yield`, as `coroutine.yield` does).
+//! A barrier, an all-to-all or a replayed trace is little more than these calls, and through
+//! mlua each one costs a protected call frame, argument conversion into `Value`s and, for the
+//! blocking ones, a Lua wrapper in the prelude that calls the engine and then
+//! `coroutine.yield`. Here each is one C function that reads its arguments straight off the
+//! Lua stack, acts on the [`World`] and, for a call that must wait, yields the coroutine
+//! itself (`lua_yield`, as `coroutine.yield` does; a wait continues in a continuation that
+//! takes the request's status once the engine resumes the rank).
 //!
-//! Each takes only the **common case**: arguments that are Lua integers and valid. Anything
-//! else (a float, a string, a rank out of range, a used handle) goes to the function it
-//! replaced, the **full** one (the mlua function or the prelude's wrapper), which accepts
-//! integral floats and raises the error that names the function, the argument and the script
-//! line. Both apply the rules of `calls.rs`, so the fast path decides nothing the full one
-//! would decide differently, and every rule and message is written once.
+//! Each takes only the **common case**: arguments that are Lua integers (numbers for
+//! `MGEN_Comp`) and valid. Anything else (a float where an integer is due, a string, a rank out
+//! of range, an unknown request) goes to the function it replaced, the **full** one (the mlua
+//! function or the prelude's wrapper), which accepts integral floats and raises the error that
+//! names the function, the argument and the script line. Both apply the rules of `calls.rs`,
+//! so the fast path decides nothing the full one would decide differently, and every rule and
+//! message is written once. A refusal found only after a wait has used something up (a
+//! truncated message; in `MGEN_Waitall`, a request after the first) is raised here, with the
+//! message and the script line the full function gives.
 //!
 //! Each function is a C closure with two upvalues: the `World` (a light userdata: the
 //! `RefCell` an `Rc` keeps alive as the Lua state's app data) and the full function.
@@ -35,19 +42,43 @@ const FULL: c_int = ffi::lua_upvalueindex(2);
 struct KeepWorld(#[allow(dead_code)] Rc<RefCell<World>>);
 
 /// The functions this module makes fast, by their global names.
-pub(super) const NAMES: [&str; 4] = [
+pub(super) const NAMES: [&str; 13] = [
     "MGEN_rdma_put",
     "MGEN_rdma_get",
     "MGEN_rdma_poll",
     "MGEN_acp_complete",
+    "MGEN_Isend",
+    "MGEN_Irecv",
+    "MGEN_Wait",
+    "MGEN_Waitall",
+    "MGEN_Comp",
+    "MGEN_Comm_rank",
+    "MGEN_Comm_size",
+    "MGEN_region_begin",
+    "MGEN_region_end",
 ];
 
-/// Replaces the four globals (installed by `api.rs` and the prelude) with their fast versions.
+/// Replaces the globals of [`NAMES`] (installed by `api.rs` and the prelude) with their fast
+/// versions.
 pub(super) fn install(lua: &Lua, world: &Rc<RefCell<World>>) -> mlua::Result<()> {
     let ptr = Rc::as_ptr(world) as *mut std::ffi::c_void;
     lua.set_app_data(KeepWorld(world.clone()));
     let globals = lua.globals();
-    let fast: [ffi::lua_CFunction; 4] = [rdma_put, rdma_get, rdma_poll, acp_complete];
+    let fast: [ffi::lua_CFunction; 13] = [
+        rdma_put,
+        rdma_get,
+        rdma_poll,
+        acp_complete,
+        isend,
+        irecv,
+        wait,
+        waitall,
+        comp,
+        comm_rank,
+        comm_size,
+        region_begin,
+        region_end,
+    ];
     for (name, f) in NAMES.into_iter().zip(fast) {
         let full: Function = globals.get(name)?;
         // SAFETY: pushes a light userdata and makes a closure of it and `full` (on the stack
@@ -62,6 +93,54 @@ pub(super) fn install(lua: &Lua, world: &Rc<RefCell<World>>) -> mlua::Result<()>
         globals.set(name, closure)?;
     }
     Ok(())
+}
+
+/// Replaces the prelude's `MGEN_trace_next` with [`trace_next`], whose upvalues are the
+/// `World` and the actions' names (`raw.trace_names`).
+pub(super) fn install_trace_next(lua: &Lua, names: mlua::Table) -> mlua::Result<()> {
+    let Some(keep) = lua.app_data_ref::<KeepWorld>() else {
+        return Err(mlua::Error::runtime("the fast functions are not installed"));
+    };
+    let ptr = Rc::as_ptr(&keep.0) as *mut std::ffi::c_void;
+    drop(keep);
+    // SAFETY: pushes a light userdata and makes a closure of it and `names` (on the stack as
+    // the call's argument); the pointer outlives the state (KeepWorld).
+    let closure: Function = unsafe {
+        lua.exec_raw(names, |l| {
+            ffi::lua_pushlightuserdata(l, ptr);
+            ffi::lua_insert(l, -2);
+            ffi::lua_pushcclosure(l, trace_next, 2);
+        })?
+    };
+    lua.globals().set("MGEN_trace_next", closure)
+}
+
+/// `MGEN_trace_next()`: the rank's next traced action as its name, its arguments (a list of
+/// numbers) and its communicator; nothing at the end of its trace. A trace that cannot be
+/// read is an error naming its file and line.
+unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
+    let next = guarded(l, "MGEN_trace_next", || {
+        with_world(l, |w| {
+            let me = w.current;
+            Some(w.replays.next(me))
+        })
+    });
+    match next {
+        None => busy(l, "MGEN_trace_next"),
+        Some(Err(e)) => raise(l, format!("replay: {e}")),
+        Some(Ok(None)) => 0,
+        Some(Ok(Some(a))) => {
+            ffi::lua_rawgeti(l, FULL, a.kind as ffi::lua_Integer + 1);
+            ffi::lua_createtable(l, a.args.len() as c_int, 0);
+            for (i, x) in a.args.iter().enumerate() {
+                ffi::lua_pushnumber(l, *x);
+                ffi::lua_rawseti(l, -2, i as ffi::lua_Integer + 1);
+            }
+            ffi::lua_pushinteger(l, a.comm as ffi::lua_Integer);
+            drop(a);
+            3
+        }
+    }
 }
 
 /// Argument `i` if it is a Lua integer.
@@ -215,6 +294,311 @@ unsafe extern "C-unwind" fn acp_complete(l: *mut lua_State) -> c_int {
     match done {
         Some(true) => 0,
         Some(false) => ffi::lua_yield(l, 0),
+        None => full(l),
+    }
+}
+
+/// Raises `msg` as the error of the function the script called, at the script's line (the
+/// caller of this C function), as the full function's errors read.
+#[cold]
+unsafe fn raise_at(l: *mut lua_State, func: &str, e: calls::CallError) -> ! {
+    let msg = format!("{func}: {e}");
+    ffi::luaL_where(l, 1);
+    ffi::lua_pushlstring(l, msg.as_ptr().cast(), msg.len());
+    drop(msg);
+    ffi::lua_concat(l, 2);
+    ffi::lua_error(l)
+}
+
+/// `MGEN_Isend(dest, bytes, tag, nic?)`: the request's handle.
+unsafe extern "C-unwind" fn isend(l: *mut lua_State) -> c_int {
+    let n = ffi::lua_gettop(l);
+    if !(3..=4).contains(&n) {
+        return full(l);
+    }
+    let (Some(dest), Some(bytes), Some(tag)) = (int(l, 1), int(l, 2), int(l, 3)) else {
+        return full(l);
+    };
+    let nic = if n == 4 && ffi::lua_type(l, 4) != ffi::LUA_TNIL {
+        match int(l, 4) {
+            Some(x) => Some(x),
+            None => return full(l),
+        }
+    } else {
+        None
+    };
+    let handle = guarded(l, "MGEN_Isend", || {
+        with_world(l, |w| {
+            let (_, size, nics) = super::args::job_span(w);
+            let dest = calls::rank(dest, size, "dest").ok()?;
+            let nic = calls::nic(nic, nics).ok()?;
+            let bytes = calls::bytes(bytes).ok()?;
+            let tag = calls::send_tag(tag).ok()?;
+            Some(calls::isend(w, dest, bytes, tag, nic))
+        })
+    });
+    match handle {
+        Some(h) => {
+            ffi::lua_pushinteger(l, h);
+            1
+        }
+        None => full(l),
+    }
+}
+
+/// `MGEN_Irecv(src, bytes, tag)`: the request's handle.
+unsafe extern "C-unwind" fn irecv(l: *mut lua_State) -> c_int {
+    if ffi::lua_gettop(l) != 3 {
+        return full(l);
+    }
+    let (Some(src), Some(bytes), Some(tag)) = (int(l, 1), int(l, 2), int(l, 3)) else {
+        return full(l);
+    };
+    let handle = guarded(l, "MGEN_Irecv", || {
+        with_world(l, |w| {
+            let size = super::args::job_span(w).1;
+            let src = if src == crate::mpi::ANY_SOURCE {
+                src
+            } else {
+                calls::rank(src, size, "src").ok()? as i64
+            };
+            let bytes = calls::bytes(bytes).ok()?;
+            let tag = calls::recv_tag(tag).ok()?;
+            Some(calls::irecv(w, src, bytes, tag))
+        })
+    });
+    match handle {
+        Some(h) => {
+            ffi::lua_pushinteger(l, h);
+            1
+        }
+        None => full(l),
+    }
+}
+
+/// What waiting for one request came to.
+enum Waited {
+    Done(calls::StatusValues),
+    /// Not complete: the rank now waits for it.
+    Blocked,
+    Refused(calls::CallError),
+    /// The world was busy (only in a bug of ours).
+    Busy,
+}
+
+unsafe fn wait_one(l: *mut lua_State, func: &str, request: i64) -> Waited {
+    let r = guarded(l, func, || {
+        with_world(l, |w| Some(calls::wait_request(w, request, true)))
+    });
+    match r {
+        Some(Ok(Some(st))) => Waited::Done(st),
+        Some(Ok(None)) => Waited::Blocked,
+        Some(Err(e)) => Waited::Refused(e),
+        None => Waited::Busy,
+    }
+}
+
+/// Pushes `{ source = , tag = , bytes = }`, the table the full functions return.
+unsafe fn push_status(l: *mut lua_State, (source, tag, bytes): calls::StatusValues) {
+    ffi::lua_createtable(l, 0, 3);
+    ffi::lua_pushinteger(l, source);
+    ffi::lua_setfield(l, -2, c"source".as_ptr());
+    ffi::lua_pushinteger(l, tag);
+    ffi::lua_setfield(l, -2, c"tag".as_ptr());
+    ffi::lua_pushinteger(l, bytes);
+    ffi::lua_setfield(l, -2, c"bytes".as_ptr());
+}
+
+/// `MGEN_Wait(request)`: its status, once it has completed (the rank waits until then).
+unsafe extern "C-unwind" fn wait(l: *mut lua_State) -> c_int {
+    let Some(request) = (ffi::lua_gettop(l) == 1).then(|| int(l, 1)).flatten() else {
+        return full(l);
+    };
+    match wait_one(l, "MGEN_Wait", request) {
+        Waited::Done(st) => {
+            push_status(l, st);
+            1
+        }
+        Waited::Blocked => ffi::lua_yieldk(l, 0, request as ffi::lua_KContext, Some(wait_resumed)),
+        // (nothing was used up: the full function refuses it again, and says why)
+        Waited::Refused(calls::CallError::Truncated { had, from, tag }) => raise_at(
+            l,
+            "MGEN_Wait",
+            calls::CallError::Truncated { had, from, tag },
+        ),
+        Waited::Refused(_) | Waited::Busy => full(l),
+    }
+}
+
+/// `MGEN_Wait` once the engine has resumed the rank: the request has completed.
+unsafe extern "C-unwind" fn wait_resumed(
+    l: *mut lua_State,
+    _status: c_int,
+    ctx: ffi::lua_KContext,
+) -> c_int {
+    let request = ctx as i64;
+    match wait_one(l, "MGEN_Wait", request) {
+        Waited::Done(st) => {
+            push_status(l, st);
+            1
+        }
+        Waited::Blocked => ffi::lua_yieldk(l, 0, ctx, Some(wait_resumed)),
+        Waited::Refused(e) => raise_at(l, "MGEN_Wait", e),
+        Waited::Busy => busy(l, "MGEN_Wait"),
+    }
+}
+
+#[cold]
+unsafe fn busy(l: *mut lua_State, func: &str) -> ! {
+    raise(
+        l,
+        format!("internal error in {func} (please report it): the engine's state is in use"),
+    )
+}
+
+/// `MGEN_Waitall(requests)`: their statuses, in order, once all have completed. The list is
+/// checked before any request is used up (a value that is not an integer goes to the full
+/// function); the statuses table is the C function's second stack slot, kept across yields.
+unsafe extern "C-unwind" fn waitall(l: *mut lua_State) -> c_int {
+    if ffi::lua_gettop(l) != 1 || ffi::lua_type(l, 1) != ffi::LUA_TTABLE {
+        return full(l);
+    }
+    // (a list with a metatable may have its own length: the full function's `#`)
+    if ffi::lua_getmetatable(l, 1) != 0 {
+        ffi::lua_pop(l, 1);
+        return full(l);
+    }
+    let n = ffi::lua_rawlen(l, 1) as ffi::lua_Integer;
+    for i in 1..=n {
+        ffi::lua_rawgeti(l, 1, i);
+        let ok = ffi::lua_isinteger(l, -1) != 0;
+        ffi::lua_pop(l, 1);
+        if !ok {
+            return full(l);
+        }
+    }
+    ffi::lua_createtable(l, n as c_int, 0);
+    waitall_from(l, 1)
+}
+
+/// Waits for requests `i..` of `MGEN_Waitall`'s list (stack: the list, the statuses).
+unsafe fn waitall_from(l: *mut lua_State, first: ffi::lua_Integer) -> c_int {
+    let n = ffi::lua_rawlen(l, 1) as ffi::lua_Integer;
+    for i in first..=n {
+        ffi::lua_rawgeti(l, 1, i);
+        let request = ffi::lua_tointegerx(l, -1, std::ptr::null_mut());
+        ffi::lua_pop(l, 1);
+        match wait_one(l, "MGEN_Waitall", request) {
+            Waited::Done(st) => {
+                push_status(l, st);
+                ffi::lua_rawseti(l, 2, i);
+            }
+            Waited::Blocked => {
+                return ffi::lua_yieldk(l, 0, i as ffi::lua_KContext, Some(waitall_resumed))
+            }
+            // the first request: nothing used up yet, the full function says why
+            Waited::Refused(e) if i == 1 && !matches!(e, calls::CallError::Truncated { .. }) => {
+                return full_waitall(l)
+            }
+            Waited::Refused(e) => raise_at(l, "MGEN_Waitall", e),
+            Waited::Busy if i == 1 => return full_waitall(l),
+            Waited::Busy => busy(l, "MGEN_Waitall"),
+        }
+    }
+    1
+}
+
+/// The full `MGEN_Waitall` with the list alone on the stack.
+unsafe fn full_waitall(l: *mut lua_State) -> c_int {
+    ffi::lua_settop(l, 1);
+    full(l)
+}
+
+unsafe extern "C-unwind" fn waitall_resumed(
+    l: *mut lua_State,
+    _status: c_int,
+    ctx: ffi::lua_KContext,
+) -> c_int {
+    ffi::lua_settop(l, 2);
+    waitall_from(l, ctx as ffi::lua_Integer)
+}
+
+/// `MGEN_Comp(seconds)`: the rank computes for `seconds` (its clock advances).
+unsafe extern "C-unwind" fn comp(l: *mut lua_State) -> c_int {
+    if ffi::lua_gettop(l) != 1 || ffi::lua_type(l, 1) != ffi::LUA_TNUMBER {
+        return full(l);
+    }
+    let seconds = ffi::lua_tonumberx(l, 1, std::ptr::null_mut());
+    let done = guarded(l, "MGEN_Comp", || {
+        with_world(l, |w| calls::compute(w, seconds).ok())
+    });
+    match done {
+        Some(()) => 0,
+        None => full(l),
+    }
+}
+
+/// `MGEN_Comm_rank(comm?)`: the rank's number in its job.
+unsafe extern "C-unwind" fn comm_rank(l: *mut lua_State) -> c_int {
+    let r = guarded(l, "MGEN_Comm_rank", || {
+        with_world(l, |w| Some(w.current - w.nodes.job(w.current).base))
+    });
+    match r {
+        Some(r) => {
+            ffi::lua_pushinteger(l, r as ffi::lua_Integer);
+            1
+        }
+        None => full(l),
+    }
+}
+
+/// `MGEN_Comm_size(comm?)`: the number of ranks of the rank's job.
+unsafe extern "C-unwind" fn comm_size(l: *mut lua_State) -> c_int {
+    let r = guarded(l, "MGEN_Comm_size", || {
+        with_world(l, |w| Some(super::args::job_span(w).1))
+    });
+    match r {
+        Some(r) => {
+            ffi::lua_pushinteger(l, r as ffi::lua_Integer);
+            1
+        }
+        None => full(l),
+    }
+}
+
+/// `MGEN_region_begin(name)`: a region opens on the rank's timeline.
+unsafe extern "C-unwind" fn region_begin(l: *mut lua_State) -> c_int {
+    if ffi::lua_gettop(l) != 1 || ffi::lua_type(l, 1) != ffi::LUA_TSTRING {
+        return full(l);
+    }
+    let mut len = 0usize;
+    let p = ffi::lua_tolstring(l, 1, &mut len);
+    // SAFETY: Lua's string stays on the stack (argument 1) for the whole call
+    let Ok(name) = std::str::from_utf8(std::slice::from_raw_parts(p.cast::<u8>(), len)) else {
+        return full(l);
+    };
+    let done = guarded(l, "MGEN_region_begin", || {
+        with_world(l, |w| {
+            calls::region_begin(w, name);
+            Some(())
+        })
+    });
+    match done {
+        Some(()) => 0,
+        None => full(l),
+    }
+}
+
+/// `MGEN_region_end()`: the rank's innermost region closes.
+unsafe extern "C-unwind" fn region_end(l: *mut lua_State) -> c_int {
+    if ffi::lua_gettop(l) != 0 {
+        return full(l);
+    }
+    let done = guarded(l, "MGEN_region_end", || {
+        with_world(l, |w| calls::region_end(w).ok())
+    });
+    match done {
+        Some(()) => 0,
         None => full(l),
     }
 }

@@ -17,7 +17,9 @@ mod args;
 mod bind;
 mod fast;
 mod io;
+mod module_text;
 mod modules;
+mod precompiled;
 mod replay_api;
 #[cfg(unix)]
 mod watchdog;
@@ -176,11 +178,11 @@ impl Scripts {
             Function,
             Function,
         );
-        let (spawn, start, forget, failure, where_, require_slow, unread): Returned = lua
-            .load(PRELUDE)
-            .set_name("=mgensim prelude")
-            .call((globals.clone(), raw.clone(), jobs.clone(), opts))
-            .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
+        precompiled::install(&lua, &raw).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        let (spawn, start, forget, failure, where_, require_slow, unread): Returned =
+            precompiled::load(&lua, "=mgensim prelude", PRELUDE, || PRELUDE.into(), None)
+                .and_then(|f| f.call((globals.clone(), raw.clone(), jobs.clone(), opts)))
+                .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
         let mut firsts = Vec::new();
         let mut first = 0u32;
         for j in &s.jobs {
@@ -189,7 +191,9 @@ impl Scripts {
         }
         modules::install_require(&lua, &globals, &raw, world.clone(), require_slow, firsts)
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
-        fast::install(&lua, &world).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        fast::install(&lua, &world)
+            .and_then(|()| fast::install_trace_next(&lua, raw.get("trace_names")?))
+            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let words: Vec<Vec<&str>> = s
             .jobs
             .iter()

@@ -93,18 +93,6 @@ function G.MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag)
   return status
 end
 
--- Trace replay: the next action's name, its arguments as a list and its communicator, from
--- the primitive's action number, communicator and arguments.
-local trace_next, trace_names = raw.trace_next, raw.trace_names
-local function trace_action(i, comm, ...)
-  if i == nil then return nil end
-  return trace_names[i], { ... }, comm
-end
-function G.MGEN_trace_next()
-  local name, args, comm = trace_action(trace_next())
-  return name, args, comm
-end
-
 -- A named span on the rank's timeline around fn(...); returns what fn returns.
 local region_begin, region_end = G.MGEN_region_begin, G.MGEN_region_end
 function G.MGEN_region(name, fn, ...)
@@ -353,7 +341,7 @@ end
 -- - A module of mgensim's library (`lua/mgen/...`) is instantiated once per job, with globals
 --   of its own (falling back to the job's), and what it returns is read-only: no rank can
 --   change it for another, and no job for another. These modules keep their state per rank.
-local find_module, real_require = raw.find_module, require
+local find_module, module_chunk, real_require = raw.find_module, raw.module_chunk, require
 local factories = {} -- module name -> { factory, file, is_library }
 local function module_of(name)
   local m = factories[name]
@@ -361,12 +349,13 @@ local function module_of(name)
   local file, lib = find_module(name)
   local text, fname = source(file)
   if not text then error(fname, 3) end
-  if sbyte(text, 1) == 35 then text = "--" .. text end -- a `#!` first line
-  local chunk, cerr = load("return function(_ENV, ...) " .. text .. "\nend", "@" .. fname, "t", {})
+  -- `return function(_ENV, ...) <text> end`, compiled ahead for mgensim's own library
+  local chunk = module_chunk(text, fname)
   if not chunk then
     -- the module's own syntax error, at its own line: as compiling it alone says it
+    if sbyte(text, 1) == 35 then text = "--" .. text end -- a `#!` first line
     local _, serr = load(text, "@" .. fname, "t", {})
-    error(serr or cerr, 3)
+    error(serr or ("cannot compile " .. fname), 3)
   end
   m = { chunk(), fname, lib }
   factories[name] = m

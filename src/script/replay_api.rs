@@ -1,6 +1,7 @@
-//! Trace replay as the API (`MGEN_trace_open`, `MGEN_trace_next`, `MGEN_trace_where`,
-//! `MGEN_trace_note`; reference: `lua/mgen.d.lua`): each rank reads its own trace through the
-//! run's [`crate::replay::Replays`], files checked by the sandbox like any other a script reads.
+//! Trace replay as the API (`MGEN_trace_open`, `MGEN_trace_where`, `MGEN_trace_note`; and
+//! `MGEN_trace_next`, a C function of `fast.rs`; reference: `lua/mgen.d.lua`): each rank
+//! reads its own trace through the run's [`crate::replay::Replays`], files checked by the
+//! sandbox like any other a script reads.
 
 use crate::files::FileAccess;
 use crate::world::World;
@@ -53,29 +54,9 @@ pub(super) fn install(
         id += 1;
     }
     raw.set("trace_sizes", sizes)?;
-    // the prelude's MGEN_trace_next builds the action's name and argument list from these
-    // (a table built in Lua costs a tenth of one built through the API)
+    // the actions' names, by number: `MGEN_trace_next` (script/fast.rs) returns them
     let names = lua.create_sequence_from(crate::replay::ACTIONS.iter().map(|a| a.0))?;
     raw.set("trace_names", names)?;
-    let f = world.clone();
-    raw.set(
-        "trace_next",
-        lua.create_function(move |_, ()| {
-            let mut w = f.borrow_mut();
-            let me = w.current;
-            match w.replays.next(me) {
-                Ok(Some(a)) => {
-                    let mut out = Vec::with_capacity(a.args.len() + 2);
-                    out.push(Value::Integer(a.kind as i64 + 1));
-                    out.push(Value::Integer(a.comm as i64));
-                    out.extend(a.args.into_iter().map(Value::Number));
-                    Ok(mlua::MultiValue::from_iter(out))
-                }
-                Ok(None) => Ok(mlua::MultiValue::new()),
-                Err(e) => Err(mlua::Error::runtime(format!("replay: {e}"))),
-            }
-        })?,
-    )?;
     let f = world.clone();
     globals.set(
         "MGEN_trace_where",
