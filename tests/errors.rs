@@ -444,6 +444,32 @@ const CASES: &[Case] = &[
         "if MGEN_Comm_rank() == 0 then MGEN_Send(1, 64, 3)\nelse MGEN_Recv(0, 8, 3) end\n",
         &["w.lua:2:", "64 bytes", "longer than its receive"],
     ),
+    // (the C versions of MGEN_Wait and MGEN_Waitall raise these themselves, having used the
+    // request up; they must read as the full functions' errors)
+    script(
+        "a waited receive shorter than its message",
+        TWO,
+        "if MGEN_Comm_rank() == 0 then MGEN_Send(1, 64, 3)\nelse local r = MGEN_Irecv(0, 8, 3)\n\n  MGEN_Wait(r) end\n",
+        &["w.lua:4: MGEN_Wait: a message of 64 bytes from rank 0 (tag 3) is longer than its receive"],
+    ),
+    script(
+        "the same request twice in a waitall",
+        TWO,
+        "local peer = 1 - MGEN_Comm_rank()\nlocal r = MGEN_Isend(peer, 8, 0)\nMGEN_Recv(peer, 8, 0)\nMGEN_Waitall({ r, r })\n",
+        &["w.lua:4: MGEN_Waitall: request", "is not pending on rank", "(already waited for?)"],
+    ),
+    script(
+        "a waitall of something else than requests",
+        TWO,
+        "local r = MGEN_Isend(1 - MGEN_Comm_rank(), 8, 0)\nMGEN_Waitall({ r, \"x\" })\n",
+        &["w.lua:2: MGEN_Waitall: `request` must be an integer, got the string \"x\""],
+    ),
+    script(
+        "a region ended twice",
+        FOUR,
+        "MGEN_region_begin(\"a\")\nMGEN_region_end()\nMGEN_region_end()\n",
+        &["w.lua:3: MGEN_region_end: no region is open on this rank (MGEN_region_begin first)"],
+    ),
     script(
         "report without a name",
         FOUR,
