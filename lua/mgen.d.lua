@@ -160,16 +160,25 @@ function MGEN_Isend(dest, bytes, tag, nic) end
 ---@return MGEN_request request
 function MGEN_Irecv(src, bytes, tag) end
 
+---Passed to MGEN_Wait or MGEN_Waitall as the status, like MPI_STATUS_IGNORE: the call waits
+---and returns nothing. Its value is `false`. A collective of `mgen.coll` waits thousands of
+---times and reads no status; this saves making a table for each.
+---@type false
+MGEN_STATUS_IGNORE = false
+
 ---Waits until `request` is complete; for a receive, returns its status (for a send, the
----send's own envelope). A request can be waited for once.
+---send's own envelope). A request can be waited for once. A receive shorter than its message
+---is an error, with or without a status.
 ---@param request MGEN_request
----@return MGEN_status status
-function MGEN_Wait(request) end
+---@param status? false MGEN_STATUS_IGNORE: return nothing
+---@return MGEN_status status (nothing with MGEN_STATUS_IGNORE)
+function MGEN_Wait(request, status) end
 
 ---Waits for every request of the list, in order; returns their statuses.
 ---@param requests MGEN_request[]
----@return MGEN_status[] statuses
-function MGEN_Waitall(requests) end
+---@param statuses? false MGEN_STATUS_IGNORE: return nothing
+---@return MGEN_status[] statuses (nothing with MGEN_STATUS_IGNORE)
+function MGEN_Waitall(requests, statuses) end
 
 ---Whether `request` is complete at this rank's clock: `true, status` (the request is then
 ---done, as after MGEN_Wait) or `false`. Costs no simulated time.

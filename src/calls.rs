@@ -48,6 +48,8 @@ pub(crate) enum CallError {
     NotPending { request: i64, me: u32 },
     #[error("a message of {had} bytes from rank {from} (tag {tag}) is longer than its receive")]
     Truncated { had: u64, from: u32, tag: i64 },
+    #[error("the second argument is MGEN_STATUS_IGNORE or nothing, got {0}")]
+    NotStatusIgnore(&'static str),
     #[error("no region is open on this rank (MGEN_region_begin first)")]
     NoRegion,
     #[error("`seconds` = {seconds} would take the rank's clock, at {at} s, past the latest simulated time, {h:.6} s (about {d:.1} days); simulated time does not wrap", h = Time::HORIZON.as_secs_f64(), d = Time::HORIZON.as_secs_f64() / 86400.0)]

@@ -189,6 +189,49 @@ fn waitall_over_mixed_requests_waits_for_the_last() {
 }
 
 #[test]
+fn status_ignore_waits_as_long_and_returns_nothing() {
+    // the same exchange as above, waited for with and without statuses, at every place a wait
+    // can end: at once (the sends) and after a yield (the receive)
+    let code = |ignore: &str| {
+        format!(
+            "local me = MGEN_Comm_rank()
+             if me == 0 then
+               local n = select('#', MGEN_Waitall({{ MGEN_Isend(1, 64, 0), MGEN_Irecv(1, 64, 0), MGEN_Isend(2, 64, 0) }}{ignore}))
+               MGEN_report('results', n)
+             elseif me == 1 then MGEN_Sendrecv(0, 64, 0, 0, 64, 0)
+             elseif me == 2 then
+               local n = select('#', MGEN_Wait(MGEN_Irecv(0, 64, 0){ignore}))
+               MGEN_report('results', n)
+             end"
+        )
+    };
+    let with = mesh2("", &code(""));
+    let without = mesh2("", &code(", MGEN_STATUS_IGNORE"));
+    assert_eq!(with.metrics["results"].min, 1.0);
+    assert_eq!(without.metrics["results"].max, 0.0);
+    for r in 0..3 {
+        assert_eq!(with.per_rank[r].finish_ps, without.per_rank[r].finish_ps);
+    }
+    // anything else as the second argument is refused, naming it
+    let e = run_err(
+        "[network]\ndims = [2]\n[workload]\ncode = '''
+        local r = MGEN_Isend(1 - MGEN_Comm_rank(), 8, 0)
+        MGEN_Wait(r, true)'''\n",
+    );
+    assert!(
+        e.contains("MGEN_Wait: the second argument is MGEN_STATUS_IGNORE or nothing, got true"),
+        "{e}"
+    );
+    // a message longer than its receive is an error without a status too
+    let e = run_err(
+        "[network]\ndims = [2]\n[workload]\ncode = '''
+        if MGEN_Comm_rank() == 0 then MGEN_Send(1, 100, 0)
+        else MGEN_Waitall({ MGEN_Irecv(0, 10, 0) }, MGEN_STATUS_IGNORE) end'''\n",
+    );
+    assert!(e.contains("MGEN_Waitall: a message of 100 bytes"), "{e}");
+}
+
+#[test]
 fn test_says_false_before_arrival_and_true_after() {
     let r = mesh2(
         "",

@@ -12,7 +12,7 @@
 
 local coll = {}
 
-local Isend, Irecv, Wait = MGEN_Isend, MGEN_Irecv, MGEN_Wait
+local Isend, Irecv, Wait, IGNORE = MGEN_Isend, MGEN_Irecv, MGEN_Wait, MGEN_STATUS_IGNORE
 local put, poll, complete = MGEN_rdma_put, MGEN_rdma_poll, MGEN_acp_complete
 local floor, max, min = math.floor, math.max, math.min
 
@@ -39,15 +39,15 @@ local transports = {
     xfer = function(tag, dst, sb, src, rb)
       local r = src and Irecv(src, rb, tag)
       local s = dst and Isend(dst, sb, tag)
-      if s then Wait(s) end
-      if r then Wait(r) end
+      if s then Wait(s, IGNORE) end
+      if r then Wait(r, IGNORE) end
     end,
     -- send sizes[i] to dsts[i] and receive rsizes[i] from srcs[i], all at once
     many = function(tag, dsts, sizes, srcs, rsizes)
       local reqs = {}
       for i = 1, #srcs do reqs[#reqs + 1] = Irecv(srcs[i], rsizes[i], tag) end
       for i = 1, #dsts do reqs[#reqs + 1] = Isend(dsts[i], sizes[i], tag) end
-      for i = 1, #reqs do Wait(reqs[i]) end
+      for i = 1, #reqs do Wait(reqs[i], IGNORE) end
     end,
   },
   put = {

@@ -14,6 +14,7 @@ local replay = {}
 
 local floor, smatch = math.floor, string.match
 local Isend, Irecv, Wait, Waitall, Test = MGEN_Isend, MGEN_Irecv, MGEN_Wait, MGEN_Waitall, MGEN_Test
+local IGNORE = MGEN_STATUS_IGNORE
 
 -- Tags of the exchanges made here: above the traced program's and mgen.coll's (every rank
 -- replays its collectives in the same order, so counting them gives every rank the same tag).
@@ -40,7 +41,7 @@ local function exchange(ctx, to, from)
     local dst = (me + k) % p
     if to[dst + 1] and to[dst + 1] > 0 then reqs[#reqs + 1] = Isend(world(dst), to[dst + 1], tag) end
   end
-  if #reqs > 0 then Waitall(reqs) end
+  if #reqs > 0 then Waitall(reqs, IGNORE) end
 end
 
 local function counts(a, first, p, size)
@@ -111,7 +112,7 @@ replay.actions = {
       req = table.remove(ctx.requests, 1).req -- the older form: the oldest request
     end
     -- (none: a test already saw it complete, as SimGrid's replay assumes)
-    if req then Wait(req) end
+    if req then Wait(req, IGNORE) end
   end,
   test = function(ctx, a)
     if #a < 3 then return end
@@ -128,7 +129,7 @@ replay.actions = {
     local reqs = {}
     for i, r in ipairs(ctx.requests) do reqs[i] = r.req end
     ctx.requests = {}
-    Waitall(reqs)
+    Waitall(reqs, IGNORE)
   end,
   barrier = function(ctx) coll.barrier(copts(ctx, "barrier")) end,
   bcast = function(ctx, a)

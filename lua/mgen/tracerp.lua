@@ -51,7 +51,7 @@ local function exchange(peers, sizes, tag)
   local reqs = {}
   for i, q in ipairs(peers) do reqs[#reqs + 1] = Irecv(q, sizes[i], tag) end
   for i, q in ipairs(peers) do reqs[#reqs + 1] = Isend(q, sizes[i], tag) end
-  Waitall(reqs)
+  Waitall(reqs, MGEN_STATUS_IGNORE)
 end
 
 local function check(a, name, kind, default)
@@ -112,7 +112,7 @@ function M.permutation(a, me, p)
         Irecv(right, bytes, tag), Irecv(down, bytes, tag + 1),
         Isend(left, bytes, tag), Isend(up, bytes, tag + 1),
       }
-      Waitall(reqs)
+      Waitall(reqs, MGEN_STATUS_IGNORE)
     end
     if t ~= me then exchange({ t }, { bytes }, tag + 2) end
   end

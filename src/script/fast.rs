@@ -409,16 +409,48 @@ unsafe fn push_status(l: *mut lua_State, (source, tag, bytes): calls::StatusValu
     ffi::lua_setfield(l, -2, c"bytes".as_ptr());
 }
 
-/// `MGEN_Wait(request)`: its status, once it has completed (the rank waits until then).
+/// Whether argument 2, MGEN_STATUS_IGNORE (`false`) or nothing, asks for no status; anything
+/// else is an error (raised before anything is used up).
+unsafe fn ignores_status(l: *mut lua_State, func: &str) -> bool {
+    match ffi::lua_type(l, 2) {
+        ffi::LUA_TNONE | ffi::LUA_TNIL => false,
+        ffi::LUA_TBOOLEAN if ffi::lua_toboolean(l, 2) == 0 => true,
+        t => {
+            let name = match t {
+                ffi::LUA_TBOOLEAN => "true",
+                ffi::LUA_TNUMBER => "a number",
+                ffi::LUA_TSTRING => "a string",
+                ffi::LUA_TTABLE => "a table",
+                ffi::LUA_TFUNCTION => "a function",
+                _ => "a value of another type",
+            };
+            raise_at(l, func, calls::CallError::NotStatusIgnore(name))
+        }
+    }
+}
+
+/// Returns the status of a wait (nothing with MGEN_STATUS_IGNORE, argument 2).
+unsafe fn return_status(l: *mut lua_State, st: calls::StatusValues) -> c_int {
+    if ffi::lua_toboolean(l, 2) == 0 && ffi::lua_type(l, 2) == ffi::LUA_TBOOLEAN {
+        return 0;
+    }
+    push_status(l, st);
+    1
+}
+
+/// `MGEN_Wait(request, status?)`: its status, once it has completed (the rank waits until
+/// then); nothing with MGEN_STATUS_IGNORE.
 unsafe extern "C-unwind" fn wait(l: *mut lua_State) -> c_int {
-    let Some(request) = (ffi::lua_gettop(l) == 1).then(|| int(l, 1)).flatten() else {
+    let n = ffi::lua_gettop(l);
+    if !(1..=2).contains(&n) {
+        return full(l);
+    }
+    ignores_status(l, "MGEN_Wait");
+    let Some(request) = int(l, 1) else {
         return full(l);
     };
     match wait_one(l, "MGEN_Wait", request) {
-        Waited::Done(st) => {
-            push_status(l, st);
-            1
-        }
+        Waited::Done(st) => return_status(l, st),
         Waited::Blocked => ffi::lua_yieldk(l, 0, request as ffi::lua_KContext, Some(wait_resumed)),
         // (nothing was used up: the full function refuses it again, and says why)
         Waited::Refused(calls::CallError::Truncated { had, from, tag }) => raise_at(
@@ -438,10 +470,7 @@ unsafe extern "C-unwind" fn wait_resumed(
 ) -> c_int {
     let request = ctx as i64;
     match wait_one(l, "MGEN_Wait", request) {
-        Waited::Done(st) => {
-            push_status(l, st);
-            1
-        }
+        Waited::Done(st) => return_status(l, st),
         Waited::Blocked => ffi::lua_yieldk(l, 0, ctx, Some(wait_resumed)),
         Waited::Refused(e) => raise_at(l, "MGEN_Wait", e),
         Waited::Busy => busy(l, "MGEN_Wait"),
@@ -456,11 +485,17 @@ unsafe fn busy(l: *mut lua_State, func: &str) -> ! {
     )
 }
 
-/// `MGEN_Waitall(requests)`: their statuses, in order, once all have completed. The list is
-/// checked before any request is used up (a value that is not an integer goes to the full
-/// function); the statuses table is the C function's second stack slot, kept across yields.
+/// `MGEN_Waitall(requests, statuses?)`: their statuses, in order, once all have completed;
+/// nothing with MGEN_STATUS_IGNORE. The list is checked before any request is used up (a value
+/// that is not an integer goes to the full function); the statuses table (or nil) is the C
+/// function's second stack slot, kept across yields.
 unsafe extern "C-unwind" fn waitall(l: *mut lua_State) -> c_int {
-    if ffi::lua_gettop(l) != 1 || ffi::lua_type(l, 1) != ffi::LUA_TTABLE {
+    let n = ffi::lua_gettop(l);
+    if !(1..=2).contains(&n) {
+        return full(l);
+    }
+    let ignore = ignores_status(l, "MGEN_Waitall");
+    if ffi::lua_type(l, 1) != ffi::LUA_TTABLE {
         return full(l);
     }
     // (a list with a metatable may have its own length: the full function's `#`)
@@ -477,7 +512,12 @@ unsafe extern "C-unwind" fn waitall(l: *mut lua_State) -> c_int {
             return full(l);
         }
     }
-    ffi::lua_createtable(l, n as c_int, 0);
+    ffi::lua_settop(l, 1);
+    if ignore {
+        ffi::lua_pushnil(l);
+    } else {
+        ffi::lua_createtable(l, n as c_int, 0);
+    }
     waitall_from(l, 1)
 }
 
@@ -490,8 +530,10 @@ unsafe fn waitall_from(l: *mut lua_State, first: ffi::lua_Integer) -> c_int {
         ffi::lua_pop(l, 1);
         match wait_one(l, "MGEN_Waitall", request) {
             Waited::Done(st) => {
-                push_status(l, st);
-                ffi::lua_rawseti(l, 2, i);
+                if ffi::lua_type(l, 2) == ffi::LUA_TTABLE {
+                    push_status(l, st);
+                    ffi::lua_rawseti(l, 2, i);
+                }
             }
             Waited::Blocked => {
                 return ffi::lua_yieldk(l, 0, i as ffi::lua_KContext, Some(waitall_resumed))
@@ -505,12 +547,21 @@ unsafe fn waitall_from(l: *mut lua_State, first: ffi::lua_Integer) -> c_int {
             Waited::Busy => busy(l, "MGEN_Waitall"),
         }
     }
-    1
+    // the statuses, or nothing
+    if ffi::lua_type(l, 2) == ffi::LUA_TTABLE {
+        1
+    } else {
+        0
+    }
 }
 
-/// The full `MGEN_Waitall` with the list alone on the stack.
+/// The full `MGEN_Waitall` with the list and the status argument on the stack.
 unsafe fn full_waitall(l: *mut lua_State) -> c_int {
+    let ignore = ffi::lua_type(l, 2) == ffi::LUA_TNIL;
     ffi::lua_settop(l, 1);
+    if ignore {
+        ffi::lua_pushboolean(l, 0);
+    }
     full(l)
 }
 
