@@ -85,16 +85,26 @@ pub fn datatype_bytes(id: u32) -> Option<u64> {
 
 /// One action of a rank: its name (one of [`ACTIONS`]), its arguments, and its communicator.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Action {
+pub struct Action<'a> {
     /// The action.
     pub name: &'static str,
     /// Its place in [`ACTIONS`].
     pub kind: usize,
-    /// Its arguments, as numbers.
-    pub args: Vec<f64>,
+    /// Its arguments, as numbers (held by the trace until its next action).
+    pub args: &'a [f64],
     /// The communicator it is on, from a `comm=ID` word anywhere on the line (mgensim's
     /// extension of the format; 0, the world, without one).
     pub comm: u32,
+}
+
+/// What a line of a trace holds.
+enum Line {
+    /// An action: its place in [`ACTIONS`] and its communicator.
+    Action(usize, u32),
+    /// An action this reader does not know (counted, and passed over).
+    Unknown(String),
+    /// A blank line, a comment, or another rank's line in a one-file trace.
+    Nothing,
 }
 
 /// Why a trace cannot be replayed, with where.
@@ -109,6 +119,9 @@ pub struct Trace {
     shared: bool,
     cursors: Vec<Cursor>,
     open: Vec<(u32, File)>,
+    /// The arguments of the action [`Trace::next`] returned last (reused: no allocation per
+    /// line).
+    args: Vec<f64>,
     /// Lines skipped, by reason (unknown actions), with a count.
     pub skipped: BTreeMap<String, u64>,
     /// Notes of the replay (actions replayed approximately), with a count.
@@ -192,6 +205,7 @@ impl Trace {
             files,
             shared,
             cursors: Vec::new(),
+            args: Vec::new(),
             open: Vec::new(),
             skipped: BTreeMap::new(),
             notes: BTreeMap::new(),
@@ -237,7 +251,7 @@ impl Trace {
     }
 
     /// Rank `r`'s next action, or None at the end of its trace.
-    pub fn next(&mut self, r: u32) -> Result<Option<Action>, Error> {
+    pub fn next(&mut self, r: u32) -> Result<Option<Action<'_>>, Error> {
         if !self.shared && r as usize >= self.files.len() {
             return Err(format!(
                 "{}: the trace has {} ranks; rank {r} has no trace file",
@@ -248,76 +262,95 @@ impl Trace {
         if self.cursors.len() <= r as usize {
             self.cursors.resize_with(r as usize + 1, Cursor::default);
         }
+        let mut args = std::mem::take(&mut self.args);
+        let found = self.next_action(r, &mut args);
+        self.args = args;
+        Ok(found?.map(|(kind, comm)| Action {
+            name: ACTIONS[kind].0,
+            kind,
+            args: &self.args,
+            comm,
+        }))
+    }
+
+    /// The next line of rank `r`'s that is an action: its kind and communicator, its
+    /// arguments in `args`. Lines of other ranks (in a one-file trace), blank lines and
+    /// comments are passed over; unknown actions are counted and passed over.
+    fn next_action(&mut self, r: u32, args: &mut Vec<f64>) -> Result<Option<(usize, u32)>, Error> {
         loop {
-            let Some(line) = self.next_line(r)? else {
+            let Some((start, end)) = self.next_line(r)? else {
                 return Ok(None);
             };
-            let at = || self.position(r);
-            let text = String::from_utf8_lossy(&line);
-            let text = text.split('#').next().unwrap_or("").trim();
-            if text.is_empty() {
-                continue;
+            match self.parse(r, start, end, args)? {
+                Line::Action(kind, comm) => return Ok(Some((kind, comm))),
+                Line::Unknown(word) => *self.skipped.entry(word).or_default() += 1,
+                Line::Nothing => {}
             }
-            let mut words = text.split_whitespace();
-            let who: u32 = words
-                .next()
-                .and_then(|w| w.parse().ok())
-                .ok_or_else(|| format!("{}: a line starts with its rank number", at()))?;
-            if who != r {
-                if self.shared {
-                    continue;
-                }
-                return Err(format!(
-                    "{}: this line is rank {who}'s, in rank {r}'s trace file",
-                    at()
-                ));
-            }
-            let Some(word) = words.next() else {
-                return Err(format!("{}: no action after the rank number", at()));
-            };
-            let Some(kind) = ACTIONS.iter().position(|a| a.0 == word) else {
-                *self.skipped.entry(word.to_string()).or_default() += 1;
-                continue;
-            };
-            let (name, need) = ACTIONS[kind];
-            let mut args = Vec::new();
-            let mut comm = 0;
-            for w in words {
-                if let Some(id) = w.strip_prefix("comm=") {
-                    comm = id.parse().map_err(|_| {
-                        format!("{}: `{w}`: a communicator is a whole number", at())
-                    })?;
-                    continue;
-                }
-                match w.parse::<f64>() {
-                    Ok(x) if x.is_finite() => args.push(x),
-                    // `location FILE LINE` names a source file
-                    _ if name == "location" => args.push(0.0),
-                    _ => return Err(format!("{}: `{name}`: `{w}` is not a number", at())),
-                }
-            }
-            if args.len() < need {
-                return Err(format!(
-                    "{}: `{name}` needs at least {need} arguments, the line has {}",
-                    at(),
-                    args.len()
-                ));
-            }
-            return Ok(Some(Action {
-                name,
-                kind,
-                args,
-                comm,
-            }));
         }
     }
 
-    /// The next line of rank `r`'s file (without its end), or None at the end.
-    fn next_line(&mut self, r: u32) -> Result<Option<Vec<u8>>, Error> {
+    /// Parses rank `r`'s line at `start..end` of its cursor's buffer.
+    fn parse(&self, r: u32, start: usize, end: usize, args: &mut Vec<f64>) -> Result<Line, Error> {
+        let at = || self.position(r);
+        let text = String::from_utf8_lossy(&self.cursors[r as usize].buf[start..end]);
+        let text = text.split('#').next().unwrap_or("").trim();
+        if text.is_empty() {
+            return Ok(Line::Nothing);
+        }
+        let mut words = text.split_whitespace();
+        let who: u32 = words
+            .next()
+            .and_then(|w| w.parse().ok())
+            .ok_or_else(|| format!("{}: a line starts with its rank number", at()))?;
+        if who != r {
+            if self.shared {
+                return Ok(Line::Nothing);
+            }
+            return Err(format!(
+                "{}: this line is rank {who}'s, in rank {r}'s trace file",
+                at()
+            ));
+        }
+        let Some(word) = words.next() else {
+            return Err(format!("{}: no action after the rank number", at()));
+        };
+        let Some(kind) = ACTIONS.iter().position(|a| a.0 == word) else {
+            return Ok(Line::Unknown(word.to_string()));
+        };
+        let (name, need) = ACTIONS[kind];
+        args.clear();
+        let mut comm = 0;
+        for w in words {
+            if let Some(id) = w.strip_prefix("comm=") {
+                comm = id
+                    .parse()
+                    .map_err(|_| format!("{}: `{w}`: a communicator is a whole number", at()))?;
+                continue;
+            }
+            match w.parse::<f64>() {
+                Ok(x) if x.is_finite() => args.push(x),
+                // `location FILE LINE` names a source file
+                _ if name == "location" => args.push(0.0),
+                _ => return Err(format!("{}: `{name}`: `{w}` is not a number", at())),
+            }
+        }
+        if args.len() < need {
+            return Err(format!(
+                "{}: `{name}` needs at least {need} arguments, the line has {}",
+                at(),
+                args.len()
+            ));
+        }
+        Ok(Line::Action(kind, comm))
+    }
+
+    /// The next line of rank `r`'s file (without its end), as a range of its cursor's
+    /// buffer, or None at the end.
+    fn next_line(&mut self, r: u32) -> Result<Option<(usize, usize)>, Error> {
         loop {
             let c = &mut self.cursors[r as usize];
             if let Some(end) = c.buf[c.pos..].iter().position(|&b| b == b'\n') {
-                let line = c.buf[c.pos..c.pos + end].to_vec();
+                let line = (c.pos, c.pos + end);
                 c.pos += end + 1;
                 c.line += 1;
                 return Ok(Some(line));
@@ -325,7 +358,7 @@ impl Trace {
             if c.done {
                 if c.pos < c.buf.len() {
                     // a last line without its newline
-                    let line = c.buf[c.pos..].to_vec();
+                    let line = (c.pos, c.buf.len());
                     c.pos = c.buf.len();
                     c.line += 1;
                     return Ok(Some(line));
@@ -445,7 +478,7 @@ impl Replays {
     }
 
     /// The next action of rank `global`'s trace, or None at its end.
-    pub fn next(&mut self, global: u32) -> Result<Option<Action>, Error> {
+    pub fn next(&mut self, global: u32) -> Result<Option<Action<'_>>, Error> {
         let (t, r) = self.of(global)?;
         t.next(r)
     }
@@ -501,7 +534,7 @@ mod tests {
         assert_eq!(t.next(0).unwrap().unwrap().name, "init");
         let send = t.next(0).unwrap().unwrap();
         assert_eq!(
-            (send.name, send.args.clone()),
+            (send.name, send.args.to_vec()),
             ("send", vec![1.0, 7.0, 100.0, 6.0])
         );
         assert!(t.position(0).ends_with("r0.txt:2"));
@@ -538,10 +571,10 @@ mod tests {
         );
         assert_eq!(t.ranks().unwrap(), 2);
         t.next(1).unwrap();
-        assert_eq!(t.next(1).unwrap().unwrap().args, vec![7.0]);
+        assert_eq!(t.next(1).unwrap().unwrap().args, &[7.0]);
         assert!(t.position(1).ends_with("all.txt:4"));
         t.next(0).unwrap();
-        assert_eq!(t.next(0).unwrap().unwrap().args, vec![5.0]);
+        assert_eq!(t.next(0).unwrap().unwrap().args, &[5.0]);
     }
 
     #[test]

@@ -119,28 +119,49 @@ pub(super) fn install_trace_next(lua: &Lua, names: mlua::Table) -> mlua::Result<
 /// numbers) and its communicator; nothing at the end of its trace. A trace that cannot be
 /// read is an error naming its file and line.
 unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
+    thread_local! {
+        /// The action's arguments, copied out of the trace so that nothing is borrowed while
+        /// Lua allocates (a memory error unwinds over this frame).
+        static ARGS: std::cell::Cell<Vec<f64>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut args = ARGS.take();
     let next = guarded(l, "MGEN_trace_next", || {
         with_world(l, |w| {
             let me = w.current;
-            Some(w.replays.next(me))
+            Some(w.replays.next(me).map(|a| {
+                a.map(|a| {
+                    args.clear();
+                    args.extend_from_slice(a.args);
+                    (a.kind, a.comm)
+                })
+            }))
         })
     });
-    match next {
-        None => busy(l, "MGEN_trace_next"),
-        Some(Err(e)) => raise(l, format!("replay: {e}")),
+    let n = match next {
+        None => {
+            ARGS.set(args);
+            busy(l, "MGEN_trace_next")
+        }
+        Some(Err(e)) => {
+            ARGS.set(args);
+            let msg = format!("replay: {e}");
+            drop(e);
+            raise(l, msg)
+        }
         Some(Ok(None)) => 0,
-        Some(Ok(Some(a))) => {
-            ffi::lua_rawgeti(l, FULL, a.kind as ffi::lua_Integer + 1);
-            ffi::lua_createtable(l, a.args.len() as c_int, 0);
-            for (i, x) in a.args.iter().enumerate() {
+        Some(Ok(Some((kind, comm)))) => {
+            ffi::lua_rawgeti(l, FULL, kind as ffi::lua_Integer + 1);
+            ffi::lua_createtable(l, args.len() as c_int, 0);
+            for (i, x) in args.iter().enumerate() {
                 ffi::lua_pushnumber(l, *x);
                 ffi::lua_rawseti(l, -2, i as ffi::lua_Integer + 1);
             }
-            ffi::lua_pushinteger(l, a.comm as ffi::lua_Integer);
-            drop(a);
+            ffi::lua_pushinteger(l, comm as ffi::lua_Integer);
             3
         }
-    }
+    };
+    ARGS.set(args);
+    n
 }
 
 /// Argument `i` if it is a Lua integer.
