@@ -15,6 +15,11 @@ local coll = {}
 local Isend, Irecv, Wait, IGNORE = MGEN_Isend, MGEN_Irecv, MGEN_Wait, MGEN_STATUS_IGNORE
 local put, poll, complete = MGEN_rdma_put, MGEN_rdma_poll, MGEN_acp_complete
 local floor, max, min = math.floor, math.max, math.min
+-- (the module's globals are looked up through the job's environment: what every call uses is
+-- kept here once)
+local Comm_rank, Comm_size = MGEN_Comm_rank, MGEN_Comm_size
+local region_begin, region_end = MGEN_region_begin, MGEN_region_end
+local type, mtype, error, setmetatable, tostring = type, math.type, error, setmetatable, tostring
 
 -- Tags: each call of a collective gets a fresh range (every rank calls collectives in the same
 -- order, so they agree), and each step its own tag inside it, so that a fast neighbour's
@@ -88,11 +93,11 @@ local function setup(name, opts, algos, default, p)
     error(("coll.%s: unknown algorithm %q (known: %s)"):format(name, tostring(aname), sorted_keys(algos)), 3)
   end
   local bytes = opts.bytes or 0
-  if math.type(bytes) ~= "integer" or bytes < 0 then
+  if mtype(bytes) ~= "integer" or bytes < 0 then
     error(("coll.%s: `bytes` must be an integer >= 0, got %s"):format(name, tostring(opts.bytes)), 3)
   end
   local root = opts.root or 0
-  if math.type(root) ~= "integer" or root < 0 or root >= p then
+  if mtype(root) ~= "integer" or root < 0 or root >= p then
     error(("coll.%s: `root` = %s is not a rank (0 to %d)"):format(name, tostring(opts.root), p - 1), 3)
   end
   return f, T, bytes, root, aname
@@ -538,12 +543,12 @@ end
 -- and its id for tags; or the whole job.
 local function membership(name, opts)
   local g = opts.group
-  if g == nil then return nil, MGEN_Comm_rank(), MGEN_Comm_size(), 0 end
+  if g == nil then return nil, Comm_rank(), Comm_size(), 0 end
   local comm = opts.comm
-  if math.type(comm) ~= "integer" or comm < 1 or comm >= (1 << 20) then
+  if mtype(comm) ~= "integer" or comm < 1 or comm >= (1 << 20) then
     error(("coll.%s: a `group` needs its `comm`, an integer id from 1 to 2^20 - 1 that every member gives, got %s"):format(name, tostring(comm)), 3)
   end
-  local me = MGEN_Comm_rank()
+  local me = Comm_rank()
   for i = 1, #g do
     if g[i] == me then return g, i - 1, #g, comm end
   end
@@ -566,7 +571,7 @@ local function collective(name, algos, default, default_bytes)
     local group, r, p, comm = membership(name, opts)
     local f, T, bytes, root, algo = setup(name, opts, algos, default, p)
     if group then T = over_group(T, group) end
-    local tag = tag_base(group and MGEN_Comm_rank() or r, comm)
+    local tag = tag_base(group and Comm_rank() or r, comm)
     if p > 1 then
       -- a span on the timeline (--trace): "coll.barrier dissemination"
       local label = labels[algo]
@@ -574,9 +579,9 @@ local function collective(name, algos, default, default_bytes)
         label = ("coll.%s %s"):format(name, algo)
         labels[algo] = label
       end
-      MGEN_region_begin(label)
+      region_begin(label)
       f(T, tag, bytes, r, p, root, opts)
-      MGEN_region_end()
+      region_end()
     end
   end
   coll[name .. "_algorithms"] = function() return sorted_keys(algos) end

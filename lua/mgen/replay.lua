@@ -15,6 +15,8 @@ local replay = {}
 local floor, smatch = math.floor, string.match
 local Isend, Irecv, Wait, Waitall, Test = MGEN_Isend, MGEN_Irecv, MGEN_Wait, MGEN_Waitall, MGEN_Test
 local IGNORE = MGEN_STATUS_IGNORE
+local trace_next, trace_where, Comp = MGEN_trace_next, MGEN_trace_where, MGEN_Comp
+local type, error, pairs, ipairs, tremove = type, error, pairs, ipairs, table.remove
 
 -- Tags of the exchanges made here: above the traced program's and mgen.coll's (every rank
 -- replays its collectives in the same order, so counting them gives every rank the same tag).
@@ -70,14 +72,14 @@ end
 local function take(ctx, src, dst, tag)
   for i, r in ipairs(ctx.requests) do
     if r.src == src and r.dst == dst and r.tag == tag then
-      table.remove(ctx.requests, i)
+      tremove(ctx.requests, i)
       return r.req
     end
   end
 end
 
 local function compute(ctx, flops)
-  if flops > 0 then MGEN_Comp(flops / ctx.flops * ctx.compute_scale) end
+  if flops > 0 then Comp(flops / ctx.flops * ctx.compute_scale) end
 end
 
 -- What each action does. `a` holds its arguments (numbers); `ctx.dt(a, i)` is the bytes of the
@@ -87,7 +89,7 @@ replay.actions = {
   finalize = function() end,
   location = function() end,
   compute = function(ctx, a) compute(ctx, a[1]) end,
-  sleep = function(ctx, a) if a[1] > 0 then MGEN_Comp(a[1]) end end,
+  sleep = function(ctx, a) if a[1] > 0 then Comp(a[1]) end end,
   send = function(ctx, a) MGEN_Send(floor(a[1]), bytes(a[3], ctx.dt(a, 4)), floor(a[2])) end,
   isend = function(ctx, a)
     local dst, tag = floor(a[1]), floor(a[2])
@@ -109,7 +111,7 @@ replay.actions = {
     if #a >= 3 then
       req = take(ctx, floor(a[1]), floor(a[2]), floor(a[3]))
     elseif #ctx.requests > 0 then
-      req = table.remove(ctx.requests, 1).req -- the older form: the oldest request
+      req = tremove(ctx.requests, 1).req -- the older form: the oldest request
     end
     -- (none: a test already saw it complete, as SimGrid's replay assumes)
     if req then Wait(req, IGNORE) end
@@ -119,7 +121,7 @@ replay.actions = {
     local src, dst, tag = floor(a[1]), floor(a[2]), floor(a[3])
     for i, r in ipairs(ctx.requests) do
       if r.src == src and r.dst == dst and r.tag == tag then
-        if Test(r.req) then table.remove(ctx.requests, i) end
+        if Test(r.req) then tremove(ctx.requests, i) end
         return
       end
     end
@@ -248,13 +250,13 @@ function replay.run(opts)
     local id = a[i]
     if id == nil or i < 1 then id = ctx.default_dt end
     local b = sizes[floor(id)]
-    if not b then error(("replay: %s: datatype %s is not one SimGrid defines"):format(MGEN_trace_where(), tostring(id)), 0) end
+    if not b then error(("replay: %s: datatype %s is not one SimGrid defines"):format(trace_where(), tostring(id)), 0) end
     return b
   end
   local on, each = opts.on or {}, opts.each
   local actions = replay.actions
   while true do
-    local name, a, comm = MGEN_trace_next()
+    local name, a, comm = trace_next()
     if not name then break end
     -- the action's communicator: its members, this rank's place and the size
     ctx.comm = comm
@@ -263,12 +265,12 @@ function replay.run(opts)
     else
       local g = ctx.comms[comm]
       if not g then
-        error(("replay: %s: communicator %d is used before a `comm %d ...` line defines it"):format(MGEN_trace_where(), comm, comm), 0)
+        error(("replay: %s: communicator %d is used before a `comm %d ...` line defines it"):format(trace_where(), comm, comm), 0)
       end
       ctx.group, ctx.csize, ctx.crank = g, #g, nil
       for i = 1, #g do if g[i] == ctx.rank then ctx.crank = i - 1 end end
       if not ctx.crank then
-        error(("replay: %s: rank %d is not a member of communicator %d"):format(MGEN_trace_where(), ctx.rank, comm), 0)
+        error(("replay: %s: rank %d is not a member of communicator %d"):format(trace_where(), ctx.rank, comm), 0)
       end
     end
     if not (each and each(ctx, name, a) == "skip") then
