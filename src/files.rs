@@ -16,6 +16,7 @@
 //! a module) is bounded in size in both modes, so an endless file is an error, not a machine
 //! out of memory.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
@@ -41,6 +42,9 @@ pub struct FileAccess {
     pub base: PathBuf,
     /// Canonical folders below which reading is allowed; `None` when the sandbox is off.
     pub roots: Option<Vec<PathBuf>>,
+    /// The canonical form of each folder a resolved file was in (a trace's thousands of files
+    /// share one or two): see [`canonical`].
+    folders: std::rc::Rc<std::cell::RefCell<std::collections::HashMap<PathBuf, PathBuf>>>,
 }
 
 impl FileAccess {
@@ -60,6 +64,7 @@ impl FileAccess {
         FileAccess {
             base: base.to_path_buf(),
             roots,
+            folders: Default::default(),
         }
     }
 
@@ -94,7 +99,7 @@ impl FileAccess {
                     .map_or(String::new(), |r| r.display().to_string())
             )
         };
-        let Some(canon) = canonical(&full) else {
+        let Some(canon) = canonical(&full, &mut self.folders.borrow_mut()) else {
             return Err(refused(&full));
         };
         if !roots.iter().any(|r| canon.starts_with(r)) {
@@ -125,8 +130,31 @@ impl FileAccess {
 /// The canonical form of `p`: its deepest existing ancestor resolved (links included), and
 /// the parts below it, which do not exist, appended as they are; `None` if those parts climb
 /// with `..` (they could not be checked) or nothing of the path exists.
-fn canonical(p: &Path) -> Option<PathBuf> {
+///
+/// `folders` holds the canonical form of folders met before. A file that is not a link, in
+/// one of them, is that folder's form and its name: one `lstat` rather than a `readlink` for
+/// each part of its path (65,536 trace files in one folder).
+fn canonical(p: &Path, folders: &mut HashMap<PathBuf, PathBuf>) -> Option<PathBuf> {
+    let not_a_link =
+        |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| !m.file_type().is_symlink());
+    let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+    let name = match p.components().next_back() {
+        Some(Component::Normal(n)) => Some(n),
+        _ => None,
+    };
+    if let (Some(dir), Some(name)) = (parent, name) {
+        if let Some(c) = folders.get(dir) {
+            if not_a_link(p) {
+                return Some(c.join(name));
+            }
+        }
+    }
     if let Ok(c) = p.canonicalize() {
+        if let (Some(dir), Some(_), Some(cdir)) = (parent, name, c.parent()) {
+            if not_a_link(p) {
+                folders.insert(dir.to_path_buf(), cdir.to_path_buf());
+            }
+        }
         return Some(c);
     }
     for anc in p.ancestors().skip(1) {
@@ -257,6 +285,17 @@ mod tests {
             std::os::unix::fs::symlink(outer.path().join("secret"), root.join("l")).unwrap();
             assert!(a.resolve("l").unwrap_err().starts_with("sandbox: reading"));
             assert!(a.resolve("/proc/self/fd/0").is_err());
+            // a folder already resolved: a link beside a file read before is still followed
+            std::os::unix::fs::symlink(outer.path().join("secret"), root.join("d/l")).unwrap();
+            std::fs::write(root.join("d/b.txt"), "x").unwrap();
+            assert!(a.resolve("d/in.txt").is_ok() && a.resolve("d/b.txt").is_ok());
+            assert!(a
+                .resolve("d/l")
+                .unwrap_err()
+                .starts_with("sandbox: reading"));
+            // and a folder that is a link out of the root is refused as before
+            std::os::unix::fs::symlink(outer.path(), root.join("d/up")).unwrap();
+            assert!(a.resolve("d/up/secret").is_err());
         }
         // the sandbox off: anything, relative to the base
         let open = FileAccess::new(&root, &[], true);

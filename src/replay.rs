@@ -118,7 +118,9 @@ pub struct Trace {
     /// Whether all ranks share one file (the index itself).
     shared: bool,
     cursors: Vec<Cursor>,
-    open: Vec<(u32, File)>,
+    /// Open files: the file's number, the file, and where it is at (a read goes on from there
+    /// without a seek when it is where the rank's cursor is).
+    open: Vec<(u32, File, u64)>,
     /// The arguments of the action [`Trace::next`] returned last (reused: no allocation per
     /// line).
     args: Vec<f64>,
@@ -179,16 +181,17 @@ impl Trace {
                     .into_iter()
                     .rev()
                     .collect();
-                let p = [
+                let found = [
                     folder.join(written),
                     folder.join(&tail),
                     folder.join(written.file_name().unwrap_or_default()),
                 ]
                 .into_iter()
-                .find(|p| p.is_file())
-                .unwrap_or_else(|| folder.join(written));
+                .find(|p| p.is_file());
+                let exists = found.is_some();
+                let p = found.unwrap_or_else(|| folder.join(written));
                 let p = resolve(&p).map_err(|e| format!("{}:{}: {e}", index.display(), i + 1))?;
-                if !p.is_file() {
+                if !exists {
                     return Err(format!(
                         "{}:{}: the trace file {} does not exist",
                         index.display(),
@@ -375,7 +378,7 @@ impl Trace {
     fn refill(&mut self, r: u32) -> Result<(), Error> {
         let fi = if self.shared { 0 } else { r };
         let path = self.file_of(r).to_path_buf();
-        let slot = match self.open.iter().position(|(f, _)| *f == fi) {
+        let slot = match self.open.iter().position(|(f, _, _)| *f == fi) {
             Some(i) => i,
             None => {
                 let f = File::open(&path)
@@ -383,7 +386,7 @@ impl Trace {
                 if self.open.len() >= OPEN_FILES {
                     self.open.remove(0);
                 }
-                self.open.push((fi, f));
+                self.open.push((fi, f, 0));
                 self.open.len() - 1
             }
         };
@@ -392,11 +395,15 @@ impl Trace {
         c.pos = 0;
         let have = c.buf.len();
         c.buf.resize(have + CHUNK, 0);
-        let file = &mut self.open[slot].1;
-        let n = file
-            .seek(SeekFrom::Start(c.offset))
-            .and_then(|_| file.read(&mut c.buf[have..]))
-            .map_err(|e| format!("cannot read the trace file {}: {e}", path.display()))?;
+        let (_, file, at) = &mut self.open[slot];
+        let n = (if *at == c.offset {
+            Ok(c.offset)
+        } else {
+            file.seek(SeekFrom::Start(c.offset))
+        })
+        .and_then(|_| file.read(&mut c.buf[have..]))
+        .map_err(|e| format!("cannot read the trace file {}: {e}", path.display()))?;
+        *at = c.offset + n as u64;
         c.buf.truncate(have + n);
         c.offset += n as u64;
         if n == 0 {
