@@ -230,6 +230,8 @@ function MGEN_trace_open(path) end
 ---file and line.
 ---@return string? action
 ---@return number[]? args
+---@return integer? comm its communicator: 0, the world, unless the line has a `comm=ID` word
+---(mgensim's extension of the format, docs/replay.md)
 function MGEN_trace_next() end
 
 ---Where this rank is in its trace: `file:line` of its last action (deadlock reports name it).
