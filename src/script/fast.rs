@@ -231,24 +231,40 @@ unsafe extern "C-unwind" fn full_done(
     ffi::lua_gettop(l)
 }
 
+/// The arguments `(peer, bytes, tag, nic?)` of a post, if all are Lua integers (or the NIC
+/// nil).
+#[inline]
+unsafe fn post_args(l: *mut lua_State) -> Option<(i64, i64, i64, Option<i64>)> {
+    let n = ffi::lua_gettop(l);
+    if !(3..=4).contains(&n) {
+        return None;
+    }
+    let nic = if n == 4 && ffi::lua_type(l, 4) != ffi::LUA_TNIL {
+        Some(int(l, 4)?)
+    } else {
+        None
+    };
+    Some((int(l, 1)?, int(l, 2)?, int(l, 3)?, nic))
+}
+
+/// Returns the handle of a post, or hands the call to the full function.
+#[inline]
+unsafe fn push_handle(l: *mut lua_State, handle: Option<i64>) -> c_int {
+    match handle {
+        Some(h) => {
+            ffi::lua_pushinteger(l, h);
+            1
+        }
+        None => full(l),
+    }
+}
+
 /// `MGEN_rdma_put(dest, bytes, tag, nic?)` / `MGEN_rdma_get(src, bytes, tag, nic?)`: the
 /// checks and the call of `api.rs`'s version, for integer arguments.
 #[inline]
 unsafe fn transfer(l: *mut lua_State, kind: OpKind, func: &str) -> c_int {
-    let n = ffi::lua_gettop(l);
-    if !(3..=4).contains(&n) {
+    let Some((peer, bytes, tag, nic)) = post_args(l) else {
         return full(l);
-    }
-    let (Some(peer), Some(bytes), Some(tag)) = (int(l, 1), int(l, 2), int(l, 3)) else {
-        return full(l);
-    };
-    let nic = if n == 4 && ffi::lua_type(l, 4) != ffi::LUA_TNIL {
-        match int(l, 4) {
-            Some(x) => Some(x),
-            None => return full(l),
-        }
-    } else {
-        None
     };
     // (the rules of `calls.rs`, as the full function applies them; a refusal goes to it,
     // which raises the error)
@@ -261,13 +277,7 @@ unsafe fn transfer(l: *mut lua_State, kind: OpKind, func: &str) -> c_int {
             Some(w.issue(kind, base + peer, bytes, tag, nic))
         })
     });
-    match handle {
-        Some(h) => {
-            ffi::lua_pushinteger(l, h);
-            1
-        }
-        None => full(l),
-    }
+    push_handle(l, handle)
 }
 
 unsafe extern "C-unwind" fn rdma_put(l: *mut lua_State) -> c_int {
@@ -333,20 +343,8 @@ unsafe fn raise_at(l: *mut lua_State, func: &str, e: calls::CallError) -> ! {
 
 /// `MGEN_Isend(dest, bytes, tag, nic?)`: the request's handle.
 unsafe extern "C-unwind" fn isend(l: *mut lua_State) -> c_int {
-    let n = ffi::lua_gettop(l);
-    if !(3..=4).contains(&n) {
+    let Some((dest, bytes, tag, nic)) = post_args(l) else {
         return full(l);
-    }
-    let (Some(dest), Some(bytes), Some(tag)) = (int(l, 1), int(l, 2), int(l, 3)) else {
-        return full(l);
-    };
-    let nic = if n == 4 && ffi::lua_type(l, 4) != ffi::LUA_TNIL {
-        match int(l, 4) {
-            Some(x) => Some(x),
-            None => return full(l),
-        }
-    } else {
-        None
     };
     let handle = guarded(l, "MGEN_Isend", || {
         with_world(l, |w| {
@@ -358,13 +356,7 @@ unsafe extern "C-unwind" fn isend(l: *mut lua_State) -> c_int {
             Some(calls::isend(w, dest, bytes, tag, nic))
         })
     });
-    match handle {
-        Some(h) => {
-            ffi::lua_pushinteger(l, h);
-            1
-        }
-        None => full(l),
-    }
+    push_handle(l, handle)
 }
 
 /// `MGEN_Irecv(src, bytes, tag)`: the request's handle.
@@ -388,13 +380,7 @@ unsafe extern "C-unwind" fn irecv(l: *mut lua_State) -> c_int {
             Some(calls::irecv(w, src, bytes, tag))
         })
     });
-    match handle {
-        Some(h) => {
-            ffi::lua_pushinteger(l, h);
-            1
-        }
-        None => full(l),
-    }
+    push_handle(l, handle)
 }
 
 /// What waiting for one request came to.
