@@ -97,6 +97,33 @@ pub struct Action<'a> {
     pub comm: u32,
 }
 
+/// How much of a trace's first file is looked at for the older format's spellings.
+pub const LEGACY_SNIFF: u64 = 64 << 10;
+
+/// The place in [`ACTIONS`] of an action's name: as SimGrid writes it now, or as its older
+/// format did (`Isend`, `waitAll`, `allToAllV`, ...: the same names in another case).
+fn action_kind(word: &str) -> Option<usize> {
+    ACTIONS
+        .iter()
+        .position(|a| a.0 == word)
+        .or_else(|| ACTIONS.iter().position(|a| a.0.eq_ignore_ascii_case(word)))
+}
+
+/// Whether the start of `file` ([`LEGACY_SNIFF`] bytes) has an action spelled the older way
+/// (an upper-case letter in it): SimGrid before 3.20, whose point-to-point lines have no tag.
+fn older_format(file: &Path) -> bool {
+    let mut head = Vec::new();
+    let read = File::open(file).and_then(|f| f.take(LEGACY_SNIFF).read_to_end(&mut head));
+    if read.is_err() {
+        return false;
+    }
+    String::from_utf8_lossy(&head).lines().any(|l| {
+        l.split_whitespace()
+            .nth(1)
+            .is_some_and(|w| w.bytes().any(|b| b.is_ascii_uppercase()) && action_kind(w).is_some())
+    })
+}
+
 /// What a line of a trace holds.
 enum Line {
     /// An action: its place in [`ACTIONS`] and its communicator.
@@ -121,6 +148,9 @@ pub struct Trace {
     /// Open files: the file's number, the file, and where it is at (a read goes on from there
     /// without a seek when it is where the rank's cursor is).
     open: Vec<(u32, File, u64)>,
+    /// Whether the trace is in SimGrid's older format (before 3.20): point-to-point lines
+    /// without a tag (see [`LEGACY_SNIFF`]).
+    legacy: bool,
     /// The arguments of the action [`Trace::next`] returned last (reused: no allocation per
     /// line).
     args: Vec<f64>,
@@ -157,9 +187,7 @@ impl Trace {
         // a trace line starts with a rank number and an action; an index line is a path
         let mut words = first.split_whitespace();
         let is_trace = words.next().is_some_and(|w| w.parse::<u32>().is_ok())
-            && words
-                .next()
-                .is_some_and(|w| ACTIONS.iter().any(|a| a.0 == w));
+            && words.next().is_some_and(|w| action_kind(w).is_some());
         let folder = index.parent().unwrap_or(Path::new("."));
         let (files, shared) = if is_trace {
             (vec![index.to_path_buf()], true)
@@ -203,15 +231,26 @@ impl Trace {
             }
             (files, false)
         };
+        let legacy = files.first().is_some_and(|f| older_format(f));
+        let mut notes = BTreeMap::new();
+        if legacy {
+            notes.insert(
+                "read in SimGrid's older TI format (`Isend`, `waitAll`, ...), whose point-to-point \
+                 lines have no tag: given tag 0, as SimGrid's replay did"
+                    .to_string(),
+                1,
+            );
+        }
         Ok(Trace {
             index: index.to_path_buf(),
             files,
             shared,
             cursors: Vec::new(),
-            args: Vec::new(),
             open: Vec::new(),
+            legacy,
+            args: Vec::new(),
             skipped: BTreeMap::new(),
-            notes: BTreeMap::new(),
+            notes,
         })
     }
 
@@ -317,7 +356,7 @@ impl Trace {
         let Some(word) = words.next() else {
             return Err(format!("{}: no action after the rank number", at()));
         };
-        let Some(kind) = ACTIONS.iter().position(|a| a.0 == word) else {
+        let Some(kind) = action_kind(word) else {
             return Ok(Line::Unknown(word.to_string()));
         };
         let (name, need) = ACTIONS[kind];
@@ -336,6 +375,11 @@ impl Trace {
                 _ if name == "location" => args.push(0.0),
                 _ => return Err(format!("{}: `{name}`: `{w}` is not a number", at())),
             }
+        }
+        // the older format's point-to-point lines have no tag (`send DST N [DT]`): tag 0, as
+        // SimGrid's replay gave them; two numbers can only be that, in any trace
+        if matches!(name, "send" | "isend" | "recv" | "irecv") && (self.legacy || args.len() == 2) {
+            args.insert(1, 0.0);
         }
         if args.len() < need {
             return Err(format!(
@@ -430,10 +474,12 @@ impl Trace {
             ));
         }
         for (what, n) in &self.notes {
-            out.push(format!(
-                "replay of {}: {what} ({n} times)",
-                self.index.display()
-            ));
+            let times = if *n == 1 {
+                String::new()
+            } else {
+                format!(" ({n} times)")
+            };
+            out.push(format!("replay of {}: {what}{times}", self.index.display()));
         }
         out
     }
@@ -591,13 +637,13 @@ mod tests {
             d.path(),
             &[
                 ("a.txt", "x.txt\n"),
-                ("x.txt", "0 init\n0 send 1 7\n0 recv 1 x 3\n"),
+                ("x.txt", "0 init\n0 send 1\n0 recv 1 x 3\n"),
             ],
         );
         t.next(0).unwrap();
         let e = t.next(0).unwrap_err();
         assert!(
-            e.ends_with("x.txt:2: `send` needs at least 3 arguments, the line has 2"),
+            e.ends_with("x.txt:2: `send` needs at least 3 arguments, the line has 1"),
             "{e}"
         );
         let e = t.next(0).unwrap_err();
@@ -606,5 +652,58 @@ mod tests {
         assert_eq!(datatype_bytes(1), Some(4));
         assert_eq!(datatype_bytes(6), Some(1));
         assert_eq!(datatype_bytes(99), None);
+    }
+
+    /// SimGrid's older format: its spellings, and point-to-point lines without a tag.
+    #[test]
+    fn the_older_format_is_read_with_tag_zero() {
+        let d = tempfile::tempdir().unwrap();
+        let mut t = trace(
+            d.path(),
+            &[
+                ("old.txt", "o0.txt\no1.txt\n"),
+                (
+                    "o0.txt",
+                    "0 init\n0 Isend 1 100\n0 send 1 50 0\n0 waitAll\n0 allReduce 8 5\n",
+                ),
+                ("o1.txt", "1 init\n1 Irecv 0 100\n1 recv 0 50 0\n1 wait\n"),
+            ],
+        );
+        t.next(0).unwrap();
+        let isend = t.next(0).unwrap().unwrap();
+        assert_eq!(
+            (isend.name, isend.args.to_vec()),
+            ("isend", vec![1.0, 0.0, 100.0])
+        );
+        // lower case in the older format: still no tag (here with its datatype)
+        let send = t.next(0).unwrap().unwrap();
+        assert_eq!(
+            (send.name, send.args.to_vec()),
+            ("send", vec![1.0, 0.0, 50.0, 0.0])
+        );
+        assert_eq!(t.next(0).unwrap().unwrap().name, "waitall");
+        let ar = t.next(0).unwrap().unwrap();
+        assert_eq!((ar.name, ar.args.to_vec()), ("allreduce", vec![8.0, 5.0]));
+        assert!(
+            t.warnings()[0].contains("older TI format"),
+            "{:?}",
+            t.warnings()
+        );
+        // a trace in today's format keeps its tags, and a line of two numbers is the older one
+        let mut now = trace(
+            d.path(),
+            &[
+                ("new.txt", "n0.txt\n"),
+                (
+                    "n0.txt",
+                    "0 init\n0 isend 1 7 100 6\n0 send 1 7 50\n0 recv 1 9\n",
+                ),
+            ],
+        );
+        now.next(0).unwrap();
+        assert_eq!(now.next(0).unwrap().unwrap().args, &[1.0, 7.0, 100.0, 6.0]);
+        assert_eq!(now.next(0).unwrap().unwrap().args, &[1.0, 7.0, 50.0]);
+        assert_eq!(now.next(0).unwrap().unwrap().args, &[1.0, 0.0, 9.0]);
+        assert!(now.warnings().is_empty());
     }
 }

@@ -419,3 +419,55 @@ if MGEN_Comm_rank() == 1 then sizes[1] = 99 end'''\n",
         "MPI_INT is 4 bytes"
     );
 }
+
+/// SimGrid's older format (before 3.20): `Isend`/`Irecv` without tags and `wait` alone, which
+/// waits for the newest request, as SimGrid's replay of that format did.
+#[test]
+fn the_older_format_replays_as_today_s_and_waits_for_the_newest_request() {
+    // the same exchange in both formats: the same prediction and the same bytes
+    let d = tempfile::tempdir().unwrap();
+    let now = replay(
+        d.path(),
+        &[
+            "init\nirecv 1 0 64\nisend 1 0 64\nwaitall\nallreduce 8 0",
+            "init\nirecv 0 0 64\nisend 0 0 64\nwaitall\nallreduce 8 0",
+        ],
+        &[],
+    )
+    .unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let old = replay(
+        d.path(),
+        &[
+            "init\nIrecv 1 64\nIsend 1 64\nwaitAll\nallReduce 8 0",
+            "init\nIrecv 0 64\nIsend 0 64\nwaitAll\nallReduce 8 0",
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(old.predicted_time_ps, now.predicted_time_ps);
+    assert_eq!(old.network.bytes, now.network.bytes);
+    assert!(
+        old.warnings.iter().any(|w| w.contains("older TI format")),
+        "{:?}",
+        old.warnings
+    );
+    // `wait` alone takes the newest request: rank 0 waits for its (eager, done) send, computes
+    // 1 ms, then waits for the receive that rank 1 sent after 1 ms of its own; oldest-first
+    // would wait for the receive before computing, and end near 2 ms
+    let d = tempfile::tempdir().unwrap();
+    let r = replay(
+        d.path(),
+        &[
+            "init\nIrecv 1 8\nIsend 1 8\nwait\ncompute 1e6\nwait",
+            "init\ncompute 1e6\nsend 0 8\nrecv 0 8",
+        ],
+        &[],
+    )
+    .unwrap();
+    let end = r.per_rank[0].finish_ps;
+    assert!(
+        end > 1_000_000_000 && end < 1_010_000_000,
+        "rank 0 ends at {end} ps"
+    );
+}

@@ -15,8 +15,9 @@
 --                              a probed size SimGrid did not record: 0 bytes, noted)
 --   irecv SRC TAG N [DT]       MGEN_Irecv(...), kept as the request (SRC, me, TAG)
 --   wait SRC DST TAG           MGEN_Wait on that request (none kept: a test saw it complete);
---                              `wait` alone waits for the oldest request
---   test SRC DST TAG           MGEN_Test on it; done requests are dropped
+--                              `wait` alone (the older format) waits for the newest request
+--   test SRC DST TAG           MGEN_Test on it; done requests are dropped; `test` alone tests
+--                              the newest, which a later `wait` then finds done
 --   waitall                    MGEN_Waitall on every request kept
 --   barrier                    coll.barrier
 --   bcast N [ROOT DT]          coll.bcast, N * size bytes
@@ -40,6 +41,13 @@
 --                              a `comm=ID` word on a collective's line runs it among them
 --                              (its root and sizes are the communicator's)
 -- Requests still pending at the end of a rank's trace are waited for.
+--
+-- SimGrid's older format (before 3.20, 2018) is read too: its spellings (`Isend`, `Irecv`,
+-- `waitAll`, `allReduce`, `allToAll`, `allToAllV`, `allGather`, `allGatherV`, `gatherV`,
+-- `scatterV`, `reduceScatter`) are these actions, and its point-to-point lines have no tag
+-- (`send DST N [DT]`): the reader gives them tag 0, as SimGrid's replay did. A trace is read
+-- in that format when its first file uses one of those spellings near its start (a warning
+-- says so), and a `send` or `recv` line with two numbers is read so in any trace.
 
 ---@class mgen.replay.opts
 ---@field trace string the index file (or the one file), relative to the scenario's folder

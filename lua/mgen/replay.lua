@@ -111,13 +111,18 @@ replay.actions = {
     if #a >= 3 then
       req = take(ctx, floor(a[1]), floor(a[2]), floor(a[3]))
     elseif #ctx.requests > 0 then
-      req = tremove(ctx.requests, 1).req -- the older form: the oldest request
+      req = tremove(ctx.requests).req -- the older form: the newest request, as SimGrid's did
     end
-    -- (none: a test already saw it complete, as SimGrid's replay assumes)
+    -- (none, or false: a test already saw it complete, as SimGrid's replay assumes)
     if req then Wait(req, IGNORE) end
   end,
   test = function(ctx, a)
-    if #a < 3 then return end
+    if #a < 3 then
+      -- the older form: the newest request; once complete, a later wait finds nothing to do
+      local r = ctx.requests[#ctx.requests]
+      if r and r.req and Test(r.req) then r.req = false end
+      return
+    end
     local src, dst, tag = floor(a[1]), floor(a[2]), floor(a[3])
     for i, r in ipairs(ctx.requests) do
       if r.src == src and r.dst == dst and r.tag == tag then
@@ -129,7 +134,9 @@ replay.actions = {
   waitall = function(ctx)
     if #ctx.requests == 0 then return end
     local reqs = {}
-    for i, r in ipairs(ctx.requests) do reqs[i] = r.req end
+    for _, r in ipairs(ctx.requests) do
+      if r.req then reqs[#reqs + 1] = r.req end
+    end
     ctx.requests = {}
     Waitall(reqs, IGNORE)
   end,
