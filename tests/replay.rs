@@ -67,6 +67,23 @@ fn a_send_costs_what_mgen_send_does_in_the_datatype_s_bytes() {
     let d = tempfile::tempdir().unwrap();
     let r = replay(d.path(), &["init 1\nsend 1 3 8", "init 1\nrecv 0 3 8"], &[]).unwrap();
     assert_eq!(r.network.bytes, 64);
+    // a derived datatype's number (not one SimGrid predefines): counted in the default one
+    let d = tempfile::tempdir().unwrap();
+    let r = replay(
+        d.path(),
+        &["init 1\nsend 1 3 8 75", "init 1\nrecv 0 3 8 75"],
+        &[],
+    )
+    .unwrap();
+    assert_eq!(r.network.bytes, 64);
+    assert!(
+        r.warnings
+            .iter()
+            .any(|w| w.contains("datatype 75 is not one SimGrid predefines")
+                && w.contains("(2 times)")),
+        "{:?}",
+        r.warnings
+    );
 }
 
 #[test]

@@ -5,7 +5,8 @@
 -- MGEN_args }`; a script of your own can call it with hooks to edit the replay.
 --
 -- How each action is replayed (sizes are counts of the line's datatype, or of the default one:
--- bytes, or doubles when `init` has an argument; `p` is the number of ranks):
+-- bytes, or doubles when `init` has an argument; a datatype number SimGrid does not predefine,
+-- a derived type, counts in the default one, noted in a warning; `p` is the number of ranks):
 --   init, finalize, location   nothing (init sets the default datatype)
 --   compute F                  MGEN_Comp(F / flops * compute_scale): F flops at `flops` flop/s
 --   sleep T                    MGEN_Comp(T)
