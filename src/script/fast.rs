@@ -23,7 +23,8 @@
 //! message and the script line the full function gives.
 //!
 //! Each function is a C closure with two upvalues: the `World` (a light userdata: the
-//! `RefCell` an `Rc` keeps alive as the Lua state's app data) and the full function.
+//! `RefCell` an `Rc` keeps alive as the Lua state's app data) and the full function
+//! (`MGEN_trace_next`, which has none, has the actions' names there).
 
 use crate::calls;
 use crate::rdma::OpKind;
@@ -59,8 +60,13 @@ pub(super) const NAMES: [&str; 13] = [
 ];
 
 /// Replaces the globals of [`NAMES`] (installed by `api.rs` and the prelude) with their fast
-/// versions.
-pub(super) fn install(lua: &Lua, world: &Rc<RefCell<World>>) -> mlua::Result<()> {
+/// versions, and sets `MGEN_trace_next` ([`trace_next`], whose second upvalue is the actions'
+/// names, `trace_names`, in place of a full function).
+pub(super) fn install(
+    lua: &Lua,
+    world: &Rc<RefCell<World>>,
+    trace_names: mlua::Table,
+) -> mlua::Result<()> {
     let ptr = Rc::as_ptr(world) as *mut std::ffi::c_void;
     lua.set_app_data(KeepWorld(world.clone()));
     let globals = lua.globals();
@@ -81,38 +87,30 @@ pub(super) fn install(lua: &Lua, world: &Rc<RefCell<World>>) -> mlua::Result<()>
     ];
     for (name, f) in NAMES.into_iter().zip(fast) {
         let full: Function = globals.get(name)?;
-        // SAFETY: pushes a light userdata and makes a closure of it and `full` (on the stack
-        // as the call's argument); the pointer outlives the state (KeepWorld).
-        let closure: Function = unsafe {
-            lua.exec_raw(full, |l| {
-                ffi::lua_pushlightuserdata(l, ptr);
-                ffi::lua_insert(l, -2);
-                ffi::lua_pushcclosure(l, f, 2);
-            })?
-        };
-        globals.set(name, closure)?;
+        globals.set(name, closure(lua, ptr, f, full)?)?;
     }
-    Ok(())
+    globals.set(
+        "MGEN_trace_next",
+        closure(lua, ptr, trace_next, trace_names)?,
+    )
 }
 
-/// Replaces the prelude's `MGEN_trace_next` with [`trace_next`], whose upvalues are the
-/// `World` and the actions' names (`raw.trace_names`).
-pub(super) fn install_trace_next(lua: &Lua, names: mlua::Table) -> mlua::Result<()> {
-    let Some(keep) = lua.app_data_ref::<KeepWorld>() else {
-        return Err(mlua::Error::runtime("the fast functions are not installed"));
-    };
-    let ptr = Rc::as_ptr(&keep.0) as *mut std::ffi::c_void;
-    drop(keep);
-    // SAFETY: pushes a light userdata and makes a closure of it and `names` (on the stack as
+/// The C closure of `f` with its two upvalues: the `World` (`ptr`) and `second`.
+fn closure(
+    lua: &Lua,
+    ptr: *mut std::ffi::c_void,
+    f: ffi::lua_CFunction,
+    second: impl mlua::IntoLua,
+) -> mlua::Result<Function> {
+    // SAFETY: pushes a light userdata and makes a closure of it and `second` (on the stack as
     // the call's argument); the pointer outlives the state (KeepWorld).
-    let closure: Function = unsafe {
-        lua.exec_raw(names, |l| {
+    unsafe {
+        lua.exec_raw(second, |l| {
             ffi::lua_pushlightuserdata(l, ptr);
             ffi::lua_insert(l, -2);
-            ffi::lua_pushcclosure(l, trace_next, 2);
-        })?
-    };
-    lua.globals().set("MGEN_trace_next", closure)
+            ffi::lua_pushcclosure(l, f, 2);
+        })
+    }
 }
 
 /// `MGEN_trace_next()`: the rank's next traced action as its name, its arguments (a list of
@@ -247,10 +245,10 @@ unsafe fn post_args(l: *mut lua_State) -> Option<(i64, i64, i64, Option<i64>)> {
     Some((int(l, 1)?, int(l, 2)?, int(l, 3)?, nic))
 }
 
-/// Returns the handle of a post, or hands the call to the full function.
+/// Returns an integer (a post's handle, a rank), or hands the call to the full function.
 #[inline]
-unsafe fn push_handle(l: *mut lua_State, handle: Option<i64>) -> c_int {
-    match handle {
+unsafe fn push_int(l: *mut lua_State, value: Option<i64>) -> c_int {
+    match value {
         Some(h) => {
             ffi::lua_pushinteger(l, h);
             1
@@ -277,7 +275,7 @@ unsafe fn transfer(l: *mut lua_State, kind: OpKind, func: &str) -> c_int {
             Some(w.issue(kind, base + peer, bytes, tag, nic))
         })
     });
-    push_handle(l, handle)
+    push_int(l, handle)
 }
 
 unsafe extern "C-unwind" fn rdma_put(l: *mut lua_State) -> c_int {
@@ -356,7 +354,7 @@ unsafe extern "C-unwind" fn isend(l: *mut lua_State) -> c_int {
             Some(calls::isend(w, dest, bytes, tag, nic))
         })
     });
-    push_handle(l, handle)
+    push_int(l, handle)
 }
 
 /// `MGEN_Irecv(src, bytes, tag)`: the request's handle.
@@ -380,7 +378,7 @@ unsafe extern "C-unwind" fn irecv(l: *mut lua_State) -> c_int {
             Some(calls::irecv(w, src, bytes, tag))
         })
     });
-    push_handle(l, handle)
+    push_int(l, handle)
 }
 
 /// What waiting for one request came to.
@@ -459,12 +457,9 @@ unsafe extern "C-unwind" fn wait(l: *mut lua_State) -> c_int {
     match wait_one(l, "MGEN_Wait", request) {
         Waited::Done(st) => return_status(l, st),
         Waited::Blocked => ffi::lua_yieldk(l, 0, request as ffi::lua_KContext, Some(wait_resumed)),
+        // (the message is used up: raised here)
+        Waited::Refused(e @ calls::CallError::Truncated { .. }) => raise_at(l, "MGEN_Wait", e),
         // (nothing was used up: the full function refuses it again, and says why)
-        Waited::Refused(calls::CallError::Truncated { had, from, tag }) => raise_at(
-            l,
-            "MGEN_Wait",
-            calls::CallError::Truncated { had, from, tag },
-        ),
         Waited::Refused(_) | Waited::Busy => full(l),
     }
 }
@@ -601,13 +596,7 @@ unsafe extern "C-unwind" fn comm_rank(l: *mut lua_State) -> c_int {
     let r = guarded(l, "MGEN_Comm_rank", || {
         with_world(l, |w| Some(w.current - w.nodes.job(w.current).base))
     });
-    match r {
-        Some(r) => {
-            ffi::lua_pushinteger(l, r as ffi::lua_Integer);
-            1
-        }
-        None => full(l),
-    }
+    push_int(l, r.map(i64::from))
 }
 
 /// `MGEN_Comm_size(comm?)`: the number of ranks of the rank's job.
@@ -615,13 +604,7 @@ unsafe extern "C-unwind" fn comm_size(l: *mut lua_State) -> c_int {
     let r = guarded(l, "MGEN_Comm_size", || {
         with_world(l, |w| Some(super::args::job_span(w).1))
     });
-    match r {
-        Some(r) => {
-            ffi::lua_pushinteger(l, r as ffi::lua_Integer);
-            1
-        }
-        None => full(l),
-    }
+    push_int(l, r.map(i64::from))
 }
 
 /// `MGEN_region_begin(name)`: a region opens on the rank's timeline.

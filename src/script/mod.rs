@@ -191,8 +191,8 @@ impl Scripts {
         }
         modules::install_require(&lua, &globals, &raw, world.clone(), require_slow, firsts)
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
-        fast::install(&lua, &world)
-            .and_then(|()| fast::install_trace_next(&lua, raw.get("trace_names")?))
+        raw.get("trace_names")
+            .and_then(|names| fast::install(&lua, &world, names))
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let words: Vec<Vec<&str>> = s
             .jobs
