@@ -22,7 +22,6 @@ pub(super) fn install(
     let files = Rc::new(files);
     let f = world.clone();
     let access = files.clone();
-    let last: RefCell<Option<(String, std::path::PathBuf)>> = RefCell::new(None);
     raw.set(
         "trace_open",
         lua.create_function(move |_, path: Value| {
@@ -32,23 +31,11 @@ pub(super) fn install(
                 ));
             };
             let name = path.to_str()?.to_string();
-            // every rank of a job opens the same index: checked once (a sandbox check walks
-            // the path's folders, a system call each)
-            let cached = last
-                .borrow()
-                .as_ref()
-                .filter(|(n, _)| *n == name)
-                .map(|(_, p)| p.clone());
-            let index = match cached {
-                Some(p) => p,
-                None => {
-                    let p = access
-                        .resolve(&name)
-                        .map_err(|e| mlua::Error::runtime(format!("MGEN_trace_open: {e}")))?;
-                    *last.borrow_mut() = Some((name, p.clone()));
-                    p
-                }
-            };
+            // (every rank of a job checks the same index: the sandbox keeps its folder's
+            // canonical form, so each check after the first is one `lstat`)
+            let index = access
+                .resolve(&name)
+                .map_err(|e| mlua::Error::runtime(format!("MGEN_trace_open: {e}")))?;
             let mut w = f.borrow_mut();
             let (job, me) = (w.nodes.job_index(w.current), w.current);
             let rank = me - w.nodes.job(me).base;
