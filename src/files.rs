@@ -16,9 +16,11 @@
 //! a module) is bounded in size in both modes, so an endless file is an error, not a machine
 //! out of memory.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
 /// The most a script, a module or a scenario file may hold, in bytes.
 pub const MAX_SOURCE: u64 = 64 << 20;
@@ -44,7 +46,7 @@ pub struct FileAccess {
     pub roots: Option<Vec<PathBuf>>,
     /// The canonical form of each folder a resolved file was in (a trace's thousands of files
     /// share one or two): see [`canonical`].
-    folders: std::rc::Rc<std::cell::RefCell<std::collections::HashMap<PathBuf, PathBuf>>>,
+    folders: Rc<RefCell<HashMap<PathBuf, PathBuf>>>,
 }
 
 impl FileAccess {

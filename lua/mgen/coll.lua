@@ -540,17 +540,20 @@ local function over_group(T, g)
 end
 
 -- This rank's place in `opts.group` (a communicator: world ranks in its rank order), its size,
--- and its id for tags; or the whole job.
+-- its id for tags and the rank in the job; or the whole job.
 local function membership(name, opts)
   local g = opts.group
-  if g == nil then return nil, Comm_rank(), Comm_size(), 0 end
+  if g == nil then
+    local me = Comm_rank()
+    return nil, me, Comm_size(), 0, me
+  end
   local comm = opts.comm
   if mtype(comm) ~= "integer" or comm < 1 or comm >= (1 << 20) then
     error(("coll.%s: a `group` needs its `comm`, an integer id from 1 to 2^20 - 1 that every member gives, got %s"):format(name, tostring(comm)), 3)
   end
   local me = Comm_rank()
   for i = 1, #g do
-    if g[i] == me then return g, i - 1, #g, comm end
+    if g[i] == me then return g, i - 1, #g, comm, me end
   end
   error(("coll.%s: rank %d is not in the group of communicator %d"):format(name, me, comm), 3)
 end
@@ -568,10 +571,10 @@ local function collective(name, algos, default, default_bytes)
     if default_bytes and opts.bytes == nil then
       opts = setmetatable({ bytes = default_bytes }, { __index = opts })
     end
-    local group, r, p, comm = membership(name, opts)
+    local group, r, p, comm, me = membership(name, opts)
     local f, T, bytes, root, algo = setup(name, opts, algos, default, p)
     if group then T = over_group(T, group) end
-    local tag = tag_base(group and Comm_rank() or r, comm)
+    local tag = tag_base(me, comm)
     if p > 1 then
       -- a span on the timeline (--trace): "coll.barrier dissemination"
       local label = labels[algo]
