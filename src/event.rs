@@ -47,8 +47,10 @@ pub enum Event {
 const _: () = assert!(std::mem::size_of::<Event>() == 8);
 
 impl Event {
-    /// Kinds of event, named as in a run's summary (`network.events_by_kind`).
-    pub const KINDS: [&'static str; 13] = [
+    /// Kinds of event, named as in a run's summary (`network.events_by_kind`): the variants'
+    /// then `credit_wake`, a starved channel woken by credit coming back (not an [`Event`]: the
+    /// network keeps those itself, `net/router/credit.rs`).
+    pub const KINDS: [&'static str; 14] = [
         "router_ready",
         "head_ready",
         "channel_free",
@@ -62,7 +64,11 @@ impl Event {
         "p2p_start",
         "cts_start",
         "rank_wake",
+        "credit_wake",
     ];
+
+    /// The index of `credit_wake` in [`Event::KINDS`].
+    pub const CREDIT_WAKE: usize = 13;
 
     /// This event's index in [`Event::KINDS`].
     #[inline]

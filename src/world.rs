@@ -247,36 +247,51 @@ impl World {
     }
 
     /// Processes events until one wakes a rank, the limits are due for a look, or no event
-    /// is left.
+    /// is left. At one picosecond: first the arrivals of an epoch that ends then (the
+    /// network's, `net/router/arrivals.rs`), then the events in the queue's order, then the
+    /// credit wake-ups (`net/router/credit.rs`).
     pub(crate) fn advance(&mut self) -> Next {
         loop {
             if self.events >= self.checkpoint {
                 return Next::Checkpoint;
             }
-            let Some((t, ev)) = self.queue.pop() else {
-                if self.self_check && self.stalled.is_none() {
-                    self.stalled = match self.nics.flow.as_deref_mut() {
-                        Some(f) => f.mismatch.take(),
-                        None => self.net.stalled(self.now),
-                    };
+            // (an event at the time an epoch's arrivals are due waits for them; one at the time
+            // of a credit wake-up goes first)
+            let ta = self.net.arrivals_due();
+            let tc = self.net.credit_wake_due();
+            let limit = ta.saturating_sub(1).min(tc).min(self.watch.time_limit);
+            let (t, ev) = match self.queue.pop_until(limit) {
+                Ok((t, ev)) if t >= self.now && !self.self_check => (t, ev),
+                Ok((t, ev)) => {
+                    self.arrived_at(t);
+                    (t, ev)
                 }
-                return Next::Idle;
+                Err(tq) => {
+                    let next = tq.min(ta).min(tc);
+                    if next == u64::MAX {
+                        if self.self_check && self.stalled.is_none() {
+                            self.stalled = match self.nics.flow.as_deref_mut() {
+                                Some(f) => f.mismatch.take(),
+                                None => self.net.stalled(self.now),
+                            };
+                        }
+                        return Next::Idle;
+                    }
+                    if next > self.watch.time_limit {
+                        // (left pending, so that it stays counted; the run stops here)
+                        self.watch.record(Limit::SimulatedTime, None, None);
+                        return Next::Checkpoint;
+                    }
+                    self.arrived_at(Time(next));
+                    if ta == next {
+                        self.net.take_arrivals(&mut self.queue);
+                    } else if self.net.credit_wake(Time(next), &mut self.queue) {
+                        self.events += 1;
+                        self.events_by_kind[Event::CREDIT_WAKE] += 1;
+                    }
+                    continue;
+                }
             };
-            if t.ps() > self.watch.time_limit {
-                // (put back, so that what is still pending stays counted; the run stops here)
-                self.queue.push(t, ev);
-                self.watch.record(Limit::SimulatedTime, None, None);
-                return Next::Checkpoint;
-            }
-            if t < self.now {
-                self.time_went_back.get_or_insert((self.now, t));
-            }
-            if self.self_check && t > self.now && self.stalled.is_none() {
-                self.stalled = match self.nics.flow.as_deref_mut() {
-                    Some(f) => f.mismatch.take(),
-                    None => self.net.stalled(self.now),
-                };
-            }
             self.now = t;
             self.events += 1;
             self.events_by_kind[ev.kind()] += 1;
@@ -298,6 +313,22 @@ impl World {
         }
     }
 
+    /// Simulated time moves to `t`: checks that it does not go back, and (self-check) that no
+    /// link was left idle with a packet it could send.
+    #[inline(never)]
+    fn arrived_at(&mut self, t: Time) {
+        if t < self.now {
+            self.time_went_back.get_or_insert((self.now, t));
+        }
+        if self.self_check && t > self.now && self.stalled.is_none() {
+            self.stalled = match self.nics.flow.as_deref_mut() {
+                Some(f) => f.mismatch.take(),
+                None => self.net.stalled(self.now),
+            };
+        }
+        self.now = t;
+    }
+
     /// Looks at the limits (called every [`CHECK_EVERY`] events); records a stop if one is hit.
     /// Also turns the prefetch stages, and the queue links written late, on or off
     /// ([`PREFETCH_ABOVE`]).
@@ -315,7 +346,7 @@ impl World {
         self.prefetching = self
             .tactics
             .unwrap_or_else(|| self.net.footprint() > PREFETCH_ABOVE);
-        self.net.link_later(self.prefetching);
+        self.net.prefetching = self.prefetching;
         // (recording a time series or buffer history makes events costlier: look more often,
         // so that a signal or the wall clock still stops the run promptly)
         let every = if self.net.series.is_some() || self.net.history.is_some() {

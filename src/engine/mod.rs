@@ -231,15 +231,14 @@ impl Simulation {
     }
 
     /// Turns the engine's cache tactics on or off for the whole run, whatever the size of the
-    /// network's state: the prefetch stages, and the queues' links written a few queuings
-    /// late (`net/router.rs`, "Linked later"). By default they are on while that state is
+    /// network's state: the prefetch stages. By default they are on while that state is
     /// larger than 8 MiB (`PREFETCH_ABOVE`). They change what is in the cache, never what the
     /// run computes; this is for the tests that say so.
     pub fn cache_tactics(&mut self, on: bool) {
         let mut w = self.world.borrow_mut();
         w.tactics = Some(on);
         w.prefetching = on;
-        w.net.link_later(on);
+        w.net.prefetching = on;
     }
 
     /// Stops the run, with a partial report, as soon as `flag` is set (by a Ctrl-C handler).

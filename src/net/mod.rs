@@ -1,9 +1,7 @@
 //! The packet-level network: topology, routers, links and the packets they carry.
 
 pub mod flow;
-pub(crate) mod late_links;
 pub(crate) mod packet;
-pub(crate) mod pending;
 pub mod power;
 pub mod router;
 pub mod topology;

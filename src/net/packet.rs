@@ -18,8 +18,8 @@ pub struct Packet {
     /// When the packet's tail arrived where the packet now is (NSIM's last-flit time).
     pub tail: Time,
     /// When its head may leave the queue it is in: at a router, its head's arrival plus the
-    /// router's pipeline; at a NIC, the time it was staged. A packet is queued from the moment
-    /// the previous hop sends it (see `router.rs`), so this can be later than now.
+    /// router's pipeline; at a NIC, the time it was staged. A packet may be queued before it
+    /// is ready (see `router/mod.rs`).
     pub ready: Time,
     /// The message this packet belongs to.
     pub msg: u32,
@@ -41,9 +41,9 @@ pub struct Packet {
     pub next: PktId,
     /// Input-queued routers: the next packet in the input buffer (port and VC) it holds.
     pub in_next: PktId,
-    /// When that next packet is ready (its `ready`, copied when it was queued behind this
-    /// one): the channel learns when its new head is ready without reading it.
-    pub next_ready: Time,
+    /// Input-queued routers: when it asked for the output it is queued for (its place in that
+    /// queue; see `router/mod.rs`).
+    pub asked: Time,
     /// Virtual channel of the buffer it is queued for (then of the one it enters).
     pub vc: u8,
     /// Virtual channel of the buffer it holds.
@@ -76,7 +76,7 @@ impl Packet {
             from: NONE,
             next: NONE,
             in_next: NONE,
-            next_ready: Time::ZERO,
+            asked: Time::ZERO,
             vc: 0,
             held_vc: 0,
             dim: crate::net::topology::NO_DIM,

@@ -239,6 +239,71 @@ impl<E: Copy> EventQueue<E> {
         Some(&self.sorted[i].event)
     }
 
+    /// The time of the earliest event, if any (moving to its bucket if the current one is
+    /// done; what `pop` would take is unchanged).
+    #[inline]
+    pub fn peek_time(&mut self) -> Option<Time> {
+        loop {
+            let t = match (self.sorted.last(), self.late.peek_key()) {
+                (Some(s), Some(l)) => s.time.min((l >> 64) as u64),
+                (Some(s), None) => s.time,
+                (None, Some(l)) => (l >> 64) as u64,
+                (None, None) => {
+                    if self.len == 0 {
+                        return None;
+                    }
+                    self.advance();
+                    continue;
+                }
+            };
+            return Some(Time(t));
+        }
+    }
+
+    /// Removes and returns the earliest event if it is due no later than `limit` (ps); if it
+    /// is later, it stays and `Err` says no earlier than when it is (its time, or the start of
+    /// its bucket when that is already later than `limit`: the queue does not move to a bucket
+    /// past `limit`, so that events scheduled before it still go into the wheel); `Err(u64::MAX)`
+    /// if none is left.
+    #[inline]
+    pub fn pop_until(&mut self, limit: u64) -> Result<(Time, E), u64> {
+        loop {
+            let (from_sorted, t) = match (self.sorted.last(), self.late.peek_key()) {
+                (Some(s), Some(l)) => {
+                    let lt = (l >> 64) as u64;
+                    if s.time <= lt {
+                        (true, s.time)
+                    } else {
+                        (false, lt)
+                    }
+                }
+                (Some(s), None) => (true, s.time),
+                (None, Some(l)) => (false, (l >> 64) as u64),
+                (None, None) => {
+                    if self.len == 0 {
+                        return Err(u64::MAX);
+                    }
+                    let start = self.next_bucket() << SHIFT;
+                    if start > limit {
+                        return Err(start);
+                    }
+                    self.advance();
+                    continue;
+                }
+            };
+            if t > limit {
+                return Err(t);
+            }
+            self.len -= 1;
+            let event = if from_sorted {
+                self.sorted.pop().map(|e| e.event)
+            } else {
+                self.late.pop().map(|e| e.event)
+            };
+            return Ok((Time(t), event.expect("peeked")));
+        }
+    }
+
     /// Removes and returns the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
@@ -273,13 +338,19 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    /// Moves to the next bucket that has events and loads it into `sorted`.
-    fn advance(&mut self) {
-        let next = if self.in_wheel > 0 {
+    /// The next bucket that has events (some are pending, none in the current bucket).
+    #[inline]
+    fn next_bucket(&self) -> u64 {
+        if self.in_wheel > 0 {
             self.next_occupied()
         } else {
             bucket(self.overflow.peek_key().expect("events are pending"))
-        };
+        }
+    }
+
+    /// Moves to the next bucket that has events and loads it into `sorted`.
+    fn advance(&mut self) {
+        let next = self.next_bucket();
         self.now = next;
         // the window moved: bring in overflow entries that now fall inside it
         while let Some(k) = self.overflow.peek_key() {
@@ -508,6 +579,23 @@ mod tests {
             let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
             assert_eq!(got, want, "{n} events");
         }
+    }
+
+    #[test]
+    fn pop_until_stops_short_of_a_later_event_and_takes_what_is_scheduled_before_it() {
+        let far = 100 * (1u64 << SHIFT);
+        let mut q = EventQueue::new();
+        q.push(Time(far), 'z');
+        // nothing is due by 50 ps: the queue says so without moving to the far bucket
+        let lb = q.pop_until(50).unwrap_err();
+        assert!(lb > 50 && lb <= far, "{lb}");
+        q.push(Time(700), 'b');
+        q.push(Time(600), 'a');
+        assert_eq!(q.pop_until(650), Ok((Time(600), 'a')));
+        assert_eq!(q.pop_until(650), Err(700));
+        assert_eq!(q.pop_until(u64::MAX), Ok((Time(700), 'b')));
+        assert_eq!(q.pop_until(u64::MAX), Ok((Time(far), 'z')));
+        assert_eq!(q.pop_until(u64::MAX), Err(u64::MAX));
     }
 
     #[test]

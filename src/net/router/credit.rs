@@ -1,8 +1,166 @@
-//! Flow control: releases (a tail has left, its buffer gets its credit back), applied when
-//! due or turned into events when something waits for them (see "A release happens" in the
-//! router's doc).
+//! Flow control: a channel's own release (its tail has left), and the credit of the buffer it
+//! feeds coming back (see "Each router acts on its own state" in the router's doc).
+//!
+//! A router input buffer's space is given back when the packet that holds it has left the
+//! router: its tail leaving by the output (or, with output buffers, its crossing the
+//! crossbar). The router that sends it on knows that moment when the send starts, and records
+//! it for the channel that feeds the buffer ([`Returns`]): a *release*, time-stamped, at least
+//! one serialization ahead. The feeding channel applies its releases when it next looks at its
+//! credit, each at its own time (every packet that asks at that picosecond or later sees it;
+//! the occupancy it integrates changes exactly then). A channel that looked and found too
+//! little credit is *starved* (`Channel::blocked`): it is woken at its first recorded release,
+//! in the picosecond's last step, feeders in order; a wake-up that finds it no longer starved
+//! changes nothing and is not counted, so that when a release was recorded (as it was sent, or
+//! later, from another partition) never matters.
+//!
+//! Invariant: a feeder's releases are in time order, and the ones at or before `now` are
+//! applied before it uses its credit at `now`. Costs: recording and applying O(1) (a release
+//! out of order, possible only with output-queued routers, is placed by a walk); a wake-up
+//! O(log n) in the number due.
 
 use super::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// One release waiting to be applied to its feeder's credit.
+#[derive(Clone, Copy, Debug)]
+struct Release {
+    /// When the buffer's space comes back (ps).
+    at: u64,
+    /// `bytes << VC_BITS | virtual channel`.
+    bytes_vc: u32,
+    /// The next release of the same feeder (`NONE`: the last).
+    next: u32,
+}
+
+/// The releases recorded for each feeder and not yet applied, and the credit wake-ups due.
+pub(super) struct Returns {
+    /// Per channel, its first and last release.
+    lists: Vec<Fifo>,
+    recs: Vec<Release>,
+    free: u32,
+    /// Credit wake-ups due: (time, channel), earliest first.
+    wakes: BinaryHeap<Reverse<(u64, u32)>>,
+}
+
+impl Returns {
+    /// No release recorded for any of `channels` channels.
+    pub(super) fn new(channels: usize) -> Returns {
+        Returns {
+            lists: vec![EMPTY; channels],
+            recs: Vec::new(),
+            free: NONE,
+            wakes: BinaryHeap::new(),
+        }
+    }
+
+    /// Asks for feeder `c`'s list of releases ([`crate::perf::prefetch`]).
+    #[inline]
+    pub(super) fn prefetch(&self, c: u32) {
+        if let Some(l) = self.lists.get(c as usize) {
+            prefetch(l);
+        }
+    }
+
+    /// Releases recorded and not applied.
+    pub(super) fn len(&self) -> usize {
+        let mut free = 0;
+        let mut f = self.free;
+        while f != NONE {
+            free += 1;
+            f = self.recs[f as usize].next;
+        }
+        self.recs.len() - free
+    }
+
+    /// Records a release of `bytes` into virtual channel `vc` at `at` for feeder `c`.
+    #[inline]
+    fn push(&mut self, c: u32, at: u64, bytes: u32, vc: u32) {
+        let rec = Release {
+            at,
+            bytes_vc: bytes << VC_BITS | vc,
+            next: NONE,
+        };
+        let i = if self.free != NONE {
+            let i = self.free;
+            self.free = self.recs[i as usize].next;
+            self.recs[i as usize] = rec;
+            i
+        } else {
+            self.recs.push(rec);
+            (self.recs.len() - 1) as u32
+        };
+        let l = self.lists[c as usize];
+        if l.tail == NONE {
+            self.lists[c as usize] = Fifo { head: i, tail: i };
+        } else if self.recs[l.tail as usize].at <= at {
+            self.recs[l.tail as usize].next = i;
+            self.lists[c as usize].tail = i;
+        } else {
+            // (output-queued: another output of the same router may release earlier)
+            let (mut prev, mut cur) = (NONE, l.head);
+            while cur != NONE && self.recs[cur as usize].at <= at {
+                (prev, cur) = (cur, self.recs[cur as usize].next);
+            }
+            self.recs[i as usize].next = cur;
+            if prev == NONE {
+                self.lists[c as usize].head = i;
+            } else {
+                self.recs[prev as usize].next = i;
+            }
+        }
+    }
+
+    /// Takes feeder `c`'s first release if it is due by `now` (ps): `(at, bytes, vc)`.
+    #[inline]
+    fn take_due(&mut self, c: u32, now: u64) -> Option<(u64, u32, u32)> {
+        let l = self.lists[c as usize];
+        if l.head == NONE {
+            return None;
+        }
+        let r = self.recs[l.head as usize];
+        if r.at > now {
+            return None;
+        }
+        self.recs[l.head as usize].next = self.free;
+        self.free = l.head;
+        self.lists[c as usize].head = r.next;
+        if r.next == NONE {
+            self.lists[c as usize].tail = NONE;
+        }
+        Some((r.at, r.bytes_vc >> VC_BITS, r.bytes_vc & ((1 << VC_BITS) - 1)))
+    }
+
+    /// Feeder `c`'s first release into one of `vcs` after `now`, if any: its time (ps).
+    fn first_into(&self, c: u32, vcs: std::ops::Range<u32>, now: u64) -> Option<u64> {
+        let mut i = self.lists[c as usize].head;
+        while i != NONE {
+            let r = self.recs[i as usize];
+            if r.at > now && vcs.contains(&(r.bytes_vc & ((1 << VC_BITS) - 1))) {
+                return Some(r.at);
+            }
+            i = r.next;
+        }
+        None
+    }
+
+    /// Feeder `c`'s releases due by `now` and not applied, in bytes per virtual channel `vc`.
+    fn due_into(&self, c: u32, vc: u32, now: u64) -> u64 {
+        let mut i = self.lists[c as usize].head;
+        let mut bytes = 0;
+        while i != NONE {
+            let r = self.recs[i as usize];
+            if r.at > now {
+                break;
+            }
+            if r.bytes_vc & ((1 << VC_BITS) - 1) == vc {
+                bytes += (r.bytes_vc >> VC_BITS) as u64;
+            }
+            i = r.next;
+        }
+        bytes
+    }
+}
 
 impl Network {
     /// The router port slot (`router · ports + port`) whose input buffers channel `c` feeds:
@@ -17,17 +175,15 @@ impl Network {
         }
     }
 
-    /// At the end of the run (`now`): applies every pending release, and counts the low power
-    /// of links still asleep.
+    /// At the end of the run (`now`): applies every release due, and counts the low power of
+    /// links still asleep.
     pub fn settle_all(&mut self, now: Time) {
-        for r in 0..self.routers {
-            self.settle(r, now);
-        }
-        for c in self.nr..self.channels.len() as u32 {
+        for c in 0..self.channels.len() as u32 {
             let ch = &self.channels[c as usize];
             if ch.busy && ch.free_at <= now.ps() {
                 self.apply(c);
             }
+            self.take_credit(c, now);
         }
         let Some(pw) = self.power.as_deref_mut() else {
             return;
@@ -55,35 +211,25 @@ impl Network {
     /// Channel `c`'s tail has left (its scheduled event). Returns the NIC whose transmit staging
     /// slot was freed, if that is what the packet held.
     pub fn channel_free(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
-        let nr = self.nr;
         let ch = &mut self.channels[c as usize];
         // (when `free_at` is later, the release was applied at its time and the channel already
         // carries the next packet, which has its own event if it needs one)
         let current = ch.free_at == now.ps();
         if current && ch.busy {
-            if c < nr {
-                // with the releases of this router that came due, in time order
-                self.settle(c / self.ports, now);
-            } else {
-                self.apply(c);
-            }
+            self.apply(c);
         }
         // the release this event was for, applied now or earlier at this picosecond
         let up = self.channels[c as usize].released_up;
-        // (not NONE, STAGING or a channel's own output buffer)
-        if up & OUTBUF == 0 {
-            self.try_send(up, now, q);
-        }
-        // (only now: a packet that `up` sends may be queued here, and counts on this look)
         if current {
             self.channels[c as usize].scheduled = false;
         }
         self.try_send(c, now, q);
-        (up == STAGING).then_some(c - nr)
+        (up == STAGING).then(|| c - self.nr)
     }
 
-    /// Applies channel `c`'s release at the time its tail left: the channel is idle and the
-    /// buffer its packet held gets its credit back.
+    /// Applies channel `c`'s own release at the time its tail left: the channel is idle, and
+    /// what the packet held here (a NIC's staging slot, bytes of the channel's output buffer)
+    /// is free.
     #[inline(always)]
     pub(super) fn apply(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
@@ -96,63 +242,93 @@ impl Network {
         if let Some(pw) = self.power.as_deref_mut() {
             pw.idle(c, at.ps());
         }
-        if rel != NONE && up != STAGING {
+        if rel != NONE && up & OUTBUF != 0 && up != STAGING {
             let bytes = rel >> VC_BITS;
-            let vc = rel & ((1 << VC_BITS) - 1);
-            if up & OUTBUF != 0 {
-                self.ob_free(up & !OUTBUF, vc, bytes);
-            } else {
-                let i = self.cr(up, vc);
-                self.credit[i] += bytes;
-                self.occupy(up, at, -(bytes as i64));
-            }
+            let k = rel & ((1 << VC_BITS) - 1);
+            self.ob_free(up & !OUTBUF, k, bytes);
         }
     }
 
-    /// Applies the releases of router `r` whose tails have left by `now`; in time order when a
-    /// time series is recorded (its occupancy is integrated piece by piece).
+    /// Records that the buffer channel `feeder` feeds gets `bytes` back in virtual channel `vc`
+    /// at `at` (a packet holding them has started to leave, or has crossed). A starved feeder
+    /// is woken then.
+    #[inline(always)]
+    pub(super) fn release(&mut self, feeder: u32, at: Time, bytes: u32, vc: u32) {
+        self.returns.push(feeder, at.ps(), bytes, vc);
+        if self.channels[feeder as usize].blocked {
+            self.wake_for_credit(feeder, at.ps());
+        }
+    }
+
+    /// Applies the releases recorded for feeder `c` that are due by `now`, each at its time.
+    #[inline(always)]
+    pub(super) fn take_credit(&mut self, c: u32, now: Time) {
+        if self.returns.lists[c as usize].head != NONE {
+            self.take_credit_due(c, now);
+        }
+    }
+
+    /// [`Network::take_credit`] when some release is recorded.
+    #[inline(never)]
+    fn take_credit_due(&mut self, c: u32, now: Time) {
+        while let Some((at, bytes, vc)) = self.returns.take_due(c, now.ps()) {
+            let i = self.cr(c, vc);
+            self.credit[i] += bytes;
+            debug_assert!(self.credit[i] <= self.capacity, "channel {c} vc {vc}: credit {} above {}", self.credit[i], self.capacity);
+            self.occupy(c, Time(at), -(bytes as i64));
+        }
+    }
+
+    /// Channel `c`, starved for credit in the virtual channels of class `k`, is woken at the
+    /// first release recorded into them after `now`, if there is one (later ones wake it when
+    /// they are recorded: [`Network::release`]).
     #[inline]
-    pub(super) fn settle(&mut self, r: RouterId, now: Time) {
-        let now = now.ps();
-        for w in 0..self.pending.bit_words() {
-            let due = self.pending.due(r, w, now);
-            if due == 0 {
-                continue;
-            }
-            if self.series.is_some() {
-                self.settle_in_order(r, now);
-                return;
-            }
-            let mut bits = due;
-            while bits != 0 {
-                let port = (w * 64) as u32 + bits.trailing_zeros();
-                bits &= bits - 1;
-                self.pending.clear(r, port);
-                self.apply(r * self.ports + port);
-            }
+    pub(super) fn wait_for_credit(&mut self, c: u32, k: u32, now: Time) {
+        let vcs = if self.channels[c as usize].next == NONE {
+            0..1
+        } else {
+            self.class_vcs(k)
+        };
+        if let Some(at) = self.returns.first_into(c, vcs, now.ps()) {
+            self.wake_for_credit(c, at);
         }
     }
 
-    /// [`Network::settle`] one release at a time, earliest first (then by port), for the time
-    /// series.
-    pub(super) fn settle_in_order(&mut self, r: RouterId, now: u64) {
-        loop {
-            let mut first: Option<(u64, u32)> = None;
-            for w in 0..self.pending.bit_words() {
-                let mut bits = self.pending.due(r, w, now);
-                while bits != 0 {
-                    let port = (w * 64) as u32 + bits.trailing_zeros();
-                    bits &= bits - 1;
-                    let t = self.pending.time(r, port);
-                    if first.map_or(true, |f| (t, port) < f) {
-                        first = Some((t, port));
-                    }
-                }
-            }
-            let Some((_, port)) = first else { return };
-            self.pending.clear(r, port);
-            self.apply(r * self.ports + port);
+    /// Schedules a credit wake-up of channel `c` at `at` (ps), unless one is due no later.
+    #[inline]
+    fn wake_for_credit(&mut self, c: u32, at: u64) {
+        let ch = &mut self.channels[c as usize];
+        if at < ch.credit_wake_at {
+            ch.credit_wake_at = at;
+            self.returns.wakes.push(Reverse((at, c)));
         }
+    }
+
+    /// When the next credit wake-up is due (ps; `u64::MAX`: none). It is taken after every
+    /// event of its picosecond.
+    #[inline]
+    pub fn credit_wake_due(&self) -> u64 {
+        self.returns.wakes.peek().map_or(u64::MAX, |w| w.0 .0)
+    }
+
+    /// Takes the next credit wake-up (due at `now`): the starved channel looks again. Returns
+    /// whether it was one (not outdated, and its channel still starved): only those count as
+    /// events.
+    pub fn credit_wake(&mut self, now: Time, q: &mut EventQueue<Event>) -> bool {
+        let Some(Reverse((at, c))) = self.returns.wakes.pop() else {
+            return false;
+        };
+        debug_assert_eq!(at, now.ps());
+        let ch = &mut self.channels[c as usize];
+        if ch.credit_wake_at != at {
+            return false;
+        }
+        ch.credit_wake_at = u64::MAX;
+        if !ch.blocked {
+            return false;
+        }
+        self.try_send(c, now, q);
+        true
     }
 
     /// Router channel `c`'s pending release becomes an event (something now waits for it).
@@ -163,31 +339,8 @@ impl Network {
         q.push(Time(ch.free_at), Event::ChannelFree(c));
     }
 
-    /// Channel `feeder` waits for credit in the virtual channels of class `k` of the buffer
-    /// it feeds (in router `r`): every pending release into them becomes an event, so that it
-    /// is woken when the credit comes back.
-    pub(super) fn wake_releases(
-        &mut self,
-        r: RouterId,
-        feeder: u32,
-        k: u32,
-        q: &mut EventQueue<Event>,
-    ) {
-        let vcs = self.class_vcs(k);
-        for w in 0..self.pending.bit_words() {
-            let mut bits = self.pending.busy(r, w);
-            while bits != 0 {
-                let c = r * self.ports + (w * 64) as u32 + bits.trailing_zeros();
-                bits &= bits - 1;
-                let ch = &self.channels[c as usize];
-                if !ch.scheduled && ch.releases_into(feeder, vcs.clone()).is_some() {
-                    self.schedule(c, q);
-                }
-            }
-        }
-    }
-
-    /// A NIC has taken a packet out of its receive buffer: give the credit back to the router.
+    /// A NIC has taken a packet out of its receive buffer: give the credit back to the router
+    /// channel that feeds it (the NIC's own router: at once).
     pub fn release_rx(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
         let p = self.packets.get(pkt);
         if p.from == NONE {
@@ -198,5 +351,16 @@ impl Network {
         self.credit[i] += wire;
         self.occupy(up, now, -(wire as i64));
         self.try_send(up, now, q);
+    }
+
+    /// Bytes recorded for feeder `c`'s virtual channel `vc` that are due by `now` and not yet
+    /// applied (for the self-check).
+    pub(super) fn credit_due(&self, c: u32, vc: u32, now: u64) -> u64 {
+        self.returns.due_into(c, vc, now)
+    }
+
+    /// Releases recorded and not yet applied.
+    pub fn releases_held(&self) -> usize {
+        self.returns.len()
     }
 }

@@ -17,64 +17,65 @@
 //! - **input-queued** (`network.router`, the default, NSIM's): a packet is in an output's queue
 //!   only while it is the first of its input buffer (`inq`, a FIFO per channel and VC), so a
 //!   packet behind a blocked head waits (head-of-line blocking), and it may leave only when its
-//!   input's crossbar port is free (`Channel::xbar_until` of the channel feeding that buffer:
-//!   until the tail of the packet it last sent has crossed). The queue is then the order the
-//!   inputs asked in, and the channel sends the first packet in it that can go (oldest request
-//!   first). **Output-queued**: a packet joins its output's queue on arrival, FIFO;
+//!   input's crossbar port is free (`xbar`, per input: until the tail of the packet it last
+//!   sent has crossed). The queue is in the order the inputs asked (`Packet::asked`), and the
+//!   channel sends the first packet in it that can go (oldest request first).
+//!   **Output-queued**: a packet joins its output's queue on arrival, in the order of `ready`;
 //! - its head leaves at `t` and arrives at `t + cable_latency`; its tail leaves at
 //!   `max(t + size/bandwidth, tail_here + pipeline)` — the later of serialization on this
 //!   channel and the tail's own progress (NSIM's rule where links of different speeds meet);
 //! - the channel is busy until the tail has left; then the buffer the packet held here gets its
 //!   credit back, which may wake the channel that feeds it.
 //!
-//! A release happens at the picosecond the tail has left, and every packet that asks at that
-//! picosecond or later sees it. It is an event ([`Event::ChannelFree`]) only when something
-//! waits for it: packets queued for the channel, or at the channel that feeds the buffer it
-//! frees. Otherwise it stays **pending** (a bit per busy port of the router) and is applied, at
-//! its own time, by whoever next looks at that router's credit or channels
-//! (`Network::settle`): a buffer's credit is only ever spent by the one channel that feeds it,
-//! and that channel settles the buffer's router before it looks. A channel that finds too little
-//! credit turns the pending releases into that buffer into events, so that it is woken when they
-//! happen. In a quiet network this halves the events per hop. An injection channel's release
-//! frees a staging slot of its NIC (`nic.rs`); it is an event only when a packet is staged
-//! behind the one leaving (the NIC's DMA waits for a slot only then), and otherwise is applied
-//! by the channel's next look, [`Network::staged`] counting it free from its picosecond on.
+//! Queues are ordered by a key of the model only — `ready` (output-queued) or `asked`
+//! (input-queued), then the channel that fed the packet's buffer, then its virtual channel —
+//! never by which event happened to run first; two packets never share a key in one queue.
+//!
+//! **Each router acts on its own state.** What one router does to another crosses a link, with
+//! a delay the model guarantees, so that routers can be simulated apart (by partitions, on
+//! threads: `engine/`) and give the same result (docs/architecture.md, "Partitions"):
+//! - *Arrivals* (`arrivals.rs`). A packet sent from router to router at `t` is ready at the next
+//!   router at `t + cable + router_delay`, and nothing there can use it before. Such arrivals
+//!   are gathered by *epoch* (time cut into spans of [`Network::epoch`] ps, a power of two no
+//!   longer than the shortest such delay) and put in their queues at the epoch's end, in the
+//!   order of the key above, as if at their own time: a queue's order is its key's, and the
+//!   events this schedules depend only on the state at the epoch's end. A packet from a NIC to
+//!   its own router is queued as it is sent.
+//! - *Credit* (`credit.rs`). When a router starts a packet's tail on its way out, it knows when
+//!   the buffer the packet held will be free again: it records that release for the channel
+//!   that feeds the buffer, which counts it from that picosecond on — applied when that channel
+//!   next looks at its credit, exactly at its time. A channel that lacks credit (*starved*) is
+//!   woken at the first release recorded for it ([`Network::credit_wake`]); such wake-ups are
+//!   taken at the end of their picosecond, after its events, in channel order, and a wake-up
+//!   that finds its channel no longer starved does nothing and is not counted.
+//! - A channel's own tail leaving is applied by whoever next looks at that channel; it is an
+//!   event ([`Event::ChannelFree`]) only when something queued there waits for it.
 //!
 //! **Queued on sending.** Mesh and torus routes are fixed, so a packet is routed and queued at
-//! its next router the moment it is sent (input-queued: if it is the first of its input
-//! buffer; otherwise when the packet ahead of it leaves, `Network::next_in_buffer`), with the time it will be ready; heads become ready
-//! in the order they were queued (every hop takes the same `cable_latency + router_delay`, head
-//! to head). A queue is looked at when its channel's tail leaves ([`Event::ChannelFree`],
-//! scheduled whenever packets are queued) or when credit comes back; only a packet that finds
-//! its channel idle and nothing ahead of it needs an event of its own, [`Event::HeadReady`] at
-//! its ready time. Under contention a hop thus costs one event, not two. The fat tree (random
-//! up-routes) and the dragonfly (UGAL looks at the queues when the head arrives) route when
-//! the head is ready, [`Event::RouterReady`]. [`Network::stalled`] checks the outcome: no
-//! channel is ever idle while a ready packet could go.
+//! its next router when its arrival is put in place, with the time it will be ready (input-
+//! queued: if it is the first of its input buffer; otherwise when the packet ahead of it leaves,
+//! `Network::next_in_buffer`). A queue is looked at when its channel's tail leaves
+//! ([`Event::ChannelFree`], scheduled whenever packets are queued) or when credit comes back;
+//! only a packet that finds its channel idle and nothing ahead of it needs an event of its own,
+//! [`Event::HeadReady`] at its ready time. Under contention a hop thus costs one event, not two.
+//! The fat tree (random up-routes) and the dragonfly (UGAL looks at the queues when the head
+//! arrives) route when the head is ready, [`Event::RouterReady`]. [`Network::stalled`] checks
+//! the outcome: no channel is ever idle while a ready packet could go.
 //!
 //! **Layout.** At scale a hop's cost is the cache lines it touches, not its instructions. So a
 //! channel is two cache lines: the first holds what every hop reads (queues, state, where the
 //! link leads, the release to apply); the second holds the occupancy of the buffer the channel
-//! feeds, that buffer's crossbar port, the channel's counters, and whether and since when the
-//! channel waits for credit (a send at the next router asks it just before its release gives
-//! the credit back: one line of the feeder for both). The credit itself (spent only by the
-//! one feeder, and given back to it) is a dense array beside, a few bytes per channel. A router's busy ports and their tail times share one line
-//! (`pending.rs`). A packet is one line, and carries when the packet queued behind it is
-//! ready, so that a send learns it without reading that packet. The engine prefetches an
-//! event's channel or packet a few events ahead, then what it points to (`world.rs`).
-//!
-//! **Linked later.** Queuing a packet behind another writes the link into the queue's tail, a
-//! packet queued long before whose line has usually left the caches at scale. So while the
-//! prefetch stages run, the link waits in a small ring (`late_links.rs`), the tail is
-//! prefetched, and the link is written `LINK_AFTER` queuings later; a send takes its packet's
-//! link from the ring if it is still there. The events, their order and every figure are those
-//! of writing at once (`tests/properties.rs` runs random workloads both ways).
+//! feeds, the channel's counters, and whether and since when the channel waits for credit. The
+//! credit itself and the releases recorded for it are dense arrays beside, a few bytes per
+//! channel. A packet is one line. The engine prefetches an event's channel or packet a few
+//! events ahead, then what it points to (`world.rs`), and an epoch's arrivals a few ahead.
 //!
 //! What these layouts won, and what was tried and dropped: `docs/performance.md`.
 //!
 //! Router channels move data at the slower of `link_bandwidth` and `switch_bandwidth`; an
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
 
+mod arrivals;
 mod credit;
 mod observe;
 mod outbuf;
@@ -85,9 +86,7 @@ mod routing;
 #[cfg(test)]
 mod tests;
 
-use super::late_links::{Link, Links};
 use super::packet::{Packet, PacketPool, PktId, NONE};
-use super::pending::Pending;
 use super::power::{Power, Ready};
 use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_CLASSES, NO_DIM};
 use crate::config::{DragonflyRouting, NetworkConfig, NodeConfig, PowerConfig, RouterKind};
@@ -98,6 +97,8 @@ use crate::probe::series::LinkSeries;
 use crate::random::Xoshiro;
 use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
+use arrivals::Arrivals;
+use credit::Returns;
 pub use observe::{LinkLoad, NetworkStats};
 use outbuf::{OutBuf, OUTBUF};
 use routing::cube_hop;
@@ -107,10 +108,6 @@ const MAX_VCS: usize = crate::config::MAX_VCS as usize;
 
 /// `Channel::releasing` value meaning "a NIC transmit staging slot" rather than a buffer.
 pub const STAGING: u32 = u32::MAX - 1;
-
-/// Queuings behind a packet after which the link to the packet queued behind it is written
-/// into it, while `link_later` (see "Linked later" in the module's doc).
-const LINK_AFTER: usize = 4;
 
 /// `Channel::flags`: the link wraps around a torus dimension.
 const WRAP: u8 = 1;
@@ -143,27 +140,43 @@ const EMPTY: Fifo = Fifo {
     tail: NONE,
 };
 
+/// Input-queued: the FIFO of packets in one virtual channel of an input buffer, and when it
+/// was last left empty (ps): a packet that arrives in it empty asks for its output no earlier
+/// than that (see `arrivals.rs`).
+#[derive(Clone, Copy)]
+struct InFifo {
+    head: PktId,
+    tail: PktId,
+    emptied: u64,
+}
+
+const IN_EMPTY: InFifo = InFifo {
+    head: NONE,
+    tail: NONE,
+    emptied: 0,
+};
+
 /// One direction of one link, seen from the router or NIC that drives it: two cache lines
 /// (see the module's doc), 128 bytes.
 #[derive(Clone)]
 #[repr(C, align(64))]
 struct Channel {
     // ---- first line: what a hop reads
-    /// Packets waiting for this channel, one FIFO per virtual channel class of the next
-    /// buffer (in an input-queued router, the first packet of each input buffer that wants
-    /// it, in the order they asked).
+    /// Packets waiting for this channel, one queue per virtual channel class of the next
+    /// buffer, each in the order of its key (see the module's doc).
     queues: [Fifo; MAX_CLASSES],
     /// Packets in those queues (UGAL's measure of congestion).
     queued: u32,
     /// A packet's tail is still leaving (until `free_at`), or has left and its release is
-    /// pending.
+    /// not applied yet.
     busy: bool,
     /// An [`Event::ChannelFree`] is scheduled at `free_at` (otherwise the release is applied by
-    /// whoever next looks at the router, [`Network::settle`]).
+    /// the channel's next look).
     scheduled: bool,
     /// Virtual channel class to look at first (round robin).
     rr: u8,
-    /// The link is a torus wrap-around ([`WRAP`]) or a dragonfly global link ([`GLOBAL`]).
+    /// The link is a torus wrap-around ([`WRAP`]) or a dragonfly global link ([`GLOBAL`]), and
+    /// its class.
     flags: u8,
     /// When the tail leaves, in picoseconds.
     free_at: u64,
@@ -173,27 +186,25 @@ struct Channel {
     /// The router the link leads to (fixed by the topology); `NONE` for a NIC, or where there
     /// is no link.
     next: RouterId,
-    /// Credit to give back when the current tail has left: the channel that feeds the buffer
-    /// the packet held (its credit lives there), or [`STAGING`] for a NIC's staging slot; and
-    /// `bytes << VC_BITS | virtual channel`, or `NONE` when there is nothing to give back.
+    /// What the current tail gives back when it has left, besides the channel itself: a NIC's
+    /// staging slot ([`STAGING`]) or bytes of this channel's own output buffer
+    /// (`OUTBUF | c`), with `bytes << VC_BITS | class`; `NONE` when nothing. (A router
+    /// input buffer's release is recorded for its feeder when the send starts: `credit.rs`.)
     releasing_up: u32,
     releasing: u32,
-    /// What the last release applied freed, for its event (which wakes that buffer's feeder,
-    /// when the release was applied before the event was taken): the buffer's feeder,
-    /// [`STAGING`], or `NONE`.
+    /// What the last release applied freed, for its event: [`STAGING`] or `NONE`.
     released_up: u32,
     // ---- second line: the buffer this channel feeds, and counters (its credit is in
     // `Network::credit`)
     /// Σ change × time of change of the bytes held (byte·ps): the integral of the occupancy
     /// `occ` from 0 to `T` is then `occ·T − occ_moment`, one multiply-add per change.
     occ_moment: i128,
-    /// Input-queued routers: when the packet the buffer this channel feeds is sending through
-    /// the crossbar has crossed it (ps); the input sends nothing else until then.
-    xbar_until: u64,
+    /// When a credit wake-up of this channel is next due ([`Network::credit_wake`]; ps,
+    /// `u64::MAX`: none).
+    credit_wake_at: u64,
     /// Time under backpressure (ps), as Σ end − Σ start of its spells: a spell's start is
     /// subtracted when it begins and its end added when the send that ends it (which holds
-    /// this line already) goes, so an open spell's time so far is `blocked_ps + now` (kept
-    /// here, not in a side table, to spare that send a cache miss).
+    /// this line already) goes, so an open spell's time so far is `blocked_ps + now`.
     blocked_ps: i64,
     /// Bytes sent over this channel (payload and headers).
     bytes: u64,
@@ -207,7 +218,7 @@ struct Channel {
     /// Bytes held now in the buffer this channel feeds, all virtual channels.
     occ: u32,
     /// The channel is idle with a ready packet that has no credit in the buffer it feeds
-    /// (backpressure). Kept beside the buffer's occupancy: the send that fills it asks it.
+    /// (backpressure, *starved*).
     blocked: bool,
 }
 
@@ -218,15 +229,6 @@ const VC_BITS: u32 = 3;
 const _: () = assert!(MAX_VCS <= 1 << VC_BITS);
 
 impl Channel {
-    /// The bytes its pending release gives back to a virtual channel in `vcs` of the buffer
-    /// `feeder` feeds, if that is where it goes.
-    #[inline]
-    fn releases_into(&self, feeder: u32, vcs: std::ops::Range<u32>) -> Option<u32> {
-        let into = self.releasing != NONE && self.releasing_up == feeder;
-        let vc = self.releasing & ((1 << VC_BITS) - 1);
-        (into && vcs.contains(&vc)).then_some(self.releasing >> VC_BITS)
-    }
-
     /// Bytes held now in the buffer this channel feeds, all virtual channels.
     #[inline]
     fn occ(&self) -> u32 {
@@ -246,8 +248,13 @@ pub struct Network {
     /// Class `k` takes virtual channels `vc_lo[k]..vc_lo[k + 1]`.
     vc_lo: [u8; MAX_CLASSES + 1],
     /// Input-queued (`network.router`): per channel and virtual channel, the FIFO of packets
-    /// in the buffer it feeds (index `c · vcs + vc`); empty for an output-queued router.
-    inq: Vec<Fifo>,
+    /// in the buffer it feeds (index `c · vcs + vc`); empty for an output-queued router. The
+    /// router the buffer is in owns it.
+    inq: Vec<InFifo>,
+    /// Input-queued: per channel, when the packet the buffer it feeds is sending through the
+    /// crossbar has crossed it (ps); the input sends nothing else until then. Owned, like the
+    /// buffer, by the router it is in.
+    xbar: Vec<u64>,
     iq: bool,
     /// Output buffers per router channel (`network.output_buffer_bytes`; empty for none).
     ob: Vec<OutBuf>,
@@ -273,20 +280,25 @@ pub struct Network {
     /// that channel, and given back to it. Dense, so that the credit of neighbouring channels
     /// shares cache lines.
     credit: Vec<u32>,
-    /// Per router: the ports whose channel is busy (a tail leaving, or left and its release
-    /// not applied yet), and when each tail leaves.
-    pending: Pending,
+    /// The releases recorded for each channel's credit and not applied yet, and the credit
+    /// wake-ups due (`credit.rs`).
+    returns: Returns,
+    /// The arrivals of the epoch, to be put in place at its end (`arrivals.rs`).
+    arrivals: Arrivals,
+    /// log2 of the epoch's length in ps (see "Each router acts on its own state"); `None`
+    /// when some hop between routers takes no time at all (then arrivals are put in place as
+    /// they are sent).
+    epoch_shift: Option<u32>,
     /// Bytes of one buffer.
     capacity: u32,
     /// Routes are fixed (mesh, torus): a packet is routed and queued at its next router when
     /// it is sent, and needs no event of its own there (see the module's doc).
     early: bool,
-    /// Links of the queues not written into their packets yet, while `link_later` (see
-    /// "Linked later").
-    links: Links,
-    link_later: bool,
     /// The packets in flight.
     pub packets: PacketPool,
+    /// Whether to prefetch (the engine's cache tactics, `world.rs`): an epoch's arrivals are
+    /// then walked with their lines asked for a few ahead.
+    pub(crate) prefetching: bool,
     router_delay: Time,
     /// Each link class's rate (a router's output: the slower of its link and its switch) and
     /// latency (docs/model.md §3).
@@ -295,9 +307,9 @@ pub struct Network {
     /// The serialization time of the last packet size seen on each link class: (wire bytes,
     /// time). Packets are nearly all full-sized, so this spares a division per hop.
     memo: [(u32, Time); CLASSES],
-    /// Random route choices (fat tree `random`, dragonfly Valiant and UGAL), seeded from the
-    /// workload seed so runs repeat.
-    rng: Xoshiro,
+    /// Random route choices (fat tree `random`, dragonfly Valiant and UGAL): one stream per
+    /// router, seeded from the workload seed and the router's number.
+    rngs: Vec<Xoshiro>,
     /// Totals of the run so far.
     pub stats: NetworkStats,
     /// Time × space statistics, when asked for (`--interval`).
@@ -355,7 +367,7 @@ impl Network {
             releasing: NONE,
             released_up: NONE,
             occ_moment: 0,
-            xbar_until: 0,
+            credit_wake_at: u64::MAX,
             blocked_ps: 0,
             bytes: 0,
             busy_ps: 0,
@@ -375,17 +387,20 @@ impl Network {
         let early = matches!(topo, Topo::Cube(_))
             && class_cable[CLASS_INJECT as usize] == class_cable[CLASS_LINK as usize];
         let mut net = Network {
-            pending: Pending::new(routers, ports),
+            returns: Returns::new(nchan),
+            arrivals: Arrivals::default(),
+            epoch_shift: None,
             topo,
             ports,
             classes,
             vcs,
             vc_lo,
             inq: if iq {
-                vec![EMPTY; nchan * vcs as usize]
+                vec![IN_EMPTY; nchan * vcs as usize]
             } else {
                 Vec::new()
             },
+            xbar: if iq { vec![0; nchan] } else { Vec::new() },
             iq,
             ob: if ob_bytes > 0 {
                 vec![OutBuf::new(ob_bytes); (routers * ports) as usize]
@@ -404,14 +419,15 @@ impl Network {
             credit: vec![cap; nchan * vcs as usize],
             capacity: cap,
             early,
-            links: Links::default(),
-            link_later: false,
             packets: PacketPool::default(),
+            prefetching: false,
             router_delay: net.router_delay(),
             class_bw,
             class_cable,
             memo: [(0, Time::ZERO); CLASSES],
-            rng: Xoshiro::from_seed(seed ^ 0x6e65_7477_6f72_6b21),
+            rngs: (0..routers)
+                .map(|r| Xoshiro::for_entity(seed, r as u64))
+                .collect(),
             stats: NetworkStats::default(),
             series: None,
             history: None,
@@ -420,7 +436,33 @@ impl Network {
                 .map(|p| Box::new(Power::new(p.t_sleep.ps(), p.t_wake.ps(), nchan))),
         };
         net.wire();
+        net.epoch_shift = net.epoch_shift();
         net
+    }
+
+    /// log2 of the longest power-of-two span of picoseconds no longer than the shortest time
+    /// from a router sending a packet to the next router being able to use it (a cable and
+    /// the pipeline): the epoch of arrivals (see the module's doc). `None` if that time is
+    /// zero.
+    fn epoch_shift(&self) -> Option<u32> {
+        let shortest = (0..self.nr)
+            .filter(|&c| self.channels[c as usize].next != NONE)
+            .map(|c| self.class_cable[self.class_of(c)] + self.router_delay)
+            .min()?;
+        (shortest.ps() > 0).then(|| 63 - shortest.ps().leading_zeros())
+    }
+
+    /// The length of an epoch of arrivals in picoseconds (see the module's doc), `None` when
+    /// arrivals are put in place as they are sent (some hop between routers takes no time,
+    /// or there is none).
+    pub fn epoch(&self) -> Option<Time> {
+        self.epoch_shift.map(|s| Time(1 << s))
+    }
+
+    /// The link class of channel `c`.
+    #[inline]
+    fn class_of(&self, c: u32) -> usize {
+        (self.channels[c as usize].flags >> CLASS_SHIFT) as usize
     }
 
     /// Writes into every channel where its link leads and its link's class, so that the hot
@@ -464,7 +506,7 @@ impl Network {
     pub fn footprint(&self) -> usize {
         self.channels.len() * std::mem::size_of::<Channel>()
             + self.credit.len() * std::mem::size_of::<u32>()
-            + self.inq.len() * std::mem::size_of::<Fifo>()
+            + self.inq.len() * std::mem::size_of::<InFifo>()
             + self.ob.len() * std::mem::size_of::<OutBuf>()
             + self.packets.peak() * std::mem::size_of::<super::packet::Packet>()
     }
@@ -569,8 +611,11 @@ impl Network {
         let p = self.packets.get_mut(pkt);
         p.ready = now;
         p.arrived = true;
-        if self.iq && !self.first_in_buffer(pkt) {
-            return;
+        if self.iq {
+            if !self.first_in_buffer(pkt) {
+                return;
+            }
+            self.packets.get_mut(pkt).asked = now;
         }
         let (c, vc) = self.route(pkt, now);
         self.enqueue(c, vc, pkt);
@@ -586,11 +631,11 @@ impl Network {
         self.try_send(c, now, q);
     }
 
-    /// Packet `pkt`, just sent towards router `p.at`, is queued there for its next channel
-    /// now; its head is ready at `ready`. Something must look at that channel no later than
-    /// when the packet could leave: its tail's event if it is busy until then, else a wake-up.
-    fn arrive_early(&mut self, pkt: PktId, ready: Time, hop: Hop, q: &mut EventQueue<Event>) {
-        self.packets.get_mut(pkt).ready = ready;
+    /// Packet `pkt`, sent towards router `p.at`, is queued there for its next channel (its
+    /// head is ready at `p.ready`). Something must look at that channel no later than when the
+    /// packet could leave: its tail's event if it is busy until then, else a wake-up.
+    fn arrive_early(&mut self, pkt: PktId, hop: Hop, q: &mut EventQueue<Event>) {
+        let ready = self.packets.get(pkt).ready;
         let (c, vc) = self.follow(pkt, hop);
         let head = self.enqueue(c, vc, pkt);
         if self.iq {
@@ -633,26 +678,27 @@ impl Network {
         self.inq[(p.from * self.vcs + p.held_vc as u32) as usize].head == pkt
     }
 
-    /// Input-queued: `pkt` enters virtual channel `vc` of the buffer channel `c` feeds, last;
-    /// true if it is the first there.
+    /// Input-queued: `pkt` enters virtual channel `vc` of the buffer channel `c` feeds, last.
+    /// If it is the first there, returns when that buffer was last left empty (it asks for its
+    /// output from then on at the earliest).
     #[inline]
-    fn in_push(&mut self, c: u32, vc: u32, pkt: PktId) -> bool {
+    fn in_push(&mut self, c: u32, vc: u32, pkt: PktId) -> Option<u64> {
         self.packets.get_mut(pkt).in_next = NONE;
         let f = &mut self.inq[(c * self.vcs + vc) as usize];
         let tail = f.tail;
         f.tail = pkt;
         if tail == NONE {
             f.head = pkt;
-            true
+            Some(f.emptied)
         } else {
             self.packets.get_mut(tail).in_next = pkt;
-            false
+            None
         }
     }
 
     /// Input-queued: `pkt`, the first of virtual channel `vc` of the buffer `from` feeds,
-    /// leaves it (its crossbar transfer ends at `crossed`); `behind`, now first, asks for its
-    /// output, which looks no earlier than `crossed` (the input is busy until then).
+    /// leaves it at `now` (its crossbar transfer ends at `crossed`); `behind`, now first, asks
+    /// for its output, which looks no earlier than `crossed` (the input is busy until then).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn next_in_buffer(
@@ -673,6 +719,7 @@ impl Network {
         f.head = behind;
         if behind == NONE {
             f.tail = NONE;
+            f.emptied = now.ps();
             return;
         }
         let h = behind;
@@ -686,6 +733,7 @@ impl Network {
             _ if !hp.arrived => return,
             _ => self.route(h, now),
         };
+        self.packets.get_mut(h).asked = now;
         self.enqueue(c, vc, h);
         self.look_at(c, crossed.max(hp.ready), q);
     }

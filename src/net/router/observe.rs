@@ -80,7 +80,7 @@ impl Network {
                 };
                 while pkt != NONE {
                     let p = self.packets.get(pkt);
-                    let free = !scan || self.channels[p.from as usize].xbar_until <= t;
+                    let free = !scan || self.xbar[p.from as usize] <= t;
                     if p.ready.ps() <= t && free {
                         break;
                     }
@@ -95,16 +95,9 @@ impl Network {
                     self.class_vcs(k)
                 };
                 for vc in vcs {
-                    let mut room = self.credit[self.cr(c as u32, vc)] as u64;
-                    if ch.next != NONE {
-                        // releases into that buffer that came due and are not applied yet
-                        let base = (ch.next * self.ports) as usize;
-                        for d in &self.channels[base..base + self.ports as usize] {
-                            if d.busy && d.free_at <= t {
-                                room += d.releases_into(c as u32, vc..vc + 1).unwrap_or(0) as u64;
-                            }
-                        }
-                    }
+                    // (with the releases recorded for it that came due and are not applied)
+                    let room = self.credit[self.cr(c as u32, vc)] as u64
+                        + self.credit_due(c as u32, vc, t);
                     let wire = self.packets.get(pkt).wire;
                     if room >= wire as u64 {
                         return Some(format!(

@@ -30,12 +30,6 @@ pub(super) struct OutBuf {
     rr: u8,
     /// When the packet crossing into it has crossed (ps).
     until: u64,
-    /// That packet's input buffer gets its credit back then: the channel feeding it, its VC
-    /// and the bytes (`pending`: not given back yet).
-    from: u32,
-    vc: u8,
-    wire: u32,
-    pending: bool,
 }
 
 impl OutBuf {
@@ -45,10 +39,6 @@ impl OutBuf {
             q: [EMPTY; MAX_CLASSES],
             rr: 0,
             until: 0,
-            from: NONE,
-            vc: 0,
-            wire: 0,
-            pending: false,
         }
     }
 }
@@ -61,7 +51,7 @@ impl Network {
         let link_busy = ch.busy && ch.free_at > now.ps();
         if ch.busy && !link_busy {
             // its tail has left: apply that (the output buffer gets its bytes back)
-            self.settle(c / self.ports, now);
+            self.apply(c);
         }
         self.grant(c, now, q);
         if !link_busy {
@@ -69,28 +59,11 @@ impl Network {
         }
     }
 
-    /// The crossbar transfer into channel `c`'s output buffer has ended: give the input buffer
-    /// its credit back (once), and let the port take the next packet ([`Event::XbarDone`]).
+    /// The crossbar transfer into channel `c`'s output buffer has ended: the port may take the
+    /// next packet ([`Event::XbarDone`]). (The input buffer's space was recorded for its feeder
+    /// when the transfer started: `credit.rs`.)
     pub fn xbar_done(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
-        if let Some(from) = self.xbar_release(c, now) {
-            self.try_send(from, now, q);
-        }
         self.try_send(c, now, q);
-    }
-
-    /// Gives back the credit of channel `c`'s last crossbar transfer if it has ended by `now`
-    /// and is not given back yet; returns the channel that feeds the buffer it went to.
-    fn xbar_release(&mut self, c: u32, now: Time) -> Option<u32> {
-        let o = &mut self.ob[c as usize];
-        if !o.pending || o.until > now.ps() {
-            return None;
-        }
-        o.pending = false;
-        let (from, vc, wire, at) = (o.from, o.vc, o.wire, Time(o.until));
-        let i = self.cr(from, vc as u32);
-        self.credit[i] += wire;
-        self.occupy(from, at, -(wire as i64));
-        Some(from)
     }
 
     /// The crossbar stage of channel `c`: if its crossbar port is free, the oldest request that
@@ -98,11 +71,6 @@ impl Network {
     fn grant(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
         if self.ob[c as usize].until > now.ps() {
             return; // its event looks again
-        }
-        // (a transfer that ended at this picosecond gives its credit back first, and its
-        // input's feeder may send into the room: the transfer's event will not)
-        if let Some(from) = self.xbar_release(c, now) {
-            self.try_send(from, now, q);
         }
         let classes = self.classes;
         let mut next_k = self.channels[c as usize].rr as u32;
@@ -114,7 +82,7 @@ impl Network {
             let (mut prev, mut pkt) = (NONE, self.channels[c as usize].queues[k as usize].head);
             while pkt != NONE {
                 let p = self.packets.get(pkt);
-                let waits = p.ready.ps().max(self.channels[p.from as usize].xbar_until);
+                let waits = p.ready.ps().max(self.xbar[p.from as usize]);
                 if waits <= now.ps() && p.wire <= room {
                     break;
                 }
@@ -156,8 +124,7 @@ impl Network {
         if prev == NONE {
             f.head = p.next;
         } else {
-            let pp = self.packets.get_mut(prev);
-            (pp.next, pp.next_ready) = (p.next, p.next_ready);
+            self.packets.get_mut(prev).next = p.next;
         }
         let f = &mut self.channels[c as usize].queues[k as usize];
         if f.tail == pkt {
@@ -169,10 +136,11 @@ impl Network {
         let crossed = (now + self.xmemo.1)
             .max(p.tail + self.router_delay)
             .max(now + Time(1));
-        self.channels[p.from as usize].xbar_until = crossed.ps();
+        self.xbar[p.from as usize] = crossed.ps();
+        // the input buffer's space comes back when the tail has crossed
+        self.release(p.from, crossed, p.wire, p.held_vc as u32);
         let o = &mut self.ob[c as usize];
-        (o.until, o.from, o.vc, o.wire, o.pending) =
-            (crossed.ps(), p.from, p.held_vc, p.wire, true);
+        o.until = crossed.ps();
         o.free[k as usize] -= p.wire;
         let fifo = &mut o.q[k as usize];
         let tail = fifo.tail;
@@ -201,7 +169,7 @@ impl Network {
         let classes = self.classes;
         let mut next_k = self.ob[c as usize].rr as u32;
         let next_router = self.channels[c as usize].next;
-        let mut settled = false;
+        let mut credited = false;
         let mut starved = false;
         for _ in 0..classes {
             let k = next_k;
@@ -211,8 +179,8 @@ impl Network {
                 continue;
             }
             let wire = self.packets.get(pkt).wire;
-            let look = (&mut settled, &mut starved);
-            let Some(vc_in) = self.claim_vc(c, k, next_router, wire, look, now, q) else {
+            let look = (&mut credited, &mut starved);
+            let Some(vc_in) = self.claim_vc(c, k, next_router, wire, look, now) else {
                 continue;
             };
             if self.asleep(c, now, q) {
@@ -262,7 +230,7 @@ impl Network {
                 let mut pkt = ch.queues[k].head;
                 while pkt != NONE {
                     let p = self.packets.get(pkt);
-                    let free = self.channels[p.from as usize].xbar_until <= t;
+                    let free = self.xbar[p.from as usize] <= t;
                     if p.ready.ps() <= t && free && p.wire <= o.free[k] {
                         return Some(format!(
                             "the crossbar into channel {c} was free at {} with a ready packet of \

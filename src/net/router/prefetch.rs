@@ -12,10 +12,8 @@ impl Network {
         match *ev {
             Event::HeadReady(c) | Event::ChannelFree(c) => {
                 self.prefetch_channel(c);
-                if c < self.nr {
-                    // the releases of its own router, which a busy channel settles
-                    self.pending.prefetch(c / self.ports);
-                }
+                // (the releases recorded for its credit, which a send applies first)
+                self.returns.prefetch(c);
             }
             Event::RouterReady(p)
             | Event::NicArrive(p)
@@ -26,19 +24,14 @@ impl Network {
     }
 
     /// Prefetches what event `ev` reads next, once [`Network::prefetch_far`] has brought in
-    /// its channel or packet: the heads of that channel's queues, and the channel whose
-    /// credit the event gives back (which it then tries to send on).
+    /// its channel or packet: the heads of that channel's queues, or the channel a NIC gives
+    /// credit back to.
     #[inline]
     pub fn prefetch_near(&self, ev: &Event) {
         match *ev {
             Event::HeadReady(c) | Event::ChannelFree(c) => {
                 if let Some(ch) = self.channels.get(c as usize) {
-                    if ch.next != NONE {
-                        // the releases into the buffers it feeds, which a send settles first
-                        self.pending.prefetch(ch.next);
-                    }
                     self.prefetch_heads(ch);
-                    self.prefetch_channel(Self::waking(ch));
                 }
             }
             Event::RxDmaDone(p) => self.prefetch_channel(self.packets.get(p).from),
@@ -58,8 +51,8 @@ impl Network {
                     for f in &ch.queues[..self.classes as usize] {
                         if f.head != NONE {
                             let p = self.packets.get(f.head);
-                            if let Some(feeder) = self.channels.get(p.from as usize) {
-                                prefetch(&feeder.occ_moment);
+                            if let Some(x) = self.xbar.get(p.from as usize) {
+                                prefetch(x);
                             }
                             if p.in_next != NONE {
                                 prefetch(self.packets.get(p.in_next));
@@ -70,23 +63,11 @@ impl Network {
             }
         }
         let up = match *ev {
-            Event::ChannelFree(c) => self.channels.get(c as usize).map_or(NONE, Self::waking),
             Event::RxDmaDone(p) => self.packets.get(p).from,
             _ => return,
         };
         if let Some(ch) = self.channels.get(up as usize) {
             self.prefetch_heads(ch);
-        }
-    }
-
-    /// The channel whose credit a [`Event::ChannelFree`] for `ch` gives back (by its release,
-    /// pending or applied), which it then tries to send on: `NONE` or [`STAGING`] if none.
-    #[inline]
-    pub(super) fn waking(ch: &Channel) -> u32 {
-        if ch.releasing != NONE {
-            ch.releasing_up
-        } else {
-            ch.released_up
         }
     }
 

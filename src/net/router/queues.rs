@@ -1,63 +1,55 @@
 //! Output queues and sending: a packet queued for its output channel and VC, and a channel
 //! that sends its next ready packet when it is idle and the next buffer has credit.
 
+use super::arrivals::Arrival;
 use super::*;
 
 impl Network {
-    /// Queues `pkt` for channel `c`, virtual channel `vc`; true if it is the head of that
-    /// queue.
+    /// Queues `pkt` for channel `c`, virtual channel class `k`, in its place by the queue's
+    /// key (see the router's doc): `asked` at an input-queued router's output, `ready` at an
+    /// output-queued one's, ties broken by [`tie`]; last at a NIC's. True if it is the head of
+    /// that queue.
     #[inline]
-    pub(super) fn enqueue(&mut self, c: u32, vc: usize, pkt: PktId) -> bool {
+    pub(super) fn enqueue(&mut self, c: u32, k: usize, pkt: PktId) -> bool {
         self.packets.get_mut(pkt).next = NONE;
         self.channels[c as usize].queued += 1;
-        let f = &mut self.channels[c as usize].queues[vc];
-        let head = f.tail == NONE;
-        let tail = f.tail;
-        f.tail = pkt;
-        if head {
-            f.head = pkt;
-        } else {
-            let link = Link {
-                tail,
-                after: pkt,
-                ready: self.packets.get(pkt).ready,
+        let f = self.channels[c as usize].queues[k];
+        if f.tail == NONE {
+            self.channels[c as usize].queues[k] = Fifo {
+                head: pkt,
+                tail: pkt,
             };
-            if self.link_later {
-                prefetch(self.packets.get(tail));
-                self.links.push(link);
-                if self.links.len() > LINK_AFTER {
-                    if let Some(l) = self.links.pop() {
-                        self.write_link(l);
-                    }
-                }
-            } else {
-                self.write_link(link);
-            }
+            return true;
         }
-        head
-    }
-
-    /// Writes link `l` into its tail packet.
-    #[inline]
-    pub(super) fn write_link(&mut self, l: Link) {
-        let tp = self.packets.get_mut(l.tail);
-        tp.next = l.after;
-        tp.next_ready = l.ready;
-    }
-
-    /// Writes the links of the queues into their packets a few queuings late, or at once (see
-    /// "Linked later" in the module's doc): worth it when the packets do not fit in the caches.
-    /// (Not for an input-queued router, whose channels look past their first packet.)
-    pub fn link_later(&mut self, on: bool) {
-        let on = on && !self.iq;
-        if !on {
-            while !self.links.is_empty() {
-                if let Some(l) = self.links.pop() {
-                    self.write_link(l);
-                }
-            }
+        let keyed = c < self.nr;
+        let iq = self.iq;
+        let time = |p: &Packet| if iq { p.asked.ps() } else { p.ready.ps() };
+        let key = |p: &Packet| {
+            let t = time(p);
+            (t, tie(t, p.from), p.from, p.held_vc)
+        };
+        let (me, last) = (self.packets.get(pkt), self.packets.get(f.tail));
+        // (nearly always later than the last: ties and arrivals out of order are rare)
+        let after = time(last) < time(me) || (time(last) == time(me) && key(last) < key(me));
+        if !keyed || after {
+            self.packets.get_mut(f.tail).next = pkt;
+            self.channels[c as usize].queues[k].tail = pkt;
+            return false;
         }
-        self.link_later = on;
+        // (it goes before the tail: find its place from the head)
+        let mine = key(me);
+        let (mut prev, mut cur) = (NONE, f.head);
+        while cur != NONE && key(self.packets.get(cur)) < mine {
+            (prev, cur) = (cur, self.packets.get(cur).next);
+        }
+        self.packets.get_mut(pkt).next = cur;
+        if prev == NONE {
+            self.channels[c as usize].queues[k].head = pkt;
+            true
+        } else {
+            self.packets.get_mut(prev).next = pkt;
+            false
+        }
     }
 
     /// Starts the next packet on channel `c` if the channel is idle and a queued packet has
@@ -71,10 +63,10 @@ impl Network {
             // nothing to send: a release that came due stays pending, for the next look
             return;
         }
+        let inject = c >= self.nr;
         if ch.busy {
             // (an injection channel whose release is an event waits for it, even at its
             // picosecond: the event also lets its NIC's DMA go on)
-            let inject = c >= self.nr;
             if ch.free_at > now.ps() || (inject && ch.scheduled) {
                 // (a queued packet waits for the tail: the release becomes an event)
                 if !ch.scheduled {
@@ -82,17 +74,13 @@ impl Network {
                 }
                 return;
             }
-            // its tail has left: apply that (and the router's other releases due; an injection
-            // channel's release frees a staging slot of its NIC, which counts them from here)
-            if !inject {
-                self.settle(c / self.ports, now);
-            } else {
-                self.apply(c);
-            }
+            // its tail has left: apply that (an injection channel's release frees a staging
+            // slot of its NIC, which counts them from here)
+            self.apply(c);
         }
         let classes = self.classes;
         let mut next_k = self.channels[c as usize].rr as u32;
-        let mut settled = false;
+        let mut credited = false;
         // the earliest time a packet that cannot go yet may (ps), and whether a ready one
         // lacks credit
         let mut later = u64::MAX;
@@ -110,7 +98,7 @@ impl Network {
                 let waits = if ready > now.ps() {
                     ready
                 } else if scan {
-                    self.channels[p.from as usize].xbar_until
+                    self.xbar[p.from as usize]
                 } else {
                     0
                 };
@@ -129,8 +117,8 @@ impl Network {
             }
             let wire = self.packets.get(pkt).wire;
             let next_router = self.channels[c as usize].next;
-            let look = (&mut settled, &mut starved);
-            let Some(vc_in) = self.claim_vc(c, k, next_router, wire, look, now, q) else {
+            let look = (&mut credited, &mut starved);
+            let Some(vc_in) = self.claim_vc(c, k, next_router, wire, look, now) else {
                 continue;
             };
             if self.asleep(c, now, q) {
@@ -173,19 +161,15 @@ impl Network {
         ch.scheduled = true;
         ch.free_at = until;
         q.push(Time(until), Event::ChannelFree(c));
-        if c < self.nr {
-            self.pending.mark(c / self.ports, c % self.ports, until);
-        }
         true
     }
 
     /// VC allocation for a packet of `wire` bytes and class `k` leaving by channel `c` (see
-    /// [`Network::allocate_vc`]), within one look at the channel: the releases into the next
-    /// router's buffers that came due are applied first, once per look (`look.0`); if no VC
-    /// has room, the look is starved (`look.1`) and the releases pending into that class's
-    /// buffers become events, so that the channel is woken when credit comes back.
+    /// [`Network::allocate_vc`]), within one look at the channel: the releases recorded for
+    /// its credit that came due are applied first, once per look (`look.0`); if no VC has
+    /// room, the look is starved (`look.1`) and the channel waits for the first release
+    /// recorded into that class ([`Network::wait_for_credit`]).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn claim_vc(
         &mut self,
         c: u32,
@@ -194,19 +178,16 @@ impl Network {
         wire: u32,
         look: (&mut bool, &mut bool),
         now: Time,
-        q: &mut EventQueue<Event>,
     ) -> Option<u32> {
-        let (settled, starved) = look;
-        if !*settled && next_router != NONE {
-            self.settle(next_router, now);
-            *settled = true;
+        let (credited, starved) = look;
+        if !*credited {
+            self.take_credit(c, now);
+            *credited = true;
         }
         let vc = self.allocate_vc(c, k, next_router, wire);
         if vc.is_none() {
             *starved = true;
-            if next_router != NONE {
-                self.wake_releases(next_router, c, k, q);
-            }
+            self.wait_for_credit(c, k, now);
         }
         vc
     }
@@ -274,27 +255,7 @@ impl Network {
             Time::ZERO
         };
         let class = (self.channels[c as usize].flags >> CLASS_SHIFT) as usize;
-        let mut p = *self.packets.get(pkt);
-        if !self.links.is_empty() {
-            // the link to the packet queued behind this one may not be written yet
-            if let Some(l) = self.links.take(pkt) {
-                (p.next, p.next_ready) = (l.after, l.ready);
-            }
-        }
-        // mesh and torus: the hop after this one is fixed already, and the packet is queued
-        // for it at the end of this send; its channel's line is asked for now
-        // (input-queued: only if it will be the first of the buffer it enters; otherwise it is
-        // routed when it becomes the first)
-        let first = !self.iq || next_router == NONE || self.inq[self.cr(c, vc_in)].tail == NONE;
-        let ahead = match &self.topo {
-            Topo::Cube(cube) if self.early && next_router != NONE && first => {
-                let hop = cube_hop(cube, self.tpr, next_router, p.dst, k as u8, p.dim);
-                let c = self.router_channel(next_router, hop.port as u32);
-                prefetch(&self.channels[c as usize]);
-                Some(hop)
-            }
-            _ => None,
-        };
+        let p = *self.packets.get(pkt);
         let memo = &mut self.memo[class];
         if memo.0 != p.wire {
             *memo = (
@@ -331,14 +292,16 @@ impl Network {
         let tail_leaves = (now + serialize).max(p.tail + pipeline).max(now + Time(1));
         ch.busy = true;
         ch.free_at = tail_leaves.ps();
-        if from_ob {
+        (ch.releasing, ch.releasing_up) = if from_ob {
             // its bytes go back to this channel's own output buffer
-            ch.releasing = p.wire << VC_BITS | k;
-            ch.releasing_up = OUTBUF | c;
+            (p.wire << VC_BITS | k, OUTBUF | c)
+        } else if is_router {
+            // (the buffer it leaves is released for its feeder, below)
+            (NONE, NONE)
         } else {
-            ch.releasing = p.wire << VC_BITS | p.held_vc as u32;
-            ch.releasing_up = p.from;
-        }
+            // a NIC's staging slot
+            (p.wire << VC_BITS, p.from)
+        };
         let flags = ch.flags;
         ch.bytes += p.wire as u64;
         ch.busy_ps += (tail_leaves - now).ps();
@@ -347,100 +310,56 @@ impl Network {
             ch.blocked = false;
             ch.blocked_ps += now.ps() as i64;
         }
-        // an event for the tail only if something will wait for it (see the module's doc): a
-        // packet queued here that is ready by then, or one at the channel that feeds the buffer
-        // this packet frees that has no credit now (a packet queued there that is not ready,
-        // or is and has credit, is woken by other means; if it runs out of credit later, it
-        // schedules this release then). Packets queued here that are ready only later need a
+        // an event for the tail only if something queued here will wait for it (see the
+        // module's doc): a packet that is ready by then; packets ready only later need a
         // wake-up at the first of them instead.
-        // (the queue is asked first, as its lines are at hand: under congestion it has a ready
-        // packet, and the feeder's line is then not read)
         // An injection channel's release frees a staging slot of its NIC: only a packet staged
         // behind this one waits for it (the NIC's DMA waits for a slot only while one is, as it
         // has STAGING_SLOTS = 2: this packet's and the queued one's).
         let queued = ch.queued > 0;
         if prev != NONE && !from_ob {
-            let pp = self.packets.get_mut(prev);
-            (pp.next, pp.next_ready) = (p.next, p.next_ready);
+            self.packets.get_mut(prev).next = p.next;
         }
         // (output buffers: the tail's event always looks again, for the link and the crossbar)
         let mut waited = queued || from_ob;
         let scan = self.iq && is_router && !from_ob;
         if is_router && !from_ob {
-            let mut wake = u64::MAX;
             // (input-queued: packets queued here may wait for their inputs rather than for
             // their readiness; the tail's event looks at them)
             if queued && !scan {
-                // (the packet behind this one says when it is ready: only the heads of the
-                // other virtual channels are read)
-                let mut first = if p.next == NONE {
-                    u64::MAX
-                } else {
-                    p.next_ready.ps()
-                };
-                if first > tail_leaves.ps() {
-                    for (v, f) in self.channels[c as usize].queues[..self.classes as usize]
-                        .iter()
-                        .enumerate()
-                    {
-                        if v != k as usize && f.head != NONE {
-                            first = first.min(self.packets.get(f.head).ready.ps());
-                        }
+                let mut first = u64::MAX;
+                for f in &self.channels[c as usize].queues[..self.classes as usize] {
+                    if f.head != NONE {
+                        first = first.min(self.packets.get(f.head).ready.ps());
                     }
                 }
                 waited = first <= tail_leaves.ps();
                 if !waited {
-                    wake = first;
+                    self.wake(c, Time(first), q);
                 }
             }
-            // (a packet at a router came by a channel: `from` is neither NONE nor STAGING)
-            if !waited {
-                if self.channels[p.from as usize].blocked {
-                    waited = true;
-                } else if wake != u64::MAX {
-                    self.wake(c, Time(wake), q);
-                }
-            }
+            // the buffer it leaves here is free once its tail has left: recorded for the
+            // channel that feeds it (a packet at a router came by a channel: `from` is a
+            // channel)
+            self.release(p.from, tail_leaves, p.wire, p.held_vc as u32);
         }
         self.channels[c as usize].scheduled = waited;
         if waited {
             q.push(tail_leaves, Event::ChannelFree(c));
         }
-        if is_router {
-            // (a packet leaves by a channel of the router it is at)
-            self.pending
-                .mark(p.at, c - p.at * self.ports, tail_leaves.ps());
-        }
         self.occupy(c, now, p.wire as i64);
         if let Some(s) = &mut self.series {
             s.sent(c, now.ps(), tail_leaves.ps(), p.wire as u64);
         }
-        if self.history.is_some() {
-            let slot = self.slot_fed(c).unwrap_or(NONE);
-            let held = self.capacity - self.credit[self.cr(c, vc_in)];
+        let held = if self.history.is_some() {
             let h = self.history.as_deref_mut().expect("checked");
             if is_router && !from_ob && h.watches(c / self.ports) {
                 h.depart(pkt, (c % self.ports) as u8, now.ps(), tail_leaves.ps());
             }
-            if next_router != NONE && h.watches(next_router) {
-                h.arrive(
-                    pkt,
-                    Stay {
-                        router: next_router,
-                        in_port: (slot % self.ports) as u8,
-                        vc: vc_in as u8,
-                        src: p.src,
-                        dst: p.dst,
-                        bytes: p.wire,
-                        arrive_ps: (now + self.class_cable[class]).ps(),
-                        occupancy: held,
-                        depart_ps: None,
-                        out_port: None,
-                        freed_ps: None,
-                    },
-                );
-            }
-        }
+            self.capacity - self.credit[self.cr(c, vc_in)]
+        } else {
+            0
+        };
         self.stats.packet_hops += 1;
         self.stats.link_bytes += p.wire as u64;
         let cable = self.class_cable[class];
@@ -457,26 +376,42 @@ impl Network {
         } else {
             self.stats.wrap_hops += (flags & WRAP != 0) as u64;
             self.stats.global_hops += (flags & GLOBAL != 0) as u64;
-            let pm = self.packets.get_mut(pkt);
+            let ready = head_arrives + self.router_delay;
             pm.at = next_router;
             pm.vc = k as u8;
             pm.arrived = false;
-            let ready = head_arrives + self.router_delay;
-            // (input-queued: only the first packet of an input buffer asks for an output)
-            if self.iq {
-                self.in_push(c, vc_in, pkt);
-            }
-            match ahead {
-                Some(hop) => self.arrive_early(pkt, ready, hop, q),
-                None if self.early => self.packets.get_mut(pkt).ready = ready,
-                None => q.push(ready, Event::RouterReady(pkt)),
+            pm.ready = ready;
+            let a = Arrival {
+                ready: ready.ps(),
+                sent: now.ps(),
+                pkt,
+                from: c,
+                held,
+            };
+            if is_router {
+                // (to another router: put in place when its epoch ends)
+                self.send_on(a, q);
+            } else {
+                // (from a NIC to its own router)
+                self.arrive(a, q);
             }
         }
         if scan {
             // it has left its input buffer, whose crossbar port is busy until its tail has
             // crossed (no output buffer: as it leaves by the link)
-            self.channels[p.from as usize].xbar_until = tail_leaves.ps();
+            self.xbar[p.from as usize] = tail_leaves.ps();
             self.next_in_buffer(p.from, p.held_vc, pkt, p.in_next, tail_leaves, now, q);
         }
     }
+}
+
+/// The order of two packets that asked for one output at the same picosecond `t` (ps), coming
+/// from the inputs fed by channels `from`: a hash of both, so that no input is favoured
+/// systematically (a fixed priority by port makes some all-to-alls 30 % faster or slower than
+/// any other order of their ties: docs/performance.md), and that depends on nothing but the
+/// model. Equal hashes fall back to `from`, then the virtual channel.
+#[inline]
+pub(super) fn tie(t: u64, from: u32) -> u32 {
+    let x = (t ^ (from as u64).rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (x >> 32) as u32
 }

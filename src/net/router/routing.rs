@@ -26,7 +26,7 @@ impl Network {
         match &self.topo {
             Topo::Cube(c) => cube_hop(c, self.tpr, p.at, p.dst, p.vc, p.dim),
             Topo::FatTree(f) => {
-                let rng = &mut self.rng;
+                let rng = &mut self.rngs[p.at as usize];
                 f.route(p.at, p.src, p.dst, || rng.next_u64())
             }
             Topo::Dragonfly(_) => {
@@ -66,9 +66,9 @@ impl Network {
         };
         match d.routing {
             DragonflyRouting::Minimal => dragonfly::MINIMAL,
-            DragonflyRouting::Valiant => d.valiant(at, dst, self.rng.next_u64()),
+            DragonflyRouting::Valiant => d.valiant(at, dst, self.rngs[at as usize].next_u64()),
             DragonflyRouting::Ugal => {
-                let via = d.valiant(at, dst, self.rng.next_u64());
+                let via = d.valiant(at, dst, self.rngs[at as usize].next_u64());
                 if via == dragonfly::MINIMAL {
                     return via;
                 }

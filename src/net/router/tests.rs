@@ -33,7 +33,23 @@ fn send(net: &mut Network, q: &mut EventQueue<Event>, src: u32, dst: u32, at: u6
 /// NIC, and when. The NIC frees the packet's receive buffer at once unless `hold`.
 fn run(net: &mut Network, q: &mut EventQueue<Event>, hold: bool) -> Vec<(PktId, u64)> {
     let mut arrived = Vec::new();
-    while let Some((t, ev)) = q.pop() {
+    loop {
+        // (as the world does: an epoch's arrivals first, then events, then credit wake-ups)
+        let tq = q.peek_time().map_or(u64::MAX, |t| t.ps());
+        let (ta, tc) = (net.arrivals_due(), net.credit_wake_due());
+        let next = tq.min(ta).min(tc);
+        if next == u64::MAX {
+            break;
+        }
+        if ta == next {
+            net.take_arrivals(q);
+            continue;
+        }
+        if tq != next {
+            net.credit_wake(Time(next), q);
+            continue;
+        }
+        let (t, ev) = q.pop().expect("peeked");
         match ev {
             Event::RouterReady(p) => net.router_ready(p, t, q),
             Event::HeadReady(c) => net.head_ready(c, t, q),
