@@ -7,7 +7,7 @@ use crate::mpi::{split_request, ANY_SOURCE, ANY_TAG};
 use crate::probe::trace::What;
 use crate::rdma::split_handle;
 use crate::units::Time;
-use crate::world::World;
+use crate::part::Part;
 
 /// Why a call's value was refused (the script layer puts the function's name in front).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -58,7 +58,7 @@ pub(crate) enum CallError {
 
 /// `MGEN_Comp(seconds)` by the running rank: its clock advances by `seconds` (rounded to the
 /// picosecond), which it computed for; never past [`Time::HORIZON`].
-pub(crate) fn compute(w: &mut World, seconds: f64) -> Result<(), CallError> {
+pub(crate) fn compute(w: &mut Part, seconds: f64) -> Result<(), CallError> {
     let t = match Time::from_secs_f64(seconds) {
         Some(t) => t,
         None if seconds.is_finite() && seconds >= 0.0 => {
@@ -112,7 +112,7 @@ pub(crate) fn nic(value: Option<i64>, nics: u32) -> Result<Option<u32>, CallErro
 }
 
 /// `MGEN_region_begin(name)` by the running rank: a region opens (a span on its timeline).
-pub(crate) fn region_begin(w: &mut World, name: &str) {
+pub(crate) fn region_begin(w: &mut Part, name: &str) {
     let cur = w.current;
     let rank = &mut w.ranks[cur as usize];
     rank.regions += 1;
@@ -122,7 +122,7 @@ pub(crate) fn region_begin(w: &mut World, name: &str) {
 }
 
 /// `MGEN_region_end()` by the running rank: its innermost region closes.
-pub(crate) fn region_end(w: &mut World) -> Result<(), CallError> {
+pub(crate) fn region_end(w: &mut Part) -> Result<(), CallError> {
     let cur = w.current;
     let rank = &mut w.ranks[cur as usize];
     if rank.regions == 0 {
@@ -157,7 +157,7 @@ pub(crate) fn recv_tag(value: i64) -> Result<i64, CallError> {
 
 /// `MGEN_Isend` by the running rank to `dest` (a rank of its job, checked), on NIC `nic` or
 /// the next in turn: the request's handle.
-pub(crate) fn isend(w: &mut World, dest: u32, bytes: u64, tag: i64, nic: Option<u32>) -> i64 {
+pub(crate) fn isend(w: &mut Part, dest: u32, bytes: u64, tag: i64, nic: Option<u32>) -> i64 {
     let me = w.current;
     let dest = w.nodes.job(me).base + dest;
     let pair = w.pick_nics(me, dest, nic);
@@ -170,7 +170,7 @@ pub(crate) fn isend(w: &mut World, dest: u32, bytes: u64, tag: i64, nic: Option<
             peer: dest,
             bytes,
             tag,
-            flow: crate::world::flow_id(h),
+            flow: crate::part::flow_id(h),
         };
         tr.span(me, before.ps(), w.ranks[me as usize].clock.ps(), what);
     }
@@ -179,7 +179,7 @@ pub(crate) fn isend(w: &mut World, dest: u32, bytes: u64, tag: i64, nic: Option<
 
 /// `MGEN_Irecv` by the running rank from `src` (a rank of its job, checked, or
 /// [`ANY_SOURCE`]): the request's handle.
-pub(crate) fn irecv(w: &mut World, src: i64, bytes: u64, tag: i64) -> i64 {
+pub(crate) fn irecv(w: &mut Part, src: i64, bytes: u64, tag: i64) -> i64 {
     let me = w.current;
     let src = if src == ANY_SOURCE {
         ANY_SOURCE
@@ -197,7 +197,7 @@ pub(crate) type StatusValues = (i64, i64, i64);
 /// Waiting for request `request` of the running rank: its status if it has completed (the
 /// request is then used up), `None` if not yet, after which the rank waits for it if `block`.
 pub(crate) fn wait_request(
-    w: &mut World,
+    w: &mut Part,
     request: i64,
     block: bool,
 ) -> Result<Option<StatusValues>, CallError> {
@@ -238,7 +238,7 @@ pub(crate) fn wait_request(
 /// `MGEN_acp_complete(handle)` by the running rank: the sequence number of the transfer, once
 /// the handle is checked and marked used (it is used once).
 #[inline]
-pub(crate) fn take_handle(w: &mut World, handle: i64) -> Result<u32, CallError> {
+pub(crate) fn take_handle(w: &mut Part, handle: i64) -> Result<u32, CallError> {
     let me = w.current;
     let known = w.ranks.len();
     let rank = &mut w.ranks[me as usize];

@@ -15,6 +15,7 @@
 //! other: `docs/architecture.md`.
 
 pub(crate) mod calls;
+pub(crate) mod cut;
 pub mod config;
 pub mod engine;
 pub mod event;
@@ -24,6 +25,7 @@ pub(crate) mod mpi;
 pub mod net;
 pub(crate) mod nic;
 pub(crate) mod node;
+pub mod partition;
 pub mod output;
 pub mod perf;
 pub mod plot;
@@ -37,7 +39,7 @@ pub(crate) mod script;
 pub mod sim;
 pub mod sweep;
 pub mod units;
-pub(crate) mod world;
+pub(crate) mod part;
 
 pub use config::Scenario;
 pub use engine::{SimError, Simulation};

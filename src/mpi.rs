@@ -21,12 +21,16 @@
 //!
 //! Requests are `rank × 2³² + 2³¹ + sequence`, distinct from RDMA handles.
 
+use crate::cut::{Cut, Pool as CutPool};
 use crate::event::Event;
 use crate::net::packet::NONE;
 use crate::net::Network;
 use crate::nic::{MsgKind, Nics};
 use crate::perf::pool::Pool;
-use crate::rank::Rank;
+use crate::perf::slab::SharedVec;
+use crate::perf::stable::{Directory, Mirror, Stable};
+use std::sync::Arc;
+use crate::rank::{Rank, Ranks};
 use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
 use std::collections::BTreeMap;
@@ -65,7 +69,8 @@ struct Request {
     tag: i64,
 }
 
-/// One message between two ranks.
+/// One message between two ranks: made by the sender's partition, read (never changed) by
+/// the receiver's (`perf/stable.rs`); what the receiver learns of it is [`Received`].
 #[derive(Clone, Copy, Debug)]
 struct P2p {
     src: u32,
@@ -82,10 +87,24 @@ struct P2p {
     /// Its place among the messages from `src` to `dst` (for the non-overtaking rule when
     /// messages can take different paths).
     pair_seq: u32,
+}
+
+/// What the receiver's partition keeps of a message.
+#[derive(Clone, Copy, Debug)]
+struct Received {
     /// The receive it matched (NONE until matched).
     recv_req: u32,
     /// Its data is in the receiver's memory.
     delivered: bool,
+}
+
+impl Default for Received {
+    fn default() -> Self {
+        Received {
+            recv_req: NONE,
+            delivered: false,
+        }
+    }
 }
 
 /// A receive waiting for a message.
@@ -164,9 +183,13 @@ impl RankQueues {
     }
 }
 
-/// The message-passing state of the machine.
+/// The message-passing state of a partition: the messages its ranks send (which the receivers'
+/// partitions read), what it knows of the messages its ranks receive, its ranks' requests and
+/// queues.
 pub struct Mpi {
-    msgs: Pool<P2p>,
+    msgs: Stable<P2p>,
+    all_msgs: Arc<Directory<P2p>>,
+    received: Mirror<Received>,
     reqs: Pool<Request>,
     eager_limit: u64,
     overhead: Time,
@@ -180,8 +203,16 @@ pub struct Mpi {
     /// Per (sender, receiver): messages sent, and envelopes matched in order.
     sent_seq: BTreeMap<(u32, u32), u32>,
     recv_seq: BTreeMap<(u32, u32), u32>,
-    /// Each rank's queues (posted receives, unexpected messages, requests), by rank.
-    queues: Vec<LazyQueues>,
+    /// Each rank's queues (posted receives, unexpected messages, requests), by rank (each
+    /// changed by its rank's partition only, `perf/slab.rs`).
+    queues: SharedVec<LazyQueues>,
+    /// This partition, and the bits of a message id that name one.
+    part: u32,
+    bits: u32,
+    /// Set when the pool of messages in flight is full: the engine stops the run.
+    pub(crate) full: Option<crate::perf::stable::Full>,
+    /// Cut messages to other partitions (which partition, what) until the engine takes them.
+    pub(crate) outbox: Vec<(u16, Cut)>,
 }
 
 /// A request that this rank does not have (never made, or already waited for).
@@ -215,8 +246,12 @@ impl Mpi {
         reorder: bool,
         ranks: usize,
     ) -> Mpi {
+        let msgs = Stable::new(0, 0);
+        let all_msgs = crate::perf::stable::directory(&[&msgs]);
         Mpi {
-            msgs: Pool::default(),
+            msgs,
+            all_msgs,
+            received: Mirror::new(0),
             reqs: Pool::default(),
             eager_limit: eager_limit.0,
             overhead,
@@ -225,8 +260,60 @@ impl Mpi {
             reorder,
             sent_seq: BTreeMap::new(),
             recv_seq: BTreeMap::new(),
-            queues: (0..ranks).map(|_| LazyQueues::default()).collect(),
+            queues: SharedVec::new((0..ranks).map(|_| LazyQueues::default()).collect()),
+            part: 0,
+            bits: 0,
+            full: None,
+            outbox: Vec::new(),
         }
+    }
+
+    /// This layer seen by `parts` partitions: the ranks' queues shared (each rank's changed by
+    /// its partition only), the rest each partition's own; every partition can read every
+    /// partition's messages.
+    pub(crate) fn split(self, parts: u32) -> Vec<Mpi> {
+        if parts <= 1 {
+            return vec![self];
+        }
+        let bits = crate::perf::stable::part_bits(parts);
+        let mut all: Vec<Mpi> = (0..parts)
+            .map(|p| Mpi {
+                msgs: Stable::new(p, bits),
+                all_msgs: self.all_msgs.clone(),
+                received: Mirror::new(bits),
+                reqs: Pool::default(),
+                eager_limit: self.eager_limit,
+                overhead: self.overhead,
+                copy: self.copy,
+                sent: 0,
+                reorder: self.reorder,
+                sent_seq: BTreeMap::new(),
+                recv_seq: BTreeMap::new(),
+                queues: self.queues.clone(),
+                part: p,
+                bits,
+                full: None,
+                outbox: Vec::new(),
+            })
+            .collect();
+        let dir = crate::perf::stable::directory(&all.iter().map(|m| &m.msgs).collect::<Vec<_>>());
+        for m in &mut all {
+            m.all_msgs = dir.clone();
+        }
+        all
+    }
+
+    /// From now on this layer reads every rank's queues (the run is over).
+    pub(crate) fn become_whole(&mut self) {
+        self.queues = self.queues.whole();
+    }
+
+    /// Message `m` (this partition's, or one whose envelope or data reached it).
+    #[inline]
+    fn msg(&self, m: u32) -> &P2p {
+        // SAFETY: `m` came with a NIC message this partition sent or received: made before,
+        // never changed, released by its owner only once the receiver is done with it.
+        unsafe { self.all_msgs.get(m) }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -301,10 +388,15 @@ impl Mpi {
             src_nic,
             dst_nic,
             pair_seq,
-            recv_req: NONE,
-            delivered: false,
         };
-        let id = self.msgs.alloc(m);
+        let id = match self.msgs.alloc(m) {
+            Ok(id) => id,
+            // (the engine stops the run at its next look: `world.rs`)
+            Err(full) => {
+                self.full = Some(full);
+                return request_handle(me, seq);
+            }
+        };
         self.sent += 1;
         rank.messages_sent += 1;
         rank.bytes_sent += bytes;
@@ -321,7 +413,7 @@ impl Mpi {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let m = *self.msgs.get(id);
+        let m = *self.msg(id);
         let kind = if m.rendezvous {
             MsgKind::Rts
         } else {
@@ -361,7 +453,7 @@ impl Mpi {
         let found = self.queues[mine]
             .unexpected
             .iter()
-            .position(|&m| matches(&posted, self.msgs.get(m)));
+            .position(|&m| matches(&posted, self.msg(m)));
         match found {
             Some(i) => {
                 let m = self.queues[mine].unexpected.remove(i);
@@ -374,8 +466,10 @@ impl Mpi {
 
     /// Message `m` matches receive `p`; `at` is the later of the envelope's arrival and the post.
     fn bind(&mut self, m: u32, p: Posted, rank: &mut Rank, at: Time, q: &mut EventQueue<Event>) {
-        let msg = self.msgs.get_mut(m);
-        msg.recv_req = p.req;
+        let msg = *self.msg(m);
+        let got = self.received.get_mut(m);
+        got.recv_req = p.req;
+        let delivered = got.delivered;
         let r = self.reqs.get_mut(p.req);
         r.status = Status {
             source: msg.src,
@@ -386,7 +480,7 @@ impl Mpi {
         if msg.rendezvous {
             // the receiver's NIC answers clear-to-send now (or when the rank posts, later)
             q.push(at, Event::CtsStart(m));
-        } else if msg.delivered {
+        } else if delivered {
             let (bytes, r) = (msg.bytes, p.req);
             self.complete(r, rank, at, q);
             rank.bytes_received += bytes;
@@ -397,8 +491,8 @@ impl Mpi {
     /// The envelope of message `m` reached its receiver at `now`. When messages can take
     /// different paths (several NICs, adaptive routing), an envelope that overtook an earlier
     /// one from the same sender waits for it, as MPI libraries do with sequence numbers.
-    pub fn envelope(&mut self, m: u32, ranks: &mut [Rank], now: Time, q: &mut EventQueue<Event>) {
-        let msg = *self.msgs.get(m);
+    pub fn envelope(&mut self, m: u32, ranks: &mut Ranks, now: Time, q: &mut EventQueue<Event>) {
+        let msg = *self.msg(m);
         let dst = msg.dst as usize;
         let rank = &mut ranks[dst];
         if !self.reorder {
@@ -419,7 +513,7 @@ impl Mpi {
                 .early
                 .iter()
                 .position(|&x| {
-                    let x = self.msgs.get(x);
+                    let x = self.msg(x);
                     x.src == msg.src && x.pair_seq == want
                 })
                 .map(|i| self.queues[dst].early.swap_remove(i));
@@ -429,7 +523,7 @@ impl Mpi {
 
     /// Matches the envelope of message `m` against `rank`'s posted receives.
     fn match_envelope(&mut self, m: u32, rank: &mut Rank, now: Time, q: &mut EventQueue<Event>) {
-        let msg = *self.msgs.get(m);
+        let msg = *self.msg(m);
         let who = rank.id as usize;
         let found = self.queues[who]
             .posted
@@ -454,7 +548,7 @@ impl Mpi {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let msg = *self.msgs.get(m);
+        let msg = *self.msg(m);
         nics.send(MsgKind::Cts, m, msg.dst_nic, msg.src_nic, 0, net, now, q);
     }
 
@@ -464,13 +558,13 @@ impl Mpi {
         &mut self,
         kind: MsgKind,
         m: u32,
-        ranks: &mut [Rank],
+        ranks: &mut Ranks,
         nics: &mut Nics,
         net: &mut Network,
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let msg = *self.msgs.get(m);
+        let msg = *self.msg(m);
         match kind {
             MsgKind::Cts => nics.send(
                 MsgKind::RndvData,
@@ -484,10 +578,12 @@ impl Mpi {
             ),
             MsgKind::Eager | MsgKind::RndvData => {
                 let rank = &mut ranks[msg.dst as usize];
-                if msg.recv_req == NONE {
-                    self.msgs.get_mut(m).delivered = true; // waits, unexpected, for its receive
+                let got = self.received.get_mut(m);
+                if got.recv_req == NONE {
+                    got.delivered = true; // waits, unexpected, for its receive
                 } else {
-                    self.complete(msg.recv_req, rank, now, q);
+                    let req = got.recv_req;
+                    self.complete(req, rank, now, q);
                     rank.bytes_received += msg.bytes;
                     self.free_msg(m);
                 }
@@ -498,17 +594,36 @@ impl Mpi {
 
     /// Message `m`'s sender, receiver, size and the handle of its send (for the timeline).
     pub fn flow(&self, m: u32) -> (u32, u32, u64, i64) {
-        let p = self.msgs.get(m);
+        let p = self.msg(m);
         (p.src, p.dst, p.bytes, request_handle(p.src, p.send_seq))
     }
 
     /// The sender's DMA has read the last byte of rendezvous message `m`: its send completes.
-    pub fn sent_out(&mut self, m: u32, ranks: &mut [Rank], now: Time, q: &mut EventQueue<Event>) {
-        let msg = *self.msgs.get(m);
+    pub fn sent_out(&mut self, m: u32, ranks: &mut Ranks, now: Time, q: &mut EventQueue<Event>) {
+        let msg = *self.msg(m);
         self.complete(msg.send_req, &mut ranks[msg.src as usize], now, q);
     }
 
+    /// The receiver is done with message `m`: forget what it knew of it, and let the sender's
+    /// partition reuse its record (at once if it is this one, else by a cut message).
     fn free_msg(&mut self, m: u32) {
+        self.received.clear(m);
+        let owner = m & ((1u32 << self.bits) - 1);
+        if owner == self.part {
+            self.msgs.release(m);
+        } else {
+            self.outbox.push((
+                owner as u16,
+                Cut::Done {
+                    pool: CutPool::P2p,
+                    id: m,
+                },
+            ));
+        }
+    }
+
+    /// Message `m`, this partition's, is done with on the side that received it.
+    pub(crate) fn done(&mut self, m: u32) {
         self.msgs.release(m);
     }
 

@@ -18,13 +18,16 @@
 //! network: its packets go from the transmit DMA straight to the receive DMA, through the
 //! node's memory.
 
+use crate::cut::{Cut, Pool};
 use crate::event::Event;
 use crate::net::flow::FlowNet;
 use crate::net::packet::{Packet, PktId, NONE};
 use crate::net::Network;
-use crate::perf::pool::Pool;
+use crate::perf::slab::SharedVec;
+use crate::perf::stable::{Directory, Mirror, Stable};
 use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
+use std::sync::Arc;
 
 /// Packets the transmit DMA may have staged ahead of the link (double buffering).
 pub(crate) const STAGING_SLOTS: u32 = 2;
@@ -83,29 +86,41 @@ pub enum Arrival {
     EnvelopeDelivered(u32),
 }
 
-/// A message: the bytes of one transfer between two NICs.
+/// A message: the bytes of one transfer between two NICs. Made by the sending NIC's
+/// partition, named by a global id, and read (never changed) by the receiving NIC's
+/// (`perf/stable.rs`).
 #[derive(Clone, Copy, Debug)]
 pub struct Msg {
     pub kind: MsgKind,
-    /// The RDMA operation it serves.
+    /// The operation it serves (an RDMA transfer, or a message-passing send).
     pub op: u32,
     pub src: u32,
     pub dst: u32,
-    /// Payload bytes not yet cut into packets.
-    bytes_left: u64,
-    /// Packets not yet cut.
-    packets_left: u32,
-    /// Packets cut but not yet in destination memory.
-    in_flight: u32,
-    /// Next message in its NIC's transmit list.
-    next: u32,
-    /// Its first packet has reached the destination NIC.
-    arrived: bool,
     /// When it was handed to its source NIC.
     issued: Time,
     /// Its payload bytes and packets.
     bytes: u64,
     packets: u32,
+}
+
+/// What the sending NIC keeps of a message while it cuts it into packets.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sending {
+    /// Payload bytes not yet cut into packets.
+    bytes_left: u64,
+    /// Packets not yet cut.
+    packets_left: u32,
+    /// Next message in its NIC's transmit list.
+    next: u32,
+}
+
+/// What the receiving NIC keeps of a message while its packets come in.
+#[derive(Clone, Copy, Debug, Default)]
+struct Receiving {
+    /// Packets whose payload is in memory.
+    received: u32,
+    /// Its first packet has reached the destination NIC.
+    arrived: bool,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -144,18 +159,26 @@ pub struct NicStats {
     pub latency_max_ps: u64,
 }
 
-/// All NICs of the machine, and the messages they carry.
+/// The NICs of the machine (each partition changes only its own, `perf/slab.rs`), and the
+/// messages a partition's NICs send and receive.
 pub struct Nics {
-    nics: Vec<Nic>,
+    nics: SharedVec<Nic>,
     /// NICs per node: NICs `n·k .. n·k + k − 1` are node `n`'s.
     per_node: u32,
-    msgs: Pool<Msg>,
+    /// The messages this partition's NICs sent, every partition's (to read those received),
+    /// and what this partition keeps of them as sender and as receiver.
+    msgs: Stable<Msg>,
+    all_msgs: Arc<Directory<Msg>>,
+    sending: Vec<Sending>,
+    receiving: Mirror<Receiving>,
     dma: Bandwidth,
     mtu: u64,
     header: u32,
     /// `node.dma = "cut_through"`: packets go out as their read starts and are written as
     /// their head arrives (see [`crate::config::DmaMode`]).
     cut_through: bool,
+    /// Bits of a message id that name the partition (`perf/stable.rs`).
+    bits: u32,
     /// The flow model (`network.model = "flow"`): messages move as flows, not packets.
     pub flow: Option<Box<FlowNet>>,
     /// Scratch for the messages a [`Event::FlowDone`] ended.
@@ -177,10 +200,16 @@ impl Nics {
             tx_tail: NONE,
             ..Nic::default()
         };
+        let msgs = Stable::new(0, 0);
+        let all_msgs = crate::perf::stable::directory(&[&msgs]);
         Nics {
-            nics: vec![idle; count as usize],
+            nics: SharedVec::new(vec![idle; count as usize]),
             per_node,
-            msgs: Pool::default(),
+            msgs,
+            all_msgs,
+            sending: Vec::new(),
+            receiving: Mirror::new(0),
+            bits: 0,
             dma,
             mtu: mtu.0,
             header: header.0 as u32,
@@ -194,8 +223,55 @@ impl Nics {
         }
     }
 
+    /// These NICs seen by `parts` partitions: one `Nics` each, sharing the NICs' state (each
+    /// NIC changed by its own partition only), with their own messages, which all can read.
+    pub(crate) fn split(self, parts: u32) -> Vec<Nics> {
+        if parts <= 1 {
+            return vec![self];
+        }
+        let bits = crate::perf::stable::part_bits(parts);
+        let mut all: Vec<Nics> = (0..parts)
+            .map(|p| Nics {
+                nics: self.nics.clone(),
+                per_node: self.per_node,
+                msgs: Stable::new(p, bits),
+                all_msgs: self.all_msgs.clone(),
+                sending: Vec::new(),
+                receiving: Mirror::new(bits),
+                bits,
+                dma: self.dma,
+                mtu: self.mtu,
+                header: self.header,
+                cut_through: self.cut_through,
+                flow: None,
+                flow_ended: Vec::new(),
+                stats: self.stats.clone(),
+            })
+            .collect();
+        let dir = crate::perf::stable::directory(&all.iter().map(|n| &n.msgs).collect::<Vec<_>>());
+        for n in &mut all {
+            n.all_msgs = dir.clone();
+        }
+        all
+    }
+
+    /// Message `m` (live; this partition's, or one whose packet reached this partition).
+    #[inline]
     pub fn msg(&self, m: u32) -> &Msg {
-        self.msgs.get(m)
+        // SAFETY: `m` came with a packet or an event of this partition: its record was made
+        // before (here, or in another partition before the last barrier) and is never changed;
+        // it is released only after this side is done with it (`free`).
+        unsafe { self.all_msgs.get(m) }
+    }
+
+    /// What the sending side keeps of this partition's message `m`.
+    #[inline]
+    fn sending(&mut self, m: u32) -> &mut Sending {
+        let local = (m >> self.bits) as usize;
+        if self.sending.len() <= local {
+            self.sending.resize(local + 1, Sending::default());
+        }
+        &mut self.sending[local]
     }
 
     /// Hands a new message to its source NIC at `now`.
@@ -218,24 +294,30 @@ impl Nics {
             op,
             src,
             dst,
-            bytes_left: bytes,
-            packets_left: packets,
-            in_flight: 0,
-            next: NONE,
-            arrived: false,
             issued: now,
             bytes,
             packets,
         };
-        let m = self.msgs.alloc(msg);
-        if let Some(fl) = self.flow.as_deref_mut() {
-            let mm = self.msgs.get_mut(m);
-            (mm.bytes_left, mm.packets_left, mm.in_flight) = (0, 0, packets);
+        let m = match self.msgs.alloc(msg) {
+            Ok(m) => m,
+            Err(full) => {
+                net.overflowed.get_or_insert(format!("NIC messages: {full}"));
+                return;
+            }
+        };
+        if self.flow.is_some() {
+            *self.sending(m) = Sending::default();
             self.stats.packets += packets as u64;
+            let fl = self.flow.as_deref_mut().expect("checked");
             let same_node = src / self.per_node == dst / self.per_node;
             fl.start(net, m, src, dst, bytes, same_node, now, q);
             return;
         }
+        *self.sending(m) = Sending {
+            bytes_left: bytes,
+            packets_left: packets,
+            next: NONE,
+        };
         if !kind.ordered() {
             let pkt = self.cut(m, net);
             self.stage(src, pkt, net, now, q);
@@ -246,24 +328,26 @@ impl Nics {
     }
 
     fn push_tx(&mut self, nic: u32, m: u32) {
-        self.msgs.get_mut(m).next = NONE;
+        self.sending(m).next = NONE;
         let n = &mut self.nics[nic as usize];
         if n.tx_tail == NONE {
             n.tx_head = m;
         } else {
-            self.msgs.get_mut(n.tx_tail).next = m;
+            let tail = n.tx_tail;
+            self.sending(tail).next = m;
         }
-        n.tx_tail = m;
+        self.nics[nic as usize].tx_tail = m;
     }
 
     /// Cuts the next packet of message `m`.
     fn cut(&mut self, m: u32, net: &mut Network) -> PktId {
-        let msg = self.msgs.get_mut(m);
-        let payload = msg.bytes_left.min(self.mtu);
-        msg.bytes_left -= payload;
-        msg.packets_left -= 1;
-        msg.in_flight += 1;
+        let mtu = self.mtu;
+        let tx = self.sending(m);
+        let payload = tx.bytes_left.min(mtu);
+        tx.bytes_left -= payload;
+        tx.packets_left -= 1;
         self.stats.packets += 1;
+        let msg = *self.msg(m);
         net.packets.alloc(Packet::new(
             m,
             payload as u32 + self.header,
@@ -281,12 +365,13 @@ impl Nics {
         let m = n.tx_head;
         let pkt = self.cut(m, net);
         // round robin: the message goes to the back of the list if it has more to send
+        let tx = *self.sending(m);
         let n = &mut self.nics[nic as usize];
-        n.tx_head = self.msgs.get(m).next;
+        n.tx_head = tx.next;
         if n.tx_head == NONE {
             n.tx_tail = NONE;
         }
-        if self.msgs.get(m).packets_left > 0 {
+        if tx.packets_left > 0 {
             self.push_tx(nic, m);
         }
         let payload = net.packets.get(pkt).wire - self.header;
@@ -314,7 +399,7 @@ impl Nics {
         let p = net.packets.get(pkt);
         let (nic, m) = (p.src, p.msg);
         self.nics[nic as usize].dma_busy = false;
-        let last = self.msgs.get(m).packets_left == 0;
+        let last = self.sending(m).packets_left == 0;
         if !self.streams(pkt, net) {
             self.stage(nic, pkt, net, now, q);
         }
@@ -372,10 +457,11 @@ impl Nics {
         q: &mut EventQueue<Event>,
     ) -> Arrival {
         let p = *net.packets.get(pkt);
-        let msg = self.msgs.get_mut(p.msg);
-        let envelope = msg.kind.has_envelope() && !msg.arrived;
-        msg.arrived = true;
-        if msg.kind.is_control() {
+        let kind = self.msg(p.msg).kind;
+        let rx = self.receiving.get_mut(p.msg);
+        let envelope = kind.has_envelope() && !rx.arrived;
+        rx.arrived = true;
+        if kind.is_control() {
             let delivered = self.rx_done(pkt, net, now, q).is_some();
             return match (envelope, delivered) {
                 (true, true) => Arrival::EnvelopeDelivered(p.msg),
@@ -403,8 +489,8 @@ impl Nics {
         }
     }
 
-    /// A packet's payload is in memory. Returns the message if it is now delivered; the caller
-    /// must [`Nics::free`] it once handled.
+    /// A packet's payload is in memory. Returns the message if it is now delivered (all its
+    /// packets are in); the caller must [`Nics::free`] it once handled.
     pub fn rx_done(
         &mut self,
         pkt: PktId,
@@ -417,9 +503,10 @@ impl Nics {
         net.packets.release(pkt);
         self.stats.packets_delivered += 1;
         self.stats.payload_bytes += (p.wire - self.header) as u64;
-        let msg = self.msgs.get_mut(p.msg);
-        msg.in_flight -= 1;
-        if msg.in_flight == 0 && msg.packets_left == 0 {
+        let msg = *self.msg(p.msg);
+        let rx = self.receiving.get_mut(p.msg);
+        rx.received += 1;
+        if rx.received == msg.packets {
             self.stats.messages += 1;
             if !msg.kind.is_control() {
                 let took = (now - msg.issued).ps();
@@ -451,7 +538,7 @@ impl Nics {
         let from = ended.len();
         fl.done(net, what, now, q, ended);
         for &m in &ended[from..] {
-            let msg = *self.msgs.get(m);
+            let msg = *self.msg(m);
             let took = self.dma.transfer_time(Bytes(msg.bytes)).ps();
             self.nics[msg.src as usize].tx_busy += took;
             self.nics[msg.dst as usize].rx_busy += took;
@@ -461,10 +548,9 @@ impl Nics {
     /// Flow model: message `m` is in its destination's memory ([`Event::FlowArrive`]); the
     /// caller must [`Nics::free`] it once handled.
     pub fn flow_arrive(&mut self, m: u32, now: Time) -> Arrival {
-        let msg = self.msgs.get_mut(m);
-        msg.in_flight = 0;
-        msg.arrived = true;
-        let msg = *msg;
+        let msg = *self.msg(m);
+        let rx = self.receiving.get_mut(m);
+        (rx.received, rx.arrived) = (msg.packets, true);
         let st = &mut self.stats;
         st.packets_delivered += msg.packets as u64;
         st.payload_bytes += msg.bytes;
@@ -484,17 +570,47 @@ impl Nics {
     }
 
     /// Time each NIC's transmit and receive DMA engines spent moving payload, in NIC order
-    /// (ps; a transfer that runs past the stop counts whole).
+    /// (ps; a transfer that runs past the stop counts whole). Reads every NIC: only when no
+    /// partition runs.
     pub fn dma_busy(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.nics.iter().map(|n| (n.tx_busy, n.rx_busy))
+        // SAFETY: called at the end of a run, when no partition runs
+        unsafe { self.nics.all() }
+            .iter()
+            .map(|n| (n.tx_busy, n.rx_busy))
     }
 
-    /// Messages in flight (made and not yet delivered).
+    /// This partition's messages in flight (made and not yet delivered).
     pub fn live_msgs(&self) -> usize {
         self.msgs.live()
     }
 
-    pub fn free(&mut self, m: u32) {
+    /// Message `m` is delivered and handled here: forget it, and let its sender's partition
+    /// reuse its record (at once if it is this one, else by a cut message through `net`).
+    pub fn free(&mut self, m: u32, net: &mut Network) {
+        self.receiving.clear(m);
+        let owner = m & ((1u32 << self.bits) - 1);
+        if owner == net.partition().0 as u32 {
+            self.msgs.release(m);
+        } else {
+            net.outbox[owner as usize].push(Cut::Done { pool: Pool::Msg, id: m });
+        }
+    }
+
+    /// Gathers the totals of `other`, another partition's NICs of the same run.
+    pub(crate) fn absorb(&mut self, other: &Nics) {
+        let (a, b) = (&mut self.stats, &other.stats);
+        a.packets += b.packets;
+        a.packets_delivered += b.packets_delivered;
+        a.payload_bytes += b.payload_bytes;
+        a.messages += b.messages;
+        a.data_messages += b.data_messages;
+        a.latency_sum_ps += b.latency_sum_ps;
+        a.latency_min_ps = a.latency_min_ps.min(b.latency_min_ps);
+        a.latency_max_ps = a.latency_max_ps.max(b.latency_max_ps);
+    }
+
+    /// Message `m`, this partition's, is done with on the side that received it.
+    pub(crate) fn done(&mut self, m: u32) {
         self.msgs.release(m);
     }
 }

@@ -10,6 +10,10 @@ use crate::event::Event;
 use crate::sim::EventQueue;
 use crate::units::Time;
 
+/// Every rank of the run, numbered globally; each partition changes only its own ranks'
+/// (`perf/slab.rs`).
+pub(crate) type Ranks = crate::perf::slab::SharedVec<Rank>;
+
 /// What a blocked rank waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wait {

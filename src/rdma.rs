@@ -16,8 +16,9 @@
 use crate::event::Event;
 use crate::net::Network;
 use crate::nic::{Msg, MsgKind, Nics};
-use crate::perf::pool::Pool;
-use crate::rank::Rank;
+use crate::perf::stable::{Directory, Stable};
+use std::sync::Arc;
+use crate::rank::{Rank, Ranks};
 use crate::sim::EventQueue;
 use crate::units::Time;
 
@@ -57,15 +58,48 @@ pub(crate) fn split_handle(h: i64) -> Option<(u32, u32)> {
     Some(((h >> 32) as u32, h as u32))
 }
 
-/// Transfers in progress, in a free-list pool.
-#[derive(Default)]
+/// Transfers in progress: those this partition's ranks issued, in a pool the partition where
+/// a transfer's data lands reads (`perf/stable.rs`).
 pub struct Rdma {
-    ops: Pool<Op>,
+    ops: Stable<Op>,
+    all_ops: Arc<Directory<Op>>,
     /// Puts and gets ever issued.
     pub issued: u64,
+    /// Set when the pool of transfers in flight is full: the engine stops the run.
+    pub(crate) full: Option<crate::perf::stable::Full>,
+}
+
+impl Default for Rdma {
+    fn default() -> Self {
+        let ops = Stable::new(0, 0);
+        let all_ops = crate::perf::stable::directory(&[&ops]);
+        Rdma {
+            ops,
+            all_ops,
+            issued: 0,
+            full: None,
+        }
+    }
 }
 
 impl Rdma {
+    /// The RDMA layers of `parts` partitions, each with its own transfers, which all can read.
+    pub(crate) fn split(parts: u32) -> Vec<Rdma> {
+        let bits = crate::perf::stable::part_bits(parts);
+        let mut all: Vec<Rdma> = (0..parts)
+            .map(|p| {
+                let mut r = Rdma::default();
+                r.ops = Stable::new(p, bits);
+                r
+            })
+            .collect();
+        let dir = crate::perf::stable::directory(&all.iter().map(|r| &r.ops).collect::<Vec<_>>());
+        for r in &mut all {
+            r.all_ops = dir.clone();
+        }
+        all
+    }
+
     /// Records a transfer issued by `rank` (whose clock already includes the node latency)
     /// and schedules its start at the NIC. Returns the handle.
     #[allow(clippy::too_many_arguments)]
@@ -92,7 +126,14 @@ impl Rdma {
             nic,
             peer_nic,
         };
-        let id = self.ops.alloc(op);
+        let id = match self.ops.alloc(op) {
+            Ok(id) => id,
+            // (the engine stops the run at its next look: `world.rs`)
+            Err(full) => {
+                self.full = Some(full);
+                return handle(rank_id, seq);
+            }
+        };
         rank.outstanding.push((seq, id));
         self.issued += 1;
         if kind == OpKind::Put {
@@ -112,7 +153,7 @@ impl Rdma {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let op = *self.ops.get(id);
+        let op = *self.op(id);
         let (kind, bytes) = match op.kind {
             OpKind::Put => (MsgKind::PutData, op.bytes),
             OpKind::Get => (MsgKind::GetRequest, 0),
@@ -126,13 +167,13 @@ impl Rdma {
     pub fn delivered(
         &mut self,
         msg: Msg,
-        ranks: &mut [Rank],
+        ranks: &mut Ranks,
         nics: &mut Nics,
         net: &mut Network,
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
-        let op = *self.ops.get(msg.op);
+        let op = *self.op(msg.op);
         match msg.kind {
             MsgKind::PutData => {
                 let r = &mut ranks[op.peer as usize];
@@ -168,9 +209,13 @@ impl Rdma {
         }
     }
 
-    /// Transfer `id` (in progress).
+    /// Transfer `id` (in progress; this partition's, or one whose data or request reached
+    /// it).
+    #[inline]
     pub fn op(&self, id: u32) -> &Op {
-        self.ops.get(id)
+        // SAFETY: `id` came with a message this partition received or sent: made before, never
+        // changed, released by its owner only once it completes, after its last message.
+        unsafe { self.all_ops.get(id) }
     }
 
     /// Transfers not yet complete.

@@ -232,15 +232,7 @@ impl Trace {
             (files, false)
         };
         let legacy = files.first().is_some_and(|f| older_format(f));
-        let mut notes = BTreeMap::new();
-        if legacy {
-            notes.insert(
-                "read in SimGrid's older TI format (`Isend`, `waitAll`, ...), whose point-to-point \
-                 lines have no tag: given tag 0, as SimGrid's replay did"
-                    .to_string(),
-                1,
-            );
-        }
+        let notes = BTreeMap::new();
         Ok(Trace {
             index: index.to_path_buf(),
             files,
@@ -467,6 +459,13 @@ impl Trace {
     /// The warnings of a finished replay: lines skipped and approximations, counted.
     pub fn warnings(&self) -> Vec<String> {
         let mut out = Vec::new();
+        if self.legacy {
+            out.push(format!(
+                "replay of {}: read in SimGrid's older TI format (`Isend`, `waitAll`, ...), whose \
+                 point-to-point lines have no tag: given tag 0, as SimGrid's replay did",
+                self.index.display()
+            ));
+        }
         for (name, n) in &self.skipped {
             out.push(format!(
                 "replay of {}: {n} `{name}` lines skipped (an action mgensim does not know)",
@@ -551,6 +550,29 @@ impl Replays {
     /// The warnings of every trace replayed.
     pub fn warnings(&self) -> Vec<String> {
         self.traces.iter().flat_map(|(_, t)| t.warnings()).collect()
+    }
+
+    /// Gathers `other`, another partition's replays of the same run, into these: a trace
+    /// both replayed (the same job and index) counts its skipped lines and notes once.
+    pub fn absorb(&mut self, other: Replays) {
+        for (job, t) in other.traces {
+            match self
+                .traces
+                .iter_mut()
+                .find(|(j, mine)| *j == job && mine.index == t.index)
+            {
+                Some((_, mine)) => {
+                    for (k, n) in t.skipped {
+                        *mine.skipped.entry(k).or_default() += n;
+                    }
+                    for (k, n) in t.notes {
+                        *mine.notes.entry(k).or_default() += n;
+                    }
+                }
+                None => self.traces.push((job, t)),
+            }
+        }
+        self.traces.sort_by(|a, b| (a.0, &a.1.index).cmp(&(b.0, &b.1.index)));
     }
 }
 

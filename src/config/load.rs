@@ -57,6 +57,7 @@ impl Scenario {
                 Section::of::<WorkloadFile>("job"),
                 Section::of::<Limits>("limits"),
                 Section::of::<PowerConfig>("power"),
+                Section::of::<EngineConfig>("engine"),
             ],
             &mut p,
         );
@@ -382,6 +383,7 @@ impl Scenario {
             jobs,
             limits: f.limits,
             power: f.power,
+            engine: f.engine,
             allow_io,
         })
     }

@@ -452,6 +452,22 @@ impl Default for Limits {
     }
 }
 
+/// `[engine]`: how the run is simulated, which never changes what it predicts: on how many
+/// threads, and in how many partitions of the network (docs/architecture.md, "Partitions").
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct EngineConfig {
+    /// Threads that simulate the partitions (`--threads`); 0: every core when the network is
+    /// cut into several partitions, one otherwise.
+    pub threads: u32,
+    /// Partitions the network is cut into (`--partitions`); 0: the network's default (about
+    /// one per 1024 routers, `partition.rs`).
+    pub partitions: u32,
+}
+
+/// The most threads `engine.threads` may ask for.
+pub const MAX_THREADS: u32 = 1024;
+
 /// `[power]`: links that sleep when idle (TraceRP, docs/model.md §8). Each link direction goes to
 /// low power `t_sleep` after its last packet and takes `t_wake` to wake when a packet finds it
 /// asleep (the packet, and what queues behind it, waits). A port draws `p_base_per_port`
@@ -518,6 +534,8 @@ struct ScenarioFile {
     #[serde(default)]
     limits: Limits,
     power: Option<PowerConfig>,
+    #[serde(default)]
+    engine: EngineConfig,
 }
 
 /// The workload: a Lua script that every rank runs as its own coroutine.
@@ -567,6 +585,8 @@ pub struct Scenario {
     pub limits: Limits,
     /// Links that sleep when idle, and energy accounting; None without `[power]`.
     pub power: Option<PowerConfig>,
+    /// Threads and partitions (they change how fast a run goes, never what it predicts).
+    pub engine: EngineConfig,
     /// Whether scripts may use the whole Lua standard library (`--allow-io`); never set by
     /// the scenario file itself, so that a shared scenario cannot lift its own sandbox.
     #[serde(skip)]

@@ -5,29 +5,26 @@
 use crate::config::Scenario;
 use crate::net::topology::Topo;
 use crate::rank::Wait;
-use crate::world::World;
+use crate::part::Part;
 
-/// What each blocked rank of a deadlock waits for, and at which script line (`where_` gives a
-/// suspended rank's traceback); then the messages that arrived and no receive matched.
+/// What each blocked rank of a deadlock waits for, and at which script line: `waits(r)` says
+/// what rank `r` waits for, `line(r)` where it is; then the messages that arrived and no
+/// receive matched (`whole` sees every rank: no partition runs).
 pub(crate) fn deadlock_detail(
-    w: &World,
+    whole: &Part,
     blocked: &[u32],
-    where_: impl Fn(u32) -> String,
+    waits: impl Fn(u32) -> String,
+    line: impl Fn(u32) -> String,
 ) -> String {
     const SHOWN: usize = 16;
     let mut out = String::new();
     for &r in blocked.iter().take(SHOWN) {
-        let rank = &w.ranks[r as usize];
-        let what = waits_for(w, r);
-        let tb = where_(r);
-        let line = match w.replays.position(r) {
-            // a replaying rank is at a line of its trace
-            Some(pos) => format!("{pos} (replaying; script {})", script_line(&tb)),
-            None => script_line(&tb).to_string(),
-        };
+        let rank = &whole.ranks[r as usize];
+        let what = waits(r);
+        let line = line(r);
         out.push_str(&format!(
             "  {} (clock {}) waits in {what}",
-            w.nodes.name(r),
+            whole.nodes.name(r),
             rank.clock
         ));
         if !line.is_empty() {
@@ -41,12 +38,9 @@ pub(crate) fn deadlock_detail(
             blocked.len() - SHOWN
         ));
     }
-    let leftover: Vec<String> = w
-        .ranks
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| w.mpi.queues(*i as u32).unexpected() > 0)
-        .map(|(i, _)| format!("rank {i}: {}", w.mpi.queues(i as u32).unexpected()))
+    let leftover: Vec<String> = (0..whole.ranks.len() as u32)
+        .filter(|&i| whole.mpi.queues(i).unexpected() > 0)
+        .map(|i| format!("rank {i}: {}", whole.mpi.queues(i).unexpected()))
         .collect();
     if !leftover.is_empty() {
         let n = leftover.len();
@@ -61,8 +55,8 @@ pub(crate) fn deadlock_detail(
 }
 
 /// What blocked rank `r` waits for, in words (`MGEN_rdma_poll(tag 3): no put with that tag
-/// was delivered to it`).
-pub(crate) fn waits_for(w: &World, r: u32) -> String {
+/// was delivered to it`); `w` is `r`'s partition.
+pub(crate) fn waits_for(w: &Part, r: u32) -> String {
     let rank = &w.ranks[r as usize];
     match rank.wait {
         Wait::Poll(tag) => {
@@ -162,10 +156,10 @@ pub(crate) fn script_line(tb: &str) -> &str {
 
 /// Warnings about what a finished run's scripts left behind: puts delivered and never polled,
 /// messages that arrived and were never received, receives never matched, requests never
-/// waited for. Each names the count and the first ranks concerned.
-pub(super) fn leftovers(w: &World) -> Vec<String> {
+/// waited for. Each names the count and the first ranks concerned (`w` sees every rank).
+pub(super) fn leftovers(w: &Part) -> Vec<String> {
     const SHOWN: usize = 8;
-    type Count = fn(&World, u32) -> u64;
+    type Count = fn(&Part, u32) -> u64;
     let kinds: [(&str, Count); 5] = [
         (
             "puts delivered and never polled (MGEN_rdma_poll)",
@@ -187,11 +181,8 @@ pub(super) fn leftovers(w: &World) -> Vec<String> {
     ];
     let mut out = Vec::new();
     for (what, count) in kinds {
-        let per: Vec<(usize, u64)> = w
-            .ranks
-            .iter()
-            .enumerate()
-            .map(|(i, _)| (i, count(w, i as u32)))
+        let per: Vec<(usize, u64)> = (0..w.ranks.len())
+            .map(|i| (i, count(w, i as u32)))
             .filter(|&(_, n)| n > 0)
             .collect();
         if per.is_empty() {

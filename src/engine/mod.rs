@@ -1,7 +1,9 @@
-//! The engine: the loop that alternates between the event core and the rank coroutines, and
-//! the driver a run is started, watched and ended through ([`Simulation`]). The model's state
-//! and its operations are the world's (`world.rs`); what the engine says about a run that
-//! cannot go on is in `diagnostics.rs`.
+//! The engine: the driver a run is started, watched and ended through ([`Simulation`]). The
+//! run is cut into partitions (`partition.rs`), each with its Lua state (`runner.rs`: the
+//! loop that alternates between a partition's events and its ranks' coroutines), simulated
+//! window by window (`windows.rs`, on threads: `threads.rs`) and gathered at the end into
+//! one report. The model's state and its operations are a partition's (`part.rs`); what the
+//! engine says about a run that cannot go on is in `diagnostics.rs`.
 //!
 //! Data flows one way: a script calls the API (operations) → the NIC cuts packets → routers
 //! and links move them as events → deliveries and completions wake ranks → scripts go on.
@@ -18,18 +20,23 @@
 //! ```
 
 mod diagnostics;
+mod runner;
+mod windows;
 
 use crate::config::Scenario;
 use crate::event::Event;
 use crate::limits::Limit;
+use crate::part::Part;
+use crate::partition::Partitioning;
 use crate::probe::Probes;
 use crate::rank::Status;
 use crate::report::Report;
-use crate::script::{Outcome, Scripts};
+use crate::script::Scripts;
 use crate::units::Time;
-use crate::world::Next;
-use crate::world::World;
 use diagnostics::{fits_in_memory, leftovers, script_line};
+use runner::Runner;
+pub use windows::WindowStats;
+use windows::Windows;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
@@ -72,6 +79,15 @@ pub enum Stop {
     /// The engine caught itself breaking one of its own invariants: a bug in mgensim.
     #[error("internal error (a bug in mgensim; please report it with the scenario): {0}")]
     Internal(String),
+    /// More records in flight at once than mgensim can hold (transfers, sends or messages
+    /// issued faster than they complete).
+    #[error("at simulated time {time}: {message}")]
+    Capacity {
+        /// Simulated time then.
+        time: Time,
+        /// What overflowed, and why.
+        message: String,
+    },
 }
 
 /// A run that did not finish: why, and what it had computed until then.
@@ -97,38 +113,76 @@ pub struct Progress {
     pub ranks: u32,
 }
 
-/// One simulation: the world and the scripts that drive it.
+/// One simulation: its partitions, each with the Lua state of its ranks.
 pub struct Simulation {
-    world: Rc<RefCell<World>>,
-    scripts: Scripts,
+    runners: Vec<Runner>,
+    parts: Partitioning,
     scenario: Scenario,
-    /// Called with the progress at every look at the limits (not on the hot path).
+    /// Called with the progress now and then (not on the hot path).
     progress: RefCell<Option<ProgressFn>>,
     /// The process exits after this run: its memory is left to the operating system
     /// ([`Simulation::last_in_process`]).
     last: bool,
+    /// Threads to run the partitions on (`engine.threads`, `--threads`).
+    threads: u32,
 }
 
 /// What [`Simulation::on_progress`] calls.
 type ProgressFn = Box<dyn FnMut(Progress)>;
 
+/// How a run was simulated, for the summary's `host` line: threads, partitions, windows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Execution {
+    /// Threads that ran the partitions.
+    pub threads: u32,
+    /// Partitions, and what the cut follows (`slab`, `group`, `pod`).
+    pub partitions: u32,
+    /// What a partition is: slabs of a torus, groups of a dragonfly, pods of a fat tree.
+    #[serde(rename = "partition_unit")]
+    pub unit: &'static str,
+    /// The windows and the cut messages.
+    pub windows: WindowStats,
+}
+
 impl Simulation {
-    /// Builds the network and the ranks and compiles the workload.
+    /// Builds the network and the ranks, cut into partitions (`engine.partitions`, else the
+    /// network's default), and compiles the workload in each partition's Lua state.
     pub fn new(s: &Scenario) -> anyhow::Result<Simulation> {
         fits_in_memory(s)?;
-        let world = Rc::new(RefCell::new(World::new(s)));
-        let scripts = Scripts::new(world.clone(), s)?;
+        let want = (s.engine.partitions > 0).then_some(s.engine.partitions);
+        let (parts_state, parts) = Part::build(s, want);
+        // each rank's place among its partition's
+        let mut local = vec![0u32; parts.rank.len()];
+        let mut seen = vec![0u32; parts.count as usize];
+        for (r, &p) in parts.rank.iter().enumerate() {
+            local[r] = seen[p as usize];
+            seen[p as usize] += 1;
+        }
+        let local: Arc<[u32]> = local.into();
+        let mut runners = Vec::with_capacity(parts_state.len());
+        for part in parts_state {
+            let part = Rc::new(RefCell::new(part));
+            let scripts = Scripts::new(part.clone(), s, local.clone())?;
+            runners.push(Runner { part, scripts });
+        }
+        let threads = match s.engine.threads {
+            0 if parts.count > 1 => std::thread::available_parallelism().map_or(1, |n| n.get()) as u32,
+            0 => 1,
+            n => n,
+        }
+        .min(parts.count);
         Ok(Simulation {
-            world,
-            scripts,
+            runners,
+            parts,
             scenario: s.clone(),
             progress: RefCell::new(None),
             last: false,
+            threads,
         })
     }
 
     /// Says that the process exits right after this run: when [`Simulation::run`] returns,
-    /// the network, the ranks and the Lua state are not freed piece by piece (a full
+    /// the network, the ranks and the Lua states are not freed piece by piece (a full
     /// collection and a `free` per Lua object, 3 % of a 512-rank barrier's instructions and
     /// more with every rank) but left to the operating system, which takes the process's
     /// memory back at once. Lua finalizers (`__gc`) of the scripts' objects then do not run;
@@ -138,70 +192,85 @@ impl Simulation {
         self.last = true;
     }
 
+    /// How this run is cut: partitions, and the threads that will run them.
+    pub fn execution(&self) -> (u32, u32) {
+        (self.parts.count, self.threads)
+    }
+
     /// Records, in this run, what `p` asks for beyond the summary. Errors name a router that
     /// does not exist or an empty interval.
     pub fn probe(&mut self, p: &Probes) -> anyhow::Result<()> {
         use crate::probe::{history::BufferHistory, series::LinkSeries};
-        let mut guard = self.world.borrow_mut();
-        let w = &mut *guard;
-        let routers = w.net.routers();
-        if !p.buffer_history.is_empty() && w.nics.flow.is_some() {
-            anyhow::bail!(
-                "--buffer-history: the flow model (network.model = \"flow\") has no buffers: \
-                 messages move as flows, not packets through routers; use the packet model for \
-                 buffer histories"
-            );
-        }
-        for watch in &p.buffer_history {
-            if watch.router >= routers {
+        for run in &self.runners {
+            let mut guard = run.part.borrow_mut();
+            let w = &mut *guard;
+            let routers = w.net.routers();
+            if !p.buffer_history.is_empty() && w.nics.flow.is_some() {
                 anyhow::bail!(
-                    "--buffer-history: router {} does not exist: the network has {routers} \
-                     routers, 0 to {}",
-                    watch.router,
-                    routers - 1
+                    "--buffer-history: the flow model (network.model = \"flow\") has no buffers: \
+                     messages move as flows, not packets through routers; use the packet model \
+                     for buffer histories"
                 );
             }
-        }
-        let channels = w.net.channels();
-        let for_report = p.report && channels <= crate::probe::REPORT_CHANNELS;
-        match p.interval {
-            Some(Time::ZERO) => anyhow::bail!("--interval must be longer than 0 ps"),
-            Some(i) => w.net.series = Some(Box::new(LinkSeries::new(i.ps(), false, channels))),
-            None if p.adaptive || for_report => {
-                w.net.series = Some(Box::new(LinkSeries::new(1_000, true, channels)))
+            for watch in &p.buffer_history {
+                if watch.router >= routers {
+                    anyhow::bail!(
+                        "--buffer-history: router {} does not exist: the network has {routers} \
+                         routers, 0 to {}",
+                        watch.router,
+                        routers - 1
+                    );
+                }
             }
-            None => w.net.series = None,
+            let channels = w.net.channels();
+            let for_report = p.report && channels <= crate::probe::REPORT_CHANNELS;
+            match p.interval {
+                Some(Time::ZERO) => anyhow::bail!("--interval must be longer than 0 ps"),
+                Some(i) => {
+                    w.net.series = Some(Box::new(LinkSeries::new(i.ps(), false, channels)))
+                }
+                None if p.adaptive || for_report => {
+                    w.net.series = Some(Box::new(LinkSeries::new(1_000, true, channels)))
+                }
+                None => w.net.series = None,
+            }
+            w.series_in_files = p.interval.is_some() || p.adaptive;
+            w.net.history = (!p.buffer_history.is_empty())
+                .then(|| Box::new(BufferHistory::new(p.buffer_history.clone())));
+            let ranks = w.ranks.len() as u32;
+            let for_report = p.report && ranks as usize <= crate::probe::REPORT_RANKS;
+            w.trace = match (p.trace, for_report) {
+                (true, _) => Some(Box::new(crate::probe::trace::Trace::new(ranks))),
+                (false, true) => Some(Box::new(crate::probe::trace::Trace::bounded(
+                    ranks,
+                    crate::probe::REPORT_SPANS,
+                ))),
+                _ => None,
+            };
         }
-        w.series_in_files = p.interval.is_some() || p.adaptive;
-        w.net.history = (!p.buffer_history.is_empty())
-            .then(|| Box::new(BufferHistory::new(p.buffer_history.clone())));
-        let for_report = p.report && w.ranks.len() <= crate::probe::REPORT_RANKS;
-        let ranks = w.ranks.len() as u32;
-        w.trace = match (p.trace, for_report) {
-            (true, _) => Some(Box::new(crate::probe::trace::Trace::new(ranks))),
-            (false, true) => Some(Box::new(crate::probe::trace::Trace::bounded(
-                ranks,
-                crate::probe::REPORT_SPANS,
-            ))),
-            _ => None,
-        };
         Ok(())
     }
 
-    /// Calls `f` with the run's progress every [`crate::limits::CHECK_EVERY`] events.
+    /// Calls `f` with the run's progress now and then (every few thousand events).
     pub fn on_progress(&mut self, f: impl FnMut(Progress) + 'static) {
         self.progress = RefCell::new(Some(Box::new(f)));
     }
 
     fn show_progress(&self, ranks: u32) {
         if let Some(f) = self.progress.borrow_mut().as_mut() {
-            let w = self.world.borrow();
-            f(Progress {
-                now: w.now,
-                events: w.events,
-                finished: w.finished,
+            let mut p = Progress {
+                now: Time::ZERO,
+                events: 0,
+                finished: 0,
                 ranks,
-            });
+            };
+            for run in &self.runners {
+                let w = run.part.borrow();
+                p.now = p.now.max(w.now);
+                p.events += w.events;
+                p.finished += w.finished;
+            }
+            f(p);
         }
     }
 
@@ -213,10 +282,12 @@ impl Simulation {
     /// At flow level, it checks instead that every selective update gives the rates a
     /// max-min of all the flows gives (a pass over all of them per recomputation).
     pub fn self_check(&mut self) {
-        let mut w = self.world.borrow_mut();
-        w.self_check = true;
-        if let Some(f) = w.nics.flow.as_deref_mut() {
-            f.check = true;
+        for run in &self.runners {
+            let mut w = run.part.borrow_mut();
+            w.self_check = true;
+            if let Some(f) = w.nics.flow.as_deref_mut() {
+                f.check = true;
+            }
         }
     }
 
@@ -225,8 +296,10 @@ impl Simulation {
     /// The rates, and so every figure, are the same either way; this is for the tests that
     /// say so.
     pub fn flow_ripple(&mut self, on: bool) {
-        if let Some(f) = self.world.borrow_mut().nics.flow.as_deref_mut() {
-            f.use_ripple(on);
+        for run in &self.runners {
+            if let Some(f) = run.part.borrow_mut().nics.flow.as_deref_mut() {
+                f.use_ripple(on);
+            }
         }
     }
 
@@ -235,46 +308,61 @@ impl Simulation {
     /// larger than 8 MiB (`PREFETCH_ABOVE`). They change what is in the cache, never what the
     /// run computes; this is for the tests that say so.
     pub fn cache_tactics(&mut self, on: bool) {
-        let mut w = self.world.borrow_mut();
-        w.tactics = Some(on);
-        w.prefetching = on;
-        w.net.prefetching = on;
+        for run in &self.runners {
+            let mut w = run.part.borrow_mut();
+            w.tactics = Some(on);
+            w.prefetching = on;
+            w.net.prefetching = on;
+        }
     }
 
     /// Stops the run, with a partial report, as soon as `flag` is set (by a Ctrl-C handler).
     pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
-        self.world.borrow_mut().watch.set_interrupt(flag);
+        for run in &self.runners {
+            run.part.borrow_mut().watch.set_interrupt(flag.clone());
+        }
     }
 
     /// `limits.wall_time` counts from `origin` (the process's start: setting up counts too).
     pub fn count_wall_time_from(&mut self, origin: Instant) {
-        self.world.borrow_mut().watch.count_from(origin);
+        for run in &self.runners {
+            run.part.borrow_mut().watch.count_from(origin);
+        }
     }
 
     /// Runs every rank to its end.
     pub fn run(self) -> Result<Report, SimError> {
         let started = Instant::now();
-        let nranks = self.world.borrow().ranks.len() as u32;
-        if let Err(e) = self.scripts.spawn(nranks) {
-            return Err(SimError {
-                stop: Stop::Script {
-                    rank: 0,
-                    who: "rank 0".to_string(),
-                    time: Time::ZERO,
-                    message: e.to_string(),
-                },
-                partial: None,
-            });
+        let nranks = self.parts.rank.len() as u32;
+        for run in &self.runners {
+            let mine = run.part.borrow().mine.clone();
+            if let Err(e) = run.scripts.spawn(&mine) {
+                return Err(SimError {
+                    stop: Stop::Script {
+                        rank: 0,
+                        who: "rank 0".to_string(),
+                        time: Time::ZERO,
+                        message: e.to_string(),
+                    },
+                    partial: None,
+                });
+            }
         }
-        {
-            let mut w = self.world.borrow_mut();
+        let mut windows = Windows::new(&self.runners, &self.scenario.limits);
+        for run in &self.runners {
+            let mut w = run.part.borrow_mut();
             w.watch.start(self.scenario.limits.wall_time);
-            for r in 0..nranks {
+            if windows.counts_events() {
+                // (the engine counts them, at the ends of epochs)
+                w.watch.event_limit = u64::MAX;
+            }
+            w.checkpoint = w.watch.event_limit.min(crate::limits::CHECK_EVERY);
+            for r in w.mine.clone() {
                 w.queue.push(Time::ZERO, Event::RankWake(r));
             }
         }
-        let result = match self.drive(nranks) {
-            Ok(()) => self.finish(started),
+        let result = match self.drive(&mut windows, nranks) {
+            Ok(()) => self.finish(started, windows.stats),
             Err(stop) => {
                 let prompt = match &stop {
                     Stop::Limit {
@@ -290,7 +378,7 @@ impl Simulation {
                 let dropped = prompt
                     .map(|_| self.drop_bulky_records())
                     .unwrap_or_default();
-                let mut partial = self.report(started, true);
+                let mut partial = self.report(started, true, windows.stats);
                 if let (Some(why), false) = (prompt, dropped.is_empty()) {
                     partial.warnings.push(format!(
                         "{why}: {} not written, to stop promptly (a run stopped by --until or \
@@ -306,8 +394,10 @@ impl Simulation {
         };
         if self.last {
             let mut this = self;
-            // (the watchdog's thread still ends as usual: its safety rests on that)
-            this.scripts.stop_watchdog();
+            // (the watchdogs' threads still end as usual: their safety rests on that)
+            for run in &mut this.runners {
+                run.scripts.stop_watchdog();
+            }
             std::mem::forget(this);
         }
         result
@@ -317,7 +407,6 @@ impl Simulation {
     /// series, buffer history, timeline) are let go, not turned into outputs. Returns what
     /// they were, for a warning.
     fn drop_bulky_records(&self) -> Vec<&'static str> {
-        let mut w = self.world.borrow_mut();
         let mut dropped = Vec::new();
         // (a process about to end leaves them to the exit: freeing gigabytes takes seconds)
         let last = self.last;
@@ -325,196 +414,213 @@ impl Simulation {
             Some(b) if last => std::mem::forget(b),
             _ => {}
         };
-        if let Some(b) = w.net.series.take() {
-            dropped.push("links_timeseries.csv and power_timeseries.csv");
-            let_go(Some(b));
-        }
-        if let Some(b) = w.net.history.take() {
-            dropped.push("buffer_history.csv");
-            let_go(Some(b));
-        }
-        if let Some(b) = w.trace.take() {
-            dropped.push("the timeline (trace)");
-            let_go(Some(b));
+        let mut say = |what: &'static str| {
+            if !dropped.contains(&what) {
+                dropped.push(what);
+            }
+        };
+        for run in &self.runners {
+            let mut w = run.part.borrow_mut();
+            if let Some(b) = w.net.series.take() {
+                say("links_timeseries.csv and power_timeseries.csv");
+                let_go(Some(b));
+            }
+            if let Some(b) = w.net.history.take() {
+                say("buffer_history.csv");
+                let_go(Some(b));
+            }
+            if let Some(b) = w.trace.take() {
+                say("the timeline (trace)");
+                let_go(Some(b));
+            }
         }
         dropped
     }
 
+    /// The runner of rank `r`'s partition.
+    fn runner_of(&self, r: u32) -> &Runner {
+        &self.runners[self.parts.rank[r as usize] as usize]
+    }
+
     /// The summary of the run as it stands. Ranks that have not finished are listed with what
     /// they wait for and their script line, and on the timeline a blocked one's wait runs to
-    /// the stop.
-    fn report(&self, started: Instant, partial: bool) -> Report {
-        let (unfinished, end) = {
-            let mut guard = self.world.borrow_mut();
-            let w = &mut *guard;
-            let end = w
-                .ranks
-                .iter()
-                .map(|r| r.clock)
-                .max()
-                .unwrap_or(Time::ZERO)
-                .max(w.now);
-            w.net.settle_all(end);
-            let open: Vec<u32> = (0..w.ranks.len() as u32)
-                .filter(|&r| w.ranks[r as usize].status != Status::Done)
-                .collect();
-            // a traceback per rank: all of them for the timeline (up to a bound), the first
-            // few for the summary
-            let traced = if w.trace.is_some() { 4096 } else { 0 };
-            let mut listed = Vec::new();
-            for (i, &r) in open.iter().enumerate() {
-                if i >= crate::report::UNFINISHED_LISTED.max(traced) {
-                    break;
-                }
-                let rank = &w.ranks[r as usize];
-                let blocked = rank.status == Status::Blocked;
-                let waits_for = if blocked {
-                    diagnostics::waits_for(w, r)
-                } else {
-                    String::new()
-                };
-                let at = w
-                    .replays
-                    .position(r)
-                    .unwrap_or_else(|| script_line(&self.scripts.where_(r)).to_string());
-                let since = rank.clock.ps();
-                if let (true, Some(tr)) = (blocked, w.trace.as_deref_mut()) {
-                    tr.stuck(r, since, end.ps(), waits_for.clone(), at.clone());
-                }
-                if i < crate::report::UNFINISHED_LISTED {
-                    listed.push(crate::report::Unfinished {
-                        rank: r,
-                        name: w.nodes.name(r),
-                        state: if blocked { "blocked" } else { "running" }.to_string(),
-                        since_ps: since,
-                        waits_for,
-                        at,
-                    });
-                }
-            }
-            (listed, end.ps())
+    /// the stop. Gathers every partition into the first (the run is over).
+    fn report(&self, started: Instant, partial: bool, windows: WindowStats) -> Report {
+        let end = self
+            .runners
+            .iter()
+            .map(|run| {
+                let w = run.part.borrow();
+                w.mine
+                    .iter()
+                    .map(|&r| w.ranks[r as usize].clock)
+                    .max()
+                    .unwrap_or(Time::ZERO)
+                    .max(w.now)
+            })
+            .max()
+            .unwrap_or(Time::ZERO);
+        for run in &self.runners {
+            run.part.borrow_mut().net.settle_all(end);
+        }
+        let nranks = self.parts.rank.len() as u32;
+        let open: Vec<u32> = (0..nranks)
+            .filter(|&r| {
+                let w = self.runner_of(r).part.borrow();
+                w.ranks[r as usize].status != Status::Done
+            })
+            .collect();
+        // a traceback per rank: all of them for the timeline (up to a bound), the first few
+        // for the summary
+        let traced = if self.runners[0].part.borrow().trace.is_some() {
+            4096
+        } else {
+            0
         };
-        let w = self.world.borrow();
+        let mut listed = Vec::new();
+        for (i, &r) in open.iter().enumerate() {
+            if i >= crate::report::UNFINISHED_LISTED.max(traced) {
+                break;
+            }
+            let run = self.runner_of(r);
+            let mut guard = run.part.borrow_mut();
+            let w = &mut *guard;
+            let rank = &w.ranks[r as usize];
+            let blocked = rank.status == Status::Blocked;
+            let since = rank.clock.ps();
+            let waits_for = if blocked {
+                diagnostics::waits_for(w, r)
+            } else {
+                String::new()
+            };
+            let at = w
+                .replays
+                .position(r)
+                .unwrap_or_else(|| script_line(&run.scripts.where_(r)).to_string());
+            if let (true, Some(tr)) = (blocked, w.trace.as_deref_mut()) {
+                tr.stuck(r, since, end.ps(), waits_for.clone(), at.clone());
+            }
+            if i < crate::report::UNFINISHED_LISTED {
+                listed.push(crate::report::Unfinished {
+                    rank: r,
+                    name: w.nodes.name(r),
+                    state: if blocked { "blocked" } else { "running" }.to_string(),
+                    since_ps: since,
+                    waits_for,
+                    at,
+                });
+            }
+        }
+        self.gather();
+        let lua: usize = self.runners.iter().map(|run| run.scripts.memory()).sum();
+        let w = self.runners[0].part.borrow();
         let mut r = Report::new(
             &self.scenario,
             &w,
             started.elapsed(),
-            self.scripts.memory(),
-            unfinished,
-            end,
+            lua,
+            listed,
+            end.ps(),
         );
         r.partial = partial;
+        r.host.execution = Execution {
+            threads: self.threads,
+            partitions: self.parts.count,
+            unit: self.parts.unit,
+            windows,
+        };
         r
     }
 
-    /// Alternates between events and ranks until every rank is done, a rank fails or a
-    /// limit is hit.
-    fn drive(&self, nranks: u32) -> Result<(), Stop> {
-        loop {
-            let next = self.world.borrow_mut().advance();
-            let r = match next {
-                Next::Wake(r) => r,
-                Next::Checkpoint => {
-                    self.world.borrow_mut().look_at_limits();
-                    self.check_stop()?;
-                    self.show_progress(nranks);
-                    continue;
-                }
-                Next::Idle => break,
-            };
-            {
-                let mut w = self.world.borrow_mut();
-                w.current = r;
-                w.ranks[r as usize].status = Status::Running;
-                w.trace_wake(r);
-            }
-            match self.scripts.resume(r) {
-                Outcome::Blocked => {
-                    let mut guard = self.world.borrow_mut();
-                    let w = &mut *guard;
-                    let rank = &mut w.ranks[r as usize];
-                    if rank.status == Status::Running {
-                        // the script yielded on its own: let it go on at its clock
-                        let clock = rank.clock;
-                        rank.wake(r, clock, &mut w.queue);
-                    }
-                }
-                Outcome::Finished => {
-                    let mut w = self.world.borrow_mut();
-                    w.ranks[r as usize].status = Status::Done;
-                    w.finished += 1;
-                }
-                Outcome::Failed(message) => {
-                    let w = self.world.borrow();
-                    let time = w.ranks[r as usize].clock;
-                    return Err(Stop::Script {
-                        rank: r,
-                        who: w.nodes.name(r),
-                        time,
-                        message,
-                    });
-                }
-                Outcome::Stopped(limit) => {
-                    // the hook recorded its own stop with the line; a memory stop has none yet
-                    // (and the traceback that finds it needs the limit lifted)
-                    let at = (limit == Limit::LuaMemory)
-                        .then(|| {
-                            self.scripts.lift_memory_limit();
-                            self.location(r)
-                        })
-                        .flatten();
-                    self.world.borrow_mut().watch.record(limit, Some(r), at);
-                }
-            }
-            // a stop recorded while the rank ran (by its instruction hook), even one its
-            // own pcall caught
-            self.check_stop()?;
+    /// Gathers every partition's counts and records into the first, which then sees every
+    /// rank and channel (the run is over: no partition runs).
+    fn gather(&self) {
+        let mut first = self.runners[0].part.borrow_mut();
+        if first.is_whole() {
+            return;
         }
-        let w = self.world.borrow();
+        for run in &self.runners[1..] {
+            first.absorb(&mut run.part.borrow_mut());
+        }
+        first.become_whole();
+    }
+
+    /// Simulates the windows until every rank is done, a rank fails or a limit is hit.
+    fn drive(&self, windows: &mut Windows, nranks: u32) -> Result<(), Stop> {
+        let mut shown = 0u64;
+        windows.drive(&self.runners, &self.scenario.limits, || {
+            let events: u64 = self.runners.iter().map(|r| r.part.borrow().events).sum();
+            if events >= shown + crate::limits::CHECK_EVERY {
+                shown = events;
+                self.show_progress(nranks);
+            }
+        })?;
+        for run in &self.runners {
+            if let Some(s) = &run.part.borrow().stalled {
+                // (not a deadlock of the model: a wake-up the engine missed)
+                return Err(Stop::Internal(s.clone()));
+            }
+        }
         let blocked: Vec<u32> = (0..nranks)
-            .filter(|&r| w.ranks[r as usize].status != Status::Done)
+            .filter(|&r| {
+                let w = self.runner_of(r).part.borrow();
+                w.ranks[r as usize].status != Status::Done
+            })
             .collect();
-        if let Some(s) = &w.stalled {
-            // (not a deadlock of the model: a wake-up the engine missed)
-            return Err(Stop::Internal(s.clone()));
-        }
         if !blocked.is_empty() {
+            let now = self
+                .runners
+                .iter()
+                .map(|run| run.part.borrow().now)
+                .max()
+                .unwrap_or(Time::ZERO);
+            let waits = |r: u32| diagnostics::waits_for(&self.runner_of(r).part.borrow(), r);
+            let line = |r: u32| {
+                let run = self.runner_of(r);
+                let tb = run.scripts.where_(r);
+                match run.part.borrow().replays.position(r) {
+                    // a replaying rank is at a line of its trace
+                    Some(pos) => format!("{pos} (replaying; script {})", script_line(&tb)),
+                    None => script_line(&tb).to_string(),
+                }
+            };
+            let whole = self.whole_view();
             return Err(Stop::Deadlock {
-                time: w.now,
-                detail: diagnostics::deadlock_detail(&w, &blocked, |r| self.scripts.where_(r)),
+                time: now,
+                detail: diagnostics::deadlock_detail(&whole, &blocked, waits, line),
             });
         }
         Ok(())
     }
 
-    /// The stop recorded in the watch, if any, as an error.
-    fn check_stop(&self) -> Result<(), Stop> {
-        let w = self.world.borrow();
-        let Some((limit, rank, at)) = w.watch.hit.clone() else {
-            return Ok(());
-        };
-        let time = rank.map_or(w.now, |r| w.ranks[r as usize].clock.max(w.now));
-        Err(Stop::Limit {
-            limit,
-            time,
-            message: limit.explain(&self.scenario.limits, time, rank, at.as_deref()),
-        })
+    /// A view of partition 0 that sees every rank and channel, for reports made when no
+    /// partition runs (before the partitions are gathered).
+    fn whole_view(&self) -> std::cell::Ref<'_, Part> {
+        self.runners[0].part.borrow_mut().become_whole();
+        self.runners[0].part.borrow()
     }
 
     /// Checks the end state (a run that ends with packets or messages in flight has lost
     /// them) and builds the report, with warnings about what the scripts left behind.
-    fn finish(&self, started: Instant) -> Result<Report, SimError> {
+    fn finish(&self, started: Instant, windows: WindowStats) -> Result<Report, SimError> {
         let internal = {
-            let w = self.world.borrow();
-            if let Some((before, after)) = w.time_went_back {
+            let mut went_back = None;
+            let mut stalled = None;
+            let (mut packets, mut msgs) = (0, 0);
+            for run in &self.runners {
+                let w = run.part.borrow();
+                went_back = went_back.or(w.time_went_back);
+                stalled = stalled.or_else(|| w.stalled.clone());
+                packets += w.net.packets.live() + w.net.releases_held() * 0;
+                msgs += w.nics.live_msgs();
+            }
+            if let Some((before, after)) = went_back {
                 Some(format!("simulated time went back from {before} to {after}"))
-            } else if let Some(s) = &w.stalled {
-                Some(s.clone())
-            } else if w.net.packets.live() != 0 || w.nics.live_msgs() != 0 {
+            } else if let Some(s) = stalled {
+                Some(s)
+            } else if packets != 0 || msgs != 0 {
                 Some(format!(
-                    "the run ended with {} packets and {} NIC messages still in flight",
-                    w.net.packets.live(),
-                    w.nics.live_msgs()
+                    "the run ended with {packets} packets and {msgs} NIC messages still in flight"
                 ))
             } else {
                 None
@@ -523,23 +629,17 @@ impl Simulation {
         if let Some(msg) = internal {
             return Err(SimError {
                 stop: Stop::Internal(msg),
-                partial: Some(Box::new(self.report(started, true))),
+                partial: Some(Box::new(self.report(started, true, windows))),
             });
         }
-        let mut report = self.report(started, false);
-        report.warnings = leftovers(&self.world.borrow());
+        let mut report = self.report(started, false, windows);
+        report.warnings = leftovers(&self.runners[0].part.borrow());
         let jobs: Vec<String> = self.scenario.jobs.iter().map(|j| j.name.clone()).collect();
-        report.warnings.extend(self.scripts.unread_args(&jobs));
+        let unread = crate::script::unread_args(self.runners.iter().map(|r| &r.scripts), &jobs);
+        report.warnings.extend(unread);
         report
             .warnings
-            .extend(self.world.borrow().replays.warnings());
+            .extend(self.runners[0].part.borrow().replays.warnings());
         Ok(report)
-    }
-
-    /// `file:line` where rank `r`'s script is (for a stop at the memory limit).
-    fn location(&self, r: u32) -> Option<String> {
-        let tb = self.scripts.where_(r);
-        let line = script_line(&tb);
-        (!line.is_empty()).then(|| line.to_string())
     }
 }

@@ -20,15 +20,16 @@ pub struct LinkPower {
     pub wakeups: u64,
 }
 
-/// The power state of every channel (indexed like the router's channels).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The power state of every channel (indexed like the router's channels; each partition sees
+/// the same array and changes only its own channels', `perf/slab.rs`).
+#[derive(Clone)]
 pub struct Power {
     /// T_s and T_w, in ps.
     pub t_sleep: u64,
     /// T_w in ps.
     pub t_wake: u64,
     /// Per channel, as the network numbers them.
-    pub links: Vec<LinkPower>,
+    pub(crate) links: crate::perf::slab::SharedVec<LinkPower>,
 }
 
 /// What [`Power::ready`] decided for a packet ready to go on an idle channel.
@@ -51,7 +52,7 @@ impl Power {
         Power {
             t_sleep,
             t_wake,
-            links: vec![LinkPower::default(); channels],
+            links: crate::perf::slab::SharedVec::new(vec![LinkPower::default(); channels]),
         }
     }
 
@@ -82,11 +83,17 @@ impl Power {
         self.links[c as usize].free_at = now;
     }
 
-    /// Counts the low power of channels asleep at the end of the run (`now`), once; returns
+    /// Counts the low power of `channels` asleep at the end of the run (`now`), once; returns
     /// the intervals counted, `(channel, from)`, for the time series.
-    pub fn settle(&mut self, now: u64, busy: impl Fn(u32) -> bool) -> Vec<(u32, u64)> {
+    pub fn settle(
+        &mut self,
+        now: u64,
+        channels: impl Iterator<Item = u32>,
+        busy: impl Fn(u32) -> bool,
+    ) -> Vec<(u32, u64)> {
         let mut out = Vec::new();
-        for (c, l) in self.links.iter_mut().enumerate() {
+        for c in channels {
+            let l = &mut self.links[c as usize];
             let asleep = l.free_at + self.t_sleep;
             if now > asleep && !busy(c as u32) {
                 l.low_ps += now - asleep;
@@ -128,10 +135,10 @@ mod tests {
     fn the_end_of_the_run_counts_a_last_sleep_once() {
         let mut p = Power::new(100, 7, 2);
         p.idle(0, 50);
-        let first = p.settle(1_000, |c| c == 1);
+        let first = p.settle(1_000, 0..2, |c| c == 1);
         assert_eq!(first, vec![(0, 150)]);
         assert_eq!(p.links[0].low_ps, 850);
-        assert!(p.settle(1_000, |_| false).iter().all(|&(c, _)| c == 1));
+        assert!(p.settle(1_000, 0..2, |_| false).iter().all(|&(c, _)| c == 1));
         assert_eq!(p.links[0].low_ps, 850);
     }
 }

@@ -1,9 +1,12 @@
 //! Helpers that make the engine fast and change nothing it computes: the packet pool (a slab
-//! allocator), software prefetch, transparent huge pages for large blocks, and the hook that
-//! starts Valgrind's instrumentation at a given event (`bench/cachesim`). What was tried and
+//! allocator), the arrays and pools the partitions share (`slab.rs`, `stable.rs`), software
+//! prefetch, transparent huge pages for large blocks, and the hook that starts Valgrind's
+//! instrumentation at a given event (`bench/cachesim`). What was tried and
 //! measured with them is in `docs/performance.md`.
 
 pub mod hugepages;
 pub mod pool;
 pub mod prefetch;
+pub(crate) mod slab;
+pub(crate) mod stable;
 pub mod valgrind;

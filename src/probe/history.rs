@@ -66,6 +66,22 @@ impl BufferHistory {
         }
     }
 
+    /// Gathers `other`, another partition's history of the same run, into this one; the rows
+    /// are then in the order of the model (arrival, router, input port, virtual channel),
+    /// whichever partition recorded them.
+    pub fn absorb(&mut self, other: BufferHistory) {
+        self.rows.extend(other.rows);
+        self.open.clear();
+        self.sort();
+    }
+
+    /// Puts the rows in the order of the model (see [`BufferHistory::absorb`]).
+    pub fn sort(&mut self) {
+        self.open.clear();
+        self.rows
+            .sort_by_key(|r| (r.arrive_ps, r.router, r.in_port, r.vc, r.src, r.dst));
+    }
+
     /// Whether router `r` is watched at all (the cheap test the network makes first).
     #[inline]
     pub fn watches(&self, r: u32) -> bool {

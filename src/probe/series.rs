@@ -113,6 +113,27 @@ impl LinkSeries {
         self.width *= 2;
     }
 
+    /// Gathers `other`, another partition's series of the same run (over the same channels,
+    /// each recorded by one partition only), into this one: both at the wider of their two
+    /// widths, counters added.
+    pub fn absorb(&mut self, mut other: LinkSeries) {
+        while self.width < other.width {
+            self.halve();
+        }
+        while other.width < self.width {
+            other.halve();
+        }
+        if self.table.len() < other.table.len() {
+            self.table.resize(other.table.len(), Window::default());
+        }
+        for (a, b) in self.table.iter_mut().zip(&other.table) {
+            a.add(b);
+        }
+        for (a, b) in self.since.iter_mut().zip(&other.since) {
+            *a = (*a).max(*b);
+        }
+    }
+
     /// A packet of `bytes` starts on channel `c` at `start` and its tail leaves at `end`.
     pub fn sent(&mut self, c: u32, start: u64, end: u64, bytes: u64) {
         let k = self.channels;

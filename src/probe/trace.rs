@@ -69,9 +69,17 @@ struct Span {
 }
 
 /// The spans recorded so far, and the regions still open on each rank.
+///
+/// Each partition of a run records its own ranks' timeline (`part.rs`); the engine gathers
+/// them at the end ([`Trace::absorb`]). What comes out depends only on the model: spans are
+/// written rank by rank, each rank's in the order they were recorded, and a bounded timeline
+/// keeps the spans that start first (then by rank), whichever partition recorded them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
+    /// Calls, waits and arrivals (bounded by `limit`).
     spans: Vec<Span>,
+    /// Regions and stuck waits (never left out).
+    marks: Vec<Span>,
     names: Vec<String>,
     ids: HashMap<String, u32>,
     open: Vec<Vec<(u32, u64)>>,
@@ -113,19 +121,19 @@ impl Trace {
 
     /// Spans left out past the limit, and the earliest time (ps) among them.
     pub fn dropped(&self) -> (u64, u64) {
-        (self.dropped, self.dropped_from)
+        let mut t = self.clone();
+        t.keep_earliest();
+        (t.dropped, t.dropped_from)
     }
 
     /// Records a span of `rank` from `start` to `end` (ps); an empty one only if it is an
     /// arrival or a call (waits and computations of no time are left out).
     pub fn span(&mut self, rank: u32, start: u64, end: u64, what: What) {
         let point = matches!(what, What::Arrival { .. } | What::Call { .. });
-        if self.spans.len() >= self.limit {
-            self.dropped += 1;
-            self.dropped_from = self.dropped_from.min(start);
-            return;
-        }
         if end > start || point {
+            if self.spans.len() >= self.limit.saturating_mul(2) {
+                self.keep_earliest();
+            }
             self.spans.push(Span {
                 rank,
                 start,
@@ -133,6 +141,57 @@ impl Trace {
                 what,
             });
         }
+    }
+
+    /// Of a bounded timeline's spans, keeps the `limit` that start first (then by rank, then
+    /// as recorded) and counts the others left out: O(n log n) once per `limit` spans.
+    fn keep_earliest(&mut self) {
+        if self.spans.len() <= self.limit {
+            return;
+        }
+        self.spans.sort_by_key(|s| (s.start, s.rank));
+        for s in &self.spans[self.limit..] {
+            self.dropped += 1;
+            self.dropped_from = self.dropped_from.min(s.start);
+        }
+        self.spans.truncate(self.limit);
+    }
+
+    /// Gathers `other`, another partition's timeline of the same run, into this one.
+    pub fn absorb(&mut self, other: Trace) {
+        let names: Vec<u32> = other
+            .names
+            .iter()
+            .map(|n| match self.ids.get(n) {
+                Some(&id) => id,
+                None => {
+                    let id = self.names.len() as u32;
+                    self.names.push(n.clone());
+                    self.ids.insert(n.clone(), id);
+                    id
+                }
+            })
+            .collect();
+        let notes = self.notes.len() as u32;
+        self.notes.extend(other.notes);
+        let remap = |w: What| match w {
+            What::Region(id) => What::Region(names[id as usize]),
+            What::Stuck(id) => What::Stuck(notes + id),
+            w => w,
+        };
+        self.spans.extend(other.spans);
+        self.marks.extend(other.marks.into_iter().map(|s| Span {
+            what: remap(s.what),
+            ..s
+        }));
+        for (r, open) in other.open.into_iter().enumerate() {
+            if !open.is_empty() {
+                self.open[r] = open.into_iter().map(|(id, t)| (names[id as usize], t)).collect();
+            }
+        }
+        self.dropped += other.dropped;
+        self.dropped_from = self.dropped_from.min(other.dropped_from);
+        self.keep_earliest();
     }
 
     /// `MGEN_region_begin(name)` on `rank` at `t`.
@@ -152,7 +211,7 @@ impl Trace {
     /// `MGEN_region_end()` on `rank` at `t`: closes its innermost region.
     pub fn end(&mut self, rank: u32, t: u64) {
         if let Some((id, start)) = self.open[rank as usize].pop() {
-            self.spans.push(Span {
+            self.marks.push(Span {
                 rank,
                 start,
                 end: t,
@@ -166,7 +225,7 @@ impl Trace {
     pub fn stuck(&mut self, rank: u32, start: u64, end: u64, waits_for: String, at: String) {
         let id = self.notes.len() as u32;
         self.notes.push((waits_for, at));
-        self.spans.push(Span {
+        self.marks.push(Span {
             rank,
             start,
             end: end.max(start),
@@ -174,13 +233,13 @@ impl Trace {
         });
     }
 
-    /// Spans recorded.
+    /// Spans recorded (and kept).
     pub fn len(&self) -> usize {
-        self.spans.len()
+        self.spans.len().min(self.limit) + self.marks.len()
     }
     /// Whether nothing was recorded.
     pub fn is_empty(&self) -> bool {
-        self.spans.is_empty()
+        self.len() == 0
     }
 
     /// The trace as Chrome trace-event JSON, one process per job of `jobs`. Regions still
@@ -241,8 +300,15 @@ impl Trace {
                 );
             }
         }
+        // rank by rank, each rank's spans as recorded (the spans that start first, for a
+        // bounded timeline)
+        let mut spans = self.spans.clone();
+        spans.sort_by_key(|s| (s.start, s.rank));
+        spans.truncate(self.limit);
+        spans.extend(self.marks.iter().copied());
+        spans.sort_by_key(|s| s.rank);
         let mut ev = String::new();
-        for s in self.spans.iter().chain(&closing) {
+        for s in spans.iter().chain(&closing) {
             let pid = job_of(s.rank);
             let local = |r: u32| r - jobs.get(job_of(r)).map_or(0, |j| j.base);
             let (name, cat, args): (String, &str, String) = match s.what {

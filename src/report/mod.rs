@@ -5,7 +5,7 @@ use crate::config::{Scenario, Topology};
 use crate::event::Event;
 use crate::net::router::LinkLoad;
 
-use crate::world::World;
+use crate::part::Part;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -112,10 +112,6 @@ pub struct NetworkSummary {
     pub events_by_kind: BTreeMap<String, u64>,
     /// Time of the last event: when the network fell quiet.
     pub quiet_ps: u64,
-    /// Most events pending at once (to within the queue's growth step).
-    pub peak_pending_events: u64,
-    /// Most packets in flight at once.
-    pub peak_packets: u64,
     /// Link directions in the network (NIC links included).
     pub links: u64,
     /// NSIM's performance statistics over all link directions and the run's time (the later of
@@ -145,7 +141,7 @@ pub struct FlowWork {
     pub largest_component: u64,
 }
 
-pub use crate::world::Metric;
+pub use crate::part::Metric;
 
 /// What the run cost on this machine; the only part that differs between two runs.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -162,8 +158,17 @@ pub struct HostSummary {
     pub packet_hops_per_s: f64,
     /// Peak resident memory of the process (VmHWM), 0 where the OS does not say.
     pub peak_memory_bytes: u64,
-    /// Memory of the Lua state at the end of the run.
+    /// Memory of the Lua states at the end of the run.
     pub lua_memory_bytes: u64,
+    /// How the run was simulated: threads, partitions, windows (they change how fast it ran,
+    /// never what it predicts).
+    #[serde(flatten)]
+    pub execution: crate::engine::Execution,
+    /// Most events pending at once, summed over the partitions (to within the queue's growth
+    /// step).
+    pub peak_pending_events: u64,
+    /// Most packets in flight at once, summed over the partitions.
+    pub peak_packets: u64,
 }
 
 /// One rank's figures (in the library's report, and a line of `ranks.csv`).
@@ -389,7 +394,7 @@ pub struct SeriesRow {
 }
 
 impl SeriesTable {
-    fn new(w: &World) -> Option<SeriesTable> {
+    fn new(w: &Part) -> Option<SeriesTable> {
         let s = w.net.series.as_deref()?;
         let links: Vec<u32> = w.net.link_channels().collect();
         let mut rows = Vec::new();
@@ -420,16 +425,16 @@ impl Report {
     /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped.
     pub fn new(
         s: &Scenario,
-        w: &World,
+        w: &Part,
         wall: Duration,
         lua_memory: usize,
         unfinished: Vec<Unfinished>,
         stop_ps: u64,
     ) -> Report {
         let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
-        let finish: Vec<u64> = w.ranks.iter().map(|r| r.clock.ps()).collect();
+        let finish: Vec<u64> = w.all_ranks().iter().map(|r| r.clock.ps()).collect();
         let ended: Vec<u64> = w
-            .ranks
+            .all_ranks()
             .iter()
             .filter(|r| done(r))
             .map(|r| r.clock.ps())
@@ -501,8 +506,6 @@ impl Report {
                     .map(|(k, n)| (k.to_string(), n))
                     .collect(),
                 quiet_ps: w.now.ps(),
-                peak_pending_events: w.queue.peak() as u64,
-                peak_packets: w.net.packets.peak() as u64,
                 links: 0,
                 average_link_bandwidth_bps: 0.0,
                 link_efficiency: 0.0,
@@ -522,9 +525,12 @@ impl Report {
                 packet_hops_per_s: per_s(w.net.stats.packet_hops),
                 peak_memory_bytes: peak_memory(),
                 lua_memory_bytes: lua_memory as u64,
+                execution: crate::engine::Execution::default(),
+                peak_pending_events: w.peak_events(),
+                peak_packets: w.net.peak_packets(),
             },
             per_rank: w
-                .ranks
+                .all_ranks()
                 .iter()
                 .map(|r| RankStats {
                     job: w.nodes.job_index(r.id),
@@ -582,7 +588,7 @@ impl Report {
         .with_nodes(w)
     }
 
-    fn with_nodes(mut self, w: &World) -> Report {
+    fn with_nodes(mut self, w: &Part) -> Report {
         let mut ranks = vec![0u32; self.network.nodes as usize];
         for &n in &w.nodes.rank_node {
             if let Some(c) = ranks.get_mut(n as usize) {

@@ -240,11 +240,6 @@ impl fmt::Display for Report {
             writeln!(f, "{line}")?;
         }
         writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
-        writeln!(
-            f,
-            "peak in flight     {} packets, {} pending events",
-            n.peak_packets, n.peak_pending_events
-        )?;
         if let Some(p) = &self.power {
             writeln!(
                 f,
@@ -295,15 +290,28 @@ impl fmt::Display for Report {
             writeln!(f, "warning            {w}")?;
         }
         let h = &self.host;
+        let x = &h.execution;
+        let cut = if x.partitions > 1 {
+            format!(
+                "{} partitions ({}s, {} windows, {} cut messages)",
+                x.partitions, x.unit, x.windows.windows, x.windows.messages
+            )
+        } else {
+            "1 partition".to_string()
+        };
         writeln!(
             f,
-            "host               {:.3} s wall ({:.3} s simulating), {} events ({:.2} M/s), {:.2} M packet-hops/s, peak memory {}",
+            "host               {:.3} s wall ({:.3} s simulating), {} events ({:.2} M/s), {:.2} M packet-hops/s, peak memory {}; {} thread{}, {cut}; peak {} packets and {} pending events",
             h.wall_s,
             h.run_s,
             n.events,
             h.events_per_s / 1e6,
             h.packet_hops_per_s / 1e6,
-            Bytes(h.peak_memory_bytes)
+            Bytes(h.peak_memory_bytes),
+            x.threads,
+            if x.threads == 1 { "" } else { "s" },
+            h.peak_packets,
+            h.peak_pending_events
         )
     }
 }

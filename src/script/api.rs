@@ -1,6 +1,6 @@
 //! The MGEN API as Rust functions on the Lua state (documented for users in `lua/mgen.d.lua`).
 //!
-//! Every function acts for the rank that is running, `World::current`. Non-blocking calls
+//! Every function acts for the rank that is running, `Part::current`. Non-blocking calls
 //! advance that rank's clock and schedule events at it; the blocking ones are thin Lua wrappers
 //! (in `prelude.lua`) over `raw.poll` and `raw.complete`, which either satisfy the call at once or
 //! record the wait. The four hottest calls (puts, gets, polls, completions) are then replaced
@@ -12,13 +12,13 @@ use crate::files::FileAccess;
 use crate::limits::Limit;
 use crate::mpi::{ANY_SOURCE, ANY_TAG};
 use crate::rdma::OpKind;
-use crate::world::World;
+use crate::part::Part;
 use mlua::{Lua, Table, Value, Variadic};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-type W = Rc<RefCell<World>>;
+type W = Rc<RefCell<Part>>;
 
 /// Installs the API in `globals`; returns the private table of raw primitives the prelude wraps.
 pub(crate) fn install(

@@ -1,7 +1,7 @@
 //! Decoding the API's arguments: each check once, each error naming the function, the
 //! argument and the script line that made the call.
 
-use crate::world::World;
+use crate::part::Part;
 use mlua::{Lua, Value};
 
 /// `file:line` of the script line that called the API: the first Lua frame from `level` up
@@ -109,7 +109,7 @@ pub(super) fn call_error(
 }
 
 /// The running rank's job: its first global rank, its size, and NICs per node.
-pub(super) fn job_span(w: &World) -> (u32, u32, u32) {
+pub(super) fn job_span(w: &Part) -> (u32, u32, u32) {
     let j = w.nodes.job(w.current);
     (j.base, j.size, w.nodes.nics_per_node)
 }

@@ -8,7 +8,7 @@
 //! mlua each one costs a protected call frame, argument conversion into `Value`s and, for the
 //! blocking ones, a Lua wrapper in the prelude that calls the engine and then
 //! `coroutine.yield`. Here each is one C function that reads its arguments straight off the
-//! Lua stack, acts on the [`World`] and, for a call that must wait, yields the coroutine
+//! Lua stack, acts on the [`Part`] and, for a call that must wait, yields the coroutine
 //! itself (`lua_yield`, as `coroutine.yield` does; a wait continues in a continuation that
 //! takes the request's status once the engine resumes the rank).
 //!
@@ -22,13 +22,13 @@
 //! truncated message; in `MGEN_Waitall`, a request after the first) is raised here, with the
 //! message and the script line the full function gives.
 //!
-//! Each function is a C closure with two upvalues: the `World` (a light userdata: the
+//! Each function is a C closure with two upvalues: the `Part` (a light userdata: the
 //! `RefCell` an `Rc` keeps alive as the Lua state's app data) and the full function
 //! (`MGEN_trace_next`, which has none, has the actions' names there).
 
 use crate::calls;
 use crate::rdma::OpKind;
-use crate::world::World;
+use crate::part::Part;
 use mlua::ffi::{self, lua_State};
 use mlua::{Function, Lua};
 use std::cell::RefCell;
@@ -39,8 +39,8 @@ use std::rc::Rc;
 const WORLD: c_int = ffi::lua_upvalueindex(1);
 const FULL: c_int = ffi::lua_upvalueindex(2);
 
-/// Keeps the `World` the fast functions point at alive as long as the Lua state (app data).
-struct KeepWorld(#[allow(dead_code)] Rc<RefCell<World>>);
+/// Keeps the `Part` the fast functions point at alive as long as the Lua state (app data).
+struct KeepPart(#[allow(dead_code)] Rc<RefCell<Part>>);
 
 /// The functions this module makes fast, by their global names.
 pub(super) const NAMES: [&str; 13] = [
@@ -64,11 +64,11 @@ pub(super) const NAMES: [&str; 13] = [
 /// names, `trace_names`, in place of a full function).
 pub(super) fn install(
     lua: &Lua,
-    world: &Rc<RefCell<World>>,
+    world: &Rc<RefCell<Part>>,
     trace_names: mlua::Table,
 ) -> mlua::Result<()> {
     let ptr = Rc::as_ptr(world) as *mut std::ffi::c_void;
-    lua.set_app_data(KeepWorld(world.clone()));
+    lua.set_app_data(KeepPart(world.clone()));
     let globals = lua.globals();
     let fast: [ffi::lua_CFunction; 13] = [
         rdma_put,
@@ -95,7 +95,7 @@ pub(super) fn install(
     )
 }
 
-/// The C closure of `f` with its two upvalues: the `World` (`ptr`) and `second`.
+/// The C closure of `f` with its two upvalues: the `Part` (`ptr`) and `second`.
 fn closure(
     lua: &Lua,
     ptr: *mut std::ffi::c_void,
@@ -103,7 +103,7 @@ fn closure(
     second: impl mlua::IntoLua,
 ) -> mlua::Result<Function> {
     // SAFETY: pushes a light userdata and makes a closure of it and `second` (on the stack as
-    // the call's argument); the pointer outlives the state (KeepWorld).
+    // the call's argument); the pointer outlives the state (KeepPart).
     unsafe {
         lua.exec_raw(second, |l| {
             ffi::lua_pushlightuserdata(l, ptr);
@@ -171,9 +171,9 @@ unsafe fn int(l: *mut lua_State, i: c_int) -> Option<i64> {
 /// Runs `f` on the world, unless something holds it already (`None`: the full function then
 /// says what). The borrow lasts for `f` only.
 #[inline]
-unsafe fn with_world<T>(l: *mut lua_State, f: impl FnOnce(&mut World) -> Option<T>) -> Option<T> {
-    let p = ffi::lua_touserdata(l, WORLD) as *const RefCell<World>;
-    // SAFETY: set by `install`; KeepWorld keeps the RefCell alive as long as the state, and
+unsafe fn with_world<T>(l: *mut lua_State, f: impl FnOnce(&mut Part) -> Option<T>) -> Option<T> {
+    let p = ffi::lua_touserdata(l, WORLD) as *const RefCell<Part>;
+    // SAFETY: set by `install`; KeepPart keeps the RefCell alive as long as the state, and
     // this call runs on the state's thread
     let mut w = (*p).try_borrow_mut().ok()?;
     f(&mut w)

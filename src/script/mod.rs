@@ -29,7 +29,7 @@ mod watchdog;
 
 use crate::config::Scenario;
 use crate::limits::Limit;
-use crate::world::World;
+use crate::part::Part;
 use anyhow::{anyhow, Result};
 use mlua::{ffi, Function, Lua, LuaOptions, StdLib, Table, Thread, Value};
 use std::cell::{Cell, RefCell};
@@ -68,14 +68,17 @@ pub(crate) struct Scripts {
     /// The `MGEN_args` keys no rank read (`prelude.lua`'s `unread_args`).
     unread: Function,
     /// Each rank's coroutine once it has one, null before its first resume and after its end.
-    /// The prelude's `threads` table keeps every non-null one alive.
+    /// The prelude's `threads` table keeps every non-null one alive. Indexed by the rank's
+    /// place among its partition's ranks (`local`).
     threads: Rc<RefCell<Vec<*mut ffi::lua_State>>>,
+    /// Each rank's place among its partition's ranks (global numbering in, local out).
+    local: std::sync::Arc<[u32]>,
     /// Hook runs the running rank may still take in this resume (`limits.instructions`).
     left: Rc<Cell<u64>>,
     /// Hook runs per resume: the budget in [`HOOK_STEP`]s, 0 = no budget.
     steps: u64,
     /// The engine's state: whether a stop was recorded.
-    world: Rc<RefCell<World>>,
+    world: Rc<RefCell<Part>>,
     /// Arms the ranks' count hook once a resume runs long (None: no limit needs the hook, or
     /// the hook is always on; see `watchdog.rs`). Dropped last: it ends its thread.
     watchdog: Option<Watchdog>,
@@ -90,7 +93,11 @@ impl Scripts {
     /// Unless the scenario allows I/O, scripts run in a sandbox (see `prelude.lua`): no
     /// processes, no writing, no C modules or binary chunks, no `debug` beyond tracebacks, and
     /// reading only below the scenario's folder, the script's and mgensim's Lua library.
-    pub(crate) fn new(world: Rc<RefCell<World>>, s: &Scenario) -> Result<Scripts> {
+    pub(crate) fn new(
+        world: Rc<RefCell<Part>>,
+        s: &Scenario,
+        local: std::sync::Arc<[u32]>,
+    ) -> Result<Scripts> {
         let w = s.workload();
         // The full standard library: the prelude keeps `debug` for tracebacks and the
         // instruction hook, then hands scripts only the sandboxed parts.
@@ -134,6 +141,7 @@ impl Scripts {
             &raw,
             world.clone(),
             threads.clone(),
+            local.clone(),
             left.clone(),
             steps,
             lazy,
@@ -222,6 +230,7 @@ impl Scripts {
             where_,
             unread,
             threads,
+            local,
             left,
             steps,
             world,
@@ -229,13 +238,15 @@ impl Scripts {
         })
     }
 
-    /// Declares ranks `0..ranks` (numbered job after job), in one call; each rank's coroutine
-    /// is made at its first resume.
-    pub(crate) fn spawn(&self, ranks: u32) -> Result<()> {
-        *self.threads.borrow_mut() = vec![ptr::null_mut(); ranks as usize];
-        self.spawn
-            .call::<()>(ranks)
-            .map_err(|e| anyhow!("cannot declare {ranks} ranks: {e}"))
+    /// Declares the ranks `mine` (this state's: its partition's, in order), in one call;
+    /// each rank's coroutine is made at its first resume.
+    pub(crate) fn spawn(&self, mine: &[u32]) -> Result<()> {
+        *self.threads.borrow_mut() = vec![ptr::null_mut(); mine.len()];
+        let n = mine.len();
+        self.lua
+            .create_sequence_from(mine.iter().copied())
+            .and_then(|list| self.spawn.call::<()>(list))
+            .map_err(|e| anyhow!("cannot declare {n} ranks: {e}"))
     }
 
     /// Ends the watchdog's thread now (no resume runs after this). For a state that is never
@@ -250,7 +261,8 @@ impl Scripts {
     /// error that looks like it), and a memory stop is Lua's own allocation failure.
     pub(crate) fn resume(&self, i: u32) -> Outcome {
         self.left.set(self.steps);
-        let mut co = self.threads.borrow()[i as usize];
+        let li = self.local[i as usize] as usize;
+        let mut co = self.threads.borrow()[li];
         let mut nargs = 0;
         if co.is_null() {
             // Make the coroutine; its globals go onto its stack, its first resume's argument.
@@ -272,7 +284,7 @@ impl Scripts {
                     Outcome::Failed(lua_message(&e))
                 };
             }
-            co = self.threads.borrow()[i as usize];
+            co = self.threads.borrow()[li];
             nargs = 1;
         }
         // SAFETY: `co` is rank i's coroutine, kept alive by the prelude's `threads` table
@@ -296,7 +308,7 @@ impl Scripts {
             if status == ffi::LUA_OK {
                 ffi::lua_pop(co, nres);
                 let _ = self.forget.call::<()>(i);
-                self.threads.borrow_mut()[i as usize] = ptr::null_mut();
+                self.threads.borrow_mut()[li] = ptr::null_mut();
                 return Outcome::Finished;
             }
             // an error: the engine says whether it was one of its stops
@@ -310,7 +322,7 @@ impl Scripts {
             let err = self.lua.exec_raw::<Value>((), |state| {
                 ffi::lua_xmove(co, state, 1);
             });
-            self.threads.borrow_mut()[i as usize] = ptr::null_mut();
+            self.threads.borrow_mut()[li] = ptr::null_mut();
             let msg = match err {
                 Ok(Value::Error(e)) if is_memory_error(&e) => {
                     return Outcome::Stopped(Limit::LuaMemory)
@@ -344,21 +356,50 @@ impl Scripts {
         self.where_.call::<String>(i).unwrap_or_default()
     }
 
-    /// Warnings about the keys of `MGEN_args` that no rank of their job read, each with the
-    /// nearest name a script asked for and did not find (`jobs` names the jobs, in order).
-    pub(crate) fn unread_args(&self, jobs: &[String]) -> Vec<String> {
+    /// For each job some rank of this state looked at `MGEN_args` for: the keys none of them
+    /// read, and the names they asked for instead (see [`unread_args`]).
+    fn unread_keys(&self) -> Vec<(usize, Vec<String>, Vec<String>)> {
         let Ok(rows) = self.unread.call::<Vec<Table>>(()) else {
             return Vec::new();
         };
-        let mut out = Vec::new();
-        for row in rows {
-            let (Ok(j), Ok(key), Ok(missed)) = (
-                row.raw_get::<usize>(1),
-                row.raw_get::<String>(2),
-                row.raw_get::<Vec<String>>(3),
-            ) else {
-                continue;
-            };
+        rows.into_iter()
+            .filter_map(|row| {
+                Some((
+                    row.raw_get::<usize>(1).ok()?,
+                    row.raw_get::<Vec<String>>(2).ok()?,
+                    row.raw_get::<Vec<String>>(3).ok()?,
+                ))
+            })
+            .collect()
+    }
+
+    /// Bytes the Lua state uses now.
+    pub(crate) fn memory(&self) -> usize {
+        self.lua.used_memory()
+    }
+}
+
+/// Warnings about the keys of `MGEN_args` that no rank of their job read in any of the
+/// partitions' states, each with the nearest name a script asked for and did not find (`jobs`
+/// names the jobs, in order).
+pub(crate) fn unread_args<'a>(
+    states: impl Iterator<Item = &'a Scripts>,
+    jobs: &[String],
+) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    // job -> (unread in every state that saw it, asked for and missing in any)
+    let mut merged: BTreeMap<usize, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
+    for s in states {
+        for (j, unread, missed) in s.unread_keys() {
+            let unread: BTreeSet<String> = unread.into_iter().collect();
+            let e = merged.entry(j).or_insert_with(|| (unread.clone(), BTreeSet::new()));
+            e.0 = e.0.intersection(&unread).cloned().collect();
+            e.1.extend(missed);
+        }
+    }
+    let mut out = Vec::new();
+    for (j, (keys, missed)) in merged {
+        for key in keys {
             let nearest = missed
                 .iter()
                 .map(|m| (strsim::damerau_levenshtein(&key, m), m))
@@ -376,13 +417,8 @@ impl Scripts {
                 None => format!("MGEN_args.{key}{job} was never read by the script"),
             });
         }
-        out
     }
-
-    /// Bytes the Lua state uses now.
-    pub(crate) fn memory(&self) -> usize {
-        self.lua.used_memory()
-    }
+    out
 }
 
 /// The engine's side of the limits, for the prelude: `raw.stop` (run by the count hook every
@@ -391,8 +427,9 @@ impl Scripts {
 fn limits_api(
     lua: &Lua,
     raw: &Table,
-    world: Rc<RefCell<World>>,
+    world: Rc<RefCell<Part>>,
     threads: Rc<RefCell<Vec<*mut ffi::lua_State>>>,
+    local: std::sync::Arc<[u32]>,
     left: Rc<Cell<u64>>,
     steps: u64,
     lazy: bool,
@@ -418,7 +455,7 @@ fn limits_api(
         lua.create_function(move |_, (i, co): (u32, Thread)| {
             // a thread's pointer is its lua_State (lua_topointer)
             let co = co.to_pointer() as *mut ffi::lua_State;
-            threads.borrow_mut()[i as usize] = co;
+            threads.borrow_mut()[local[i as usize] as usize] = co;
             if lazy {
                 // SAFETY: the coroutine the prelude has just made, about to run its first
                 // resume on this thread

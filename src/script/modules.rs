@@ -1,7 +1,7 @@
 //! `require`'s fast path (see `prelude.lua` for how modules are loaded and shared).
 
 use super::args::error;
-use crate::world::World;
+use crate::part::Part;
 use mlua::{Function, Lua, Table, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,7 +15,7 @@ pub(super) fn install_require(
     lua: &Lua,
     globals: &Table,
     raw: &Table,
-    world: Rc<RefCell<World>>,
+    world: Rc<RefCell<Part>>,
     slow: Function,
     job_firsts: Vec<u32>,
 ) -> mlua::Result<()> {

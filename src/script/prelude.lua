@@ -493,8 +493,10 @@ local function args_view(t, j)
   return v
 end
 
--- The keys of each job's MGEN_args that no rank read, each with the names the ranks asked for
--- and did not find: { {job, key, {missed...}}, ... } in a stable order.
+-- For each job some rank of this state looked at MGEN_args for: the keys no rank of this state
+-- read, and the names they asked for and did not find: { {job, {unread...}, {missed...}}, ... },
+-- in a stable order. (The engine keeps a key unread only if every state that saw its job says
+-- so.)
 local function unread_args()
   local out = {}
   for j = 1, #jobs do
@@ -509,7 +511,7 @@ local function unread_args()
       end
       table.sort(keys)
       table.sort(missed)
-      for _, k in ipairs(keys) do out[#out + 1] = { j, k, missed } end
+      out[#out + 1] = { j, keys, missed }
     end
   end
   return out
@@ -535,9 +537,10 @@ for i, job in ipairs(jobs) do
   first = first + job.size
 end
 
--- Declares ranks 0 .. n-1 (numbered job after job).
-local function spawn(n)
-  for i = 0, n - 1 do threads[i] = false end
+-- Declares the ranks this state runs (those of its partition: a list of their numbers, job
+-- after job).
+local function spawn(list)
+  for _, i in ipairs(list) do threads[i] = false end
 end
 
 -- Makes rank i's coroutine and its own global environment; returns both (the engine passes

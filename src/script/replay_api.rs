@@ -4,12 +4,12 @@
 //! sandbox like any other a script reads.
 
 use crate::files::FileAccess;
-use crate::world::World;
+use crate::part::Part;
 use mlua::{Lua, Table, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
 
-type W = Rc<RefCell<World>>;
+type W = Rc<RefCell<Part>>;
 
 /// Installs the replay functions in `globals`.
 pub(super) fn install(

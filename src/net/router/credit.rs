@@ -35,8 +35,9 @@ struct Release {
 
 /// The releases recorded for each feeder and not yet applied, and the credit wake-ups due.
 pub(super) struct Returns {
-    /// Per channel, its first and last release.
-    lists: Vec<Fifo>,
+    /// Per channel, its first and last release (in this partition's `recs`: a channel's
+    /// releases are its owner's).
+    pub(super) lists: SharedVec<Fifo>,
     recs: Vec<Release>,
     free: u32,
     /// Credit wake-ups due: (time, channel), earliest first.
@@ -47,7 +48,7 @@ impl Returns {
     /// No release recorded for any of `channels` channels.
     pub(super) fn new(channels: usize) -> Returns {
         Returns {
-            lists: vec![EMPTY; channels],
+            lists: SharedVec::new(vec![EMPTY; channels]),
             recs: Vec::new(),
             free: NONE,
             wakes: BinaryHeap::new(),
@@ -131,12 +132,12 @@ impl Returns {
         Some((r.at, r.bytes_vc >> VC_BITS, r.bytes_vc & ((1 << VC_BITS) - 1)))
     }
 
-    /// Feeder `c`'s first release into one of `vcs` after `now`, if any: its time (ps).
-    fn first_into(&self, c: u32, vcs: std::ops::Range<u32>, now: u64) -> Option<u64> {
+    /// Feeder `c`'s first release after `now`, if any: its time (ps).
+    fn first_after(&self, c: u32, now: u64) -> Option<u64> {
         let mut i = self.lists[c as usize].head;
         while i != NONE {
             let r = self.recs[i as usize];
-            if r.at > now && vcs.contains(&(r.bytes_vc & ((1 << VC_BITS) - 1))) {
+            if r.at > now {
                 return Some(r.at);
             }
             i = r.next;
@@ -179,6 +180,9 @@ impl Network {
     /// links still asleep.
     pub fn settle_all(&mut self, now: Time) {
         for c in 0..self.channels.len() as u32 {
+            if self.owner[c as usize] != self.me {
+                continue;
+            }
             let ch = &self.channels[c as usize];
             if ch.busy && ch.free_at <= now.ps() {
                 self.apply(c);
@@ -189,7 +193,9 @@ impl Network {
             return;
         };
         let ch = &self.channels;
-        let slept = pw.settle(now.ps(), |c| ch[c as usize].busy);
+        let (owner, me) = (&self.owner, self.me);
+        let mine = (0..ch.len() as u32).filter(|&c| owner[c as usize] == me);
+        let slept = pw.settle(now.ps(), mine, |c| ch[c as usize].busy);
         if let Some(s) = self.series.as_deref_mut() {
             for (c, from) in slept {
                 s.low(c, from, now.ps());
@@ -254,10 +260,44 @@ impl Network {
     /// is woken then.
     #[inline(always)]
     pub(super) fn release(&mut self, feeder: u32, at: Time, bytes: u32, vc: u32) {
-        self.returns.push(feeder, at.ps(), bytes, vc);
-        if self.channels[feeder as usize].blocked {
-            self.wake_for_credit(feeder, at.ps());
+        if self.owner[feeder as usize] != self.me {
+            return self.release_across(feeder, at, bytes, vc);
         }
+        self.record_release(feeder, at.ps(), bytes, vc);
+    }
+
+    /// Records a release for feeder `c`, this partition's; wakes it then if it is starved.
+    #[inline(always)]
+    fn record_release(&mut self, c: u32, at: u64, bytes: u32, vc: u32) {
+        self.returns.push(c, at, bytes, vc);
+        if self.channels[c as usize].waiting {
+            self.wake_for_credit(c, at);
+        }
+    }
+
+    /// [`Network::release`] for a feeder across a cut: a cut message to its partition; the
+    /// packet that held the space no longer counts against this partition's lookahead.
+    #[inline(never)]
+    fn release_across(&mut self, feeder: u32, at: Time, bytes: u32, vc: u32) {
+        let to = self.owner[feeder as usize] as usize;
+        self.outbox[to].push(Cut::Release {
+            feeder,
+            at: at.ps(),
+            bytes,
+            vc: vc as u8,
+        });
+        if let std::collections::btree_map::Entry::Occupied(mut e) = self.cut_held.entry(bytes) {
+            *e.get_mut() -= 1;
+            if *e.get() == 0 {
+                e.remove();
+            }
+        }
+    }
+
+    /// A release from across a cut (a [`Cut::Release`] taken in at the start of a window):
+    /// recorded as if it had been made here.
+    pub(crate) fn released_across(&mut self, feeder: u32, at: u64, bytes: u32, vc: u8) {
+        self.record_release(feeder, at, bytes, vc as u32);
     }
 
     /// Applies the releases recorded for feeder `c` that are due by `now`, each at its time.
@@ -279,17 +319,14 @@ impl Network {
         }
     }
 
-    /// Channel `c`, starved for credit in the virtual channels of class `k`, is woken at the
-    /// first release recorded into them after `now`, if there is one (later ones wake it when
-    /// they are recorded: [`Network::release`]).
+    /// Channel `c`, starved for credit, is woken at the first release recorded for it after
+    /// `now`, if there is one (later ones wake it when they are recorded: [`Network::release`]).
+    /// Whatever virtual channel the release is into: a wake-up depends only on when credit
+    /// comes back, never on when the release was recorded (here, or taken in from another
+    /// partition), so that every partitioning wakes it alike.
     #[inline]
-    pub(super) fn wait_for_credit(&mut self, c: u32, k: u32, now: Time) {
-        let vcs = if self.channels[c as usize].next == NONE {
-            0..1
-        } else {
-            self.class_vcs(k)
-        };
-        if let Some(at) = self.returns.first_into(c, vcs, now.ps()) {
+    pub(super) fn wait_for_credit(&mut self, c: u32, now: Time) {
+        if let Some(at) = self.returns.first_after(c, now.ps()) {
             self.wake_for_credit(c, at);
         }
     }
@@ -312,8 +349,8 @@ impl Network {
     }
 
     /// Takes the next credit wake-up (due at `now`): the starved channel looks again. Returns
-    /// whether it was one (not outdated, and its channel still starved): only those count as
-    /// events.
+    /// whether it was one (not outdated, and its channel's last look still found it starved):
+    /// only those count as events.
     pub fn credit_wake(&mut self, now: Time, q: &mut EventQueue<Event>) -> bool {
         let Some(Reverse((at, c))) = self.returns.wakes.pop() else {
             return false;
@@ -324,7 +361,7 @@ impl Network {
             return false;
         }
         ch.credit_wake_at = u64::MAX;
-        if !ch.blocked {
+        if !ch.waiting {
             return false;
         }
         self.try_send(c, now, q);

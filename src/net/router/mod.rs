@@ -96,7 +96,10 @@ use crate::probe::history::{BufferHistory, Stay};
 use crate::probe::series::LinkSeries;
 use crate::random::Xoshiro;
 use crate::sim::EventQueue;
+use crate::cut::Cut;
+use crate::perf::slab::SharedVec;
 use crate::units::{Bandwidth, Bytes, Time};
+pub(crate) use arrivals::Arrival;
 use arrivals::Arrivals;
 use credit::Returns;
 pub use observe::{LinkLoad, NetworkStats};
@@ -113,8 +116,12 @@ pub const STAGING: u32 = u32::MAX - 1;
 const WRAP: u8 = 1;
 /// `Channel::flags`: the link joins two dragonfly groups.
 const GLOBAL: u8 = 2;
-/// `Channel::flags >> CLASS_SHIFT`: the link's class, which sets its rate and its latency.
+/// `(Channel::flags >> CLASS_SHIFT) & CLASS_MASK`: the link's class, which sets its rate and
+/// its latency.
 const CLASS_SHIFT: u8 = 2;
+const CLASS_MASK: u8 = 15;
+/// `Channel::flags`: the link leads to a router of another partition (`cut.rs`).
+const CUT: u8 = 64;
 
 /// Link classes (`Network::class_bw`, `class_cable`): links between routers, NIC to router,
 /// router to NIC, dragonfly global links, then a fat tree's links above each level (leaves
@@ -127,6 +134,7 @@ const CLASS_LEVEL: u8 = 4;
 /// Most fat tree levels with their own link class.
 const MAX_LEVELS: usize = 8;
 const CLASSES: usize = CLASS_LEVEL as usize + MAX_LEVELS;
+const _: () = assert!(CLASSES <= CLASS_MASK as usize + 1);
 
 /// Head and tail of an intrusive FIFO of packets.
 #[derive(Clone, Copy)]
@@ -218,8 +226,10 @@ struct Channel {
     /// Bytes held now in the buffer this channel feeds, all virtual channels.
     occ: u32,
     /// The channel is idle with a ready packet that has no credit in the buffer it feeds
-    /// (backpressure, *starved*).
+    /// (backpressure, *starved*), since its last send (for the statistics).
     blocked: bool,
+    /// Its last look ended starved: it waits to be woken by credit (`credit.rs`).
+    waiting: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Channel>() == 128);
@@ -250,14 +260,14 @@ pub struct Network {
     /// Input-queued (`network.router`): per channel and virtual channel, the FIFO of packets
     /// in the buffer it feeds (index `c · vcs + vc`); empty for an output-queued router. The
     /// router the buffer is in owns it.
-    inq: Vec<InFifo>,
+    inq: SharedVec<InFifo>,
     /// Input-queued: per channel, when the packet the buffer it feeds is sending through the
     /// crossbar has crossed it (ps); the input sends nothing else until then. Owned, like the
     /// buffer, by the router it is in.
-    xbar: Vec<u64>,
+    xbar: SharedVec<u64>,
     iq: bool,
     /// Output buffers per router channel (`network.output_buffer_bytes`; empty for none).
-    ob: Vec<OutBuf>,
+    ob: SharedVec<OutBuf>,
     outbuf: bool,
     /// The crossbar's rate (with output buffers, a stage of its own), and the transfer time of
     /// the last packet size seen on it.
@@ -273,13 +283,13 @@ pub struct Network {
     /// Per router channel `r·ports + q`: the port slot `r'·ports + q'` its link arrives on
     /// (`NONE` where there is no link or the port is a NIC's). Links pair up, so the same
     /// number is the channel that feeds slot `r·ports + q`.
-    link_to: Vec<u32>,
-    channels: Vec<Channel>,
+    link_to: std::sync::Arc<[u32]>,
+    channels: SharedVec<Channel>,
     /// Free bytes of the buffer each channel feeds, per virtual channel (index
     /// `c · vcs + vc`; a NIC's receive buffer is VC 0 of the channel into it): spent only by
     /// that channel, and given back to it. Dense, so that the credit of neighbouring channels
     /// shares cache lines.
-    credit: Vec<u32>,
+    credit: SharedVec<u32>,
     /// The releases recorded for each channel's credit and not applied yet, and the credit
     /// wake-ups due (`credit.rs`).
     returns: Returns,
@@ -309,7 +319,7 @@ pub struct Network {
     memo: [(u32, Time); CLASSES],
     /// Random route choices (fat tree `random`, dragonfly Valiant and UGAL): one stream per
     /// router, seeded from the workload seed and the router's number.
-    rngs: Vec<Xoshiro>,
+    rngs: SharedVec<Xoshiro>,
     /// Totals of the run so far.
     pub stats: NetworkStats,
     /// Time × space statistics, when asked for (`--interval`).
@@ -318,6 +328,24 @@ pub struct Network {
     pub history: Option<Box<BufferHistory>>,
     /// Links that sleep when idle (`[power]` enabled).
     pub power: Option<Box<Power>>,
+    /// This network is partition `me`'s view; `parts` partitions share the arrays above,
+    /// each element owned by one (`perf/slab.rs`): which one owns each channel is `owner`
+    /// (its router's, or its NIC's), and each router `router_owner`.
+    me: u16,
+    parts: u16,
+    owner: std::sync::Arc<[u16]>,
+    router_owner: std::sync::Arc<[u16]>,
+    /// What this partition sends across its cuts, by partition, until the engine takes it
+    /// (`cut.rs`).
+    pub(crate) outbox: Vec<Vec<Cut>>,
+    /// Packets held in buffers fed across a cut, by size on the wire: the shortest of them
+    /// bounds how soon this partition can give credit back across a cut (`cut.rs`).
+    cut_held: std::collections::BTreeMap<u32, u32>,
+    /// Set when a pool of records in flight is full (a message, transfer or send could not be
+    /// made): the engine stops the run with it.
+    pub(crate) overflowed: Option<String>,
+    /// Most packets the partitions this one gathered held at once, summed.
+    peak_packets: u64,
 }
 impl Network {
     /// The network `net` describes, for nodes as `node` describes them (NICs per node and
@@ -375,6 +403,7 @@ impl Network {
             packets: 0,
             occ: 0,
             blocked: false,
+            waiting: false,
         };
         let ob_bytes = if iq {
             net.output_buffer_bytes.0 as u32
@@ -395,18 +424,18 @@ impl Network {
             classes,
             vcs,
             vc_lo,
-            inq: if iq {
+            inq: SharedVec::new(if iq {
                 vec![IN_EMPTY; nchan * vcs as usize]
             } else {
                 Vec::new()
-            },
-            xbar: if iq { vec![0; nchan] } else { Vec::new() },
+            }),
+            xbar: SharedVec::new(if iq { vec![0; nchan] } else { Vec::new() }),
             iq,
-            ob: if ob_bytes > 0 {
+            ob: SharedVec::new(if ob_bytes > 0 {
                 vec![OutBuf::new(ob_bytes); (routers * ports) as usize]
             } else {
                 Vec::new()
-            },
+            }),
             outbuf: ob_bytes > 0,
             switch_bw: net.switch_bandwidth,
             xmemo: (0, Time::ZERO),
@@ -414,9 +443,9 @@ impl Network {
             nr: routers * ports,
             tpr,
             term_routers,
-            link_to,
-            channels: vec![channel; nchan],
-            credit: vec![cap; nchan * vcs as usize],
+            link_to: link_to.into(),
+            channels: SharedVec::new(vec![channel; nchan]),
+            credit: SharedVec::new(vec![cap; nchan * vcs as usize]),
             capacity: cap,
             early,
             packets: PacketPool::default(),
@@ -425,15 +454,25 @@ impl Network {
             class_bw,
             class_cable,
             memo: [(0, Time::ZERO); CLASSES],
-            rngs: (0..routers)
-                .map(|r| Xoshiro::for_entity(seed, r as u64))
-                .collect(),
+            rngs: SharedVec::new(
+                (0..routers)
+                    .map(|r| Xoshiro::for_entity(seed, r as u64))
+                    .collect(),
+            ),
             stats: NetworkStats::default(),
             series: None,
             history: None,
             power: power
                 .filter(|p| p.enabled)
                 .map(|p| Box::new(Power::new(p.t_sleep.ps(), p.t_wake.ps(), nchan))),
+            me: 0,
+            parts: 1,
+            owner: vec![0u16; nchan].into(),
+            router_owner: vec![0u16; routers as usize].into(),
+            outbox: vec![Vec::new()],
+            cut_held: Default::default(),
+            overflowed: None,
+            peak_packets: 0,
         };
         net.wire();
         net.epoch_shift = net.epoch_shift();
@@ -462,7 +501,7 @@ impl Network {
     /// The link class of channel `c`.
     #[inline]
     fn class_of(&self, c: u32) -> usize {
-        (self.channels[c as usize].flags >> CLASS_SHIFT) as usize
+        ((self.channels[c as usize].flags >> CLASS_SHIFT) & CLASS_MASK) as usize
     }
 
     /// Writes into every channel where its link leads and its link's class, so that the hot
@@ -501,14 +540,193 @@ impl Network {
         }
     }
 
-    /// Bytes of the state a hop reads: the channels, and the packets at the most the network
-    /// has held at once (the packet pool never shrinks).
+    /// Bytes of the state a hop of this partition reads: its share of the channels, and the
+    /// packets at the most it has held at once (the packet pool never shrinks).
     pub fn footprint(&self) -> usize {
-        self.channels.len() * std::mem::size_of::<Channel>()
+        (self.channels.len() * std::mem::size_of::<Channel>()
             + self.credit.len() * std::mem::size_of::<u32>()
             + self.inq.len() * std::mem::size_of::<InFifo>()
-            + self.ob.len() * std::mem::size_of::<OutBuf>()
+            + self.ob.len() * std::mem::size_of::<OutBuf>())
+            / self.parts as usize
             + self.packets.peak() * std::mem::size_of::<super::packet::Packet>()
+    }
+
+    /// The network as partition `me` of `parts` sees it: the same arrays (each element owned
+    /// by one partition, checked in debug builds), its own packets, releases, arrivals,
+    /// counters and outbox. The partitions' networks are made once, by [`Network::split`].
+    fn view_for(&self, me: u16, fed_owner: &std::sync::Arc<[u16]>) -> Network {
+        let vcs = self.vcs as usize;
+        let n = self.parts as usize;
+        let mut returns = Returns::new(0);
+        returns.lists = self.returns.lists.clone().owned_by(&self.owner, 1, me);
+        Network {
+            topo: self.topo.clone(),
+            ports: self.ports,
+            classes: self.classes,
+            vcs: self.vcs,
+            vc_lo: self.vc_lo,
+            inq: self.inq.clone().owned_by(fed_owner, vcs, me),
+            xbar: self.xbar.clone().owned_by(fed_owner, 1, me),
+            iq: self.iq,
+            ob: self.ob.clone().owned_by(&self.owner[..self.ob.len()], 1, me),
+            outbuf: self.outbuf,
+            switch_bw: self.switch_bw,
+            xmemo: (0, Time::ZERO),
+            routers: self.routers,
+            nr: self.nr,
+            tpr: self.tpr,
+            term_routers: self.term_routers,
+            link_to: self.link_to.clone(),
+            channels: self.channels.clone().owned_by(&self.owner, 1, me),
+            credit: self.credit.clone().owned_by(&self.owner, vcs, me),
+            returns,
+            arrivals: Arrivals::default(),
+            epoch_shift: self.epoch_shift,
+            capacity: self.capacity,
+            early: self.early,
+            packets: PacketPool::default(),
+            prefetching: false,
+            router_delay: self.router_delay,
+            class_bw: self.class_bw,
+            class_cable: self.class_cable,
+            memo: [(0, Time::ZERO); CLASSES],
+            rngs: self.rngs.clone().owned_by(&self.router_owner, 1, me),
+            stats: NetworkStats::default(),
+            series: None,
+            history: None,
+            power: self.power.clone(),
+            me,
+            parts: self.parts,
+            owner: self.owner.clone(),
+            router_owner: self.router_owner.clone(),
+            outbox: vec![Vec::new(); n],
+            cut_held: Default::default(),
+            overflowed: None,
+            peak_packets: 0,
+        }
+    }
+
+    /// This network cut into the partitions `parts` describes: one [`Network`] each (see
+    /// [`Network::view_for`]), the channels that lead from one partition to another marked
+    /// (their packets cross as cut messages, `cut.rs`). A network not yet used.
+    pub(crate) fn split(mut self, parts: &crate::partition::Partitioning) -> Vec<Network> {
+        if parts.count <= 1 {
+            return vec![self];
+        }
+        let (nr, ports) = (self.nr as usize, self.ports as usize);
+        let nchan = self.channels.len();
+        let owner: Vec<u16> = (0..nchan)
+            .map(|c| {
+                if c < nr {
+                    parts.router[c / ports]
+                } else {
+                    parts.nic[c - nr]
+                }
+            })
+            .collect();
+        let mut fed = owner.clone();
+        for (c, f) in fed.iter_mut().enumerate().take(nr) {
+            let next = self.channels[c].next;
+            if next != NONE {
+                *f = parts.router[next as usize];
+                if *f != owner[c] {
+                    self.channels[c].flags |= CUT;
+                }
+            }
+        }
+        self.parts = parts.count as u16;
+        self.owner = owner.into();
+        self.router_owner = parts.router.clone().into();
+        let fed: std::sync::Arc<[u16]> = fed.into();
+        (0..parts.count as u16)
+            .map(|me| self.view_for(me, &fed))
+            .collect()
+    }
+
+    /// Gathers `other`, another partition's network of the same run that is done, into this
+    /// one: its totals and records.
+    pub(crate) fn absorb(&mut self, other: &mut Network) {
+        let (a, b) = (&mut self.stats, &other.stats);
+        a.packet_hops += b.packet_hops;
+        a.link_bytes += b.link_bytes;
+        a.wrap_hops += b.wrap_hops;
+        a.global_hops += b.global_hops;
+        a.nonminimal += b.nonminimal;
+        self.peak_packets += other.packets.peak() as u64 + other.peak_packets;
+        if let (Some(mine), Some(theirs)) = (self.series.as_deref_mut(), other.series.take()) {
+            mine.absorb(*theirs);
+        }
+        if let (Some(mine), Some(theirs)) = (self.history.as_deref_mut(), other.history.take()) {
+            mine.absorb(*theirs);
+        }
+    }
+
+    /// Most packets the partitions held at once, summed over them (a figure of the engine's).
+    pub(crate) fn peak_packets(&self) -> u64 {
+        self.packets.peak() as u64 + self.peak_packets
+    }
+
+    /// From now on this network reads every channel (the run is over; debug builds stop
+    /// checking who owns what).
+    pub(crate) fn become_whole(&mut self) {
+        self.channels = self.channels.whole();
+        self.credit = self.credit.whole();
+        self.inq = self.inq.whole();
+        self.xbar = self.xbar.whole();
+        self.ob = self.ob.whole();
+        self.rngs = self.rngs.whole();
+        self.returns.lists = self.returns.lists.whole();
+        if let Some(p) = self.power.as_deref_mut() {
+            p.links = p.links.whole();
+        }
+        self.me = 0;
+        self.owner = vec![0u16; self.channels.len()].into();
+    }
+
+    /// This network's partition, and how many there are.
+    pub(crate) fn partition(&self) -> (u16, u16) {
+        (self.me, self.parts)
+    }
+
+    /// Whether channel `c` is this partition's.
+    #[inline]
+    pub(crate) fn owns(&self, c: u32) -> bool {
+        self.owner[c as usize] == self.me
+    }
+
+    /// The shortest packet held in a buffer fed across a cut (wire bytes), if any: with the
+    /// arrivals of the window, it bounds how soon this partition can give credit back across a
+    /// cut (`cut.rs`).
+    pub(crate) fn shortest_held_across(&self) -> Option<u32> {
+        self.cut_held.keys().next().copied()
+    }
+
+    /// The fastest rate a router output (or crossbar) moves a packet at: a packet's shortest
+    /// stay in a router after it is ready (`cut.rs`, [`crate::cut::Lookahead`]).
+    pub(crate) fn fastest_output(&self) -> Bandwidth {
+        let mut fastest = self.switch_bw;
+        for c in [CLASS_LINK, CLASS_EJECT, CLASS_GLOBAL] {
+            fastest = fastest.max(self.class_bw[c as usize]);
+        }
+        for b in &self.class_bw[CLASS_LEVEL as usize..] {
+            fastest = fastest.max(*b);
+        }
+        fastest
+    }
+
+    /// A packet from across a cut ([`Cut::Arrive`], taken in at the start of a window): it
+    /// joins this partition's packets and is held until its epoch ends, as if sent here.
+    pub(crate) fn arrive_across(
+        &mut self,
+        mut a: Arrival,
+        mut packet: Packet,
+        q: &mut EventQueue<Event>,
+    ) {
+        (packet.next, packet.in_next) = (NONE, NONE);
+        let wire = packet.wire;
+        a.pkt = self.packets.alloc(packet);
+        *self.cut_held.entry(wire).or_default() += 1;
+        self.send_on(a, q);
     }
 
     /// Channels (by number) in the series' table: every channel, links or not.

@@ -59,7 +59,11 @@ impl Network {
             return None;
         }
         let t = t.ps();
-        for (c, ch) in self.channels.iter().enumerate() {
+        for c in 0..self.channels.len() {
+            if !self.owns(c as u32) {
+                continue;
+            }
+            let ch = &self.channels[c];
             let outbuf = !self.ob.is_empty() && (c as u32) < self.nr;
             if outbuf {
                 if let Some(s) = self.ob_stalled(c as u32, t) {
@@ -121,7 +125,8 @@ impl Network {
     }
 
     /// What every link that exists carried until `now`: router channels first (router by
-    /// router, port by port), then the NICs' injection links.
+    /// router, port by port), then the NICs' injection links. Reads every partition's
+    /// channels: only when none runs.
     pub fn link_loads(&self, now: Time) -> Vec<LinkLoad> {
         let nr = self.routers * self.ports;
         self.link_channels()
@@ -168,8 +173,12 @@ impl Network {
     }
 
     /// Total buffer credit currently missing (bytes held by packets in buffers); zero when the
-    /// network is empty.
+    /// network is empty. Reads every partition's credit: only when none runs.
     pub fn credit_in_use(&self, capacity: Bytes) -> u64 {
-        self.credit.iter().map(|&c| capacity.0 - c as u64).sum()
+        // SAFETY: called when no partition runs (end of run, tests)
+        unsafe { self.credit.all() }
+            .iter()
+            .map(|&c| capacity.0 - c as u64)
+            .sum()
     }
 }

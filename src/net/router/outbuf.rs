@@ -191,6 +191,7 @@ impl Network {
             return;
         }
         let ch = &mut self.channels[c as usize];
+        ch.waiting = starved;
         if starved && !ch.blocked {
             ch.blocked = true;
             ch.blocked_ps -= now.ps() as i64;

@@ -32,7 +32,7 @@ impl Network {
 
     /// The rate of channel `c` (bytes per second).
     pub(crate) fn channel_rate(&self, c: u32) -> Bandwidth {
-        self.class_bw[(self.channels[c as usize].flags >> CLASS_SHIFT) as usize]
+        self.class_bw[((self.channels[c as usize].flags >> CLASS_SHIFT) & CLASS_MASK) as usize]
     }
 
     /// When the first packet of a message (`payload` bytes, `wire` on the wire) handed to its
@@ -60,7 +60,7 @@ impl Network {
             } else {
                 Time::ZERO
             };
-            let class = (self.channels[c as usize].flags >> CLASS_SHIFT) as usize;
+            let class = ((self.channels[c as usize].flags >> CLASS_SHIFT) & CLASS_MASK) as usize;
             let ser = self.class_bw[class].transfer_time(Bytes(wire as u64));
             let leaves = (head + ser).max(tail + pipeline).max(head + Time(1));
             let cable = self.class_cable[class];

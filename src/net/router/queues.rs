@@ -1,7 +1,6 @@
 //! Output queues and sending: a packet queued for its output channel and VC, and a channel
 //! that sends its next ready packet when it is idle and the next buffer has credit.
 
-use super::arrivals::Arrival;
 use super::*;
 
 impl Network {
@@ -55,6 +54,13 @@ impl Network {
     /// Starts the next packet on channel `c` if the channel is idle and a queued packet has
     /// credit in the buffer it goes to.
     pub(super) fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+        // (whether it waits for credit is what this look finds; a credit wake-up due at this
+        // picosecond would only look again)
+        let ch = &mut self.channels[c as usize];
+        ch.waiting = false;
+        if ch.credit_wake_at == now.ps() {
+            ch.credit_wake_at = u64::MAX;
+        }
         if self.outbuf && c < self.nr {
             return self.try_send_ob(c, now, q);
         }
@@ -131,6 +137,7 @@ impl Network {
             self.wake(c, Time(later), q);
         }
         let ch = &mut self.channels[c as usize];
+        ch.waiting = starved;
         if starved && !ch.blocked {
             ch.blocked = true;
             ch.blocked_ps -= now.ps() as i64;
@@ -168,7 +175,7 @@ impl Network {
     /// [`Network::allocate_vc`]), within one look at the channel: the releases recorded for
     /// its credit that came due are applied first, once per look (`look.0`); if no VC has
     /// room, the look is starved (`look.1`) and the channel waits for the first release
-    /// recorded into that class ([`Network::wait_for_credit`]).
+    /// recorded for it ([`Network::wait_for_credit`]).
     #[inline(always)]
     pub(super) fn claim_vc(
         &mut self,
@@ -187,7 +194,7 @@ impl Network {
         let vc = self.allocate_vc(c, k, next_router, wire);
         if vc.is_none() {
             *starved = true;
-            self.wait_for_credit(c, k, now);
+            self.wait_for_credit(c, now);
         }
         vc
     }
@@ -203,7 +210,8 @@ impl Network {
         next_router: RouterId,
         wire: u32,
     ) -> Option<u32> {
-        let credit = &self.credit[self.cr(c, 0)..];
+        let base = self.cr(c, 0);
+        let credit = &self.credit[base..base + self.vcs as usize];
         if next_router == NONE {
             return (credit[0] >= wire).then_some(0);
         }
@@ -254,7 +262,7 @@ impl Network {
         } else {
             Time::ZERO
         };
-        let class = (self.channels[c as usize].flags >> CLASS_SHIFT) as usize;
+        let class = ((self.channels[c as usize].flags >> CLASS_SHIFT) & CLASS_MASK) as usize;
         let p = *self.packets.get(pkt);
         let memo = &mut self.memo[class];
         if memo.0 != p.wire {
@@ -388,7 +396,10 @@ impl Network {
                 from: c,
                 held,
             };
-            if is_router {
+            if flags & CUT != 0 {
+                // (to a router of another partition)
+                self.send_across(a, pkt);
+            } else if is_router {
                 // (to another router: put in place when its epoch ends)
                 self.send_on(a, q);
             } else {
@@ -414,4 +425,19 @@ impl Network {
 pub(super) fn tie(t: u64, from: u32) -> u32 {
     let x = (t ^ (from as u64).rotate_left(32)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (x >> 32) as u32
+}
+
+impl Network {
+    /// Packet `pkt`, sent to a router of another partition: a cut message ([`Cut::Arrive`]);
+    /// it leaves this partition's pool.
+    #[inline(never)]
+    fn send_across(&mut self, a: Arrival, pkt: PktId) {
+        let packet = *self.packets.get(pkt);
+        let to = self.router_owner[packet.at as usize] as usize;
+        self.outbox[to].push(Cut::Arrive {
+            arrival: a,
+            packet,
+        });
+        self.packets.release(pkt);
+    }
 }

@@ -1,9 +1,12 @@
-//! The model's state at one instant ([`World`]): the network, the NICs, the RDMA and message
-//! layers, the ranks, the event queue and what is being recorded; the operations the API
-//! calls on it (a transfer issued, a metric reported), and the dispatch of each event to the
-//! component it concerns. The loop that alternates between events and ranks is the engine's
-//! (`engine/mod.rs`); what a script may call is the script layer's (`script/api.rs`), which
-//! acts on the world through these operations.
+//! One partition of the run ([`Part`]): what its handlers act on and nothing else — its share
+//! of the network, of the NICs, of the RDMA and message layers and of the ranks, its own event
+//! queue, what it records, and its outbox to the other partitions (`partition.rs`, `cut.rs`);
+//! the operations the API calls on it (a transfer issued, a metric reported), and the dispatch
+//! of each event to the component it concerns. The loop that alternates between events and
+//! ranks, window by window, is the engine's (`engine/mod.rs`); what a script may call is the
+//! script layer's (`script/api.rs`), which acts on its rank's partition through these
+//! operations. What stays global (the jobs, the limits' clock and flag, the reduction of the
+//! statistics) is read-only here or gathered by the engine when no partition runs.
 
 use crate::config::Scenario;
 use crate::event::Event;
@@ -14,7 +17,10 @@ use crate::nic::{Arrival, MsgKind, Nics};
 use crate::node::Nodes;
 use crate::probe::trace::{Trace, What};
 use crate::random::Xoshiro;
-use crate::rank::{Rank, Wait};
+use crate::cut::{Cut, Pool as CutPool};
+use crate::partition::Partitioning;
+use crate::rank::{Rank, Ranks, Wait};
+use std::sync::Arc;
 use crate::rdma::{OpKind, Rdma};
 use crate::sim::EventQueue;
 use crate::units::Time;
@@ -37,18 +43,28 @@ const PREFETCH_CLOSE: usize = 2;
 /// run computes.
 const PREFETCH_ABOVE: usize = 8 << 20;
 
-/// Everything the model knows at one instant.
-pub struct World {
+/// One partition's state: everything its events and its ranks' calls may touch.
+pub struct Part {
+    /// Which partition this is (`partition.rs`).
+    pub id: u16,
     /// Time of the event being processed.
     pub now: Time,
+    /// The end of the window being simulated (ps): nothing at or after it is processed until
+    /// the engine moves it (`engine/mod.rs`).
+    pub(crate) until: u64,
     pub queue: EventQueue<Event>,
     pub net: Network,
     pub nics: Nics,
     pub rdma: Rdma,
     pub mpi: Mpi,
-    pub ranks: Vec<Rank>,
+    /// Every rank; this partition changes only its own (`mine`).
+    pub(crate) ranks: Ranks,
+    /// Which partition owns each rank (for the debug checks of `ranks`).
+    rank_owner: Arc<[u16]>,
+    /// The ranks this partition owns, in order.
+    pub mine: Vec<u32>,
     /// Where ranks run and which job they belong to.
-    pub nodes: Nodes,
+    pub nodes: Arc<Nodes>,
     /// The rank whose script is running (the API acts for it).
     pub current: u32,
     node_latency: Time,
@@ -63,7 +79,7 @@ pub struct World {
     /// Limits and Ctrl-C, and the stop once there is one.
     pub watch: Watch,
     /// Event count at which `advance` next hands control back for a look at the limits.
-    checkpoint: u64,
+    pub(crate) checkpoint: u64,
     /// Event count at which to start Valgrind's instrumentation (`bench/cachesim --skip`).
     #[cfg(feature = "valgrind")]
     instr_at: u64,
@@ -84,9 +100,17 @@ pub struct World {
     pub trace: Option<Box<Trace>>,
     /// The traces ranks replay (`MGEN_trace_open`).
     pub replays: crate::replay::Replays,
+    /// The shortest packet this partition sent across a cut in the window just simulated
+    /// (wire bytes; `u32::MAX`: none): it will be held in a buffer fed across a cut
+    /// (`cut.rs`, the window's lookahead).
+    pub(crate) sent_wire_min: u32,
+    /// Most events the partitions this one gathered held pending at once, summed.
+    peak_events: u64,
+    /// This partition reads every rank and channel (see [`Part::become_whole`]).
+    whole: bool,
 }
 
-/// What [`World::advance`] stopped at.
+/// What [`Part::advance`] stopped at.
 pub(crate) enum Next {
     /// A rank is due to resume.
     Wake(u32),
@@ -96,11 +120,20 @@ pub(crate) enum Next {
     Idle,
 }
 
-impl World {
-    pub(crate) fn new(s: &Scenario) -> World {
+impl Part {
+    /// The whole run as one partition (for tests of the model alone).
+    #[cfg(test)]
+    pub(crate) fn new(s: &Scenario) -> Part {
+        Part::build(s, Some(1)).0.remove(0)
+    }
+
+    /// The run cut into `count` partitions (the network's default when `None`; one when the
+    /// model cannot be cut: the flow model, or hops between routers that take no time), each
+    /// with its share of the state (`partition.rs`).
+    pub(crate) fn build(s: &Scenario, count: Option<u32>) -> (Vec<Part>, Partitioning) {
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
         let net = Network::new(&s.network, &s.node, s.power.as_ref(), seed);
-        let nodes = Nodes::new(s);
+        let nodes = Arc::new(Nodes::new(s));
         let ranks: Vec<Rank> = nodes
             .jobs
             .iter()
@@ -109,6 +142,7 @@ impl World {
                 (j.base..j.base + j.size).map(move |i| Rank::new(i, rng))
             })
             .collect();
+        let nranks = ranks.len();
         // two messages between one pair may take different paths: restore MPI's order
         let reorder = net.topo.multipath() || s.node.nics_per_node > 1;
         let mut nics = Nics::new(
@@ -119,7 +153,8 @@ impl World {
             s.network.header_bytes,
             s.node.dma == crate::config::DmaMode::CutThrough,
         );
-        if s.network.model == crate::config::NetworkModel::Flow {
+        let flow = s.network.model == crate::config::NetworkModel::Flow;
+        if flow {
             nics.flow = Some(Box::new(crate::net::flow::FlowNet::new(
                 &net,
                 net.topo.terminals(),
@@ -129,43 +164,82 @@ impl World {
                 s.network.header_bytes,
             )));
         }
-        World {
-            now: Time::ZERO,
-            queue: EventQueue::new(),
-            nics,
-            net,
-            rdma: Rdma::default(),
-            mpi: Mpi::new(
-                s.node.eager_limit,
-                s.node.mpi_overhead,
-                s.node.memory_bandwidth,
-                reorder,
-                ranks.len(),
-            ),
-            ranks,
-            nodes,
-            current: 0,
-            node_latency: s.node.node_latency,
-            events: 0,
-            events_by_kind: [0; Event::KINDS.len()],
-            finished: 0,
-            metrics: BTreeMap::new(),
-            watch: Watch::new(&s.limits),
-            checkpoint: match s.limits.events {
-                0 => CHECK_EVERY,
-                n => n.min(CHECK_EVERY),
-            },
-            #[cfg(feature = "valgrind")]
-            instr_at: crate::perf::valgrind::start_at(),
-            time_went_back: None,
-            self_check: false,
-            prefetching: false,
-            tactics: None,
-            stalled: None,
-            series_in_files: false,
-            trace: None,
-            replays: crate::replay::Replays::default(),
-        }
+        let cuttable = !flow && net.epoch().is_some();
+        let count = match count {
+            _ if !cuttable => 1,
+            Some(n) => n,
+            None => crate::partition::default_count(&net.topo),
+        };
+        let parts = Partitioning::new(
+            &net.topo,
+            nodes.nics_per_node,
+            &nodes.rank_node,
+            count,
+        );
+        let n = parts.count;
+        let mpi = Mpi::new(
+            s.node.eager_limit,
+            s.node.mpi_overhead,
+            s.node.memory_bandwidth,
+            reorder,
+            nranks,
+        );
+        let ranks = Ranks::new(ranks);
+        let rank_owner: Arc<[u16]> = parts.rank.clone().into();
+        let nets = net.split(&parts);
+        let nicss = nics.split(n);
+        let mpis = mpi.split(n);
+        let rdmas = if n == 1 {
+            vec![Rdma::default()]
+        } else {
+            Rdma::split(n)
+        };
+        let out = nets
+            .into_iter()
+            .zip(nicss)
+            .zip(mpis)
+            .zip(rdmas)
+            .enumerate()
+            .map(|(i, (((net, nics), mpi), rdma))| {
+                let id = i as u16;
+                Part {
+                    id,
+                    now: Time::ZERO,
+                    until: u64::MAX,
+                    queue: EventQueue::new(),
+                    nics,
+                    net,
+                    rdma,
+                    mpi,
+                    ranks: ranks.clone().owned_by(&rank_owner, 1, id),
+                    rank_owner: rank_owner.clone(),
+                    mine: parts.ranks_of(id),
+                    nodes: nodes.clone(),
+                    current: 0,
+                    node_latency: s.node.node_latency,
+                    events: 0,
+                    events_by_kind: [0; Event::KINDS.len()],
+                    finished: 0,
+                    metrics: BTreeMap::new(),
+                    watch: Watch::new(&s.limits),
+                    checkpoint: CHECK_EVERY,
+                    #[cfg(feature = "valgrind")]
+                    instr_at: crate::perf::valgrind::start_at(),
+                    time_went_back: None,
+                    self_check: false,
+                    prefetching: false,
+                    tactics: None,
+                    stalled: None,
+                    series_in_files: false,
+                    trace: None,
+                    replays: crate::replay::Replays::default(),
+                    sent_wire_min: u32::MAX,
+                    peak_events: 0,
+                    whole: false,
+                }
+            })
+            .collect();
+        (out, parts)
     }
 
     /// The running rank issues a put or get to rank `peer` (global numbering): the node
@@ -256,10 +330,13 @@ impl World {
                 return Next::Checkpoint;
             }
             // (an event at the time an epoch's arrivals are due waits for them; one at the time
-            // of a credit wake-up goes first)
+            // of a credit wake-up goes first; nothing at or after the window's end)
             let ta = self.net.arrivals_due();
             let tc = self.net.credit_wake_due();
-            let limit = ta.saturating_sub(1).min(tc).min(self.watch.time_limit);
+            let limit = ta
+                .saturating_sub(1)
+                .min(tc)
+                .min(self.until.saturating_sub(1));
             let (t, ev) = match self.queue.pop_until(limit) {
                 Ok((t, ev)) if t >= self.now && !self.self_check => (t, ev),
                 Ok((t, ev)) => {
@@ -268,19 +345,14 @@ impl World {
                 }
                 Err(tq) => {
                     let next = tq.min(ta).min(tc);
-                    if next == u64::MAX {
-                        if self.self_check && self.stalled.is_none() {
+                    if next >= self.until {
+                        if next == u64::MAX && self.self_check && self.stalled.is_none() {
                             self.stalled = match self.nics.flow.as_deref_mut() {
                                 Some(f) => f.mismatch.take(),
                                 None => self.net.stalled(self.now),
                             };
                         }
                         return Next::Idle;
-                    }
-                    if next > self.watch.time_limit {
-                        // (left pending, so that it stays counted; the run stops here)
-                        self.watch.record(Limit::SimulatedTime, None, None);
-                        return Next::Checkpoint;
                     }
                     self.arrived_at(Time(next));
                     if ta == next {
@@ -311,6 +383,119 @@ impl World {
             }
             self.dispatch(t, ev);
         }
+    }
+
+    /// When this partition next has something to do (ps; `u64::MAX`: nothing): an event, an
+    /// epoch's arrivals, or a credit wake-up.
+    pub(crate) fn next_time(&mut self) -> u64 {
+        let tq = self.queue.peek_time().map_or(u64::MAX, |t| t.ps());
+        tq.min(self.net.arrivals_due())
+            .min(self.net.credit_wake_due())
+    }
+
+    /// Moves what the layers above the network send across cuts (a message or a send done
+    /// with) into the network's outbox, which the engine empties after each window.
+    pub(crate) fn flush_outbox(&mut self) {
+        for (to, cut) in self.mpi.outbox.drain(..) {
+            self.net.outbox[to as usize].push(cut);
+        }
+    }
+
+    /// Takes in what another partition sent this one in the last window (`cut.rs`), in the
+    /// order it was sent.
+    pub(crate) fn take_cuts(&mut self, cuts: &[Cut]) {
+        for &c in cuts {
+            match c {
+                Cut::Arrive { arrival, packet } => {
+                    self.net.arrive_across(arrival, packet, &mut self.queue)
+                }
+                Cut::Release {
+                    feeder,
+                    at,
+                    bytes,
+                    vc,
+                } => self.net.released_across(feeder, at, bytes, vc),
+                Cut::Done { pool, id } => match pool {
+                    CutPool::Msg => self.nics.done(id),
+                    CutPool::P2p => self.mpi.done(id),
+                },
+            }
+        }
+    }
+
+    /// Why this partition cannot go on, if a pool of records in flight is full.
+    pub(crate) fn overflow(&self) -> Option<String> {
+        let full = self
+            .rdma
+            .full
+            .map(|f| format!("RDMA transfers: {f}"))
+            .or_else(|| self.mpi.full.map(|f| format!("message-passing sends: {f}")))
+            .or_else(|| self.net.overflowed.clone())?;
+        Some(format!(
+            "too many in flight at once, {full}: the run issues transfers faster than they \
+             complete (a loop that puts or sends without ever waiting?)"
+        ))
+    }
+
+    /// Gathers `other`, another partition of the same run that is done, into this one: its
+    /// counts, statistics, metrics and records (the run is over).
+    pub(crate) fn absorb(&mut self, other: &mut Part) {
+        self.now = self.now.max(other.now);
+        self.events += other.events;
+        for (a, b) in self.events_by_kind.iter_mut().zip(other.events_by_kind) {
+            *a += b;
+        }
+        self.finished += other.finished;
+        for (name, m) in std::mem::take(&mut other.metrics) {
+            self.metrics.entry(name).or_default().merge(&m);
+        }
+        self.time_went_back = self.time_went_back.or(other.time_went_back);
+        if self.stalled.is_none() {
+            self.stalled = other.stalled.take();
+        }
+        self.net.absorb(&mut other.net);
+        self.nics.absorb(&other.nics);
+        self.rdma.issued += other.rdma.issued;
+        self.mpi.sent += other.mpi.sent;
+        self.peak_events += other.queue.peak() as u64;
+        if let (Some(mine), Some(theirs)) = (self.trace.as_deref_mut(), other.trace.take()) {
+            mine.absorb(*theirs);
+        }
+        self.replays.absorb(std::mem::take(&mut other.replays));
+    }
+
+    /// Most events this partition held pending at once, and those of the partitions it
+    /// gathered (a figure of the engine's, not of the model: it depends on the partitions).
+    pub(crate) fn peak_events(&self) -> u64 {
+        self.peak_events + self.queue.peak() as u64
+    }
+
+    /// Whether this partition sees every rank and channel (the run is over, and it gathered
+    /// the others, or there is only one).
+    pub(crate) fn is_whole(&self) -> bool {
+        self.whole
+    }
+
+    /// From now on this partition reads every rank and channel (no partition runs any more;
+    /// debug builds stop checking who owns what).
+    pub(crate) fn become_whole(&mut self) {
+        if self.whole {
+            return;
+        }
+        self.whole = true;
+        self.ranks = self.ranks.whole();
+        self.net.become_whole();
+        self.mpi.become_whole();
+        if let Some(h) = self.net.history.as_deref_mut() {
+            h.sort();
+        }
+    }
+
+    /// Every rank (only once the run is over: [`Part::become_whole`]).
+    pub(crate) fn all_ranks(&self) -> &[Rank] {
+        assert!(self.whole, "every rank is read only once the run is over");
+        // SAFETY: no partition runs any more
+        unsafe { self.ranks.all() }
     }
 
     /// Simulated time moves to `t`: checks that it does not go back, and (self-check) that no
@@ -360,7 +545,7 @@ impl World {
 
     /// Hands one event to the component it concerns.
     pub(crate) fn dispatch(&mut self, t: Time, ev: Event) {
-        let World {
+        let Part {
             queue: q,
             net,
             nics,
@@ -436,7 +621,7 @@ fn envelope(
     m: u32,
     nics: &Nics,
     mpi: &mut Mpi,
-    ranks: &mut [Rank],
+    ranks: &mut Ranks,
     t: Time,
     q: &mut EventQueue<Event>,
 ) {
@@ -451,13 +636,13 @@ fn delivered(
     net: &mut Network,
     rdma: &mut Rdma,
     mpi: &mut Mpi,
-    ranks: &mut [Rank],
+    ranks: &mut Ranks,
     trace: Option<&mut Trace>,
     t: Time,
     q: &mut EventQueue<Event>,
 ) {
     let msg = *nics.msg(m);
-    nics.free(m);
+    nics.free(m, net);
     if let Some(tr) = trace {
         let arrival = match msg.kind {
             MsgKind::PutData => {
@@ -502,6 +687,9 @@ pub(crate) fn flow_id(h: i64) -> i64 {
 }
 
 /// A value scripts reported with `MGEN_report`, over the ranks that reported it.
+///
+/// Its mean is the exact sum of the values, rounded once, over their count: the same whatever
+/// the order the values came in (partitions report theirs apart and are gathered at the end).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Metric {
     /// Ranks that reported it.
@@ -513,7 +701,7 @@ pub struct Metric {
     /// Largest value.
     pub max: f64,
     #[serde(skip)]
-    sum: f64,
+    sum: ExactSum,
 }
 
 impl Default for Metric {
@@ -523,7 +711,7 @@ impl Default for Metric {
             min: f64::INFINITY,
             mean: 0.0,
             max: f64::NEG_INFINITY,
-            sum: 0.0,
+            sum: ExactSum::default(),
         }
     }
 }
@@ -532,10 +720,85 @@ impl Metric {
     /// Adds one rank's value.
     pub fn add(&mut self, v: f64) {
         self.count += 1;
-        self.sum += v;
+        self.sum.add(v);
         self.min = self.min.min(v);
         self.max = self.max.max(v);
-        self.mean = self.sum / self.count as f64;
+        self.mean = self.sum.value() / self.count as f64;
+    }
+
+    /// Adds the values `other` holds (another partition's, of the same name).
+    pub fn merge(&mut self, other: &Metric) {
+        self.count += other.count;
+        for &p in &other.sum.partials {
+            self.sum.add(p);
+        }
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+        if self.count > 0 {
+            self.mean = self.sum.value() / self.count as f64;
+        }
+    }
+}
+
+/// A sum of floating-point numbers kept exactly, as non-overlapping partial sums (Shewchuk's
+/// algorithm, as Python's `math.fsum`): adding is exact, and [`ExactSum::value`] rounds the
+/// true sum once, so that the order of the terms never shows. A few partials in practice.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExactSum {
+    partials: Vec<f64>,
+}
+
+impl ExactSum {
+    /// Adds `x` (finite).
+    pub fn add(&mut self, mut x: f64) {
+        let mut i = 0;
+        for j in 0..self.partials.len() {
+            let mut y = self.partials[j];
+            if x.abs() < y.abs() {
+                std::mem::swap(&mut x, &mut y);
+            }
+            let hi = x + y;
+            let lo = y - (hi - x);
+            if lo != 0.0 {
+                self.partials[i] = lo;
+                i += 1;
+            }
+            x = hi;
+        }
+        self.partials.truncate(i);
+        self.partials.push(x);
+    }
+
+    /// The sum, correctly rounded.
+    pub fn value(&self) -> f64 {
+        let p = &self.partials;
+        let Some(&last) = p.last() else {
+            return 0.0;
+        };
+        if !last.is_finite() {
+            return last;
+        }
+        let mut n = p.len() - 1;
+        let (mut hi, mut lo) = (last, 0.0);
+        while n > 0 {
+            let x = hi;
+            let y = p[n - 1];
+            n -= 1;
+            hi = x + y;
+            lo = y - (hi - x);
+            if lo != 0.0 {
+                break;
+            }
+        }
+        // half-way cases: round as the partials below say
+        if n > 0 && ((lo < 0.0 && p[n - 1] < 0.0) || (lo > 0.0 && p[n - 1] > 0.0)) {
+            let y = lo * 2.0;
+            let x = hi + y;
+            if y == x - hi {
+                hi = x;
+            }
+        }
+        hi
     }
 }
 
@@ -550,18 +813,18 @@ mod tests {
     use super::*;
     use crate::rdma::split_handle;
 
-    fn world() -> World {
+    fn world() -> Part {
         let s = Scenario::from_str_with(
             "[network]\ntopology = 'mesh'\ndims = [2]\n[workload]\ncode = ''\n",
             std::path::Path::new("tiny.toml"),
             &[],
         )
         .unwrap();
-        World::new(&s)
+        Part::new(&s)
     }
 
     /// Runs events until rank `r` is woken; returns the time.
-    fn until_woken(w: &mut World, r: u32) -> u64 {
+    fn until_woken(w: &mut Part, r: u32) -> u64 {
         loop {
             match w.advance() {
                 Next::Wake(x) if x == r => return w.now.ps(),

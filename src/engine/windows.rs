@@ -1,0 +1,211 @@
+//! The partitions simulated window by window (docs/architecture.md, "Partitions").
+//!
+//! A *window* is a span of simulated time that every partition can simulate on its own: no
+//! cut message sent during it can matter to another partition before it ends. Each window
+//! starts at `t`, the earliest thing left to do anywhere (an event, an epoch's arrivals, a
+//! credit wake-up, a cut message to take in), and ends at the earliest of:
+//! - the end of `t`'s epoch: arrivals sent across a cut during the window are put in place at
+//!   the end of their epoch (`net/router/arrivals.rs`), so a window never crosses one;
+//! - `t` plus one serialization of the shortest packet held anywhere in a buffer fed across a
+//!   cut ([`Lookahead`]): giving that buffer's space back is the soonest a partition can touch
+//!   another's state; with none held, the epoch alone bounds the window;
+//! - the simulated-time limit.
+//!
+//! Then the partitions take in what the others sent them, in a fixed order, and the next
+//! window begins. The windows, what each partition does in them and the order it takes its
+//! messages in depend on the model only: so do the results, whatever the number of threads
+//! (and partitions) that ran them.
+//!
+//! A run of one partition has one window, the whole run, unless `limits.events` asks the
+//! engine to count events at the end of each epoch (so that the stop falls at the same place
+//! whatever the partitions).
+
+use super::runner::{Pause, Runner};
+use super::Stop;
+use crate::config::Limits;
+use crate::cut::Lookahead;
+use crate::limits::Limit;
+use crate::units::Time;
+
+/// What the windows of one run have done, for the summary's `host` line and the benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct WindowStats {
+    /// Windows simulated.
+    pub windows: u64,
+    /// Cut messages delivered.
+    pub messages: u64,
+    /// Windows whose end was set by a packet held across a cut (shorter than an epoch).
+    pub short: u64,
+}
+
+/// The window loop of one run.
+pub(crate) struct Windows {
+    /// log2 of the epoch's length (`None`: arrivals are put in place as they are sent; only
+    /// one partition).
+    shift: Option<u32>,
+    lookahead: Lookahead,
+    /// The last picosecond events may be processed at.
+    time_limit: u64,
+    /// Events the run may process (`u64::MAX`: no limit), counted at the ends of epochs.
+    event_limit: u64,
+    pub(crate) stats: WindowStats,
+}
+
+/// The end of the epoch (of `2^shift` ps) that time `t` (ps) is in.
+fn epoch_end(t: u64, shift: u32) -> u64 {
+    ((t >> shift) + 1) << shift
+}
+
+impl Windows {
+    /// The windows of a run on `runners` under `limits`.
+    pub(crate) fn new(runners: &[Runner], limits: &Limits) -> Windows {
+        let w = runners[0].part.borrow();
+        let shift = w.net.epoch().map(|e| e.ps().trailing_zeros());
+        Windows {
+            shift,
+            lookahead: Lookahead {
+                fastest: w.net.fastest_output(),
+            },
+            time_limit: if limits.simulated_time == Time::ZERO {
+                u64::MAX
+            } else {
+                limits.simulated_time.ps()
+            },
+            event_limit: if limits.events == 0 || shift.is_none() {
+                u64::MAX
+            } else {
+                limits.events
+            },
+            stats: WindowStats::default(),
+        }
+    }
+
+    /// Whether the engine counts `limits.events` (else each partition does, alone).
+    pub(crate) fn counts_events(&self) -> bool {
+        self.event_limit != u64::MAX
+    }
+
+    /// Runs windows until nothing is left to do (`Ok`), or a rank fails or a limit is hit
+    /// (`Err`, the earliest such stop). `progress` is called now and then with the events so
+    /// far.
+    pub(crate) fn drive(
+        &mut self,
+        runners: &[Runner],
+        limits: &Limits,
+        mut progress: impl FnMut(),
+    ) -> Result<(), Stop> {
+        let many = runners.len() > 1;
+        loop {
+            self.exchange(runners);
+            let mut t = u64::MAX;
+            let mut wire = u32::MAX;
+            for r in runners {
+                let mut w = r.part.borrow_mut();
+                t = t.min(w.next_time());
+                if let Some(held) = w.net.shortest_held_across() {
+                    wire = wire.min(held);
+                }
+            }
+            if t == u64::MAX {
+                return Ok(());
+            }
+            if t > self.time_limit {
+                let now = runners
+                    .iter()
+                    .map(|r| r.part.borrow().now)
+                    .max()
+                    .unwrap_or(Time::ZERO);
+                return Err(Stop::Limit {
+                    limit: Limit::SimulatedTime,
+                    time: now,
+                    message: Limit::SimulatedTime.explain(limits, now, None, None),
+                });
+            }
+            let mut end = self.time_limit.saturating_add(1);
+            let epoch = self.shift.map(|s| epoch_end(t, s));
+            if let (true, Some(e)) = (many || self.counts_events(), epoch) {
+                end = end.min(e);
+            }
+            if many && wire != u32::MAX {
+                let by_credit = t.saturating_add(self.lookahead.serialization(wire));
+                if by_credit < end {
+                    end = by_credit;
+                    self.stats.short += 1;
+                }
+            }
+            self.stats.windows += 1;
+            let mut stops = Vec::new();
+            for r in runners {
+                loop {
+                    match r.run_window(end, limits, !many) {
+                        Ok(Pause::Done) => break,
+                        Ok(Pause::Checkpoint) => progress(),
+                        Err(stop) => {
+                            stops.push(stop);
+                            break;
+                        }
+                    }
+                }
+            }
+            if let Some(stop) = earliest(stops) {
+                return Err(stop);
+            }
+            if many {
+                progress();
+            }
+            if self.counts_events() && Some(end) == epoch {
+                let events: u64 = runners.iter().map(|r| r.part.borrow().events).sum();
+                if events >= self.event_limit {
+                    let now = runners
+                        .iter()
+                        .map(|r| r.part.borrow().now)
+                        .max()
+                        .unwrap_or(Time::ZERO);
+                    return Err(Stop::Limit {
+                        limit: Limit::Events,
+                        time: now,
+                        message: Limit::Events.explain(limits, now, None, None),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Hands every partition what the others sent it in the window just simulated: from
+    /// partition 0's messages to the last's, each in the order sent.
+    fn exchange(&mut self, runners: &[Runner]) {
+        if runners.len() == 1 {
+            return;
+        }
+        for r in runners {
+            r.part.borrow_mut().flush_outbox();
+        }
+        for (dst, to) in runners.iter().enumerate() {
+            for (src, from) in runners.iter().enumerate() {
+                if src == dst {
+                    continue;
+                }
+                let mut mail = std::mem::take(&mut from.part.borrow_mut().net.outbox[dst]);
+                if mail.is_empty() {
+                    continue;
+                }
+                self.stats.messages += mail.len() as u64;
+                to.part.borrow_mut().take_cuts(&mail);
+                mail.clear();
+                from.part.borrow_mut().net.outbox[dst] = mail;
+            }
+        }
+    }
+}
+
+/// Of the stops partitions reached in one window, the one a run reports: a rank's error
+/// before a limit, the earliest in simulated time, then the lowest rank.
+fn earliest(stops: Vec<Stop>) -> Option<Stop> {
+    stops.into_iter().min_by_key(|s| match s {
+        Stop::Script { rank, time, .. } => (0, *time, *rank),
+        Stop::Capacity { time, .. } => (1, *time, 0),
+        Stop::Limit { time, .. } => (2, *time, 0),
+        Stop::Deadlock { time, .. } => (3, *time, 0),
+        Stop::Internal(_) => (4, Time::ZERO, 0),
+    })
+}

@@ -1,0 +1,245 @@
+//! The run cut into partitions: which routers each partition owns, with their NICs, the nodes
+//! on those NICs and the ranks placed there (docs/architecture.md, "Partitions").
+//!
+//! A partition is a region of the network that the engine can simulate on its own for a
+//! window of simulated time: everything one of its handlers touches is its own, and what it
+//! does to another partition crosses a link, as a cut message with a delay the model
+//! guarantees (`cut.rs`). The cut follows the network, never the number of threads:
+//! - a mesh, torus or Tofu is cut into slabs along its last dimension (whole planes, routers
+//!   being numbered with dimension 0 fastest);
+//! - a dragonfly into runs of whole groups;
+//! - a fat tree into runs of whole subtrees under its second level (pods); a switch above the
+//!   leaves goes where most of the switches below it are, and the top level's switches, which
+//!   are over every pod alike, are dealt out in turn.
+//!
+//! A node's NICs always share a partition (a transfer within a node never enters the network),
+//! and so do its ranks. Every figure a run prints is the same whatever the count (the tests
+//! say so); the count only decides how many threads can work at once, and what crossing the
+//! cuts costs.
+//!
+//! By default a network gets one partition per 1024 routers or so ([`ROUTERS_PER_PART`]), no
+//! more than half its slabs, groups or pods (two of them at least per partition: a thin
+//! partition sends most of its traffic across a cut), and no more than [`MAX_PARTS`].
+
+use crate::net::topology::Topo;
+
+/// Routers per partition the default aims for.
+pub const ROUTERS_PER_PART: u32 = 1024;
+
+/// The most partitions a run may have.
+pub const MAX_PARTS: u32 = 256;
+
+/// Which partition owns what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Partitioning {
+    /// Partitions.
+    pub count: u32,
+    /// The partition of each router.
+    pub router: Vec<u16>,
+    /// The partition of each NIC (terminal): its router's.
+    pub nic: Vec<u16>,
+    /// The partition of each rank: its node's.
+    pub rank: Vec<u16>,
+    /// Routers, NICs and ranks each partition owns.
+    pub sizes: Vec<(u32, u32, u32)>,
+    /// What the cut follows, in words (for the summary's `host` line).
+    pub unit: &'static str,
+}
+
+/// The blocks a topology is cut along: a block of each router (or `None` for a router above
+/// the leaves of a fat tree), how many blocks there are, and what one is called.
+fn blocks(topo: &Topo) -> (Vec<Option<u32>>, u32, &'static str) {
+    let routers = topo.routers();
+    match topo {
+        Topo::Cube(c) => {
+            let last = *c.dims.last().unwrap_or(&1);
+            let per = (routers / last.max(1)).max(1);
+            ((0..routers).map(|r| Some(r / per)).collect(), last, "slab")
+        }
+        Topo::Dragonfly(d) => ((0..routers).map(|r| Some(r / d.a)).collect(), d.g, "group"),
+        Topo::FatTree(f) => {
+            // a pod: the leaves under one subtree of the second level (all of them when the
+            // tree has one level)
+            let leaves = f.leaves();
+            let per = if f.levels() >= 2 { f.down[1] } else { leaves }.max(1);
+            let blocks = leaves.div_ceil(per);
+            (
+                (0..routers)
+                    .map(|r| (r < leaves).then_some(r / per))
+                    .collect(),
+                blocks,
+                "pod",
+            )
+        }
+    }
+}
+
+/// The default count of partitions for `topo` (see the module's doc).
+pub fn default_count(topo: &Topo) -> u32 {
+    let (_, blocks, _) = blocks(topo);
+    let by_size = topo.routers() / ROUTERS_PER_PART;
+    by_size.min(blocks / 2).clamp(1, MAX_PARTS.min(64))
+}
+
+/// The most partitions `topo` can be cut into: one per slab, group or pod.
+pub fn max_count(topo: &Topo) -> u32 {
+    blocks(topo).1.clamp(1, MAX_PARTS)
+}
+
+impl Partitioning {
+    /// One partition owning everything.
+    pub fn whole(routers: u32, nics: u32, ranks: usize) -> Partitioning {
+        Partitioning {
+            count: 1,
+            router: vec![0; routers as usize],
+            nic: vec![0; nics as usize],
+            rank: vec![0; ranks],
+            sizes: vec![(routers, nics, ranks as u32)],
+            unit: "whole network",
+        }
+    }
+
+    /// `topo` cut into `count` partitions (at most [`max_count`]), for NICs of
+    /// `nics_per_node` per node and ranks on the nodes `rank_node`.
+    pub fn new(topo: &Topo, nics_per_node: u32, rank_node: &[u32], count: u32) -> Partitioning {
+        let routers = topo.routers();
+        let (block, blocks, unit) = blocks(topo);
+        let count = count.clamp(1, max_count(topo));
+        let nics = topo.terminals();
+        if count == 1 {
+            return Partitioning::whole(routers, nics, rank_node.len());
+        }
+        const NONE: u16 = u16::MAX;
+        // runs of whole blocks, as even as they come
+        let mut router: Vec<u16> = block
+            .iter()
+            .map(|b| b.map_or(NONE, |b| (b as u64 * count as u64 / blocks as u64) as u16))
+            .collect();
+        // switches above the leaves (fat tree), level by level as they are numbered: where
+        // most of the switches they link to are, the top ones in turn
+        let ports = topo.ports();
+        let mut turn = 0u32;
+        for r in 0..routers {
+            if router[r as usize] != NONE {
+                continue;
+            }
+            let mut votes = vec![0u32; count as usize];
+            for q in 0..ports {
+                if let Some((n, _)) = topo.neighbour(r, q) {
+                    let p = router[n as usize];
+                    if p != NONE {
+                        votes[p as usize] += 1;
+                    }
+                }
+            }
+            let best = *votes.iter().max().unwrap_or(&0);
+            let tied: Vec<usize> = (0..count as usize).filter(|&p| votes[p] == best).collect();
+            router[r as usize] = if tied.len() == 1 {
+                tied[0] as u16
+            } else {
+                turn += 1;
+                tied[(turn - 1) as usize % tied.len()] as u16
+            };
+        }
+        // the NICs of one node share a partition: their routers join the first one's
+        let tpr = topo.terminals_per_router().max(1);
+        let k = nics_per_node.max(1);
+        for node in 0..nics / k {
+            let first = router[(node * k / tpr) as usize];
+            for t in node * k + 1..node * k + k {
+                router[(t / tpr) as usize] = first;
+            }
+        }
+        let nic: Vec<u16> = (0..nics).map(|t| router[(t / tpr) as usize]).collect();
+        let rank: Vec<u16> = rank_node
+            .iter()
+            .map(|&n| nic[(n * k) as usize])
+            .collect();
+        let mut sizes = vec![(0u32, 0u32, 0u32); count as usize];
+        for &p in &router {
+            sizes[p as usize].0 += 1;
+        }
+        for &p in &nic {
+            sizes[p as usize].1 += 1;
+        }
+        for &p in &rank {
+            sizes[p as usize].2 += 1;
+        }
+        Partitioning {
+            count,
+            router,
+            nic,
+            rank,
+            sizes,
+            unit,
+        }
+    }
+
+    /// The ranks partition `p` owns, in order.
+    pub fn ranks_of(&self, p: u16) -> Vec<u32> {
+        (0..self.rank.len() as u32)
+            .filter(|&r| self.rank[r as usize] == p)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{NetworkConfig, Topology};
+
+    fn topo(t: Topology, dims: &[u32]) -> Topo {
+        let cfg = NetworkConfig {
+            topology: t,
+            dims: dims.to_vec(),
+            ..NetworkConfig::default()
+        };
+        Topo::new(&cfg, 1)
+    }
+
+    #[test]
+    fn a_torus_is_cut_into_slabs_of_whole_planes() {
+        let t = topo(Topology::Torus, &[4, 4, 8]);
+        let p = Partitioning::new(&t, 1, &[0, 17, 127], 4);
+        // 16 routers a plane, 8 planes, two planes a partition
+        for r in 0..128u32 {
+            assert_eq!(p.router[r as usize] as u32, r / 32, "router {r}");
+        }
+        assert_eq!(p.rank, vec![0, 0, 3]);
+        assert_eq!(p.sizes, vec![(32, 32, 2), (32, 32, 0), (32, 32, 0), (32, 32, 1)]);
+        assert_eq!(max_count(&t), 8);
+        assert_eq!(Partitioning::new(&t, 1, &[], 100).count, 8);
+    }
+
+    #[test]
+    fn the_default_grows_with_the_network_and_keeps_two_blocks_a_partition() {
+        assert_eq!(default_count(&topo(Topology::Torus, &[8, 8, 8])), 1);
+        assert_eq!(default_count(&topo(Topology::Torus, &[16, 16, 16])), 4);
+        assert_eq!(default_count(&topo(Topology::Torus, &[64, 32, 32])), 16);
+        assert_eq!(default_count(&topo(Topology::Torus, &[128, 128, 64])), 32);
+    }
+
+    #[test]
+    fn a_fat_tree_keeps_its_pods_whole_and_deals_out_its_top() {
+        let cfg = NetworkConfig {
+            topology: Topology::Fattree,
+            down_ports: Some(vec![4, 4, 4]),
+            up_ports: Some(vec![4, 4, 0]),
+            ..NetworkConfig::default()
+        };
+        let t = Topo::new(&cfg, 1);
+        let Topo::FatTree(f) = &t else { panic!() };
+        let p = Partitioning::new(&t, 1, &[], 2);
+        // 16 leaves in pods of 4; level 2 goes with its pod; 16 top switches dealt out
+        for r in 0..16u32 {
+            assert_eq!(p.router[r as usize] as u32, r / 8, "leaf {r}");
+        }
+        for r in 16..32u32 {
+            let (_, s) = f.place(r);
+            // level-2 switch s is over pod s / 4
+            assert_eq!(p.router[r as usize] as u32, (s / 4) / 2, "switch {r}");
+        }
+        let top: Vec<u16> = p.router[32..48].to_vec();
+        assert_eq!(top.iter().filter(|&&x| x == 0).count(), 8, "{top:?}");
+    }
+}

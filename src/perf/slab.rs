@@ -1,0 +1,304 @@
+//! Arrays shared by the partitions of a run, each element owned by one partition.
+//!
+//! The network's channels, credit, input buffers, NICs and ranks are numbered globally (a
+//! channel leads to a channel by its number), and each belongs to the partition of the router,
+//! NIC or node it is part of. A [`Slab`] is one such array: allocated once ([`SlabStore`]), and
+//! seen by every partition through a copy of the same view. It changes nothing of how the
+//! model indexes its state; what it adds is the rule that makes sharing it sound:
+//!
+//! **Invariant.** While partitions run (on threads), an element is read or written only by the
+//! partition that owns it; everything else a partition learns from another comes in a cut
+//! message (`cut.rs`). When no partition runs (setting up, between windows on the engine's own
+//! thread, and at the end of the run), anyone may read any element. The engine keeps the
+//! invariant by construction: a handler touches only what its own routers, NICs and ranks own
+//! (`net/router/mod.rs`, "Each router acts on its own state"); debug builds check it where an
+//! element's owner is known ([`Slab::owned_by`]).
+//!
+//! Costs: an element access is a bounds check and an offset, as with a `Vec`. Memory: the
+//! elements, allocated once; views are two words.
+
+use std::marker::PhantomData;
+
+/// The allocation behind one or more [`Slab`] views: owns the elements and frees them when
+/// dropped (after every view is gone: the engine drops the partitions first).
+pub(crate) struct SlabStore<T> {
+    data: Box<[T]>,
+}
+
+/// A view of a [`SlabStore`]'s elements (see the module's doc for who may touch which).
+pub(crate) struct Slab<T> {
+    ptr: *mut T,
+    len: usize,
+    /// Which partition owns each element, for the debug-build check (empty: not checked).
+    #[cfg(debug_assertions)]
+    owner: *const u16,
+    #[cfg(debug_assertions)]
+    stride: usize,
+    #[cfg(debug_assertions)]
+    me: u16,
+    _t: PhantomData<T>,
+}
+
+impl<T> Clone for Slab<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Slab<T> {}
+
+// SAFETY: a Slab is a pointer to elements that outlive it (the store is dropped after every
+// view) and that are touched under the module's invariant: by their owner only while
+// partitions run, by anyone when none does. Sending or sharing a view between threads hands
+// over only that access.
+unsafe impl<T: Send> Send for Slab<T> {}
+unsafe impl<T: Send> Sync for Slab<T> {}
+
+impl<T> SlabStore<T> {
+    /// A store of the elements of `v`.
+    pub(crate) fn new(v: Vec<T>) -> SlabStore<T> {
+        SlabStore {
+            data: v.into_boxed_slice(),
+        }
+    }
+
+    /// A view of every element, for the partition (or the whole run) that will use it.
+    pub(crate) fn view(&mut self) -> Slab<T> {
+        Slab {
+            ptr: self.data.as_mut_ptr(),
+            len: self.data.len(),
+            #[cfg(debug_assertions)]
+            owner: std::ptr::null(),
+            #[cfg(debug_assertions)]
+            stride: 1,
+            #[cfg(debug_assertions)]
+            me: 0,
+            _t: PhantomData,
+        }
+    }
+
+    /// The elements, for a reader that holds the store (no partition runs).
+    pub(crate) fn as_slice(&self) -> &[T] {
+        &self.data
+    }
+}
+
+impl<T> Slab<T> {
+    /// An empty view (no elements), for arrays a run does not use.
+    pub(crate) fn empty() -> Slab<T> {
+        Slab {
+            ptr: std::ptr::NonNull::dangling().as_ptr(),
+            len: 0,
+            #[cfg(debug_assertions)]
+            owner: std::ptr::null(),
+            #[cfg(debug_assertions)]
+            stride: 1,
+            #[cfg(debug_assertions)]
+            me: 0,
+            _t: PhantomData,
+        }
+    }
+
+    /// This view, used by partition `me`, with `owner[i / stride]` the partition that owns
+    /// element `i` (`owner` must live as long as the view): debug builds then check each
+    /// access.
+    #[allow(unused_variables, unused_mut)]
+    pub(crate) fn owned_by(mut self, owner: &[u16], stride: usize, me: u16) -> Slab<T> {
+        #[cfg(debug_assertions)]
+        {
+            assert_eq!(owner.len() * stride, self.len);
+            self.owner = owner.as_ptr();
+            self.stride = stride;
+            self.me = me;
+        }
+        self
+    }
+
+    /// Elements in the array.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the array has no element.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline(always)]
+    fn check(&self, i: usize) {
+        #[cfg(debug_assertions)]
+        if !self.owner.is_null() {
+            // SAFETY: `owner` has `len` entries (checked in `owned_by`) and lives as long as
+            // the view; `i < len` was checked by the caller.
+            let o = unsafe { *self.owner.add(i / self.stride) };
+            debug_assert_eq!(
+                o, self.me,
+                "partition {} touched element {i}, which partition {o} owns",
+                self.me
+            );
+        }
+        let _ = i;
+    }
+
+    /// Element `i`, if there is one (for prefetching: no ownership check, nothing is read
+    /// through it but an address).
+    #[inline]
+    pub(crate) fn get(&self, i: usize) -> Option<&T> {
+        // SAFETY: in bounds; see the module's invariant.
+        (i < self.len).then(|| unsafe { &*self.ptr.add(i) })
+    }
+
+    /// Every element, for a reader when no partition runs.
+    ///
+    /// # Safety
+    /// No partition may be running: the caller reads elements other partitions own.
+    pub(crate) unsafe fn all(&self) -> &[T] {
+        std::slice::from_raw_parts(self.ptr, self.len)
+    }
+
+    /// Every element, to change, when no partition runs.
+    ///
+    /// # Safety
+    /// As [`Slab::all`], and no other reference to the elements may be alive.
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn all_mut(&self) -> &mut [T] {
+        std::slice::from_raw_parts_mut(self.ptr, self.len)
+    }
+}
+
+/// A slab indexed past its end: a bug, reported as a `Vec` would.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn out_of_bounds(i: usize, len: usize) -> ! {
+    panic!("index out of bounds: the len is {len} but the index is {i}")
+}
+
+impl<T> std::ops::Index<usize> for Slab<T> {
+    type Output = T;
+    #[inline(always)]
+    fn index(&self, i: usize) -> &T {
+        if i >= self.len {
+            out_of_bounds(i, self.len);
+        }
+        self.check(i);
+        // SAFETY: in bounds; the module's invariant says no other partition touches it.
+        unsafe { &*self.ptr.add(i) }
+    }
+}
+
+impl<T> std::ops::IndexMut<usize> for Slab<T> {
+    #[inline(always)]
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        if i >= self.len {
+            out_of_bounds(i, self.len);
+        }
+        self.check(i);
+        // SAFETY: in bounds; only the owning partition holds a reference to this element
+        // (the module's invariant), and `&mut self` keeps this view from giving out another.
+        unsafe { &mut *self.ptr.add(i) }
+    }
+}
+
+impl<T> std::ops::Index<std::ops::Range<usize>> for Slab<T> {
+    type Output = [T];
+    #[inline]
+    fn index(&self, r: std::ops::Range<usize>) -> &[T] {
+        assert!(r.start <= r.end && r.end <= self.len);
+        // SAFETY: in bounds; a range is read only within one owner's elements (a channel's
+        // virtual channels, a router's ports).
+        unsafe { std::slice::from_raw_parts(self.ptr.add(r.start), r.end - r.start) }
+    }
+}
+
+/// A [`Slab`] that keeps its store alive: what the network's state is made of. Cloning it
+/// gives another view of the same elements (for another partition).
+pub(crate) struct SharedVec<T> {
+    view: Slab<T>,
+    _store: std::sync::Arc<SlabStore<T>>,
+}
+
+impl<T> Clone for SharedVec<T> {
+    fn clone(&self) -> Self {
+        SharedVec {
+            view: self.view,
+            _store: self._store.clone(),
+        }
+    }
+}
+
+impl<T> SharedVec<T> {
+    /// The elements of `v`, shared from now on.
+    pub(crate) fn new(v: Vec<T>) -> SharedVec<T> {
+        let mut store = SlabStore::new(v);
+        let view = store.view();
+        SharedVec {
+            view,
+            _store: std::sync::Arc::new(store),
+        }
+    }
+
+    /// This view as partition `me` uses it, checked in debug builds against `owner` (see
+    /// [`Slab::owned_by`]).
+    pub(crate) fn owned_by(mut self, owner: &[u16], stride: usize, me: u16) -> SharedVec<T> {
+        self.view = self.view.owned_by(owner, stride, me);
+        self
+    }
+}
+
+impl<T> SharedVec<T> {
+    /// A view of the same elements that checks no owner: for reading everything when no
+    /// partition runs.
+    pub(crate) fn whole(&self) -> SharedVec<T> {
+        let mut v = self.clone();
+        #[cfg(debug_assertions)]
+        {
+            v.view.owner = std::ptr::null();
+        }
+        v
+    }
+}
+
+impl<T> std::ops::Deref for SharedVec<T> {
+    type Target = Slab<T>;
+    #[inline(always)]
+    fn deref(&self) -> &Slab<T> {
+        &self.view
+    }
+}
+
+impl<T> std::ops::DerefMut for SharedVec<T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Slab<T> {
+        &mut self.view
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn views_of_one_store_see_the_same_elements() {
+        let mut store = SlabStore::new(vec![0u32; 8]);
+        let mut a = store.view();
+        let b = store.view();
+        a[3] = 7;
+        assert_eq!(b[3], 7);
+        assert_eq!(&b[2..4], &[0, 7]);
+        assert_eq!((a.len(), b.get(8)), (8, None));
+        assert_eq!(store.as_slice()[3], 7);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "partition 1 touched element 2")]
+    fn a_partition_that_touches_another_ones_element_is_caught() {
+        let owner = [0u16, 0, 0, 1];
+        let mut store = SlabStore::new(vec![0u32; 4]);
+        let mine = store.view().owned_by(&owner, 1, 1);
+        let _ = mine[3];
+        let _ = mine[2];
+    }
+}

@@ -1,0 +1,316 @@
+//! Pools of records that other partitions may read: a message's, a transfer's, a send's.
+//!
+//! A record is made by the partition where it starts (the sending rank's, the sending NIC's)
+//! and named by a global id, `local << bits | partition`. Its packets carry the id across the
+//! network, and the partition where they arrive reads the record's fixed fields (its kind, its
+//! size, who sent it) there, without a copy: records never move (chunks of [`CHUNK`], found
+//! through a two-level table allocated once per partition), and a reader only ever learns of
+//! an id through a cut message, which the engine hands over after a barrier: the record was
+//! written before. What the receiving side changes it keeps in its own [`Mirror`], and a
+//! record is released by its owner only, when the other side says it is done (a cut message
+//! again): so no record is read and written by two partitions at once.
+//!
+//! Costs: `alloc`, `release`, `get` O(1) (three dependent loads, two of them of small tables
+//! that stay cached). Memory: the records at their peak, plus 8 KiB of top table and 8 KiB per
+//! 4 M records per partition.
+
+use std::sync::Arc;
+
+/// Records per chunk.
+const CHUNK: usize = 1 << 12;
+/// Chunks per second-level table, and second-level tables in the top one.
+const FAN: usize = 1 << 10;
+
+/// The most records one partition may hold at once in one pool.
+pub(crate) const MAX_LOCAL: u64 = (CHUNK * FAN * FAN) as u64;
+
+type Level2<T> = [*mut T; FAN];
+
+/// Where every partition's records of one pool are: their top tables, which never move.
+pub(crate) struct Directory<T> {
+    tops: Vec<*const *mut Level2<T>>,
+    bits: u32,
+}
+
+// SAFETY: the directory holds addresses of tables that live as long as the run; records are
+// read through it only under the module's rule (written before a barrier, read after).
+unsafe impl<T: Send> Send for Directory<T> {}
+unsafe impl<T: Send> Sync for Directory<T> {}
+
+impl<T> Directory<T> {
+    /// The record with global id `id`, wherever it lives.
+    ///
+    /// # Safety
+    /// `id` must be a live record's, made by a partition before the last barrier (or by the
+    /// caller's own partition), and not be changed by its owner meanwhile.
+    #[inline]
+    pub(crate) unsafe fn get(&self, id: u32) -> &T {
+        let part = (id & ((1u32 << self.bits) - 1)) as usize;
+        let local = (id >> self.bits) as usize;
+        let top = *self.tops.get_unchecked(part);
+        let l2 = *top.add(local / (CHUNK * FAN));
+        let chunk = (*l2)[(local / CHUNK) % FAN];
+        &*chunk.add(local % CHUNK)
+    }
+}
+
+/// One partition's records of one pool.
+pub(crate) struct Stable<T> {
+    part: u32,
+    bits: u32,
+    top: Box<[*mut Level2<T>; FAN]>,
+    /// Local indices ever used.
+    len: usize,
+    free: Vec<u32>,
+    live: usize,
+    peak: usize,
+}
+
+// SAFETY: a partition's pool moves between threads with its partition; what other partitions
+// read of it goes through a `Directory` under the module's rule.
+unsafe impl<T: Send> Send for Stable<T> {}
+
+/// Why a record could not be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("more than {0} records in flight in one partition")]
+pub(crate) struct Full(pub u64);
+
+impl<T: Copy> Stable<T> {
+    /// Partition `part`'s empty pool; ids keep the partition in their low `bits` bits.
+    pub(crate) fn new(part: u32, bits: u32) -> Stable<T> {
+        Stable {
+            part,
+            bits,
+            top: Box::new([std::ptr::null_mut(); FAN]),
+            len: 0,
+            free: Vec::new(),
+            live: 0,
+            peak: 0,
+        }
+    }
+
+    /// The most records this pool may hold at once.
+    pub(crate) fn capacity(&self) -> u64 {
+        MAX_LOCAL.min(1u64 << (32 - self.bits))
+    }
+
+    /// The global id of local index `local`.
+    #[inline]
+    fn id(&self, local: usize) -> u32 {
+        ((local as u32) << self.bits) | self.part
+    }
+
+    #[inline]
+    fn slot(&self, local: usize) -> *mut T {
+        let l2 = self.top[local / (CHUNK * FAN)];
+        // SAFETY: every local index below `len` has its chunk allocated (see `alloc`).
+        unsafe { (*l2)[(local / CHUNK) % FAN].add(local % CHUNK) }
+    }
+
+    /// Stores `item`; returns its global id.
+    #[inline]
+    pub(crate) fn alloc(&mut self, item: T) -> Result<u32, Full> {
+        let local = match self.free.pop() {
+            Some(l) => l as usize,
+            None => {
+                if self.len as u64 >= self.capacity() {
+                    return Err(Full(self.capacity()));
+                }
+                if self.len % CHUNK == 0 {
+                    self.grow();
+                }
+                self.len += 1;
+                self.len - 1
+            }
+        };
+        // SAFETY: `local` is a slot of an allocated chunk, not live, and no other partition
+        // reads a slot that is not live.
+        unsafe { self.slot(local).write(item) };
+        self.live += 1;
+        self.peak = self.peak.max(self.live);
+        Ok(self.id(local))
+    }
+
+    /// Allocates the chunk of local index `len`.
+    #[cold]
+    fn grow(&mut self) {
+        let (hi, mid) = (self.len / (CHUNK * FAN), (self.len / CHUNK) % FAN);
+        if self.top[hi].is_null() {
+            self.top[hi] = Box::into_raw(Box::new([std::ptr::null_mut(); FAN]));
+        }
+        let chunk: Box<[std::mem::MaybeUninit<T>]> =
+            std::iter::repeat_with(std::mem::MaybeUninit::uninit)
+                .take(CHUNK)
+                .collect();
+        // SAFETY: `top[hi]` was just made or made before, and is only written here.
+        unsafe { (*self.top[hi])[mid] = Box::into_raw(chunk) as *mut T };
+    }
+
+    /// Gives record `id` (this partition's, live) back.
+    #[inline]
+    pub(crate) fn release(&mut self, id: u32) {
+        debug_assert_eq!(id & ((1u32 << self.bits) - 1), self.part);
+        self.free.push(id >> self.bits);
+        self.live -= 1;
+    }
+
+    /// This partition's live record `id`.
+    #[inline]
+    pub(crate) fn get(&self, id: u32) -> &T {
+        debug_assert_eq!(id & ((1u32 << self.bits) - 1), self.part);
+        let local = (id >> self.bits) as usize;
+        assert!(local < self.len);
+        // SAFETY: an allocated slot; only this partition writes it.
+        unsafe { &*self.slot(local) }
+    }
+
+    /// This partition's live record `id`, to change (no other partition reads what changes).
+    #[inline]
+    pub(crate) fn get_mut(&mut self, id: u32) -> &mut T {
+        debug_assert_eq!(id & ((1u32 << self.bits) - 1), self.part);
+        let local = (id >> self.bits) as usize;
+        assert!(local < self.len);
+        // SAFETY: as `get`, and `&mut self` hands out one reference at a time.
+        unsafe { &mut *self.slot(local) }
+    }
+
+    /// Records alive now.
+    pub(crate) fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Most records alive at once.
+    pub(crate) fn peak(&self) -> usize {
+        self.peak
+    }
+}
+
+impl<T> Drop for Stable<T> {
+    fn drop(&mut self) {
+        for &l2 in self.top.iter() {
+            if l2.is_null() {
+                continue;
+            }
+            // SAFETY: made by `grow` with `Box::into_raw`, each once; records are `Copy` data
+            // with nothing to drop.
+            unsafe {
+                for &chunk in (*l2).iter() {
+                    if !chunk.is_null() {
+                        let slice = std::ptr::slice_from_raw_parts_mut(
+                            chunk as *mut std::mem::MaybeUninit<T>,
+                            CHUNK,
+                        );
+                        drop(Box::from_raw(slice));
+                    }
+                }
+                drop(Box::from_raw(l2));
+            }
+        }
+    }
+}
+
+/// The directory of `pools` (one per partition, in partition order).
+pub(crate) fn directory<T: Copy>(pools: &[&Stable<T>]) -> Arc<Directory<T>> {
+    Arc::new(Directory {
+        tops: pools
+            .iter()
+            .map(|p| p.top.as_ptr() as *const *mut Level2<T>)
+            .collect(),
+        bits: pools.first().map_or(0, |p| p.bits),
+    })
+}
+
+/// Bits of a global id that name the partition, for `parts` partitions.
+pub(crate) fn part_bits(parts: u32) -> u32 {
+    32 - (parts.max(1) - 1).leading_zeros()
+}
+
+/// What the receiving partition keeps of other partitions' records: one `T` per record id,
+/// made default when first asked for, set back to default by [`Mirror::clear`].
+pub(crate) struct Mirror<T> {
+    bits: u32,
+    by_part: Vec<Vec<T>>,
+}
+
+impl<T: Default + Clone> Mirror<T> {
+    /// An empty mirror for ids of `bits` partition bits.
+    pub(crate) fn new(bits: u32) -> Mirror<T> {
+        Mirror {
+            bits,
+            by_part: (0..1usize << bits).map(|_| Vec::new()).collect(),
+        }
+    }
+
+    /// What is kept for record `id`.
+    #[inline]
+    pub(crate) fn get_mut(&mut self, id: u32) -> &mut T {
+        let part = (id & ((1u32 << self.bits) - 1)) as usize;
+        let local = (id >> self.bits) as usize;
+        let v = &mut self.by_part[part];
+        if v.len() <= local {
+            v.resize(local + 1, T::default());
+        }
+        &mut v[local]
+    }
+
+    /// What is kept for record `id`, if anything.
+    #[inline]
+    pub(crate) fn get(&self, id: u32) -> Option<&T> {
+        let part = (id & ((1u32 << self.bits) - 1)) as usize;
+        self.by_part[part].get((id >> self.bits) as usize)
+    }
+
+    /// Forgets record `id` (it is done).
+    #[inline]
+    pub(crate) fn clear(&mut self, id: u32) {
+        *self.get_mut(id) = T::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_name_the_partition_and_records_are_read_through_the_directory() {
+        let bits = part_bits(3);
+        assert_eq!((part_bits(1), part_bits(2), bits, part_bits(5)), (0, 1, 2, 3));
+        let mut a: Stable<u64> = Stable::new(0, bits);
+        let mut b: Stable<u64> = Stable::new(2, bits);
+        let ids: Vec<u32> = (0..10_000).map(|i| a.alloc(i).unwrap()).collect();
+        let other = b.alloc(77).unwrap();
+        assert_eq!(other & 3, 2);
+        let dir = directory(&[&a, &b, &b]);
+        // SAFETY: live records, nobody writes them while they are read
+        unsafe {
+            assert_eq!(*dir.get(ids[9_999]), 9_999);
+            assert_eq!(*dir.get(other), 77);
+        }
+        a.release(ids[5]);
+        let again = a.alloc(5_000).unwrap();
+        assert_eq!(again, ids[5], "a released slot is reused");
+        assert_eq!((a.live(), a.peak()), (10_000, 10_000));
+        *a.get_mut(again) += 1;
+        assert_eq!(*a.get(again), 5_001);
+    }
+
+    #[test]
+    fn a_full_pool_says_so() {
+        let mut p: Stable<u8> = Stable::new(0, 22);
+        assert_eq!(p.capacity(), 1024);
+        for _ in 0..1024 {
+            p.alloc(0).unwrap();
+        }
+        assert_eq!(p.alloc(0), Err(Full(1024)));
+    }
+
+    #[test]
+    fn a_mirror_keeps_defaults_until_set_and_after_clear() {
+        let mut m: Mirror<u32> = Mirror::new(1);
+        assert_eq!(m.get(7), None);
+        *m.get_mut(7) = 3;
+        assert_eq!(m.get(7), Some(&3));
+        m.clear(7);
+        assert_eq!(m.get(7), Some(&0));
+    }
+}
