@@ -32,44 +32,174 @@ pub(crate) struct Arrival {
     /// Bytes held in that buffer once its space was taken, this packet included (for the
     /// buffer history).
     pub(crate) held: u32,
+    /// Mesh and torus: the hop it takes from there (port, virtual channel, dimension), once
+    /// worked out ahead of putting it in place (`ROUTED` in `hop[3]`), else zeros.
+    pub(crate) hop: [u8; 4],
 }
 
-/// The arrivals not yet put in place.
+/// `Arrival::hop[3]`: the hop is worked out.
+const ROUTED: u8 = 1;
+
+const _: () = assert!(std::mem::size_of::<Arrival>() == 32);
+
+/// The arrivals not yet put in place: those of the epoch that ends at `due` (a partition holds
+/// one epoch's at a time: a window never crosses an epoch's end, and the arrivals a partition
+/// takes in at a window's start are put in place before anything it sends next), and, in case,
+/// later ones.
 #[derive(Default)]
 pub(super) struct Arrivals {
-    held: Vec<Arrival>,
-    /// The end of the earliest epoch among `held` (ps; `u64::MAX` when there is none), and of
-    /// the latest.
+    /// Sent here, in the order they were sent: nearly that of [`key`].
+    local: Vec<Arrival>,
+    /// Taken in from other partitions, in the order they came.
+    received: Vec<Arrival>,
+    /// The end of their epoch (ps; meaningful while some are held).
     due: u64,
-    last: u64,
+    /// Arrivals of a later epoch, if any ever came before `due`'s were put in place.
+    later: Vec<(u64, Arrival)>,
     /// The arrivals being put in place (kept for its capacity).
     taking: Vec<Arrival>,
 }
 
-/// How far ahead the walk over an epoch's arrivals asks for the packet, and for the channel
-/// the packet is routed to.
+/// The order arrivals are put in place: when they are ready, then the channel they came by
+/// (unique: a channel sends at most one packet per picosecond).
+#[inline]
+fn key(a: &Arrival) -> u128 {
+    (a.ready as u128) << 32 | a.from as u128
+}
+
+/// Sorts arrivals sent by one partition into the order of [`key`]. They come in the order of
+/// `ready` nearly always (sends are made in time order, and most hops take the same time), the
+/// packets sent at one picosecond in the order their senders happened to run: so each run of
+/// one `ready` is put in order by `from` alone when that is all it takes, in one pass.
+fn sort_nearly_in_order(v: &mut [Arrival]) {
+    if !v.windows(2).all(|w| w[0].ready <= w[1].ready) {
+        v.sort_unstable_by_key(key);
+        return;
+    }
+    let mut i = 0;
+    while i < v.len() {
+        let mut j = i + 1;
+        while j < v.len() && v[j].ready == v[i].ready {
+            j += 1;
+        }
+        if j - i > 1 {
+            let run = &mut v[i..j];
+            if run.len() <= 16 {
+                for x in 1..run.len() {
+                    let a = run[x];
+                    let mut y = x;
+                    while y > 0 && run[y - 1].from > a.from {
+                        run[y] = run[y - 1];
+                        y -= 1;
+                    }
+                    run[y] = a;
+                }
+            } else {
+                run.sort_unstable_by_key(|a| a.from);
+            }
+        }
+        i = j;
+    }
+}
+
+/// How far ahead the walk over an epoch's arrivals asks for the packet, works out its hop and
+/// asks for the channel it is queued for, and asks for the packet last in that queue (which
+/// putting it in place compares it with): each stage reads only what the one before asked for.
 const PREFETCH_PACKET: usize = 8;
 const PREFETCH_CHANNEL: usize = 4;
+const PREFETCH_TAIL: usize = 2;
 
 impl Arrivals {
     /// The end of the earliest epoch with arrivals held (ps; `u64::MAX` when none).
     #[inline]
     pub(super) fn due(&self) -> u64 {
-        if self.held.is_empty() {
+        if self.local.is_empty() && self.received.is_empty() {
             u64::MAX
         } else {
             self.due
         }
     }
 
-    /// Holds `a` until its epoch, which ends at `end` (ps).
+    /// Whether `a`, whose epoch ends at `end`, joins those held (else it waits for them).
+    #[inline]
+    fn joins(&mut self, end: u64) -> bool {
+        if self.local.is_empty() && self.received.is_empty() {
+            self.due = end;
+            return true;
+        }
+        end == self.due
+    }
+
+    /// Holds `a`, sent here, until its epoch, which ends at `end` (ps).
     #[inline]
     pub(super) fn hold(&mut self, a: Arrival, end: u64) {
-        if self.held.is_empty() || end < self.due {
-            self.due = end;
+        if !self.joins(end) {
+            return self.hold_later(a, end);
         }
-        self.last = self.last.max(end);
-        self.held.push(a);
+        self.local.push(a);
+    }
+
+    /// Holds `a`, taken in from another partition, until its epoch, which ends at `end` (ps).
+    #[inline]
+    pub(super) fn hold_received(&mut self, a: Arrival, end: u64) {
+        if !self.joins(end) {
+            return self.hold_later(a, end);
+        }
+        self.received.push(a);
+    }
+
+    #[cold]
+    fn hold_later(&mut self, a: Arrival, end: u64) {
+        if end < self.due {
+            // (an earlier epoch than those held: they become the later ones)
+            for x in self.local.drain(..).chain(self.received.drain(..)) {
+                self.later.push((self.due, x));
+            }
+            self.due = end;
+            self.received.push(a);
+        } else {
+            self.later.push((end, a));
+        }
+    }
+
+    /// The arrivals due, in the order they are put in place, into `out`; the next epoch's
+    /// become those held.
+    fn take(&mut self, out: &mut Vec<Arrival>) {
+        out.clear();
+        sort_nearly_in_order(&mut self.local);
+        if self.received.is_empty() {
+            std::mem::swap(out, &mut self.local);
+        } else {
+            sort_nearly_in_order(&mut self.received);
+            let (a, b) = (&self.local, &self.received);
+            out.reserve(a.len() + b.len());
+            let (mut i, mut j) = (0, 0);
+            while i < a.len() && j < b.len() {
+                if key(&a[i]) <= key(&b[j]) {
+                    out.push(a[i]);
+                    i += 1;
+                } else {
+                    out.push(b[j]);
+                    j += 1;
+                }
+            }
+            out.extend_from_slice(&a[i..]);
+            out.extend_from_slice(&b[j..]);
+            self.local.clear();
+            self.received.clear();
+        }
+        if !self.later.is_empty() {
+            let next = self.later.iter().map(|l| l.0).min().expect("not empty");
+            let later = std::mem::take(&mut self.later);
+            for (end, a) in later {
+                if end == next {
+                    self.due = next;
+                    self.received.push(a);
+                } else {
+                    self.later.push((end, a));
+                }
+            }
+        }
     }
 }
 
@@ -95,51 +225,32 @@ impl Network {
         if due == u64::MAX {
             return 0;
         }
-        let shift = self.epoch_shift.unwrap_or(0);
         let mut taking = std::mem::take(&mut self.arrivals.taking);
-        taking.clear();
-        // (the epoch's arrivals out of `held`; later ones stay)
-        if self.arrivals.last <= due {
-            std::mem::swap(&mut taking, &mut self.arrivals.held);
-            self.arrivals.last = 0;
-        } else {
-            let mut later = u64::MAX;
-            self.arrivals.held.retain(|a| {
-                if epoch_end(a.sent, shift) <= due {
-                    taking.push(*a);
-                    false
-                } else {
-                    later = later.min(epoch_end(a.sent, shift));
-                    true
-                }
-            });
-            self.arrivals.due = later;
-        }
-        sort_arrivals(&mut taking);
+        self.arrivals.take(&mut taking);
+        // (the packets were written an epoch ago: a walk that asks for what it will read a
+        // few arrivals ahead waits for memory once per arrival at most, not three times)
         let n = taking.len();
-        if self.prefetching {
-            for i in 0..n {
-                if let Some(a) = taking.get(i + PREFETCH_PACKET) {
-                    prefetch(self.packets.get(a.pkt));
-                }
-                if let Some(a) = taking.get(i + PREFETCH_CHANNEL) {
-                    self.prefetch_arrival(a);
-                }
-                self.arrive(taking[i], q);
+        for i in 0..n {
+            if let Some(a) = taking.get(i + PREFETCH_PACKET) {
+                prefetch(self.packets.get(a.pkt));
             }
-        } else {
-            for &a in &taking {
-                self.arrive(a, q);
+            if let Some(a) = taking.get_mut(i + PREFETCH_CHANNEL) {
+                self.route_ahead(a);
             }
+            if let Some(a) = taking.get(i + PREFETCH_TAIL) {
+                self.prefetch_tail(a);
+            }
+            self.arrive(taking[i], q);
         }
         self.arrivals.taking = taking;
         n
     }
 
-    /// Asks for the cache lines putting arrival `a` in place will write: its input buffer's
-    /// FIFO, and (mesh and torus) the channel it is queued for.
+    /// Works out the hop of arrival `a` (mesh and torus: fixed by its routing) and asks for
+    /// the lines putting it in place will touch: its input buffer's FIFO, and the channel it
+    /// will be queued for.
     #[inline]
-    fn prefetch_arrival(&self, a: &Arrival) {
+    fn route_ahead(&self, a: &mut Arrival) {
         let p = self.packets.get(a.pkt);
         if self.iq {
             if let Some(f) = self.inq.get(self.cr(a.from, p.held_vc as u32)) {
@@ -148,7 +259,28 @@ impl Network {
         }
         if let (Topo::Cube(cube), true) = (&self.topo, self.early) {
             let hop = cube_hop(cube, self.tpr, p.at, p.dst, p.vc, p.dim);
-            self.prefetch_channel(self.router_channel(p.at, hop.port as u32));
+            a.hop = [hop.port, hop.vc, hop.dim, ROUTED];
+            if let Some(ch) = self.channels.get(self.router_channel(p.at, hop.port as u32) as usize)
+            {
+                prefetch(ch);
+            }
+        }
+    }
+
+    /// Asks for the packet last in the queue arrival `a` will join (worked out by
+    /// [`Network::route_ahead`]).
+    #[inline]
+    fn prefetch_tail(&self, a: &Arrival) {
+        if a.hop[3] != ROUTED {
+            return;
+        }
+        let at = self.packets.get(a.pkt).at;
+        let c = self.router_channel(at, a.hop[0] as u32);
+        if let Some(ch) = self.channels.get(c as usize) {
+            let tail = ch.queues[a.hop[1] as usize % MAX_CLASSES].tail;
+            if tail != NONE {
+                prefetch(self.packets.get(tail));
+            }
         }
     }
 
@@ -201,48 +333,21 @@ impl Network {
             (Topo::Cube(cube), true) => {
                 // (input-queued and not the first of its buffer: routed when it becomes so)
                 let Some(emptied) = first else { return };
-                let hop = cube_hop(cube, self.tpr, p.at, p.dst, p.vc, p.dim);
+                let hop = if a.hop[3] == ROUTED {
+                    Hop {
+                        port: a.hop[0],
+                        vc: a.hop[1],
+                        dim: a.hop[2],
+                        aux: 0,
+                    }
+                } else {
+                    cube_hop(cube, self.tpr, p.at, p.dst, p.vc, p.dim)
+                };
                 self.packets.get_mut(pkt).asked = Time(a.sent.max(emptied));
                 self.arrive_early(pkt, hop, q);
             }
             _ => q.push(ready, Event::RouterReady(pkt)),
         }
-    }
-}
-
-/// Sorts an epoch's arrivals by `(ready, from)` (unique: a channel sends at most one packet per
-/// picosecond). They come nearly in order of `ready` (sends are made in time order, and most
-/// hops take the same time), with the packets sent at one picosecond in the order their
-/// senders happened to run: so each run of one `ready` is put in order by `from` alone when
-/// that is all it takes, in one pass.
-fn sort_arrivals(v: &mut [Arrival]) {
-    if !v.windows(2).all(|w| w[0].ready <= w[1].ready) {
-        v.sort_unstable_by_key(|a| (a.ready, a.from));
-        return;
-    }
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i + 1;
-        while j < v.len() && v[j].ready == v[i].ready {
-            j += 1;
-        }
-        if j - i > 1 {
-            let run = &mut v[i..j];
-            if run.len() <= 16 {
-                for x in 1..run.len() {
-                    let a = run[x];
-                    let mut y = x;
-                    while y > 0 && run[y - 1].from > a.from {
-                        run[y] = run[y - 1];
-                        y -= 1;
-                    }
-                    run[y] = a;
-                }
-            } else {
-                run.sort_unstable_by_key(|a| a.from);
-            }
-        }
-        i = j;
     }
 }
 
@@ -257,24 +362,31 @@ mod tests {
             pkt: 0,
             from,
             held: 0,
+            hop: [0; 4],
         }
     }
 
     #[test]
-    fn arrivals_sort_by_ready_then_by_the_channel_they_came_by() {
-        for n in [5usize, 40, 300] {
-            let mut v: Vec<Arrival> = (0..n)
-                .map(|i| a(1_000 - (i as u64 % 7) * 10, (i * 37 % 101) as u32))
-                .collect();
-            let mut want = v.clone();
-            want.sort_by_key(|x| (x.ready, x.from));
-            want.dedup();
-            v.dedup();
-            sort_arrivals(&mut v);
-            let mut sorted = v.clone();
-            sorted.sort_by_key(|x| (x.ready, x.from));
-            assert_eq!(v, sorted, "{n} arrivals");
+    fn arrivals_are_put_in_place_by_ready_then_by_the_channel_they_came_by() {
+        let mut h = Arrivals::default();
+        let mut want = Vec::new();
+        for i in 0..300u64 {
+            // nearly in order, with ties, sent here and taken in from elsewhere
+            let x = a(1_000 + i / 3 * 10, (i * 37 % 101) as u32);
+            if i % 4 == 0 {
+                h.hold_received(x, 4096);
+            } else {
+                h.hold(x, 4096);
+            }
+            want.push(x);
         }
+        want.sort_by_key(key);
+        want.dedup_by_key(|x| key(x));
+        let mut out = Vec::new();
+        h.take(&mut out);
+        out.dedup_by_key(|x| key(x));
+        assert_eq!(out, want);
+        assert_eq!(h.due(), u64::MAX);
     }
 
     #[test]
@@ -285,11 +397,17 @@ mod tests {
     }
 
     #[test]
-    fn the_earliest_epoch_held_is_due() {
+    fn the_earliest_epoch_held_is_due_and_a_later_one_waits() {
         let mut h = Arrivals::default();
         assert_eq!(h.due(), u64::MAX);
         h.hold(a(5, 1), 2048);
-        h.hold(a(6, 2), 1024);
-        assert_eq!((h.due(), h.last), (1024, 2048));
+        h.hold_received(a(6, 2), 1024);
+        assert_eq!(h.due(), 1024);
+        let mut out = Vec::new();
+        h.take(&mut out);
+        assert_eq!(out, vec![a(6, 2)]);
+        assert_eq!(h.due(), 2048);
+        h.take(&mut out);
+        assert_eq!(out, vec![a(5, 1)]);
     }
 }

@@ -395,6 +395,7 @@ impl Network {
                 pkt,
                 from: c,
                 held,
+                hop: [0; 4],
             };
             if flags & CUT != 0 {
                 // (to a router of another partition)
