@@ -55,6 +55,15 @@ struct Overrides {
     /// partial.
     #[arg(long, value_name = "TIME")]
     until: Option<String>,
+    /// Threads that simulate the network's partitions (sets `engine.threads`; default: every
+    /// core when the network is cut in several, else 1). Any count prints the same results:
+    /// only the wall time changes. The flow model runs in one partition, on one thread.
+    #[arg(long, value_name = "N")]
+    threads: Option<u32>,
+    /// Partitions the network is cut into (sets `engine.partitions`; default: about one per
+    /// 1024 routers, by slabs, groups or pods). Any count prints the same results.
+    #[arg(long, value_name = "N")]
+    partitions: Option<u32>,
     /// Lift the sandbox: let scripts use the whole Lua standard library (run programs, write
     /// and read any file, load C modules). Only for scripts you trust; the summary says so.
     #[arg(long)]
@@ -229,6 +238,12 @@ fn overrides(a: &Overrides) -> Result<Vec<String>> {
         let t = seconds_if_bare(t);
         mgensim::units::Time::parse(&t).with_context(|| format!("--timeout {t}"))?;
         set.push(format!("limits.wall_time={}", toml::Value::String(t)));
+    }
+    if let Some(n) = a.threads {
+        set.push(format!("engine.threads={n}"));
+    }
+    if let Some(n) = a.partitions {
+        set.push(format!("engine.partitions={n}"));
     }
     if let Some(t) = &a.until {
         mgensim::units::Time::parse(t).with_context(|| format!("--until {t}"))?;

@@ -27,7 +27,7 @@ use crate::net::topology::Topo;
 pub const ROUTERS_PER_PART: u32 = 1024;
 
 /// The most partitions a run may have.
-pub const MAX_PARTS: u32 = 256;
+pub const MAX_PARTS: u32 = crate::config::MAX_PARTITIONS;
 
 /// Which partition owns what.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -195,6 +195,26 @@ impl Scenario {
                 }
             }
         }
+        if f.engine.threads > super::MAX_THREADS {
+            p.key(
+                "engine.threads",
+                format!(
+                    "{} is out of range (0: every core, or 1 to {})",
+                    f.engine.threads,
+                    super::MAX_THREADS
+                ),
+            );
+        }
+        if f.engine.partitions > super::MAX_PARTITIONS {
+            p.key(
+                "engine.partitions",
+                format!(
+                    "{} is out of range (0: the network's default, or 1 to {})",
+                    f.engine.partitions,
+                    super::MAX_PARTITIONS
+                ),
+            );
+        }
         let packet = net.mtu.0 + net.header_bytes.0;
         if net.buffer_bytes.0 < packet || net.buffer_bytes.0 > u32::MAX as u64 {
             p.key(

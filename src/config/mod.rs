@@ -468,6 +468,10 @@ pub struct EngineConfig {
 /// The most threads `engine.threads` may ask for.
 pub const MAX_THREADS: u32 = 1024;
 
+/// The most partitions `engine.partitions` may ask for (each has its own Lua state and a
+/// mailbox slot to every other).
+pub const MAX_PARTITIONS: u32 = 256;
+
 /// `[power]`: links that sleep when idle (TraceRP, docs/model.md §8). Each link direction goes to
 /// low power `t_sleep` after its last packet and takes `t_wake` to wake when a packet finds it
 /// asleep (the packet, and what queues behind it, waits). A port draws `p_base_per_port`

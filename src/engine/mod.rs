@@ -21,6 +21,7 @@
 
 mod diagnostics;
 mod runner;
+mod threads;
 mod windows;
 
 use crate::config::Scenario;
@@ -548,13 +549,19 @@ impl Simulation {
     /// Simulates the windows until every rank is done, a rank fails or a limit is hit.
     fn drive(&self, windows: &mut Windows, nranks: u32) -> Result<(), Stop> {
         let mut shown = 0u64;
-        windows.drive(&self.runners, &self.scenario.limits, || {
+        let progress = || {
             let events: u64 = self.runners.iter().map(|r| r.part.borrow().events).sum();
             if events >= shown + crate::limits::CHECK_EVERY {
                 shown = events;
                 self.show_progress(nranks);
             }
-        })?;
+        };
+        let limits = &self.scenario.limits;
+        if self.threads > 1 && self.runners.len() > 1 {
+            threads::drive(windows, &self.runners, limits, self.threads, progress)?;
+        } else {
+            windows.drive(&self.runners, limits, progress)?;
+        }
         for run in &self.runners {
             if let Some(s) = &run.part.borrow().stalled {
                 // (not a deadlock of the model: a wake-up the engine missed)

@@ -105,6 +105,14 @@ impl Runner {
         }
     }
 
+    /// What this partition has left to do, for planning the next window: when it next has
+    /// something to do (ps; `u64::MAX`: nothing) and the shortest packet it holds in a buffer
+    /// fed across a cut (wire bytes; `u32::MAX`: none).
+    pub(crate) fn next(&self) -> (u64, u32) {
+        let mut w = self.part.borrow_mut();
+        (w.next_time(), w.net.shortest_held_across().unwrap_or(u32::MAX))
+    }
+
     /// The stop recorded in this partition's watch, or a pool of records in flight that is
     /// full, if any, as an error.
     pub(crate) fn check_stop(&self, limits: &Limits) -> Result<(), Stop> {

@@ -85,9 +85,65 @@ impl Windows {
         self.event_limit != u64::MAX
     }
 
-    /// Runs windows until nothing is left to do (`Ok`), or a rank fails or a limit is hit
-    /// (`Err`, the earliest such stop). `progress` is called now and then with the events so
-    /// far.
+    /// Plans the next window from what each partition has left to do, `(next, held)` per
+    /// partition (its [`Part::next_time`](crate::part::Part::next_time) and the shortest
+    /// packet it holds in a buffer fed across a cut, `u32::MAX`: none), taken after the
+    /// exchange; `now` is the latest time any partition has reached (for a stop's report).
+    pub(crate) fn plan(
+        &mut self,
+        many: bool,
+        next: impl Iterator<Item = (u64, u32)>,
+        now: Time,
+        limits: &Limits,
+    ) -> Plan {
+        let mut t = u64::MAX;
+        let mut wire = u32::MAX;
+        for (n, held) in next {
+            t = t.min(n);
+            wire = wire.min(held);
+        }
+        if t == u64::MAX {
+            return Plan::Done;
+        }
+        if t > self.time_limit {
+            return Plan::Stop(Stop::Limit {
+                limit: Limit::SimulatedTime,
+                time: now,
+                message: Limit::SimulatedTime.explain(limits, now, None, None),
+            });
+        }
+        let mut end = self.time_limit.saturating_add(1);
+        let epoch = self.shift.map(|s| epoch_end(t, s));
+        if let (true, Some(e)) = (many || self.counts_events(), epoch) {
+            end = end.min(e);
+        }
+        if many && wire != u32::MAX {
+            let by_credit = t.saturating_add(self.lookahead.serialization(wire));
+            if by_credit < end {
+                end = by_credit;
+                self.stats.short += 1;
+            }
+        }
+        self.stats.windows += 1;
+        Plan::Run {
+            end,
+            at_epoch: Some(end) == epoch,
+        }
+    }
+
+    /// After a window that ended at an epoch's end (`at_epoch`) with `events` processed in all
+    /// by then: the stop at `limits.events`, if counted by the engine and reached.
+    pub(crate) fn event_stop(&self, at_epoch: bool, events: u64, now: Time, limits: &Limits) -> Option<Stop> {
+        (self.counts_events() && at_epoch && events >= self.event_limit).then(|| Stop::Limit {
+            limit: Limit::Events,
+            time: now,
+            message: Limit::Events.explain(limits, now, None, None),
+        })
+    }
+
+    /// Runs windows on this thread, partition after partition, until nothing is left to do
+    /// (`Ok`), or a rank fails or a limit is hit (`Err`, the earliest such stop). `progress`
+    /// is called now and then.
     pub(crate) fn drive(
         &mut self,
         runners: &[Runner],
@@ -95,45 +151,21 @@ impl Windows {
         mut progress: impl FnMut(),
     ) -> Result<(), Stop> {
         let many = runners.len() > 1;
+        let latest = |runners: &[Runner]| {
+            runners
+                .iter()
+                .map(|r| r.part.borrow().now)
+                .max()
+                .unwrap_or(Time::ZERO)
+        };
         loop {
             self.exchange(runners);
-            let mut t = u64::MAX;
-            let mut wire = u32::MAX;
-            for r in runners {
-                let mut w = r.part.borrow_mut();
-                t = t.min(w.next_time());
-                if let Some(held) = w.net.shortest_held_across() {
-                    wire = wire.min(held);
-                }
-            }
-            if t == u64::MAX {
-                return Ok(());
-            }
-            if t > self.time_limit {
-                let now = runners
-                    .iter()
-                    .map(|r| r.part.borrow().now)
-                    .max()
-                    .unwrap_or(Time::ZERO);
-                return Err(Stop::Limit {
-                    limit: Limit::SimulatedTime,
-                    time: now,
-                    message: Limit::SimulatedTime.explain(limits, now, None, None),
-                });
-            }
-            let mut end = self.time_limit.saturating_add(1);
-            let epoch = self.shift.map(|s| epoch_end(t, s));
-            if let (true, Some(e)) = (many || self.counts_events(), epoch) {
-                end = end.min(e);
-            }
-            if many && wire != u32::MAX {
-                let by_credit = t.saturating_add(self.lookahead.serialization(wire));
-                if by_credit < end {
-                    end = by_credit;
-                    self.stats.short += 1;
-                }
-            }
-            self.stats.windows += 1;
+            let next: Vec<(u64, u32)> = runners.iter().map(|r| r.next()).collect();
+            let (end, at_epoch) = match self.plan(many, next.into_iter(), latest(runners), limits) {
+                Plan::Done => return Ok(()),
+                Plan::Stop(stop) => return Err(stop),
+                Plan::Run { end, at_epoch } => (end, at_epoch),
+            };
             let mut stops = Vec::new();
             for r in runners {
                 loop {
@@ -153,20 +185,9 @@ impl Windows {
             if many {
                 progress();
             }
-            if self.counts_events() && Some(end) == epoch {
-                let events: u64 = runners.iter().map(|r| r.part.borrow().events).sum();
-                if events >= self.event_limit {
-                    let now = runners
-                        .iter()
-                        .map(|r| r.part.borrow().now)
-                        .max()
-                        .unwrap_or(Time::ZERO);
-                    return Err(Stop::Limit {
-                        limit: Limit::Events,
-                        time: now,
-                        message: Limit::Events.explain(limits, now, None, None),
-                    });
-                }
+            let events: u64 = runners.iter().map(|r| r.part.borrow().events).sum();
+            if let Some(stop) = self.event_stop(at_epoch, events, latest(runners), limits) {
+                return Err(stop);
             }
         }
     }
@@ -198,9 +219,25 @@ impl Windows {
     }
 }
 
+/// What the next window is.
+pub(crate) enum Plan {
+    /// Nothing is left to do anywhere.
+    Done,
+    /// The run stops (at the simulated-time limit).
+    Stop(Stop),
+    /// Every partition simulates until `end` (ps, exclusive); `at_epoch`: `end` is an epoch's
+    /// end.
+    Run {
+        /// The window's end (ps): nothing at or after it is simulated in this window.
+        end: u64,
+        /// Whether `end` is the end of an epoch.
+        at_epoch: bool,
+    },
+}
+
 /// Of the stops partitions reached in one window, the one a run reports: a rank's error
 /// before a limit, the earliest in simulated time, then the lowest rank.
-fn earliest(stops: Vec<Stop>) -> Option<Stop> {
+pub(crate) fn earliest(stops: Vec<Stop>) -> Option<Stop> {
     stops.into_iter().min_by_key(|s| match s {
         Stop::Script { rank, time, .. } => (0, *time, *rank),
         Stop::Capacity { time, .. } => (1, *time, 0),

@@ -170,7 +170,11 @@ impl Sweep {
         stop: Arc<AtomicBool>,
         baselines: &Baselines,
     ) -> std::result::Result<Figures, String> {
-        let s = self.scenario(values).map_err(|e| format!("{e:#}"))?;
+        let mut s = self.scenario(values).map_err(|e| format!("{e:#}"))?;
+        if s.engine.threads == 0 {
+            // (the points already run side by side, one per core)
+            s.engine.threads = 1;
+        }
         let run = |s: &Scenario| -> std::result::Result<Report, String> {
             let mut sim = Simulation::new(s).map_err(|e| format!("{e:#}"))?;
             sim.set_interrupt(stop.clone());

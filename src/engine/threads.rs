@@ -1,0 +1,406 @@
+//! The windows of a run on several threads (docs/architecture.md, "Partitions").
+//!
+//! The same windows as [`Windows::drive`], planned the same way, with the partitions that
+//! have something to do in a window shared among threads: a thread takes the next one not yet
+//! taken (an atomic counter), simulates its window, and takes another, until none is left.
+//! Each partition leaves the cut messages it sent in a mailbox, one slot per (sender,
+//! receiver); then each receiver takes in its slots, from partition 0's to the last's (on
+//! threads too when there are many messages). The calling thread, the *leader*, does its
+//! share of each phase and, with no other thread running, plans the next window, shows
+//! progress and picks the stop a run reports: results depend on the model only, as in one
+//! thread, whatever thread ran which partition.
+//!
+//! A window in which one partition alone has something to do runs on the leader with no
+//! synchronization at all; otherwise a phase costs one pass through the [`Gate`], and wakes
+//! only as many threads as there are partitions to run.
+
+use super::runner::{Pause, Runner};
+use super::windows::{earliest, Plan, Windows};
+use super::Stop;
+use crate::config::Limits;
+use crate::cut::Cut;
+use crate::units::Time;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// What one partition reports at the end of a phase (written by the thread that ran it).
+#[derive(Default)]
+struct Slot {
+    /// Its next time and the shortest packet held across a cut (after the phase).
+    next: (u64, u32),
+    /// Cut messages it took in (take-in), or sent (run).
+    messages: u64,
+    /// The partitions it sent messages to (run).
+    sent_to: Vec<usize>,
+    /// The stop it reached in the window, if any.
+    stop: Option<Stop>,
+    /// Its events so far, and its time.
+    events: u64,
+    now: Time,
+}
+
+/// The state the threads share.
+struct Shared<'a> {
+    runners: &'a [Runner],
+    limits: &'a Limits,
+    /// `mail[src · n + dst]`: what partition `src` sent `dst` in the last window.
+    mail: Vec<Mutex<Vec<Cut>>>,
+    slots: Vec<Mutex<Slot>>,
+    /// The partitions of this phase (`order[..count]`), and the next of them to take.
+    order: Vec<AtomicUsize>,
+    count: AtomicUsize,
+    take: AtomicUsize,
+    /// This phase: [`TAKE_IN`], [`RUN`] or [`QUIT`], and the window's end (ps).
+    phase: AtomicU32,
+    end: AtomicU64,
+    gate: Gate,
+}
+
+// SAFETY: a `Runner` is reached by one thread at a time: in a phase, only by the thread that
+// took its index from `take` (each index is taken once per phase); between phases, only by the
+// leader, while every other thread waits at the gate. The gate's atomics order a phase's
+// writes before the next phase's reads (release/acquire), as a join would.
+unsafe impl Sync for Shared<'_> {}
+
+const TAKE_IN: u32 = 0;
+const RUN: u32 = 1;
+const QUIT: u32 = 2;
+
+/// Above this many cut messages in a window, receivers take them in on threads too.
+const PARALLEL_TAKE_IN: u64 = 1024;
+
+/// Where the threads wait for each other: every thread but the leader says it is through a
+/// phase (`arrived`) and waits for the next (`generation`); the leader waits for them all
+/// ([`Gate::gather`]), does its serial part, and opens the next ([`Gate::open`]).
+///
+/// A waiting thread spins for a while (a window often lasts microseconds), then parks: with
+/// no more threads than cores it rarely parks; with more, it parks at once rather than take a
+/// core from a thread that has work. The thread that ends a wait unparks whoever parked.
+struct Gate {
+    arrived: AtomicU32,
+    /// The phase's generation (high 32 bits) and the helpers it needs, the first `wanted`
+    /// (low 32 bits; the others sleep through it): one word, read as one.
+    generation: AtomicU64,
+    /// Spins before parking.
+    spins: u32,
+    /// The leader, and whether it is parked (or about to).
+    leader: std::thread::Thread,
+    leader_parked: AtomicBool,
+    /// Each helper (once it has started), and whether it is parked (or about to).
+    helpers: Vec<(std::sync::OnceLock<std::thread::Thread>, AtomicBool)>,
+}
+
+impl Gate {
+    /// The gate of the calling thread (the leader) and `helpers` more, on a machine of `cores`.
+    fn new(helpers: u32, cores: u32) -> Gate {
+        Gate {
+            arrived: AtomicU32::new(0),
+            generation: AtomicU64::new(0),
+            spins: if helpers < cores { 20_000 } else { 50 },
+            leader: std::thread::current(),
+            leader_parked: AtomicBool::new(false),
+            helpers: (0..helpers)
+                .map(|_| (std::sync::OnceLock::new(), AtomicBool::new(false)))
+                .collect(),
+        }
+    }
+
+    /// Waits until `done()`, spinning and then parking with `parked` set (whoever makes
+    /// `done()` true looks at it after, and unparks).
+    fn wait(&self, parked: &AtomicBool, done: impl Fn() -> bool) {
+        for _ in 0..self.spins {
+            if done() {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+        loop {
+            parked.store(true, Ordering::SeqCst);
+            if done() {
+                parked.store(false, Ordering::Relaxed);
+                return;
+            }
+            std::thread::park();
+            parked.store(false, Ordering::Relaxed);
+            if done() {
+                return;
+            }
+        }
+    }
+
+    /// Helper `h` waits until the leader opens a phase after generation `seen` that needs
+    /// it; returns that generation.
+    fn next_phase(&self, h: usize, mut seen: u64) -> u64 {
+        let (me, parked) = &self.helpers[h];
+        me.get_or_init(std::thread::current);
+        loop {
+            self.wait(parked, || self.generation.load(Ordering::SeqCst) >> 32 != seen);
+            let word = self.generation.load(Ordering::SeqCst);
+            seen = word >> 32;
+            if (h as u64) < word & 0xffff_ffff {
+                return seen;
+            }
+        }
+    }
+
+    /// Helpers the current phase needs.
+    fn wanted(&self) -> u32 {
+        self.generation.load(Ordering::SeqCst) as u32
+    }
+
+    /// A helper is through the phase (the last one wakes the leader).
+    fn arrive(&self) {
+        let before = self.arrived.fetch_add(1, Ordering::SeqCst);
+        if before + 1 == self.wanted()
+            && self.leader_parked.load(Ordering::SeqCst)
+        {
+            self.leader.unpark();
+        }
+    }
+
+    /// The leader waits until every helper the phase wanted is through it.
+    fn gather(&self) {
+        let all = self.wanted();
+        self.wait(&self.leader_parked, || self.arrived.load(Ordering::SeqCst) == all);
+        self.arrived.store(0, Ordering::SeqCst);
+    }
+
+    /// The leader opens the next phase, for the first `wanted` helpers.
+    fn open(&self, wanted: u32) {
+        let word = self.generation.load(Ordering::SeqCst);
+        let next = ((word >> 32) + 1) << 32 | wanted as u64;
+        self.generation.store(next, Ordering::SeqCst);
+        for (thread, parked) in &self.helpers[..wanted as usize] {
+            if parked.load(Ordering::SeqCst) {
+                if let Some(t) = thread.get() {
+                    t.unpark();
+                }
+            }
+        }
+    }
+}
+
+/// Runs the windows of `runners` on `threads` threads (the caller's and `threads − 1` more)
+/// until nothing is left to do (`Ok`) or the run stops (`Err`, the earliest stop, as in one
+/// thread). `progress` is called now and then, on the calling thread.
+pub(crate) fn drive(
+    win: &mut Windows,
+    runners: &[Runner],
+    limits: &Limits,
+    threads: u32,
+    mut progress: impl FnMut(),
+) -> Result<(), Stop> {
+    let n = runners.len();
+    let helpers = threads.saturating_sub(1).min(n as u32 - 1);
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u32;
+    let shared = Shared {
+        runners,
+        limits,
+        mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
+        slots: (0..n).map(|_| Mutex::new(Slot::default())).collect(),
+        order: (0..n).map(AtomicUsize::new).collect(),
+        count: AtomicUsize::new(0),
+        take: AtomicUsize::new(0),
+        phase: AtomicU32::new(RUN),
+        end: AtomicU64::new(0),
+        gate: Gate::new(helpers, cores),
+    };
+    std::thread::scope(|scope| {
+        for h in 0..helpers as usize {
+            let shared = &shared;
+            scope.spawn(move || helper(shared, h));
+        }
+        // (the helpers quit however the leader ends, even by a panic)
+        let _quit = Quit(&shared);
+        lead(&shared, win, helpers, &mut progress)
+    })
+}
+
+/// On drop, tells the helpers to quit.
+struct Quit<'s, 'a>(&'s Shared<'a>);
+
+impl Drop for Quit<'_, '_> {
+    fn drop(&mut self) {
+        self.0.phase.store(QUIT, Ordering::SeqCst);
+        self.0.gate.open(self.0.gate.helpers.len() as u32);
+    }
+}
+
+/// What helper `h` does: the phases the leader opens for it, until it says to quit.
+fn helper(s: &Shared, h: usize) {
+    let mut seen = 0;
+    loop {
+        seen = s.gate.next_phase(h, seen);
+        let phase = s.phase.load(Ordering::Acquire);
+        if phase == QUIT {
+            return;
+        }
+        work(s, phase);
+        s.gate.arrive();
+    }
+}
+
+/// The phase `phase` of this window, on this thread: its partitions taken one at a time.
+fn work(s: &Shared, phase: u32) {
+    let count = s.count.load(Ordering::Acquire);
+    loop {
+        let j = s.take.fetch_add(1, Ordering::AcqRel);
+        if j >= count {
+            return;
+        }
+        let i = s.order[j].load(Ordering::Acquire);
+        one(s, phase, i);
+    }
+}
+
+/// Phase `phase` of partition `i`; a panic becomes its stop.
+fn one(s: &Shared, phase: u32, i: usize) {
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match phase {
+        TAKE_IN => take_in(s, i),
+        _ => run(s, i),
+    }));
+    if let Err(panic) = done {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|m| m.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let mut slot = s.slots[i].lock().unwrap_or_else(|e| e.into_inner());
+        slot.stop = Some(Stop::Internal(format!("partition {i} failed: {what}")));
+    }
+}
+
+/// Partition `i` takes in what the others sent it, and says what it has left to do.
+fn take_in(s: &Shared, i: usize) {
+    let n = s.runners.len();
+    let r = &s.runners[i];
+    let mut taken = 0;
+    for src in 0..n {
+        if src == i {
+            continue;
+        }
+        let mut mail = s.mail[src * n + i].lock().expect("mailbox");
+        if !mail.is_empty() {
+            taken += mail.len() as u64;
+            r.part.borrow_mut().take_cuts(&mail);
+            mail.clear();
+        }
+    }
+    let next = r.next();
+    let mut slot = s.slots[i].lock().expect("slot");
+    slot.next = next;
+    slot.messages = taken;
+}
+
+/// Partition `i` simulates the window, leaves what it sent in the mailbox, and says what it
+/// has left to do (before it takes in what others sent it).
+fn run(s: &Shared, i: usize) {
+    let n = s.runners.len();
+    let r = &s.runners[i];
+    let end = s.end.load(Ordering::Acquire);
+    let stop = loop {
+        match r.run_window(end, s.limits, false) {
+            Ok(Pause::Done) => break None,
+            Ok(Pause::Checkpoint) => {}
+            Err(stop) => break Some(stop),
+        }
+    };
+    let mut slot = s.slots[i].lock().expect("slot");
+    slot.sent_to.clear();
+    slot.messages = 0;
+    {
+        let mut w = r.part.borrow_mut();
+        w.flush_outbox();
+        for dst in 0..n {
+            if dst != i && !w.net.outbox[dst].is_empty() {
+                slot.messages += w.net.outbox[dst].len() as u64;
+                slot.sent_to.push(dst);
+                let mut mail = s.mail[i * n + dst].lock().expect("mailbox");
+                std::mem::swap(&mut *mail, &mut w.net.outbox[dst]);
+            }
+        }
+        slot.stop = stop;
+        slot.events = w.events;
+        slot.now = w.now;
+    }
+    slot.next = r.next();
+}
+
+/// The leader: plans each window, runs its partitions (alone, or with as many helpers as
+/// there are partitions to run), has them take in their messages, and stops the run where
+/// one thread would.
+fn lead(s: &Shared, win: &mut Windows, helpers: u32, progress: &mut impl FnMut()) -> Result<(), Stop> {
+    let n = s.runners.len();
+    let mut next: Vec<(u64, u32)> = s.runners.iter().map(|r| r.next()).collect();
+    let mut events = vec![0u64; n];
+    let mut now = Time::ZERO;
+    let mut list = Vec::with_capacity(n);
+    let mut receives = vec![false; n];
+    loop {
+        let (end, at_epoch) = match win.plan(true, next.iter().copied(), now, s.limits) {
+            Plan::Done => return Ok(()),
+            Plan::Stop(stop) => return Err(stop),
+            Plan::Run { end, at_epoch } => (end, at_epoch),
+        };
+        s.end.store(end, Ordering::SeqCst);
+        // run: the partitions with something to do before the end
+        list.clear();
+        list.extend((0..n).filter(|&i| next[i].0 < end));
+        phase(s, RUN, &list, helpers);
+        let mut stops = Vec::new();
+        let mut sent = 0;
+        for &i in &list {
+            let mut slot = s.slots[i].lock().expect("slot");
+            stops.extend(slot.stop.take());
+            events[i] = slot.events;
+            now = now.max(slot.now);
+            next[i] = slot.next;
+            sent += slot.messages;
+            for &d in &slot.sent_to {
+                receives[d] = true;
+            }
+        }
+        if let Some(stop) = earliest(stops) {
+            return Err(stop);
+        }
+        progress();
+        if let Some(stop) = win.event_stop(at_epoch, events.iter().sum(), now, s.limits) {
+            return Err(stop);
+        }
+        // take in: the partitions sent something
+        list.clear();
+        list.extend((0..n).filter(|&i| receives[i]));
+        receives.iter_mut().for_each(|r| *r = false);
+        let on_threads = if sent > PARALLEL_TAKE_IN { helpers } else { 0 };
+        phase(s, TAKE_IN, &list, on_threads);
+        for &i in &list {
+            let mut slot = s.slots[i].lock().expect("slot");
+            if let Some(stop) = slot.stop.take() {
+                return Err(stop);
+            }
+            win.stats.messages += slot.messages;
+            next[i] = slot.next;
+        }
+    }
+}
+
+/// Phase `p` of the partitions `list`: on the leader alone if it has one or no helper may
+/// join, else with as many helpers as it has partitions beyond the first (at most `helpers`).
+fn phase(s: &Shared, p: u32, list: &[usize], helpers: u32) {
+    let wanted = (list.len() as u32).saturating_sub(1).min(helpers);
+    if wanted == 0 {
+        for &i in list {
+            one(s, p, i);
+        }
+        return;
+    }
+    for (j, &i) in list.iter().enumerate() {
+        s.order[j].store(i, Ordering::Relaxed);
+    }
+    s.count.store(list.len(), Ordering::Relaxed);
+    s.take.store(0, Ordering::Relaxed);
+    s.phase.store(p, Ordering::Relaxed);
+    s.gate.open(wanted);
+    work(s, p);
+    s.gate.gather();
+}
