@@ -32,6 +32,10 @@ use std::sync::Arc;
 /// Packets the transmit DMA may have staged ahead of the link (double buffering).
 pub(crate) const STAGING_SLOTS: u32 = 2;
 
+/// In an [`Event::TxDmaDone`], the mark of a NIC's id (the packet its DMA streams) rather
+/// than a packet's.
+pub(crate) const STREAMED: u32 = 1 << 31;
+
 /// What a message is for; the RDMA and message-passing layers give it meaning on arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MsgKind {
@@ -129,6 +133,9 @@ struct Nic {
     tx_head: u32,
     tx_tail: u32,
     dma_busy: bool,
+    /// The message whose packet the transmit DMA reads (for a packet that streams: it may
+    /// have left this partition before its read ends, so its event names the NIC instead).
+    dma_msg: u32,
     /// When the receive DMA engine is next free.
     rx_free: Time,
     /// Time the transmit and receive DMA engines spent moving payload (ps).
@@ -378,15 +385,18 @@ impl Nics {
         let took = self.dma.transfer_time(Bytes(payload as u64));
         let n = &mut self.nics[nic as usize];
         n.dma_busy = true;
+        n.dma_msg = m;
         n.tx_busy += took.ps();
-        q.push(now + took, Event::TxDmaDone(pkt));
-        if self.streams(pkt, net) {
+        let streams = self.streams(pkt, net);
+        q.push(now + took, Event::TxDmaDone(if streams { STREAMED | nic } else { pkt }));
+        if streams {
             // cut-through: out as the read starts; its tail leaves once the read is done
             net.inject_at(nic, pkt, now, now + took, q);
         }
     }
 
-    /// The transmit DMA has read packet `pkt`. Returns its message if that was its last packet
+    /// The transmit DMA has read packet `pkt` (or, [`STREAMED`] with a NIC, the packet that NIC
+    /// streams). Returns its message if that was its last packet
     /// (the sender's buffer is free again).
     pub fn tx_dma_done(
         &mut self,
@@ -396,11 +406,16 @@ impl Nics {
         q: &mut EventQueue<Event>,
     ) -> Option<u32> {
         // (a NIC's transmit DMA only reads packets it sends)
-        let p = net.packets.get(pkt);
-        let (nic, m) = (p.src, p.msg);
+        let (nic, m) = if pkt & STREAMED != 0 {
+            let nic = pkt & !STREAMED;
+            (nic, self.nics[nic as usize].dma_msg)
+        } else {
+            let p = net.packets.get(pkt);
+            (p.src, p.msg)
+        };
         self.nics[nic as usize].dma_busy = false;
         let last = self.sending(m).packets_left == 0;
-        if !self.streams(pkt, net) {
+        if pkt & STREAMED == 0 {
             self.stage(nic, pkt, net, now, q);
         }
         self.pump(nic, net, now, q);

@@ -409,3 +409,45 @@ proptest! {
         prop_assert_eq!(&without.per_rank, &with.per_rank);
     }
 }
+
+/// The run of `text` cut into `partitions` partitions and simulated on `threads` threads, as
+/// its deterministic JSON (everything but `host`).
+fn run_parallel(text: &str, partitions: u32, threads: u32) -> String {
+    let sets = [
+        format!("engine.partitions={partitions}"),
+        format!("engine.threads={threads}"),
+    ];
+    let s = Scenario::from_str_with(text, Path::new("prop.toml"), &sets).expect("a valid scenario");
+    let sim = Simulation::new(&s).expect("builds");
+    sim.run()
+        .unwrap_or_else(|e| panic!("the run must complete: {e}"))
+        .deterministic_json()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random networks of every topology, cut into 2 to 7 partitions (as many as the network
+    /// allows) and run on 1, 2, 3 and 7 threads, print the same figures as one partition on
+    /// one thread: every field of the summary, every link, rank and node.
+    #[test]
+    fn any_partitions_and_threads_print_the_same_figures(c in case(), parts in 2u32..=7) {
+        let text = c.toml();
+        let whole = run_parallel(&text, 1, 1);
+        for threads in [1, 2, 3, 7] {
+            let cut = run_parallel(&text, parts, threads);
+            prop_assert!(cut == whole, "{parts} partitions, {threads} threads: {}",
+                first_difference(&whole, &cut));
+        }
+    }
+}
+
+/// The first line where `a` and `b` differ, both versions.
+fn first_difference(a: &str, b: &str) -> String {
+    a.lines()
+        .zip(b.lines())
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .map(|(i, (x, y))| format!("line {}: {x} | {y}", i + 1))
+        .unwrap_or_else(|| format!("lengths {} and {}", a.len(), b.len()))
+}

@@ -126,6 +126,8 @@ pub struct Simulation {
     last: bool,
     /// Threads to run the partitions on (`engine.threads`, `--threads`).
     threads: u32,
+    /// Whether the partitions have applied the releases due by the run's end.
+    settled: std::cell::Cell<bool>,
 }
 
 /// What [`Simulation::on_progress`] calls.
@@ -179,6 +181,7 @@ impl Simulation {
             progress: RefCell::new(None),
             last: false,
             threads,
+            settled: std::cell::Cell::new(false),
         })
     }
 
@@ -438,17 +441,9 @@ impl Simulation {
         dropped
     }
 
-    /// The runner of rank `r`'s partition.
-    fn runner_of(&self, r: u32) -> &Runner {
-        &self.runners[self.parts.rank[r as usize] as usize]
-    }
-
-    /// The summary of the run as it stands. Ranks that have not finished are listed with what
-    /// they wait for and their script line, and on the timeline a blocked one's wait runs to
-    /// the stop. Gathers every partition into the first (the run is over).
-    fn report(&self, started: Instant, partial: bool, windows: WindowStats) -> Report {
-        let end = self
-            .runners
+    /// The run's end: the latest of its ranks' clocks and its partitions' times.
+    fn end(&self) -> Time {
+        self.runners
             .iter()
             .map(|run| {
                 let w = run.part.borrow();
@@ -460,10 +455,31 @@ impl Simulation {
                     .max(w.now)
             })
             .max()
-            .unwrap_or(Time::ZERO);
+            .unwrap_or(Time::ZERO)
+    }
+
+    /// Every partition applies the releases due by `end` (ps), once: before partition 0 sees
+    /// the whole network (the releases are in each partition's own records).
+    fn settle(&self, end: Time) {
+        if self.settled.replace(true) {
+            return;
+        }
         for run in &self.runners {
             run.part.borrow_mut().net.settle_all(end);
         }
+    }
+
+    /// The runner of rank `r`'s partition.
+    fn runner_of(&self, r: u32) -> &Runner {
+        &self.runners[self.parts.rank[r as usize] as usize]
+    }
+
+    /// The summary of the run as it stands. Ranks that have not finished are listed with what
+    /// they wait for and their script line, and on the timeline a blocked one's wait runs to
+    /// the stop. Gathers every partition into the first (the run is over).
+    fn report(&self, started: Instant, partial: bool, windows: WindowStats) -> Report {
+        let end = self.end();
+        self.settle(end);
         let nranks = self.parts.rank.len() as u32;
         let open: Vec<u32> = (0..nranks)
             .filter(|&r| {
@@ -603,6 +619,7 @@ impl Simulation {
     /// A view of partition 0 that sees every rank and channel, for reports made when no
     /// partition runs (before the partitions are gathered).
     fn whole_view(&self) -> std::cell::Ref<'_, Part> {
+        self.settle(self.end());
         self.runners[0].part.borrow_mut().become_whole();
         self.runners[0].part.borrow()
     }

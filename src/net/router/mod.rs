@@ -335,6 +335,9 @@ pub struct Network {
     parts: u16,
     owner: std::sync::Arc<[u16]>,
     router_owner: std::sync::Arc<[u16]>,
+    /// Per channel, the partition that owns the buffer it feeds (its input queue and crossbar
+    /// port): kept for the debug builds' checks, which point into it.
+    fed_owner: std::sync::Arc<[u16]>,
     /// What this partition sends across its cuts, by partition, until the engine takes it
     /// (`cut.rs`).
     pub(crate) outbox: Vec<Vec<Cut>>,
@@ -469,6 +472,7 @@ impl Network {
             parts: 1,
             owner: vec![0u16; nchan].into(),
             router_owner: vec![0u16; routers as usize].into(),
+            fed_owner: vec![0u16; nchan].into(),
             outbox: vec![Vec::new()],
             cut_held: Default::default(),
             overflowed: None,
@@ -599,6 +603,7 @@ impl Network {
             parts: self.parts,
             owner: self.owner.clone(),
             router_owner: self.router_owner.clone(),
+            fed_owner: fed_owner.clone(),
             outbox: vec![Vec::new(); n],
             cut_held: Default::default(),
             overflowed: None,
@@ -638,6 +643,7 @@ impl Network {
         self.owner = owner.into();
         self.router_owner = parts.router.clone().into();
         let fed: std::sync::Arc<[u16]> = fed.into();
+        self.fed_owner = fed.clone();
         (0..parts.count as u16)
             .map(|me| self.view_for(me, &fed))
             .collect()
@@ -676,6 +682,13 @@ impl Network {
         self.ob = self.ob.whole();
         self.rngs = self.rngs.whole();
         self.returns.lists = self.returns.lists.whole();
+        // (the releases recorded for another partition's channels are in its records, not
+        // these: all those due by the run's end were applied by it, `Network::settle_all`)
+        for c in 0..self.channels.len() {
+            if self.owner[c] != self.me {
+                self.returns.lists[c] = EMPTY;
+            }
+        }
         if let Some(p) = self.power.as_deref_mut() {
             p.links = p.links.whole();
         }

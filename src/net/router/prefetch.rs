@@ -15,10 +15,12 @@ impl Network {
                 // (the releases recorded for its credit, which a send applies first)
                 self.returns.prefetch(c);
             }
-            Event::RouterReady(p)
-            | Event::NicArrive(p)
-            | Event::RxDmaDone(p)
-            | Event::TxDmaDone(p) => prefetch(self.packets.get(p)),
+            Event::RouterReady(p) | Event::NicArrive(p) | Event::RxDmaDone(p) => {
+                prefetch(self.packets.get(p))
+            }
+            Event::TxDmaDone(p) if p & crate::nic::STREAMED == 0 => {
+                prefetch(self.packets.get(p))
+            }
             _ => {}
         }
     }

@@ -1,0 +1,178 @@
+//! Every shipped scenario, the replay scenarios among them, cut into partitions and run on 1,
+//! 2, 3 and 7 threads, writes the same bytes: the summary (all but its `host` line), and every
+//! file of its output folder (links, ranks, nodes, routers, time series, buffer history,
+//! report.html) and its timeline. The partitions are forced (these networks are small enough
+//! for one by default), the same for every thread count.
+
+mod common;
+
+use common::{mgensim_in, project, stderr};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Partitions each scenario is cut into (at most the network's own maximum).
+const PARTS: u32 = 4;
+
+/// Every output of one run: file name → bytes (`summary.json` without `host`, and the text
+/// summary without its `host` line).
+fn outputs(scenario: &str, threads: u32, dir: &Path, extra: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    let out = dir.join(format!("out{threads}"));
+    let trace = dir.join(format!("trace{threads}.json"));
+    let parts = PARTS.to_string();
+    let t = threads.to_string();
+    let mut args = vec![
+        "run",
+        scenario,
+        "--partitions",
+        &parts,
+        "--threads",
+        &t,
+        "--out",
+        out.to_str().expect("a path"),
+        "--trace",
+        trace.to_str().expect("a path"),
+    ];
+    args.extend_from_slice(extra);
+    let o = mgensim_in(&project(), &args);
+    assert!(o.status.success(), "{scenario} on {threads} threads: {}", stderr(&o));
+    let mut files = BTreeMap::new();
+    let text: String = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter(|l| !l.starts_with("host "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    files.insert("stdout".to_string(), text.into_bytes());
+    files.insert("trace.json".to_string(), std::fs::read(&trace).expect("the trace"));
+    for entry in std::fs::read_dir(&out).expect("the output folder") {
+        let path = entry.expect("an entry").path();
+        let name = path.file_name().expect("a name").to_string_lossy().into_owned();
+        let mut bytes = std::fs::read(&path).expect("readable");
+        if name == "summary.json" {
+            let mut v: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
+            let host = v.as_object_mut().expect("an object").remove("host").expect("host");
+            assert_eq!(host["threads"], threads.min(host["partitions"].as_u64().unwrap() as u32), "{scenario}");
+            bytes = serde_json::to_vec_pretty(&v).expect("json");
+        }
+        files.insert(name, bytes);
+    }
+    files
+}
+
+/// `scenario` (relative to the project) run on 1, 2, 3 and 7 threads, compared file by file.
+fn same_bytes(scenario: &str, extra: &[&str]) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let one = outputs(scenario, 1, dir.path(), extra);
+    assert!(one.contains_key("links.csv") && one.contains_key("report.html"), "{:?}", one.keys());
+    for threads in [2, 3, 7] {
+        let many = outputs(scenario, threads, dir.path(), extra);
+        assert_eq!(
+            one.keys().collect::<Vec<_>>(),
+            many.keys().collect::<Vec<_>>(),
+            "{scenario}: the files written on {threads} threads"
+        );
+        for (name, bytes) in &one {
+            assert!(
+                many[name] == *bytes,
+                "{scenario}: {name} differs on {threads} threads from 1 thread"
+            );
+        }
+    }
+}
+
+/// A test per shipped scenario (with what it records beyond the summary).
+macro_rules! scenarios {
+    ($($name:ident: $path:expr, [$($extra:expr),*];)*) => {$(
+        #[test]
+        fn $name() {
+            same_bytes($path, &[$($extra),*]);
+        }
+    )*};
+}
+
+scenarios! {
+    barrier: "scenarios/barrier.toml", ["--interval", "20us", "--buffer-history", "router=5"];
+    bidirectional_ring: "scenarios/bidirectional_ring.toml", ["--interval", "5us"];
+    bruck_alltoall: "scenarios/bruck_alltoall.toml", ["--interval", "5us", "--buffer-history", "router=0"];
+    dragonfly_alltoall: "scenarios/dragonfly_alltoall.toml", ["--interval", "20us"];
+    fattree_random_ring: "scenarios/fattree_random_ring.toml", ["--interval", "20us"];
+    nbody_exchange: "scenarios/nbody_exchange.toml", [];
+    put_ring: "scenarios/put_ring.toml", ["--buffer-history", "router=1"];
+    random_ring: "scenarios/random_ring.toml", ["--interval", "50us"];
+    random_ring_get: "scenarios/random_ring_get.toml", [];
+    tofu_barrier: "scenarios/tofu_barrier.toml", ["--interval", "5us"];
+    two_jobs: "scenarios/two_jobs.toml", [];
+    replay_is: "scenarios/replay/is.toml", ["--interval", "5us"];
+    replay_is_power: "scenarios/replay/is_power.toml", ["--interval", "20us"];
+    tracerp_dragonfly: "scenarios/tracerp/dragonfly.toml", [];
+    tracerp_fattree: "scenarios/tracerp/fattree.toml", [];
+    tracerp_torus: "scenarios/tracerp/torus.toml", [];
+}
+
+/// Every shipped scenario has its test above.
+#[test]
+fn every_shipped_scenario_is_compared() {
+    let listed = [
+        "barrier", "bidirectional_ring", "bruck_alltoall", "dragonfly_alltoall",
+        "fattree_random_ring", "nbody_exchange", "put_ring", "random_ring", "random_ring_get",
+        "tofu_barrier", "two_jobs", "replay/is", "replay/is_power", "tracerp/dragonfly",
+        "tracerp/fattree", "tracerp/torus",
+    ];
+    let mut found = Vec::new();
+    for folder in ["", "replay/", "tracerp/"] {
+        for e in std::fs::read_dir(project().join("scenarios").join(folder)).expect("scenarios") {
+            let name = e.expect("an entry").file_name().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".toml") {
+                found.push(format!("{folder}{stem}"));
+            }
+        }
+    }
+    found.sort();
+    let mut listed: Vec<String> = listed.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(found, listed);
+}
+
+/// With cut-through DMA a packet's head leaves its NIC as the read of its payload starts, and
+/// may cross into another partition before that read ends: the end of the read must still
+/// find its NIC and message (not the packet, gone from the sender's partition, its slot
+/// taken by a packet arriving from the other side). Puts both ways across the cut of a 4x2
+/// torus in two partitions: every put completes, with the figures of one partition.
+#[test]
+fn a_packet_streamed_across_a_cut_before_its_read_ends_completes() {
+    let toml = "[network]\ntopology = 'torus'\ndims = [4, 2]\n\
+        [node]\ndma_bandwidth = '700 MB/s'\ndma = 'cut_through'\n\
+        [workload]\nranks = 8\ncode = '''\n\
+        local me = MGEN_Comm_rank()\n\
+        local peer = { [0] = 4, [5] = 1, [2] = 6, [7] = 3 }\n\
+        local from = { [4] = 0, [1] = 5, [6] = 2, [3] = 7 }\n\
+        if peer[me] then MGEN_acp_complete(MGEN_rdma_put(peer[me], 16384, 0)) end\n\
+        if from[me] then MGEN_rdma_poll(0) end\n'''\n";
+    let whole = common::run_with(toml, &["engine.partitions=1"]);
+    assert_eq!(whole.network.bytes, 4 * 16384);
+    for threads in ["1", "2"] {
+        let cut = common::run_with(toml, &["engine.partitions=2", &format!("engine.threads={threads}")]);
+        assert_eq!(cut.host.execution.partitions, 2);
+        assert_eq!(cut.deterministic_json(), whole.deterministic_json());
+    }
+}
+
+/// A run in partitions that deadlocks after traffic across the cut says so, naming the rank
+/// and what it waits for, on any thread count (the releases each partition recorded are
+/// applied by it before the report reads the whole network).
+#[test]
+fn a_deadlock_in_partitions_is_reported_whatever_the_threads() {
+    let toml = "[network]\ntopology = 'torus'\ndims = [4, 2]\n\
+        [workload]\nranks = 8\ncode = '''\n\
+        local me = MGEN_Comm_rank()\n\
+        for i = 1, 20 do MGEN_acp_complete(MGEN_rdma_put((me + 4) % 8, 4096, 1)) end\n\
+        for i = 1, 20 do MGEN_rdma_poll(1) end\n\
+        if me == 3 then MGEN_rdma_poll(2) end\n'''\n";
+    let mut said = Vec::new();
+    for threads in ["1", "2", "3"] {
+        let s = common::scenario(toml, &["engine.partitions=2", &format!("engine.threads={threads}")]);
+        let e = common::fail(&s);
+        assert!(e.contains("deadlock") && e.contains("rank 3") && e.contains("MGEN_rdma_poll(tag 2)"), "{e}");
+        said.push(e);
+    }
+    assert!(said.iter().all(|e| *e == said[0]), "{said:?}");
+}
