@@ -333,6 +333,8 @@ fn lead(s: &Shared, win: &mut Windows, helpers: u32, progress: &mut impl FnMut()
     let n = s.runners.len();
     let mut next: Vec<(u64, u32)> = s.runners.iter().map(|r| r.next()).collect();
     let mut events = vec![0u64; n];
+    // events each partition processed in the last window it ran
+    let mut work = vec![0u64; n];
     let mut now = Time::ZERO;
     let mut list = Vec::with_capacity(n);
     let mut receives = vec![false; n];
@@ -343,15 +345,18 @@ fn lead(s: &Shared, win: &mut Windows, helpers: u32, progress: &mut impl FnMut()
             Plan::Run { end, at_epoch } => (end, at_epoch),
         };
         s.end.store(end, Ordering::SeqCst);
-        // run: the partitions with something to do before the end
+        // run: the partitions with something to do before the end, the busiest in the last
+        // window they ran first (so that the last one taken is a short one)
         list.clear();
         list.extend((0..n).filter(|&i| next[i].0 < end));
+        list.sort_by_key(|&i| std::cmp::Reverse(work[i]));
         phase(s, RUN, &list, helpers);
         let mut stops = Vec::new();
         let mut sent = 0;
         for &i in &list {
             let mut slot = s.slots[i].lock().expect("slot");
             stops.extend(slot.stop.take());
+            work[i] = slot.events - events[i];
             events[i] = slot.events;
             now = now.max(slot.now);
             next[i] = slot.next;
