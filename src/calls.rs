@@ -4,10 +4,10 @@
 //! function and the script line.
 
 use crate::mpi::{split_request, ANY_SOURCE, ANY_TAG};
+use crate::part::Part;
 use crate::probe::trace::What;
 use crate::rdma::split_handle;
 use crate::units::Time;
-use crate::part::Part;
 
 /// Why a call's value was refused (the script layer puts the function's name in front).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -15,8 +15,8 @@
 //! other: `docs/architecture.md`.
 
 pub(crate) mod calls;
-pub(crate) mod cut;
 pub mod config;
+pub(crate) mod cut;
 pub mod engine;
 pub mod event;
 pub mod files;
@@ -25,8 +25,9 @@ pub(crate) mod mpi;
 pub mod net;
 pub(crate) mod nic;
 pub(crate) mod node;
-pub mod partition;
 pub mod output;
+pub(crate) mod part;
+pub mod partition;
 pub mod perf;
 pub mod plot;
 pub mod probe;
@@ -39,7 +40,6 @@ pub(crate) mod script;
 pub mod sim;
 pub mod sweep;
 pub mod units;
-pub(crate) mod part;
 
 pub use config::Scenario;
 pub use engine::{SimError, Simulation};

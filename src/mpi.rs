@@ -29,11 +29,11 @@ use crate::nic::{MsgKind, Nics};
 use crate::perf::pool::Pool;
 use crate::perf::slab::SharedVec;
 use crate::perf::stable::{Directory, Mirror, Stable};
-use std::sync::Arc;
 use crate::rank::{Rank, Ranks};
 use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// `MGEN_ANY_SOURCE`: a receive that matches a message from any rank.
 pub(crate) const ANY_SOURCE: i64 = -1;
@@ -491,7 +491,13 @@ impl Mpi {
     /// The envelope of message `m` reached its receiver at `now`. When messages can take
     /// different paths (several NICs, adaptive routing), an envelope that overtook an earlier
     /// one from the same sender waits for it, as MPI libraries do with sequence numbers.
-    pub fn envelope(&mut self, m: u32, ranks: &mut Ranks, now: Time, q: &mut EventQueue<Event>) {
+    pub(crate) fn envelope(
+        &mut self,
+        m: u32,
+        ranks: &mut Ranks,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let msg = *self.msg(m);
         let dst = msg.dst as usize;
         let rank = &mut ranks[dst];
@@ -554,7 +560,7 @@ impl Mpi {
 
     /// A message-passing NIC message has been delivered (or, for `RndvData` at the sender, read).
     #[allow(clippy::too_many_arguments)]
-    pub fn delivered(
+    pub(crate) fn delivered(
         &mut self,
         kind: MsgKind,
         m: u32,
@@ -599,7 +605,13 @@ impl Mpi {
     }
 
     /// The sender's DMA has read the last byte of rendezvous message `m`: its send completes.
-    pub fn sent_out(&mut self, m: u32, ranks: &mut Ranks, now: Time, q: &mut EventQueue<Event>) {
+    pub(crate) fn sent_out(
+        &mut self,
+        m: u32,
+        ranks: &mut Ranks,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let msg = *self.msg(m);
         self.complete(msg.send_req, &mut ranks[msg.src as usize], now, q);
     }

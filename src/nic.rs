@@ -308,7 +308,8 @@ impl Nics {
         let m = match self.msgs.alloc(msg) {
             Ok(m) => m,
             Err(full) => {
-                net.overflowed.get_or_insert(format!("NIC messages: {full}"));
+                net.overflowed
+                    .get_or_insert(format!("NIC messages: {full}"));
                 return;
             }
         };
@@ -388,7 +389,10 @@ impl Nics {
         n.dma_msg = m;
         n.tx_busy += took.ps();
         let streams = self.streams(pkt, net);
-        q.push(now + took, Event::TxDmaDone(if streams { STREAMED | nic } else { pkt }));
+        q.push(
+            now + took,
+            Event::TxDmaDone(if streams { STREAMED | nic } else { pkt }),
+        );
         if streams {
             // cut-through: out as the read starts; its tail leaves once the read is done
             net.inject_at(nic, pkt, now, now + took, q);
@@ -607,7 +611,10 @@ impl Nics {
         if owner == net.partition().0 as u32 {
             self.msgs.release(m);
         } else {
-            net.outbox[owner as usize].push(Cut::Done { pool: Pool::Msg, id: m });
+            net.outbox[owner as usize].push(Cut::Done {
+                pool: Pool::Msg,
+                id: m,
+            });
         }
     }
 

@@ -9,23 +9,23 @@
 //! statistics) is read-only here or gathered by the engine when no partition runs.
 
 use crate::config::Scenario;
+use crate::cut::{Cut, Pool as CutPool};
 use crate::event::Event;
 use crate::limits::{Limit, Watch, CHECK_EVERY};
 use crate::mpi::Mpi;
 use crate::net::Network;
 use crate::nic::{Arrival, MsgKind, Nics};
 use crate::node::Nodes;
+use crate::partition::Partitioning;
 use crate::probe::trace::{Trace, What};
 use crate::random::Xoshiro;
-use crate::cut::{Cut, Pool as CutPool};
-use crate::partition::Partitioning;
 use crate::rank::{Rank, Ranks, Wait};
-use std::sync::Arc;
 use crate::rdma::{OpKind, Rdma};
 use crate::sim::EventQueue;
 use crate::units::Time;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// How many events ahead the engine prefetches the state an event reads first (its channel or
 /// packet), then what that state points to (the packets queued on the channel, the channel the
@@ -60,6 +60,7 @@ pub struct Part {
     /// Every rank; this partition changes only its own (`mine`).
     pub(crate) ranks: Ranks,
     /// Which partition owns each rank (for the debug checks of `ranks`).
+    #[allow(dead_code)] // (kept alive: the ranks' debug checks point into it)
     rank_owner: Arc<[u16]>,
     /// The ranks this partition owns, in order.
     pub mine: Vec<u32>,
@@ -100,10 +101,6 @@ pub struct Part {
     pub trace: Option<Box<Trace>>,
     /// The traces ranks replay (`MGEN_trace_open`).
     pub replays: crate::replay::Replays,
-    /// The shortest packet this partition sent across a cut in the window just simulated
-    /// (wire bytes; `u32::MAX`: none): it will be held in a buffer fed across a cut
-    /// (`cut.rs`, the window's lookahead).
-    pub(crate) sent_wire_min: u32,
     /// Most events the partitions this one gathered held pending at once, summed.
     peak_events: u64,
     /// This partition reads every rank and channel (see [`Part::become_whole`]).
@@ -170,12 +167,7 @@ impl Part {
             Some(n) => n,
             None => crate::partition::default_count(&net.topo),
         };
-        let parts = Partitioning::new(
-            &net.topo,
-            nodes.nics_per_node,
-            &nodes.rank_node,
-            count,
-        );
+        let parts = Partitioning::new(&net.topo, nodes.nics_per_node, &nodes.rank_node, count);
         let n = parts.count;
         let mpi = Mpi::new(
             s.node.eager_limit,
@@ -233,7 +225,6 @@ impl Part {
                     series_in_files: false,
                     trace: None,
                     replays: crate::replay::Replays::default(),
-                    sent_wire_min: u32::MAX,
                     peak_events: 0,
                     whole: false,
                 }
@@ -744,13 +735,13 @@ impl Metric {
 /// algorithm, as Python's `math.fsum`): adding is exact, and [`ExactSum::value`] rounds the
 /// true sum once, so that the order of the terms never shows. A few partials in practice.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct ExactSum {
+pub(crate) struct ExactSum {
     partials: Vec<f64>,
 }
 
 impl ExactSum {
     /// Adds `x` (finite).
-    pub fn add(&mut self, mut x: f64) {
+    pub(crate) fn add(&mut self, mut x: f64) {
         let mut i = 0;
         for j in 0..self.partials.len() {
             let mut y = self.partials[j];
@@ -770,7 +761,7 @@ impl ExactSum {
     }
 
     /// The sum, correctly rounded.
-    pub fn value(&self) -> f64 {
+    pub(crate) fn value(&self) -> f64 {
         let p = &self.partials;
         let Some(&last) = p.last() else {
             return 0.0;

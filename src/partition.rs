@@ -151,10 +151,7 @@ impl Partitioning {
             }
         }
         let nic: Vec<u16> = (0..nics).map(|t| router[(t / tpr) as usize]).collect();
-        let rank: Vec<u16> = rank_node
-            .iter()
-            .map(|&n| nic[(n * k) as usize])
-            .collect();
+        let rank: Vec<u16> = rank_node.iter().map(|&n| nic[(n * k) as usize]).collect();
         let mut sizes = vec![(0u32, 0u32, 0u32); count as usize];
         for &p in &router {
             sizes[p as usize].0 += 1;
@@ -206,7 +203,10 @@ mod tests {
             assert_eq!(p.router[r as usize] as u32, r / 32, "router {r}");
         }
         assert_eq!(p.rank, vec![0, 0, 3]);
-        assert_eq!(p.sizes, vec![(32, 32, 2), (32, 32, 0), (32, 32, 0), (32, 32, 1)]);
+        assert_eq!(
+            p.sizes,
+            vec![(32, 32, 2), (32, 32, 0), (32, 32, 0), (32, 32, 1)]
+        );
         assert_eq!(max_count(&t), 8);
         assert_eq!(Partitioning::new(&t, 1, &[], 100).count, 8);
     }

@@ -17,10 +17,10 @@ use crate::event::Event;
 use crate::net::Network;
 use crate::nic::{Msg, MsgKind, Nics};
 use crate::perf::stable::{Directory, Stable};
-use std::sync::Arc;
 use crate::rank::{Rank, Ranks};
 use crate::sim::EventQueue;
 use crate::units::Time;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
@@ -87,10 +87,9 @@ impl Rdma {
     pub(crate) fn split(parts: u32) -> Vec<Rdma> {
         let bits = crate::perf::stable::part_bits(parts);
         let mut all: Vec<Rdma> = (0..parts)
-            .map(|p| {
-                let mut r = Rdma::default();
-                r.ops = Stable::new(p, bits);
-                r
+            .map(|p| Rdma {
+                ops: Stable::new(p, bits),
+                ..Rdma::default()
             })
             .collect();
         let dir = crate::perf::stable::directory(&all.iter().map(|r| &r.ops).collect::<Vec<_>>());
@@ -164,7 +163,7 @@ impl Rdma {
     /// Message `msg` (already freed at its NIC) has been delivered at `now`: advance its
     /// transfer.
     #[allow(clippy::too_many_arguments)]
-    pub fn delivered(
+    pub(crate) fn delivered(
         &mut self,
         msg: Msg,
         ranks: &mut Ranks,

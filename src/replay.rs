@@ -572,7 +572,8 @@ impl Replays {
                 None => self.traces.push((job, t)),
             }
         }
-        self.traces.sort_by(|a, b| (a.0, &a.1.index).cmp(&(b.0, &b.1.index)));
+        self.traces
+            .sort_by(|a, b| (a.0, &a.1.index).cmp(&(b.0, &b.1.index)));
     }
 }
 

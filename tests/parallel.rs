@@ -34,7 +34,11 @@ fn outputs(scenario: &str, threads: u32, dir: &Path, extra: &[&str]) -> BTreeMap
     ];
     args.extend_from_slice(extra);
     let o = mgensim_in(&project(), &args);
-    assert!(o.status.success(), "{scenario} on {threads} threads: {}", stderr(&o));
+    assert!(
+        o.status.success(),
+        "{scenario} on {threads} threads: {}",
+        stderr(&o)
+    );
     let mut files = BTreeMap::new();
     let text: String = String::from_utf8_lossy(&o.stdout)
         .lines()
@@ -42,15 +46,30 @@ fn outputs(scenario: &str, threads: u32, dir: &Path, extra: &[&str]) -> BTreeMap
         .map(|l| format!("{l}\n"))
         .collect();
     files.insert("stdout".to_string(), text.into_bytes());
-    files.insert("trace.json".to_string(), std::fs::read(&trace).expect("the trace"));
+    files.insert(
+        "trace.json".to_string(),
+        std::fs::read(&trace).expect("the trace"),
+    );
     for entry in std::fs::read_dir(&out).expect("the output folder") {
         let path = entry.expect("an entry").path();
-        let name = path.file_name().expect("a name").to_string_lossy().into_owned();
+        let name = path
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
         let mut bytes = std::fs::read(&path).expect("readable");
         if name == "summary.json" {
             let mut v: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
-            let host = v.as_object_mut().expect("an object").remove("host").expect("host");
-            assert_eq!(host["threads"], threads.min(host["partitions"].as_u64().unwrap() as u32), "{scenario}");
+            let host = v
+                .as_object_mut()
+                .expect("an object")
+                .remove("host")
+                .expect("host");
+            assert_eq!(
+                host["threads"],
+                threads.min(host["partitions"].as_u64().unwrap() as u32),
+                "{scenario}"
+            );
             bytes = serde_json::to_vec_pretty(&v).expect("json");
         }
         files.insert(name, bytes);
@@ -62,7 +81,11 @@ fn outputs(scenario: &str, threads: u32, dir: &Path, extra: &[&str]) -> BTreeMap
 fn same_bytes(scenario: &str, extra: &[&str]) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let one = outputs(scenario, 1, dir.path(), extra);
-    assert!(one.contains_key("links.csv") && one.contains_key("report.html"), "{:?}", one.keys());
+    assert!(
+        one.contains_key("links.csv") && one.contains_key("report.html"),
+        "{:?}",
+        one.keys()
+    );
     for threads in [2, 3, 7] {
         let many = outputs(scenario, threads, dir.path(), extra);
         assert_eq!(
@@ -112,15 +135,31 @@ scenarios! {
 #[test]
 fn every_shipped_scenario_is_compared() {
     let listed = [
-        "barrier", "bidirectional_ring", "bruck_alltoall", "dragonfly_alltoall",
-        "fattree_random_ring", "nbody_exchange", "put_ring", "random_ring", "random_ring_get",
-        "tofu_barrier", "two_jobs", "replay/is", "replay/is_power", "tracerp/dragonfly",
-        "tracerp/fattree", "tracerp/torus",
+        "barrier",
+        "bidirectional_ring",
+        "bruck_alltoall",
+        "dragonfly_alltoall",
+        "fattree_random_ring",
+        "nbody_exchange",
+        "put_ring",
+        "random_ring",
+        "random_ring_get",
+        "tofu_barrier",
+        "two_jobs",
+        "replay/is",
+        "replay/is_power",
+        "tracerp/dragonfly",
+        "tracerp/fattree",
+        "tracerp/torus",
     ];
     let mut found = Vec::new();
     for folder in ["", "replay/", "tracerp/"] {
         for e in std::fs::read_dir(project().join("scenarios").join(folder)).expect("scenarios") {
-            let name = e.expect("an entry").file_name().to_string_lossy().into_owned();
+            let name = e
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned();
             if let Some(stem) = name.strip_suffix(".toml") {
                 found.push(format!("{folder}{stem}"));
             }
@@ -150,7 +189,10 @@ fn a_packet_streamed_across_a_cut_before_its_read_ends_completes() {
     let whole = common::run_with(toml, &["engine.partitions=1"]);
     assert_eq!(whole.network.bytes, 4 * 16384);
     for threads in ["1", "2"] {
-        let cut = common::run_with(toml, &["engine.partitions=2", &format!("engine.threads={threads}")]);
+        let cut = common::run_with(
+            toml,
+            &["engine.partitions=2", &format!("engine.threads={threads}")],
+        );
         assert_eq!(cut.host.execution.partitions, 2);
         assert_eq!(cut.deterministic_json(), whole.deterministic_json());
     }
@@ -169,9 +211,15 @@ fn a_deadlock_in_partitions_is_reported_whatever_the_threads() {
         if me == 3 then MGEN_rdma_poll(2) end\n'''\n";
     let mut said = Vec::new();
     for threads in ["1", "2", "3"] {
-        let s = common::scenario(toml, &["engine.partitions=2", &format!("engine.threads={threads}")]);
+        let s = common::scenario(
+            toml,
+            &["engine.partitions=2", &format!("engine.threads={threads}")],
+        );
         let e = common::fail(&s);
-        assert!(e.contains("deadlock") && e.contains("rank 3") && e.contains("MGEN_rdma_poll(tag 2)"), "{e}");
+        assert!(
+            e.contains("deadlock") && e.contains("rank 3") && e.contains("MGEN_rdma_poll(tag 2)"),
+            "{e}"
+        );
         said.push(e);
     }
     assert!(said.iter().all(|e| *e == said[0]), "{said:?}");

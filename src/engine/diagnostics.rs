@@ -4,8 +4,8 @@
 
 use crate::config::Scenario;
 use crate::net::topology::Topo;
-use crate::rank::Wait;
 use crate::part::Part;
+use crate::rank::Wait;
 
 /// What each blocked rank of a deadlock waits for, and at which script line: `waits(r)` says
 /// what rank `r` waits for, `line(r)` where it is; then the messages that arrived and no

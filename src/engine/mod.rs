@@ -36,13 +36,13 @@ use crate::script::Scripts;
 use crate::units::Time;
 use diagnostics::{fits_in_memory, leftovers, script_line};
 use runner::Runner;
-pub use windows::WindowStats;
-use windows::Windows;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
+pub use windows::WindowStats;
+use windows::Windows;
 
 /// Why a run stopped before every rank finished.
 #[derive(Debug, thiserror::Error)]
@@ -169,7 +169,9 @@ impl Simulation {
             runners.push(Runner { part, scripts });
         }
         let threads = match s.engine.threads {
-            0 if parts.count > 1 => std::thread::available_parallelism().map_or(1, |n| n.get()) as u32,
+            0 if parts.count > 1 => {
+                std::thread::available_parallelism().map_or(1, |n| n.get()) as u32
+            }
             0 => 1,
             n => n,
         }
@@ -230,9 +232,7 @@ impl Simulation {
             let for_report = p.report && channels <= crate::probe::REPORT_CHANNELS;
             match p.interval {
                 Some(Time::ZERO) => anyhow::bail!("--interval must be longer than 0 ps"),
-                Some(i) => {
-                    w.net.series = Some(Box::new(LinkSeries::new(i.ps(), false, channels)))
-                }
+                Some(i) => w.net.series = Some(Box::new(LinkSeries::new(i.ps(), false, channels))),
                 None if p.adaptive || for_report => {
                     w.net.series = Some(Box::new(LinkSeries::new(1_000, true, channels)))
                 }
@@ -531,14 +531,7 @@ impl Simulation {
         self.gather();
         let lua: usize = self.runners.iter().map(|run| run.scripts.memory()).sum();
         let w = self.runners[0].part.borrow();
-        let mut r = Report::new(
-            &self.scenario,
-            &w,
-            started.elapsed(),
-            lua,
-            listed,
-            end.ps(),
-        );
+        let mut r = Report::new(&self.scenario, &w, started.elapsed(), lua, listed, end.ps());
         r.partial = partial;
         r.host.execution = Execution {
             threads: self.threads,
@@ -635,7 +628,7 @@ impl Simulation {
                 let w = run.part.borrow();
                 went_back = went_back.or(w.time_went_back);
                 stalled = stalled.or_else(|| w.stalled.clone());
-                packets += w.net.packets.live() + w.net.releases_held() * 0;
+                packets += w.net.packets.live();
                 msgs += w.nics.live_msgs();
             }
             if let Some((before, after)) = went_back {

@@ -39,7 +39,12 @@ impl Runner {
     /// Simulates this partition until its window ends (nothing left before `until`, in ps):
     /// events, and the ranks they wake. Stops early, with why, at a rank's error or a limit;
     /// returns at a look at the limits when `pause` (to show progress).
-    pub(crate) fn run_window(&self, until: u64, limits: &Limits, pause: bool) -> Result<Pause, Stop> {
+    pub(crate) fn run_window(
+        &self,
+        until: u64,
+        limits: &Limits,
+        pause: bool,
+    ) -> Result<Pause, Stop> {
         self.part.borrow_mut().until = until;
         loop {
             let next = self.part.borrow_mut().advance();
@@ -110,7 +115,10 @@ impl Runner {
     /// fed across a cut (wire bytes; `u32::MAX`: none).
     pub(crate) fn next(&self) -> (u64, u32) {
         let mut w = self.part.borrow_mut();
-        (w.next_time(), w.net.shortest_held_across().unwrap_or(u32::MAX))
+        (
+            w.next_time(),
+            w.net.shortest_held_across().unwrap_or(u32::MAX),
+        )
     }
 
     /// The stop recorded in this partition's watch, or a pool of records in flight that is

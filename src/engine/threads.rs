@@ -134,7 +134,9 @@ impl Gate {
         let (me, parked) = &self.helpers[h];
         me.get_or_init(std::thread::current);
         loop {
-            self.wait(parked, || self.generation.load(Ordering::SeqCst) >> 32 != seen);
+            self.wait(parked, || {
+                self.generation.load(Ordering::SeqCst) >> 32 != seen
+            });
             let word = self.generation.load(Ordering::SeqCst);
             seen = word >> 32;
             if (h as u64) < word & 0xffff_ffff {
@@ -151,9 +153,7 @@ impl Gate {
     /// A helper is through the phase (the last one wakes the leader).
     fn arrive(&self) {
         let before = self.arrived.fetch_add(1, Ordering::SeqCst);
-        if before + 1 == self.wanted()
-            && self.leader_parked.load(Ordering::SeqCst)
-        {
+        if before + 1 == self.wanted() && self.leader_parked.load(Ordering::SeqCst) {
             self.leader.unpark();
         }
     }
@@ -161,7 +161,9 @@ impl Gate {
     /// The leader waits until every helper the phase wanted is through it.
     fn gather(&self) {
         let all = self.wanted();
-        self.wait(&self.leader_parked, || self.arrived.load(Ordering::SeqCst) == all);
+        self.wait(&self.leader_parked, || {
+            self.arrived.load(Ordering::SeqCst) == all
+        });
         self.arrived.store(0, Ordering::SeqCst);
     }
 
@@ -329,7 +331,12 @@ fn run(s: &Shared, i: usize) {
 /// The leader: plans each window, runs its partitions (alone, or with as many helpers as
 /// there are partitions to run), has them take in their messages, and stops the run where
 /// one thread would.
-fn lead(s: &Shared, win: &mut Windows, helpers: u32, progress: &mut impl FnMut()) -> Result<(), Stop> {
+fn lead(
+    s: &Shared,
+    win: &mut Windows,
+    helpers: u32,
+    progress: &mut impl FnMut(),
+) -> Result<(), Stop> {
     let n = s.runners.len();
     let mut next: Vec<(u64, u32)> = s.runners.iter().map(|r| r.next()).collect();
     let mut events = vec![0u64; n];

@@ -133,7 +133,13 @@ impl Windows {
 
     /// After a window that ended at an epoch's end (`at_epoch`) with `events` processed in all
     /// by then: the stop at `limits.events`, if counted by the engine and reached.
-    pub(crate) fn event_stop(&self, at_epoch: bool, events: u64, now: Time, limits: &Limits) -> Option<Stop> {
+    pub(crate) fn event_stop(
+        &self,
+        at_epoch: bool,
+        events: u64,
+        now: Time,
+        limits: &Limits,
+    ) -> Option<Stop> {
         (self.counts_events() && at_epoch && events >= self.event_limit).then(|| Stop::Limit {
             limit: Limit::Events,
             time: now,

@@ -95,10 +95,10 @@ impl Power {
         for c in channels {
             let l = &mut self.links[c as usize];
             let asleep = l.free_at + self.t_sleep;
-            if now > asleep && !busy(c as u32) {
+            if now > asleep && !busy(c) {
                 l.low_ps += now - asleep;
                 l.free_at = now - self.t_sleep;
-                out.push((c as u32, asleep));
+                out.push((c, asleep));
             }
         }
         out
@@ -138,7 +138,10 @@ mod tests {
         let first = p.settle(1_000, 0..2, |c| c == 1);
         assert_eq!(first, vec![(0, 150)]);
         assert_eq!(p.links[0].low_ps, 850);
-        assert!(p.settle(1_000, 0..2, |_| false).iter().all(|&(c, _)| c == 1));
+        assert!(p
+            .settle(1_000, 0..2, |_| false)
+            .iter()
+            .all(|&(c, _)| c == 1));
         assert_eq!(p.links[0].low_ps, 850);
     }
 }

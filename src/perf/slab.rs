@@ -77,6 +77,7 @@ impl<T> SlabStore<T> {
     }
 
     /// The elements, for a reader that holds the store (no partition runs).
+    #[cfg(test)]
     pub(crate) fn as_slice(&self) -> &[T] {
         &self.data
     }
@@ -84,6 +85,7 @@ impl<T> SlabStore<T> {
 
 impl<T> Slab<T> {
     /// An empty view (no elements), for arrays a run does not use.
+    #[allow(dead_code)]
     pub(crate) fn empty() -> Slab<T> {
         Slab {
             ptr: std::ptr::NonNull::dangling().as_ptr(),
@@ -162,6 +164,7 @@ impl<T> Slab<T> {
     /// # Safety
     /// As [`Slab::all`], and no other reference to the elements may be alive.
     #[allow(clippy::mut_from_ref)]
+    #[allow(dead_code)]
     pub(crate) unsafe fn all_mut(&self) -> &mut [T] {
         std::slice::from_raw_parts_mut(self.ptr, self.len)
     }
@@ -251,7 +254,7 @@ impl<T> SharedVec<T> {
     /// A view of the same elements that checks no owner: for reading everything when no
     /// partition runs.
     pub(crate) fn whole(&self) -> SharedVec<T> {
-        let mut v = self.clone();
+        let v = self.clone();
         #[cfg(debug_assertions)]
         {
             v.view.owner = std::ptr::null();

@@ -156,6 +156,7 @@ impl<T: Copy> Stable<T> {
 
     /// This partition's live record `id`.
     #[inline]
+    #[allow(dead_code)]
     pub(crate) fn get(&self, id: u32) -> &T {
         debug_assert_eq!(id & ((1u32 << self.bits) - 1), self.part);
         let local = (id >> self.bits) as usize;
@@ -166,6 +167,7 @@ impl<T: Copy> Stable<T> {
 
     /// This partition's live record `id`, to change (no other partition reads what changes).
     #[inline]
+    #[allow(dead_code)]
     pub(crate) fn get_mut(&mut self, id: u32) -> &mut T {
         debug_assert_eq!(id & ((1u32 << self.bits) - 1), self.part);
         let local = (id >> self.bits) as usize;
@@ -180,6 +182,7 @@ impl<T: Copy> Stable<T> {
     }
 
     /// Most records alive at once.
+    #[allow(dead_code)]
     pub(crate) fn peak(&self) -> usize {
         self.peak
     }
@@ -212,10 +215,7 @@ impl<T> Drop for Stable<T> {
 /// The directory of `pools` (one per partition, in partition order).
 pub(crate) fn directory<T: Copy>(pools: &[&Stable<T>]) -> Arc<Directory<T>> {
     Arc::new(Directory {
-        tops: pools
-            .iter()
-            .map(|p| p.top.as_ptr() as *const *mut Level2<T>)
-            .collect(),
+        tops: pools.iter().map(|p| p.top.as_ptr()).collect(),
         bits: pools.first().map_or(0, |p| p.bits),
     })
 }
@@ -255,6 +255,7 @@ impl<T: Default + Clone> Mirror<T> {
 
     /// What is kept for record `id`, if anything.
     #[inline]
+    #[allow(dead_code)]
     pub(crate) fn get(&self, id: u32) -> Option<&T> {
         let part = (id & ((1u32 << self.bits) - 1)) as usize;
         self.by_part[part].get((id >> self.bits) as usize)
@@ -274,7 +275,10 @@ mod tests {
     #[test]
     fn ids_name_the_partition_and_records_are_read_through_the_directory() {
         let bits = part_bits(3);
-        assert_eq!((part_bits(1), part_bits(2), bits, part_bits(5)), (0, 1, 2, 3));
+        assert_eq!(
+            (part_bits(1), part_bits(2), bits, part_bits(5)),
+            (0, 1, 2, 3)
+        );
         let mut a: Stable<u64> = Stable::new(0, bits);
         let mut b: Stable<u64> = Stable::new(2, bits);
         let ids: Vec<u32> = (0..10_000).map(|i| a.alloc(i).unwrap()).collect();

@@ -186,7 +186,10 @@ impl Trace {
         }));
         for (r, open) in other.open.into_iter().enumerate() {
             if !open.is_empty() {
-                self.open[r] = open.into_iter().map(|(id, t)| (names[id as usize], t)).collect();
+                self.open[r] = open
+                    .into_iter()
+                    .map(|(id, t)| (names[id as usize], t))
+                    .collect();
             }
         }
         self.dropped += other.dropped;

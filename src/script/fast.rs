@@ -27,8 +27,8 @@
 //! (`MGEN_trace_next`, which has none, has the actions' names there).
 
 use crate::calls;
-use crate::rdma::OpKind;
 use crate::part::Part;
+use crate::rdma::OpKind;
 use mlua::ffi::{self, lua_State};
 use mlua::{Function, Lua};
 use std::cell::RefCell;

@@ -392,7 +392,9 @@ pub(crate) fn unread_args<'a>(
     for s in states {
         for (j, unread, missed) in s.unread_keys() {
             let unread: BTreeSet<String> = unread.into_iter().collect();
-            let e = merged.entry(j).or_insert_with(|| (unread.clone(), BTreeSet::new()));
+            let e = merged
+                .entry(j)
+                .or_insert_with(|| (unread.clone(), BTreeSet::new()));
             e.0 = e.0.intersection(&unread).cloned().collect();
             e.1.extend(missed);
         }
@@ -424,6 +426,7 @@ pub(crate) fn unread_args<'a>(
 /// The engine's side of the limits, for the prelude: `raw.stop` (run by the count hook every
 /// `opts.step` instructions: charges the running rank's budget, and names the limit the run
 /// must stop at, if any) and `raw.thread` (a rank's coroutine, told once when it is made).
+#[allow(clippy::too_many_arguments)]
 fn limits_api(
     lua: &Lua,
     raw: &Table,

@@ -260,7 +260,9 @@ impl Network {
         if let (Topo::Cube(cube), true) = (&self.topo, self.early) {
             let hop = cube_hop(cube, self.tpr, p.at, p.dst, p.vc, p.dim);
             a.hop = [hop.port, hop.vc, hop.dim, ROUTED];
-            if let Some(ch) = self.channels.get(self.router_channel(p.at, hop.port as u32) as usize)
+            if let Some(ch) = self
+                .channels
+                .get(self.router_channel(p.at, hop.port as u32) as usize)
             {
                 prefetch(ch);
             }

@@ -129,7 +129,11 @@ impl Returns {
         if r.next == NONE {
             self.lists[c as usize].tail = NONE;
         }
-        Some((r.at, r.bytes_vc >> VC_BITS, r.bytes_vc & ((1 << VC_BITS) - 1)))
+        Some((
+            r.at,
+            r.bytes_vc >> VC_BITS,
+            r.bytes_vc & ((1 << VC_BITS) - 1),
+        ))
     }
 
     /// Feeder `c`'s first release after `now`, if any: its time (ps).
@@ -314,7 +318,12 @@ impl Network {
         while let Some((at, bytes, vc)) = self.returns.take_due(c, now.ps()) {
             let i = self.cr(c, vc);
             self.credit[i] += bytes;
-            debug_assert!(self.credit[i] <= self.capacity, "channel {c} vc {vc}: credit {} above {}", self.credit[i], self.capacity);
+            debug_assert!(
+                self.credit[i] <= self.capacity,
+                "channel {c} vc {vc}: credit {} above {}",
+                self.credit[i],
+                self.capacity
+            );
             self.occupy(c, Time(at), -(bytes as i64));
         }
     }

@@ -90,14 +90,14 @@ use super::packet::{Packet, PacketPool, PktId, NONE};
 use super::power::{Power, Ready};
 use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_CLASSES, NO_DIM};
 use crate::config::{DragonflyRouting, NetworkConfig, NodeConfig, PowerConfig, RouterKind};
+use crate::cut::Cut;
 use crate::event::Event;
 use crate::perf::prefetch::prefetch;
+use crate::perf::slab::SharedVec;
 use crate::probe::history::{BufferHistory, Stay};
 use crate::probe::series::LinkSeries;
 use crate::random::Xoshiro;
 use crate::sim::EventQueue;
-use crate::cut::Cut;
-use crate::perf::slab::SharedVec;
 use crate::units::{Bandwidth, Bytes, Time};
 pub(crate) use arrivals::Arrival;
 use arrivals::Arrivals;
@@ -572,7 +572,10 @@ impl Network {
             inq: self.inq.clone().owned_by(fed_owner, vcs, me),
             xbar: self.xbar.clone().owned_by(fed_owner, 1, me),
             iq: self.iq,
-            ob: self.ob.clone().owned_by(&self.owner[..self.ob.len()], 1, me),
+            ob: self
+                .ob
+                .clone()
+                .owned_by(&self.owner[..self.ob.len()], 1, me),
             outbuf: self.outbuf,
             switch_bw: self.switch_bw,
             xmemo: (0, Time::ZERO),
