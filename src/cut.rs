@@ -54,6 +54,19 @@ pub(crate) enum Cut {
     },
 }
 
+/// Cut messages a mailbox keeps room for once emptied (about 1.7 MB): a window that sent more
+/// (a barrier's step can send a million at once) does not hold on to their memory for the
+/// rest of the run.
+const KEEP: usize = 1 << 14;
+
+/// Empties a mailbox taken in, keeping room for at most [`KEEP`] messages.
+pub(crate) fn empty(mail: &mut Vec<Cut>) {
+    mail.clear();
+    if mail.capacity() > KEEP {
+        mail.shrink_to(KEEP);
+    }
+}
+
 /// The pools whose records cross partitions (`perf/stable.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Pool {

@@ -285,7 +285,7 @@ fn take_in(s: &Shared, i: usize) {
         if !mail.is_empty() {
             taken += mail.len() as u64;
             r.part.borrow_mut().take_cuts(&mail);
-            mail.clear();
+            crate::cut::empty(&mut mail);
         }
     }
     let next = r.next();

@@ -218,7 +218,7 @@ impl Windows {
                 }
                 self.stats.messages += mail.len() as u64;
                 to.part.borrow_mut().take_cuts(&mail);
-                mail.clear();
+                crate::cut::empty(&mut mail);
                 from.part.borrow_mut().net.outbox[dst] = mail;
             }
         }
