@@ -224,3 +224,21 @@ fn a_deadlock_in_partitions_is_reported_whatever_the_threads() {
     }
     assert!(said.iter().all(|e| *e == said[0]), "{said:?}");
 }
+
+/// Thread and partition counts out of range are refused before anything runs, naming the key
+/// and the scenario file.
+#[test]
+fn thread_and_partition_counts_out_of_range_name_the_key() {
+    for (flag, value, key) in [
+        ("--threads", "1025", "engine.threads"),
+        ("--partitions", "257", "engine.partitions"),
+    ] {
+        let o = mgensim_in(&project(), &["run", "scenarios/put_ring.toml", flag, value]);
+        let e = stderr(&o);
+        assert!(!o.status.success(), "{flag} {value} ran");
+        assert!(
+            e.contains(key) && e.contains("scenarios/put_ring.toml") && e.contains("out of range"),
+            "{e}"
+        );
+    }
+}
