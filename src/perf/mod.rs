@@ -1,6 +1,6 @@
 //! Helpers that make the engine fast and change nothing it computes: the packet pool (a slab
-//! allocator), the arrays and pools the partitions share (`slab.rs`, `stable.rs`), software
-//! prefetch, transparent huge pages for large blocks, and the hook that starts Valgrind's
+//! allocator), the arrays and pools the partitions share (`slab.rs`, `stable.rs`), an insertion
+//! sort (`sort.rs`), software prefetch, transparent huge pages for large blocks, and the hook that starts Valgrind's
 //! instrumentation at a given event (`bench/cachesim`). What was tried and
 //! measured with them is in `docs/performance.md`.
 
@@ -8,5 +8,6 @@ pub mod hugepages;
 pub mod pool;
 pub mod prefetch;
 pub(crate) mod slab;
+pub(crate) mod sort;
 pub(crate) mod stable;
 pub mod valgrind;

@@ -84,22 +84,6 @@ impl<T> SlabStore<T> {
 }
 
 impl<T> Slab<T> {
-    /// An empty view (no elements), for arrays a run does not use.
-    #[allow(dead_code)]
-    pub(crate) fn empty() -> Slab<T> {
-        Slab {
-            ptr: std::ptr::NonNull::dangling().as_ptr(),
-            len: 0,
-            #[cfg(debug_assertions)]
-            owner: std::ptr::null(),
-            #[cfg(debug_assertions)]
-            stride: 1,
-            #[cfg(debug_assertions)]
-            me: 0,
-            _t: PhantomData,
-        }
-    }
-
     /// This view, used by partition `me`, with `owner[i / stride]` the partition that owns
     /// element `i` (`owner` must live as long as the view): debug builds then check each
     /// access.
@@ -157,16 +141,6 @@ impl<T> Slab<T> {
     /// No partition may be running: the caller reads elements other partitions own.
     pub(crate) unsafe fn all(&self) -> &[T] {
         std::slice::from_raw_parts(self.ptr, self.len)
-    }
-
-    /// Every element, to change, when no partition runs.
-    ///
-    /// # Safety
-    /// As [`Slab::all`], and no other reference to the elements may be alive.
-    #[allow(clippy::mut_from_ref)]
-    #[allow(dead_code)]
-    pub(crate) unsafe fn all_mut(&self) -> &mut [T] {
-        std::slice::from_raw_parts_mut(self.ptr, self.len)
     }
 }
 

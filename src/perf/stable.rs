@@ -156,7 +156,7 @@ impl<T: Copy> Stable<T> {
 
     /// This partition's live record `id`.
     #[inline]
-    #[allow(dead_code)]
+    #[cfg(test)]
     pub(crate) fn get(&self, id: u32) -> &T {
         debug_assert_eq!(id & ((1u32 << self.bits) - 1), self.part);
         let local = (id >> self.bits) as usize;
@@ -167,7 +167,7 @@ impl<T: Copy> Stable<T> {
 
     /// This partition's live record `id`, to change (no other partition reads what changes).
     #[inline]
-    #[allow(dead_code)]
+    #[cfg(test)]
     pub(crate) fn get_mut(&mut self, id: u32) -> &mut T {
         debug_assert_eq!(id & ((1u32 << self.bits) - 1), self.part);
         let local = (id >> self.bits) as usize;
@@ -182,7 +182,7 @@ impl<T: Copy> Stable<T> {
     }
 
     /// Most records alive at once.
-    #[allow(dead_code)]
+    #[cfg(test)]
     pub(crate) fn peak(&self) -> usize {
         self.peak
     }
@@ -255,7 +255,7 @@ impl<T: Default + Clone> Mirror<T> {
 
     /// What is kept for record `id`, if anything.
     #[inline]
-    #[allow(dead_code)]
+    #[cfg(test)]
     pub(crate) fn get(&self, id: u32) -> Option<&T> {
         let part = (id & ((1u32 << self.bits) - 1)) as usize;
         self.by_part[part].get((id >> self.bits) as usize)

@@ -465,15 +465,7 @@ fn stable_sort_by_time<E: Copy>(v: &mut [Timed<E>]) {
         v.sort_by_key(|e| e.time);
         return;
     }
-    for i in 1..v.len() {
-        let e = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1].time > e.time {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = e;
-    }
+    crate::perf::sort::insertion_by_key(v, |e| e.time);
 }
 
 #[cfg(test)]

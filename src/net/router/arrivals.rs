@@ -85,15 +85,7 @@ fn sort_nearly_in_order(v: &mut [Arrival]) {
         if j - i > 1 {
             let run = &mut v[i..j];
             if run.len() <= 16 {
-                for x in 1..run.len() {
-                    let a = run[x];
-                    let mut y = x;
-                    while y > 0 && run[y - 1].from > a.from {
-                        run[y] = run[y - 1];
-                        y -= 1;
-                    }
-                    run[y] = a;
-                }
+                crate::perf::sort::insertion_by_key(run, |a| a.from);
             } else {
                 run.sort_unstable_by_key(|a| a.from);
             }
