@@ -8,10 +8,11 @@
 //! one serialization ahead. The feeding channel applies its releases when it next looks at its
 //! credit, each at its own time (every packet that asks at that picosecond or later sees it;
 //! the occupancy it integrates changes exactly then). A channel that looked and found too
-//! little credit is *starved* (`Channel::blocked`): it is woken at its first recorded release,
-//! in the picosecond's last step, feeders in order; a wake-up that finds it no longer starved
-//! changes nothing and is not counted, so that when a release was recorded (as it was sent, or
-//! later, from another partition) never matters.
+//! little credit is *starved* (`Channel::waiting`): it is woken at its first recorded release
+//! into a virtual channel it lacked credit in, in the picosecond's last step, feeders in
+//! order; a wake-up that finds it no longer starved changes nothing and is not counted, so
+//! that when a release was recorded (as it was sent, or later, from another partition) never
+//! matters.
 //!
 //! Invariant: a feeder's releases are in time order, and the ones at or before `now` are
 //! applied before it uses its credit at `now`. Costs: recording and applying O(1) (a release
@@ -136,12 +137,13 @@ impl Returns {
         ))
     }
 
-    /// Feeder `c`'s first release after `now`, if any: its time (ps).
-    fn first_after(&self, c: u32, now: u64) -> Option<u64> {
+    /// Feeder `c`'s first release after `now` into one of the virtual channels of `vcs` (a bit
+    /// each), if any: its time (ps).
+    fn first_after(&self, c: u32, vcs: u8, now: u64) -> Option<u64> {
         let mut i = self.lists[c as usize].head;
         while i != NONE {
             let r = self.recs[i as usize];
-            if r.at > now {
+            if r.at > now && vcs & (1 << (r.bytes_vc & ((1 << VC_BITS) - 1))) != 0 {
                 return Some(r.at);
             }
             i = r.next;
@@ -274,7 +276,7 @@ impl Network {
     #[inline(always)]
     fn record_release(&mut self, c: u32, at: u64, bytes: u32, vc: u32) {
         self.returns.push(c, at, bytes, vc);
-        if self.channels[c as usize].waiting {
+        if self.channels[c as usize].waiting & (1 << vc) != 0 {
             self.wake_for_credit(c, at);
         }
     }
@@ -328,14 +330,14 @@ impl Network {
         }
     }
 
-    /// Channel `c`, starved for credit, is woken at the first release recorded for it after
-    /// `now`, if there is one (later ones wake it when they are recorded: [`Network::release`]).
-    /// Whatever virtual channel the release is into: a wake-up depends only on when credit
-    /// comes back, never on when the release was recorded (here, or taken in from another
-    /// partition), so that every partitioning wakes it alike.
+    /// Channel `c`, starved for credit in the virtual channels `vcs` (a bit each), is woken at
+    /// the first release into one of them recorded for it after `now`, if there is one (later
+    /// ones wake it when they are recorded: [`Network::release`]). A wake-up depends only on
+    /// when credit comes back, never on when the release was recorded (here, or taken in from
+    /// another partition), so that every partitioning wakes it alike.
     #[inline]
-    pub(super) fn wait_for_credit(&mut self, c: u32, now: Time) {
-        if let Some(at) = self.returns.first_after(c, now.ps()) {
+    pub(super) fn wait_for_credit(&mut self, c: u32, vcs: u8, now: Time) {
+        if let Some(at) = self.returns.first_after(c, vcs, now.ps()) {
             self.wake_for_credit(c, at);
         }
     }
@@ -370,7 +372,7 @@ impl Network {
             return false;
         }
         ch.credit_wake_at = u64::MAX;
-        if !ch.waiting {
+        if ch.waiting == 0 {
             return false;
         }
         self.try_send(c, now, q);

@@ -45,7 +45,8 @@
 //!   the buffer the packet held will be free again: it records that release for the channel
 //!   that feeds the buffer, which counts it from that picosecond on — applied when that channel
 //!   next looks at its credit, exactly at its time. A channel that lacks credit (*starved*) is
-//!   woken at the first release recorded for it ([`Network::credit_wake`]); such wake-ups are
+//!   woken at the first release recorded for it into a virtual channel it lacked credit in
+//!   ([`Network::credit_wake`]); such wake-ups are
 //!   taken at the end of their picosecond, after its events, in channel order, and a wake-up
 //!   that finds its channel no longer starved does nothing and is not counted.
 //! - A channel's own tail leaving is applied by whoever next looks at that channel; it is an
@@ -228,8 +229,9 @@ struct Channel {
     /// The channel is idle with a ready packet that has no credit in the buffer it feeds
     /// (backpressure, *starved*), since its last send (for the statistics).
     blocked: bool,
-    /// Its last look ended starved: it waits to be woken by credit (`credit.rs`).
-    waiting: bool,
+    /// Its last look ended starved: it waits to be woken by credit into these virtual
+    /// channels of the next buffer, a bit each (`credit.rs`); 0: it does not wait.
+    waiting: u8,
 }
 
 const _: () = assert!(std::mem::size_of::<Channel>() == 128);
@@ -406,7 +408,7 @@ impl Network {
             packets: 0,
             occ: 0,
             blocked: false,
-            waiting: false,
+            waiting: 0,
         };
         let ob_bytes = if iq {
             net.output_buffer_bytes.0 as u32

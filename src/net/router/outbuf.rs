@@ -170,7 +170,7 @@ impl Network {
         let mut next_k = self.ob[c as usize].rr as u32;
         let next_router = self.channels[c as usize].next;
         let mut credited = false;
-        let mut starved = false;
+        let mut starved = 0u8;
         for _ in 0..classes {
             let k = next_k;
             next_k = if k + 1 == classes { 0 } else { k + 1 };
@@ -190,12 +190,7 @@ impl Network {
             self.send(c, k, vc_in, pkt, OUTBUF, next_router, now, q);
             return;
         }
-        let ch = &mut self.channels[c as usize];
-        ch.waiting = starved;
-        if starved && !ch.blocked {
-            ch.blocked = true;
-            ch.blocked_ps -= now.ps() as i64;
-        }
+        self.starve(c, starved, now);
     }
 
     /// Takes `pkt`, the first of class `k`'s FIFO, out of channel `c`'s output buffer (its

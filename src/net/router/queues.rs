@@ -57,7 +57,7 @@ impl Network {
         // (whether it waits for credit is what this look finds; a credit wake-up due at this
         // picosecond would only look again)
         let ch = &mut self.channels[c as usize];
-        ch.waiting = false;
+        ch.waiting = 0;
         if ch.credit_wake_at == now.ps() {
             ch.credit_wake_at = u64::MAX;
         }
@@ -90,7 +90,7 @@ impl Network {
         // the earliest time a packet that cannot go yet may (ps), and whether a ready one
         // lacks credit
         let mut later = u64::MAX;
-        let mut starved = false;
+        let mut starved = 0u8;
         // (an input-queued router's packets may also wait for their input's crossbar: any of
         // its queue may go, the one that asked first first; a NIC's queue is its own FIFO)
         let scan = self.iq && c < self.nr;
@@ -136,12 +136,7 @@ impl Network {
         if later != u64::MAX {
             self.wake(c, Time(later), q);
         }
-        let ch = &mut self.channels[c as usize];
-        ch.waiting = starved;
-        if starved && !ch.blocked {
-            ch.blocked = true;
-            ch.blocked_ps -= now.ps() as i64;
-        }
+        self.starve(c, starved, now);
     }
 
     /// Whether channel `c`'s link sleeps (`[power]`) at `now`: then it wakes first, and the
@@ -174,8 +169,8 @@ impl Network {
     /// VC allocation for a packet of `wire` bytes and class `k` leaving by channel `c` (see
     /// [`Network::allocate_vc`]), within one look at the channel: the releases recorded for
     /// its credit that came due are applied first, once per look (`look.0`); if no VC has
-    /// room, the look is starved (`look.1`) and the channel waits for the first release
-    /// recorded for it ([`Network::wait_for_credit`]).
+    /// room, the virtual channels of the class join the look's starved ones (`look.1`, a bit
+    /// per virtual channel of the next buffer).
     #[inline(always)]
     pub(super) fn claim_vc(
         &mut self,
@@ -183,7 +178,7 @@ impl Network {
         k: u32,
         next_router: RouterId,
         wire: u32,
-        look: (&mut bool, &mut bool),
+        look: (&mut bool, &mut u8),
         now: Time,
     ) -> Option<u32> {
         let (credited, starved) = look;
@@ -193,10 +188,31 @@ impl Network {
         }
         let vc = self.allocate_vc(c, k, next_router, wire);
         if vc.is_none() {
-            *starved = true;
-            self.wait_for_credit(c, now);
+            *starved |= if next_router == NONE {
+                1
+            } else {
+                let r = self.class_vcs(k);
+                ((1u32 << r.end) - (1u32 << r.start)) as u8
+            };
         }
         vc
+    }
+
+    /// The end of a look at channel `c` that sent nothing: `starved` has a bit set for each
+    /// virtual channel of the next buffer a ready packet lacked credit in. The channel then
+    /// waits for the first release recorded into one of them ([`Network::wait_for_credit`]);
+    /// a release into another could not let anything go, and does not wake it.
+    #[inline(always)]
+    pub(super) fn starve(&mut self, c: u32, starved: u8, now: Time) {
+        let ch = &mut self.channels[c as usize];
+        ch.waiting = starved;
+        if starved != 0 {
+            if !ch.blocked {
+                ch.blocked = true;
+                ch.blocked_ps -= now.ps() as i64;
+            }
+            self.wait_for_credit(c, starved, now);
+        }
     }
 
     /// VC allocation (docs/model.md §3): of the virtual channels of class `k` in the buffer
