@@ -20,6 +20,7 @@
 //! ```
 
 mod diagnostics;
+mod governor;
 mod runner;
 mod threads;
 mod windows;

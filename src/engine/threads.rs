@@ -14,6 +14,7 @@
 //! synchronization at all; otherwise a phase costs one pass through the [`Gate`], and wakes
 //! only as many threads as there are partitions to run.
 
+use super::governor::Governor;
 use super::runner::{Pause, Runner};
 use super::windows::{earliest, Plan, Windows};
 use super::Stop;
@@ -22,6 +23,7 @@ use crate::cut::Cut;
 use crate::units::Time;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// What one partition reports at the end of a phase (written by the thread that ran it).
 #[derive(Default)]
@@ -54,6 +56,9 @@ struct Shared<'a> {
     phase: AtomicU32,
     end: AtomicU64,
     gate: Gate,
+    /// Time the partitions spent in this window's phases, all threads together (ns), for the
+    /// [`Governor`].
+    busy_ns: AtomicU64,
 }
 
 // SAFETY: a `Runner` is reached by one thread at a time: in a phase, only by the thread that
@@ -206,6 +211,7 @@ pub(crate) fn drive(
         phase: AtomicU32::new(RUN),
         end: AtomicU64::new(0),
         gate: Gate::new(helpers, cores),
+        busy_ns: AtomicU64::new(0),
     };
     std::thread::scope(|scope| {
         for h in 0..helpers as usize {
@@ -257,6 +263,7 @@ fn work(s: &Shared, phase: u32) {
 
 /// Phase `phase` of partition `i`; a panic becomes its stop.
 fn one(s: &Shared, phase: u32, i: usize) {
+    let started = Instant::now();
     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match phase {
         TAKE_IN => take_in(s, i),
         _ => run(s, i),
@@ -270,6 +277,8 @@ fn one(s: &Shared, phase: u32, i: usize) {
         let mut slot = s.slots[i].lock().unwrap_or_else(|e| e.into_inner());
         slot.stop = Some(Stop::Internal(format!("partition {i} failed: {what}")));
     }
+    let busy = started.elapsed().as_nanos() as u64;
+    s.busy_ns.fetch_add(busy, Ordering::Relaxed);
 }
 
 /// Partition `i` takes in what the others sent it, and says what it has left to do.
@@ -345,10 +354,11 @@ fn lead(
     let mut now = Time::ZERO;
     let mut list = Vec::with_capacity(n);
     let mut receives = vec![false; n];
-    loop {
+    let mut governor = Governor::new(helpers);
+    let result = loop {
         let (end, at_epoch) = match win.plan(true, next.iter().copied(), now, s.limits) {
-            Plan::Done => return Ok(()),
-            Plan::Stop(stop) => return Err(stop),
+            Plan::Done => break Ok(()),
+            Plan::Stop(stop) => break Err(stop),
             Plan::Run { end, at_epoch } => (end, at_epoch),
         };
         s.end.store(end, Ordering::SeqCst);
@@ -357,6 +367,10 @@ fn lead(
         list.clear();
         list.extend((0..n).filter(|&i| next[i].0 < end));
         list.sort_by_key(|&i| std::cmp::Reverse(work[i]));
+        let running = list.len();
+        let helpers = governor.helpers();
+        let started = Instant::now();
+        s.busy_ns.store(0, Ordering::Relaxed);
         phase(s, RUN, &list, helpers);
         let mut stops = Vec::new();
         let mut sent = 0;
@@ -373,11 +387,11 @@ fn lead(
             }
         }
         if let Some(stop) = earliest(stops) {
-            return Err(stop);
+            break Err(stop);
         }
         progress();
         if let Some(stop) = win.event_stop(at_epoch, events.iter().sum(), now, s.limits) {
-            return Err(stop);
+            break Err(stop);
         }
         // take in: the partitions sent something
         list.clear();
@@ -393,7 +407,11 @@ fn lead(
             win.stats.messages += slot.messages;
             next[i] = slot.next;
         }
-    }
+        let wall = started.elapsed().as_nanos() as u64;
+        governor.record(running, wall, s.busy_ns.load(Ordering::Relaxed));
+    };
+    win.stats.alone = governor.alone;
+    result
 }
 
 /// Phase `p` of the partitions `list`: on the leader alone if it has one or no helper may

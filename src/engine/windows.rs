@@ -36,6 +36,9 @@ pub struct WindowStats {
     pub messages: u64,
     /// Windows whose end was set by a packet held across a cut (shorter than an epoch).
     pub short: u64,
+    /// Windows with several partitions to run that ran on one thread because more threads
+    /// were measured not to pay (`engine/governor.rs`; 0 on one thread).
+    pub alone: u64,
 }
 
 /// The window loop of one run.

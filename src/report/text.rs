@@ -292,8 +292,13 @@ impl fmt::Display for Report {
         let h = &self.host;
         let x = &h.execution;
         let cut = if x.partitions > 1 {
+            // (windows the governor kept on one thread: more threads were measured to lose)
+            let alone = match x.windows.alone {
+                0 => String::new(),
+                n => format!(", {n} of them on one thread, where more did not pay"),
+            };
             format!(
-                "{} partitions ({}s, {} windows, {} cut messages)",
+                "{} partitions ({}s, {} windows{alone}, {} cut messages)",
                 x.partitions, x.unit, x.windows.windows, x.windows.messages
             )
         } else {
