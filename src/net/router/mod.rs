@@ -691,7 +691,7 @@ impl Network {
         // these: all those due by the run's end were applied by it, `Network::settle_all`)
         for c in 0..self.channels.len() {
             if self.owner[c] != self.me {
-                self.returns.lists[c] = EMPTY;
+                self.returns.forget(c);
             }
         }
         if let Some(p) = self.power.as_deref_mut() {
