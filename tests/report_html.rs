@@ -266,3 +266,40 @@ MGEN_rdma_poll(0)'''\n"
         assert!(topo.matches("<line").count() > 0, "{net}");
     }
 }
+
+#[test]
+fn placeholders_in_a_scenario_or_metric_name_stay_text() {
+    // the page is filled in one pass: a name that spells a placeholder is not replaced again
+    let dir = tempfile::tempdir().unwrap();
+    tmp_file(
+        dir.path(),
+        "{{DATA}}{{SCRIPT}}.toml",
+        "[network]\ndims = [4]\n[workload]\ncode = '''\nMGEN_report(\"{{SCRIPT}}\", 1)\nMGEN_report(\"{{TITLE}}\", 2)\n'''\n",
+    );
+    let o = mgensim_in(
+        dir.path(),
+        &["run", "{{DATA}}{{SCRIPT}}.toml", "--out", "out", "-q"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
+    let template = include_str!("../src/report/report.html");
+    // every placeholder of the template is gone, and each was filled once
+    assert_eq!(page.matches("id=\"data\"").count(), 1);
+    assert_eq!(
+        page.matches("<script").count(),
+        template.matches("<script").count()
+    );
+    let data_at = page.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+    let data_end = data_at + page[data_at..].find("</script>").unwrap();
+    let data: serde_json::Value = serde_json::from_str(&page[data_at..data_end]).unwrap();
+    let summary = data["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("{{SCRIPT}}") && summary.contains("{{TITLE}}"),
+        "{summary}"
+    );
+    assert!(
+        page.contains("<title>mgensim: {{DATA}}{{SCRIPT}}.toml</title>"),
+        "{}",
+        &page[..page.len().min(400)]
+    );
+}

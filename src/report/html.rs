@@ -146,10 +146,38 @@ pub fn page(r: &Report) -> String {
         .unwrap_or_else(|_| "{}".into())
         .replace('<', "\\u003c");
     let title = html_escape(&format!("mgensim: {}", r.scenario));
-    TEMPLATE
-        .replacen("{{TITLE}}", &title, 1)
-        .replacen("{{DATA}}", &data, 1)
-        .replacen("{{SCRIPT}}", SCRIPT, 1)
+    fill(
+        TEMPLATE,
+        &[("TITLE", &title), ("DATA", &data), ("SCRIPT", SCRIPT)],
+    )
+}
+
+/// `template` with each `{{NAME}}` of `values` replaced by its value, in one pass over the
+/// template: what a value contains (a scenario named `{{DATA}}`) is never read as a
+/// placeholder. A `{{` that names no value is left as it is.
+fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out =
+        String::with_capacity(template.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
+    let mut rest = template;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let hit = values
+            .iter()
+            .find(|(name, _)| after.starts_with(name) && after[name.len()..].starts_with("}}"));
+        match hit {
+            Some((name, value)) => {
+                out.push_str(value);
+                rest = &after[name.len() + 2..];
+            }
+            None => {
+                out.push_str("{{");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn topology(r: &Report) -> Option<Topology> {
@@ -306,6 +334,12 @@ mod tests {
         for (plain, coded) in cases {
             assert_eq!(base64(plain.as_bytes()), coded);
         }
+    }
+
+    #[test]
+    fn a_page_is_filled_in_one_pass() {
+        let page = fill("<{{A}}|{{B}}|{{C}}|{{A}", &[("A", "{{B}}"), ("B", "b")]);
+        assert_eq!(page, "<{{B}}|b|{{C}}|{{A}");
     }
 
     #[test]
