@@ -623,6 +623,16 @@ pub fn nodes_csv(r: &crate::Report) -> String {
     out
 }
 
+/// `field` as one CSV field (RFC 4180): in double quotes, its own doubled, when it holds a
+/// comma, a quote or a line break; as it is otherwise.
+pub fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\"")).into()
+    } else {
+        field.into()
+    }
+}
+
 /// One line per rank: where it ran, when it ended, where its time went, what it moved.
 pub fn ranks_csv(r: &crate::Report) -> String {
     let mut out = String::from(
@@ -632,7 +642,7 @@ pub fn ranks_csv(r: &crate::Report) -> String {
     for (i, s) in r.per_rank.iter().enumerate() {
         out += &format!(
             "{i},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            r.jobs.get(s.job as usize).map_or("", |j| j.name.as_str()),
+            csv_field(r.jobs.get(s.job as usize).map_or("", |j| j.name.as_str())),
             s.job_rank,
             s.node,
             s.finish_ps,

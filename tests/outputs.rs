@@ -196,3 +196,39 @@ fn the_text_summary_says_what_it_counts() {
         "nothing waited for credit: {text}"
     );
 }
+
+#[test]
+fn a_job_name_with_commas_quotes_and_line_breaks_is_one_csv_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "a, \"b\"\nc";
+    tmp_file(
+        dir.path(),
+        "s.toml",
+        "[network]\ndims = [4]\n\
+         [[job]]\nname = \"a, \\\"b\\\"\\nc\"\ncode = 'MGEN_Comp(1e-9)'\nranks = 2\n\
+         [[job]]\nname = \"plain\"\ncode = 'MGEN_Comp(2e-9)'\nranks = 2\n",
+    );
+    let o = mgensim_in(dir.path(), &["run", "s.toml", "--out", "out", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(dir.path().join("out/ranks.csv")).unwrap();
+    // read back as RFC 4180: four ranks, every row as long as the header, the names intact
+    let records = csv_records(&text);
+    let (header, rows) = records.split_first().unwrap();
+    assert_eq!(rows.len(), 4, "{text}");
+    assert!(rows.iter().all(|r| r.len() == header.len()), "{text}");
+    let job = header.iter().position(|h| h == "job").unwrap();
+    let finish = header.iter().position(|h| h == "finish_ps").unwrap();
+    let got: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r[job].as_str(), r[finish].as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (name, "1000"),
+            (name, "1000"),
+            ("plain", "2000"),
+            ("plain", "2000")
+        ]
+    );
+}

@@ -62,13 +62,7 @@ impl Table {
         let line = |fields: &[String]| {
             fields
                 .iter()
-                .map(|f| {
-                    if f.contains([',', '"', '\n', '\r']) {
-                        format!("\"{}\"", f.replace('"', "\"\""))
-                    } else {
-                        f.clone()
-                    }
-                })
+                .map(|f| crate::output::csv_field(f))
                 .collect::<Vec<_>>()
                 .join(",")
                 + "\n"
