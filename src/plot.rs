@@ -7,6 +7,7 @@
 //! most [`HEAT_ROWS`] × [`HEAT_COLUMNS`] cells, and each rank's row of the timeline into
 //! [`TIMELINE_BINS`] bins that show what took most of their time.
 
+use crate::units::Time;
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
 use std::path::Path;
@@ -64,7 +65,17 @@ pub fn colour(x: f64) -> RGBColor {
 
 /// Lines of a CSV file we wrote (no quoting), without the header, split at commas; checks
 /// the header names the columns the caller needs and returns their indexes.
-fn csv(path: &Path, need: &[&str]) -> Result<(Vec<usize>, Vec<Vec<String>>)> {
+/// A row of a CSV file: its line number and its fields.
+type Row = (usize, Vec<String>);
+
+/// The rows of CSV file `path` (a regular file), each with its line number, and where the
+/// columns `need` are.
+fn csv(path: &Path, need: &[&str]) -> Result<(Vec<usize>, Vec<Row>)> {
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    if !meta.is_file() {
+        bail!("{}: not a regular file", path.display());
+    }
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut lines = text.lines();
@@ -79,16 +90,25 @@ fn csv(path: &Path, need: &[&str]) -> Result<(Vec<usize>, Vec<Vec<String>>)> {
         })
         .collect::<Result<Vec<_>>>()?;
     let rows = lines
-        .filter(|l| !l.is_empty())
-        .map(|l| l.split(',').map(str::to_string).collect())
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(n, l)| (n + 2, l.split(',').map(str::to_string).collect()))
         .collect();
     Ok((idx, rows))
 }
 
-fn num<T: std::str::FromStr>(row: &[String], i: usize, what: &str) -> Result<T> {
-    row.get(i)
-        .and_then(|v| v.parse().ok())
-        .with_context(|| format!("bad `{what}` in line {}", row.join(",")))
+/// Column `i` of row `row` (line `line` of `path`) as a number, or an error that names the
+/// file, the line and the column, and quotes at most 40 characters of what is there.
+fn num<T: std::str::FromStr>(path: &Path, (line, row): &Row, i: usize, what: &str) -> Result<T> {
+    let v = row.get(i).map_or("", String::as_str);
+    v.parse().ok().with_context(|| {
+        let shown: String = v.chars().take(40).collect();
+        let more = if shown.len() < v.len() { "..." } else { "" };
+        format!(
+            "{} line {line}: `{what}` is `{shown}{more}`, not a number",
+            path.display()
+        )
+    })
 }
 
 /// The heat map's data: utilization per (group of links, group of windows).
@@ -111,7 +131,7 @@ impl Heat {
         let names = links
             .iter()
             .map(|r| {
-                let f = |i: usize| r.get(li[i]).map(String::as_str).unwrap_or("");
+                let f = |i: usize| r.1.get(li[i]).map(String::as_str).unwrap_or("");
                 match f(0) {
                     "injection" => format!("NIC {} -> router {}", f(1), f(3)),
                     "ejection" => format!("router {} port {} -> NIC {}", f(1), f(2), f(3)),
@@ -119,24 +139,44 @@ impl Heat {
                 }
             })
             .collect();
-        let (i, rows) = csv(
-            &dir.join("links_timeseries.csv"),
-            &["link", "window_start_ps", "window_ps", "busy_ps"],
-        )?;
+        let path = dir.join("links_timeseries.csv");
+        let (i, rows) = csv(&path, &["link", "window_start_ps", "window_ps", "busy_ps"])?;
         let mut cells = Vec::with_capacity(rows.len());
         let mut width = 0u64;
         let mut end = 0u64;
         for r in &rows {
             let (link, start, len, busy): (usize, u64, u64, u64) = (
-                num(r, i[0], "link")?,
-                num(r, i[1], "window_start_ps")?,
-                num(r, i[2], "window_ps")?,
-                num(r, i[3], "busy_ps")?,
+                num(&path, r, i[0], "link")?,
+                num(&path, r, i[1], "window_start_ps")?,
+                num(&path, r, i[2], "window_ps")?,
+                num(&path, r, i[3], "busy_ps")?,
             );
+            let line = r.0;
+            if len == 0 {
+                bail!(
+                    "{} line {line}: `window_ps` is 0; a window has a width (the run's \
+                     --interval)",
+                    path.display()
+                );
+            }
+            if busy > len {
+                bail!(
+                    "{} line {line}: `busy_ps` {busy} is longer than its window ({len} ps)",
+                    path.display()
+                );
+            }
+            let Some(window_end) = start.checked_add(len).filter(|&e| e <= Time::HORIZON.ps())
+            else {
+                bail!(
+                    "{} line {line}: the window ends past {}, the latest time a run reaches",
+                    path.display(),
+                    Time::HORIZON
+                );
+            };
             if start == 0 || width == 0 {
                 width = width.max(len);
             }
-            end = end.max(start + len);
+            end = end.max(window_end);
             cells.push((link, start, busy, len));
         }
         let width = width.max(1);
@@ -166,12 +206,12 @@ impl Heat {
             }
         }
         let cell_ps = |r: usize, c: usize| {
-            let links = rb.min(self.links - r * rb) as u64;
-            let wins = cb.min(self.windows - c * cb) as u64;
-            links * wins * self.window_ps
+            let links = rb.min(self.links - r * rb) as f64;
+            let wins = cb.min(self.windows - c * cb) as f64;
+            links * wins * self.window_ps as f64
         };
-        let span_us = (self.windows as u64 * self.window_ps) as f64 / 1e6;
-        let util = |k: usize| busy[k] as f64 / cell_ps(k / nc, k % nc).max(1) as f64;
+        let span_us = self.windows as f64 * self.window_ps as f64 / 1e6;
+        let util = |k: usize| busy[k] as f64 / cell_ps(k / nc, k % nc).max(1.0);
         // the colours span 0 to the busiest cell, so that a lightly loaded network shows
         let top = (0..nr * nc).map(util).fold(0.0f64, f64::max).max(1e-3);
         let mut out = String::new();

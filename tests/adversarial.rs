@@ -675,6 +675,9 @@ fn big_series_run(dir: &Path, out: &str, until: &str) -> std::process::Child {
             "-q",
             "--until",
             until,
+            // (no bound on the series' memory: the run must be long and its table large)
+            "--set",
+            "limits.time_series_memory=0",
         ])
         .current_dir(dir)
         .stdout(std::process::Stdio::null())

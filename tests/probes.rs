@@ -519,3 +519,125 @@ fn a_stuck_rank_is_shown_waiting_until_the_stop() {
         "every rank is labelled"
     );
 }
+
+#[test]
+fn a_fixed_interval_too_fine_for_the_run_stops_it_with_the_figures_at_the_same_epoch() {
+    // 16 routers of a 4x4 torus: 4 ports each to routers, and a NIC link both ways, 96 link
+    // directions; 48 KiB of 48-byte counters hold 1024 of them, 10 windows of 100 ns: the
+    // first microsecond, and the run's puts (the first on a link at 831 ns) go on far past
+    let dir = tempfile::tempdir().unwrap();
+    tmp_file(dir.path(), "s.toml", BUSY);
+    let run = |out: &str, interval: &str, partitions: &str| {
+        mgensim_in(
+            dir.path(),
+            &[
+                "run",
+                "s.toml",
+                "--interval",
+                interval,
+                "--out",
+                out,
+                "--partitions",
+                partitions,
+                "--threads",
+                "2",
+                "-q",
+                "--set",
+                "limits.time_series_memory=\"48 KiB\"",
+            ],
+        )
+    };
+    let one = run("one", "100ns", "1");
+    assert_eq!(one.status.code(), Some(1), "{}", stderr(&one));
+    let err = stderr(&one);
+    assert!(
+        err.contains("--interval 100 ns holds 10 windows of 96 link directions")
+            && err.contains("`limits.time_series_memory` = 48 KiB, the first 1 us of the run"),
+        "{err}"
+    );
+    // nothing is recorded past the last window, and the run stopped at the end of an epoch
+    // (2^17 ps), the one in which something first reached past it
+    let series = std::fs::read_to_string(dir.path().join("one/links_timeseries.csv")).unwrap();
+    let ends = csv_records(&series)
+        .iter()
+        .skip(1)
+        .map(|r| r[1].parse::<u64>().unwrap() + r[2].parse::<u64>().unwrap())
+        .max()
+        .unwrap();
+    assert!(ends > 831_000 && ends <= 1_000_000, "{ends}");
+    let at = err
+        .split("at simulated time ")
+        .nth(1)
+        .unwrap()
+        .split(':')
+        .next()
+        .unwrap();
+    let at = Time::parse(at).unwrap().ps();
+    assert!(at % (1 << 17) == 0 && at <= 1_000_000 + (1 << 17), "{at}");
+    // the same stop, the same files, in two partitions
+    let two = run("two", "100ns", "2");
+    assert_eq!(stderr(&two), err);
+    for f in ["links_timeseries.csv", "ranks.csv", "links.csv"] {
+        let a = std::fs::read(dir.path().join("one").join(f)).unwrap();
+        let b = std::fs::read(dir.path().join("two").join(f)).unwrap();
+        assert!(a == b, "{f} differs between one and two partitions");
+    }
+    // a width whose windows hold the run is no trouble
+    let wide = run("wide", "10us", "2");
+    assert!(wide.status.success(), "{}", stderr(&wide));
+}
+
+#[test]
+fn a_time_series_that_cannot_be_drawn_is_named_by_file_line_and_column() {
+    // `mgensim plot` on a folder whose links_timeseries.csv was edited: each bad line is an
+    // error naming the file, the line and the column, quoting at most 40 characters
+    let dir = tempfile::tempdir().unwrap();
+    tmp_file(dir.path(), "s.toml", BUSY);
+    let o = mgensim_in(
+        dir.path(),
+        &["run", "s.toml", "--interval", "1us", "--out", "out", "-q"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let path = dir.path().join("out/links_timeseries.csv");
+    let good = std::fs::read_to_string(&path).unwrap();
+    let header = good.lines().next().unwrap().to_string();
+    let long = "9".repeat(100_000);
+    let cases = [
+        ("5,0,0,8,1,0,0,0", "line 3: `window_ps` is 0"),
+        (
+            "5,18446744073709551000,1000,8,1,0,0,0",
+            "line 3: the window ends past",
+        ),
+        (
+            "5,0,1000,8,1,2000,2,0",
+            "line 3: `busy_ps` 2000 is longer than its window",
+        ),
+        (
+            "x5,0,1000,8,1,0,0,0",
+            "line 3: `link` is `x5`, not a number",
+        ),
+        (
+            &format!("5,{long},1000,8,1,0,0,0"),
+            "line 3: `window_start_ps` is `9999",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (line, want) in &cases {
+        let first = good.lines().nth(1).unwrap();
+        std::fs::write(&path, format!("{header}\n{first}\n{line}\n")).unwrap();
+        let o = mgensim_in(dir.path(), &["plot", "out"]);
+        let err = stderr(&o);
+        if o.status.code() != Some(1)
+            || !err.contains("links_timeseries.csv")
+            || !err.contains(want)
+            || err.len() > 400
+        {
+            failures.push(format!(
+                "{want}: exit {:?}: {}",
+                o.status.code(),
+                &err[..err.len().min(300)]
+            ));
+        }
+    }
+    assert_no_failures(&failures, cases.len());
+}

@@ -438,6 +438,9 @@ pub struct Limits {
     pub wall_time: Time,
     /// Simulated time the run may reach: every event up to it is processed, none after it.
     pub simulated_time: Time,
+    /// Memory of the time series of a fixed `--interval` (`probe/series.rs`): the windows it
+    /// holds; a run that goes on past the last stops at the end of that epoch.
+    pub time_series_memory: Bytes,
 }
 
 impl Default for Limits {
@@ -448,6 +451,7 @@ impl Default for Limits {
             events: 0,
             wall_time: Time::ZERO,
             simulated_time: Time::ZERO,
+            time_series_memory: Bytes(768 << 20),
         }
     }
 }

@@ -233,9 +233,12 @@ impl Simulation {
             let for_report = p.report && channels <= crate::probe::REPORT_CHANNELS;
             match p.interval {
                 Some(Time::ZERO) => anyhow::bail!("--interval must be longer than 0 ps"),
-                Some(i) => w.net.series = Some(Box::new(LinkSeries::new(i.ps(), false, channels))),
+                Some(i) => {
+                    let memory = self.scenario.limits.time_series_memory.0;
+                    w.net.series = Some(Box::new(LinkSeries::new(i.ps(), false, channels, memory)))
+                }
                 None if p.adaptive || for_report => {
-                    w.net.series = Some(Box::new(LinkSeries::new(1_000, true, channels)))
+                    w.net.series = Some(Box::new(LinkSeries::new(1_000, true, channels, 0)))
                 }
                 None => w.net.series = None,
             }

@@ -357,7 +357,10 @@ fn lead(
     let mut governor = Governor::new(helpers);
     let result = loop {
         let (end, at_epoch) = match win.plan(true, next.iter().copied(), now, s.limits) {
-            Plan::Done => break Ok(()),
+            Plan::Done => match win.series_stop(true, s.runners, now) {
+                Some(stop) => break Err(stop),
+                None => break Ok(()),
+            },
             Plan::Stop(stop) => break Err(stop),
             Plan::Run { end, at_epoch } => (end, at_epoch),
         };
@@ -391,6 +394,9 @@ fn lead(
         }
         progress();
         if let Some(stop) = win.event_stop(at_epoch, events.iter().sum(), now, s.limits) {
+            break Err(stop);
+        }
+        if let Some(stop) = win.series_stop(at_epoch, s.runners, Time(end)) {
             break Err(stop);
         }
         // take in: the partitions sent something

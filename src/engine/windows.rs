@@ -51,6 +51,9 @@ pub(crate) struct Windows {
     time_limit: u64,
     /// Events the run may process (`u64::MAX`: no limit), counted at the ends of epochs.
     event_limit: u64,
+    /// A time series of fixed width is recorded: whether it is full is looked at the ends of
+    /// epochs ([`Windows::series_stop`]).
+    series: bool,
     pub(crate) stats: WindowStats,
 }
 
@@ -79,6 +82,7 @@ impl Windows {
             } else {
                 limits.events
             },
+            series: w.net.series.as_ref().is_some_and(|s| s.is_fixed()),
             stats: WindowStats::default(),
         }
     }
@@ -117,7 +121,7 @@ impl Windows {
         }
         let mut end = self.time_limit.saturating_add(1);
         let epoch = self.shift.map(|s| epoch_end(t, s));
-        if let (true, Some(e)) = (many || self.counts_events(), epoch) {
+        if let (true, Some(e)) = (many || self.counts_events() || self.series, epoch) {
             end = end.min(e);
         }
         if many && wire != u32::MAX {
@@ -150,6 +154,25 @@ impl Windows {
         })
     }
 
+    /// After a window that ended at an epoch's end (`at_epoch`; `now` is that end), or at the
+    /// run's end: the stop of a time series of fixed width that something fell past, if any
+    /// partition's did (the same epoch for any partitioning: every event up to its end is
+    /// processed).
+    pub(crate) fn series_stop(
+        &self,
+        at_epoch: bool,
+        runners: &[Runner],
+        now: Time,
+    ) -> Option<Stop> {
+        if !self.series || !at_epoch {
+            return None;
+        }
+        let message = runners
+            .iter()
+            .find_map(|r| r.part.borrow().net.series.as_ref()?.full())?;
+        Some(Stop::Capacity { time: now, message })
+    }
+
     /// Runs windows on this thread, partition after partition, until nothing is left to do
     /// (`Ok`), or a rank fails or a limit is hit (`Err`, the earliest such stop). `progress`
     /// is called now and then.
@@ -171,7 +194,12 @@ impl Windows {
             self.exchange(runners);
             let next: Vec<(u64, u32)> = runners.iter().map(|r| r.next()).collect();
             let (end, at_epoch) = match self.plan(many, next.into_iter(), latest(runners), limits) {
-                Plan::Done => return Ok(()),
+                Plan::Done => {
+                    return match self.series_stop(true, runners, latest(runners)) {
+                        Some(stop) => Err(stop),
+                        None => Ok(()),
+                    }
+                }
                 Plan::Stop(stop) => return Err(stop),
                 Plan::Run { end, at_epoch } => (end, at_epoch),
             };
@@ -196,6 +224,9 @@ impl Windows {
             }
             let events: u64 = runners.iter().map(|r| r.part.borrow().events).sum();
             if let Some(stop) = self.event_stop(at_epoch, events, latest(runners), limits) {
+                return Err(stop);
+            }
+            if let Some(stop) = self.series_stop(at_epoch, runners, Time(end)) {
                 return Err(stop);
             }
         }

@@ -15,6 +15,9 @@
 /// Most windows an adaptive series keeps (between half this and this many at the end).
 pub const ADAPTIVE_WINDOWS: u64 = 256;
 
+/// Bytes of one window of one channel in the table.
+pub const CELL_BYTES: u64 = std::mem::size_of::<Window>() as u64;
+
 /// The counters of one channel in one window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Window {
@@ -55,19 +58,67 @@ pub struct LinkSeries {
     table: Vec<Window>,
     /// Per channel: since when its buffer holds what it holds now (ps).
     since: Vec<u64>,
+    /// Counters (windows × channels) a fixed width may hold: `limits.time_series_memory` /
+    /// [`CELL_BYTES`]. What falls past the last window is not recorded, and the run stops at
+    /// the end of that epoch ([`LinkSeries::full`]); the bound depends on the scenario only,
+    /// never on the machine or the partitions, so that every run of a scenario records the
+    /// same and stops at the same time.
+    max_cells: u64,
+    /// Something fell past the last window a fixed width may hold.
+    full: bool,
 }
 
 impl LinkSeries {
     /// A series of windows `width` wide over `channels` channels; `adaptive` lets the width
-    /// double to keep at most [`ADAPTIVE_WINDOWS`] windows.
-    pub fn new(width_ps: u64, adaptive: bool, channels: usize) -> LinkSeries {
+    /// double to keep at most [`ADAPTIVE_WINDOWS`] windows. A fixed width holds at most
+    /// `memory` bytes of windows (0: no bound).
+    pub fn new(width_ps: u64, adaptive: bool, channels: usize, memory: u64) -> LinkSeries {
         LinkSeries {
             width: width_ps.max(1),
             adaptive,
             channels,
             table: Vec::new(),
             since: vec![0; channels],
+            max_cells: if memory == 0 {
+                u64::MAX
+            } else {
+                memory / CELL_BYTES
+            },
+            full: false,
         }
+    }
+
+    /// The time (ps) a fixed width stops at: the end of the last window its counters hold
+    /// (`u64::MAX` for an adaptive series, which never fills).
+    fn horizon(&self) -> u64 {
+        if self.adaptive {
+            return u64::MAX;
+        }
+        (self.max_cells / self.channels.max(1) as u64).saturating_mul(self.width)
+    }
+
+    /// Whether the series has a fixed width (`--interval`).
+    pub fn is_fixed(&self) -> bool {
+        !self.adaptive
+    }
+
+    /// Why the run cannot go on, if something fell past the last window its counters hold:
+    /// the figures, and what to do instead.
+    pub fn full(&self) -> Option<String> {
+        if !self.full {
+            return None;
+        }
+        let k = self.channels.max(1) as u64;
+        let windows = self.max_cells / k;
+        Some(format!(
+            "the time series of --interval {} holds {windows} windows of {k} link directions \
+             in `limits.time_series_memory` = {}, the first {} of the run, and the run went \
+             on past them: give an --interval of at least the run's length / {windows}, raise \
+             the limit, or use --plots without --interval, whose width adapts",
+            crate::units::Time(self.width),
+            crate::units::Bytes(self.max_cells.saturating_mul(CELL_BYTES)),
+            crate::units::Time(self.horizon()),
+        ))
     }
 
     /// Window width now, in ps.
@@ -85,19 +136,24 @@ impl LinkSeries {
         &self.table[w * self.channels + c]
     }
 
-    /// Makes window `w` (of the current width) exist; returns it (it may have changed if
-    /// the width doubled).
-    fn reach(&mut self, t: u64) -> usize {
+    /// Makes the window of time `t` (ps) exist; returns it (it may have changed if the width
+    /// doubled), or `None` past the last window a fixed width may hold (then the series is
+    /// full: [`LinkSeries::full`]).
+    fn reach(&mut self, t: u64) -> Option<usize> {
         let mut w = t / self.width;
         while self.adaptive && w >= ADAPTIVE_WINDOWS {
             self.halve();
             w = t / self.width;
         }
+        if t >= self.horizon() {
+            self.full = true;
+            return None;
+        }
         let need = (w as usize + 1) * self.channels;
         if self.table.len() < need {
             self.table.resize(need, Window::default());
         }
-        w as usize
+        Some(w as usize)
     }
 
     /// Merges windows in pairs: the width doubles.
@@ -137,7 +193,9 @@ impl LinkSeries {
     /// A packet of `bytes` starts on channel `c` at `start` and its tail leaves at `end`.
     pub fn sent(&mut self, c: u32, start: u64, end: u64, bytes: u64) {
         let k = self.channels;
-        let w = self.reach(start);
+        let Some(w) = self.reach(start) else {
+            return;
+        };
         let cell = &mut self.table[w * k + c as usize];
         cell.bytes += bytes;
         cell.packets += 1;
@@ -160,8 +218,14 @@ impl LinkSeries {
         self.spread(c, from, to, |cell, dt| cell.low_ps += dt);
     }
 
-    /// Calls `f` with each window's part of `[from, to)` on channel `c`.
-    fn spread(&mut self, c: u32, from: u64, to: u64, f: impl Fn(&mut Window, u64)) {
+    /// Calls `f` with each window's part of `[from, to)` on channel `c` (up to the last
+    /// window a fixed width may hold).
+    fn spread(&mut self, c: u32, from: u64, mut to: u64, f: impl Fn(&mut Window, u64)) {
+        let horizon = self.horizon();
+        if to > horizon {
+            self.full = true;
+            to = horizon;
+        }
         if to <= from {
             return;
         }
@@ -183,7 +247,7 @@ mod tests {
 
     #[test]
     fn busy_time_splits_at_window_edges() {
-        let mut s = LinkSeries::new(100, false, 2);
+        let mut s = LinkSeries::new(100, false, 2, 0);
         s.sent(1, 50, 260, 64);
         assert_eq!(s.windows(), 3);
         let busy: Vec<u64> = (0..3).map(|w| s.get(w, 1).busy_ps).collect();
@@ -202,8 +266,32 @@ mod tests {
     }
 
     #[test]
+    fn a_fixed_width_records_up_to_its_last_window_and_then_says_it_is_full() {
+        // memory for 3 counters over 1 channel: windows [0, 100), [100, 200), [200, 300)
+        let mut s = LinkSeries::new(100, false, 1, 3 * CELL_BYTES);
+        s.sent(0, 150, 250, 8);
+        assert!(s.full().is_none());
+        s.sent(0, 280, 420, 8);
+        let busy: Vec<u64> = (0..s.windows()).map(|w| s.get(w, 0).busy_ps).collect();
+        assert_eq!(busy, [0, 50, 70], "the part past 300 ps is not recorded");
+        assert_eq!(s.windows(), 3);
+        let full = s.full().expect("full");
+        assert!(
+            full.contains("holds 3 windows of 1 link directions"),
+            "{full}"
+        );
+        // a packet that starts past the last window records nothing
+        s.sent(0, 300, 310, 8);
+        assert_eq!((s.get(1, 0).bytes, s.get(2, 0).bytes), (8, 8));
+        // an adaptive series never fills
+        let mut a = LinkSeries::new(100, true, 1, 3 * CELL_BYTES);
+        a.sent(0, 1 << 40, (1 << 40) + 10, 8);
+        assert!(a.full().is_none());
+    }
+
+    #[test]
     fn occupancy_integrates_level_times_time() {
-        let mut s = LinkSeries::new(100, false, 1);
+        let mut s = LinkSeries::new(100, false, 1, 0);
         s.occupancy(0, 0, 90);
         s.occupancy(0, 10, 120);
         assert_eq!(s.get(0, 0).occupancy, 100);
@@ -212,7 +300,7 @@ mod tests {
 
     #[test]
     fn an_adaptive_series_merges_windows_and_keeps_the_totals() {
-        let mut s = LinkSeries::new(10, true, 1);
+        let mut s = LinkSeries::new(10, true, 1, 0);
         for i in 0..1000u64 {
             s.sent(0, i * 10, i * 10 + 5, 1);
         }
