@@ -64,7 +64,9 @@ impl FileAccess {
             roots
         });
         FileAccess {
-            base: base.to_path_buf(),
+            // (absolute, so that a path it resolved resolves to itself again: a trace's index
+            // names its files relative to the index's own folder, which is already resolved)
+            base: std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf()),
             roots,
             folders: Default::default(),
         }

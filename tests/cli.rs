@@ -155,3 +155,21 @@ fn no_progress_line_when_stderr_is_not_a_terminal() {
     assert!(events > 5 * 16384, "only {events} events");
     assert_eq!(common::stderr(&o), "", "stderr of a clean run is empty");
 }
+
+#[test]
+fn a_run_that_stops_early_gives_how_far_it_got_not_a_prediction() {
+    let dir = tempfile::tempdir().unwrap();
+    tmp_file(
+        dir.path(),
+        "s.toml",
+        "[network]\ndims = [2]\n[workload]\ncode = 'MGEN_Comp(1e-6); MGEN_rdma_poll(1)'\n",
+    );
+    let o = mgensim_in(dir.path(), &["run", "s.toml"]);
+    assert_eq!(o.status.code(), Some(1), "a deadlock");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(!text.contains("predicted time"), "{text}");
+    assert!(
+        text.contains("stopped at         1 us  (1000000 ps), not a prediction"),
+        "{text}"
+    );
+}

@@ -488,3 +488,20 @@ fn the_older_format_replays_as_today_s_and_waits_for_the_newest_request() {
         "rank 0 ends at {end} ps"
     );
 }
+
+#[test]
+fn a_trace_beside_a_scenario_named_by_a_relative_path_replays_alike_with_and_without_the_sandbox() {
+    // the scenario's folder is taken once: with --allow-io the trace index and its files were
+    // looked for under scenarios/replay/scenarios/replay/
+    let run = |extra: &[&str]| {
+        let mut args = vec!["run", "scenarios/replay/is.toml", "--json", "-q"];
+        args.extend_from_slice(extra);
+        let o = mgensim_in(&project(), &args);
+        assert!(o.status.success(), "{extra:?}: {}", stderr(&o));
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        r["predicted_time_ps"].as_u64().unwrap()
+    };
+    let sandboxed = run(&[]);
+    assert!(sandboxed > 0);
+    assert_eq!(run(&["--allow-io"]), sandboxed);
+}

@@ -68,7 +68,8 @@
     else c.appendChild(value);
     cards.appendChild(c);
   }
-  card("predicted time", D.predicted);
+  card(D.partial ? "stopped at (not a prediction: the run did not finish)" : "predicted time",
+    D.predicted);
   card("ranks finished", D.finished + " of " + D.ranks);
   if (D.bound) {
     var b = el("div", { id: "bound" });

@@ -122,12 +122,22 @@ impl fmt::Display for Report {
             "network            {} ({} nodes), {} routing",
             n.shape, n.nodes, n.routing
         )?;
-        writeln!(
-            f,
-            "predicted time     {}  ({} ps)",
-            Time(self.predicted_time_ps),
-            self.predicted_time_ps
-        )?;
+        if self.partial {
+            // (a run that stopped early predicts nothing: this is how far it got)
+            writeln!(
+                f,
+                "stopped at         {}  ({} ps), not a prediction: the run did not finish",
+                Time(self.predicted_time_ps),
+                self.predicted_time_ps
+            )?;
+        } else {
+            writeln!(
+                f,
+                "predicted time     {}  ({} ps)",
+                Time(self.predicted_time_ps),
+                self.predicted_time_ps
+            )?;
+        }
         let s = &self.ranks.finish_ps;
         let rk = &self.ranks;
         if rk.finished == rk.count {
