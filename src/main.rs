@@ -1,6 +1,6 @@
 //! The `mgensim` command line.
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use mgensim::engine::Stop;
 use mgensim::limits::Limit;
@@ -187,9 +187,14 @@ enum Command {
         /// job array; writes DIR/sweep.shard-I-of-N.csv. Join the shards with --merge.
         #[arg(long, value_name = "I/N")]
         shard: Option<String>,
-        /// Join the CSV files of a sweep's shards into DIR/sweep.csv and its plot.
+        /// Join the CSV files of a sweep's shards into DIR/sweep.csv and its plot. Every shard
+        /// of the set must be there (by the names --shard gives them, and no point missing
+        /// between the first and the last), unless --allow-missing.
         #[arg(long, num_args = 1.., value_name = "CSV", conflicts_with_all = ["scenario", "vary", "zip", "shard"])]
         merge: Vec<PathBuf>,
+        /// With --merge: join the shards given even if some of the set are missing.
+        #[arg(long, requires = "merge")]
+        allow_missing: bool,
         /// The folder to write into.
         #[arg(long, value_name = "DIR", default_value = "sweep")]
         out: PathBuf,
@@ -365,17 +370,38 @@ fn sweep(
     })
 }
 
-fn merge_shards(files: &[PathBuf], out: &Path, y: &str) -> Result<Exit> {
+/// The most a shard's CSV file may hold.
+const SHARD_BYTES: u64 = 256 << 20;
+
+fn merge_shards(files: &[PathBuf], out: &Path, y: &str, allow_missing: bool) -> Result<Exit> {
     use mgensim::sweep;
     let tables = files
         .iter()
         .map(|f| {
-            std::fs::read_to_string(f)
-                .map_err(anyhow::Error::from)
-                .and_then(|t| sweep::Table::from_csv(&t))
-                .with_context(|| format!("{}", f.display()))
+            let meta = std::fs::metadata(f).map_err(anyhow::Error::from)?;
+            if !meta.is_file() {
+                bail!("not a regular file: a shard is the CSV file `sweep --shard` wrote");
+            }
+            let text = mgensim::files::read_bounded(f, SHARD_BYTES).map_err(anyhow::Error::msg)?;
+            if !text.is_empty() && !text.ends_with('\n') {
+                bail!("the file ends in the middle of a line: it was cut (copied or written only in part)");
+            }
+            sweep::Table::from_csv(&text)
         })
+        .zip(files)
+        .map(|(t, f)| t.with_context(|| format!("{}", f.display())))
         .collect::<Result<Vec<_>>>()?;
+    let missing = sweep::missing_shards(files, &tables);
+    if !missing.is_empty() && !allow_missing {
+        bail!(
+            "the shards given are not the whole sweep: {}; give them all, or --allow-missing \
+             to join those given",
+            missing.join("; ")
+        );
+    }
+    for m in &missing {
+        eprintln!("warning: joined without {m}");
+    }
     let table = sweep::merge(&tables)?;
     let (written, skipped) = sweep::write(out, "sweep", &table, Some(y))?;
     if let Some(why) = skipped {
@@ -638,12 +664,13 @@ fn real_main() -> Result<Exit> {
             jobs,
             shard,
             merge,
+            allow_missing,
             out,
             y,
             quiet,
         } => {
             if !merge.is_empty() {
-                return merge_shards(&merge, &out, &y);
+                return merge_shards(&merge, &out, &y, allow_missing);
             }
             let scenario = scenario.expect("clap requires it without --merge");
             let args = ScenarioArgs { scenario, over };

@@ -229,3 +229,94 @@ fn zipped_keys_vary_together_and_values_are_stored_without_quotes() {
     let e = format!("{:#}", mgensim::sweep::check_axes(&bad).unwrap_err());
     assert!(e.contains("need as many values each"), "{e}");
 }
+
+#[test]
+fn a_merge_refuses_a_set_with_shards_missing_cut_files_and_what_is_not_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let grid = [
+        "--vary",
+        "network.dims=[2],[3],[4],[5]",
+        "--set",
+        "workload.ranks=2",
+        "-q",
+        "--out",
+        "shards",
+    ];
+    for s in ["1/3", "2/3", "3/3"] {
+        let mut a = grid.to_vec();
+        a.extend(["--shard", s]);
+        let o = sweep_cli(dir.path(), &a);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let merge = |files: &[&str], extra: &[&str]| {
+        let mut a = vec!["sweep", "--merge"];
+        a.extend_from_slice(files);
+        a.extend_from_slice(&["--out", "merged"]);
+        a.extend_from_slice(extra);
+        mgensim_in(dir.path(), &a)
+    };
+    let (s1, s2, s3) = (
+        "shards/sweep.shard-1-of-3.csv",
+        "shards/sweep.shard-2-of-3.csv",
+        "shards/sweep.shard-3-of-3.csv",
+    );
+    // shard 2 of 3 holds point 1: both are named, and nothing is written
+    let o = merge(&[s1, s3], &[]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("shard 2 of 3") && err.contains("point 1 (no shard given holds it)"),
+        "{err}"
+    );
+    assert!(!dir.path().join("merged/sweep.csv").exists());
+    // asked to, it joins what it has, and says what it joined without
+    let o = merge(&[s1, s3], &["--allow-missing"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: joined without shard 2 of 3"));
+    let joined = std::fs::read_to_string(dir.path().join("merged/sweep.csv")).unwrap();
+    assert_eq!(
+        joined.lines().count(),
+        4,
+        "a header and points 0, 2, 3:\n{joined}"
+    );
+    // a shard cut in its last line, or in its header, is refused by name
+    let whole = std::fs::read_to_string(dir.path().join(s2)).unwrap();
+    tmp_file(dir.path(), "cut.csv", &whole[..whole.len() - 3]);
+    let header = whole.lines().next().unwrap();
+    tmp_file(
+        dir.path(),
+        "cut-header.csv",
+        &format!("{}\n", &header[..20]),
+    );
+    for (file, why) in [
+        ("cut.csv", "ends in the middle of a line"),
+        (
+            "cut-header.csv",
+            "header does not end with the column `error`",
+        ),
+    ] {
+        let o = merge(&[s1, file, s3], &[]);
+        assert_eq!(o.status.code(), Some(1), "{file}");
+        assert!(
+            stderr(&o).contains(&format!("{file}: ")) && stderr(&o).contains(why),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // what is not a regular file (a FIFO nobody writes to: reading it would never end) is
+    // refused at once
+    let fifo = dir.path().join("fifo.csv");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a FIFO made in this test's own temporary folder
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let o = merge(&[s1, "fifo.csv", s3], &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("fifo.csv: not a regular file"),
+        "{}",
+        stderr(&o)
+    );
+    // the whole set joins
+    let o = merge(&[s3, s1, s2], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

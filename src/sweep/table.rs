@@ -105,6 +105,9 @@ impl Table {
         if header.first().map(String::as_str) != Some("point") {
             bail!("not a sweep table (its first column is not `point`)");
         }
+        if header.last().map(String::as_str) != Some("error") {
+            bail!("its header does not end with the column `error`: the file was cut");
+        }
         let rows: Vec<Vec<String>> = it.collect();
         if let Some(r) = rows.iter().find(|r| r.len() != header.len()) {
             bail!(
@@ -183,6 +186,78 @@ pub fn merge(tables: &[Table]) -> Result<Table> {
         header,
         rows: rows.into_iter().map(|(_, r)| r).collect(),
     })
+}
+
+/// What is missing from the shards `tables` (read from `files`) for them to be a whole
+/// sweep, each said in a few words: the shards their names (`sweep.shard-I-of-N.csv`, as
+/// `--shard` writes them) say belong to the set and are not given, and the points between
+/// the first and the last that no shard holds. Empty when nothing is seen missing.
+pub fn missing_shards(files: &[std::path::PathBuf], tables: &[Table]) -> Vec<String> {
+    let mut said = Vec::new();
+    // `…shard-I-of-N.csv`
+    let named = |f: &std::path::PathBuf| -> Option<(u64, u64)> {
+        let name = f.file_name()?.to_str()?;
+        let rest = &name[name.rfind("shard-")? + "shard-".len()..];
+        let (i, rest) = rest.split_once("-of-")?;
+        let n = rest.strip_suffix(".csv")?;
+        Some((i.parse().ok()?, n.parse().ok()?))
+    };
+    let shards: Vec<(u64, u64)> = files.iter().filter_map(named).collect();
+    let sets: std::collections::BTreeSet<u64> = shards.iter().map(|s| s.1).collect();
+    if sets.len() > 1 {
+        let sets: Vec<String> = sets.iter().map(|n| format!("of {n}")).collect();
+        said.push(format!(
+            "the files name shards of different sets ({})",
+            sets.join(", ")
+        ));
+    } else if let Some(&n) = sets.first() {
+        let given: std::collections::BTreeSet<u64> = shards.iter().map(|s| s.0).collect();
+        let absent: Vec<String> = (1..=n.min(1 << 20))
+            .filter(|i| !given.contains(i))
+            .map(|i| i.to_string())
+            .collect();
+        if !absent.is_empty() {
+            said.push(format!(
+                "shard{} {} of {n} (sweep.shard-I-of-{n}.csv)",
+                if absent.len() > 1 { "s" } else { "" },
+                list(&absent)
+            ));
+        }
+    }
+    let mut points: Vec<u64> = tables
+        .iter()
+        .flat_map(|t| t.rows.iter().filter_map(|r| r.first()?.parse().ok()))
+        .collect();
+    points.sort_unstable();
+    points.dedup();
+    let mut gaps = Vec::new();
+    let mut next = 0u64;
+    for &p in &points {
+        gaps.extend(
+            (next..p)
+                .take(11 - gaps.len().min(11))
+                .map(|g| g.to_string()),
+        );
+        next = p + 1;
+    }
+    if !gaps.is_empty() {
+        said.push(format!(
+            "point{} {} (no shard given holds {})",
+            if gaps.len() > 1 { "s" } else { "" },
+            list(&gaps),
+            if gaps.len() > 1 { "them" } else { "it" }
+        ));
+    }
+    said
+}
+
+/// At most ten items, comma-separated, and "..." if there are more.
+fn list(items: &[String]) -> String {
+    let mut s = items[..items.len().min(10)].join(", ");
+    if items.len() > 10 {
+        s += ", ...";
+    }
+    s
 }
 
 /// The line plot of a table: column `y` against the first varied key, one line per value of
