@@ -47,6 +47,10 @@ const PREFETCH_ABOVE: usize = 8 << 20;
 pub struct Part {
     /// Which partition this is (`partition.rs`).
     pub id: u16,
+    /// The most bytes one transfer may move: what the run's slowest rate (DMA, memory, a
+    /// link or crossbar) moves in [`crate::calls::LONGEST_TRANSFER`], so that no time a
+    /// transfer's own bytes take can pass what 64 bits of picoseconds hold.
+    pub(crate) max_bytes: u64,
     /// Time of the event being processed.
     pub now: Time,
     /// The end of the window being simulated (ps): nothing at or after it is processed until
@@ -86,6 +90,9 @@ pub struct Part {
     instr_at: u64,
     /// Set if an event ever came out of the queue earlier than the one before (a bug).
     pub(crate) time_went_back: Option<(Time, Time)>,
+    /// The time of the first event found past [`Time::HORIZON`] (the run stops there: no
+    /// later time is held).
+    pub(crate) past_horizon: Option<Time>,
     /// Check, whenever time moves on, that no link sat idle with a packet it could send
     /// ([`Simulation::self_check`]); what the first such link was.
     pub(crate) self_check: bool,
@@ -178,6 +185,11 @@ impl Part {
         );
         let ranks = Ranks::new(ranks);
         let rank_owner: Arc<[u16]> = parts.rank.clone().into();
+        let slowest = net
+            .slowest_link()
+            .min(s.node.dma_rate())
+            .min(s.node.memory_bandwidth);
+        let max_bytes = crate::calls::max_transfer_bytes(slowest);
         let nets = net.split(&parts);
         let nicss = nics.split(n);
         let mpis = mpi.split(n);
@@ -196,6 +208,7 @@ impl Part {
                 let id = i as u16;
                 Part {
                     id,
+                    max_bytes,
                     now: Time::ZERO,
                     until: u64::MAX,
                     queue: EventQueue::new(),
@@ -222,6 +235,7 @@ impl Part {
                     prefetching: false,
                     tactics: None,
                     stalled: None,
+                    past_horizon: None,
                     series_in_files: false,
                     trace: None,
                     replays: crate::replay::Replays::default(),
@@ -355,6 +369,11 @@ impl Part {
                     continue;
                 }
             };
+            if t > Time::HORIZON {
+                // (not processed: the run stops, `Part::overflow`)
+                self.past_horizon = Some(t);
+                return Next::Checkpoint;
+            }
             self.now = t;
             self.events += 1;
             self.events_by_kind[ev.kind()] += 1;
@@ -416,6 +435,16 @@ impl Part {
 
     /// Why this partition cannot go on, if a pool of records in flight is full.
     pub(crate) fn overflow(&self) -> Option<String> {
+        if let Some(t) = self.past_horizon {
+            return Some(format!(
+                "an event falls at {:.1} days, past the latest simulated time, {:.6} s (about \
+                 {:.1} days): transfers slowed that far by their rates and by each other end \
+                 later than simulated time can hold; it does not wrap",
+                t.as_secs_f64() / 86400.0,
+                Time::HORIZON.as_secs_f64(),
+                Time::HORIZON.as_secs_f64() / 86400.0
+            ));
+        }
         let full = self
             .rdma
             .full

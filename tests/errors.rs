@@ -49,6 +49,21 @@ const fn script(
 }
 
 const CASES: &[Case] = &[
+    // ---- sizes past what the model counts say so, not that a packet does not fit ----
+    scenario(
+        "a router buffer larger than the model counts",
+        "[network]\ndims = [2]\nbuffer_bytes = '8 GiB'\n[workload]\ncode = 'x = 1'\n",
+        &[
+            "key `network.buffer_bytes`",
+            "8 GiB is more than a buffer may hold in this model",
+            "4294967295 bytes",
+        ],
+    ),
+    scenario(
+        "an output buffer larger than the model counts",
+        "[network]\ndims = [2]\noutput_buffer_bytes = '3 GiB'\n[workload]\ncode = 'x = 1'\n",
+        &["key `network.output_buffer_bytes`", "3 GiB is more than an output buffer may hold"],
+    ),
     // ---- a script's errors name the user's own line and the function the user called ----
     script(
         "a syntax error at the script's own last line",
@@ -571,4 +586,82 @@ fn bad_input_gets_a_clear_error_never_a_panic() {
         }
     }
     common::assert_no_failures(&failures, CASES.len());
+}
+
+#[test]
+fn a_transfer_whose_own_bytes_would_pass_what_simulated_time_holds_is_refused_by_name() {
+    // 2^61 ps at the run's slowest rate: 2.8 GB/s DMA by default moves 6,456,360,425,798,343
+    // bytes in it (2,305,843,009,213,693,952 ps × 2.8e9 B/s / 1e12); at 1 B/s links 2,305,843
+    let dir = tempfile::tempdir().unwrap();
+    let put = |n: &str| {
+        format!(
+            "if MGEN_Comm_rank() == 0 then MGEN_acp_complete(MGEN_rdma_put(1, {n}, 0)) \
+             else MGEN_rdma_poll(0) end"
+        )
+    };
+    let send = "if MGEN_Comm_rank() == 0 then MGEN_Send(1, 1 << 56, 0) \
+                else MGEN_Recv(0, 1 << 56, 0) end";
+    let cases = [
+        ("packet", "4 GB/s", put("1 << 56"), "MGEN_rdma_put: `bytes` = 72057594037927936 is more than one transfer may move in this run, 6456360425798343 bytes"),
+        ("flow", "4 GB/s", put("1 << 56"), "MGEN_rdma_put: `bytes` = 72057594037927936 is more than one transfer may move in this run, 6456360425798343 bytes"),
+        ("flow", "4 GB/s", send.to_string(), "MGEN_Send: `bytes` = 72057594037927936"),
+        ("packet", "1 B/s", put("2305844"), "more than one transfer may move in this run, 2305843 bytes"),
+    ];
+    let mut failures = Vec::new();
+    for (model, bw, code, want) in &cases {
+        common::tmp_file(
+            dir.path(),
+            "s.toml",
+            &format!(
+                "[network]\ndims = [2]\nmodel = '{model}'\nlink_bandwidth = '{bw}'\n\
+                 [workload]\ncode = '''{code}'''\n"
+            ),
+        );
+        let o = common::mgensim_in(dir.path(), &["run", "s.toml", "-q"]);
+        let err = common::stderr(&o);
+        if o.status.code() != Some(1) || !err.contains(want) || !err.contains("does not wrap") {
+            failures.push(format!("{model} {bw}: {err}"));
+        }
+    }
+    common::assert_no_failures(&failures, cases.len());
+    // the largest transfer allowed runs: 2,305,843 bytes at 1 B/s, about 26.7 days
+    common::tmp_file(
+        dir.path(),
+        "s.toml",
+        &format!(
+            "[network]\ndims = [2]\nlink_bandwidth = '1 B/s'\n[workload]\ncode = '''{}'''\n",
+            put("2305843")
+        ),
+    );
+    let o = common::mgensim_in(dir.path(), &["run", "s.toml", "-q", "--json"]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let t = r["predicted_time_ps"].as_u64().unwrap();
+    assert!(t > 2_305_843 * 1_000_000_000_000 && t < 1 << 62, "{t}");
+}
+
+#[test]
+fn transfers_that_slow_each_other_past_the_latest_time_stop_the_run_clearly() {
+    // seven puts of 2 MB into rank 0 over 1 B/s links: each alone takes 23 days, together
+    // more than 106.8: the run stops at the first event past the horizon, not with time
+    // gone back
+    let dir = tempfile::tempdir().unwrap();
+    common::tmp_file(
+        dir.path(),
+        "s.toml",
+        "[network]\ndims = [8]\nlink_bandwidth = '1 B/s'\n[workload]\ncode = '''\n\
+         local me = MGEN_Comm_rank()\n\
+         if me ~= 0 then MGEN_acp_complete(MGEN_rdma_put(0, 2000000, me)) end\n'''\n",
+    );
+    let o = common::mgensim_in(dir.path(), &["run", "s.toml", "-q"]);
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("past the latest simulated time") && err.contains("does not wrap"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("internal error") && !err.contains("went back"),
+        "{err}"
+    );
 }

@@ -215,8 +215,10 @@ impl Scenario {
                 ),
             );
         }
-        let packet = net.mtu.0 + net.header_bytes.0;
-        if net.buffer_bytes.0 < packet || net.buffer_bytes.0 > u32::MAX as u64 {
+        let packet = net.mtu.0.saturating_add(net.header_bytes.0);
+        // (a buffer's bytes are counted in 32 bits; an output buffer's in 31)
+        let (most, most_ob) = (Bytes(u32::MAX as u64), Bytes(u32::MAX as u64 / 2));
+        if net.buffer_bytes.0 < packet {
             p.key(
                 "network.buffer_bytes",
                 format!(
@@ -226,9 +228,17 @@ impl Scenario {
                     Bytes(packet)
                 ),
             );
+        } else if net.buffer_bytes > most {
+            p.key(
+                "network.buffer_bytes",
+                format!(
+                    "{} is more than a buffer may hold in this model, {most} ({} bytes)",
+                    net.buffer_bytes, most.0
+                ),
+            );
         }
         let ob = net.output_buffer_bytes.0;
-        if ob != 0 && (ob < packet || ob > u32::MAX as u64 / 2) {
+        if ob != 0 && ob < packet {
             p.key(
                 "network.output_buffer_bytes",
                 format!(
@@ -236,6 +246,15 @@ impl Scenario {
                      no output buffers, or at least that",
                     net.output_buffer_bytes,
                     Bytes(packet)
+                ),
+            );
+        } else if net.output_buffer_bytes > most_ob {
+            p.key(
+                "network.output_buffer_bytes",
+                format!(
+                    "{} is more than an output buffer may hold in this model, {most_ob} ({} \
+                     bytes)",
+                    net.output_buffer_bytes, most_ob.0
                 ),
             );
         }

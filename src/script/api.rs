@@ -108,7 +108,7 @@ fn rdma(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
                 move |lua, (peer, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
                     let (base, size, nics) = job_span(&f.borrow());
                     let peer = base + rank_arg(lua, &peer, func, peer_name, size)?;
-                    let bytes = bytes_arg(lua, &bytes, func)?;
+                    let bytes = bytes_arg(lua, &bytes, func, f.borrow().max_bytes)?;
                     let tag = int_arg(lua, 1, &tag, func, "tag")?;
                     let nic = nic_arg(lua, nic, func, nics)?;
                     Ok(f.borrow_mut().issue(kind, peer, bytes, tag, nic))
@@ -124,7 +124,7 @@ fn rdma(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
             let (base, size, nics) = job_span(&f.borrow());
             let src = base + rank_arg(lua, &src, "MGEN_acp_copy", "src", size)?;
             let dst = base + rank_arg(lua, &dst, "MGEN_acp_copy", "dst", size)?;
-            let bytes = bytes_arg(lua, &bytes, "MGEN_acp_copy")?;
+            let bytes = bytes_arg(lua, &bytes, "MGEN_acp_copy", f.borrow().max_bytes)?;
             let tag = match tag {
                 None | Some(Value::Nil) => 0,
                 Some(t) => int_arg(lua, 1, &t, "MGEN_acp_copy", "tag")?,
@@ -412,7 +412,7 @@ fn isend(
     let (_, size, nics) = job_span(&f.borrow());
     let dest = rank_arg(lua, &dest, func, "dest", size)?;
     let nic = nic_arg(lua, nic, func, nics)?;
-    let bytes = bytes_arg(lua, &bytes, func)?;
+    let bytes = bytes_arg(lua, &bytes, func, f.borrow().max_bytes)?;
     let tag = int_arg(lua, 1, &tag, func, "tag")?;
     let tag = crate::calls::send_tag(tag).map_err(|e| call_error(lua, 1, func, e))?;
     Ok(crate::calls::isend(
@@ -431,7 +431,7 @@ fn irecv(lua: &Lua, f: &W, func: &str, src: Value, bytes: Value, tag: Value) -> 
         Value::Integer(ANY_SOURCE) => ANY_SOURCE,
         ref v => rank_arg(lua, v, func, "src", size)? as i64,
     };
-    let bytes = bytes_arg(lua, &bytes, func)?;
+    let bytes = bytes_arg(lua, &bytes, func, f.borrow().max_bytes)?;
     let tag = int_arg(lua, 1, &tag, func, "tag")?;
     let tag = crate::calls::recv_tag(tag).map_err(|e| call_error(lua, 1, func, e))?;
     Ok(crate::calls::irecv(&mut f.borrow_mut(), src, bytes, tag))

@@ -114,7 +114,9 @@ pub(super) fn job_span(w: &Part) -> (u32, u32, u32) {
     (j.base, j.size, w.nodes.nics_per_node)
 }
 
-pub(super) fn bytes_arg(lua: &Lua, v: &Value, func: &str) -> mlua::Result<u64> {
+/// Argument `bytes` of `func`: a size of one transfer, at most `max` (the partition's
+/// [`crate::part::Part::max_bytes`]).
+pub(super) fn bytes_arg(lua: &Lua, v: &Value, func: &str, max: u64) -> mlua::Result<u64> {
     let b = int_arg(lua, 1, v, func, "bytes")?;
-    crate::calls::bytes(b).map_err(|e| call_error(lua, 1, func, e))
+    crate::calls::bytes(b, max).map_err(|e| call_error(lua, 1, func, e))
 }

@@ -270,7 +270,7 @@ unsafe fn transfer(l: *mut lua_State, kind: OpKind, func: &str) -> c_int {
         with_world(l, |w| {
             let (base, size, nics) = super::args::job_span(w);
             let peer = calls::rank(peer, size, "").ok()?;
-            let bytes = calls::bytes(bytes).ok()?;
+            let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
             let nic = calls::nic(nic, nics).ok()?;
             Some(w.issue(kind, base + peer, bytes, tag, nic))
         })
@@ -349,7 +349,7 @@ unsafe extern "C-unwind" fn isend(l: *mut lua_State) -> c_int {
             let (_, size, nics) = super::args::job_span(w);
             let dest = calls::rank(dest, size, "dest").ok()?;
             let nic = calls::nic(nic, nics).ok()?;
-            let bytes = calls::bytes(bytes).ok()?;
+            let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
             let tag = calls::send_tag(tag).ok()?;
             Some(calls::isend(w, dest, bytes, tag, nic))
         })
@@ -373,7 +373,7 @@ unsafe extern "C-unwind" fn irecv(l: *mut lua_State) -> c_int {
             } else {
                 calls::rank(src, size, "src").ok()? as i64
             };
-            let bytes = calls::bytes(bytes).ok()?;
+            let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
             let tag = calls::recv_tag(tag).ok()?;
             Some(calls::irecv(w, src, bytes, tag))
         })

@@ -446,10 +446,10 @@ mod tests {
     #[test]
     fn csv_round_trips_with_quotes() {
         let t = Table {
-            header: vec!["point".into(), "network.dims".into()],
+            header: vec!["point".into(), "network.dims".into(), "error".into()],
             rows: vec![
-                vec!["0".into(), "[4,4]".into()],
-                vec!["1".into(), "a\"b".into()],
+                vec!["0".into(), "[4,4]".into(), "".into()],
+                vec!["1".into(), "a\"b".into(), "x,\ny".into()],
             ],
         };
         let csv = t.to_csv();

@@ -405,10 +405,11 @@ impl FlowNet {
             } else {
                 u64::MAX
             };
+            // (saturated: a flow slowed that far ends past the horizon, which stops the run)
             let done = if fl.pace == u64::MAX {
                 now.ps()
             } else {
-                now.ps() + fl.left.div_ceil(fl.pace as u128) as u64
+                (now.ps() as u128 + fl.left.div_ceil(fl.pace as u128)).min(u64::MAX as u128) as u64
             };
             if done != fl.done_at {
                 fl.done_at = done;

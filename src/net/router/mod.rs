@@ -719,6 +719,11 @@ impl Network {
         self.cut_held.keys().next().copied()
     }
 
+    /// The slowest rate any link or crossbar of the network moves bytes at.
+    pub(crate) fn slowest_link(&self) -> Bandwidth {
+        self.class_bw.iter().fold(self.switch_bw, |a, &b| a.min(b))
+    }
+
     /// The fastest rate a router output (or crossbar) moves a packet at: a packet's shortest
     /// stay in a router after it is ready (`cut.rs`, [`crate::cut::Lookahead`]).
     pub(crate) fn fastest_output(&self) -> Bandwidth {
