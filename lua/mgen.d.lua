@@ -323,7 +323,11 @@ function print(...) end
 -- whatever was raised (a string, nil, a table, an object whose __tostring fails). Only the
 -- engine decides that a limit stopped the run: an error a script raises is a script error,
 -- whatever it says. A rank's clock cannot pass about 106.7 days (2^63 ps): MGEN_Comp past it
--- is an error, never a clock that wraps. A blocking call inside a coroutine the script made
+-- is an error, never a clock that wraps. Nor can a transfer's own bytes take longer than about
+-- 26.7 days (2^61 ps) at the run's slowest rate (DMA, memory, a link, a crossbar): a put, get,
+-- copy, send or receive of more bytes is an error naming the call and the most allowed (at the
+-- default 2.8 GB/s DMA, about 6.4 PB); transfers that slow each other past 2^63 ps stop the
+-- run with an error. A blocking call inside a coroutine the script made
 -- blocks the whole rank (the coroutine goes on where it was once the rank is woken).
 --
 -- Limits. A rank that runs more than `limits.instructions` Lua instructions (default 10^9)
