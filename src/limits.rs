@@ -16,6 +16,24 @@ use std::time::{Duration, Instant};
 /// Events between two looks at the interrupt flag and the clock (a power of two).
 pub const CHECK_EVERY: u64 = 1 << 14;
 
+/// This machine's memory in bytes (`sysconf`), or 16 GiB where it cannot be asked.
+pub fn machine_memory() -> u64 {
+    #[cfg(unix)]
+    {
+        // SAFETY: sysconf reads a system figure; a failure is -1, handled below
+        let (pages, size) = unsafe {
+            (
+                libc::sysconf(libc::_SC_PHYS_PAGES),
+                libc::sysconf(libc::_SC_PAGESIZE),
+            )
+        };
+        if pages > 0 && size > 0 {
+            return (pages as u64).saturating_mul(size as u64);
+        }
+    }
+    16 << 30
+}
+
 /// What stopped a run before its end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
@@ -86,7 +104,8 @@ impl Limit {
             Limit::LuaMemory => format!(
                 "Lua memory limit at simulated time {time}: the scripts' memory reached \
                  `limits.lua_memory` = {}{who}\n  \
-                 raise it: --set limits.lua_memory='\"16 GiB\"' (0 = no limit)",
+                 raise it: --set limits.lua_memory='\"16 GiB\"' (0 = no limit; left out, it \
+                 is 256 MiB and 1 MiB per rank, at most half of this machine's memory)",
                 limits.lua_memory
             ),
             Limit::Events => format!(

@@ -441,3 +441,35 @@ fn a_finished_run_warns_about_what_its_scripts_left_behind() {
         assert!(e.contains(&format!("warning: {w}")), "{e}");
     }
 }
+
+#[test]
+fn a_runaway_script_stops_at_a_memory_limit_sized_to_the_run() {
+    // 4 ranks: 256 MiB and 1 MiB per rank, not gigabytes
+    let dir = folder(
+        "[network]\ndims = [4]\n[workload]\nscript = 'w.lua'\n",
+        "local t, i = {}, 0\nwhile true do i = i + 1; t[i] = {i, i, i} end\n",
+    );
+    let o = mgensim(dir.path(), &["run", "bad.toml", "-q"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("`limits.lua_memory` = 260 MiB while rank 0 ran w.lua:2"),
+        "{err}"
+    );
+    // set by the scenario, it is what the scenario says
+    let o = mgensim(
+        dir.path(),
+        &[
+            "run",
+            "bad.toml",
+            "-q",
+            "--set",
+            "limits.lua_memory=\"64 MiB\"",
+        ],
+    );
+    assert!(
+        stderr(&o).contains("`limits.lua_memory` = 64 MiB"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -415,12 +415,17 @@ impl Scenario {
         if !p.is_empty() {
             return None;
         }
+        let mut limits = f.limits;
+        if limits.lua_memory == super::LUA_MEMORY_FOR_THE_RUN {
+            let ranks: u64 = jobs.iter().map(|j| j.workload.ranks).sum();
+            limits.lua_memory = super::lua_memory_for(ranks, crate::limits::machine_memory());
+        }
         Some(Scenario {
             path: path.to_path_buf(),
             network: f.network,
             node: f.node,
             jobs,
-            limits: f.limits,
+            limits,
             power: f.power,
             engine: f.engine,
             allow_io,

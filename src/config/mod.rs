@@ -430,7 +430,8 @@ pub struct Limits {
     /// once a resume has run 10-20 ms of wall time (`script/watchdog.rs`), so a rank stopped
     /// at it has run that much more.
     pub instructions: u64,
-    /// Memory of the Lua state, all ranks together.
+    /// Memory of the Lua state, all ranks together; by default sized to the run when the
+    /// scenario is read ([`lua_memory_for`]).
     pub lua_memory: Bytes,
     /// Events the engine may process.
     pub events: u64,
@@ -447,12 +448,45 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             instructions: 1_000_000_000,
-            lua_memory: Bytes(8 << 30),
+            lua_memory: LUA_MEMORY_FOR_THE_RUN,
             events: 0,
             wall_time: Time::ZERO,
             simulated_time: Time::ZERO,
             time_series_memory: Bytes(768 << 20),
         }
+    }
+}
+
+/// `limits.lua_memory` left out: sized to the run when the scenario is read
+/// ([`lua_memory_for`]).
+pub const LUA_MEMORY_FOR_THE_RUN: Bytes = Bytes(u64::MAX);
+
+/// The default `limits.lua_memory` for a run of `ranks` ranks on a machine of `machine`
+/// bytes of memory: 256 MiB and 1 MiB per rank (a rank blocked in a call holds 2-4 KiB; a
+/// script that keeps a few thousand objects per rank fits), at most half the machine, and at
+/// least 256 MiB. A script that grows without end stops within seconds on a small run, and a
+/// run of a million ranks still has room (its barrier holds 3.2 GB).
+pub fn lua_memory_for(ranks: u64, machine: u64) -> Bytes {
+    let wanted = (256u64 << 20).saturating_add(ranks.saturating_mul(1 << 20));
+    Bytes(wanted.min(machine / 2).max(256 << 20))
+}
+
+#[cfg(test)]
+mod lua_memory_tests {
+    use super::*;
+
+    #[test]
+    fn the_default_lua_memory_grows_with_the_ranks_up_to_half_the_machine() {
+        const GIB: u64 = 1 << 30;
+        assert_eq!(lua_memory_for(4, 24 * GIB), Bytes(260 << 20));
+        assert_eq!(lua_memory_for(4096, 24 * GIB), Bytes((256 + 4096) << 20));
+        assert_eq!(lua_memory_for(1 << 20, 24 * GIB), Bytes(12 * GIB));
+        assert_eq!(lua_memory_for(1 << 20, 8 * GIB), Bytes(4 * GIB));
+        assert_eq!(
+            lua_memory_for(1, 128 << 20),
+            Bytes(256 << 20),
+            "at least 256 MiB"
+        );
     }
 }
 
