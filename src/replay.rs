@@ -26,6 +26,11 @@ use std::path::{Path, PathBuf};
 
 /// Bytes a cursor reads ahead at a time.
 pub const CHUNK: usize = 1024;
+
+/// The longest line a trace may hold: 64 MiB (an `allToAllV` of a million ranks writes two
+/// counts per rank, about 22 MB). A longer one, or a file with no line end, is an error naming
+/// the file and the line, found after reading at most this much of it.
+pub const MAX_LINE: usize = 64 << 20;
 /// Trace files kept open at once.
 pub const OPEN_FILES: usize = 64;
 
@@ -137,6 +142,15 @@ enum Line {
 /// Why a trace cannot be replayed, with where.
 pub type Error = String;
 
+/// A word of a trace as an error or a warning shows it: its first 40 characters, and `...`
+/// when there are more (a message never echoes megabytes of input).
+fn shown(word: &str) -> String {
+    match word.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &word[..i]),
+        None => word.to_string(),
+    }
+}
+
 /// A trace: its files and every rank's cursor.
 pub struct Trace {
     /// The index, as given (for messages).
@@ -164,6 +178,8 @@ pub struct Trace {
 struct Cursor {
     offset: u64,
     line: u32,
+    /// Bytes after `pos` already looked at for the end of the line (none was there).
+    scanned: usize,
     buf: Vec<u8>,
     pos: usize,
     done: bool,
@@ -349,23 +365,29 @@ impl Trace {
             return Err(format!("{}: no action after the rank number", at()));
         };
         let Some(kind) = action_kind(word) else {
-            return Ok(Line::Unknown(word.to_string()));
+            return Ok(Line::Unknown(shown(word)));
         };
         let (name, need) = ACTIONS[kind];
         args.clear();
         let mut comm = 0;
         for w in words {
             if let Some(id) = w.strip_prefix("comm=") {
-                comm = id
-                    .parse()
-                    .map_err(|_| format!("{}: `{w}`: a communicator is a whole number", at()))?;
+                comm = id.parse().map_err(|_| {
+                    format!("{}: `{}`: a communicator is a whole number", at(), shown(w))
+                })?;
                 continue;
             }
             match w.parse::<f64>() {
                 Ok(x) if x.is_finite() => args.push(x),
                 // `location FILE LINE` names a source file
                 _ if name == "location" => args.push(0.0),
-                _ => return Err(format!("{}: `{name}`: `{w}` is not a number", at())),
+                _ => {
+                    return Err(format!(
+                        "{}: `{name}`: `{}` is not a number",
+                        at(),
+                        shown(w)
+                    ))
+                }
             }
         }
         // the older format's point-to-point lines have no tag (`send DST N [DT]`): tag 0, as
@@ -388,17 +410,30 @@ impl Trace {
     fn next_line(&mut self, r: u32) -> Result<Option<(usize, usize)>, Error> {
         loop {
             let c = &mut self.cursors[r as usize];
-            if let Some(end) = c.buf[c.pos..].iter().position(|&b| b == b'\n') {
-                let line = (c.pos, c.pos + end);
-                c.pos += end + 1;
+            // (each byte is looked at once, however many reads a long line takes)
+            let from = c.pos + c.scanned;
+            if let Some(end) = c.buf[from..].iter().position(|&b| b == b'\n') {
+                let line = (c.pos, from + end);
+                c.pos = from + end + 1;
+                c.scanned = 0;
                 c.line += 1;
                 return Ok(Some(line));
+            }
+            c.scanned = c.buf.len() - c.pos;
+            if c.scanned > MAX_LINE {
+                let line = c.line + 1;
+                return Err(format!(
+                    "{} line {line}: longer than {} without an end: not a line of a trace",
+                    self.file_of(r).display(),
+                    crate::units::Bytes(MAX_LINE as u64)
+                ));
             }
             if c.done {
                 if c.pos < c.buf.len() {
                     // a last line without its newline
                     let line = (c.pos, c.buf.len());
                     c.pos = c.buf.len();
+                    c.scanned = 0;
                     c.line += 1;
                     return Ok(Some(line));
                 }
@@ -430,7 +465,9 @@ impl Trace {
         c.buf.drain(..c.pos);
         c.pos = 0;
         let have = c.buf.len();
-        c.buf.resize(have + CHUNK, 0);
+        // (a line longer than a chunk is read in ever larger pieces: a few reads, not one per
+        // kilobyte)
+        c.buf.resize(have + CHUNK.max(have), 0);
         let (_, file, at) = &mut self.open[slot];
         let n = (if *at == c.offset {
             Ok(c.offset)

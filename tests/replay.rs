@@ -505,3 +505,39 @@ fn a_trace_beside_a_scenario_named_by_a_relative_path_replays_alike_with_and_wit
     assert!(sandboxed > 0);
     assert_eq!(run(&["--allow-io"]), sandboxed);
 }
+
+#[test]
+fn a_line_without_an_end_is_named_after_at_most_64_mib_and_a_long_line_reads_in_one_pass() {
+    let d = tempfile::tempdir().unwrap();
+    traced(d.path(), &["init\ncompute 1000", "init\ncompute 1000"], "");
+    // rank 1's file: a sparse file of 80 MiB of zero bytes, no line end anywhere
+    let f = std::fs::File::create(d.path().join("r1.txt")).unwrap();
+    f.set_len(80 << 20).unwrap();
+    drop(f);
+    let o = mgensim_in(d.path(), &["run", "s.toml", "-q"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("r1.txt line 1: longer than 64 MiB without an end: not a line of a trace"),
+        "{err}"
+    );
+    assert!(
+        err.len() < 2000,
+        "the line is not echoed: {} bytes",
+        err.len()
+    );
+    // a 16 MiB line (a compute whose number is too long) is read once and named by its line
+    let mut text = String::from("1 init\n1 compute ");
+    text.extend(std::iter::repeat_n('9', 16 << 20));
+    text.push('\n');
+    std::fs::write(d.path().join("r1.txt"), text).unwrap();
+    let o = mgensim_in(d.path(), &["run", "s.toml", "-q"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{}", &err[..err.len().min(500)]);
+    assert!(err.contains("r1.txt:2"), "{}", &err[..err.len().min(500)]);
+    assert!(
+        err.len() < 2000,
+        "the line is not echoed: {} bytes",
+        err.len()
+    );
+}
