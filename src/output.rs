@@ -224,14 +224,17 @@ pub fn write_set(
         }
     }
     // a folder that holds only mgensim's outputs is exchanged whole; another is written into
-    let ours = match std::fs::read_dir(dir) {
-        Err(_) => true,
-        Ok(entries) => entries.filter_map(|e| e.ok()).all(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            FOLDER_FILES.contains(&name.as_ref()) && e.file_type().is_ok_and(|t| t.is_file())
-        }),
-    } && !std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+    let listing = std::fs::read_dir(dir).and_then(|entries| {
+        entries
+            .map(|e| {
+                let e = e?;
+                let file = e.file_type()?.is_file();
+                Ok((e.file_name().to_string_lossy().into_owned(), file))
+            })
+            .collect()
+    });
+    let ours = holds_only_outputs(listing)
+        && !std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
     let name = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -266,6 +269,19 @@ pub fn write_set(
     let _ = std::fs::remove_dir_all(&stage);
     done(&stage);
     result
+}
+
+/// Whether a folder whose listing is `listing` (each entry's name, and whether it is a regular
+/// file) holds nothing but mgensim's outputs, so that it may be exchanged whole: a folder that
+/// does not exist yet does; one that cannot be listed (or an entry read) never does, since
+/// what it holds is not known.
+fn holds_only_outputs(listing: std::io::Result<Vec<(String, bool)>>) -> bool {
+    match listing {
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        Ok(entries) => entries
+            .iter()
+            .all(|(name, file)| *file && FOLDER_FILES.contains(&name.as_str())),
+    }
 }
 
 /// Writes the set's files into the staging folder.
@@ -662,6 +678,26 @@ pub fn ranks_csv(r: &crate::Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_folder_known_to_hold_outputs_alone_is_exchanged_whole() {
+        use std::io::{Error, ErrorKind};
+        let entry = |n: &str, file: bool| (n.to_string(), file);
+        assert!(holds_only_outputs(Err(Error::from(ErrorKind::NotFound))));
+        assert!(!holds_only_outputs(Err(Error::from(
+            ErrorKind::PermissionDenied
+        ))));
+        assert!(holds_only_outputs(Ok(vec![])));
+        assert!(holds_only_outputs(Ok(vec![
+            entry("summary.json", true),
+            entry("links.csv", true)
+        ])));
+        assert!(!holds_only_outputs(Ok(vec![
+            entry("summary.json", true),
+            entry("notes.txt", true)
+        ])));
+        assert!(!holds_only_outputs(Ok(vec![entry("links.csv", false)])));
+    }
 
     #[test]
     fn a_write_replaces_the_file_and_leaves_nothing_else() {
