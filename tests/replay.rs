@@ -541,3 +541,67 @@ fn a_line_without_an_end_is_named_after_at_most_64_mib_and_a_long_line_reads_in_
         err.len()
     );
 }
+
+#[test]
+fn the_otf2_converter_refuses_bad_archives_taken_outputs_and_bad_rates_in_one_line() {
+    let Some(py) = python_with_otf2() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let tool = project().join("tools/otf2_to_ti.py");
+    let conv = |args: &[&str]| {
+        let o = std::process::Command::new(&py)
+            .arg(&tool)
+            .args(args)
+            .current_dir(d.path())
+            .output()
+            .unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    tmp_file(d.path(), "traces.otf2", "not an archive\n");
+    std::fs::create_dir(d.path().join("taken")).unwrap();
+    tmp_file(&d.path().join("taken"), "app.txt", "r0.txt\n");
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["traces.otf2", "ti"],
+            "otf2_to_ti.py: traces.otf2: not a readable OTF2 archive",
+        ),
+        (
+            &["traces.otf2", "taken"],
+            "otf2_to_ti.py: taken/app.txt exists",
+        ),
+        (
+            &["traces.otf2", "ti", "--flops", "nan"],
+            "must be a positive number of flop/s, got 'nan'",
+        ),
+        (
+            &["traces.otf2", "ti", "--flops=-1e9"],
+            "must be a positive number of flop/s, got '-1e9'",
+        ),
+        (
+            &["traces.otf2", "ti", "--flops", "inf"],
+            "must be a positive number of flop/s, got 'inf'",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (args, want) in cases {
+        let (ok, err) = conv(args);
+        let last = err.trim_end().lines().last().unwrap_or("");
+        // (argparse says usage first; otherwise the message is the only line)
+        let lines = err
+            .trim_end()
+            .lines()
+            .filter(|l| !l.starts_with("usage:") && !l.starts_with("  "))
+            .count();
+        if ok || !last.contains(want) || lines != 1 {
+            failures.push(format!("{args:?}: ok={ok}: {err}"));
+        }
+    }
+    assert_no_failures(&failures, cases.len());
+    // the taken output is left as it was
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("taken/app.txt")).unwrap(),
+        "r0.txt\n"
+    );
+}

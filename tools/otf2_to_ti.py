@@ -25,6 +25,7 @@ What becomes what:
   order) before the first use: MPI_Comm_split and MPI_Comm_dup replay as they ran.
 """
 import argparse
+import tempfile
 import collections
 import os
 import sys
@@ -230,9 +231,18 @@ def convert(path, out, name, flops):
                 f.writelines(lines[r])
                 f.write(f"{r} finalize\n")
             index.write(rel + "\n")
-    for what, n in sorted(notes.items()):
-        print(f"otf2_to_ti.py: {what}: {n}", file=sys.stderr)
-    print(os.path.join(out, name + ".txt"))
+    return os.path.join(out, name + ".txt"), notes
+
+
+def flop_rate(text):
+    """--flops: a positive, finite number of flop/s."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not (v > 0 and v != float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a positive number of flop/s, got {text[:40]!r}")
+    return v
 
 
 def main():
@@ -240,12 +250,33 @@ def main():
     ap.add_argument("trace", help="the OTF2 anchor file (traces.otf2)")
     ap.add_argument("out", help="the folder to write the TI trace into")
     ap.add_argument("--name", default="app", help="the trace's name (default app)")
-    ap.add_argument("--flops", type=float, default=1e9,
+    ap.add_argument("--flops", type=flop_rate, default=1e9,
                     help="flop/s to turn time outside MPI into `compute` (default 1e9)")
     a = ap.parse_args()
     if not os.path.isfile(a.trace):
         sys.exit(f"otf2_to_ti.py: {a.trace} does not exist")
-    convert(a.trace, a.out, a.name, a.flops)
+    # (a trace already converted is never written over: a mix of two would replay as one)
+    for taken in (os.path.join(a.out, a.name + ".txt"), os.path.join(a.out, a.name + "_files")):
+        if os.path.lexists(taken):
+            sys.exit(f"otf2_to_ti.py: {taken} exists: remove it, or give another OUT or --name")
+    # (the OTF2 library writes its own errors to file descriptor 2, several lines per bad
+    # archive: kept aside, and said as one line)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as aside:
+        os.dup2(aside.fileno(), 2)
+        try:
+            index, notes = convert(a.trace, a.out, a.name, a.flops)
+        except Exception as e:  # one line, whatever the archive's reader raised
+            os.dup2(saved, 2)
+            what = str(e).splitlines()[0][:200] if str(e) else type(e).__name__
+            sys.exit(f"otf2_to_ti.py: {a.trace}: not a readable OTF2 archive ({what})")
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+    for what, n in sorted(notes.items()):
+        print(f"otf2_to_ti.py: {what}: {n}", file=sys.stderr)
+    print(index)
 
 
 main()
