@@ -195,6 +195,8 @@ impl Trace {
     ) -> Result<Trace, Error> {
         let text = crate::files::read_bounded(index, 64 << 20)
             .map_err(|e| format!("cannot read the trace index {}: {e}", index.display()))?;
+        // (an editor's byte order mark is not part of the first file's name)
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let first = text
             .lines()
             .map(str::trim)
@@ -262,6 +264,11 @@ impl Trace {
         })
     }
 
+    /// Ranks the trace has, when known without reading it all: a file per rank.
+    fn known_ranks(&self) -> Option<usize> {
+        (!self.shared).then_some(self.files.len())
+    }
+
     /// Ranks the trace has: its files, or for a one-file trace, 1 + the largest rank in it.
     pub fn ranks(&self) -> Result<u32, Error> {
         if !self.shared {
@@ -277,7 +284,8 @@ impl Trace {
                 .next()
                 .and_then(|w| w.parse::<u32>().ok())
             {
-                most = most.max(r + 1);
+                // (a rank of 2^32 - 1 does not wrap to none: the job then disagrees with it)
+                most = most.max(r.saturating_add(1));
             }
         }
         Ok(most)
@@ -343,7 +351,8 @@ impl Trace {
     fn parse(&self, r: u32, start: usize, end: usize, args: &mut Vec<f64>) -> Result<Line, Error> {
         let at = || self.position(r);
         let text = String::from_utf8_lossy(&self.cursors[r as usize].buf[start..end]);
-        let text = text.split('#').next().unwrap_or("").trim();
+        let text = text.split('#').next().unwrap_or("");
+        let text = text.trim_start_matches('\u{feff}').trim();
         if text.is_empty() {
             return Ok(Line::Nothing);
         }
@@ -353,6 +362,13 @@ impl Trace {
             .and_then(|w| w.parse().ok())
             .ok_or_else(|| format!("{}: a line starts with its rank number", at()))?;
         if who != r {
+            if let Some(ranks) = self.known_ranks().filter(|&n| who as usize >= n) {
+                return Err(format!(
+                    "{}: the line is rank {who}'s, and the trace's ranks are 0 to {}",
+                    at(),
+                    ranks - 1
+                ));
+            }
             if self.shared {
                 return Ok(Line::Nothing);
             }
@@ -401,6 +417,31 @@ impl Trace {
                 at(),
                 args.len()
             ));
+        }
+        // a duration or an amount of work is never negative
+        if matches!(name, "compute" | "sleep") && args[0] < 0.0 {
+            return Err(format!(
+                "{}: `{name}`: {} is negative: {} at least 0",
+                at(),
+                args[0],
+                if name == "sleep" {
+                    "a time is"
+                } else {
+                    "work is"
+                }
+            ));
+        }
+        // `alltoallv SEND COUNTS[p] RECV COUNTS[p] [DT DT]` on the world: a count per rank, twice
+        if let (true, Some(p)) = (name == "alltoallv" && comm == 0, self.known_ranks()) {
+            if args.len() < 2 + 2 * p {
+                return Err(format!(
+                    "{}: `alltoallv` on {p} ranks needs a send and a receive count for each \
+                     ({} numbers with the two buffer sizes), the line has {}",
+                    at(),
+                    2 + 2 * p,
+                    args.len()
+                ));
+            }
         }
         Ok(Line::Action(kind, comm))
     }

@@ -605,3 +605,55 @@ fn the_otf2_converter_refuses_bad_archives_taken_outputs_and_bad_rates_in_one_li
         "r0.txt\n"
     );
 }
+
+#[test]
+fn trace_lines_that_would_be_guessed_at_are_errors_naming_file_and_line() {
+    let d = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str); 3] = [
+        ("init\ncompute -5", "r1.txt:2: `compute`: -5 is negative"),
+        ("init\nsleep -0.5", "r1.txt:2: `sleep`: -0.5 is negative"),
+        // 4 ranks: 2 + 2 × 4 numbers
+        ("init\nalltoallv 8 1 1 8 1 1", "r1.txt:2: `alltoallv` on 4 ranks needs a send and a receive count for each (10 numbers"),
+    ];
+    let mut failures = Vec::new();
+    for (rank1, want) in cases {
+        traced(d.path(), &["init", rank1, "init", "init"], "");
+        let o = mgensim_in(d.path(), &["run", "s.toml", "-q"]);
+        let err = stderr(&o);
+        if o.status.code() != Some(1) || !err.contains(want) {
+            failures.push(format!("{rank1:?}: {err}"));
+        }
+    }
+    assert_no_failures(&failures, cases.len());
+    // a rank number past the trace's in a one-file trace is an error, not a line dropped
+    std::fs::write(
+        d.path().join("all.txt"),
+        "0 init\n4294967295 compute 10\n1 init\n",
+    )
+    .unwrap();
+    std::fs::write(d.path().join("one.txt"), "all.txt\nall.txt\n").unwrap();
+    tmp_file(
+        d.path(),
+        "one.toml",
+        "[network]\ntopology = 'mesh'\ndims = [2]\n[workload]\ntrace = 'one.txt'\n",
+    );
+    let o = mgensim_in(d.path(), &["run", "one.toml", "-q"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("all.txt:2: the line is rank 4294967295's, and the trace's ranks are 0 to 1"),
+        "{err}"
+    );
+    // a byte order mark before the index or a trace file's first line is not part of them
+    traced(
+        d.path(),
+        &["init\ncompute 1000", "init", "init", "init"],
+        "",
+    );
+    let index = std::fs::read_to_string(d.path().join("app.txt")).unwrap();
+    std::fs::write(d.path().join("app.txt"), format!("\u{feff}{index}")).unwrap();
+    let r0 = std::fs::read_to_string(d.path().join("r0.txt")).unwrap();
+    std::fs::write(d.path().join("r0.txt"), format!("\u{feff}{r0}")).unwrap();
+    let o = mgensim_in(d.path(), &["run", "s.toml", "-q", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
