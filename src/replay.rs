@@ -122,10 +122,13 @@ fn older_format(file: &Path) -> bool {
     if read.is_err() {
         return false;
     }
+    // (read as lines are: what follows `#` is a comment, and a line starts with its rank)
     String::from_utf8_lossy(&head).lines().any(|l| {
-        l.split_whitespace()
-            .nth(1)
-            .is_some_and(|w| w.bytes().any(|b| b.is_ascii_uppercase()) && action_kind(w).is_some())
+        let mut words = l.split('#').next().unwrap_or("").split_whitespace();
+        words.next().is_some_and(|r| r.parse::<u32>().is_ok())
+            && words.next().is_some_and(|w| {
+                w.bytes().any(|b| b.is_ascii_uppercase()) && action_kind(w).is_some()
+            })
     })
 }
 

@@ -657,3 +657,35 @@ fn trace_lines_that_would_be_guessed_at_are_errors_naming_file_and_line() {
     let o = mgensim_in(d.path(), &["run", "s.toml", "-q", "--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn a_comment_that_names_an_older_action_does_not_change_how_the_trace_is_read() {
+    // today's `send DST TAG BYTES`: read as the older format (no tag) it would send 0 bytes
+    let lines = [
+        "init\nsend 1 5 4096\nallreduce 8 0",
+        "init\nrecv 0 5 4096\nallreduce 8 0",
+    ];
+    let d = tempfile::tempdir().unwrap();
+    let plain = replay(d.path(), &lines, &[]).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    traced(d.path(), &lines, "");
+    let r0 = std::fs::read_to_string(d.path().join("r0.txt")).unwrap();
+    std::fs::write(
+        d.path().join("r0.txt"),
+        format!("# Isend 1 64 was how an older tracer wrote it\n{r0}"),
+    )
+    .unwrap();
+    let s = Scenario::load(&d.path().join("s.toml"), &[]).unwrap();
+    let commented = Simulation::new(&s).unwrap().run().unwrap();
+    assert!(
+        !commented
+            .warnings
+            .iter()
+            .any(|w| w.contains("older TI format")),
+        "{:?}",
+        commented.warnings
+    );
+    assert_eq!(commented.network.bytes, plain.network.bytes);
+    assert_eq!(commented.predicted_time_ps, plain.predicted_time_ps);
+    assert!(plain.network.bytes >= 4096);
+}
