@@ -64,6 +64,10 @@ pub struct LinkSeries {
     /// never on the machine or the partitions, so that every run of a scenario records the
     /// same and stops at the same time.
     max_cells: u64,
+    /// The time (ps) a fixed width stops at: the end of the last window its counters hold
+    /// (`u64::MAX` for an adaptive series, which never fills). Fixed for the series' life: a
+    /// fixed width never changes.
+    horizon: u64,
     /// Something fell past the last window a fixed width may hold.
     full: bool,
 }
@@ -73,28 +77,26 @@ impl LinkSeries {
     /// double to keep at most [`ADAPTIVE_WINDOWS`] windows. A fixed width holds at most
     /// `memory` bytes of windows (0: no bound).
     pub fn new(width_ps: u64, adaptive: bool, channels: usize, memory: u64) -> LinkSeries {
+        let max_cells = if memory == 0 {
+            u64::MAX
+        } else {
+            memory / CELL_BYTES
+        };
+        let horizon = if adaptive {
+            u64::MAX
+        } else {
+            (max_cells / channels.max(1) as u64).saturating_mul(width_ps.max(1))
+        };
         LinkSeries {
             width: width_ps.max(1),
             adaptive,
             channels,
             table: Vec::new(),
             since: vec![0; channels],
-            max_cells: if memory == 0 {
-                u64::MAX
-            } else {
-                memory / CELL_BYTES
-            },
+            max_cells,
+            horizon,
             full: false,
         }
-    }
-
-    /// The time (ps) a fixed width stops at: the end of the last window its counters hold
-    /// (`u64::MAX` for an adaptive series, which never fills).
-    fn horizon(&self) -> u64 {
-        if self.adaptive {
-            return u64::MAX;
-        }
-        (self.max_cells / self.channels.max(1) as u64).saturating_mul(self.width)
     }
 
     /// Whether the series has a fixed width (`--interval`).
@@ -117,7 +119,7 @@ impl LinkSeries {
              the limit, or use --plots without --interval, whose width adapts",
             crate::units::Time(self.width),
             crate::units::Bytes(self.max_cells.saturating_mul(CELL_BYTES)),
-            crate::units::Time(self.horizon()),
+            crate::units::Time(self.horizon),
         ))
     }
 
@@ -145,7 +147,7 @@ impl LinkSeries {
             self.halve();
             w = t / self.width;
         }
-        if t >= self.horizon() {
+        if t >= self.horizon {
             self.full = true;
             return None;
         }
@@ -221,10 +223,9 @@ impl LinkSeries {
     /// Calls `f` with each window's part of `[from, to)` on channel `c` (up to the last
     /// window a fixed width may hold).
     fn spread(&mut self, c: u32, from: u64, mut to: u64, f: impl Fn(&mut Window, u64)) {
-        let horizon = self.horizon();
-        if to > horizon {
+        if to > self.horizon {
             self.full = true;
-            to = horizon;
+            to = self.horizon;
         }
         if to <= from {
             return;
