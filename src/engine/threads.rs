@@ -405,13 +405,18 @@ fn lead(
         receives.iter_mut().for_each(|r| *r = false);
         let on_threads = if sent > PARALLEL_TAKE_IN { helpers } else { 0 };
         phase(s, TAKE_IN, &list, on_threads);
+        let mut failed = None;
         for &i in &list {
             let mut slot = s.slots[i].lock().expect("slot");
             if let Some(stop) = slot.stop.take() {
-                return Err(stop);
+                failed = Some(stop);
+                break;
             }
             win.stats.messages += slot.messages;
             next[i] = slot.next;
+        }
+        if let Some(stop) = failed {
+            break Err(stop);
         }
         let wall = started.elapsed().as_nanos() as u64;
         governor.record(running, wall, s.busy_ns.load(Ordering::Relaxed));
