@@ -142,6 +142,10 @@ MGEN_ANY_TAG = -1
 -- DMA. Matching follows MPI: in posting order, by source and tag, and two messages from one
 -- rank to another are never overtaken; a message that arrives before its receive waits in the
 -- unexpected queue. A message longer than its receive is an error.
+--
+-- Tags from 2^61 up are the library's own (mgen.replay's exchanges from 2^61, mgen.coll's
+-- collectives from 2^62): a script that keeps its tags below 2^61 never meets them, and a
+-- receive with MGEN_ANY_TAG posted while a collective is under way may take one of its messages.
 
 ---Starts a send of `bytes` to `dest`; returns at once.
 ---@param dest integer

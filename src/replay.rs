@@ -68,6 +68,10 @@ pub const ACTIONS: [(&str, usize); 29] = [
     ("comm", 2),
 ];
 
+/// The largest tag a trace may give (MPI's: a tag is an `int`). The library's own exchanges
+/// (`mgen.coll`, `mgen.replay`) use tags from 2^61 up, which no trace value reaches.
+pub const MAX_TAG: i64 = (1 << 31) - 1;
+
 /// Bytes of the datatype a TI trace names by its number (SimGrid's predefined types: 0
 /// `MPI_DOUBLE`, 1 `MPI_INT`, 2 `MPI_CHAR`, ... 6 `MPI_BYTE`, ...), or None for a number it
 /// does not define.
@@ -389,6 +393,8 @@ impl Trace {
         let (name, need) = ACTIONS[kind];
         args.clear();
         let mut comm = 0;
+        // the second number as written (a point-to-point line's tag, shown when refused)
+        let mut second = "";
         for w in words {
             if let Some(id) = w.strip_prefix("comm=") {
                 comm = id.parse().map_err(|_| {
@@ -397,7 +403,12 @@ impl Trace {
                 continue;
             }
             match w.parse::<f64>() {
-                Ok(x) if x.is_finite() => args.push(x),
+                Ok(x) if x.is_finite() => {
+                    if args.len() == 1 {
+                        second = w;
+                    }
+                    args.push(x)
+                }
                 // `location FILE LINE` names a source file
                 _ if name == "location" => args.push(0.0),
                 _ => {
@@ -420,6 +431,21 @@ impl Trace {
                 at(),
                 args.len()
             ));
+        }
+        // a tag is an MPI `int` (MPI_TAG_UB is at most 2^31 - 1), and a receive may take any
+        // (-1, MPI_ANY_TAG): so no tag of a trace reaches the library's own (2^61 and up)
+        if matches!(name, "send" | "isend" | "recv" | "irecv") {
+            let tag = args[1];
+            let any = if name.ends_with("recv") { -1.0 } else { 0.0 };
+            if tag.fract() != 0.0 || tag < any || tag > MAX_TAG as f64 {
+                return Err(format!(
+                    "{}: `{name}`: tag {} is not an MPI tag: a whole number from {any} to \
+                     2^31 - 1{}",
+                    at(),
+                    shown(second),
+                    if any < 0.0 { " (-1: any tag)" } else { "" }
+                ));
+            }
         }
         // a duration or an amount of work is never negative
         if matches!(name, "compute" | "sleep") && args[0] < 0.0 {

@@ -689,3 +689,50 @@ fn a_comment_that_names_an_older_action_does_not_change_how_the_trace_is_read() 
     assert_eq!(commented.predicted_time_ps, plain.predicted_time_ps);
     assert!(plain.network.bytes >= 4096);
 }
+
+#[test]
+fn trace_tags_and_communicator_ids_never_reach_the_library_s_own() {
+    let d = tempfile::tempdir().unwrap();
+    // two overlapping communicators, X of all four ranks in another order and Y of the even
+    // ones, used by collectives (mgen.coll's tags) and an alltoallv (mgen.replay's own); then
+    // rank 0 sends rank 1 8 bytes with the largest tag MPI has (datatype 6 is MPI_BYTE)
+    let run = |x: u64, y: u64| {
+        let both = format!("comm {x} 3 1 0 2\nallreduce 100 0 0 comm={x}\nbarrier comm={x}");
+        let even = format!(
+            "comm {y} 0 2\n{both}\nalltoallv 16 8 8 16 8 8 6 6 comm={y}\nbcast 8 0 6 comm={y}"
+        );
+        let r0 = format!("{even}\nsend 1 2147483647 8 6");
+        let r1 = format!("{both}\nrecv 0 2147483647 8 6");
+        let r = replay(d.path(), &[&r0, &r1, &even, &both], &[]).unwrap();
+        let finish: Vec<u64> = r.per_rank.iter().map(|p| p.finish_ps).collect();
+        (r.network.messages, r.network.bytes, finish)
+    };
+    let small = run(1, 2);
+    // the largest ids a trace can give change nothing: no id reaches another's tags
+    assert_eq!(run(4_294_967_295, 17), small);
+    assert_eq!(run(17, 4_294_967_294), small);
+    // by hand: allreduce of 800 B by recursive doubling on 4 ranks (2 steps × 4 messages),
+    // dissemination barrier of 8 B on 4 ranks (2 rounds × 4), alltoallv of 8 B each way on Y
+    // (2), a broadcast of 8 B to 1 rank (1) and the traced send of 8 B (1)
+    let (messages, bytes, _) = small;
+    assert_eq!(messages, 8 + 8 + 2 + 1 + 1);
+    assert_eq!(bytes, 8 * 800 + 8 * 8 + 2 * 8 + 8 + 8);
+    // a tag past MPI's `int`, a negative one (but a receive's -1: any tag) or a fraction is an
+    // error naming the line, never a tag the library might be using
+    let cases: [(&str, &str); 4] = [
+        ("init\nsend 0 2305843009213693953 8 6", "r1.txt:2: `send`: tag 2305843009213693953 is not an MPI tag: a whole number from 0 to 2^31 - 1"),
+        ("init\nisend 0 2147483648 8 6", "r1.txt:2: `isend`: tag 2147483648 is not an MPI tag"),
+        ("init\nirecv 0 -2 8 6", "r1.txt:2: `irecv`: tag -2 is not an MPI tag: a whole number from -1 to 2^31 - 1 (-1: any tag)"),
+        ("init\nrecv 0 1.5 8 6", "r1.txt:2: `recv`: tag 1.5 is not an MPI tag"),
+    ];
+    let mut failures = Vec::new();
+    for (rank1, want) in cases {
+        traced(d.path(), &["init", rank1, "init", "init"], "");
+        let o = mgensim_in(d.path(), &["run", "s.toml", "-q"]);
+        let err = stderr(&o);
+        if o.status.code() != Some(1) || !err.contains(want) {
+            failures.push(format!("{rank1:?}: {err}"));
+        }
+    }
+    assert_no_failures(&failures, cases.len());
+}

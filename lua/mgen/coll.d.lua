@@ -12,7 +12,7 @@
 --   op_cost    seconds per byte combined, charged with MGEN_Comp in reductions (default 0)
 --   group      a communicator: the world ranks of its members, in its rank order ({4, 0, 2});
 --              the collective runs among them, `root` and p are theirs (default: the job)
---   comm       with `group`: the communicator's id, an integer from 1 to 2^20 - 1, the same
+--   comm       with `group`: the communicator's id, an integer from 1 to 2^32 - 1, the same
 --              on every member (collectives of different communicators never mix)
 -- On the timeline (`--trace`) each call is a region named `coll.NAME ALGO`
 -- (`coll.barrier dissemination`).

@@ -23,8 +23,12 @@ local type, mtype, error, setmetatable, tostring = type, math.type, error, setme
 
 -- Tags: each call of a collective gets a fresh range (every rank calls collectives in the same
 -- order, so they agree), and each step its own tag inside it, so that a fast neighbour's
--- transfer for step k+1 can never be taken for one of step k.
-local TAG_BASE = 1 << 40
+-- transfer for step k+1 can never be taken for one of step k. Tags are 2^62 + comm * 2^30 +
+-- (call mod 2^10) * 2^20 + step, for comm from 0 to 2^32 - 1: above every tag a script or a
+-- trace gives (below 2^61) and mgen.replay's (2^61 to 2^62). A call 2^10 later reuses a range,
+-- which is safe: messages from one sender with one tag are matched in the order they were
+-- sent, and every rank takes its collectives in order.
+local TAG_BASE = 1 << 62
 local calls = {} -- per rank: collectives called so far (module state is shared by all ranks)
 
 local function tag_base(r, comm)
@@ -32,7 +36,7 @@ local function tag_base(r, comm)
   if not mine then mine = {}; calls[r] = mine end
   local c = (mine[comm] or 0) + 1
   mine[comm] = c
-  return TAG_BASE + (comm << 36) + (c % 65536) * (1 << 20)
+  return TAG_BASE + (comm << 30) + (c % 1024) * (1 << 20)
 end
 
 ------------------------------------------------------------------------------------------
@@ -548,8 +552,8 @@ local function membership(name, opts)
     return nil, me, Comm_size(), 0, me
   end
   local comm = opts.comm
-  if mtype(comm) ~= "integer" or comm < 1 or comm >= (1 << 20) then
-    error(("coll.%s: a `group` needs its `comm`, an integer id from 1 to 2^20 - 1 that every member gives, got %s"):format(name, tostring(comm)), 3)
+  if mtype(comm) ~= "integer" or comm < 1 or comm >= (1 << 32) then
+    error(("coll.%s: a `group` needs its `comm`, an integer id from 1 to 2^32 - 1 that every member gives, got %s"):format(name, tostring(comm)), 3)
   end
   local me = Comm_rank()
   for i = 1, #g do

@@ -18,9 +18,11 @@ local IGNORE = MGEN_STATUS_IGNORE
 local trace_next, trace_where, Comp = MGEN_trace_next, MGEN_trace_where, MGEN_Comp
 local type, error, pairs, ipairs, tremove = type, error, pairs, ipairs, table.remove
 
--- Tags of the exchanges made here: above the traced program's and mgen.coll's (every rank
--- replays its collectives in the same order, so counting them gives every rank the same tag).
-local TAG_BASE = 1 << 41
+-- Tags of the exchanges made here: 2^61 + comm * 2^20 + (call mod 2^20), for a communicator
+-- id below 2^32: above every tag a trace may give (at most 2^31 - 1, checked as lines are
+-- read) and below mgen.coll's (2^62 up). Every rank replays its exchanges in the same order,
+-- so counting them gives every rank the same tag.
+local TAG_BASE = 1 << 61
 
 local function bytes(count, size)
   return floor(count * size + 0.5)
@@ -32,7 +34,7 @@ local function exchange(ctx, to, from)
   local me, p, g = ctx.crank, ctx.csize, ctx.group
   local n = (ctx.vcalls[ctx.comm] or 0) + 1
   ctx.vcalls[ctx.comm] = n
-  local tag = TAG_BASE + (ctx.comm << 36) + n % (1 << 20)
+  local tag = TAG_BASE + (ctx.comm << 20) + n % (1 << 20)
   local world = function(r) return g and g[r + 1] or r end
   local reqs = {}
   for k = 1, p - 1 do
