@@ -565,30 +565,64 @@ impl Trace {
 
     /// The warnings of a finished replay: lines skipped and approximations, counted.
     pub fn warnings(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if self.legacy {
-            out.push(format!(
-                "replay of {}: read in SimGrid's older TI format (`Isend`, `waitAll`, ...), whose \
-                 point-to-point lines have no tag: given tag 0, as SimGrid's replay did",
-                self.index.display()
-            ));
-        }
-        for (name, n) in &self.skipped {
-            out.push(format!(
-                "replay of {}: {n} `{name}` lines skipped (an action mgensim does not know)",
-                self.index.display()
-            ));
-        }
-        for (what, n) in &self.notes {
-            let times = if *n == 1 {
-                String::new()
-            } else {
-                format!(" ({n} times)")
-            };
-            out.push(format!("replay of {}: {what}{times}", self.index.display()));
-        }
-        out
+        warnings(&self.index, self.legacy, &self.skipped, &self.notes)
     }
+}
+
+/// The warnings of trace `index`: the format it was read in, the lines skipped (by action)
+/// and the approximations made (by what), each with its count.
+fn warnings(
+    index: &Path,
+    legacy: bool,
+    skipped: &BTreeMap<String, u64>,
+    notes: &BTreeMap<String, u64>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if legacy {
+        out.push(format!(
+            "replay of {}: read in SimGrid's older TI format (`Isend`, `waitAll`, ...), whose \
+             point-to-point lines have no tag: given tag 0, as SimGrid's replay did",
+            index.display()
+        ));
+    }
+    for (name, n) in skipped {
+        out.push(format!(
+            "replay of {}: {n} `{name}` lines skipped (an action mgensim does not know)",
+            index.display()
+        ));
+    }
+    for (what, n) in notes {
+        let times = if *n == 1 {
+            String::new()
+        } else {
+            format!(" ({n} times)")
+        };
+        out.push(format!("replay of {}: {what}{times}", index.display()));
+    }
+    out
+}
+
+/// The warnings of the traces that the partitions of a run replay, before they are gathered
+/// ([`Replays::absorb`]): a trace's counts summed over the partitions that read it, traces
+/// in the order of their job and index (the same for any partitioning).
+pub fn warnings_of<'a>(parts: impl IntoIterator<Item = &'a Replays>) -> Vec<String> {
+    type Counts = BTreeMap<String, u64>;
+    let mut all: BTreeMap<(u32, &Path), (bool, Counts, Counts)> = BTreeMap::new();
+    for part in parts {
+        for (job, t) in &part.traces {
+            let e = all.entry((*job, &t.index)).or_default();
+            e.0 |= t.legacy;
+            for (k, n) in &t.skipped {
+                *e.1.entry(k.clone()).or_default() += n;
+            }
+            for (k, n) in &t.notes {
+                *e.2.entry(k.clone()).or_default() += n;
+            }
+        }
+    }
+    all.iter()
+        .flat_map(|((_, index), (legacy, skipped, notes))| warnings(index, *legacy, skipped, notes))
+        .collect()
 }
 
 /// The traces a run replays, and which one each rank reads.
@@ -656,7 +690,7 @@ impl Replays {
 
     /// The warnings of every trace replayed.
     pub fn warnings(&self) -> Vec<String> {
-        self.traces.iter().flat_map(|(_, t)| t.warnings()).collect()
+        warnings_of([self])
     }
 
     /// Gathers `other`, another partition's replays of the same run, into these: a trace

@@ -240,6 +240,45 @@ fn ranks_that_disagree_deadlock_naming_their_trace_lines() {
 }
 
 #[test]
+fn a_skipped_action_is_named_in_the_deadlock_it_may_cause_on_any_partitioning() {
+    let d = tempfile::tempdir().unwrap();
+    // ranks 0 and 3 misspell their sends; 1 and 2 then wait for them forever. In two
+    // partitions ({0, 1} and {2, 3}) each skipped line is counted by another one.
+    traced(
+        d.path(),
+        &[
+            "init\nsendd 1 0 8 6",
+            "init\nrecv 0 0 8 6",
+            "init\nrecv 3 0 8 6",
+            "init\nsendd 2 0 8 6",
+        ],
+        "",
+    );
+    let want = "app.txt: 2 `sendd` lines skipped (an action mgensim does not know)";
+    for cut in [
+        &["--partitions", "1"][..],
+        &["--partitions", "2", "--threads", "2"],
+    ] {
+        let mut args = vec!["run", "s.toml", "--json"];
+        args.extend_from_slice(cut);
+        let o = mgensim_in(d.path(), &args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{cut:?}: {err}");
+        let (_, deadlock) = err.split_once("deadlock at").expect("a deadlock");
+        assert!(
+            deadlock.contains(want),
+            "{cut:?}: the deadlock names it: {err}"
+        );
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let warnings = json["warnings"].as_array().unwrap();
+        assert!(
+            warnings.iter().any(|w| w.as_str().unwrap().ends_with(want)),
+            "{cut:?}: the partial report keeps it: {warnings:?}"
+        );
+    }
+}
+
+#[test]
 fn an_index_naming_a_missing_file_is_named_by_its_line() {
     let d = tempfile::tempdir().unwrap();
     traced(d.path(), &["compute 1", "compute 1"], "");

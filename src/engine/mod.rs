@@ -387,6 +387,7 @@ impl Simulation {
                     .map(|_| self.drop_bulky_records())
                     .unwrap_or_default();
                 let mut partial = self.report(started, true, windows.stats);
+                partial.warnings.extend(self.replay_warnings());
                 if let (Some(why), false) = (prompt, dropped.is_empty()) {
                     partial.warnings.push(format!(
                         "{why}: {} not written, to stop promptly (a run stopped by --until or \
@@ -604,13 +605,23 @@ impl Simulation {
                     None => script_line(&tb).to_string(),
                 }
             };
-            let whole = self.whole_view();
-            return Err(Stop::Deadlock {
-                time: now,
-                detail: diagnostics::deadlock_detail(&whole, &blocked, waits, line),
-            });
+            let mut detail = {
+                let whole = self.whole_view();
+                diagnostics::deadlock_detail(&whole, &blocked, waits, line)
+            };
+            // a line the replay skipped may be what a blocked rank waits for
+            for w in self.replay_warnings() {
+                detail.push_str(&format!("  {w}\n"));
+            }
+            return Err(Stop::Deadlock { time: now, detail });
         }
         Ok(())
+    }
+
+    /// The warnings of the traces replayed so far, over every partition.
+    fn replay_warnings(&self) -> Vec<String> {
+        let parts: Vec<_> = self.runners.iter().map(|r| r.part.borrow()).collect();
+        crate::replay::warnings_of(parts.iter().map(|p| &p.replays))
     }
 
     /// A view of partition 0 that sees every rank and channel, for reports made when no
