@@ -542,6 +542,16 @@ fn run(
         if let Some(t) = origin {
             report.measure_host(t.elapsed());
         }
+        // a run stopped promptly (a signal, the wall clock) kept neither record the pictures
+        // are drawn from: its set is written without them
+        let pictures = probe.plots && (report.series.is_some() || report.trace.is_some());
+        if probe.plots && !pictures && out.is_some() {
+            report.warnings.push(
+                "--plots: no pictures drawn: the run stopped before the records they are drawn \
+                 from were written"
+                    .into(),
+            );
+        }
         for w in &report.warnings {
             eprintln!("warning: {w}");
         }
@@ -549,13 +559,17 @@ fn run(
             // the pictures are drawn from the staged folder: it gets the trace too
             let trace = report.trace.as_deref().filter(|_| probe.plots);
             mgensim::output::write_set(dir, report, trace, |stage| {
-                if probe.plots {
-                    mgensim::output::draw_folder(stage)
-                        .map(|_| ())
-                        .map_err(|e| std::io::Error::other(format!("{e:#}")))
-                } else {
-                    Ok(())
+                if !pictures {
+                    return Ok(());
                 }
+                // (a message names the files as they will be, in DIR, not the staging folder)
+                mgensim::output::draw_folder(stage)
+                    .map(|_| ())
+                    .map_err(|e| {
+                        let shown = format!("{e:#}")
+                            .replace(&stage.display().to_string(), &dir.display().to_string());
+                        std::io::Error::other(shown)
+                    })
             })
             .with_context(|| format!("cannot write the output folder {}", dir.display()))?;
         }

@@ -661,6 +661,10 @@ fn an_output_folder_is_one_set() {
 }
 
 fn big_series_run(dir: &Path, out: &str, until: &str) -> std::process::Child {
+    big_series_run_with(dir, out, until, &[])
+}
+
+fn big_series_run_with(dir: &Path, out: &str, until: &str, more: &[&str]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_mgensim"))
         .args([
             "run",
@@ -679,6 +683,7 @@ fn big_series_run(dir: &Path, out: &str, until: &str) -> std::process::Child {
             "--set",
             "limits.time_series_memory=0",
         ])
+        .args(more)
         .current_dir(dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -771,5 +776,26 @@ fn a_terminate_signal_stops_a_recording_run_promptly() {
     let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
     assert!(summary.contains("\"partial\": true"), "{summary}");
     assert!(!d.path().join("o/links_timeseries.csv").exists());
+    no_temporaries(d.path());
+}
+
+#[test]
+fn an_interrupted_run_with_pictures_writes_its_partial_set_without_them() {
+    let d = tempfile::tempdir().unwrap();
+    let mut run = big_series_run_with(d.path(), "o", "1ms", &["--plots"]);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    signal(&run, libc::SIGINT);
+    let (code, err) = wait_within(&mut run, 15);
+    assert_eq!(code, 130, "{err}");
+    // what was computed is written; the pictures' records were left out to stop promptly,
+    // and the messages name no staging folder
+    assert!(err.contains("--plots: no pictures drawn"), "{err}");
+    assert!(!err.contains("mgensim-new"), "{err}");
+    let summary = std::fs::read_to_string(d.path().join("o/summary.json")).unwrap();
+    assert!(summary.contains("\"partial\": true"), "{summary}");
+    assert!(d.path().join("o/ranks.csv").exists());
+    for picture in ["heatmap.svg", "timeline.svg"] {
+        assert!(!d.path().join("o").join(picture).exists(), "{picture}");
+    }
     no_temporaries(d.path());
 }
