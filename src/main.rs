@@ -304,7 +304,7 @@ fn sweep(
     };
     let threads =
         jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let stop = interrupt_flag();
+    let stop = interrupt_flag(None);
     let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
         let b = indicatif::ProgressBar::with_draw_target(
             Some(which.len() as u64),
@@ -435,10 +435,24 @@ static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::n
 /// Ctrl-C (or SIGTERM) sets the flag the engine watches; a second one exits at once, unless
 /// outputs are being written: then the first asks the writing to stop (what was staged is
 /// abandoned, the old outputs stay) and the process ends as soon as it has.
-fn interrupt_flag() -> Arc<AtomicBool> {
+///
+/// With `setup` (the scenario's name and the flag that says the run's set-up is over), a
+/// signal before the set-up is over ends the process at once: nothing has been computed.
+fn interrupt_flag(setup: Option<(String, Arc<AtomicBool>)>) -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = flag.clone();
     let _ = ctrlc::set_handler(move || {
+        if let Some((name, over)) = &setup {
+            if !over.load(Ordering::SeqCst) {
+                eprintln!(
+                    "error: {name}: interrupted while the run was being set up (reading the \
+                     scenario and what it names, building the network and the ranks); \
+                     nothing was simulated"
+                );
+                mgensim::output::remove_temporaries();
+                std::process::exit(Exit::Interrupted as i32);
+            }
+        }
         let second = f.swap(true, Ordering::SeqCst);
         if mgensim::output::on_signal() == mgensim::output::OnSignal::Exit
             && (second || mgensim::output::abort_requested())
@@ -452,12 +466,10 @@ fn interrupt_flag() -> Arc<AtomicBool> {
 
 /// Ends the process if `limits.wall_time` (`wall`) passes while the run is still being set up
 /// (building the network and the scripts, before the engine's own watch starts): nothing has
-/// been computed then, so there is nothing to write. Returns the flag that says the set-up is
-/// over.
-fn watch_setup(scenario: &Path, wall: mgensim::units::Time) -> Arc<AtomicBool> {
-    let over = Arc::new(AtomicBool::new(false));
+/// been computed then, so there is nothing to write. `over` says the set-up is over.
+fn watch_setup(scenario: &Path, wall: mgensim::units::Time, over: &Arc<AtomicBool>) {
     if wall == mgensim::units::Time::ZERO {
-        return over;
+        return;
     }
     let start = *STARTED.get_or_init(std::time::Instant::now);
     let deadline = start + std::time::Duration::from_nanos((wall.ps() / 1000).max(1));
@@ -470,14 +482,13 @@ fn watch_setup(scenario: &Path, wall: mgensim::units::Time) -> Arc<AtomicBool> {
         if !o.load(Ordering::SeqCst) {
             eprintln!(
                 "error: {name}: wall-clock limit: `limits.wall_time` = {wall} passed while the \
-                 run was being set up (building the network and the ranks); nothing was \
-                 simulated\n  raise it: --timeout 10min (0 = no limit)"
+                 run was being set up (reading the scenario and what it names, building the \
+                 network and the ranks); nothing was simulated\n  raise it: --timeout 10min (0 = no limit)"
             );
             mgensim::output::remove_temporaries();
             std::process::exit(Exit::Limit as i32);
         }
     });
-    over
 }
 
 fn run(
@@ -503,7 +514,16 @@ fn run(
                 .with_context(|| format!("--timeout {t}"))
         })
         .transpose()?;
-    let early = given.map(|t| watch_setup(&args.scenario, t));
+    // a signal or the wall clock during the set-up ends the process (nothing is computed
+    // yet); afterwards, the engine stops and writes what it has
+    let setup_over = Arc::new(AtomicBool::new(false));
+    let interrupt = interrupt_flag(Some((
+        args.scenario.display().to_string(),
+        setup_over.clone(),
+    )));
+    if let Some(t) = given {
+        watch_setup(&args.scenario, t, &setup_over);
+    }
     let scenario = load(args)?;
     let baseline = if power_baseline {
         let mut base = scenario.clone();
@@ -519,8 +539,9 @@ fn run(
     } else {
         None
     };
-    let setup_over =
-        early.unwrap_or_else(|| watch_setup(&args.scenario, scenario.limits.wall_time));
+    if given.is_none() {
+        watch_setup(&args.scenario, scenario.limits.wall_time, &setup_over);
+    }
     let mut sim = Simulation::new(&scenario)?;
     if let Some(start) = STARTED.get() {
         sim.count_wall_time_from(*start);
@@ -530,7 +551,7 @@ fn run(
         sim.last_in_process();
     }
     sim.probe(&probes)?;
-    sim.set_interrupt(interrupt_flag());
+    sim.set_interrupt(interrupt);
     setup_over.store(true, Ordering::SeqCst);
     let bar = (!quiet && std::io::stderr().is_terminal()).then(|| progress_line(&mut sim));
     let json = json || output.is_some_and(|o| o.extension().is_some_and(|e| e == "json"));

@@ -799,3 +799,33 @@ fn an_interrupted_run_with_pictures_writes_its_partial_set_without_them() {
     }
     no_temporaries(d.path());
 }
+
+#[test]
+fn a_signal_while_the_run_is_set_up_ends_it_with_a_message() {
+    let d = tempfile::tempdir().unwrap();
+    // 4M routers: building them takes seconds, and nothing is simulated before
+    std::fs::write(
+        d.path().join("s.toml"),
+        "[network]\ndims = [2048, 2048]\n[workload]\nranks = 2\nscript = 'w.lua'\n",
+    )
+    .unwrap();
+    std::fs::write(d.path().join("w.lua"), "MGEN_Comp(1e-6)\n").unwrap();
+    for sig in [libc::SIGTERM, libc::SIGINT] {
+        let mut run = Command::new(env!("CARGO_BIN_EXE_mgensim"))
+            .args(["run", "s.toml", "-q"])
+            .current_dir(d.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        signal(&run, sig);
+        let (code, err) = wait_within(&mut run, 10);
+        assert_eq!(code, 130, "signal {sig}: {err}");
+        assert!(
+            err.contains("s.toml: interrupted while the run was being set up"),
+            "signal {sig}: {err}"
+        );
+        assert!(err.contains("nothing was simulated"), "{err}");
+    }
+}

@@ -775,3 +775,38 @@ fn trace_tags_and_communicator_ids_never_reach_the_library_s_own() {
     }
     assert_no_failures(&failures, cases.len());
 }
+
+#[test]
+fn the_wall_clock_limit_stops_a_long_trace_being_read() {
+    let d = tempfile::tempdir().unwrap();
+    // 4 M lines that cost no simulated time (a `comm_dup` is noted, not simulated): a rank
+    // reads them in one go, without the engine getting a turn (seconds, here)
+    let mine = |r: u32| format!("{r} init\n{}", format!("{r} comm_dup\n").repeat(2 << 20));
+    std::fs::write(d.path().join("r0.txt"), mine(0)).unwrap();
+    std::fs::write(d.path().join("r1.txt"), mine(1)).unwrap();
+    std::fs::write(d.path().join("two.txt"), "r0.txt\nr1.txt\n").unwrap();
+    let scenario = |trace: &str| {
+        format!("[network]\ntopology = 'mesh'\ndims = [2]\n[workload]\ntrace = '{trace}'\n")
+    };
+    tmp_file(d.path(), "two.toml", &scenario("two.txt"));
+    let o = mgensim_in(d.path(), &["run", "two.toml", "-q", "--timeout", "0.5s"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("wall-clock limit at simulated time 0 ps"),
+        "{err}"
+    );
+    assert!(err.contains("while rank 0 ran"), "{err}");
+    // a trace in one file is read whole while the run is set up (to count its ranks): the
+    // limit covers that too
+    let both = format!("{}{}", mine(0), mine(1));
+    std::fs::write(d.path().join("all.txt"), both).unwrap();
+    tmp_file(d.path(), "one.toml", &scenario("all.txt"));
+    let o = mgensim_in(d.path(), &["run", "one.toml", "-q", "--timeout", "0.02s"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("passed while the run was being set up"),
+        "{err}"
+    );
+}
