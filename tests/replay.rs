@@ -645,6 +645,21 @@ fn the_otf2_converter_refuses_bad_archives_taken_outputs_and_bad_rates_in_one_li
     );
 }
 
+/// Replays each case's text as rank 1's trace (the others only `init`) and checks that the run
+/// fails with the case's message.
+fn refused_as_rank_1(dir: &Path, cases: &[(&str, &str)]) {
+    let mut failures = Vec::new();
+    for (rank1, want) in cases {
+        traced(dir, &["init", rank1, "init", "init"], "");
+        let o = mgensim_in(dir, &["run", "s.toml", "-q"]);
+        let err = stderr(&o);
+        if o.status.code() != Some(1) || !err.contains(want) {
+            failures.push(format!("{rank1:?}: {err}"));
+        }
+    }
+    assert_no_failures(&failures, cases.len());
+}
+
 #[test]
 fn trace_lines_that_would_be_guessed_at_are_errors_naming_file_and_line() {
     let d = tempfile::tempdir().unwrap();
@@ -654,16 +669,7 @@ fn trace_lines_that_would_be_guessed_at_are_errors_naming_file_and_line() {
         // 4 ranks: 2 + 2 × 4 numbers
         ("init\nalltoallv 8 1 1 8 1 1", "r1.txt:2: `alltoallv` on 4 ranks needs a send and a receive count for each (10 numbers"),
     ];
-    let mut failures = Vec::new();
-    for (rank1, want) in cases {
-        traced(d.path(), &["init", rank1, "init", "init"], "");
-        let o = mgensim_in(d.path(), &["run", "s.toml", "-q"]);
-        let err = stderr(&o);
-        if o.status.code() != Some(1) || !err.contains(want) {
-            failures.push(format!("{rank1:?}: {err}"));
-        }
-    }
-    assert_no_failures(&failures, cases.len());
+    refused_as_rank_1(d.path(), &cases);
     // a rank number past the trace's in a one-file trace is an error, not a line dropped
     std::fs::write(
         d.path().join("all.txt"),
@@ -764,16 +770,7 @@ fn trace_tags_and_communicator_ids_never_reach_the_library_s_own() {
         ("init\nirecv 0 -2 8 6", "r1.txt:2: `irecv`: tag -2 is not an MPI tag: a whole number from -1 to 2^31 - 1 (-1: any tag)"),
         ("init\nrecv 0 1.5 8 6", "r1.txt:2: `recv`: tag 1.5 is not an MPI tag"),
     ];
-    let mut failures = Vec::new();
-    for (rank1, want) in cases {
-        traced(d.path(), &["init", rank1, "init", "init"], "");
-        let o = mgensim_in(d.path(), &["run", "s.toml", "-q"]);
-        let err = stderr(&o);
-        if o.status.code() != Some(1) || !err.contains(want) {
-            failures.push(format!("{rank1:?}: {err}"));
-        }
-    }
-    assert_no_failures(&failures, cases.len());
+    refused_as_rank_1(d.path(), &cases);
 }
 
 #[test]
