@@ -6,6 +6,7 @@
 use crate::mpi::{split_request, ANY_SOURCE, ANY_TAG};
 use crate::part::Part;
 use crate::probe::trace::What;
+use crate::rank::Call;
 use crate::rdma::split_handle;
 use crate::units::Time;
 
@@ -216,11 +217,12 @@ pub(crate) fn irecv(w: &mut Part, src: i64, bytes: u64, tag: i64) -> i64 {
 pub(crate) type StatusValues = (i64, i64, i64);
 
 /// Waiting for request `request` of the running rank: its status if it has completed (the
-/// request is then used up), `None` if not yet, after which the rank waits for it if `block`.
+/// request is then used up), `None` if not yet, after which the rank waits for it in the call
+/// `block` names, if any.
 pub(crate) fn wait_request(
     w: &mut Part,
     request: i64,
-    block: bool,
+    block: Option<Call>,
 ) -> Result<Option<StatusValues>, CallError> {
     let me = w.current;
     let seq = match split_request(request) {
@@ -248,8 +250,8 @@ pub(crate) fn wait_request(
             }
         }
         Ok(None) => {
-            if block {
-                rank.block_on_request(seq);
+            if let Some(call) = block {
+                rank.block_on_request(seq, call);
             }
             Ok(None)
         }

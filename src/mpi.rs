@@ -649,29 +649,33 @@ impl Mpi {
         }
     }
 
-    /// What request `seq` of `rank` is, in words: `a send to rank 3 (tag 7)`, `a receive from
-    /// any rank (any tag)`.
-    pub fn describe(&self, rank: &Rank, seq: u32) -> String {
+    /// What request `seq` of `rank` is: a send to `peer` (true), or a receive from `peer`
+    /// ([`ANY_SOURCE`] allowed), and its tag ([`ANY_TAG`] allowed for a receive); None if the
+    /// rank has no such request. `rank` is one of this partition's.
+    pub(crate) fn request_of(&self, rank: &Rank, seq: u32) -> Option<(bool, i64, i64)> {
         let requests = &self.queues[rank.id as usize].requests;
-        let Some(&(_, id)) = requests.iter().find(|&&(s, _)| s == seq) else {
-            return "a request".to_string();
-        };
+        let &(_, id) = requests.iter().find(|&&(s, _)| s == seq)?;
         let r = self.reqs.get(id);
-        let peer = if r.peer == ANY_SOURCE {
-            "any rank".to_string()
-        } else {
-            format!("rank {}", r.peer)
-        };
-        let tag = if r.tag == ANY_TAG && !r.send {
-            "any tag".to_string()
-        } else {
-            format!("tag {}", r.tag)
-        };
-        if r.send {
-            format!("a send to {peer} ({tag}): {peer} never posted a matching receive")
-        } else {
-            format!("a receive from {peer} ({tag}): no matching message arrived")
-        }
+        Some((r.send, r.peer, r.tag))
+    }
+
+    /// The messages that reached rank `r` and no receive matched, oldest first: `(sender,
+    /// tag, bytes)`. (Any rank's once the run is over, [`Mpi::become_whole`].)
+    pub(crate) fn unexpected_at(&self, r: u32) -> impl Iterator<Item = (u32, i64, u64)> + '_ {
+        let q = &self.queues[r as usize];
+        q.unexpected.iter().map(|&m| {
+            let m = self.msg(m);
+            (m.src, m.tag, m.bytes)
+        })
+    }
+
+    /// The receives rank `r` posted and no message matched, oldest first: `(source, tag)`,
+    /// with [`ANY_SOURCE`] and [`ANY_TAG`]. (Any rank's once the run is over.)
+    pub(crate) fn posted_at(&self, r: u32) -> impl Iterator<Item = (i64, i64)> + '_ {
+        self.queues[r as usize]
+            .posted
+            .iter()
+            .map(|p| (p.src, p.tag))
     }
 
     /// `MGEN_Wait`/`MGEN_Test` on `rank`'s request `seq`: its status if it is complete at the

@@ -294,7 +294,7 @@ impl Part {
             Wait::Nothing => return,
             Wait::Poll(tag) => What::Poll(tag),
             Wait::Complete(seq) => What::Complete(crate::rdma::handle(r, seq)),
-            Wait::Request(seq) => What::Wait(crate::mpi::request_handle(r, seq)),
+            Wait::Request(seq, _) => What::Wait(crate::mpi::request_handle(r, seq)),
             Wait::Sync => What::Test,
         };
         tr.span(r, since.ps(), rank.clock.ps(), what);

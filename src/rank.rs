@@ -23,10 +23,46 @@ pub enum Wait {
     Poll(i64),
     /// `MGEN_acp_complete(handle)`: the transfer with this per-rank sequence number complete.
     Complete(u32),
-    /// `MGEN_Wait(request)` (and the blocking sends and receives built on it).
-    Request(u32),
+    /// `MGEN_Wait(request)` and the blocking calls built on it: the request's per-rank
+    /// sequence number, and the call the script made.
+    Request(u32, Call),
     /// `MGEN_Test`: the engine catching up with the rank's clock before it answers.
     Sync,
+}
+
+/// The call a rank blocked in on an MPI request, as the script wrote it (deadlock reports
+/// name it: a script that called `MGEN_Recv` never saw the request it waits on).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    Wait,
+    Waitall,
+    Send,
+    Recv,
+    Sendrecv,
+}
+
+impl Call {
+    /// The call of the API function named `func` (`MGEN_Recv`, ...; any other: `MGEN_Wait`).
+    pub fn of(func: &str) -> Call {
+        match func {
+            "MGEN_Waitall" => Call::Waitall,
+            "MGEN_Send" => Call::Send,
+            "MGEN_Recv" => Call::Recv,
+            "MGEN_Sendrecv" => Call::Sendrecv,
+            _ => Call::Wait,
+        }
+    }
+
+    /// The API function's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Call::Wait => "MGEN_Wait",
+            Call::Waitall => "MGEN_Waitall",
+            Call::Send => "MGEN_Send",
+            Call::Recv => "MGEN_Recv",
+            Call::Sendrecv => "MGEN_Sendrecv",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,13 +195,13 @@ impl Rank {
 
     /// Whether the rank is blocked waiting for its request `seq`.
     pub fn waits_for_request(&self, seq: u32) -> bool {
-        self.status == Status::Blocked && self.wait == Wait::Request(seq)
+        self.status == Status::Blocked && matches!(self.wait, Wait::Request(s, _) if s == seq)
     }
 
-    /// Blocks until request `seq` completes.
-    pub fn block_on_request(&mut self, seq: u32) {
+    /// Blocks in `call` until request `seq` completes.
+    pub fn block_on_request(&mut self, seq: u32, call: Call) {
         self.status = Status::Blocked;
-        self.wait = Wait::Request(seq);
+        self.wait = Wait::Request(seq, call);
     }
 
     /// Wakes the rank at `max(clock, at)`.
@@ -182,7 +218,7 @@ impl Rank {
             match self.wait {
                 Wait::Poll(_) => self.waited[0] += waited,
                 Wait::Complete(_) => self.waited[1] += waited,
-                Wait::Request(_) | Wait::Sync => self.waited[2] += waited,
+                Wait::Request(..) | Wait::Sync => self.waited[2] += waited,
                 Wait::Nothing => {}
             }
         }
@@ -195,5 +231,10 @@ impl Rank {
     /// Puts delivered to this rank and never polled.
     pub fn unpolled(&self) -> u64 {
         self.polls.iter().map(|&(_, n)| n as u64).sum()
+    }
+
+    /// Puts delivered to this rank and not polled yet, per tag: `(tag, count)`.
+    pub fn unpolled_tags(&self) -> &[(i64, u32)] {
+        &self.polls
     }
 }

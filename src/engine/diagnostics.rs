@@ -5,30 +5,43 @@
 use crate::config::Scenario;
 use crate::net::topology::Topo;
 use crate::part::Part;
-use crate::rank::Wait;
+use crate::rank::{Call, Wait};
 
-/// What each blocked rank of a deadlock waits for, and at which script line: `waits(r)` says
-/// what rank `r` waits for, `line(r)` where it is; then the messages that arrived and no
-/// receive matched (`whole` sees every rank: no partition runs).
+/// What each blocked rank of a deadlock waits for, in the terms of the call its script made,
+/// at which line, and what is there instead (messages from other senders or with other tags,
+/// receives posted for others, puts with other tags); then the cycles of ranks that wait for
+/// one another. `waits(r)` says what rank `r` waits for (asked of its own partition),
+/// `line(r)` where it is; `whole` sees every rank: no partition runs.
 pub(crate) fn deadlock_detail(
     whole: &Part,
     blocked: &[u32],
-    waits: impl Fn(u32) -> String,
+    waits: impl Fn(u32) -> Blocked,
     line: impl Fn(u32) -> String,
 ) -> String {
     const SHOWN: usize = 16;
     let mut out = String::new();
-    for &r in blocked.iter().take(SHOWN) {
+    let mut on = std::collections::BTreeMap::new();
+    for (i, &r) in blocked.iter().enumerate() {
+        let b = waits(r);
+        if let Some(p) = b.on {
+            on.insert(r, p);
+        }
+        if i >= SHOWN {
+            continue;
+        }
         let rank = &whole.ranks[r as usize];
-        let what = waits(r);
-        let line = line(r);
         out.push_str(&format!(
-            "  {} (clock {}) waits in {what}",
+            "  {} (clock {}) waits in {}",
             whole.nodes.name(r),
-            rank.clock
+            rank.clock,
+            b.words
         ));
+        let line = line(r);
         if !line.is_empty() {
             out.push_str(&format!("\n      at {line}"));
+        }
+        for instead in what_is_there(whole, r, &b.on_what) {
+            out.push_str(&format!("\n      {instead}"));
         }
         out.push('\n');
     }
@@ -38,46 +51,274 @@ pub(crate) fn deadlock_detail(
             blocked.len() - SHOWN
         ));
     }
+    for cycle in cycles(&on).iter().take(SHOWN) {
+        let names: Vec<String> = cycle.iter().map(|&r| whole.nodes.name(r)).collect();
+        out.push_str(&format!(
+            "  a cycle: {} -> {} (each waits for the next: none can go on)\n",
+            names.join(" -> "),
+            names[0]
+        ));
+    }
+    // messages left at ranks that are not waiting (they finished without receiving them)
+    let shown: std::collections::BTreeSet<u32> = blocked.iter().take(SHOWN).copied().collect();
     let leftover: Vec<String> = (0..whole.ranks.len() as u32)
-        .filter(|&i| whole.mpi.queues(i).unexpected() > 0)
-        .map(|i| format!("rank {i}: {}", whole.mpi.queues(i).unexpected()))
+        .filter(|i| !shown.contains(i) && whole.mpi.queues(*i).unexpected() > 0)
+        .map(|i| {
+            format!(
+                "{}: {}",
+                whole.nodes.name(i),
+                whole.mpi.queues(i).unexpected()
+            )
+        })
         .collect();
     if !leftover.is_empty() {
         let n = leftover.len();
-        let shown: Vec<String> = leftover.into_iter().take(SHOWN).collect();
+        let listed: Vec<String> = leftover.into_iter().take(SHOWN).collect();
         out.push_str(&format!(
-            "  messages that arrived and no receive matched, on {n} ranks: {}{}\n",
-            shown.join(", "),
+            "  messages that arrived and no receive matched, on {n} other ranks: {}{}\n",
+            listed.join(", "),
             if n > SHOWN { ", ..." } else { "" }
         ));
     }
     out
 }
 
-/// What blocked rank `r` waits for, in words (`MGEN_rdma_poll(tag 3): no put with that tag
-/// was delivered to it`); `w` is `r`'s partition.
-pub(crate) fn waits_for(w: &Part, r: u32) -> String {
-    let rank = &w.ranks[r as usize];
-    match rank.wait {
-        Wait::Poll(tag) => {
-            format!("MGEN_rdma_poll(tag {tag}): no put with that tag was delivered to it")
+/// What a blocked rank waits for: in words, the rank it waits on (None: any rank, or no one
+/// rank), and what would let it go on.
+pub(crate) struct Blocked {
+    pub words: String,
+    pub on: Option<u32>,
+    on_what: OnWhat,
+}
+
+/// What would let a blocked rank go on, to compare with what is there.
+enum OnWhat {
+    /// A message from `from` (or any rank) with `tag` (or any tag).
+    Message {
+        from: i64,
+        tag: i64,
+    },
+    /// A receive posted by `to` that matches a send with `tag`.
+    Receive {
+        to: u32,
+        tag: i64,
+    },
+    /// A put with `tag`.
+    Put {
+        tag: i64,
+    },
+    Other,
+}
+
+/// Up to this many messages, receives or tags are listed as "there instead".
+const INSTEAD: usize = 4;
+
+/// What is at rank `r` (or at the peer it sends to) that does not let it go on: messages
+/// that arrived and did not match its receive, receives posted that do not match its send,
+/// puts delivered with other tags.
+fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
+    let name = |p: u32| whole.nodes.name(p);
+    let mut out = Vec::new();
+    match *on {
+        OnWhat::Message { from, tag } => {
+            let here: Vec<_> = whole.mpi.unexpected_at(r).collect();
+            for &(src, t, bytes) in here.iter().take(INSTEAD) {
+                let why = match (
+                    from == crate::mpi::ANY_SOURCE || from == src as i64,
+                    t == tag,
+                ) {
+                    (true, _) => "the tags differ",
+                    (false, true) => "the senders differ",
+                    (false, false) => "neither sender nor tag matches",
+                };
+                out.push(format!(
+                    "a message from {} {} ({bytes} B) is here, unmatched: {why}",
+                    name(src),
+                    tag_words(t)
+                ));
+            }
+            if here.len() > INSTEAD {
+                out.push(format!("... and {} more messages", here.len() - INSTEAD));
+            }
+            if here.is_empty() {
+                out.push("no message is here unmatched".to_string());
+            }
         }
-        Wait::Complete(seq) => {
+        OnWhat::Receive { to, tag } => {
+            let posted: Vec<_> = whole.mpi.posted_at(to).collect();
+            for &(src, t) in posted.iter().take(INSTEAD) {
+                let from = if src == crate::mpi::ANY_SOURCE {
+                    "any rank".to_string()
+                } else {
+                    name(src as u32)
+                };
+                let why = if src == crate::mpi::ANY_SOURCE || src == r as i64 {
+                    if t == tag {
+                        "" // (matches: the send is waiting for its data to be taken)
+                    } else {
+                        ": the tags differ"
+                    }
+                } else {
+                    ": another sender"
+                };
+                out.push(format!(
+                    "{} has posted a receive from {from} {}{why}",
+                    name(to),
+                    tag_words(t)
+                ));
+            }
+            if posted.len() > INSTEAD {
+                out.push(format!("... and {} more receives", posted.len() - INSTEAD));
+            }
+            if whole.ranks[to as usize].status == crate::rank::Status::Done {
+                out.push(format!(
+                    "{} has finished without a matching receive (a message above \
+                     node.eager_limit waits for one)",
+                    name(to)
+                ));
+            } else if posted.is_empty() {
+                out.push(format!(
+                    "{} has posted no receive (a message above node.eager_limit waits for one)",
+                    name(to)
+                ));
+            }
+        }
+        OnWhat::Put { tag } => {
+            let others: Vec<String> = whole.ranks[r as usize]
+                .unpolled_tags()
+                .iter()
+                .filter(|&&(t, _)| t != tag)
+                .take(INSTEAD)
+                .map(|&(t, n)| format!("tag {t} ({n})"))
+                .collect();
+            if !others.is_empty() {
+                out.push(format!(
+                    "puts delivered here with other tags, not polled: {}",
+                    others.join(", ")
+                ));
+            }
+        }
+        OnWhat::Other => {}
+    }
+    out
+}
+
+/// A tag as a script would read it: `with tag 5`, `with any tag`, or whose messages the
+/// library's tags are (`lua/mgen.d.lua`: 2^61 and up).
+fn tag_words(tag: i64) -> String {
+    if tag == crate::mpi::ANY_TAG {
+        "with any tag".to_string()
+    } else if tag >= 1 << 62 {
+        "of a collective (mgen.coll)".to_string()
+    } else if tag >= 1 << 61 {
+        "of an exchange replayed by mgen.replay".to_string()
+    } else {
+        format!("with tag {tag}")
+    }
+}
+
+/// The cycles of the wait-for graph `on` (rank -> the rank it waits for), each from its
+/// smallest rank, in the order of that rank.
+fn cycles(on: &std::collections::BTreeMap<u32, u32>) -> Vec<Vec<u32>> {
+    let mut done = std::collections::BTreeSet::new();
+    let mut found = Vec::new();
+    for &start in on.keys() {
+        let mut path = Vec::new();
+        let mut at = start;
+        // follow the chain until it ends, meets a rank already settled, or closes on itself
+        while !done.contains(&at) {
+            if let Some(i) = path.iter().position(|&p| p == at) {
+                let mut cycle: Vec<u32> = path[i..].to_vec();
+                let least = (0..cycle.len()).min_by_key(|&k| cycle[k]).unwrap_or(0);
+                cycle.rotate_left(least);
+                found.push(cycle);
+                break;
+            }
+            path.push(at);
+            match on.get(&at) {
+                Some(&next) => at = next,
+                None => break,
+            }
+        }
+        done.extend(path);
+    }
+    found.sort();
+    found
+}
+
+/// What blocked rank `r` waits for, in words (`MGEN_Recv from rank 3 with tag 2`,
+/// `MGEN_rdma_poll(tag 3): no put with that tag was delivered to it`); `w` is `r`'s partition.
+pub(crate) fn waits_for(w: &Part, r: u32) -> String {
+    blocked_on(w, r).words
+}
+
+/// What blocked rank `r` waits for (see [`Blocked`]); `w` is `r`'s partition.
+pub(crate) fn blocked_on(w: &Part, r: u32) -> Blocked {
+    let rank = &w.ranks[r as usize];
+    let (words, on, on_what) = match rank.wait {
+        Wait::Poll(tag) => (
+            format!("MGEN_rdma_poll(tag {tag}): no put with that tag was delivered to it"),
+            None,
+            OnWhat::Put { tag },
+        ),
+        Wait::Complete(seq) => (
             format!(
                 "MGEN_acp_complete(handle {}): the transfer never completed",
                 crate::rdma::handle(r, seq)
-            )
+            ),
+            None,
+            OnWhat::Other,
+        ),
+        Wait::Request(seq, call) => match w.mpi.request_of(rank, seq) {
+            Some((send, peer, tag)) => request_words(w, call, send, peer, tag),
+            None => (call.name().to_string(), None, OnWhat::Other),
+        },
+        Wait::Sync => ("MGEN_Test".to_string(), None, OnWhat::Other),
+        Wait::Nothing => (
+            "nothing (it was never resumed)".to_string(),
+            None,
+            OnWhat::Other,
+        ),
+    };
+    Blocked { words, on, on_what }
+}
+
+/// A wait in `call` for a send to `peer` or a receive from it, with `tag`, in the call's
+/// terms: `MGEN_Recv from rank 1 with tag 5`, `MGEN_Wait for a send to rank 2 with tag 0`.
+fn request_words(
+    w: &Part,
+    call: Call,
+    send: bool,
+    peer: i64,
+    tag: i64,
+) -> (String, Option<u32>, OnWhat) {
+    let who = if peer == crate::mpi::ANY_SOURCE {
+        "any rank".to_string()
+    } else {
+        w.nodes.name(peer as u32)
+    };
+    let what = if send {
+        format!("to {who} {}", tag_words(tag))
+    } else {
+        format!("from {who} {}", tag_words(tag))
+    };
+    let part = if send { "send" } else { "receive" };
+    let words = match call {
+        Call::Send | Call::Recv => format!("{} {what}", call.name()),
+        Call::Sendrecv => format!("{}, its {part} {what}", call.name()),
+        Call::Wait => format!("{} for a {part} {what}", call.name()),
+        Call::Waitall => format!("{}, at a {part} {what}", call.name()),
+    };
+    let on = (peer != crate::mpi::ANY_SOURCE).then_some(peer as u32);
+    let on_what = if send {
+        OnWhat::Receive {
+            to: peer as u32,
+            tag,
         }
-        Wait::Request(seq) => {
-            format!(
-                "MGEN_Wait (request {}), {}",
-                crate::mpi::request_handle(r, seq),
-                w.mpi.describe(rank, seq)
-            )
-        }
-        Wait::Sync => "MGEN_Test".to_string(),
-        Wait::Nothing => "nothing (it was never resumed)".to_string(),
-    }
+    } else {
+        OnWhat::Message { from: peer, tag }
+    };
+    (words, on, on_what)
 }
 
 /// Refuses, with a clear message, a scenario whose network and ranks could not fit in this
@@ -139,19 +380,35 @@ pub(crate) fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The first line of a traceback that is the script's (not the prelude's, not C).
-pub(crate) fn script_line(tb: &str) -> &str {
-    let line = tb
+/// Where a traceback is in the user's script: its first frame that is neither the prelude's
+/// nor C's nor the shipped library's (`lua/mgen/*.lua`), as `file:line`, followed by the
+/// library module it is inside, if any (`lesson.lua:4 (inside mgen.coll)`); the first frame
+/// if none is the user's.
+pub(crate) fn script_line(tb: &str) -> String {
+    let frames: Vec<&str> = tb
         .lines()
         .map(str::trim)
-        .find(|l| {
+        .filter(|l| {
             !l.starts_with("[C]")
                 && !l.contains("mgensim prelude")
                 && !l.starts_with("stack traceback")
                 && !l.starts_with("(...tail calls...)")
         })
-        .unwrap_or("");
-    line.split(": in ").next().unwrap_or(line)
+        .map(|l| l.split(": in ").next().unwrap_or(l))
+        .collect();
+    let module = |f: &str| {
+        let (path, _) = f.rsplit_once(".lua:")?;
+        let (_, name) = path.rsplit_once("/lua/mgen/")?;
+        (!name.contains('/')).then(|| format!("mgen.{name}"))
+    };
+    match frames.iter().position(|f| module(f).is_none()) {
+        Some(0) => frames[0].to_string(),
+        Some(i) => match module(frames[i - 1]) {
+            Some(m) => format!("{} (inside {m})", frames[i]),
+            None => frames[i].to_string(),
+        },
+        None => frames.first().copied().unwrap_or("").to_string(),
+    }
 }
 
 /// Warnings about what a finished run's scripts left behind: puts delivered and never polled,

@@ -388,6 +388,21 @@ impl Simulation {
                     .unwrap_or_default();
                 let mut partial = self.report(started, true, windows.stats);
                 partial.warnings.extend(self.replay_warnings());
+                match &stop {
+                    // the rank whose script failed comes first, with its error
+                    Stop::Script {
+                        rank,
+                        who,
+                        time,
+                        message,
+                    } => {
+                        partial.mark_failed(*rank, who, *time, message);
+                        partial.bound = None;
+                    }
+                    // a run that cannot go on was bounded by nothing but that
+                    Stop::Deadlock { .. } => partial.bound = None,
+                    _ => {}
+                }
                 if let (Some(why), false) = (prompt, dropped.is_empty()) {
                     partial.warnings.push(format!(
                         "{why}: {} not written, to stop promptly (a run stopped by --until or \
@@ -518,7 +533,7 @@ impl Simulation {
             let at = w
                 .replays
                 .position(r)
-                .unwrap_or_else(|| script_line(&run.scripts.where_(r)).to_string());
+                .unwrap_or_else(|| script_line(&run.scripts.where_(r)));
             if let (true, Some(tr)) = (blocked, w.trace.as_deref_mut()) {
                 tr.stuck(r, since, end.ps(), waits_for.clone(), at.clone());
             }
@@ -526,7 +541,13 @@ impl Simulation {
                 listed.push(crate::report::Unfinished {
                     rank: r,
                     name: w.nodes.name(r),
-                    state: if blocked { "blocked" } else { "running" }.to_string(),
+                    state: match rank.status {
+                        Status::Blocked => "blocked",
+                        // (has its wake-up event: had not run again yet)
+                        Status::Ready => "ready",
+                        _ => "running",
+                    }
+                    .to_string(),
                     since_ps: since,
                     waits_for,
                     at,
@@ -595,14 +616,14 @@ impl Simulation {
                 .map(|run| run.part.borrow().now)
                 .max()
                 .unwrap_or(Time::ZERO);
-            let waits = |r: u32| diagnostics::waits_for(&self.runner_of(r).part.borrow(), r);
+            let waits = |r: u32| diagnostics::blocked_on(&self.runner_of(r).part.borrow(), r);
             let line = |r: u32| {
                 let run = self.runner_of(r);
                 let tb = run.scripts.where_(r);
                 match run.part.borrow().replays.position(r) {
                     // a replaying rank is at a line of its trace
                     Some(pos) => format!("{pos} (replaying; script {})", script_line(&tb)),
-                    None => script_line(&tb).to_string(),
+                    None => script_line(&tb),
                 }
             };
             let mut detail = {

@@ -146,6 +146,6 @@ impl Runner {
     pub(crate) fn location(&self, r: u32) -> Option<String> {
         let tb = self.scripts.where_(r);
         let line = super::diagnostics::script_line(&tb);
-        (!line.is_empty()).then(|| line.to_string())
+        (!line.is_empty()).then_some(line)
     }
 }

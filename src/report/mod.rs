@@ -46,12 +46,14 @@ pub struct Unfinished {
     pub rank: u32,
     /// Its name (`rank 15`, or `job b rank 3`).
     pub name: String,
-    /// `blocked` (in a call that waits) or `running` (stopped between calls, by a limit or an
-    /// error).
+    /// `failed` (its script raised the error that stopped the run), `blocked` (in a call that
+    /// waits), `ready` (it was to go on, and had not yet) or `running` (stopped between calls,
+    /// by a limit).
     pub state: String,
     /// Its clock: when it blocked, for a blocked rank (ps).
     pub since_ps: u64,
-    /// What it waits for, in words (empty for a running rank).
+    /// What it waits for, in words, for a blocked rank; the error, for a failed one (with its
+    /// line); else empty.
     pub waits_for: String,
     /// The script line it is at (`file:line`), where it could be told.
     pub at: String,
@@ -420,6 +422,37 @@ impl SeriesTable {
 }
 
 impl Report {
+    /// Rank `rank` (global; `who` as messages name it) failed at `time` with `error` (its first
+    /// line names the script line): it is listed first among the unfinished ranks, as failed,
+    /// with that line.
+    pub(crate) fn mark_failed(
+        &mut self,
+        rank: u32,
+        who: &str,
+        time: crate::units::Time,
+        error: &str,
+    ) {
+        let list = &mut self.ranks.unfinished;
+        let mut u = match list.iter().position(|u| u.rank == rank) {
+            Some(i) => list.remove(i),
+            None => Unfinished {
+                rank,
+                name: who.to_string(),
+                state: String::new(),
+                since_ps: 0,
+                waits_for: String::new(),
+                at: String::new(),
+            },
+        };
+        u.state = "failed".to_string();
+        u.since_ps = time.ps();
+        u.waits_for = error.lines().next().unwrap_or("").to_string();
+        // (the error's own line says where it is)
+        u.at.clear();
+        list.insert(0, u);
+        list.truncate(UNFINISHED_LISTED);
+    }
+
     /// The summary of world `w` for scenario `s`, after `wall` of wall-clock time with
     /// `lua_memory` bytes of Lua heap; `unfinished` lists the ranks that had not finished (the
     /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped.

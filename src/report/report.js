@@ -82,9 +82,10 @@
     box.appendChild(el("b", {}, (D.ranks - D.finished) + " ranks had not finished when the run stopped"));
     var ul = el("ul");
     D.unfinished.slice(0, 16).forEach(function (u) {
-      ul.appendChild(el("li", {}, u.name + (u.state === "blocked" ?
-        " blocked since " + time(u.since_ps) + " in " + u.waits_for : " running, clock " + time(u.since_ps)) +
-        (u.at ? " (at " + u.at + ")" : "")));
+      var what = u.state === "failed" ? " failed at " + time(u.since_ps) + ": " + u.waits_for :
+        u.state === "blocked" ? " blocked since " + time(u.since_ps) + " in " + u.waits_for :
+        " " + u.state + ", clock " + time(u.since_ps);
+      ul.appendChild(el("li", {}, u.name + what + (u.at ? " (at " + u.at + ")" : "")));
     });
     box.appendChild(ul);
     document.getElementById("stuck").appendChild(box);

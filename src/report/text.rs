@@ -174,16 +174,15 @@ impl fmt::Display for Report {
                 } else {
                     format!(", at {}", u.at)
                 };
-                if u.state == "blocked" {
-                    writeln!(
+                let since = Time(u.since_ps);
+                match u.state.as_str() {
+                    "failed" => writeln!(f, "  {} failed at {since}: {}", u.name, u.waits_for)?,
+                    "blocked" => writeln!(
                         f,
-                        "  {} blocked since {} in {}{at}",
-                        u.name,
-                        Time(u.since_ps),
-                        u.waits_for
-                    )?;
-                } else {
-                    writeln!(f, "  {} running, clock {}{at}", u.name, Time(u.since_ps))?;
+                        "  {} blocked since {since} in {}{at}",
+                        u.name, u.waits_for
+                    )?,
+                    state => writeln!(f, "  {} {state}, clock {since}{at}", u.name)?,
                 }
             }
             if stuck as usize > SHOWN {

@@ -462,7 +462,8 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
             lua.create_function(move |lua, h: Value| {
                 let hv = int_arg(lua, 1, &h, func, "request")?;
                 let mut w = f.borrow_mut();
-                match crate::calls::wait_request(&mut w, hv, blocking) {
+                let block = blocking.then(|| crate::rank::Call::of(func));
+                match crate::calls::wait_request(&mut w, hv, block) {
                     Err(e) => Err(call_error(lua, 1, func, e)),
                     Ok(Some((source, tag, bytes))) => Ok(mlua::MultiValue::from_iter([
                         Value::Integer(source),

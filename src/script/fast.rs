@@ -28,6 +28,7 @@
 
 use crate::calls;
 use crate::part::Part;
+use crate::rank::Call;
 use crate::rdma::OpKind;
 use mlua::ffi::{self, lua_State};
 use mlua::{Function, Lua};
@@ -393,7 +394,9 @@ enum Waited {
 
 unsafe fn wait_one(l: *mut lua_State, func: &str, request: i64) -> Waited {
     let r = guarded(l, func, || {
-        with_world(l, |w| Some(calls::wait_request(w, request, true)))
+        with_world(l, |w| {
+            Some(calls::wait_request(w, request, Some(Call::of(func))))
+        })
     });
     match r {
         Some(Ok(Some(st))) => Waited::Done(st),
