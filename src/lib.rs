@@ -44,3 +44,6 @@ pub mod units;
 pub use config::Scenario;
 pub use engine::{SimError, Simulation};
 pub use report::Report;
+
+/// `mgensim check`'s look at the scripts' names (see `script/names.rs`).
+pub use script::names::unknown_in as unknown_api_names;

@@ -728,6 +728,11 @@ fn real_main() -> Result<Exit> {
         Command::Check { args } => {
             let scenario = load(&args)?;
             Simulation::new(&scenario)?;
+            // a misspelt API name fails only when the line runs: found here before
+            let unknown = mgensim::unknown_api_names(&scenario);
+            if !unknown.is_empty() {
+                anyhow::bail!("{}", unknown.join("\n"));
+            }
             emit(&format!(
                 "{}: ok ({} ranks on {} nodes, script {})\n",
                 args.scenario.display(),

@@ -81,6 +81,45 @@ local function sorted_keys(t)
   return table.concat(ks, ", ")
 end
 
+-- The key of `t` that `word` most likely meant: one a third of its letters or fewer away
+-- (insertions, deletions, substitutions), or whose words' initials it is ("rd" for
+-- recursive_doubling); nil if none.
+local function nearest(word, t)
+  if type(word) ~= "string" then return nil end
+  local w = word:lower()
+  local best, bestd = nil, math.max(1, #w // 3) + 1
+  for k in pairs(t) do
+    if type(k) == "string" then
+      local initials = k:gsub("(%a)%a*_?", "%1")
+      local d
+      if w == initials and #w > 1 then
+        d = 0
+      else
+        -- edit distance, one row at a time
+        local prev = {}
+        for j = 0, #k do prev[j] = j end
+        for i = 1, #w do
+          local cur = { [0] = i }
+          for j = 1, #k do
+            local cost = w:byte(i) == k:byte(j) and 0 or 1
+            cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+          end
+          prev = cur
+        end
+        d = prev[#k]
+      end
+      if d < bestd or (d == bestd and best and k < best) then best, bestd = k, d end
+    end
+  end
+  return best
+end
+
+-- " (did you mean X?)" for `word` among the keys of `t`, or "".
+local function did_you_mean(word, t)
+  local n = nearest(word, t)
+  return n and (" (did you mean %q?)"):format(n) or ""
+end
+
 -- The transport and algorithm a call asks for, with clear errors.
 local function setup(name, opts, algos, default, p)
   if type(opts) ~= "table" then
@@ -89,12 +128,12 @@ local function setup(name, opts, algos, default, p)
   local tname = opts.transport or "message"
   local T = transports[tname]
   if not T then
-    error(("coll.%s: unknown transport %q (known: message, put)"):format(name, tostring(tname)), 3)
+    error(("coll.%s: unknown transport %q%s (known: message, put)"):format(name, tostring(tname), did_you_mean(tname, transports)), 3)
   end
   local aname = opts.algo or default
   local f = algos[aname]
   if not f then
-    error(("coll.%s: unknown algorithm %q (known: %s)"):format(name, tostring(aname), sorted_keys(algos)), 3)
+    error(("coll.%s: unknown algorithm %q%s (known: %s)"):format(name, tostring(aname), did_you_mean(aname, algos), sorted_keys(algos)), 3)
   end
   local bytes = opts.bytes or 0
   if mtype(bytes) ~= "integer" or bytes < 0 then

@@ -19,6 +19,7 @@ mod fast;
 mod io;
 mod module_text;
 mod modules;
+pub(crate) mod names;
 mod precompiled;
 mod replay_api;
 #[cfg(unix)]
@@ -340,9 +341,9 @@ impl Scripts {
                 },
                 Err(e) => lua_message(&e),
             };
-            Outcome::Failed(without_prelude(
+            Outcome::Failed(with_hint(without_prelude(
                 msg.strip_prefix("runtime error: ").unwrap_or(&msg),
-            ))
+            )))
         }
     }
 
@@ -379,15 +380,27 @@ impl Scripts {
     }
 }
 
+/// A script error with, after its first line, a "did you mean" when it called a nil name
+/// close to one of the API's ([`names::hint`]).
+fn with_hint(message: String) -> String {
+    match names::hint(&message) {
+        Some(h) => match message.split_once('\n') {
+            Some((first, rest)) => format!("{first}\n  {h}\n{rest}"),
+            None => format!("{message}\n  {h}"),
+        },
+        None => message,
+    }
+}
+
 /// Warnings about the keys of `MGEN_args` that no rank of their job read in any of the
-/// partitions' states, each with the nearest name a script asked for and did not find (`jobs`
-/// names the jobs, in order).
+/// partitions' states, each with the nearest name a script asked for (found or not: `alg`
+/// given where the script reads `algo`) (`jobs` names the jobs, in order).
 pub(crate) fn unread_args<'a>(
     states: impl Iterator<Item = &'a Scripts>,
     jobs: &[String],
 ) -> Vec<String> {
     use std::collections::{BTreeMap, BTreeSet};
-    // job -> (unread in every state that saw it, asked for and missing in any)
+    // job -> (unread in every state that saw it, asked for in any: found or not)
     let mut merged: BTreeMap<usize, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
     for s in states {
         for (j, unread, missed) in s.unread_keys() {
@@ -405,7 +418,8 @@ pub(crate) fn unread_args<'a>(
             let nearest = missed
                 .iter()
                 .map(|m| (strsim::damerau_levenshtein(&key, m), m))
-                .filter(|&(d, m)| d <= 2.max(m.len() / 3))
+                // (never a whole word replaced: `c` is not a misspelt `a`)
+                .filter(|&(d, m)| d <= 2.max(m.len() / 3) && d < key.len().min(m.len()))
                 .min();
             let job = match jobs.get(j.wrapping_sub(1)) {
                 Some(name) if jobs.len() > 1 => format!(" of job `{name}`"),

@@ -494,7 +494,8 @@ local function args_view(t, j)
 end
 
 -- For each job some rank of this state looked at MGEN_args for: the keys no rank of this state
--- read, and the names they asked for and did not find: { {job, {unread...}, {missed...}}, ... },
+-- read, and the names they asked for (found or not, the candidates of a "did you mean"):
+-- { {job, {unread...}, {asked...}}, ... },
 -- in a stable order. (The engine keeps a key unread only if every state that saw its job says
 -- so.)
 local function unread_args()
@@ -507,6 +508,9 @@ local function unread_args()
         if not s.read[k] and type(k) == "string" then keys[#keys + 1] = k end
       end
       for k in next, s.missed do
+        if type(k) == "string" then missed[#missed + 1] = k end
+      end
+      for k in next, s.read do
         if type(k) == "string" then missed[#missed + 1] = k end
       end
       table.sort(keys)
