@@ -5,6 +5,7 @@
 
 use crate::mpi::{split_request, ANY_SOURCE, ANY_TAG};
 use crate::part::Part;
+use crate::probe::profile::Api;
 use crate::probe::trace::What;
 use crate::rank::Call;
 use crate::rdma::split_handle;
@@ -85,6 +86,9 @@ pub(crate) fn compute(w: &mut Part, seconds: f64) -> Result<(), CallError> {
     if let Some(tr) = w.trace.as_deref_mut() {
         tr.span(cur, start.ps(), rank.clock.ps(), What::Compute);
     }
+    if let Some(p) = w.profile.as_deref_mut() {
+        p.call(cur, Api::Comp, t.ps());
+    }
     Ok(())
 }
 
@@ -141,6 +145,9 @@ pub(crate) fn region_begin(w: &mut Part, name: &str) {
     if let Some(tr) = w.trace.as_deref_mut() {
         tr.begin(cur, name, rank.clock.ps());
     }
+    if let Some(p) = w.profile.as_deref_mut() {
+        p.begin(cur, name, rank.clock.ps());
+    }
 }
 
 /// `MGEN_region_end()` by the running rank: its innermost region closes.
@@ -153,6 +160,9 @@ pub(crate) fn region_end(w: &mut Part) -> Result<(), CallError> {
     rank.regions -= 1;
     if let Some(tr) = w.trace.as_deref_mut() {
         tr.end(cur, rank.clock.ps());
+    }
+    if let Some(p) = w.profile.as_deref_mut() {
+        p.end(cur, rank.clock.ps());
     }
     Ok(())
 }
@@ -178,8 +188,16 @@ pub(crate) fn recv_tag(value: i64) -> Result<i64, CallError> {
 }
 
 /// `MGEN_Isend` by the running rank to `dest` (a rank of its job, checked), on NIC `nic` or
-/// the next in turn: the request's handle.
-pub(crate) fn isend(w: &mut Part, dest: u32, bytes: u64, tag: i64, nic: Option<u32>) -> i64 {
+/// the next in turn, as part of call `api` (`MGEN_Isend`, or a blocking call built on it):
+/// the request's handle.
+pub(crate) fn isend(
+    w: &mut Part,
+    api: Api,
+    dest: u32,
+    bytes: u64,
+    tag: i64,
+    nic: Option<u32>,
+) -> i64 {
     let me = w.current;
     let dest = w.nodes.job(me).base + dest;
     let pair = w.pick_nics(me, dest, nic);
@@ -196,20 +214,35 @@ pub(crate) fn isend(w: &mut Part, dest: u32, bytes: u64, tag: i64, nic: Option<u
         };
         tr.span(me, before.ps(), w.ranks[me as usize].clock.ps(), what);
     }
+    if let Some(p) = w.profile.as_deref_mut() {
+        p.call(me, api, (w.ranks[me as usize].clock - before).ps());
+    }
     h
 }
 
 /// `MGEN_Irecv` by the running rank from `src` (a rank of its job, checked, or
-/// [`ANY_SOURCE`]): the request's handle.
-pub(crate) fn irecv(w: &mut Part, src: i64, bytes: u64, tag: i64) -> i64 {
+/// [`ANY_SOURCE`]), as part of call `api` (`MGEN_Irecv`, or a blocking call built on it):
+/// the request's handle.
+pub(crate) fn irecv(w: &mut Part, api: Api, src: i64, bytes: u64, tag: i64) -> i64 {
     let me = w.current;
     let src = if src == ANY_SOURCE {
         ANY_SOURCE
     } else {
         (w.nodes.job(me).base as i64) + src
     };
-    w.mpi
-        .irecv(me, &mut w.ranks[me as usize], src, bytes, tag, &mut w.queue)
+    let before = w.ranks[me as usize].clock;
+    let h = w
+        .mpi
+        .irecv(me, &mut w.ranks[me as usize], src, bytes, tag, &mut w.queue);
+    if let Some(p) = w.profile.as_deref_mut() {
+        let took = (w.ranks[me as usize].clock - before).ps();
+        // (MGEN_Sendrecv is counted once, by its send)
+        match api {
+            Api::Sendrecv => p.blocked(me, api, took),
+            _ => p.call(me, api, took),
+        }
+    }
+    h
 }
 
 /// A completed receive's (or send's) status: its source as a rank of the job, its tag, its
@@ -217,12 +250,13 @@ pub(crate) fn irecv(w: &mut Part, src: i64, bytes: u64, tag: i64) -> i64 {
 pub(crate) type StatusValues = (i64, i64, i64);
 
 /// Waiting for request `request` of the running rank: its status if it has completed (the
-/// request is then used up), `None` if not yet, after which the rank waits for it in the call
-/// `block` names, if any.
+/// request is then used up), `None` if not yet, after which the rank waits for it in `call`
+/// if `block`.
 pub(crate) fn wait_request(
     w: &mut Part,
     request: i64,
-    block: Option<Call>,
+    call: Call,
+    block: bool,
 ) -> Result<Option<StatusValues>, CallError> {
     let me = w.current;
     let seq = match split_request(request) {
@@ -235,6 +269,11 @@ pub(crate) fn wait_request(
         }
         None => return Err(CallError::NotARequest { request, me }),
     };
+    // a wait is counted by the call that asked for it: a blocking send or receive counted
+    // itself when it posted (MGEN_Waitall counts each request it waits for)
+    if let (Some(p), Call::Wait | Call::Waitall | Call::Test) = (w.profile.as_deref_mut(), call) {
+        p.call(me, Api::of(call), 0);
+    }
     let rank = &mut w.ranks[me as usize];
     match w.mpi.take(rank, seq) {
         Err(_) => Err(CallError::NotPending { request, me }),
@@ -250,12 +289,32 @@ pub(crate) fn wait_request(
             }
         }
         Ok(None) => {
-            if let Some(call) = block {
+            if block {
                 rank.block_on_request(seq, call);
             }
             Ok(None)
         }
     }
+}
+
+/// `MGEN_rdma_poll(tag)` by the running rank: whether a put with `tag` was there (taken);
+/// if not, the rank now waits for one.
+pub(crate) fn poll(w: &mut Part, tag: i64) -> bool {
+    let me = w.current;
+    if let Some(p) = w.profile.as_deref_mut() {
+        p.call(me, Api::Poll, 0);
+    }
+    w.ranks[me as usize].try_poll(tag)
+}
+
+/// `MGEN_acp_complete` of transfer `seq` (its handle taken) by the running rank: whether it
+/// is complete; if not, the rank now waits for it.
+pub(crate) fn complete(w: &mut Part, seq: u32) -> bool {
+    let me = w.current;
+    if let Some(p) = w.profile.as_deref_mut() {
+        p.call(me, Api::Complete, 0);
+    }
+    w.ranks[me as usize].try_complete(seq)
 }
 
 /// `MGEN_acp_complete(handle)` by the running rank: the sequence number of the transfer, once

@@ -91,6 +91,11 @@ struct ProbeArgs {
     /// adaptive width unless --interval is given, and the timeline).
     #[arg(long, requires = "out")]
     plots: bool,
+    /// Where the ranks' time went: time and count per API call and per region, least, mean
+    /// and most over the ranks (as mpiP gives for MPI), in the summary, summary.json and, with
+    /// --out, profile.csv and report.html (which record it unasked up to 65,536 ranks).
+    #[arg(long)]
+    profile: bool,
 }
 
 impl ProbeArgs {
@@ -114,6 +119,7 @@ impl ProbeArgs {
             adaptive: self.plots,
             buffer_history,
             trace: self.trace.is_some() || self.plots,
+            profile: self.profile,
             report: false,
         })
     }

@@ -20,12 +20,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// Every file mgensim writes into an output folder (what a new set replaces).
-pub const FOLDER_FILES: [&str; 13] = [
+pub const FOLDER_FILES: [&str; 14] = [
     "summary.json",
     "links.csv",
     "routers.csv",
     "ranks.csv",
     "nodes.csv",
+    "profile.csv",
     "links_timeseries.csv",
     "links_power.csv",
     "power_timeseries.csv",
@@ -299,6 +300,7 @@ fn stage_files(stage: &Path, report: &crate::Report, trace: Option<&str>) -> std
     write("routers.csv", Some(routers_csv(report)))?;
     write("ranks.csv", Some(ranks_csv(report)))?;
     write("nodes.csv", Some(nodes_csv(report)))?;
+    write("profile.csv", profile_csv(report))?;
     write("links_timeseries.csv", timeseries_csv(report))?;
     write("links_power.csv", links_power_csv(report))?;
     write("power_timeseries.csv", power_timeseries_csv(report))?;
@@ -606,6 +608,29 @@ pub fn draw_folder(dir: &Path) -> anyhow::Result<Vec<String>> {
         written.push(name.to_string());
     }
     Ok(written)
+}
+
+/// One line per API call and region of the profile (`--profile`), the largest total time
+/// first: its ranks, count, total and per-rank least, mean and most time (ps), and its share
+/// of the ranks' time; None without a profile.
+pub fn profile_csv(r: &crate::Report) -> Option<String> {
+    let rows = r.profile.as_ref()?;
+    let mut out = String::from("kind,name,ranks,count,total_ps,min_ps,mean_ps,max_ps,share\n");
+    for p in rows {
+        out += &format!(
+            "{},{},{},{},{},{},{},{},{:.6}\n",
+            p.kind,
+            csv_field(&p.name),
+            p.ranks,
+            p.count,
+            p.total_ps,
+            p.min_ps,
+            p.mean_ps,
+            p.max_ps,
+            p.share
+        );
+    }
+    Some(out)
 }
 
 /// One line per node: its NICs' DMA engines and links, busy time and utilization over the

@@ -17,6 +17,7 @@ use crate::net::Network;
 use crate::nic::{Arrival, MsgKind, Nics};
 use crate::node::Nodes;
 use crate::partition::Partitioning;
+use crate::probe::profile::Api;
 use crate::probe::trace::{Trace, What};
 use crate::random::Xoshiro;
 use crate::rank::{Rank, Ranks, Wait};
@@ -106,6 +107,8 @@ pub struct Part {
     pub series_in_files: bool,
     /// The ranks' timeline, when asked for (`--trace`).
     pub trace: Option<Box<Trace>>,
+    /// Where the ranks' time went, per call and region, when asked for (`--profile`).
+    pub profile: Option<Box<crate::probe::profile::Profile>>,
     /// The traces ranks replay (`MGEN_trace_open`).
     pub replays: crate::replay::Replays,
     /// Most events the partitions this one gathered held pending at once, summed.
@@ -238,6 +241,7 @@ impl Part {
                     past_horizon: None,
                     series_in_files: false,
                     trace: None,
+                    profile: None,
                     replays: crate::replay::Replays::default(),
                     peak_events: 0,
                     whole: false,
@@ -280,11 +284,37 @@ impl Part {
             };
             tr.span(me, before.ps(), self.ranks[me as usize].clock.ps(), what);
         }
+        if let Some(p) = self.profile.as_deref_mut() {
+            let api = match kind {
+                OpKind::Put => Api::Put,
+                OpKind::Get => Api::Get,
+            };
+            p.call(me, api, (self.ranks[me as usize].clock - before).ps());
+        }
         h
     }
 
-    /// Records on the timeline what rank `r` was blocked on, now that it resumes.
+    /// Records on the timeline and in the profile what rank `r` was blocked on, now that it
+    /// resumes.
     pub(crate) fn trace_wake(&mut self, r: u32) {
+        if let Some(p) = self.profile.as_deref_mut() {
+            let rank = &self.ranks[r as usize];
+            let (wait, since) = rank.blocked;
+            let api = match wait {
+                Wait::Nothing => None,
+                Wait::Poll(_) => Some(Api::Poll),
+                Wait::Complete(_) => Some(Api::Complete),
+                Wait::Request(_, call) => Some(Api::of(call)),
+                Wait::Sync => Some(Api::Test),
+            };
+            if let Some(api) = api {
+                p.blocked(r, api, (rank.clock - since).ps());
+            }
+            if self.trace.is_none() {
+                self.ranks[r as usize].blocked.0 = Wait::Nothing;
+                return;
+            }
+        }
         let Some(tr) = self.trace.as_deref_mut() else {
             return;
         };
@@ -479,6 +509,9 @@ impl Part {
         self.mpi.sent += other.mpi.sent;
         self.peak_events += other.queue.peak() as u64;
         if let (Some(mine), Some(theirs)) = (self.trace.as_deref_mut(), other.trace.take()) {
+            mine.absorb(*theirs);
+        }
+        if let (Some(mine), Some(theirs)) = (self.profile.as_deref_mut(), other.profile.take()) {
             mine.absorb(*theirs);
         }
         self.replays.absorb(std::mem::take(&mut other.replays));

@@ -39,6 +39,7 @@ pub enum Call {
     Send,
     Recv,
     Sendrecv,
+    Test,
 }
 
 impl Call {
@@ -49,6 +50,7 @@ impl Call {
             "MGEN_Send" => Call::Send,
             "MGEN_Recv" => Call::Recv,
             "MGEN_Sendrecv" => Call::Sendrecv,
+            "MGEN_Test" => Call::Test,
             _ => Call::Wait,
         }
     }
@@ -61,6 +63,7 @@ impl Call {
             Call::Send => "MGEN_Send",
             Call::Recv => "MGEN_Recv",
             Call::Sendrecv => "MGEN_Sendrecv",
+            Call::Test => "MGEN_Test",
         }
     }
 }

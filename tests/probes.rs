@@ -40,6 +40,7 @@ fn everything() -> Probes {
             to_ps: u64::MAX,
         }],
         trace: true,
+        profile: true,
         report: false,
     }
 }
@@ -47,9 +48,11 @@ fn everything() -> Probes {
 #[test]
 fn recording_changes_nothing_the_run_predicts() {
     let plain = run(BUSY);
-    let probed = run_probed(BUSY, &[], &everything());
+    let mut probed = run_probed(BUSY, &[], &everything());
     assert!(probed.series.is_some() && probed.trace.is_some());
     assert!(!probed.buffer_history.as_ref().unwrap().is_empty());
+    // (the profile is what was recorded, not a prediction)
+    assert!(probed.profile.take().is_some());
     assert_eq!(plain.deterministic_json(), probed.deterministic_json());
     assert_eq!(plain.per_link, probed.per_link);
     assert_eq!(plain.per_rank, probed.per_rank);
@@ -640,4 +643,64 @@ fn a_time_series_that_cannot_be_drawn_is_named_by_file_line_and_column() {
         }
     }
     assert_no_failures(&failures, cases.len());
+}
+
+/// `--profile` on two ranks, with `sets`: the summary's JSON.
+fn profiled(dir: &std::path::Path, sets: &[&str]) -> Value {
+    std::fs::write(
+        dir.join("w.lua"),
+        "if MGEN_Comm_rank() == 0 then\n  MGEN_Comp(1e-6)\n  MGEN_Send(1, 8, 0)\n  \
+         MGEN_region('r', function() MGEN_Comp(2e-6) end)\nelse\n  MGEN_Recv(0, 8, 0)\nend\n",
+    )
+    .unwrap();
+    tmp_file(
+        dir,
+        "s.toml",
+        "[network]\ntopology = 'mesh'\ndims = [2]\n[workload]\nscript = 'w.lua'\n",
+    );
+    let mut args = vec!["run", "s.toml", "--json", "--profile"];
+    args.extend_from_slice(sets);
+    let o = mgensim_in(dir, &args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn the_profile_gives_each_call_s_and_region_s_time_by_hand() {
+    let d = tempfile::tempdir().unwrap();
+    let json = profiled(d.path(), &[]);
+    let rows = json["profile"].as_array().expect("a profile");
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {rows:?}"))
+    };
+    let figures = |name: &str| {
+        let r = row(name);
+        (
+            r["ranks"].as_u64().unwrap(),
+            r["count"].as_u64().unwrap(),
+            r["total_ps"].as_u64().unwrap(),
+        )
+    };
+    // rank 0 computes 1 us, then 2 us inside region r; its send costs the 200 ns overhead
+    // (an eager message: the copy is free at an infinite memory bandwidth)
+    assert_eq!(figures("MGEN_Comp"), (1, 2, 3_000_000));
+    assert_eq!(figures("r"), (1, 1, 2_000_000));
+    assert_eq!(row("r")["kind"], "region");
+    assert_eq!(figures("MGEN_Send"), (1, 1, 200_000));
+    // so rank 0 ends at 3.2 us, the run's time
+    assert_eq!(json["predicted_time_ps"], 3_200_000);
+    // rank 1 does nothing but receive: its receive (posting and waiting) is all its time, and
+    // counts once; the message left rank 0 at 1.2 us
+    let (ranks, count, recv) = figures("MGEN_Recv");
+    assert_eq!((ranks, count), (1, 1));
+    assert!(recv > 1_200_000 && recv < 3_200_000, "{recv}");
+    // shares are of both ranks' time together
+    let total = 3_200_000 + recv;
+    let share = row("MGEN_Comp")["share"].as_f64().unwrap();
+    assert!((share - 3_000_000.0 / total as f64).abs() < 1e-9, "{share}");
+    // the same figures from two partitions on two threads
+    let split = profiled(d.path(), &["--partitions", "2", "--threads", "2"]);
+    assert_eq!(split["profile"], json["profile"]);
 }

@@ -303,3 +303,59 @@ fn placeholders_in_a_scenario_or_metric_name_stay_text() {
         &page[..page.len().min(400)]
     );
 }
+
+#[test]
+fn the_profile_is_a_table_in_the_report_and_a_csv_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // 16 ranks, ring barrier: each rank puts to the next 15 times (600 ns of node latency
+    // each) and polls 15 times, then completes its last put
+    let ring = barrier_report(dir.path(), "ring");
+    let csv = std::fs::read_to_string(ring.with_file_name("profile.csv")).unwrap();
+    let rows = csv_records(&csv);
+    assert_eq!(
+        rows[0],
+        ["kind", "name", "ranks", "count", "total_ps", "min_ps", "mean_ps", "max_ps", "share"]
+    );
+    let put = rows.iter().find(|r| r[1] == "MGEN_rdma_put").expect("puts");
+    assert_eq!(
+        put[..8],
+        [
+            "call",
+            "MGEN_rdma_put",
+            "16",
+            "240",
+            "144000000",
+            "9000000",
+            "9000000",
+            "9000000"
+        ]
+    );
+    let poll = rows
+        .iter()
+        .find(|r| r[1] == "MGEN_rdma_poll")
+        .expect("polls");
+    assert_eq!(poll[2..4], ["16", "240"]);
+    assert!(rows
+        .iter()
+        .any(|r| r[0] == "region" && r[1] == "ring barrier" && r[3] == "16"));
+    let Some(browser) = chromium() else { return };
+    let (dom, log) = open(&browser, &ring, "", None);
+    assert!(body(&dom).contains("data-errors=\"0\""), "{log}");
+    let table = &dom[dom
+        .find("<table class=\"profile\" id=\"profile\">")
+        .expect("the table")..];
+    let table = &table[..table.find("</table>").unwrap()];
+    assert_eq!(
+        table.matches("<tr>").count(),
+        rows.len(),
+        "a row per line of the CSV, and the head"
+    );
+    assert!(table.contains("<td>MGEN_rdma_put</td>"), "{table}");
+    assert!(
+        table.contains("<td>240</td><td>16</td><td>9 us</td><td>9 us</td><td>9 us</td>"),
+        "{table}"
+    );
+    let png = dir.path().join("profile.png");
+    open(&browser, &ring, "", Some(&png));
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
+}

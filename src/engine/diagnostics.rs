@@ -306,7 +306,7 @@ fn request_words(
     let words = match call {
         Call::Send | Call::Recv => format!("{} {what}", call.name()),
         Call::Sendrecv => format!("{}, its {part} {what}", call.name()),
-        Call::Wait => format!("{} for a {part} {what}", call.name()),
+        Call::Wait | Call::Test => format!("{} for a {part} {what}", call.name()),
         Call::Waitall => format!("{}, at a {part} {what}", call.name()),
     };
     let on = (peer != crate::mpi::ANY_SOURCE).then_some(peer as u32);

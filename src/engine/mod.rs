@@ -247,6 +247,10 @@ impl Simulation {
                 .then(|| Box::new(BufferHistory::new(p.buffer_history.clone())));
             let ranks = w.ranks.len() as u32;
             let for_report = p.report && ranks as usize <= crate::probe::REPORT_RANKS;
+            let profile_for_report =
+                p.report && ranks as usize <= crate::probe::REPORT_PROFILE_RANKS;
+            w.profile = (p.profile || profile_for_report)
+                .then(|| Box::new(crate::probe::profile::Profile::new(ranks as usize)));
             w.trace = match (p.trace, for_report) {
                 (true, _) => Some(Box::new(crate::probe::trace::Trace::new(ranks))),
                 (false, true) => Some(Box::new(crate::probe::trace::Trace::bounded(

@@ -3,6 +3,7 @@
 //! routers ([`history`]) and a timeline of the ranks ([`trace`]). docs/model.md §7.
 
 pub mod history;
+pub mod profile;
 pub mod series;
 pub mod trace;
 
@@ -20,6 +21,8 @@ pub struct Probes {
     pub buffer_history: Vec<history::Watch>,
     /// Record the ranks' timeline.
     pub trace: bool,
+    /// Record where the ranks' time went, per call and region (`--profile`).
+    pub profile: bool,
     /// The run writes `report.html`: also record what its pictures need (the timeline and a
     /// time series of adaptive width) when the run is small enough ([`REPORT_RANKS`] ranks,
     /// [`REPORT_CHANNELS`] link directions). A series recorded only for the report is not
@@ -29,6 +32,9 @@ pub struct Probes {
 
 /// Most spans a timeline recorded unasked (for `report.html`) keeps: about 32 MiB.
 pub const REPORT_SPANS: usize = 1 << 20;
+
+/// Most ranks for which `report.html` records the profile unasked (about 100 bytes a rank).
+pub const REPORT_PROFILE_RANKS: usize = 1 << 16;
 
 /// Most ranks for which `report.html` records the timeline unasked.
 pub const REPORT_RANKS: usize = 256;

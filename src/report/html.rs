@@ -40,6 +40,8 @@ struct Page<'a> {
     missing: Vec<String>,
     topology: Option<Topology>,
     heat: Option<Heat>,
+    /// Where the ranks' time went, per call and region (`--profile`), if recorded.
+    profile: Option<&'a [crate::probe::profile::ProfileRow]>,
 }
 
 /// The routers where `net/topology/layout.rs` puts them and the links between them.
@@ -138,6 +140,7 @@ pub fn page(r: &Report) -> String {
             .collect(),
         timeline,
         missing,
+        profile: r.profile.as_deref(),
         topology,
         heat: heat(r),
     };

@@ -245,6 +245,9 @@ pub struct Report {
     pub per_node: Vec<NodeStats>,
     /// Energy of the links, with `[power]`.
     pub power: Option<PowerSummary>,
+    /// Where the ranks' time went, per API call and region, if it was recorded (`--profile`):
+    /// the largest total time first.
+    pub profile: Option<Vec<crate::probe::profile::ProfileRow>>,
     /// The time series of the links, if it was recorded (`--interval`).
     #[serde(skip)]
     pub series: Option<SeriesTable>,
@@ -594,6 +597,7 @@ impl Report {
             series: SeriesTable::new(w),
             buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
             trace_dropped: w.trace.as_ref().map_or((0, 0), |t| t.dropped()),
+            profile: w.profile.as_ref().map(|p| p.rows(finish.iter().sum())),
             trace: w.trace.as_ref().map(|t| {
                 let tracks: Vec<crate::probe::trace::Track> = w
                     .nodes

@@ -56,6 +56,34 @@
   }
   function hideTip() { tip.style.display = "none"; }
 
+  // --- the profile: a row per call and region, largest first ---
+  (function () {
+    var panel = document.getElementById("profile-panel");
+    if (!D.profile) {
+      panel.appendChild(el("p", { class: "sub" }, "Not recorded: run with --profile (recorded unasked with --out up to 65,536 ranks)."));
+      return;
+    }
+    var t = el("table", { class: "profile", id: "profile" });
+    var head = el("tr");
+    ["call or region", "share of the ranks' time", "count", "ranks", "least per rank", "mean per rank", "most per rank"].forEach(function (h) {
+      head.appendChild(el("th", {}, h));
+    });
+    t.appendChild(head);
+    D.profile.forEach(function (r) {
+      var tr = el("tr");
+      tr.appendChild(el("td", {}, (r.kind === "region" ? "region " : "") + r.name));
+      var share = el("td");
+      share.appendChild(el("span", { class: "bar", style: "width:" + Math.round(100 * Math.min(1, r.share)) + "px" }));
+      share.appendChild(document.createTextNode(" " + pct(r.share)));
+      tr.appendChild(share);
+      [String(r.count), String(r.ranks), time(r.min_ps), time(r.mean_ps), time(r.max_ps)].forEach(function (v) {
+        tr.appendChild(el("td", {}, v));
+      });
+      t.appendChild(tr);
+    });
+    panel.appendChild(t);
+  })();
+
   // --- header, cards, stuck ranks ---
   document.getElementById("title").textContent = D.scenario;
   document.getElementById("subtitle").textContent = D.shape + ", " + D.routing + " routing" +

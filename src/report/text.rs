@@ -249,6 +249,9 @@ impl fmt::Display for Report {
             writeln!(f, "{line}")?;
         }
         writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
+        if let Some(rows) = &self.profile {
+            self.write_profile(f, rows)?;
+        }
         if let Some(p) = &self.power {
             writeln!(
                 f,
@@ -346,5 +349,54 @@ fn fmt_num(x: f64) -> String {
         format!("{x:.4e}")
     } else {
         format!("{:.4}", x)
+    }
+}
+
+impl Report {
+    /// The profile's largest rows: each call's or region's share of the ranks' time, its count
+    /// and its time per rank (least, mean, most over the ranks that made it).
+    fn write_profile(
+        &self,
+        f: &mut std::fmt::Formatter<'_>,
+        rows: &[crate::probe::profile::ProfileRow],
+    ) -> std::fmt::Result {
+        const SHOWN: usize = 8;
+        writeln!(
+            f,
+            "profile            where the ranks' time went (share of all ranks' time; per rank \
+             that made the call or entered the region: least, mean, most)"
+        )?;
+        let name = |r: &crate::probe::profile::ProfileRow| match r.kind {
+            "region" => format!("region {}", r.name),
+            _ => r.name.clone(),
+        };
+        let width = rows
+            .iter()
+            .take(SHOWN)
+            .map(|r| name(r).len())
+            .max()
+            .unwrap_or(0);
+        for r in rows.iter().take(SHOWN) {
+            let what = if r.kind == "region" { "times" } else { "calls" };
+            writeln!(
+                f,
+                "  {:width$}  {:5.1} %  {} {what} on {} ranks; {} / {} / {}",
+                name(r),
+                100.0 * r.share,
+                r.count,
+                r.ranks,
+                Time(r.min_ps),
+                Time(r.mean_ps),
+                Time(r.max_ps),
+            )?;
+        }
+        if rows.len() > SHOWN {
+            writeln!(
+                f,
+                "  ... and {} more (all of them: summary.json, and profile.csv with --out)",
+                rows.len() - SHOWN
+            )?;
+        }
+        Ok(())
     }
 }

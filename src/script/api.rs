@@ -398,6 +398,18 @@ fn messages_as(lua: &Lua, raw: &Table, world: &W) -> mlua::Result<()> {
     Ok(())
 }
 
+/// The profile's call of the script's function `func` (`MGEN_Send`: [`Api::Send`], ...).
+fn api_of(func: &str) -> crate::probe::profile::Api {
+    use crate::probe::profile::Api;
+    match func {
+        "MGEN_Send" => Api::Send,
+        "MGEN_Recv" => Api::Recv,
+        "MGEN_Sendrecv" => Api::Sendrecv,
+        "MGEN_Irecv" => Api::Irecv,
+        _ => Api::Isend,
+    }
+}
+
 /// `MGEN_Isend(dest, bytes, tag, nic?)` as the script's function `func`: the request handle.
 #[allow(clippy::too_many_arguments)]
 fn isend(
@@ -417,6 +429,7 @@ fn isend(
     let tag = crate::calls::send_tag(tag).map_err(|e| call_error(lua, 1, func, e))?;
     Ok(crate::calls::isend(
         &mut f.borrow_mut(),
+        api_of(func),
         dest,
         bytes,
         tag,
@@ -434,7 +447,13 @@ fn irecv(lua: &Lua, f: &W, func: &str, src: Value, bytes: Value, tag: Value) -> 
     let bytes = bytes_arg(lua, &bytes, func, f.borrow().max_bytes)?;
     let tag = int_arg(lua, 1, &tag, func, "tag")?;
     let tag = crate::calls::recv_tag(tag).map_err(|e| call_error(lua, 1, func, e))?;
-    Ok(crate::calls::irecv(&mut f.borrow_mut(), src, bytes, tag))
+    Ok(crate::calls::irecv(
+        &mut f.borrow_mut(),
+        api_of(func),
+        src,
+        bytes,
+        tag,
+    ))
 }
 
 /// The raw primitives, seen only by the prelude: waits, poll and completion, the sandbox's
@@ -462,8 +481,8 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
             lua.create_function(move |lua, h: Value| {
                 let hv = int_arg(lua, 1, &h, func, "request")?;
                 let mut w = f.borrow_mut();
-                let block = blocking.then(|| crate::rank::Call::of(func));
-                match crate::calls::wait_request(&mut w, hv, block) {
+                let call = crate::rank::Call::of(func);
+                match crate::calls::wait_request(&mut w, hv, call, blocking) {
                     Err(e) => Err(call_error(lua, 1, func, e)),
                     Ok(Some((source, tag, bytes))) => Ok(mlua::MultiValue::from_iter([
                         Value::Integer(source),
@@ -481,9 +500,7 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
         "poll",
         lua.create_function(move |lua, tag: Value| {
             let tag = int_arg(lua, 2, &tag, "MGEN_rdma_poll", "tag")?;
-            let mut w = f.borrow_mut();
-            let cur = w.current as usize;
-            Ok(w.ranks[cur].try_poll(tag))
+            Ok(crate::calls::poll(&mut f.borrow_mut(), tag))
         })?,
     )?;
     let f = world.clone();
@@ -494,8 +511,7 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
             let mut w = f.borrow_mut();
             let seq = crate::calls::take_handle(&mut w, hv)
                 .map_err(|e| call_error(lua, 2, "MGEN_acp_complete", e))?;
-            let me = w.current as usize;
-            Ok(w.ranks[me].try_complete(seq))
+            Ok(crate::calls::complete(&mut w, seq))
         })?,
     )?;
     super::io::files_api(lua, &raw, files, module_dirs)?;

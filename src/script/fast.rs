@@ -28,6 +28,7 @@
 
 use crate::calls;
 use crate::part::Part;
+use crate::probe::profile::Api;
 use crate::rank::Call;
 use crate::rdma::OpKind;
 use mlua::ffi::{self, lua_State};
@@ -294,10 +295,7 @@ unsafe extern "C-unwind" fn rdma_poll(l: *mut lua_State) -> c_int {
         return full(l);
     };
     let arrived = guarded(l, "MGEN_rdma_poll", || {
-        with_world(l, |w| {
-            let cur = w.current as usize;
-            Some(w.ranks[cur].try_poll(tag))
-        })
+        with_world(l, |w| Some(calls::poll(w, tag)))
     });
     match arrived {
         Some(true) => 0,
@@ -317,8 +315,7 @@ unsafe extern "C-unwind" fn acp_complete(l: *mut lua_State) -> c_int {
             // (a refused handle is not marked used: the full function refuses it again, and
             // says why)
             let seq = calls::take_handle(w, h).ok()?;
-            let me = w.current as usize;
-            Some(w.ranks[me].try_complete(seq))
+            Some(calls::complete(w, seq))
         })
     });
     match done {
@@ -352,7 +349,7 @@ unsafe extern "C-unwind" fn isend(l: *mut lua_State) -> c_int {
             let nic = calls::nic(nic, nics).ok()?;
             let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
             let tag = calls::send_tag(tag).ok()?;
-            Some(calls::isend(w, dest, bytes, tag, nic))
+            Some(calls::isend(w, Api::Isend, dest, bytes, tag, nic))
         })
     });
     push_int(l, handle)
@@ -376,7 +373,7 @@ unsafe extern "C-unwind" fn irecv(l: *mut lua_State) -> c_int {
             };
             let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
             let tag = calls::recv_tag(tag).ok()?;
-            Some(calls::irecv(w, src, bytes, tag))
+            Some(calls::irecv(w, Api::Irecv, src, bytes, tag))
         })
     });
     push_int(l, handle)
@@ -395,7 +392,7 @@ enum Waited {
 unsafe fn wait_one(l: *mut lua_State, func: &str, request: i64) -> Waited {
     let r = guarded(l, func, || {
         with_world(l, |w| {
-            Some(calls::wait_request(w, request, Some(Call::of(func))))
+            Some(calls::wait_request(w, request, Call::of(func), true))
         })
     });
     match r {

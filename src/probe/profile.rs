@@ -1,0 +1,287 @@
+//! Where each rank's time went, per API call and per region (`--profile`, as mpiP gives for
+//! MPI): for each call the rank made, how many times and how much of its simulated time it
+//! took (the call's own cost on the rank's clock, such as a send's overhead and copy or a
+//! put's node latency, plus the time it was blocked in it); for each region a script names
+//! (`MGEN_region`, the collectives of `mgen.coll`), how often it ran and the time inside it.
+//!
+//! A blocking call made of others counts once, under its own name: `MGEN_Recv`'s posting
+//! and its wait are both `MGEN_Recv`'s time. Each partition records its own ranks; the
+//! profiles are gathered in a fixed order, so the figures are the same for any partitioning.
+
+use std::collections::HashMap;
+
+/// The API calls the profile tells apart (the ones that can take a rank's time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Api {
+    Comp,
+    Put,
+    Get,
+    Poll,
+    Complete,
+    Isend,
+    Irecv,
+    Send,
+    Recv,
+    Sendrecv,
+    Wait,
+    Waitall,
+    Test,
+}
+
+/// The calls' names, by [`Api`] value.
+const CALLS: [&str; 13] = [
+    "MGEN_Comp",
+    "MGEN_rdma_put",
+    "MGEN_rdma_get",
+    "MGEN_rdma_poll",
+    "MGEN_acp_complete",
+    "MGEN_Isend",
+    "MGEN_Irecv",
+    "MGEN_Send",
+    "MGEN_Recv",
+    "MGEN_Sendrecv",
+    "MGEN_Wait",
+    "MGEN_Waitall",
+    "MGEN_Test",
+];
+
+impl Api {
+    /// The message-passing call of `call` (a blocking call, or a wait).
+    pub(crate) fn of(call: crate::rank::Call) -> Api {
+        use crate::rank::Call;
+        match call {
+            Call::Wait => Api::Wait,
+            Call::Waitall => Api::Waitall,
+            Call::Send => Api::Send,
+            Call::Recv => Api::Recv,
+            Call::Sendrecv => Api::Sendrecv,
+            Call::Test => Api::Test,
+        }
+    }
+}
+
+/// One rank's figures for one call or region: `(key, count, ps)`, the key a call's
+/// [`Api`] value or [`CALLS`]`.len()` plus a region's id.
+type Entry = (u32, u64, u64);
+
+/// The profile of a partition's ranks (after [`Profile::absorb`], of all of them).
+pub struct Profile {
+    /// Per global rank: its entries, in the order first met (a handful: found by a scan).
+    ranks: Vec<Vec<Entry>>,
+    /// Per global rank: its open regions, `(id, start ps)`.
+    open: Vec<Vec<(u32, u64)>>,
+    /// Region names, by id, and their ids.
+    names: Vec<String>,
+    ids: HashMap<String, u32>,
+}
+
+impl Profile {
+    /// An empty profile of `ranks` ranks (numbered globally).
+    pub fn new(ranks: usize) -> Profile {
+        Profile {
+            ranks: vec![Vec::new(); ranks],
+            open: vec![Vec::new(); ranks],
+            names: Vec::new(),
+            ids: HashMap::new(),
+        }
+    }
+
+    fn add(&mut self, rank: u32, key: u32, count: u64, ps: u64) {
+        let list = &mut self.ranks[rank as usize];
+        match list.iter_mut().find(|e| e.0 == key) {
+            Some(e) => {
+                e.1 += count;
+                e.2 += ps;
+            }
+            None => list.push((key, count, ps)),
+        }
+    }
+
+    /// `rank` made call `api`, which took `ps` of its time.
+    #[inline]
+    pub(crate) fn call(&mut self, rank: u32, api: Api, ps: u64) {
+        self.add(rank, api as u32, 1, ps);
+    }
+
+    /// `rank` was blocked in call `api` (already counted) for `ps`.
+    #[inline]
+    pub(crate) fn blocked(&mut self, rank: u32, api: Api, ps: u64) {
+        self.add(rank, api as u32, 0, ps);
+    }
+
+    /// `rank` entered region `name` at `t` (ps).
+    pub(crate) fn begin(&mut self, rank: u32, name: &str, t: u64) {
+        let id = match self.ids.get(name) {
+            Some(&id) => id,
+            None => {
+                let id = self.names.len() as u32;
+                self.names.push(name.to_string());
+                self.ids.insert(name.to_string(), id);
+                id
+            }
+        };
+        self.open[rank as usize].push((id, t));
+    }
+
+    /// `rank` left its innermost region at `t` (ps).
+    pub(crate) fn end(&mut self, rank: u32, t: u64) {
+        if let Some((id, start)) = self.open[rank as usize].pop() {
+            self.add(rank, CALLS.len() as u32 + id, 1, t.saturating_sub(start));
+        }
+    }
+
+    /// Gathers `other`, another partition's profile of the same run (its ranks are not
+    /// these'), into this one.
+    pub fn absorb(&mut self, other: Profile) {
+        let ids: Vec<u32> = other
+            .names
+            .iter()
+            .map(|n| match self.ids.get(n) {
+                Some(&id) => id,
+                None => {
+                    let id = self.names.len() as u32;
+                    self.names.push(n.clone());
+                    self.ids.insert(n.clone(), id);
+                    id
+                }
+            })
+            .collect();
+        let calls = CALLS.len() as u32;
+        for (r, list) in other.ranks.into_iter().enumerate() {
+            for (key, count, ps) in list {
+                let key = if key < calls {
+                    key
+                } else {
+                    calls + ids[(key - calls) as usize]
+                };
+                self.add(r as u32, key, count, ps);
+            }
+        }
+    }
+
+    /// The rows of the profile: one per call and per region that some rank made, the
+    /// largest total time first (then by kind and name: the same order for any run that
+    /// gives the same figures). `span_ps` is the ranks' time together (each rank's finish
+    /// time, summed), of which each row gives its share.
+    pub fn rows(&self, span_ps: u64) -> Vec<ProfileRow> {
+        let calls = CALLS.len() as u32;
+        // key -> per-rank times, counts
+        let mut by_key: std::collections::BTreeMap<u32, (Vec<u64>, u64)> = Default::default();
+        for list in &self.ranks {
+            for &(key, count, ps) in list {
+                let e = by_key.entry(key).or_default();
+                e.0.push(ps);
+                e.1 += count;
+            }
+        }
+        let mut rows: Vec<ProfileRow> = by_key
+            .into_iter()
+            .map(|(key, (times, count))| {
+                let (kind, name) = if key < calls {
+                    ("call", CALLS[key as usize].to_string())
+                } else {
+                    ("region", self.names[(key - calls) as usize].clone())
+                };
+                let total: u64 = times.iter().sum();
+                ProfileRow {
+                    kind,
+                    name,
+                    ranks: times.len() as u64,
+                    count,
+                    total_ps: total,
+                    min_ps: times.iter().copied().min().unwrap_or(0),
+                    mean_ps: total / times.len().max(1) as u64,
+                    max_ps: times.iter().copied().max().unwrap_or(0),
+                    share: if span_ps == 0 {
+                        0.0
+                    } else {
+                        total as f64 / span_ps as f64
+                    },
+                }
+            })
+            .collect();
+        rows.sort_by(|a, b| {
+            b.total_ps
+                .cmp(&a.total_ps)
+                .then(a.kind.cmp(b.kind))
+                .then(a.name.cmp(&b.name))
+        });
+        rows
+    }
+}
+
+/// One call or region of the profile, over the ranks that made it.
+#[derive(Clone, Debug, serde::Serialize, PartialEq)]
+pub struct ProfileRow {
+    /// `call` (an API function) or `region` (a name a script gave).
+    pub kind: &'static str,
+    /// The function's or the region's name.
+    pub name: String,
+    /// Ranks that made the call (or entered the region).
+    pub ranks: u64,
+    /// Calls (or times in the region), over all ranks.
+    pub count: u64,
+    /// Time in it, over all ranks (ps).
+    pub total_ps: u64,
+    /// Per rank that made it: least time in it (ps).
+    pub min_ps: u64,
+    /// Per rank that made it: mean time in it (ps).
+    pub mean_ps: u64,
+    /// Per rank that made it: most time in it (ps).
+    pub max_ps: u64,
+    /// Its share of the ranks' time (each rank's finish time, summed), 0 to 1. Regions
+    /// enclose calls and each other, so shares of regions and calls add up to more than 1.
+    pub share: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_and_waits_add_up_per_rank_and_regions_nest() {
+        let mut p = Profile::new(2);
+        p.begin(0, "outer", 0);
+        p.call(0, Api::Recv, 200);
+        p.blocked(0, Api::Recv, 800);
+        p.begin(0, "inner", 1000);
+        p.call(0, Api::Comp, 500);
+        p.end(0, 1500);
+        p.end(0, 2000);
+        p.call(1, Api::Comp, 3000);
+        let rows = p.rows(5000);
+        let row = |name: &str| rows.iter().find(|r| r.name == name).unwrap().clone();
+        assert_eq!(
+            (row("MGEN_Recv").count, row("MGEN_Recv").total_ps),
+            (1, 1000),
+            "the wait is the call's, counted once"
+        );
+        let comp = row("MGEN_Comp");
+        assert_eq!((comp.ranks, comp.count, comp.total_ps), (2, 2, 3500));
+        assert_eq!((comp.min_ps, comp.mean_ps, comp.max_ps), (500, 1750, 3000));
+        assert_eq!(comp.share, 0.7);
+        assert_eq!((row("outer").total_ps, row("inner").total_ps), (2000, 500));
+        // largest first
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["MGEN_Comp", "outer", "MGEN_Recv", "inner"]);
+    }
+
+    #[test]
+    fn partitions_gathered_give_the_whole_profile() {
+        let mut whole = Profile::new(2);
+        let (mut a, mut b) = (Profile::new(2), Profile::new(2));
+        for (p, r) in [(&mut whole, 0), (&mut a, 0)] {
+            p.begin(r, "x", 0);
+            p.call(r, Api::Put, 10);
+            p.end(r, 10);
+        }
+        for (p, r) in [(&mut whole, 1), (&mut b, 1)] {
+            p.begin(r, "y", 0);
+            p.begin(r, "x", 0);
+            p.end(r, 7);
+            p.end(r, 9);
+        }
+        b.absorb(a);
+        assert_eq!(b.rows(100), whole.rows(100));
+    }
+}
