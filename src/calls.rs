@@ -206,7 +206,7 @@ pub(crate) fn isend(
     let h = w.mpi.isend(me, rank, dest, bytes, tag, pair, &mut w.queue);
     if let Some(tr) = w.trace.as_deref_mut() {
         let what = What::Call {
-            name: "MGEN_Isend",
+            name: api.name(),
             peer: dest,
             bytes,
             tag,
@@ -234,6 +234,18 @@ pub(crate) fn irecv(w: &mut Part, api: Api, src: i64, bytes: u64, tag: i64) -> i
     let h = w
         .mpi
         .irecv(me, &mut w.ranks[me as usize], src, bytes, tag, &mut w.queue);
+    if let Some(tr) = w.trace.as_deref_mut() {
+        // (the posting's cost on the rank's clock: its overhead; a receive from any rank
+        // names the receiving rank as its peer)
+        let what = What::Call {
+            name: api.name(),
+            peer: if src == ANY_SOURCE { me } else { src as u32 },
+            bytes,
+            tag,
+            flow: 0,
+        };
+        tr.span(me, before.ps(), w.ranks[me as usize].clock.ps(), what);
+    }
     if let Some(p) = w.profile.as_deref_mut() {
         let took = (w.ranks[me as usize].clock - before).ps();
         // (MGEN_Sendrecv is counted once, by its send)

@@ -324,7 +324,7 @@ impl Part {
             Wait::Nothing => return,
             Wait::Poll(tag) => What::Poll(tag),
             Wait::Complete(seq) => What::Complete(crate::rdma::handle(r, seq)),
-            Wait::Request(seq, _) => What::Wait(crate::mpi::request_handle(r, seq)),
+            Wait::Request(_, call) => What::Wait(call.name()),
             Wait::Sync => What::Test,
         };
         tr.span(r, since.ps(), rank.clock.ps(), what);

@@ -124,12 +124,25 @@ fn ranks_csv_says_where_each_rank_spent_its_time() {
         num(r0, "finish_ps")
     );
     assert_eq!(num(r1, "poll_wait_ps"), num(r1, "finish_ps"));
+    assert_eq!((num(r0, "call_ps"), num(r1, "call_ps")), (0.0, 0.0));
     // the put landed before its completion came back
     assert!(num(r1, "finish_ps") < num(r0, "finish_ps"));
     assert_eq!(num(r0, "bytes_sent"), 4096.0);
     assert_eq!(num(r1, "bytes_received"), 4096.0);
     assert_eq!(r0["job"], "main");
     assert_eq!(num(r1, "node"), 1.0);
+    // with a node latency of 0.6 us the put costs rank 0 that much in the call itself, and a
+    // send its 200 ns overhead
+    let r = run(
+        "[network]\ndims = [2]\n[node]\nnode_latency = '0.6 us'\n[workload]\ncode = '''
+        local me = MGEN_Comm_rank()
+        if me == 0 then MGEN_acp_complete(MGEN_rdma_put(1, 4096, 0)); MGEN_Send(1, 8, 0) end
+        if me == 1 then MGEN_rdma_poll(0); MGEN_Recv(0, 8, 0) end'''\n",
+    );
+    let ranks = rows(&mgensim::output::ranks_csv(&r));
+    assert_eq!(num(&ranks[0], "call_ps"), 600_000.0 + 200_000.0);
+    // rank 1's receive: 200 ns posting, then waiting
+    assert_eq!(num(&ranks[1], "call_ps"), 200_000.0);
 }
 
 #[test]

@@ -46,6 +46,11 @@ const CALLS: [&str; 13] = [
 ];
 
 impl Api {
+    /// The API function's name.
+    pub(crate) fn name(self) -> &'static str {
+        CALLS[self as usize]
+    }
+
     /// The message-passing call of `call` (a blocking call, or a wait).
     pub(crate) fn of(call: crate::rank::Call) -> Api {
         use crate::rank::Call;

@@ -24,8 +24,9 @@ pub enum What {
     Poll(i64),
     /// Blocked in `MGEN_acp_complete(handle)`.
     Complete(i64),
-    /// Blocked in a message-passing wait for request `handle`.
-    Wait(i64),
+    /// Blocked in a message-passing wait: in the call the script made (`MGEN_Recv`,
+    /// `MGEN_Wait`, ...).
+    Wait(&'static str),
     /// Catching up with the engine in `MGEN_Test`.
     Test,
     /// A put, get or send: the time it takes the rank; `flow` is the arrow's id (its handle),
@@ -322,7 +323,7 @@ impl Trace {
                     "wait",
                     format!("\"handle\":{h}"),
                 ),
-                What::Wait(h) => ("MGEN_Wait".into(), "wait", format!("\"request\":{h}")),
+                What::Wait(call) => (call.into(), "wait", String::new()),
                 What::Test => ("MGEN_Test".into(), "wait", String::new()),
                 What::Call {
                     name,
