@@ -615,6 +615,7 @@ fn an_output_folder_is_one_set() {
         [
             "links.csv",
             "nodes.csv",
+            "profile.csv",
             "ranks.csv",
             "report.html",
             "routers.csv",
@@ -641,6 +642,7 @@ fn an_output_folder_is_one_set() {
             "links.csv",
             "nodes.csv",
             "notes.txt",
+            "profile.csv",
             "ranks.csv",
             "report.html",
             "routers.csv",

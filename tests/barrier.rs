@@ -94,3 +94,43 @@ fn a_repeat_count_below_one_is_refused_by_name() {
         );
     }
 }
+
+#[test]
+fn the_barrier_lesson_times_every_algorithm_and_the_steps_tell_them_apart() {
+    let r = run_file("scenarios/barrier_lesson.toml", &[]);
+    let mean = |algo: &str| {
+        let m = &r.metrics[&format!("{algo}_s")];
+        assert_eq!(m.count, 64, "{algo}: every rank reports");
+        m.mean
+    };
+    // every algorithm of coll.barrier is there (rd is recursive_doubling's other name)
+    let names: Vec<&str> = r.metrics.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "binomial_s",
+            "central_s",
+            "dissemination_s",
+            "recursive_doubling_s",
+            "ring_s"
+        ]
+    );
+    // on 64 ranks the ring takes 63 steps one after another, recursive doubling log2 64 = 6
+    // steps of the same message: the times stand as the steps do (within a quarter: the steps
+    // are not all the same length)
+    let (ring, rd) = (mean("ring"), mean("recursive_doubling"));
+    let ratio = ring / rd;
+    assert!(
+        (63.0 / 6.0 * 0.75..63.0 / 6.0 * 1.25).contains(&ratio),
+        "{ring} / {rd} = {ratio}"
+    );
+    // dissemination also takes 6 steps; the central barrier's 2 steps queue 63 messages at
+    // rank 0, which makes it slower than any of the log p ones, and faster than the ring
+    let diss = mean("dissemination");
+    assert!((diss / rd - 1.0).abs() < 0.25, "{diss} against {rd}");
+    let central = mean("central");
+    assert!(central > mean("binomial") && central < ring, "{central}");
+    // the lesson runs on other counts too
+    let r = run_file("scenarios/barrier_lesson.toml", &["workload.ranks=8"]);
+    assert_eq!(r.metrics.len(), 5);
+}

@@ -97,4 +97,11 @@ function coll.gather(opts) end
 ---@param opts mgen.coll.opts
 function coll.scatter(opts) end
 
+---The algorithms of `coll.barrier`, sorted by name (aliases such as `rd` included). Each
+---collective has its own: `coll.bcast_algorithms()`, `coll.reduce_algorithms()`,
+---`coll.allreduce_algorithms()`, `coll.allgather_algorithms()`, `coll.alltoall_algorithms()`,
+---`coll.gather_algorithms()`, `coll.scatter_algorithms()`.
+---@return string[]
+function coll.barrier_algorithms() end
+
 return coll

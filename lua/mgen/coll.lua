@@ -74,11 +74,15 @@ local transports = {
   },
 }
 
-local function sorted_keys(t)
+local function sorted_list(t)
   local ks = {}
   for k in pairs(t) do ks[#ks + 1] = k end
   table.sort(ks)
-  return table.concat(ks, ", ")
+  return ks
+end
+
+local function sorted_keys(t)
+  return table.concat(sorted_list(t), ", ")
 end
 
 -- The key of `t` that `word` most likely meant: one a third of its letters or fewer away
@@ -630,7 +634,7 @@ local function collective(name, algos, default, default_bytes)
       region_end()
     end
   end
-  coll[name .. "_algorithms"] = function() return sorted_keys(algos) end
+  coll[name .. "_algorithms"] = function() return sorted_list(algos) end
 end
 
 collective("barrier", barrier, "dissemination", 8)

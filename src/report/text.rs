@@ -249,7 +249,7 @@ impl fmt::Display for Report {
             writeln!(f, "{line}")?;
         }
         writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
-        if let Some(rows) = &self.profile {
+        if let Some(rows) = self.profile.as_ref().filter(|r| !r.is_empty()) {
             self.write_profile(f, rows)?;
         }
         if let Some(p) = &self.power {
