@@ -166,7 +166,8 @@ fn the_folder_is_written_for_a_partial_run_too() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names.len(), 6, "{names:?}"); // summary, links, routers, ranks, nodes, report
+    // summary, links, routers, ranks, nodes, profile, report
+    assert_eq!(names.len(), 7, "{names:?}");
 }
 
 #[test]

@@ -114,6 +114,7 @@ macro_rules! scenarios {
 
 scenarios! {
     barrier: "scenarios/barrier.toml", ["--interval", "20us", "--buffer-history", "router=5"];
+    barrier_lesson: "scenarios/barrier_lesson.toml", ["--profile"];
     bidirectional_ring: "scenarios/bidirectional_ring.toml", ["--interval", "5us"];
     bruck_alltoall: "scenarios/bruck_alltoall.toml", ["--interval", "5us", "--buffer-history", "router=0"];
     dragonfly_alltoall: "scenarios/dragonfly_alltoall.toml", ["--interval", "20us"];
@@ -136,6 +137,7 @@ scenarios! {
 fn every_shipped_scenario_is_compared() {
     let listed = [
         "barrier",
+        "barrier_lesson",
         "bidirectional_ring",
         "bruck_alltoall",
         "dragonfly_alltoall",

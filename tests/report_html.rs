@@ -264,6 +264,14 @@ MGEN_rdma_poll(0)'''\n"
         let topo = &topo[..topo.find("</svg>").unwrap()];
         assert_eq!(topo.matches("<circle").count(), *routers, "{net}");
         assert!(topo.matches("<line").count() > 0, "{net}");
+        // the network's caption speaks of wrap-around links only where there are some
+        let sub = &dom[dom.find("<p class=\"sub\" id=\"topology-sub\">").unwrap()..];
+        let sub = &sub[..sub.find("</p>").unwrap()];
+        assert_eq!(
+            sub.contains("wrap-around"),
+            net.contains("torus"),
+            "{net}: {sub}"
+        );
     }
 }
 

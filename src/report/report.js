@@ -135,6 +135,10 @@
   var T = D.topology, svg = document.getElementById("topology");
   var slider = document.getElementById("slider"), label = document.getElementById("frame-label");
   var play = document.getElementById("play");
+  if (T && T.kind === "torus") {
+    document.getElementById("topology-sub").textContent +=
+      " A torus's wrap-around links are short stubs at the edge.";
+  }
   if (T && T.routers.length) {
     var xs = T.routers.map(function (r) { return r[0]; }), ys = T.routers.map(function (r) { return r[1]; });
     var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
