@@ -3,6 +3,7 @@
 //! routers ([`history`]) and a timeline of the ranks ([`trace`]). docs/model.md §7.
 
 pub mod history;
+pub mod names;
 pub mod profile;
 pub mod series;
 pub mod trace;

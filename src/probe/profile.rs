@@ -8,8 +8,6 @@
 //! and its wait are both `MGEN_Recv`'s time. Each partition records its own ranks; the
 //! profiles are gathered in a fixed order, so the figures are the same for any partitioning.
 
-use std::collections::HashMap;
-
 /// The API calls the profile tells apart (the ones that can take a rank's time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Api {
@@ -75,9 +73,8 @@ pub struct Profile {
     ranks: Vec<Vec<Entry>>,
     /// Per global rank: its open regions, `(id, start ps)`.
     open: Vec<Vec<(u32, u64)>>,
-    /// Region names, by id, and their ids.
-    names: Vec<String>,
-    ids: HashMap<String, u32>,
+    /// Region names.
+    names: super::names::Names,
 }
 
 impl Profile {
@@ -86,8 +83,7 @@ impl Profile {
         Profile {
             ranks: vec![Vec::new(); ranks],
             open: vec![Vec::new(); ranks],
-            names: Vec::new(),
-            ids: HashMap::new(),
+            names: Default::default(),
         }
     }
 
@@ -116,15 +112,7 @@ impl Profile {
 
     /// `rank` entered region `name` at `t` (ps).
     pub(crate) fn begin(&mut self, rank: u32, name: &str, t: u64) {
-        let id = match self.ids.get(name) {
-            Some(&id) => id,
-            None => {
-                let id = self.names.len() as u32;
-                self.names.push(name.to_string());
-                self.ids.insert(name.to_string(), id);
-                id
-            }
-        };
+        let id = self.names.id(name);
         self.open[rank as usize].push((id, t));
     }
 
@@ -138,19 +126,7 @@ impl Profile {
     /// Gathers `other`, another partition's profile of the same run (its ranks are not
     /// these'), into this one.
     pub fn absorb(&mut self, other: Profile) {
-        let ids: Vec<u32> = other
-            .names
-            .iter()
-            .map(|n| match self.ids.get(n) {
-                Some(&id) => id,
-                None => {
-                    let id = self.names.len() as u32;
-                    self.names.push(n.clone());
-                    self.ids.insert(n.clone(), id);
-                    id
-                }
-            })
-            .collect();
+        let ids = self.names.merge(&other.names);
         let calls = CALLS.len() as u32;
         for (r, list) in other.ranks.into_iter().enumerate() {
             for (key, count, ps) in list {
@@ -185,7 +161,7 @@ impl Profile {
                 let (kind, name) = if key < calls {
                     ("call", CALLS[key as usize].to_string())
                 } else {
-                    ("region", self.names[(key - calls) as usize].clone())
+                    ("region", self.names.name(key - calls).to_string())
                 };
                 let total: u64 = times.iter().sum();
                 ProfileRow {

@@ -12,7 +12,6 @@
 //!
 //! Times are written in microseconds with six decimals: exactly the model's picoseconds.
 
-use std::collections::HashMap;
 use std::fmt::Write;
 
 /// What a span on a rank's track shows.
@@ -81,8 +80,7 @@ pub struct Trace {
     spans: Vec<Span>,
     /// Regions and stuck waits (never left out).
     marks: Vec<Span>,
-    names: Vec<String>,
-    ids: HashMap<String, u32>,
+    names: super::names::Names,
     open: Vec<Vec<(u32, u64)>>,
     /// What each stuck rank waits for, and where (`file:line`).
     notes: Vec<(String, String)>,
@@ -160,19 +158,7 @@ impl Trace {
 
     /// Gathers `other`, another partition's timeline of the same run, into this one.
     pub fn absorb(&mut self, other: Trace) {
-        let names: Vec<u32> = other
-            .names
-            .iter()
-            .map(|n| match self.ids.get(n) {
-                Some(&id) => id,
-                None => {
-                    let id = self.names.len() as u32;
-                    self.names.push(n.clone());
-                    self.ids.insert(n.clone(), id);
-                    id
-                }
-            })
-            .collect();
+        let names = self.names.merge(&other.names);
         let notes = self.notes.len() as u32;
         self.notes.extend(other.notes);
         let remap = |w: What| match w {
@@ -200,15 +186,7 @@ impl Trace {
 
     /// `MGEN_region_begin(name)` on `rank` at `t`.
     pub fn begin(&mut self, rank: u32, name: &str, t: u64) {
-        let id = match self.ids.get(name) {
-            Some(&id) => id,
-            None => {
-                let id = self.names.len() as u32;
-                self.names.push(name.to_string());
-                self.ids.insert(name.to_string(), id);
-                id
-            }
-        };
+        let id = self.names.id(name);
         self.open[rank as usize].push((id, t));
     }
 
@@ -343,7 +321,7 @@ impl Trace {
                     "arrival",
                     format!("\"from\":{},\"bytes\":{bytes}", local(from)),
                 ),
-                What::Region(id) => (self.names[id as usize].clone(), "region", String::new()),
+                What::Region(id) => (self.names.name(id).to_string(), "region", String::new()),
                 What::Stuck(id) => {
                     let (waits, at) = &self.notes[id as usize];
                     let call = waits.split(':').next().unwrap_or(waits);
