@@ -320,3 +320,83 @@ fn a_merge_refuses_a_set_with_shards_missing_cut_files_and_what_is_not_a_file() 
     let o = merge(&[s3, s1, s2], &[]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn one_sweep_compares_a_torus_and_a_fat_tree_leaving_out_the_other_s_keys() {
+    // barrier.toml gives a torus's dims; a point that makes it a fat tree leaves them out
+    let d = tempfile::tempdir().unwrap();
+    let o = sweep_cli(
+        d.path(),
+        &[
+            "--vary",
+            "network.topology=torus,fattree",
+            "--set",
+            "workload.ranks=16",
+            "--out",
+            "sw",
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(d.path().join("sw/sweep.csv")).unwrap();
+    let rows = csv_records(&csv);
+    let at = |name: &str| rows[0].iter().position(|c| c == name).unwrap();
+    assert_eq!(rows.len(), 3, "{csv}");
+    assert_eq!(rows[2][at("network.topology")], "fattree");
+    assert_eq!(rows[2][at("error")], "", "{csv}");
+    // the fat tree's point predicts what the same scenario without dims does
+    let barrier = std::fs::read_to_string(project().join("scenarios/barrier.toml")).unwrap();
+    let fat = barrier
+        .replace("topology = \"torus\"", "topology = \"fattree\"")
+        .replace("dims = [8, 8, 8]", "");
+    assert_ne!(fat, barrier);
+    std::fs::copy(
+        project().join("scenarios/barrier.lua"),
+        d.path().join("barrier.lua"),
+    )
+    .unwrap();
+    tmp_file(d.path(), "fat.toml", &fat);
+    let o = mgensim_in(
+        d.path(),
+        &["run", "fat.toml", "--set", "workload.ranks=16", "--json"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        rows[2][at("predicted_time_ps")],
+        json["predicted_time_ps"].to_string()
+    );
+    // a run with --set says what it left out; the file's own topology still refuses them, and
+    // says how to compare
+    let o = mgensim_in(
+        &project(),
+        &[
+            "run",
+            "scenarios/barrier.toml",
+            "--set",
+            "network.topology=fattree",
+            "--set",
+            "workload.ranks=16",
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: network.dims (a key of a mesh, torus or Tofu) left out: topology `fattree` was set by --set"),
+        "{}",
+        stderr(&o)
+    );
+    let with_dims = fat.replacen(
+        "topology = \"fattree\"",
+        "topology = \"fattree\"\ndims = [4]",
+        1,
+    );
+    tmp_file(d.path(), "ft.toml", &with_dims);
+    let o = mgensim_in(d.path(), &["run", "ft.toml", "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("key `network.dims`: is a key of a mesh, torus or Tofu, not of topology `fattree` (to compare topologies, set network.topology with --set or a sweep's --vary"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -98,7 +98,15 @@ impl Scenario {
                 .collect(),
             _ => Vec::new(),
         };
-        let scenario = parsed.and_then(|f| Scenario::build(f, path, &given, allow_io, &mut p));
+        // the keys --set (or a sweep's point) set: a topology set so leaves the file's keys of
+        // the other topologies out
+        let set: Vec<String> = overrides
+            .iter()
+            .filter_map(|o| o.split_once('='))
+            .map(|(k, _)| k.trim().to_string())
+            .collect();
+        let scenario =
+            parsed.and_then(|f| Scenario::build(f, path, &given, &set, allow_io, &mut p));
         p.into_result()?;
         Ok(scenario.expect("a scenario without problems was built"))
     }
@@ -107,6 +115,7 @@ impl Scenario {
         f: ScenarioFile,
         path: &Path,
         given: &[String],
+        set: &[String],
         allow_io: bool,
         p: &mut Problems,
     ) -> Option<Scenario> {
@@ -115,7 +124,12 @@ impl Scenario {
             _ => PathBuf::from("."),
         };
         let net = &f.network;
-        check_topology(net, &f.node, given, p);
+        let mut notes = Vec::new();
+        let foreign = super::shape::Foreign {
+            set,
+            left_out: &mut notes,
+        };
+        check_topology(net, &f.node, given, foreign, p);
         for (key, bw) in [
             ("network.link_bandwidth", net.link_bandwidth),
             ("network.switch_bandwidth", net.switch_bandwidth),
@@ -429,6 +443,7 @@ impl Scenario {
             power: f.power,
             engine: f.engine,
             allow_io,
+            notes,
         })
     }
 

@@ -633,6 +633,10 @@ pub struct Scenario {
     /// the scenario file itself, so that a shared scenario cannot lift its own sandbox.
     #[serde(skip)]
     pub allow_io: bool,
+    /// What reading it left out, in words (a key of another topology than the one `--set`
+    /// chose): the run's warnings.
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 /// How serde writes a unit enum value (`straight_up`).

@@ -4,22 +4,50 @@
 use super::problems::Problems;
 use super::*;
 
+/// Keys of other topologies than the one chosen, when that one was set by `--set` or a
+/// sweep's point: those the file gives are left out (each noted in `left_out`), so that one
+/// sweep can compare a torus and a fat tree; those set along with it are still problems.
+pub(super) struct Foreign<'a> {
+    /// The keys `--set` or the point set (`network.topology`, ...).
+    pub set: &'a [String],
+    /// What was left out, in words.
+    pub left_out: &'a mut Vec<String>,
+}
+
 /// The checks of `[network]`'s shape: the keys of the chosen topology and their ranges.
 pub(super) fn check_topology(
     net: &NetworkConfig,
     node: &NodeConfig,
     given: &[String],
+    foreign: Foreign<'_>,
     p: &mut Problems,
 ) {
     let topo = net.topology;
     let name = serde_name(topo);
+    let topology_set = foreign.set.iter().any(|k| k == "network.topology");
+    let left_out = std::cell::RefCell::new(foreign.left_out);
     let only = |key: &str, for_: &str, p: &mut Problems| {
-        if given.iter().any(|g| g == key) {
-            p.key(
-                &format!("network.{key}"),
-                format!("is a key of {for_}, not of topology `{name}`"),
-            );
+        if !given.iter().any(|g| g == key) {
+            return;
         }
+        let full = format!("network.{key}");
+        if topology_set && !foreign.set.contains(&full) {
+            left_out.borrow_mut().push(format!(
+                "{full} (a key of {for_}) left out: topology `{name}` was set by --set or a \
+                 sweep's point"
+            ));
+            return;
+        }
+        let how = if topology_set {
+            ""
+        } else {
+            " (to compare topologies, set network.topology with --set or a sweep's --vary: the \
+             file's keys of the other topologies are then left out)"
+        };
+        p.key(
+            &full,
+            format!("is a key of {for_}, not of topology `{name}`{how}"),
+        );
     };
     let nics = node.nics_per_node;
     if nics == 0 || nics > 16 {

@@ -690,7 +690,9 @@ impl Simulation {
             });
         }
         let mut report = self.report(started, false, windows);
-        report.warnings = leftovers(&self.runners[0].part.borrow());
+        report
+            .warnings
+            .extend(leftovers(&self.runners[0].part.borrow()));
         let jobs: Vec<String> = self.scenario.jobs.iter().map(|j| j.name.clone()).collect();
         let unread = crate::script::unread_args(self.runners.iter().map(|r| &r.scripts), &jobs);
         report.warnings.extend(unread);

@@ -488,7 +488,8 @@ impl Report {
             scenario: s.path.display().to_string(),
             partial: false,
             sandbox: !s.allow_io,
-            warnings: Vec::new(),
+            // (what reading the scenario left out comes first)
+            warnings: s.notes.clone(),
             predicted_time_ps: predicted,
             ranks: RankSummary {
                 count: finish.len() as u64,
