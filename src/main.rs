@@ -208,6 +208,11 @@ enum Command {
         /// the script reports with MGEN_report (e.g. bandwidth_GBps).
         #[arg(long, value_name = "COLUMN", default_value = "predicted_time_ps")]
         y: String,
+        /// Also print the --y column as a table in readable units: a row per value of the
+        /// varied keys but the last, a column per value of the last (`14.4 us`, not
+        /// 14391540 ps).
+        #[arg(long)]
+        table: bool,
         /// No progress.
         #[arg(long, short = 'q')]
         quiet: bool,
@@ -275,6 +280,7 @@ fn sweep(
     shard: Option<&str>,
     out: &Path,
     y: &str,
+    table: bool,
     quiet: bool,
     power_baseline: bool,
 ) -> Result<Exit> {
@@ -344,9 +350,12 @@ fn sweep(
         b.finish_and_clear();
     }
     let keys: Vec<String> = sw.axes.iter().map(|a| a.key.clone()).collect();
-    let table = sweep::Table::new(&keys, &outcomes);
+    let results = sweep::Table::new(&keys, &outcomes);
     let plot = (shard.is_none() && outcomes.iter().any(|o| o.result.is_ok())).then_some(y);
-    let (files, skipped) = sweep::write(out, &name, &table, plot)?;
+    let (files, skipped) = sweep::write(out, &name, &results, plot)?;
+    if table {
+        emit(&sweep::pivot(&results, y)?)?;
+    }
     if let Some(why) = skipped {
         eprintln!("warning: {why}");
     }
@@ -708,6 +717,7 @@ fn real_main() -> Result<Exit> {
             allow_missing,
             out,
             y,
+            table,
             quiet,
         } => {
             if !merge.is_empty() {
@@ -723,6 +733,7 @@ fn real_main() -> Result<Exit> {
                 shard.as_deref(),
                 &out,
                 &y,
+                table,
                 quiet,
                 power_baseline,
             );

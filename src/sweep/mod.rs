@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-pub use table::{merge, missing_shards, plot, write, Table};
+pub use table::{merge, missing_shards, pivot, plot, write, Table};
 
 /// What one point predicted, or why it failed.
 #[derive(Clone, Debug, PartialEq)]

@@ -260,6 +260,104 @@ fn list(items: &[String]) -> String {
     s
 }
 
+/// A value of column `name` in readable units: `..._ps` and `..._s` columns as times (`14.4
+/// us`), others as written.
+fn readable(name: &str, value: &str) -> String {
+    let time = if name.ends_with("_ps") {
+        value.parse::<u64>().ok().map(crate::units::Time)
+    } else if name.ends_with("_s") {
+        value
+            .parse::<f64>()
+            .ok()
+            .and_then(crate::units::Time::from_secs_f64)
+    } else {
+        None
+    };
+    match time {
+        Some(t) => t.to_string(),
+        None => value.to_string(),
+    }
+}
+
+/// The table as a pivot (`sweep --table`): column `y` in readable units, a row per value of
+/// the varied keys but the last (in table order), a column per value of the last; a point that
+/// failed says `failed`. With one varied key, a row per value.
+pub fn pivot(t: &Table, y: &str) -> Result<String> {
+    let yi = t
+        .column(y)
+        .with_context(|| format!("no column `{y}` to show (columns: {})", t.header.join(", ")))?;
+    let end = t.column(FIGURES[0]).unwrap_or(1);
+    if end < 2 {
+        bail!("no varied key to show `{y}` against");
+    }
+    let err = t.column("error");
+    let keys = &t.header[1..end];
+    // rows: the values of the keys but the last; columns: the last key's values
+    let (row_keys, col_key) = if keys.len() == 1 {
+        (&keys[..1], None)
+    } else {
+        (&keys[..keys.len() - 1], Some(end - 1))
+    };
+    let row_of = |r: &Vec<String>| r[1..1 + row_keys.len()].join(" ");
+    let mut rows: Vec<String> = Vec::new();
+    let mut cols: Vec<String> = Vec::new();
+    let mut cells: std::collections::BTreeMap<(usize, usize), String> = Default::default();
+    for r in &t.rows {
+        let name = row_of(r);
+        let ri = rows.iter().position(|x| *x == name).unwrap_or_else(|| {
+            rows.push(name);
+            rows.len() - 1
+        });
+        let col = col_key.map_or_else(|| y.to_string(), |c| r[c].clone());
+        let ci = cols.iter().position(|x| *x == col).unwrap_or_else(|| {
+            cols.push(col);
+            cols.len() - 1
+        });
+        let failed = err.is_some_and(|e| !r[e].is_empty());
+        let cell = if failed {
+            "failed".to_string()
+        } else {
+            readable(y, &r[yi])
+        };
+        cells.insert((ri, ci), cell);
+    }
+    // the corner names the rows' keys, and the columns' key
+    let corner = match col_key {
+        Some(c) => format!("{} \\ {}", row_keys.join(" "), t.header[c]),
+        None => row_keys.join(" "),
+    };
+    let mut grid = vec![std::iter::once(corner)
+        .chain(cols.iter().cloned())
+        .collect::<Vec<_>>()];
+    for (ri, name) in rows.iter().enumerate() {
+        let mut line = vec![name.clone()];
+        for ci in 0..cols.len() {
+            line.push(cells.get(&(ri, ci)).cloned().unwrap_or_default());
+        }
+        grid.push(line);
+    }
+    let widths: Vec<usize> = (0..grid[0].len())
+        .map(|c| grid.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = format!("{y}\n");
+    for line in &grid {
+        let cells: Vec<String> = line
+            .iter()
+            .enumerate()
+            .map(|(c, s)| {
+                if c == 0 {
+                    format!("{s:<w$}", w = widths[c])
+                } else {
+                    format!("{s:>w$}", w = widths[c])
+                }
+            })
+            .collect();
+        out += cells.join("  ").trim_end();
+        out.push('\n');
+    }
+    Ok(out)
+}
+
 /// The line plot of a table: column `y` against the first varied key, one line per value of
 /// the other keys. Axes are logarithmic when all values are positive and span 16× or more.
 pub fn plot(t: &Table, y: &str) -> Result<String> {
