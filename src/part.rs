@@ -105,6 +105,9 @@ pub struct Part {
     pub(crate) tactics: Option<bool>,
     /// Whether the time series is written as CSV (false: recorded for `report.html` only).
     pub series_in_files: bool,
+    /// What a rank wrote with `io.write` after its last line end: `(rank, its clock when
+    /// the line began, text)`, written with the rest of its line ([`Part::say`]).
+    pub(crate) unsaid: Option<(u32, Time, String)>,
     /// The ranks' timeline, when asked for (`--trace`).
     pub trace: Option<Box<Trace>>,
     /// Where the ranks' time went, per call and region, when asked for (`--profile`).
@@ -242,6 +245,7 @@ impl Part {
                     series_in_files: false,
                     trace: None,
                     profile: None,
+                    unsaid: None,
                     replays: crate::replay::Replays::default(),
                     peak_events: 0,
                     whole: false,
@@ -292,6 +296,44 @@ impl Part {
             p.call(me, api, (self.ranks[me as usize].clock - before).ps());
         }
         h
+    }
+
+    /// The running rank prints `text` (`print`, or with `partial` what `io.write` gives): on
+    /// stderr, a line at a time, each with the rank and its simulated time. A line another
+    /// rank left unended is ended first: two ranks' words never share a line, nor a rank's
+    /// with the summary ([`Part::end_unsaid`]).
+    pub(crate) fn say(&mut self, text: &str, partial: bool) {
+        let me = self.current;
+        if self.unsaid.as_ref().is_some_and(|u| u.0 != me) {
+            self.end_unsaid();
+        }
+        let now = self.ranks[me as usize].clock;
+        let (mut began, mut pending) = match self.unsaid.take() {
+            Some((_, t, text)) => (t, text),
+            None => (now, String::new()),
+        };
+        pending.push_str(text);
+        if !partial {
+            pending.push('\n');
+        }
+        let name = self.nodes.name(me);
+        let mut rest = pending.as_str();
+        while let Some((line, after)) = rest.split_once('\n') {
+            eprintln!("[{name} @ {began}] {line}");
+            began = now;
+            rest = after;
+        }
+        if !rest.is_empty() {
+            self.unsaid = Some((me, began, rest.to_string()));
+        }
+    }
+
+    /// Ends the line a rank left unended with `io.write`, if any (before anything else is
+    /// written: another rank's line, the summary).
+    pub(crate) fn end_unsaid(&mut self) {
+        if let Some((r, began, text)) = self.unsaid.take() {
+            eprintln!("[{} @ {began}] {text}", self.nodes.name(r));
+        }
     }
 
     /// Records on the timeline and in the profile what rank `r` was blocked on, now that it

@@ -306,3 +306,44 @@ fn mgen_args_keys_the_script_never_read_are_a_warning() {
     let r = run(&toml("a = 1, b = 2", "for k, v in pairs(MGEN_args) do end"));
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
 }
+
+#[test]
+fn what_scripts_write_is_whole_lines_per_rank_never_joined_with_another_or_the_summary() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("w.lua"),
+        "io.write('partial ', MGEN_Comm_rank())\nMGEN_Comp(1e-6)\n\
+         io.write(' more\\nnext line'):write(' chained')\nprint(' end')\nio.write('left open')\n",
+    )
+    .unwrap();
+    tmp_file(
+        d.path(),
+        "s.toml",
+        "[network]\ntopology = 'mesh'\ndims = [2]\n[workload]\nscript = 'w.lua'\n",
+    );
+    let o = mgensim_in(d.path(), &["run", "s.toml"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    for r in 0..2 {
+        // a line is stamped with the rank's clock when it began
+        for line in [
+            format!("[rank {r} @ 0 ps] partial {r} more\n"),
+            format!("[rank {r} @ 1 us] next line chained end\n"),
+            // left unended by the script: ended before the summary
+            format!("[rank {r} @ 1 us] left open\n"),
+        ] {
+            assert!(err.contains(&line), "{line:?} in:\n{err}");
+        }
+    }
+    assert!(err.lines().all(|l| l.starts_with("[rank ")), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("scenario "));
+    // io.write takes strings and numbers, as Lua's does
+    std::fs::write(d.path().join("w.lua"), "io.write('a', {})\n").unwrap();
+    let o = mgensim_in(d.path(), &["run", "s.toml", "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("w.lua:1: bad argument #2 to 'write' (string expected, got table)"),
+        "{}",
+        stderr(&o)
+    );
+}

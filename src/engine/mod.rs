@@ -502,6 +502,10 @@ impl Simulation {
     /// they wait for and their script line, and on the timeline a blocked one's wait runs to
     /// the stop. Gathers every partition into the first (the run is over).
     fn report(&self, started: Instant, partial: bool, windows: WindowStats) -> Report {
+        // a line a script left unended is ended before anything else is written
+        for run in &self.runners {
+            run.part.borrow_mut().end_unsaid();
+        }
         let end = self.end();
         self.settle(end);
         let nranks = self.parts.rank.len() as u32;

@@ -531,15 +531,9 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
     let f = world.clone();
     raw.set(
         "write",
-        lua.create_function(move |_, s: mlua::String| {
-            let w = f.borrow();
-            let cur = w.current;
-            eprintln!(
-                "[{} @ {}] {}",
-                w.nodes.name(cur),
-                w.ranks[cur as usize].clock,
-                s.to_string_lossy()
-            );
+        lua.create_function(move |_, (s, partial): (mlua::String, Option<bool>)| {
+            let text = s.to_string_lossy();
+            f.borrow_mut().say(&text, partial.unwrap_or(false));
             Ok(())
         })?,
     )?;

@@ -405,6 +405,7 @@ end
 
 -- What scripts see of the standard library: the sandbox's parts, each a read-only view.
 local io_, os_, debug_ = {}, {}, { traceback = traceback, getinfo = getinfo }
+local io_written
 local open_, lines_ = raw.open, raw.lines
 if sandbox then
   local function deny(what)
@@ -419,13 +420,29 @@ if sandbox then
     setlocale = deny("os.setlocale"),
   }
   local stderr = io.stderr
+  -- what io.write returns, so that `io.write(a):write(b)` goes on in the rank's lines
+  io_written = view({ write = function(_, ...) return io_.write(...) end }, "io.write(...)")
   io_ = {
     open = open_, lines = lines_, type = io.type,
     close = function(f)
       if f == nil then deny("io.close() of standard output")() end
       return f:close()
     end,
-    write = function(...) return stderr:write(...) end,
+    -- (into the rank's lines on stderr: a line is written once it ends, never joined with
+    -- another rank's or with the summary)
+    write = function(...)
+      local parts = {}
+      for i = 1, select("#", ...) do
+        local v = select(i, ...)
+        local t = type(v)
+        if t ~= "string" and t ~= "number" then
+          error(("bad argument #%d to 'write' (string expected, got %s)"):format(i, t), 2)
+        end
+        parts[i] = tostring(v)
+      end
+      write(concat(parts), true)
+      return io_written
+    end,
     stderr = stderr,
     stdout = stderr, -- stdout carries the summary; what scripts print goes to stderr
     read = deny("io.read from standard input"),
