@@ -187,8 +187,9 @@ fn the_text_summary_says_what_it_counts() {
         ),
         "{text}"
     );
+    // credit-blocked time per direction, as the other figures of the line (none here)
     assert!(
-        text.contains("blocked on credit (summed over the directions)"),
+        text.contains("busy, blocked on credit 0 ps each on average (most 0 ps)"),
         "{text}"
     );
     // a metric counts the reports (here one per rank)
@@ -245,4 +246,37 @@ fn a_job_name_with_commas_quotes_and_line_breaks_is_one_csv_field() {
             ("plain", "2000")
         ]
     );
+}
+
+#[test]
+fn credit_blocking_is_given_per_link_direction_not_summed() {
+    // 16 ranks each put 20 KB to random ranks through 4 KiB buffers: links are shared, credit
+    // runs out
+    let r = run(
+        "[network]\ndims = [4, 4]\nbuffer_bytes = '4 KiB'\n[workload]\nranks = 16\n\
+        code = '''
+        local me, p = MGEN_Comm_rank(), MGEN_Comm_size()
+        for i = 1, 4 do
+          MGEN_acp_complete(MGEN_rdma_put((me + math.random(p - 1)) % p, 20000, i))
+        end'''\n",
+    );
+    let n = &r.network;
+    assert!(n.credit_blocked_ps > 0, "the workload has contention");
+    let most = r
+        .per_link
+        .iter()
+        .map(|l| l.credit_blocked.ps())
+        .max()
+        .unwrap();
+    assert!(
+        most < n.credit_blocked_ps,
+        "one direction is not all of them"
+    );
+    let text = r.to_string();
+    let want = format!(
+        "blocked on credit {} each on average (most {})",
+        mgensim::units::Time(n.credit_blocked_ps / n.links),
+        mgensim::units::Time(most)
+    );
+    assert!(text.contains(&want), "{want} in\n{text}");
 }

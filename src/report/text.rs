@@ -237,13 +237,22 @@ impl fmt::Display for Report {
             "packets            {} made, {} link traversals",
             n.packets, n.packet_hops
         )?;
+        // (credit-blocked time per direction, as the other figures: the most blocked follow)
+        let most = self
+            .per_link
+            .iter()
+            .map(|l| l.credit_blocked.ps())
+            .max()
+            .unwrap_or(0);
+        let mean = n.credit_blocked_ps / n.links.max(1);
         writeln!(
             f,
-            "links              {} directions, mean {:.3} GB/s each, {:.2} % busy, {} blocked on credit (summed over the directions)",
+            "links              {} directions, mean {:.3} GB/s each, {:.2} % busy, blocked on credit {} each on average (most {})",
             n.links,
             n.average_link_bandwidth_bps / 1e9,
             100.0 * n.link_efficiency,
-            Time(n.credit_blocked_ps)
+            Time(mean),
+            Time(most)
         )?;
         for line in self.busiest_links() {
             writeln!(f, "{line}")?;
