@@ -212,8 +212,9 @@ impl Heat {
         };
         let span_us = self.windows as f64 * self.window_ps as f64 / 1e6;
         let util = |k: usize| busy[k] as f64 / cell_ps(k / nc, k % nc).max(1.0);
-        // the colours span 0 to the busiest cell, so that a lightly loaded network shows
-        let top = (0..nr * nc).map(util).fold(0.0f64, f64::max).max(1e-3);
+        // the colours are the share of the time busy on an absolute scale, 0 to 100 %: the
+        // same colour means the same load in every picture (and in report.html)
+        let top = 1.0;
         let mut out = String::new();
         {
             let root = SVGBackend::with_string(&mut out, (1000, 640)).into_drawing_area();
@@ -224,7 +225,7 @@ impl Heat {
             let named = self.links <= 40;
             let mut chart = ChartBuilder::on(&main)
                 .caption(
-                    format!("Link utilization over time (colours 0 to {top:.3})"),
+                    "Link utilization over time (colour: share of the time busy)",
                     ("sans-serif", 20),
                 )
                 .margin(10)
@@ -280,6 +281,7 @@ impl Heat {
                 .disable_x_axis()
                 .y_labels(5)
                 .y_label_style(("sans-serif", 12))
+                .y_label_formatter(&|v| format!("{:.0} %", v * 100.0))
                 .draw()?;
             scale.draw_series((0..50).map(|i| {
                 let (a, b) = (i as f64 / 50.0, (i + 1) as f64 / 50.0);

@@ -410,6 +410,12 @@ fn the_command_line_writes_series_history_trace_and_pictures() {
     }));
     let svg = std::fs::read_to_string(out.join("heatmap.svg")).unwrap();
     assert!(svg.starts_with("<svg") && svg.matches("<rect").count() > 10);
+    // colours on the absolute scale, 0 to 100 % busy, with the unit on each tick
+    assert!(svg.contains("Link utilization over time (colour: share of the time busy)"));
+    assert!(
+        svg.contains("\n0 %\n") && svg.contains("\n100 %\n"),
+        "the scale's ticks"
+    );
     // its rows are the links by name (more than 40 here: every group's first, with its
     // line in links.csv)
     let links = std::fs::read_to_string(out.join("links.csv")).unwrap();

@@ -169,6 +169,17 @@ fn the_report_draws_its_parts_in_a_browser() {
     assert!(dom.contains("<input id=\"slider\" type=\"range\" min=\"0\" max=\""));
     assert!(dom.contains("<span id=\"frame-label\">the whole run</span>"));
     assert!(dom.contains("<canvas id=\"heatmap\""));
+    // both colour scales run 0 to 100 %, whatever the busiest link
+    for legend in ["topo-legend", "heat-legend"] {
+        let at = &dom[dom
+            .find(&format!("<div class=\"legend\" id=\"{legend}\">"))
+            .unwrap()..];
+        let at = &at[..at.find("</div>").unwrap()];
+        assert!(
+            at.contains("<span>0 %</span>") && at.contains("<span>100.0 % of the "),
+            "{at}"
+        );
+    }
     assert!(dom.contains("predicted time") && dom.contains("16 of 16"));
     assert!(
         dom.contains("<span class=\"badge\">calls</span>"),

@@ -38,9 +38,10 @@
     var i = Math.min(3, Math.floor(x)), f = x - i, a = ANCHORS[i], b = ANCHORS[i + 1];
     return "rgb(" + [0, 1, 2].map(function (k) { return Math.round(a[k] + (b[k] - a[k]) * f); }).join(",") + ")";
   }
+  // the colour scale: 0 to 100 %, the same in every picture (report.html and the SVGs)
   function legend(box, top, what) {
     box.textContent = "";
-    box.appendChild(el("span", {}, "0"));
+    box.appendChild(el("span", {}, "0 %"));
     var c = el("canvas", { width: 200, height: 12 });
     var g = c.getContext("2d");
     for (var i = 0; i < 200; i++) { g.fillStyle = colour(i / 199); g.fillRect(i, 0, 1, 12); }
@@ -153,9 +154,7 @@
     var px = function (x) { return pad + (x - x0) * scale; };
     var py = function (y) { return pad + (y - y0) * scale; };
     var rr = Math.max(2, Math.min(16, scale * 0.16));
-    var top = 0.01;
-    T.links.forEach(function (l) { top = Math.max(top, l[2]); });
-    T.frames.forEach(function (f) { f.forEach(function (c) { top = Math.max(top, c[1]); }); });
+    var top = 1;
     var lines = T.links.map(function (l) {
       var a = T.routers[l[0]], b = T.routers[l[1]];
       var ax = px(a[0]), ay = py(a[1]), bx = px(b[0]), by = py(b[1]);
@@ -231,7 +230,7 @@
     var first = asked ? Math.min(frames, +asked[1]) : frames;
     slider.value = String(first);
     show(first);
-    legend(document.getElementById("topo-legend"), top, "of the time busy (colours scaled to the busiest)");
+    legend(document.getElementById("topo-legend"), top, "of the time busy");
   } else {
     svg.setAttribute("width", 10);
     svg.setAttribute("height", 10);
@@ -254,7 +253,7 @@
     g.fillRect(0, 0, canvas.width, canvas.height);
     g.fillStyle = colour(0);
     g.fillRect(left, topPad, plotW, plotH);
-    var cw = plotW / cols, hTop = Math.max(Hm.top, 0.001);
+    var cw = plotW / cols, hTop = 1;
     Hm.cells.forEach(function (c) {
       g.fillStyle = colour(c[2] / hTop);
       g.fillRect(left + c[1] * cw, topPad + c[0] * rowH, Math.ceil(cw), rowH);
