@@ -807,3 +807,28 @@ fn the_wall_clock_limit_stops_a_long_trace_being_read() {
         "{err}"
     );
 }
+
+#[test]
+fn the_shipped_otf2_sample_converts_and_replays() {
+    let Some(py) = python_with_otf2() else { return };
+    let d = tempfile::tempdir().unwrap();
+    let ti = d.path().join("ti");
+    let o = std::process::Command::new(&py)
+        .arg(project().join("tools/otf2_to_ti.py"))
+        .arg(project().join("examples/otf2_sample/traces.otf2"))
+        .arg(&ti)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = tmp_file(
+        &ti,
+        "s.toml",
+        "[network]\ndims = [2, 2]\n[workload]\ntrace = 'app.txt'\n",
+    );
+    let r = run_path(&s);
+    // what tests/data/make_otf2.py traces (as in the test above): a send, an isend, an
+    // allreduce of 800 B in each half, a broadcast of 64 B on 4 ranks, over 5 ms
+    assert_eq!(r.network.messages, 1 + 1 + 2 * 2 + 3);
+    assert_eq!(r.network.bytes, 1000 + 500 + 4 * 800 + 3 * 64);
+    assert!((5_000_000_000..5_010_000_000).contains(&r.predicted_time_ps));
+}
