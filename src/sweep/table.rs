@@ -279,17 +279,28 @@ fn readable(name: &str, value: &str) -> String {
     }
 }
 
+/// Column `y`'s index and the end of the varied keys' columns (they start at 1), to `what`
+/// (plot, show) the one against the others: an error naming the columns if there is no `y`,
+/// or no varied key.
+fn y_against_keys(t: &Table, y: &str, what: &str) -> Result<(usize, usize)> {
+    let yi = t.column(y).with_context(|| {
+        format!(
+            "no column `{y}` to {what} (columns: {})",
+            t.header.join(", ")
+        )
+    })?;
+    let end = t.column(FIGURES[0]).unwrap_or(1);
+    if end < 2 {
+        bail!("no varied key to {what} `{y}` against");
+    }
+    Ok((yi, end))
+}
+
 /// The table as a pivot (`sweep --table`): column `y` in readable units, a row per value of
 /// the varied keys but the last (in table order), a column per value of the last; a point that
 /// failed says `failed`. With one varied key, a row per value.
 pub fn pivot(t: &Table, y: &str) -> Result<String> {
-    let yi = t
-        .column(y)
-        .with_context(|| format!("no column `{y}` to show (columns: {})", t.header.join(", ")))?;
-    let end = t.column(FIGURES[0]).unwrap_or(1);
-    if end < 2 {
-        bail!("no varied key to show `{y}` against");
-    }
+    let (yi, end) = y_against_keys(t, y, "show")?;
     let err = t.column("error");
     let keys = &t.header[1..end];
     // rows: the values of the keys but the last; columns: the last key's values
@@ -361,13 +372,7 @@ pub fn pivot(t: &Table, y: &str) -> Result<String> {
 /// The line plot of a table: column `y` against the first varied key, one line per value of
 /// the other keys. Axes are logarithmic when all values are positive and span 16× or more.
 pub fn plot(t: &Table, y: &str) -> Result<String> {
-    let yi = t
-        .column(y)
-        .with_context(|| format!("no column `{y}` to plot (columns: {})", t.header.join(", ")))?;
-    let end = t.column(FIGURES[0]).unwrap_or(1);
-    if end < 2 {
-        bail!("no varied key to plot against");
-    }
+    let (yi, end) = y_against_keys(t, y, "plot")?;
     // a key of numbers is an axis of numbers; any other is one of names, in table order. So is
     // a key stepped by a constant factor (`2..512:x2`): evenly spaced, as on a log axis, but
     // with every value written under its point
