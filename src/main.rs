@@ -352,7 +352,7 @@ fn sweep(
     let keys: Vec<String> = sw.axes.iter().map(|a| a.key.clone()).collect();
     let results = sweep::Table::new(&keys, &outcomes);
     let plot = (shard.is_none() && outcomes.iter().any(|o| o.result.is_ok())).then_some(y);
-    let (files, skipped) = sweep::write(out, &name, &results, plot)?;
+    let (files, skipped) = sweep::write(out, &name, &results, plot, &sw.about())?;
     if table {
         emit(&sweep::pivot(&results, y)?)?;
     }
@@ -418,7 +418,7 @@ fn merge_shards(files: &[PathBuf], out: &Path, y: &str, allow_missing: bool) -> 
         eprintln!("warning: joined without {m}");
     }
     let table = sweep::merge(&tables)?;
-    let (written, skipped) = sweep::write(out, "sweep", &table, Some(y))?;
+    let (written, skipped) = sweep::write(out, "sweep", &table, Some(y), "")?;
     if let Some(why) = skipped {
         eprintln!("warning: {why}");
     }

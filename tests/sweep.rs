@@ -62,8 +62,61 @@ fn the_barrier_figure_ring_against_recursive_doubling() {
     assert!(column(&table, "barrier_s")
         .iter()
         .all(|v| v.parse::<f64>().unwrap() > 0.0));
-    let svg = mgensim::sweep::plot(&table, "predicted_time_ps").unwrap();
-    assert!(svg.contains("workload.args.algo=ring") && svg.contains("workload.args.algo=rd"));
+    let svg = mgensim::sweep::plot_about(&table, "predicted_time_ps", &sw.about()).unwrap();
+    // a line per algorithm, labelled by the key's last part, in a legend beside the plot (to
+    // the right of its 900 pixels); what was swept under the title
+    let label = |text: &str| {
+        let at = svg.find(&format!(">\n{text}\n</text>")).expect(text);
+        let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+        let x: f64 = tag
+            .split("x=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        x
+    };
+    assert!(label("algo=ring") > 900.0 && label("algo=rd") > 900.0);
+    assert!(!svg.contains("workload.args.algo=ring"));
+    assert!(
+        svg.contains(">\nbarrier.toml, torus 8x8x8\n</text>"),
+        "the subtitle"
+    );
+    // a logarithmic time axis (2 to 256 ranks of ring) labels the decade at its foot too:
+    // rd on 2 ranks takes under 10 us
+    assert!(
+        svg.contains(">\n2\n</text>") || svg.contains(">\n3\n</text>"),
+        "labels under 10"
+    );
+}
+
+#[test]
+fn a_second_key_of_lines_is_their_dash() {
+    let sw = barrier_sweep(&[
+        "workload.args.algo=ring,rd",
+        "workload.ranks=4,8",
+        "node.node_latency=\"0.6 us\",\"1.2 us\"",
+    ]);
+    let which: Vec<usize> = (0..8).collect();
+    let out = sw
+        .run(&which, 2, Arc::new(AtomicBool::new(false)), &|_| {})
+        .unwrap();
+    let keys: Vec<String> = sw.axes.iter().map(|a| a.key.clone()).collect();
+    let svg = mgensim::sweep::plot(&Table::new(&keys, &out), "predicted_time_ps").unwrap();
+    // 4 lines: 2 colours (ranks) × 2 dashes (node latency); a dashed line is drawn as pieces
+    for l in [
+        "ranks=4, node_latency=0.6 us",
+        "ranks=8, node_latency=1.2 us",
+    ] {
+        assert!(svg.contains(&format!(">\n{l}\n</text>")), "{l}");
+    }
+    // the first colour's lines: the solid one is one polyline (and its legend sample one), the
+    // dashed one many pieces
+    let blue = svg.matches("stroke=\"#1F77B4\" stroke-width=\"2\"").count();
+    assert!(blue > 2 + 4, "dashes: {blue} pieces of the first colour");
 }
 
 /// Runs `mgensim sweep` with `args` in a fresh folder and returns sweep.csv (or the shard's).

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-pub use table::{merge, missing_shards, pivot, plot, write, Table};
+pub use table::{merge, missing_shards, pivot, plot, plot_about, write, Table};
 
 /// What one point predicted, or why it failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,6 +109,20 @@ pub struct Sweep {
 }
 
 impl Sweep {
+    /// What the sweep is of, for its plot's title: the scenario's file name and, unless a
+    /// point changes the network, the network (`barrier.toml, torus 8x8x8 (512 nodes)`).
+    pub fn about(&self) -> String {
+        let file = self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |f| f.to_string_lossy().into_owned(),
+        );
+        let varied = self.axes.iter().any(|a| a.key.starts_with("network."));
+        match Scenario::from_str_opts(&self.text, &self.path, &self.sets, self.allow_io) {
+            Ok(s) if !varied => format!("{file}, {}", s.network.describe()),
+            _ => file,
+        }
+    }
+
     /// The scenario of point `values` (checked: a bad key or value is an error naming it).
     pub fn scenario(&self, values: &[String]) -> Result<Scenario> {
         let mut sets = self.sets.clone();

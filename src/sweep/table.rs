@@ -372,6 +372,12 @@ pub fn pivot(t: &Table, y: &str) -> Result<String> {
 /// The line plot of a table: column `y` against the first varied key, one line per value of
 /// the other keys. Axes are logarithmic when all values are positive and span 16× or more.
 pub fn plot(t: &Table, y: &str) -> Result<String> {
+    plot_about(t, y, "")
+}
+
+/// [`plot`], with a second line under the title saying what was swept (`about`: the
+/// scenario and its network).
+pub fn plot_about(t: &Table, y: &str, about: &str) -> Result<String> {
     let (yi, end) = y_against_keys(t, y, "plot")?;
     // a key of numbers is an axis of numbers; any other is one of names, in table order. So is
     // a key stepped by a constant factor (`2..512:x2`): evenly spaced, as on a log axis, but
@@ -397,6 +403,7 @@ pub fn plot(t: &Table, y: &str) -> Result<String> {
         .collect();
     let y_axis = axis(y, &ys);
     let mut lines: Vec<crate::plot::Line> = Vec::new();
+    let (mut colours, mut dashes) = (Vec::new(), Vec::new());
     for r in &t.rows {
         let x = if numeric {
             r[1].parse::<f64>().ok()
@@ -407,15 +414,27 @@ pub fn plot(t: &Table, y: &str) -> Result<String> {
             continue;
         };
         let v = v * y_axis.1;
+        // a line per value of the other keys, each named by its last part (`ranks=16`); the
+        // second of them (if any) is the line's dash, the others its colour
         let label = (2..end)
-            .map(|i| format!("{}={}", t.header[i], r[i]))
+            .map(|i| format!("{}={}", short_key(&t.header[i]), r[i]))
             .collect::<Vec<_>>()
             .join(", ");
+        let dash_key = (end > 3).then_some(3);
+        let colour_of: String = (2..end)
+            .filter(|&i| Some(i) != dash_key)
+            .map(|i| r[i].as_str())
+            .collect::<Vec<_>>()
+            .join("\u{1}");
+        let colour = index_of(&mut colours, colour_of);
+        let dash = dash_key.map_or(0, |i| index_of(&mut dashes, r[i].clone()));
         match lines.iter_mut().find(|l| l.label == label) {
             Some(l) => l.points.push((x, v)),
             None => lines.push(crate::plot::Line {
                 label,
                 points: vec![(x, v)],
+                colour,
+                dash,
             }),
         }
     }
@@ -433,13 +452,29 @@ pub fn plot(t: &Table, y: &str) -> Result<String> {
     let y_desc = y_axis.0;
     let title = y_desc.split(" (").next().unwrap_or(&y_desc).to_string();
     crate::plot::lines_svg(
-        &format!("{title} against {}", t.header[1]),
+        &format!("{title} against {}\n{about}", t.header[1]),
         &t.header[1],
         &y_desc,
         &lines,
         log,
         &names,
     )
+}
+
+/// The place of `v` in `seen`, added at the end if it is new.
+fn index_of(seen: &mut Vec<String>, v: String) -> usize {
+    match seen.iter().position(|s| *s == v) {
+        Some(i) => i,
+        None => {
+            seen.push(v);
+            seen.len() - 1
+        }
+    }
+}
+
+/// A key as a legend names it: its last part (`workload.ranks` is `ranks`).
+fn short_key(key: &str) -> &str {
+    key.rsplit('.').next().unwrap_or(key)
 }
 
 /// Whether `v` (three values or more, all positive) steps by one constant factor other than 1.
@@ -493,13 +528,14 @@ fn axis(col: &str, values: &[f64]) -> (String, f64) {
     }
 }
 
-/// Writes the table as `name.csv` into `dir`, and its plot of `plot_y` as `name.svg`;
-/// returns the files written and, if the plot could not be drawn, why.
+/// Writes the table as `name.csv` into `dir`, and its plot of `plot_y` as `name.svg` (`about`
+/// under its title); returns the files written and, if the plot could not be drawn, why.
 pub fn write(
     dir: &Path,
     name: &str,
     t: &Table,
     plot_y: Option<&str>,
+    about: &str,
 ) -> Result<(Vec<String>, Option<String>)> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let csv = format!("{name}.csv");
@@ -508,7 +544,7 @@ pub fn write(
     let mut files = vec![csv];
     let mut skipped = None;
     if let Some(y) = plot_y {
-        match plot(t, y) {
+        match plot_about(t, y, about) {
             Ok(svg) => {
                 let f = format!("{name}.svg");
                 crate::output::write_atomic(&dir.join(&f), svg.as_bytes())
