@@ -38,11 +38,11 @@ impl Table {
                                 f.events.to_string(),
                                 f.packet_hops.to_string(),
                                 f.link_bytes.to_string(),
-                                f.average_link_bandwidth_bps.to_string(),
-                                f.link_efficiency.to_string(),
+                                fixed(f.average_link_bandwidth_bps, 3),
+                                significant(f.link_efficiency),
                             ]);
                             row.extend(metrics.iter().map(|m| {
-                                f.metrics.get(*m).map_or(String::new(), |v| v.to_string())
+                                f.metrics.get(*m).map_or(String::new(), |&v| metric(m, v))
                             }));
                             row.push(String::new());
                         }
@@ -123,6 +123,43 @@ impl Table {
     /// The column named `name`.
     pub fn column(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|h| h == name)
+    }
+}
+
+/// `v` to `decimals` places, without trailing zeros (`519067.489`, not 519067.48880608124).
+fn fixed(v: f64, decimals: usize) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let s = format!("{v:.decimals$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s.to_string()
+    }
+}
+
+/// `v` to 9 significant digits (more than a ratio of the model's integers means in a plot).
+fn significant(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return v.to_string();
+    }
+    let places = (8 - v.abs().log10().floor() as i64).clamp(0, 30) as usize;
+    fixed(v, places)
+}
+
+/// A reported value's mean as the table keeps it: a time in seconds (`*_s`) to the model's
+/// picosecond, anything else to 9 significant digits.
+fn metric(name: &str, v: f64) -> String {
+    if name.ends_with("_s") {
+        fixed(v, 12)
+    } else {
+        significant(v)
     }
 }
 
@@ -627,6 +664,23 @@ mod tests {
             .contains("two shards"));
         assert_eq!(parse_shard("2/4").unwrap(), (2, 4));
         assert!(parse_shard("0/4").is_err() && parse_shard("5/4").is_err());
+    }
+
+    #[test]
+    fn values_are_kept_to_the_model_s_precision() {
+        // a rate to the milli-byte per second, a share to 9 significant digits
+        assert_eq!(fixed(519067.48880608124, 3), "519067.489");
+        assert_eq!(fixed(2.0, 3), "2");
+        assert_eq!(significant(0.0001297668722015203), "0.000129766872");
+        assert_eq!(significant(1.7351475212345), "1.73514752");
+        assert_eq!(significant(0.0), "0");
+        // a time in seconds to the picosecond: a mean of ps values that binary fractions blur
+        assert_eq!(
+            metric("barrier_s", 0.000057702108000000004),
+            "0.000057702108"
+        );
+        assert_eq!(metric("barrier_s", 1.5e-13), "0");
+        assert_eq!(metric("bandwidth_GBps", 2.324000660001), "2.32400066");
     }
 
     #[test]
