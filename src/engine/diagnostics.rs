@@ -218,22 +218,25 @@ fn tag_words(tag: i64) -> String {
 }
 
 /// The cycles of the wait-for graph `on` (rank -> the rank it waits for), each from its
-/// smallest rank, in the order of that rank.
+/// smallest rank, in the order of that rank. Each rank is visited once (a chain's ranks are
+/// found by a map, not a scan: a ring of a million ranks is one pass).
 fn cycles(on: &std::collections::BTreeMap<u32, u32>) -> Vec<Vec<u32>> {
     let mut done = std::collections::BTreeSet::new();
     let mut found = Vec::new();
     for &start in on.keys() {
         let mut path = Vec::new();
+        let mut place = std::collections::BTreeMap::new();
         let mut at = start;
         // follow the chain until it ends, meets a rank already settled, or closes on itself
         while !done.contains(&at) {
-            if let Some(i) = path.iter().position(|&p| p == at) {
+            if let Some(&i) = place.get(&at) {
                 let mut cycle: Vec<u32> = path[i..].to_vec();
                 let least = (0..cycle.len()).min_by_key(|&k| cycle[k]).unwrap_or(0);
                 cycle.rotate_left(least);
                 found.push(cycle);
                 break;
             }
+            place.insert(at, path.len());
             path.push(at);
             match on.get(&at) {
                 Some(&next) => at = next,
@@ -459,4 +462,28 @@ pub(super) fn leftovers(w: &Part) -> Vec<String> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cycle_is_found_once_from_its_smallest_rank() {
+        // 0 -> 1 -> 2 -> 0; 5 -> 3 -> 4 -> 3 (a chain into a cycle); 6 -> 9 (waits for a
+        // rank that waits for nobody)
+        let on = [(0, 1), (1, 2), (2, 0), (5, 3), (3, 4), (4, 3), (6, 9)]
+            .into_iter()
+            .collect();
+        assert_eq!(cycles(&on), [vec![0, 1, 2], vec![3, 4]]);
+        // a ring of 100,000 ranks is one cycle
+        let n = 100_000u32;
+        let ring = (0..n).map(|r| (r, (r + 1) % n)).collect();
+        let found = cycles(&ring);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].len(), found[0][0], found[0][1]),
+            (n as usize, 0, 1)
+        );
+    }
 }
