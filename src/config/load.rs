@@ -42,9 +42,12 @@ impl Scenario {
         let mut table: toml::Table =
             toml::from_str(text).map_err(|e| anyhow!("{file}: {}", e.to_string().trim_end()))?;
         let mut p = Problems::new(file, text);
+        // the keys --set (or a sweep's point) set, as problems name them
+        let mut set = Vec::new();
         for o in overrides {
             let key = apply_override(&mut table, o).with_context(|| format!("--set {o}"))?;
             p.overridden(&key);
+            set.push(key);
         }
         keys::remove_unknown(
             &mut table,
@@ -98,13 +101,7 @@ impl Scenario {
                 .collect(),
             _ => Vec::new(),
         };
-        // the keys --set (or a sweep's point) set: a topology set so leaves the file's keys of
-        // the other topologies out
-        let set: Vec<String> = overrides
-            .iter()
-            .filter_map(|o| o.split_once('='))
-            .map(|(k, _)| k.trim().to_string())
-            .collect();
+        // (a topology --set set leaves the file's keys of the other topologies out)
         let scenario =
             parsed.and_then(|f| Scenario::build(f, path, &given, &set, allow_io, &mut p));
         p.into_result()?;
