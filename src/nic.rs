@@ -105,6 +105,9 @@ pub struct Msg {
     /// Its payload bytes and packets.
     bytes: u64,
     packets: u32,
+    /// Flow model: the router-to-router links of its path (the packet model counts them on
+    /// each packet, [`crate::net::packet::Packet::hops`]).
+    hops: u8,
 }
 
 /// What the sending NIC keeps of a message while it cuts it into packets.
@@ -164,6 +167,12 @@ pub struct NicStats {
     pub latency_min_ps: u64,
     /// The most (ps).
     pub latency_max_ps: u64,
+    /// Router-to-router links the data messages delivered crossed (a message counts the
+    /// links its last packet crossed: every packet of a message takes as many under
+    /// deterministic routing), summed and the most.
+    pub hops_sum: u64,
+    /// The most links one data message crossed.
+    pub hops_max: u32,
 }
 
 /// The NICs of the machine (each partition changes only its own, `perf/slab.rs`), and the
@@ -191,6 +200,8 @@ pub struct Nics {
     /// Scratch for the messages a [`Event::FlowDone`] ended.
     pub flow_ended: Vec<u32>,
     pub stats: NicStats,
+    /// Bytes of data messages per pair of NICs, when counted (`probe/traffic.rs`).
+    pub traffic: Option<Box<crate::probe::traffic::Traffic>>,
 }
 
 impl Nics {
@@ -227,6 +238,7 @@ impl Nics {
                 latency_min_ps: u64::MAX,
                 ..NicStats::default()
             },
+            traffic: None,
         }
     }
 
@@ -253,6 +265,7 @@ impl Nics {
                 flow: None,
                 flow_ended: Vec::new(),
                 stats: self.stats.clone(),
+                traffic: self.traffic.as_ref().map(|_| Box::default()),
             })
             .collect();
         let dir = crate::perf::stable::directory(&all.iter().map(|n| &n.msgs).collect::<Vec<_>>());
@@ -296,6 +309,11 @@ impl Nics {
     ) {
         let bytes = if kind.is_control() { 0 } else { bytes };
         let packets = bytes.div_ceil(self.mtu).max(1) as u32;
+        // (the flow model routes a message once, as it starts: its path is known here)
+        let path = match self.flow {
+            Some(_) if src / self.per_node != dst / self.per_node => net.path(src, dst, now),
+            _ => Vec::new(),
+        };
         let msg = Msg {
             kind,
             op,
@@ -304,7 +322,12 @@ impl Nics {
             issued: now,
             bytes,
             packets,
+            // (a path is its injection channel, its router-to-router links and its ejection)
+            hops: path.len().saturating_sub(2).min(u8::MAX as usize) as u8,
         };
+        if let (false, Some(t)) = (kind.is_control(), self.traffic.as_deref_mut()) {
+            t.add(src, dst, bytes);
+        }
         let m = match self.msgs.alloc(msg) {
             Ok(m) => m,
             Err(full) => {
@@ -317,8 +340,7 @@ impl Nics {
             *self.sending(m) = Sending::default();
             self.stats.packets += packets as u64;
             let fl = self.flow.as_deref_mut().expect("checked");
-            let same_node = src / self.per_node == dst / self.per_node;
-            fl.start(net, m, src, dst, bytes, same_node, now, q);
+            fl.start(net, m, src, dst, bytes, path, now, q);
             return;
         }
         *self.sending(m) = Sending {
@@ -534,6 +556,8 @@ impl Nics {
                 st.latency_sum_ps += took as u128;
                 st.latency_min_ps = st.latency_min_ps.min(took);
                 st.latency_max_ps = st.latency_max_ps.max(took);
+                st.hops_sum += p.hops as u64;
+                st.hops_max = st.hops_max.max(p.hops as u32);
             }
             Some(p.msg)
         } else {
@@ -580,6 +604,8 @@ impl Nics {
             st.latency_sum_ps += took as u128;
             st.latency_min_ps = st.latency_min_ps.min(took);
             st.latency_max_ps = st.latency_max_ps.max(took);
+            st.hops_sum += msg.hops as u64;
+            st.hops_max = st.hops_max.max(msg.hops as u32);
         }
         if msg.kind.has_envelope() {
             Arrival::EnvelopeDelivered(m)
@@ -629,6 +655,12 @@ impl Nics {
         a.latency_sum_ps += b.latency_sum_ps;
         a.latency_min_ps = a.latency_min_ps.min(b.latency_min_ps);
         a.latency_max_ps = a.latency_max_ps.max(b.latency_max_ps);
+        if let (Some(t), Some(u)) = (self.traffic.as_deref_mut(), other.traffic.as_deref()) {
+            t.absorb(u);
+        }
+        let (a, b) = (&mut self.stats, &other.stats);
+        a.hops_sum += b.hops_sum;
+        a.hops_max = a.hops_max.max(b.hops_max);
     }
 
     /// Message `m`, this partition's, is done with on the side that received it.

@@ -163,6 +163,13 @@ impl Part {
             s.network.header_bytes,
             s.node.dma == crate::config::DmaMode::CutThrough,
         );
+        // (the placement hint of a mesh or torus: one job, one rank per node)
+        if matches!(net.topo, crate::net::topology::Topo::Cube(_))
+            && nodes.jobs.len() == 1
+            && nranks <= crate::probe::traffic::MAX_HINT_RANKS
+        {
+            nics.traffic = Some(Box::default());
+        }
         let flow = s.network.model == crate::config::NetworkModel::Flow;
         if flow {
             nics.flow = Some(Box::new(crate::net::flow::FlowNet::new(

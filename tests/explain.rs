@@ -128,3 +128,106 @@ fn compute_calls_and_waiting_are_told_apart() {
         b.reason
     );
 }
+
+/// Router-to-router links of the data messages: a ring of 16 ranks on a 4x4 torus, placed
+/// linearly, sends 12 messages one link (along x) and 4 two links (from the end of a row of
+/// four to the start of the next: one along x over the wrap-around, one along y), in every
+/// round of the ring barrier: a mean of (12 + 8) / 16 = 1.25 and a most of 2, in both models.
+#[test]
+fn hops_per_message_are_counted_on_the_links_the_data_took() {
+    for model in ["packet", "flow"] {
+        let r = run_file(
+            "scenarios/barrier.toml",
+            &[
+                "network.dims=[4,4]",
+                "workload.ranks=16",
+                "workload.args.algo=ring",
+                &format!("network.model={model}"),
+            ],
+        );
+        let h = r.network.message_hops.expect("data messages");
+        assert_eq!((h.mean, h.max), (1.25, 2), "{model}");
+        assert!(
+            r.to_string()
+                .contains("message hops       mean 1.25  max 2  (router-to-router links"),
+            "{model}"
+        );
+        assert_eq!(r.network.placement_hint, None, "a ring placed as a ring");
+    }
+}
+
+/// The links between two ranks of a 6x6x6 halo exchange (neighbours by rank arithmetic),
+/// placed linearly on an 8x8x8 torus: worked out on coordinates.
+fn halo_links_placed_linearly() -> f64 {
+    let (mut links, mut messages) = (0u64, 0u64);
+    for r in 0..216u32 {
+        let c = [r % 6, r / 6 % 6, r / 36];
+        for d in 0..3 {
+            for v in [c[d].wrapping_sub(1), c[d] + 1] {
+                if v < 6 {
+                    let mut n = c;
+                    n[d] = v;
+                    let to = n[0] + 6 * n[1] + 36 * n[2];
+                    let (a, b) = ([r % 8, r / 8 % 8, r / 64], [to % 8, to / 8 % 8, to / 64]);
+                    links += (0..3)
+                        .map(|i| a[i].abs_diff(b[i]).min(8 - a[i].abs_diff(b[i])) as u64)
+                        .sum::<u64>();
+                    messages += 1;
+                }
+            }
+        }
+    }
+    links as f64 / messages as f64
+}
+
+/// The case: a 6x6x6 grid of ranks placed linearly on an 8x8x8 torus is slower than
+/// 512 ranks. The hint finds the grid, says how far its data went and would go, and the map
+/// it describes, written out, puts every message one link away and runs faster.
+#[test]
+fn a_grid_placed_linearly_on_a_torus_of_another_width_gets_a_placement_hint() {
+    let r = run_file("scenarios/halo3d.toml", &[]);
+    let placed = halo_links_placed_linearly();
+    let h = r.network.placement_hint.clone().expect("a hint");
+    assert_eq!(h.grid, vec![6, 6, 6]);
+    assert_eq!(h.grid_hops, 1.0);
+    assert_eq!(
+        h.placed_hops, placed,
+        "every message carries the same bytes"
+    );
+    assert_eq!(r.network.message_hops.unwrap().mean, placed);
+    let text = r.to_string();
+    assert!(
+        text.contains("placement hint     the ranks' data crossed")
+            && text.contains(
+                "node = c0 + 8*c1 + 64*c2 for (c0, ...) = (r mod 6, (r div 6) mod 6, r div 36)"
+            ),
+        "{text}"
+    );
+    // the map the hint describes
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["halo3d.toml", "halo3d.lua"] {
+        std::fs::copy(project().join("scenarios").join(f), dir.path().join(f)).unwrap();
+    }
+    let map: String = (0..216u32)
+        .map(|r| {
+            let (x, y, z) = (r % 6, r / 6 % 6, r / 36);
+            format!("{r} {}\n", x + 8 * y + 64 * z)
+        })
+        .collect();
+    std::fs::write(dir.path().join("map.txt"), map).unwrap();
+    let toml = dir.path().join("halo3d.toml");
+    let text = std::fs::read_to_string(&toml).unwrap() + "\n[placement]\nfile = \"map.txt\"\n";
+    std::fs::write(&toml, text).unwrap();
+    let better = run_path(&toml);
+    let hb = better.network.message_hops.unwrap();
+    assert_eq!((hb.mean, hb.max), (1.0, 1));
+    assert_eq!(better.network.placement_hint, None);
+    assert!(better.predicted_time_ps < r.predicted_time_ps);
+    // 512 ranks as an 8x8x8 grid are a block already
+    let full = run_file(
+        "scenarios/halo3d.toml",
+        &["workload.ranks=512", "workload.args.grid=[8,8,8]"],
+    );
+    assert_eq!(full.network.placement_hint, None);
+    assert_eq!(full.network.message_hops.unwrap().max, 1);
+}

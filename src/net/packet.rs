@@ -56,6 +56,8 @@ pub struct Packet {
     pub arrived: bool,
     /// Dragonfly: its route (0 until its source router decides; see `topology::dragonfly`).
     pub aux: u16,
+    /// Router-to-router links it has crossed so far (saturating at 255).
+    pub hops: u8,
 }
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 64);
@@ -82,6 +84,7 @@ impl Packet {
             dim: crate::net::topology::NO_DIM,
             arrived: false,
             aux: 0,
+            hops: 0,
         }
     }
 }

@@ -1,12 +1,15 @@
 //! What a run can record beyond its summary, when asked (each costs time or memory only
 //! then): time × space statistics of the links ([`series`]), the buffer history of chosen
-//! routers ([`history`]) and a timeline of the ranks ([`trace`]). docs/model.md §7.
+//! routers ([`history`]) and a timeline of the ranks ([`trace`]). docs/model.md §7. The
+//! bytes between pairs of nodes ([`traffic`]) are counted for the placement hint of a mesh or
+//! torus.
 
 pub mod history;
 pub mod names;
 pub mod profile;
 pub mod series;
 pub mod trace;
+pub mod traffic;
 
 use crate::units::Time;
 

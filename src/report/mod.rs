@@ -22,6 +22,15 @@ pub struct Spread {
     pub max: u64,
 }
 
+/// Router-to-router links crossed per data message (a message within a node crosses none).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Hops {
+    /// The mean over the data messages delivered.
+    pub mean: f64,
+    /// The most one of them crossed.
+    pub max: u32,
+}
+
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 /// The ranks of a run: how many, which finished, and when.
 pub struct RankSummary {
@@ -105,6 +114,12 @@ pub struct NetworkSummary {
     /// to the source NIC (source queueing included) to the last byte in memory; None if none
     /// was delivered.
     pub message_latency_ps: Option<Spread>,
+    /// Router-to-router links the data messages delivered crossed; None if none was
+    /// delivered.
+    pub message_hops: Option<Hops>,
+    /// A mesh or torus whose ranks would cross fewer links placed as a grid: which grid, and
+    /// the links per byte before and after (`probe/traffic.rs`).
+    pub placement_hint: Option<crate::probe::traffic::PlacementHint>,
     /// Puts and gets issued.
     pub transfers: u64,
     /// Events processed.
@@ -534,6 +549,14 @@ impl Report {
                         max: st.latency_max_ps,
                     })
                 },
+                placement_hint: placement_hint(w),
+                message_hops: {
+                    let st = &w.nics.stats;
+                    (st.data_messages > 0).then(|| Hops {
+                        mean: st.hops_sum as f64 / st.data_messages as f64,
+                        max: st.hops_max,
+                    })
+                },
                 transfers: w.rdma.issued,
                 events: w.events,
                 events_by_kind: Event::KINDS
@@ -713,3 +736,34 @@ pub fn link_name(l: &LinkLoad) -> String {
     }
 }
 pub use bottleneck::{Bound, NodeStats};
+
+/// The placement hint of a run on a mesh or torus whose one job has one rank per node and
+/// whose traffic was counted in full.
+fn placement_hint(w: &Part) -> Option<crate::probe::traffic::PlacementHint> {
+    let t = w.nics.traffic.as_deref().filter(|t| !t.overflowed)?;
+    let crate::net::topology::Topo::Cube(c) = &w.net.topo else {
+        return None;
+    };
+    let nodes = &w.nodes;
+    let mut rank_of_node = vec![u32::MAX; c.routers() as usize];
+    for (r, &n) in nodes.rank_node.iter().enumerate() {
+        let slot = rank_of_node.get_mut(n as usize)?;
+        if *slot != u32::MAX {
+            return None; // two ranks on a node
+        }
+        *slot = r as u32;
+    }
+    let k = nodes.nics_per_node.max(1);
+    let pairs: Vec<(u32, u32, u64)> = t
+        .pairs()
+        .into_iter()
+        .filter_map(|(s, d, b)| {
+            let (rs, rd) = (
+                rank_of_node[(s / k) as usize],
+                rank_of_node[(d / k) as usize],
+            );
+            (rs != u32::MAX && rd != u32::MAX).then_some((rs, rd, b))
+        })
+        .collect();
+    crate::probe::traffic::placement_hint(&pairs, &nodes.rank_node, &c.dims, &c.wrap)
+}

@@ -226,6 +226,16 @@ impl fmt::Display for Report {
                 Time(l.max)
             )?;
         }
+        if let Some(h) = &n.message_hops {
+            writeln!(
+                f,
+                "message hops       mean {:.2}  max {}  (router-to-router links per data message)",
+                h.mean, h.max
+            )?;
+        }
+        if let Some(h) = &n.placement_hint {
+            writeln!(f, "placement hint     {}", h.words(&n.dims))?;
+        }
         writeln!(
             f,
             "moved              {} payload, {} over links",

@@ -169,8 +169,9 @@ impl FlowNet {
     }
 
     /// NIC message `msg` of `payload` bytes from NIC `src` to NIC `dst` is handed to its NIC
-    /// at `now`: it starts as a flow, or (a control message) arrives after its latency. Its
-    /// arrival is an [`Event::FlowArrive`].
+    /// at `now` and takes the channels `path` ([`Network::path`]; empty within a node): it
+    /// starts as a flow, or (a control message) arrives after its latency. Its arrival is an
+    /// [`Event::FlowArrive`].
     #[allow(clippy::too_many_arguments)]
     pub fn start(
         &mut self,
@@ -179,18 +180,14 @@ impl FlowNet {
         src: u32,
         dst: u32,
         payload: u64,
-        same_node: bool,
+        path: Vec<u32>,
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
         let packets = payload.div_ceil(self.mtu).max(1);
         let first = payload.min(self.mtu);
         let wire = payload + packets * self.header;
-        let path = if same_node {
-            Vec::new()
-        } else {
-            net.path(src, dst, now)
-        };
+        let same_node = path.is_empty();
         let alone = if same_node {
             // through the node's memory: read whole, then written whole
             self.dma.transfer_time(Bytes(first)) + self.dma.transfer_time(Bytes(first))

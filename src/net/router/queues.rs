@@ -402,6 +402,7 @@ impl Network {
             self.stats.global_hops += (flags & GLOBAL != 0) as u64;
             let ready = head_arrives + self.router_delay;
             pm.at = next_router;
+            pm.hops = pm.hops.saturating_add(is_router as u8);
             pm.vc = k as u8;
             pm.arrived = false;
             pm.ready = ready;
