@@ -832,3 +832,51 @@ fn the_shipped_otf2_sample_converts_and_replays() {
     assert_eq!(r.network.bytes, 1000 + 500 + 4 * 800 + 3 * 64);
     assert!((5_000_000_000..5_010_000_000).contains(&r.predicted_time_ps));
 }
+
+/// `--profile` of a replay: a row per MPI action replayed, each from the rank asking for it to
+/// its asking for the next. Rank 0 computes 2,000 flop at 1 Gflop/s (2 us), sends 64 B
+/// (the send's overhead), and both ranks then meet in a barrier; rank 1 receives. A rank's
+/// replayed actions cover its whole time, so their totals add up to the ranks' finish times.
+#[test]
+fn the_profile_of_a_replay_has_a_row_per_mpi_action() {
+    let p = Params::nsim_ace();
+    let d = tempfile::tempdir().unwrap();
+    traced(
+        d.path(),
+        &[
+            "init\ncompute 2000\nsend 1 3 16 1\nbarrier\nfinalize",
+            "init\nrecv 0 3 16 1\nbarrier\nfinalize",
+        ],
+        "",
+    );
+    let o = mgensim_in(d.path(), &["run", "s.toml", "--json", "--profile"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = json["profile"].as_array().expect("a profile");
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["kind"] == "replayed" && r["name"] == name)
+            .unwrap_or_else(|| panic!("no row `replayed {name}` in {rows:?}"))
+            .clone()
+    };
+    assert_eq!(row("compute")["total_ps"], 2_000_000);
+    let n = |name: &str, field: &str| row(name)[field].as_u64().unwrap();
+    assert_eq!((n("send", "count"), n("send", "total_ps")), (1, OVERHEAD));
+    // rank 1's receive: from 0 until the 64 B are in its memory after rank 0's 2 us and
+    // overhead
+    let recv = 2_000_000 + OVERHEAD + p.dma(64) + p.fly(80, 2) + p.dma(64);
+    assert_eq!(row("recv")["total_ps"], recv);
+    assert_eq!((n("barrier", "count"), n("barrier", "ranks")), (2, 2));
+    for name in ["init", "finalize"] {
+        assert_eq!(row(name)["total_ps"], 0, "{name} takes no time");
+    }
+    let replayed: u64 = rows
+        .iter()
+        .filter(|r| r["kind"] == "replayed")
+        .map(|r| r["total_ps"].as_u64().unwrap())
+        .sum();
+    // (two ranks: the first and the last to finish)
+    let f = &json["ranks"]["finish_ps"];
+    let finish = f["min"].as_u64().unwrap() + f["max"].as_u64().unwrap();
+    assert_eq!(replayed, finish);
+}

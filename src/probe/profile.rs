@@ -4,6 +4,10 @@
 //! put's node latency, plus the time it was blocked in it); for each region a script names
 //! (`MGEN_region`, the collectives of `mgen.coll`), how often it ran and the time inside it.
 //!
+//! A replayed trace (`mgen.replay`) adds a row per MPI action it replays (`replayed send`,
+//! `replayed allreduce`): the time from the rank asking for the action (`MGEN_trace_next`) to
+//! its asking for the next, so that a collective counts with every message it is made of.
+//!
 //! A blocking call made of others counts once, under its own name: `MGEN_Recv`'s posting
 //! and its wait are both `MGEN_Recv`'s time. Each partition records its own ranks; the
 //! profiles are gathered in a fixed order, so the figures are the same for any partitioning.
@@ -63,8 +67,13 @@ impl Api {
     }
 }
 
-/// One rank's figures for one call or region: `(key, count, ps)`, the key a call's
-/// [`Api`] value or [`CALLS`]`.len()` plus a region's id.
+/// The first key of the replayed actions (by their index in [`crate::replay::ACTIONS`]).
+const ACTIONS: u32 = CALLS.len() as u32;
+/// The first key of the regions (by their id in the names).
+const REGIONS: u32 = ACTIONS + crate::replay::ACTIONS.len() as u32;
+
+/// One rank's figures for one call, action or region: `(key, count, ps)`, the key a call's
+/// [`Api`] value, [`ACTIONS`] plus an action's index, or [`REGIONS`] plus a region's id.
 type Entry = (u32, u64, u64);
 
 /// The profile of a partition's ranks (after [`Profile::absorb`], of all of them).
@@ -73,6 +82,8 @@ pub struct Profile {
     ranks: Vec<Vec<Entry>>,
     /// Per global rank: its open regions, `(id, start ps)`.
     open: Vec<Vec<(u32, u64)>>,
+    /// Per global rank: the replayed action it is in, `(index, start ps)`.
+    acting: Vec<Option<(u32, u64)>>,
     /// Region names.
     names: super::names::Names,
 }
@@ -83,6 +94,7 @@ impl Profile {
         Profile {
             ranks: vec![Vec::new(); ranks],
             open: vec![Vec::new(); ranks],
+            acting: vec![None; ranks],
             names: Default::default(),
         }
     }
@@ -110,6 +122,16 @@ impl Profile {
         self.add(rank, api as u32, 0, ps);
     }
 
+    /// `rank` asked for its next replayed action at `t` (ps): the one it was in ends, and
+    /// `next` (an index into [`crate::replay::ACTIONS`]) begins, if its trace has one.
+    pub(crate) fn action(&mut self, rank: u32, next: Option<usize>, t: u64) {
+        let slot = &mut self.acting[rank as usize];
+        let was = std::mem::replace(slot, next.map(|k| (k as u32, t)));
+        if let Some((k, start)) = was {
+            self.add(rank, ACTIONS + k, 1, t.saturating_sub(start));
+        }
+    }
+
     /// `rank` entered region `name` at `t` (ps).
     pub(crate) fn begin(&mut self, rank: u32, name: &str, t: u64) {
         let id = self.names.id(name);
@@ -119,7 +141,7 @@ impl Profile {
     /// `rank` left its innermost region at `t` (ps).
     pub(crate) fn end(&mut self, rank: u32, t: u64) {
         if let Some((id, start)) = self.open[rank as usize].pop() {
-            self.add(rank, CALLS.len() as u32 + id, 1, t.saturating_sub(start));
+            self.add(rank, REGIONS + id, 1, t.saturating_sub(start));
         }
     }
 
@@ -127,13 +149,12 @@ impl Profile {
     /// these'), into this one.
     pub fn absorb(&mut self, other: Profile) {
         let ids = self.names.merge(&other.names);
-        let calls = CALLS.len() as u32;
         for (r, list) in other.ranks.into_iter().enumerate() {
             for (key, count, ps) in list {
-                let key = if key < calls {
+                let key = if key < REGIONS {
                     key
                 } else {
-                    calls + ids[(key - calls) as usize]
+                    REGIONS + ids[(key - REGIONS) as usize]
                 };
                 self.add(r as u32, key, count, ps);
             }
@@ -145,7 +166,6 @@ impl Profile {
     /// gives the same figures). `span_ps` is the ranks' time together (each rank's finish
     /// time, summed), of which each row gives its share.
     pub fn rows(&self, span_ps: u64) -> Vec<ProfileRow> {
-        let calls = CALLS.len() as u32;
         // key -> per-rank times, counts
         let mut by_key: std::collections::BTreeMap<u32, (Vec<u64>, u64)> = Default::default();
         for list in &self.ranks {
@@ -158,10 +178,17 @@ impl Profile {
         let mut rows: Vec<ProfileRow> = by_key
             .into_iter()
             .map(|(key, (times, count))| {
-                let (kind, name) = if key < calls {
+                let (kind, name) = if key < ACTIONS {
                     ("call", CALLS[key as usize].to_string())
+                } else if key < REGIONS {
+                    (
+                        "replayed",
+                        crate::replay::ACTIONS[(key - ACTIONS) as usize]
+                            .0
+                            .to_string(),
+                    )
                 } else {
-                    ("region", self.names.name(key - calls).to_string())
+                    ("region", self.names.name(key - REGIONS).to_string())
                 };
                 let total: u64 = times.iter().sum();
                 ProfileRow {
@@ -194,7 +221,8 @@ impl Profile {
 /// One call or region of the profile, over the ranks that made it.
 #[derive(Clone, Debug, serde::Serialize, PartialEq)]
 pub struct ProfileRow {
-    /// `call` (an API function) or `region` (a name a script gave).
+    /// `call` (an API function), `replayed` (an MPI action of a replayed trace, by its
+    /// trace name) or `region` (a name a script gave).
     pub kind: &'static str,
     /// The function's or the region's name.
     pub name: String,
@@ -245,6 +273,33 @@ mod tests {
         // largest first
         let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["MGEN_Comp", "outer", "MGEN_Recv", "inner"]);
+    }
+
+    #[test]
+    fn a_replayed_action_lasts_until_the_next_is_asked_for() {
+        let k = |name: &str| {
+            crate::replay::ACTIONS
+                .iter()
+                .position(|a| a.0 == name)
+                .unwrap()
+        };
+        let mut p = Profile::new(1);
+        p.action(0, Some(k("send")), 100);
+        p.call(0, Api::Send, 300);
+        p.action(0, Some(k("allreduce")), 400);
+        p.action(0, Some(k("send")), 1400);
+        p.action(0, None, 1500);
+        let rows = p.rows(1500);
+        let row = |name: &str| rows.iter().find(|r| r.name == name).unwrap().clone();
+        assert_eq!(
+            (row("send").kind, row("send").count, row("send").total_ps),
+            ("replayed", 2, 400)
+        );
+        assert_eq!(
+            (row("allreduce").count, row("allreduce").total_ps),
+            (1, 1000)
+        );
+        assert_eq!(row("MGEN_Send").kind, "call");
     }
 
     #[test]

@@ -66,13 +66,13 @@
     }
     var t = el("table", { class: "profile", id: "profile" });
     var head = el("tr");
-    ["call or region", "share of the ranks' time", "count", "ranks", "least per rank", "mean per rank", "most per rank"].forEach(function (h) {
+    ["call, replayed MPI action or region", "share of the ranks' time", "count", "ranks", "least per rank", "mean per rank", "most per rank"].forEach(function (h) {
       head.appendChild(el("th", {}, h));
     });
     t.appendChild(head);
     D.profile.forEach(function (r) {
       var tr = el("tr");
-      tr.appendChild(el("td", {}, (r.kind === "region" ? "region " : "") + r.name));
+      tr.appendChild(el("td", {}, (r.kind === "call" ? "" : r.kind + " ") + r.name));
       var share = el("td");
       share.appendChild(el("span", { class: "bar", style: "width:" + Math.round(100 * Math.min(1, r.share)) + "px" }));
       share.appendChild(document.createTextNode(" " + pct(r.share)));

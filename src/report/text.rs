@@ -386,7 +386,7 @@ impl Report {
              that made the call or entered the region: least, mean, most)"
         )?;
         let name = |r: &crate::probe::profile::ProfileRow| match r.kind {
-            "region" => format!("region {}", r.name),
+            "region" | "replayed" => format!("{} {}", r.kind, r.name),
             _ => r.name.clone(),
         };
         let width = rows

@@ -128,13 +128,18 @@ unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
     let next = guarded(l, "MGEN_trace_next", || {
         with_world(l, |w| {
             let me = w.current;
-            Some(w.replays.next(me).map(|a| {
+            let next = w.replays.next(me).map(|a| {
                 a.map(|a| {
                     args.clear();
                     args.extend_from_slice(a.args);
                     (a.kind, a.comm)
                 })
-            }))
+            });
+            if let (Some(p), Ok(a)) = (w.profile.as_deref_mut(), &next) {
+                let t = w.ranks[me as usize].clock.ps();
+                p.action(me, a.map(|a| a.0), t);
+            }
+            Some(next)
         })
     });
     let n = match next {
