@@ -315,7 +315,11 @@ const KINDS: [(Kind, &str, RGBColor); 6] = [
         "wait: MGEN_acp_complete",
         RGBColor(255, 127, 14),
     ),
-    (Kind::MpiWait, "wait: MGEN_Wait", RGBColor(148, 103, 189)),
+    (
+        Kind::MpiWait,
+        "wait: MGEN_Recv, MGEN_Wait, ...",
+        RGBColor(148, 103, 189),
+    ),
     (Kind::Call, "put / get / send", RGBColor(127, 127, 127)),
     (Kind::Stuck, "stuck until the stop", RGBColor(20, 20, 20)),
 ];
@@ -329,8 +333,9 @@ pub struct TimelineData {
     pub tids: Vec<u64>,
     /// Name of each track (`rank 3`, or `rank 3` of a job's process).
     pub names: std::collections::BTreeMap<u64, String>,
-    /// Spans `(tid, start us, end us, kind or None for a region, label)`.
-    spans: Vec<(u64, f64, f64, Option<Kind>, String)>,
+    /// Spans `(tid, start us, end us, kind or None for a region, label, what it was in
+    /// words: the call, its peer, bytes and tag)`.
+    spans: Vec<(u64, f64, f64, Option<Kind>, String, String)>,
     /// Message arrows `(from tid, at us, to tid, at us)`, in the order of their start.
     pub arrows: Vec<(u64, f64, u64, f64)>,
     /// Stuck ranks: `(tid, since us, what it waits for, at)`.
@@ -383,7 +388,29 @@ impl TimelineData {
                         (Some("region"), _) => None,
                         _ => continue,
                     };
-                    spans.push((t, ts, ts + dur, kind, name.to_string()));
+                    let a = &e["args"];
+                    let detail = match kind {
+                        Some(Kind::Call) => format!(
+                            "{name} to rank {}, {}, {}",
+                            a["peer"],
+                            crate::units::Bytes(a["bytes"].as_u64().unwrap_or(0)),
+                            crate::engine::diagnostics::tag_words(a["tag"].as_i64().unwrap_or(0))
+                        ),
+                        Some(Kind::Poll) => format!("blocked in {name}(tag {})", a["tag"]),
+                        Some(Kind::Complete) => format!("blocked in {name}"),
+                        Some(Kind::MpiWait) => format!("blocked in {name}"),
+                        Some(Kind::Stuck) => format!(
+                            "{name}: {}{}",
+                            a["waits_for"].as_str().unwrap_or(""),
+                            match a["at"].as_str() {
+                                Some(at) if !at.is_empty() => format!(" (at {at})"),
+                                _ => String::new(),
+                            }
+                        ),
+                        Some(Kind::Compute) => "MGEN_Comp".to_string(),
+                        None => format!("region {name}"),
+                    };
+                    spans.push((t, ts, ts + dur, kind, name.to_string(), detail));
                 }
                 (Some(ph @ ("s" | "f")), Some(t)) => {
                     let key = (
@@ -432,7 +459,7 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
     let bin = end / TIMELINE_BINS as f64;
     // time per (row, bin, kind)
     let mut time = vec![[0.0f64; KINDS.len()]; shown.len() * TIMELINE_BINS];
-    for (t, a, b, kind, _) in &d.spans {
+    for (t, a, b, kind, _, _) in &d.spans {
         let (Some(&row), Some(k)) = (row_of.get(t), kind) else {
             continue;
         };
@@ -589,6 +616,126 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
         root.present()?;
     }
     Ok(out)
+}
+
+/// Most spans (calls, waits) the timeline of `report.html` holds; later ones are left out,
+/// and the page says from when.
+pub const PAGE_SPANS: usize = 60_000;
+
+/// The timeline as `report.html` draws it (in its script, with zoom and hover): the ranks
+/// shown (every `every`th of `ranks`, at most [`TIMELINE_RANKS`]), their spans and regions,
+/// the message arrows, and the words each span's tip shows. Times are microseconds.
+#[derive(serde::Serialize)]
+pub struct PageTimeline {
+    /// The end of the run.
+    pub end_us: f64,
+    /// The names of the rows (`rank 3`, `rank 3 (stuck)`).
+    pub rows: Vec<String>,
+    /// Ranks in the run, and the step between the ranks shown.
+    pub ranks: usize,
+    /// See `ranks`.
+    pub every: usize,
+    /// Each kind of span: its legend and its colour (CSS).
+    pub kinds: Vec<(String, String)>,
+    /// `[row, start, end, kind, text]`, by row and then start; `text` indexes `texts`.
+    pub spans: Vec<(u32, f64, f64, u8, u32)>,
+    /// Regions: `[row, start, end, text]` (their names), by row and then start.
+    pub regions: Vec<(u32, f64, f64, u32)>,
+    /// Message arrows `[from row, at, to row, at]`, the first [`TIMELINE_ARROWS`].
+    pub arrows: Vec<(u32, f64, u32, f64)>,
+    /// The words of the spans and regions.
+    pub texts: Vec<String>,
+    /// Spans left out past [`PAGE_SPANS`], and the earliest start among them (us).
+    pub left_out: usize,
+    /// See `left_out`.
+    pub left_out_from_us: f64,
+}
+
+/// The timeline of the Chrome trace `trace` (as mgensim writes it) for `report.html`.
+pub fn page_timeline(trace: &str) -> Result<PageTimeline> {
+    let d = TimelineData::read(trace)?;
+    let every = d.tids.len().div_ceil(TIMELINE_RANKS);
+    let shown: Vec<u64> = d.tids.iter().copied().step_by(every).collect();
+    let row_of: std::collections::HashMap<u64, u32> = shown
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| (t, i as u32))
+        .collect();
+    let stuck: std::collections::HashSet<u64> = d.stuck.iter().map(|s| s.0).collect();
+    let rows = shown
+        .iter()
+        .map(|t| {
+            let name = d.names.get(t).cloned().unwrap_or_default();
+            if stuck.contains(t) {
+                format!("{name} (stuck)")
+            } else {
+                name
+            }
+        })
+        .collect();
+    let mut texts: Vec<String> = Vec::new();
+    let mut text_id: std::collections::HashMap<String, u32> = Default::default();
+    let mut id = |s: &str| -> u32 {
+        if let Some(&i) = text_id.get(s) {
+            return i;
+        }
+        texts.push(s.to_string());
+        text_id.insert(s.to_string(), texts.len() as u32 - 1);
+        texts.len() as u32 - 1
+    };
+    let mut calls: Vec<(u32, f64, f64, u8, &str)> = Vec::new();
+    let mut regions: Vec<(u32, f64, f64, &str)> = Vec::new();
+    for (t, a, b, kind, name, detail) in &d.spans {
+        let Some(&row) = row_of.get(t) else { continue };
+        match kind {
+            Some(k) => calls.push((row, *a, *b, *k as u8, detail)),
+            None => regions.push((row, *a, *b, name)),
+        }
+    }
+    // the earliest spans, as the trace keeps them (stuck waits always)
+    calls.sort_by(|x, y| x.1.total_cmp(&y.1).then(x.0.cmp(&y.0)));
+    let stuck_kind = Kind::Stuck as u8;
+    let (mut kept, mut left_out, mut left_out_from_us) = (Vec::new(), 0, f64::INFINITY);
+    for c in calls {
+        if kept.len() < PAGE_SPANS || c.3 == stuck_kind {
+            kept.push(c);
+        } else {
+            left_out += 1;
+            left_out_from_us = left_out_from_us.min(c.1);
+        }
+    }
+    kept.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+    regions.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.total_cmp(&y.1)));
+    let spans = kept
+        .into_iter()
+        .map(|(r, a, b, k, w)| (r, a, b, k, id(w)))
+        .collect();
+    let regions = regions
+        .into_iter()
+        .map(|(r, a, b, w)| (r, a, b, id(w)))
+        .collect();
+    let arrows = d
+        .arrows
+        .iter()
+        .filter_map(|&(f, a, t, b)| Some((*row_of.get(&f)?, a, *row_of.get(&t)?, b)))
+        .take(TIMELINE_ARROWS)
+        .collect();
+    Ok(PageTimeline {
+        end_us: d.end,
+        rows,
+        ranks: d.tids.len(),
+        every,
+        kinds: KINDS
+            .iter()
+            .map(|(_, label, c)| (label.to_string(), format!("rgb({},{},{})", c.0, c.1, c.2)))
+            .collect(),
+        spans,
+        regions,
+        arrows,
+        texts,
+        left_out,
+        left_out_from_us: if left_out > 0 { left_out_from_us } else { 0.0 },
+    })
 }
 
 /// One line of a sweep's plot: its label, its points, its colour and dash.

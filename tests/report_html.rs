@@ -121,8 +121,8 @@ fn the_report_is_one_self_contained_file() {
             &rest[..rest.len().min(60)]
         );
     }
-    // the timeline is inside, as an image
-    assert!(page.contains("data:image/svg+xml;base64,"));
+    // the timeline is inside, as data the page draws
+    assert!(page.contains("\"timeline\":{\"end_us\":"));
 }
 
 #[test]
@@ -156,9 +156,20 @@ fn the_report_draws_its_parts_in_a_browser() {
         "{:?}",
         console_errors(&log)
     );
-    // the parts: the timeline image, the network (16 routers of a 4x4 torus, and its 64
-    // link directions between routers), the slider over the frames, the heat map, the summary
-    assert!(dom.contains("<img id=\"timeline\" src=\"data:image/svg+xml;base64,"));
+    // the parts: the timeline (a row per rank, the ring barrier's region named on each),
+    // the network (16 routers of a 4x4 torus, and its 64 link directions between routers),
+    // the slider over the frames, the heat map, the summary
+    let tl = &dom[dom.find("<svg id=\"timeline\"").unwrap()..];
+    let tl = &tl[..tl.find("</svg>").unwrap()];
+    for r in 0..16 {
+        assert!(tl.contains(&format!(">rank {r}</text>")), "row {r}");
+    }
+    assert_eq!(
+        tl.matches("class=\"region-name\">ring barrier</text>")
+            .count(),
+        16,
+        "the region's name on each rank's band"
+    );
     let topo = &dom[dom.find("<svg id=\"topology\"").unwrap()..];
     let topo = &topo[..topo.find("</svg>").unwrap()];
     assert_eq!(topo.matches("<circle").count(), 16);
@@ -204,6 +215,57 @@ fn the_report_draws_its_parts_in_a_browser() {
         bytes.len() > 20_000,
         "a page with pictures, not a blank one"
     );
+}
+
+/// The timeline is drawn by the page: it zooms (here by its link, `#timeline=A-B` in
+/// microseconds) and says what a rank did at a moment (`&at=ROW,T`, as the pointer's tip
+/// does). Rank 0 computes 1 us inside region `work` and then sends 4 KiB with tag 7 (200 ns
+/// of overhead, then the copy); rank 1 receives it.
+#[test]
+fn the_timeline_zooms_and_tells_the_call_its_peer_bytes_tag_and_region() {
+    let Some(browser) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    tmp_file(
+        dir.path(),
+        "s.toml",
+        "[network]\ndims = [2]\n[workload]\ncode = '''
+if MGEN_Comm_rank() == 0 then
+  MGEN_region('work', MGEN_Comp, 1e-6)
+  MGEN_Send(1, 4096, 7)
+else
+  MGEN_Recv(0, 4096, 7)
+end'''\n",
+    );
+    let o = mgensim_in(dir.path(), &["run", "s.toml", "--out", "out", "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = dir.path().join("out/report.html");
+    let tip = |dom: &str| {
+        let at = &dom[dom.find("<div id=\"tip\"").unwrap()..];
+        at[at.find('>').unwrap() + 1..at.find("</div>").unwrap()].to_string()
+    };
+    let (dom, log) = open(&browser, &page, "#timeline=0.5-1.5&at=0,0.8", None);
+    assert!(body(&dom).contains("data-errors=\"0\""), "{log}");
+    let range = &dom[dom.find("<span id=\"timeline-range\"").unwrap()..];
+    assert!(
+        range.contains(">zoomed to 500 ns to 1.5 us"),
+        "{}",
+        &range[..120]
+    );
+    assert_eq!(
+        tip(&dom),
+        "rank 0 at 800 ns; MGEN_Comp, 0 ps to 1 us (1 us); in work"
+    );
+    let (dom, _) = open(&browser, &page, "#at=0,1.1", None);
+    assert_eq!(
+        tip(&dom),
+        "rank 0 at 1.1 us; MGEN_Send to rank 1, 4 KiB, with tag 7, 1 us to 1.2 us (200 ns)"
+    );
+    // zoomed in, the region's name is on its band; the whole run has room for it too
+    let (dom, _) = open(&browser, &page, "#timeline=0-1", None);
+    assert!(dom.contains("class=\"region-name\">work</text>"));
+    let png = dir.path().join("zoom.png");
+    open(&browser, &page, "#timeline=0.9-1.3&at=0,1.1", Some(&png));
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
 }
 
 #[test]

@@ -205,7 +205,7 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
 
 /// A tag as a script would read it: `with tag 5`, `with any tag`, or whose messages the
 /// library's tags are (`lua/mgen.d.lua`: 2^61 and up).
-fn tag_words(tag: i64) -> String {
+pub(crate) fn tag_words(tag: i64) -> String {
     if tag == crate::mpi::ANY_TAG {
         "with any tag".to_string()
     } else if tag >= 1 << 62 {

@@ -19,8 +19,8 @@ pub const MAX_PAIRS: usize = 1 << 18;
 /// Most ranks of a job whose traffic is counted for a hint.
 pub const MAX_HINT_RANKS: usize = 1 << 16;
 
-/// Most grids × pairs a hint may cost (hop counts computed), about a tenth of a second.
-const MAX_WORK: u64 = 200_000_000;
+/// Most grids × pairs a hint may cost (hop counts computed): about a second at most.
+const MAX_WORK: u64 = 30_000_000;
 
 /// A hasher for the pair keys: one multiplication (the keys are two NIC ids, not chosen by
 /// anyone who could make them collide on purpose at a cost that matters).
@@ -77,15 +77,12 @@ impl Traffic {
         }
     }
 
-    /// `(source NIC, destination NIC, bytes)` of every pair, in order.
-    pub fn pairs(&self) -> Vec<(u32, u32, u64)> {
-        let mut v: Vec<(u32, u32, u64)> = self
-            .bytes
+    /// `(source NIC, destination NIC, bytes)` of every pair, in no particular order (what
+    /// is made of them must not depend on it).
+    pub fn pairs(&self) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
+        self.bytes
             .iter()
             .map(|(&k, &b)| ((k >> 32) as u32, k as u32, b))
-            .collect();
-        v.sort_unstable();
-        v
     }
 }
 
@@ -172,85 +169,93 @@ fn grids(ranks: u64, dims: &[u32]) -> Vec<Vec<u32>> {
     out
 }
 
-/// Links between the routers at coordinates `a` and `b` of a mesh or torus (`wrap` per
-/// dimension), under minimal routing.
-fn distance(a: &[u32], b: &[u32], dims: &[u32], wrap: &[bool]) -> u64 {
-    (0..dims.len())
-        .map(|d| {
-            let diff = a[d].abs_diff(b[d]);
-            (if wrap[d] {
-                diff.min(dims[d] - diff)
-            } else {
-                diff
-            }) as u64
-        })
-        .sum()
+/// Coordinates of every rank, `dims.len()` each (dimension 0 fastest), when rank `r` sits on
+/// router `router(r)`.
+fn coords_of(ranks: usize, dims: &[u32], router: impl Fn(usize) -> u64) -> Vec<u32> {
+    let mut out = Vec::with_capacity(ranks * dims.len());
+    for r in 0..ranks {
+        let mut x = router(r);
+        for &k in dims {
+            out.push((x % k as u64) as u32);
+            x /= k as u64;
+        }
+    }
+    out
 }
 
-/// Coordinates of router `r` (dimension 0 fastest).
-fn coords(mut r: u64, dims: &[u32], out: &mut [u32]) {
-    for (d, &k) in dims.iter().enumerate() {
-        out[d] = (r % k as u64) as u32;
-        r /= k as u64;
+/// Bytes times links of `pairs` with the ranks at `coords` on a mesh or torus (`dims`,
+/// `wrap`), under minimal routing.
+fn byte_links(pairs: &[(u32, u32, u64)], coords: &[u32], dims: &[u32], wrap: &[bool]) -> u128 {
+    let nd = dims.len();
+    let mut sum: u128 = 0;
+    for &(s, d, bytes) in pairs {
+        let (a, b) = (
+            &coords[s as usize * nd..][..nd],
+            &coords[d as usize * nd..][..nd],
+        );
+        let mut links = 0u64;
+        for i in 0..nd {
+            let diff = a[i].abs_diff(b[i]);
+            links += (if wrap[i] {
+                diff.min(dims[i] - diff)
+            } else {
+                diff
+            }) as u64;
+        }
+        sum += links as u128 * bytes as u128;
     }
+    sum
 }
 
 /// Whether a grid placement of the job would shorten its data's paths by a quarter or more.
 ///
-/// `pairs` are `(source rank, destination rank, bytes)`; `router_of_rank` is where each rank
-/// is placed (one rank per router); `dims` and `wrap` describe the mesh or torus. `None` when
-/// no grid does better, or when the work would be too much.
+/// `pairs` are `(source rank, destination rank, bytes)`, in any order; `router_of_rank` is
+/// where each rank is placed (one rank per router); `dims` and `wrap` describe the mesh or
+/// torus. `None` when no grid does better, or when the work would be too much.
 pub fn placement_hint(
     pairs: &[(u32, u32, u64)],
     router_of_rank: &[u32],
     dims: &[u32],
     wrap: &[bool],
 ) -> Option<PlacementHint> {
-    let ranks = router_of_rank.len() as u64;
+    let ranks = router_of_rank.len();
     let total: u128 = pairs.iter().map(|p| p.2 as u128).sum();
     if ranks < 4 || total == 0 || dims.is_empty() {
         return None;
     }
-    let nd = dims.len();
-    let (mut a, mut b) = (vec![0u32; nd], vec![0u32; nd]);
-    let mean = |place: &dyn Fn(u32, &mut [u32]), a: &mut [u32], b: &mut [u32]| -> f64 {
-        let mut sum: u128 = 0;
-        for &(s, d, bytes) in pairs {
-            place(s, a);
-            place(d, b);
-            sum += distance(a, b, dims, wrap) as u128 * bytes as u128;
-        }
-        sum as f64 / total as f64
-    };
-    let placed = mean(
-        &|r, out| coords(router_of_rank[r as usize] as u64, dims, out),
-        &mut a,
-        &mut b,
+    let placed = byte_links(
+        pairs,
+        &coords_of(ranks, dims, |r| router_of_rank[r] as u64),
+        dims,
+        wrap,
     );
-    if placed == 0.0 {
+    // every byte between two ranks crosses a link at least, wherever they are: no placement
+    // can do a quarter better than that
+    let apart: u128 = pairs
+        .iter()
+        .filter(|p| p.0 != p.1)
+        .map(|p| p.2 as u128)
+        .sum();
+    if 3 * placed < 4 * apart {
         return None;
     }
-    let mut best: Option<(f64, Vec<u32>)> = None;
+    let mut best: Option<(u128, Vec<u32>)> = None;
     let mut work = 0u64;
-    for g in grids(ranks, dims) {
-        work += pairs.len() as u64;
+    for g in grids(ranks as u64, dims) {
+        work += (pairs.len() + ranks) as u64;
         if work > MAX_WORK {
             break;
         }
-        let m = mean(&|r, out| coords(r as u64, &g, out), &mut a, &mut b);
-        let better = match &best {
-            Some((x, _)) => m < *x,
-            None => true,
-        };
-        if better {
+        let m = byte_links(pairs, &coords_of(ranks, &g, |r| r as u64), dims, wrap);
+        if best.as_ref().map_or(true, |(x, _)| m < *x) {
             best = Some((m, g));
         }
     }
-    let (grid_hops, grid) = best?;
-    (grid_hops <= 0.75 * placed).then_some(PlacementHint {
-        placed_hops: placed,
+    let (links, grid) = best?;
+    (4 * links <= 3 * placed).then(|| PlacementHint {
+        placed_hops: placed as f64 / total as f64,
         grid,
-        grid_hops,
+        grid_hops: links as f64 / total as f64,
     })
 }
 
@@ -334,7 +339,9 @@ mod tests {
         let mut u = Traffic::default();
         u.add(1, 2, 1);
         t.absorb(&u);
-        assert_eq!(t.pairs(), vec![(1, 2, 16), (2, 1, 1)]);
+        let mut pairs: Vec<_> = t.pairs().collect();
+        pairs.sort_unstable();
+        assert_eq!(pairs, vec![(1, 2, 16), (2, 1, 1)]);
         assert!(!t.overflowed);
     }
 }

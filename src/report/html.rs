@@ -6,8 +6,9 @@
 //!
 //! The figures are reduced here, in Rust, so that the page stays small whatever the run: at
 //! most [`FRAMES`] frames for the slider, [`HEAT_ROWS`] × [`HEAT_COLUMNS`] cells for the heat
-//! map, and the timeline is the bounded picture of `plot::timeline_svg`, embedded as an image
-//! (so that nothing a script named, a region say, can become markup of the page).
+//! map, and [`crate::plot::PAGE_SPANS`] spans of the timeline, which the page's script draws
+//! (zoom, hover). Whatever a script named (a region, a rank's note) is data the script sets as
+//! text, never markup of the page.
 
 use super::{link_name, Report};
 use serde::Serialize;
@@ -34,8 +35,8 @@ struct Page<'a> {
     bound: Option<&'a super::Bound>,
     unfinished: &'a [super::Unfinished],
     summary: String,
-    /// The timeline as an SVG data URL, if the run recorded it.
-    timeline: Option<String>,
+    /// The ranks' timeline, if the run recorded it (drawn by the page's script).
+    timeline: Option<crate::plot::PageTimeline>,
     /// Why a picture is missing, if it is.
     missing: Vec<String>,
     topology: Option<Topology>,
@@ -78,11 +79,18 @@ fn r3(x: f64) -> f32 {
 pub fn page(r: &Report) -> String {
     let mut missing = Vec::new();
     let timeline = match &r.trace {
-        Some(t) => match crate::plot::timeline_svg(t) {
-            Ok(svg) => Some(format!(
-                "data:image/svg+xml;base64,{}",
-                base64(svg.as_bytes())
-            )),
+        Some(t) => match crate::plot::page_timeline(t) {
+            Ok(tl) => {
+                if tl.left_out > 0 {
+                    missing.push(format!(
+                        "The timeline on this page stops at {:.6} us: it holds {} spans, and                          {} more were left out (the trace file has them all: --trace FILE).",
+                        tl.left_out_from_us,
+                        crate::plot::PAGE_SPANS,
+                        tl.left_out
+                    ));
+                }
+                Some(tl)
+            }
             Err(e) => {
                 missing.push(format!("The timeline could not be drawn: {e:#}."));
                 None
@@ -296,48 +304,9 @@ fn html_escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Standard base64 (RFC 4648, with padding).
-fn base64(bytes: &[u8]) -> String {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_is_rfc_4648() {
-        // the RFC's own test vectors (section 10)
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (plain, coded) in cases {
-            assert_eq!(base64(plain.as_bytes()), coded);
-        }
-    }
 
     #[test]
     fn a_page_is_filled_in_one_pass() {

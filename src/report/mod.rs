@@ -756,7 +756,6 @@ fn placement_hint(w: &Part) -> Option<crate::probe::traffic::PlacementHint> {
     let k = nodes.nics_per_node.max(1);
     let pairs: Vec<(u32, u32, u64)> = t
         .pairs()
-        .into_iter()
         .filter_map(|(s, d, b)| {
             let (rs, rd) = (
                 rank_of_node[(s / k) as usize],

@@ -124,12 +124,206 @@
   });
   document.getElementById("summary").textContent = D.summary;
 
-  // --- timeline ---
+  // --- timeline: drawn here, so that it zooms and tells what is under the pointer ---
   var tp = document.getElementById("timeline-panel");
-  if (D.timeline) {
-    tp.appendChild(el("img", { id: "timeline", src: D.timeline, alt: "timeline of the ranks" }));
+  var TL = D.timeline;
+  if (TL) {
+    timeline(tp, TL);
   } else {
     tp.appendChild(el("p", { class: "note" }, "No timeline recorded (see above)."));
+  }
+
+  // One row per rank shown; spans of calls and waits in the middle of the row, regions as
+  // bands behind them with their names where they fit; arrows from each put or send to its
+  // arrival. Drag across it to zoom in, the wheel zooms at the pointer, a double click or
+  // "whole run" zooms out; report.html#timeline=A-B (microseconds) opens it zoomed, and
+  // &at=ROW,T shows what rank row ROW was doing at T us.
+  function timeline(box, T) {
+    var rows = T.rows.length;
+    var rowH = rows <= 16 ? 30 : rows <= 32 ? 26 : rows <= 64 ? 14 : 9;
+    // (with room for region names, the spans sit in the lower part of the row)
+    var barY = rowH >= 26 ? 0.45 : 0.28, barH = rowH >= 26 ? 0.42 : 0.44;
+    var left = 110, right = 12, top = 8, axis = 34, W = 1100, plotW = W - left - right;
+    var H = top + rows * rowH + axis;
+    var bar = el("div", { id: "timeline-controls" });
+    var whole = el("button", { type: "button", id: "timeline-whole" }, "whole run");
+    var shown = el("span", { id: "timeline-range", class: "sub" });
+    bar.appendChild(whole);
+    bar.appendChild(document.createTextNode(" "));
+    bar.appendChild(shown);
+    box.appendChild(bar);
+    var keys = el("div", { class: "legend" });
+    T.kinds.forEach(function (k) {
+      var sw = el("span", { style: "display:inline-block;width:12px;height:12px;background:" + k[1] });
+      keys.appendChild(sw);
+      keys.appendChild(document.createTextNode(k[0] + "  "));
+    });
+    var rsw = el("span", { style: "display:inline-block;width:12px;height:12px;background:rgba(44,160,44,0.3);border:1px solid #1e6e1e" });
+    keys.appendChild(rsw);
+    keys.appendChild(document.createTextNode("region (its name on it where it fits)"));
+    box.appendChild(keys);
+    if (T.every > 1) {
+      box.appendChild(el("p", { class: "sub" }, "Every " + T.every + "th rank of " + T.ranks + " is shown."));
+    }
+    var svg = sel("svg", { id: "timeline", width: W, height: H, viewBox: "0 0 " + W + " " + H });
+    svg.style.cursor = "crosshair";
+    box.appendChild(svg);
+    var v0 = 0, v1 = Math.max(T.end_us, 1e-6);
+    var x = function (t) { return left + (t - v0) / (v1 - v0) * plotW; };
+    var byRow = [], regByRow = [];
+    for (var i = 0; i < rows; i++) { byRow.push([]); regByRow.push([]); }
+    T.spans.forEach(function (s) { byRow[s[0]].push(s); });
+    T.regions.forEach(function (s) { regByRow[s[0]].push(s); });
+
+    function draw() {
+      while (svg.firstChild) svg.removeChild(svg.firstChild);
+      var clip = sel("clipPath", { id: "tl-clip" });
+      clip.appendChild(sel("rect", { x: left, y: 0, width: plotW, height: H }));
+      svg.appendChild(clip);
+      var g = sel("g", { "clip-path": "url(#tl-clip)" });
+      svg.appendChild(g);
+      for (var r = 0; r < rows; r++) {
+        var y = top + r * rowH;
+        if (r % 2) g.appendChild(sel("rect", { x: left, y: y, width: plotW, height: rowH, fill: "#f4f4f4" }));
+        var name = sel("text", { x: left - 6, y: y + rowH / 2 + 4, "text-anchor": "end", "font-size": rowH >= 14 ? 12 : 8 });
+        name.textContent = T.rows[r];
+        svg.appendChild(name);
+        regByRow[r].forEach(function (s) {
+          if (s[2] < v0 || s[1] > v1) return;
+          var a = Math.max(left, x(s[1])), b = Math.min(left + plotW, x(s[2]));
+          var band = sel("rect", { x: a, y: y + 1, width: Math.max(1, b - a), height: rowH - 2,
+            fill: "rgba(44,160,44,0.25)", stroke: "#1e6e1e", "stroke-width": 0.6 });
+          band.setAttribute("class", "region");
+          g.appendChild(band);
+          var label = T.texts[s[3]];
+          if (rowH >= 26 && b - a > 6 * label.length + 6) {
+            var t = sel("text", { x: a + 3, y: y + 11, "font-size": 10, fill: "#145014" });
+            t.setAttribute("class", "region-name");
+            t.textContent = label;
+            g.appendChild(t);
+          }
+        });
+        // spans narrower than a pixel are merged with their neighbours of the same kind
+        var last = null;
+        byRow[r].forEach(function (s) {
+          if (s[2] < v0 || s[1] > v1) return;
+          var a = x(s[1]), b = Math.max(x(s[2]), a + 1);
+          if (last && last.kind === s[3] && a <= last.b + 0.5) { last.b = Math.max(last.b, b); return; }
+          if (last) put(last);
+          last = { a: a, b: b, kind: s[3], y: y };
+        });
+        if (last) put(last);
+      }
+      function put(m) {
+        var a = Math.max(left - 1, m.a), b = Math.min(left + plotW + 1, m.b);
+        g.appendChild(sel("rect", { x: a, y: m.y + rowH * barY, width: Math.max(1, b - a),
+          height: rowH * barH, fill: T.kinds[m.kind][1] }));
+      }
+      var drawn = 0;
+      T.arrows.forEach(function (ar) {
+        if (drawn > 2000 || ar[3] < v0 || ar[1] > v1) return;
+        drawn++;
+        var mid = barY + barH / 2;
+        g.appendChild(sel("line", { x1: x(ar[1]), y1: top + (ar[0] + mid) * rowH, x2: x(ar[3]),
+          y2: top + (ar[2] + mid) * rowH, stroke: "rgba(60,60,60,0.5)", "stroke-width": 1 }));
+        g.appendChild(sel("circle", { cx: x(ar[3]), cy: top + (ar[2] + mid) * rowH, r: 2, fill: "rgba(60,60,60,0.6)" }));
+      });
+      var yAxis = top + rows * rowH;
+      svg.appendChild(sel("line", { x1: left, y1: yAxis, x2: left + plotW, y2: yAxis, stroke: "#444" }));
+      for (var k = 0; k <= 6; k++) {
+        var t = v0 + (v1 - v0) * k / 6, px = left + plotW * k / 6;
+        svg.appendChild(sel("line", { x1: px, y1: yAxis, x2: px, y2: yAxis + 4, stroke: "#444" }));
+        var lab = sel("text", { x: px, y: yAxis + 16, "text-anchor": k === 0 ? "start" : k === 6 ? "end" : "middle", "font-size": 11 });
+        lab.textContent = time(Math.round(t * 1e6));
+        svg.appendChild(lab);
+      }
+      var cap = sel("text", { x: left + plotW / 2, y: yAxis + 30, "text-anchor": "middle", "font-size": 11, fill: "#555" });
+      cap.textContent = "simulated time";
+      svg.appendChild(cap);
+      shown.textContent = (v0 <= 0 && v1 >= T.end_us ? "the whole run: " : "zoomed to ") +
+        time(Math.round(v0 * 1e6)) + " to " + time(Math.round(v1 * 1e6)) +
+        " (drag across the timeline to zoom in, the wheel to zoom, a double click to see it all)";
+    }
+
+    // what rank row `r` was doing at `t` (us), in words
+    function describe(r, t) {
+      var words = [T.rows[r] + " at " + time(Math.round(t * 1e6))];
+      var list = byRow[r], best = null, near = (v1 - v0) / plotW * 3;
+      for (var i = 0; i < list.length; i++) {
+        var s = list[i];
+        if (s[1] - near <= t && t <= s[2] + near) {
+          if (!best || Math.abs((s[1] + s[2]) / 2 - t) < Math.abs((best[1] + best[2]) / 2 - t)) best = s;
+        }
+        if (s[1] > t + near) break;
+      }
+      if (best) {
+        words.push(T.texts[best[4]] + ", " + time(Math.round(best[1] * 1e6)) + " to " +
+          time(Math.round(best[2] * 1e6)) + " (" + time(Math.round((best[2] - best[1]) * 1e6)) + ")");
+      } else {
+        words.push("idle or between calls");
+      }
+      var inside = regByRow[r].filter(function (s) { return s[1] <= t && t <= s[2]; })
+        .map(function (s) { return T.texts[s[3]]; });
+      if (inside.length) words.push("in " + inside.join(" > "));
+      return words.join("; ");
+    }
+    function at(ev) {
+      var b = svg.getBoundingClientRect();
+      var px = (ev.clientX - b.left) * W / b.width, py = (ev.clientY - b.top) * H / b.height;
+      return { t: v0 + (px - left) / plotW * (v1 - v0), r: Math.floor((py - top) / rowH), px: px, py: py };
+    }
+    var dragFrom = null, band = null;
+    svg.addEventListener("mousedown", function (ev) {
+      var p = at(ev);
+      if (p.px < left) return;
+      dragFrom = p;
+      band = sel("rect", { x: p.px, y: top, width: 0, height: rows * rowH, fill: "rgba(31,119,180,0.15)", stroke: "#1f77b4" });
+      svg.appendChild(band);
+      ev.preventDefault();
+    });
+    svg.addEventListener("mousemove", function (ev) {
+      var p = at(ev);
+      if (dragFrom && band) {
+        band.setAttribute("x", Math.min(p.px, dragFrom.px));
+        band.setAttribute("width", Math.abs(p.px - dragFrom.px));
+      }
+      if (p.px >= left && p.r >= 0 && p.r < rows) showTip(ev, describe(p.r, p.t));
+      else hideTip();
+    });
+    window.addEventListener("mouseup", function (ev) {
+      if (!dragFrom) return;
+      var p = at(ev), a = Math.min(p.t, dragFrom.t), b = Math.max(p.t, dragFrom.t);
+      dragFrom = null;
+      if (Math.abs(x(b) - x(a)) >= 4) zoom(a, b); else draw();
+    });
+    svg.addEventListener("mouseleave", hideTip);
+    svg.addEventListener("wheel", function (ev) {
+      var p = at(ev);
+      if (p.px < left) return;
+      ev.preventDefault();
+      var f = ev.deltaY > 0 ? 1.25 : 0.8;
+      zoom(p.t - (p.t - v0) * f, p.t + (v1 - p.t) * f);
+    }, { passive: false });
+    svg.addEventListener("dblclick", function () { zoom(0, T.end_us); });
+    whole.addEventListener("click", function () { zoom(0, T.end_us); });
+    function zoom(a, b) {
+      a = Math.max(0, a);
+      b = Math.min(Math.max(T.end_us, 1e-6), b);
+      if (b - a < 1e-6) b = a + 1e-6; // a picosecond is the finest
+      v0 = a;
+      v1 = b;
+      draw();
+    }
+    var asked = /timeline=([0-9.e+-]+)-([0-9.e+-]+)/.exec(location.hash);
+    if (asked) zoom(+asked[1], +asked[2]); else draw();
+    var point = /at=(\d+),([0-9.e+-]+)/.exec(location.hash);
+    if (point && +point[1] < rows) {
+      var tipBox = document.getElementById("tip");
+      tipBox.textContent = describe(+point[1], +point[2]);
+      tipBox.style.display = "block";
+      tipBox.style.left = "10px";
+      tipBox.style.top = "10px";
+    }
   }
 
   // --- topology, with the slider ---
