@@ -174,9 +174,10 @@ fn the_report_draws_its_parts_in_a_browser() {
     let topo = &topo[..topo.find("</svg>").unwrap()];
     assert_eq!(topo.matches("<circle").count(), 16);
     assert_eq!(topo.matches("<line").count(), 64);
-    // each direction by its name: router 1's x+ port leads to router 2, its y- port wraps to 13
-    assert!(topo.contains("data-name=\"router 1 port 1 -&gt; router 2\""));
-    assert!(topo.contains("data-name=\"router 1 port 4 -&gt; router 13\""));
+    // each direction by its name and its routers' coordinates: router 1's x+ port leads to
+    // router 2, its y- port wraps to 13
+    assert!(topo.contains("data-name=\"router 1 (1,0) port 1 -&gt; router 2 (2,0)\""));
+    assert!(topo.contains("data-name=\"router 1 (1,0) port 4 -&gt; router 13 (1,3)\""));
     assert!(dom.contains("<input id=\"slider\" type=\"range\" min=\"0\" max=\""));
     assert!(dom.contains("<span id=\"frame-label\">the whole run</span>"));
     assert!(dom.contains("<canvas id=\"heatmap\""));
@@ -295,18 +296,37 @@ fn every_topology_is_drawn() {
     let dir = tempfile::tempdir().unwrap();
     // (network, routers): a fat tree of 4-port switches (4 leaves, 2 spines), a dragonfly of 3
     // groups of 2 routers, a 3-D torus, a 2-D mesh, and Tofu (6-D: 2x1x1 and its 2x3x2 unit)
-    let cases = [
-        ("topology = 'fattree'\nradix = 4\nlevels = 2", 6),
+    // and the labels of its parts: levels, groups, planes
+    let cases: [(&str, usize, &[&str]); 5] = [
+        (
+            "topology = 'fattree'\nradix = 4\nlevels = 2",
+            6,
+            &["level 1 (leaves)", "level 2 (top)"],
+        ),
         (
             "topology = 'dragonfly'\nrouters_per_group = 2\nnodes_per_router = 1\n\
              global_links_per_router = 1",
             6,
+            &["group 0", "group 1", "group 2"],
         ),
-        ("topology = 'torus'\ndims = [2, 2, 2]", 8),
-        ("topology = 'mesh'\ndims = [3, 2]", 6),
-        ("topology = 'tofu'\ndims = [2, 1, 1]", 24),
+        (
+            "topology = 'torus'\ndims = [2, 2, 2]",
+            8,
+            &["z = 0", "z = 1"],
+        ),
+        ("topology = 'mesh'\ndims = [3, 2]", 6, &[]),
+        (
+            "topology = 'tofu'\ndims = [2, 1, 1]",
+            24,
+            &[
+                "c = 0, x = 0, y = 0, z = 0",
+                "c = 1, x = 0, y = 0, z = 0",
+                "c = 0, x = 1, y = 0, z = 0",
+                "c = 1, x = 1, y = 0, z = 0",
+            ],
+        ),
     ];
-    for (i, (net, routers)) in cases.iter().enumerate() {
+    for (i, (net, routers, labels)) in cases.iter().enumerate() {
         tmp_file(
             dir.path(),
             &format!("{i}.toml"),
@@ -336,6 +356,12 @@ MGEN_rdma_poll(0)'''\n"
         let topo = &dom[dom.find("<svg id=\"topology\"").unwrap()..];
         let topo = &topo[..topo.find("</svg>").unwrap()];
         assert_eq!(topo.matches("<circle").count(), *routers, "{net}");
+        let drawn: Vec<&str> = topo
+            .split("class=\"place-label\">")
+            .skip(1)
+            .map(|t| &t[..t.find("</text>").unwrap()])
+            .collect();
+        assert_eq!(drawn, *labels, "{net}");
         assert!(topo.matches("<line").count() > 0, "{net}");
         // the network's caption speaks of wrap-around links only where there are some
         let sub = &dom[dom.find("<p class=\"sub\" id=\"topology-sub\">").unwrap()..];

@@ -53,6 +53,8 @@ struct Topology {
     routers: Vec<(f32, f32, String, f32)>,
     /// Router-to-router link directions: `[from, to, utilization, name]`.
     links: Vec<(u32, u32, f32, String)>,
+    /// Labels of the network's parts (planes, levels, groups): `[x, y, text]`.
+    labels: Vec<(f32, f32, String)>,
     /// The slider's frames: their width (ps) and, per frame, `[link, utilization]` of the
     /// links that carried something (indexes into `links`).
     frame_ps: u64,
@@ -196,6 +198,7 @@ fn topology(r: &Report) -> Option<Topology> {
     let span = r.span_ps().max(1) as f64;
     let loads = r.router_loads();
     let routers = layout
+        .places
         .iter()
         .enumerate()
         .map(|(i, (x, y, name))| {
@@ -211,7 +214,12 @@ fn topology(r: &Report) -> Option<Topology> {
     for (i, l) in r.per_link.iter().enumerate() {
         if l.port.is_some() && !l.to_nic {
             index[i] = links.len() as u32;
-            links.push((l.from, l.to, r3(l.busy.ps() as f64 / span), link_name(l)));
+            links.push((
+                l.from,
+                l.to,
+                r3(l.busy.ps() as f64 / span),
+                placed_link_name(r, l),
+            ));
         }
     }
     let (frame_ps, frames) = match &r.series {
@@ -242,9 +250,35 @@ fn topology(r: &Report) -> Option<Topology> {
         kind: format!("{:?}", r.network.topology).to_lowercase(),
         routers,
         links,
+        labels: layout.labels.clone(),
         frame_ps,
         frames,
     })
+}
+
+/// A link's name with the places of the routers it joins, where the network is drawn:
+/// `router 1 (1,0) port 1 -> router 2 (2,0)`, `NIC 5 -> router 5 (level 1 switch 2)`.
+fn placed_link_name(r: &Report, l: &crate::net::router::LinkLoad) -> String {
+    let Some(layout) = &r.layout else {
+        return link_name(l);
+    };
+    // (a cube's places are coordinates in brackets already)
+    let at = |router: u32| match layout.places.get(router as usize) {
+        Some(p) if p.2.starts_with('(') => format!(" {}", p.2),
+        Some(p) => format!(" ({})", p.2),
+        None => String::new(),
+    };
+    match (l.port, l.to_nic) {
+        (None, _) => format!("NIC {} -> router {}{}", l.from, l.to, at(l.to)),
+        (Some(q), true) => format!("router {}{} port {q} -> NIC {}", l.from, at(l.from), l.to),
+        (Some(q), false) => format!(
+            "router {}{} port {q} -> router {}{}",
+            l.from,
+            at(l.from),
+            l.to,
+            at(l.to)
+        ),
+    }
 }
 
 fn heat(r: &Report) -> Option<Heat> {
@@ -265,12 +299,12 @@ fn heat(r: &Report) -> Option<Heat> {
         .map(|i| {
             let (a, b) = (i * per_row, ((i + 1) * per_row).min(n) - 1);
             if a == b {
-                link_name(&r.per_link[a])
+                placed_link_name(r, &r.per_link[a])
             } else {
                 format!(
                     "links {a}-{b} of links.csv ({} ... {})",
-                    link_name(&r.per_link[a]),
-                    link_name(&r.per_link[b])
+                    placed_link_name(r, &r.per_link[a]),
+                    placed_link_name(r, &r.per_link[b])
                 )
             }
         })

@@ -254,7 +254,7 @@ pub struct Report {
     pub per_link: Vec<crate::net::router::LinkLoad>,
     /// Where to draw each router (`net/topology/layout.rs`), for networks small enough to draw.
     #[serde(skip)]
-    pub layout: Option<Vec<(f32, f32, String)>>,
+    pub layout: Option<crate::net::topology::layout::Layout>,
     /// Every node's DMA engines and NIC links (a line of `nodes.csv` each).
     #[serde(skip)]
     pub per_node: Vec<NodeStats>,
@@ -612,8 +612,9 @@ impl Report {
             layout: {
                 use crate::net::topology::{layout, Topo};
                 let nics = s.node.nics_per_node;
+                let tofu = s.network.topology == Topology::Tofu;
                 (Topo::size(&s.network, nics).0 <= layout::MAX_DRAWN as u64)
-                    .then(|| layout::layout(&Topo::new(&s.network, nics)))
+                    .then(|| layout::layout(&Topo::new(&s.network, nics), tofu))
                     .flatten()
             },
             bound: None,

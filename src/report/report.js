@@ -335,13 +335,15 @@
       " A torus's wrap-around links are short stubs at the edge.";
   }
   if (T && T.routers.length) {
-    var xs = T.routers.map(function (r) { return r[0]; }), ys = T.routers.map(function (r) { return r[1]; });
+    var xs = T.routers.map(function (r) { return r[0]; }).concat(T.labels.map(function (l) { return l[0]; }));
+    var ys = T.routers.map(function (r) { return r[1]; }).concat(T.labels.map(function (l) { return l[1]; }));
     var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
     var y0 = Math.min.apply(null, ys), y1 = Math.max.apply(null, ys);
     var wUnits = Math.max(1, x1 - x0), hUnits = Math.max(1, y1 - y0);
     var scale = Math.max(6, Math.min(90, 1040 / (wUnits + 1), 620 / (hUnits + 1)));
     var pad = scale * 0.8;
-    var W = wUnits * scale + 2 * pad, H = hUnits * scale + 2 * pad;
+    // (room for the labels at the right end of a fat tree's rows)
+    var W = wUnits * scale + 2 * pad + (T.kind === "fattree" ? 120 : 0), H = hUnits * scale + 2 * pad;
     svg.setAttribute("width", W);
     svg.setAttribute("height", H);
     svg.setAttribute("viewBox", "0 0 " + W + " " + H);
@@ -369,6 +371,13 @@
       line.dataset.name = l[3];
       svg.appendChild(line);
       return line;
+    });
+    T.labels.forEach(function (l) {
+      var t = sel("text", { x: px(l[0]), y: py(l[1]) + 4, "font-size": 12, fill: "#333",
+        "text-anchor": T.kind === "dragonfly" ? "middle" : "start" });
+      t.setAttribute("class", "place-label");
+      t.textContent = l[2];
+      svg.appendChild(t);
     });
     var nodes = T.routers.map(function (r) {
       var c = sel("circle", { cx: px(r[0]), cy: py(r[1]), r: rr, stroke: "#333", "stroke-width": 0.6 });

@@ -12,9 +12,89 @@ use super::{RouterId, Topo};
 /// Most routers a layout is made for (a bigger picture would show nothing).
 pub const MAX_DRAWN: u32 = 4096;
 
-/// Each router's position and the name of its place (`(x,y,z)`, `level 2`, `group 3`), or
-/// `None` above [`MAX_DRAWN`] routers.
-pub fn layout(t: &Topo) -> Option<Vec<(f32, f32, String)>> {
+/// Where to draw a network's routers, and the labels of its parts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// Each router's position and the name of its place (`(x,y,z)`, `level 2 switch 3`,
+    /// `group 3 router 1`).
+    pub places: Vec<(f32, f32, String)>,
+    /// Labels of the parts, at their positions (their left end; a dragonfly's, their middle):
+    /// the planes of a torus of three or more dimensions (`z = 1`), the levels of a fat tree,
+    /// a dragonfly's groups.
+    pub labels: Vec<(f32, f32, String)>,
+}
+
+/// The names of a cube's dimensions: Tofu's `a b c x y z` (its unit first, as `cube.rs`
+/// orders them), else `x y z w v u`.
+fn axis_names(tofu: bool) -> [&'static str; 6] {
+    if tofu {
+        ["a", "b", "c", "x", "y", "z"]
+    } else {
+        ["x", "y", "z", "w", "v", "u"]
+    }
+}
+
+/// The layout of `t` (`tofu`: whether the cube is Tofu's, for the names of its dimensions),
+/// or `None` above [`MAX_DRAWN`] routers.
+pub fn layout(t: &Topo, tofu: bool) -> Option<Layout> {
+    let places = places(t)?;
+    let mut labels = Vec::new();
+    match t {
+        Topo::Cube(c) if c.dims.len() > 2 => {
+            // a label above each plane (x by y) of the blocks the further dimensions make
+            let names = axis_names(tofu);
+            let plane = (c.dims[0] * c.dims[1]) as usize;
+            for first in (0..places.len()).step_by(plane.max(1)) {
+                let text = (2..c.dims.len())
+                    .map(|d| format!("{} = {}", names[d], c.coord(first as u32, d)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let (x, y, _) = &places[first];
+                labels.push((*x, *y - 0.6, text));
+            }
+        }
+        Topo::FatTree(f) => {
+            let levels = f.levels();
+            // (at the right end of each row, clear of the links)
+            let x1 = places.iter().map(|p| p.0).fold(f32::MIN, f32::max);
+            let mut seen = vec![false; levels + 1];
+            for (r, p) in places.iter().enumerate() {
+                let (i, _) = f.place(r as u32);
+                if !seen[i] {
+                    seen[i] = true;
+                    let what = match i {
+                        1 => " (leaves)".to_string(),
+                        i if i == levels => " (top)".to_string(),
+                        _ => String::new(),
+                    };
+                    labels.push((x1 + 0.6, p.1, format!("level {i}{what}")));
+                }
+            }
+        }
+        Topo::Dragonfly(d) => {
+            for g in 0..d.g {
+                let members = &places[(g * d.a) as usize..((g + 1) * d.a) as usize];
+                let n = members.len().max(1) as f32;
+                let cx = members.iter().map(|p| p.0).sum::<f32>() / n;
+                let cy = members.iter().map(|p| p.1).sum::<f32>() / n;
+                // (outside the ring of groups, clear of the global links inside it)
+                let rg = ((members[0].0 - cx).powi(2) + (members[0].1 - cy).powi(2)).sqrt();
+                let len = (cx * cx + cy * cy).sqrt().max(1e-3);
+                let out = rg + 0.7;
+                labels.push((
+                    cx + cx / len * out,
+                    cy + cy / len * out,
+                    format!("group {g}"),
+                ));
+            }
+        }
+        _ => {}
+    }
+    Some(Layout { places, labels })
+}
+
+/// Each router's position and the name of its place, or `None` above [`MAX_DRAWN`] routers.
+fn places(t: &Topo) -> Option<Vec<(f32, f32, String)>> {
     let n = t.routers();
     if n > MAX_DRAWN {
         return None;
@@ -90,7 +170,8 @@ mod tests {
             dims: vec![4, 3, 2],
             ..NetworkConfig::default()
         };
-        let l = layout(&Topo::new(&cfg, 1)).unwrap();
+        let layout = layout(&Topo::new(&cfg, 1), false).unwrap();
+        let l = &layout.places;
         assert_eq!(l.len(), 24);
         // router 0 at the origin; x+1 one unit right; y+1 one unit down; z+1 one plane (4
         // routers and a gap) right
@@ -99,5 +180,43 @@ mod tests {
         assert_eq!((l[4].0, l[4].1), (0.0, 1.0));
         assert_eq!((l[12].0, l[12].1), (5.0, 0.0));
         assert_eq!(l[12].2, "(0,0,1)");
+        // each plane labelled above its first router
+        assert_eq!(
+            layout.labels,
+            vec![
+                (0.0, -0.6, "z = 0".to_string()),
+                (5.0, -0.6, "z = 1".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_fat_tree_s_levels_are_rows_labelled_from_the_leaves_up() {
+        let cfg = NetworkConfig {
+            topology: Topology::Fattree,
+            radix: Some(4),
+            levels: Some(3),
+            ..NetworkConfig::default()
+        };
+        let t = Topo::new(&cfg, 1);
+        let l = layout(&t, false).unwrap();
+        let names: Vec<&str> = l.labels.iter().map(|x| x.2.as_str()).collect();
+        assert_eq!(names, ["level 1 (leaves)", "level 2", "level 3 (top)"]);
+        // the top above the leaves, and every link joins two neighbouring rows
+        let Topo::FatTree(f) = &t else { unreachable!() };
+        for r in 0..t.routers() {
+            let (i, _) = f.place(r);
+            for q in 0..t.ports() {
+                if let Some((to, _)) = t.neighbour(r, q) {
+                    let (j, _) = f.place(to);
+                    assert_eq!(i.abs_diff(j), 1);
+                    assert_eq!(
+                        (l.places[r as usize].1 > l.places[to as usize].1),
+                        i < j,
+                        "a higher level is drawn higher"
+                    );
+                }
+            }
+        }
     }
 }
