@@ -11,7 +11,7 @@ for algo in ring rd; do
     --set workload.ranks=16 --set workload.args.algo=$algo --out "$tmp/$algo" -q >/dev/null
   chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$tmp/profile" --hide-scrollbars --window-size=1200,1330 \
+    --user-data-dir="$tmp/profile" --hide-scrollbars --window-size=1200,1900 \
     --virtual-time-budget=2000 --screenshot="docs/img/report-$algo.png" \
     "file://$tmp/$algo/report.html" 2>/dev/null
 done

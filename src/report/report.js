@@ -152,15 +152,15 @@
     bar.appendChild(document.createTextNode(" "));
     bar.appendChild(shown);
     box.appendChild(bar);
-    var keys = el("div", { class: "legend" });
-    T.kinds.forEach(function (k) {
-      var sw = el("span", { style: "display:inline-block;width:12px;height:12px;background:" + k[1] });
-      keys.appendChild(sw);
-      keys.appendChild(document.createTextNode(k[0] + "  "));
-    });
-    var rsw = el("span", { style: "display:inline-block;width:12px;height:12px;background:rgba(44,160,44,0.3);border:1px solid #1e6e1e" });
-    keys.appendChild(rsw);
-    keys.appendChild(document.createTextNode("region (its name on it where it fits)"));
+    var keys = el("div", { class: "legend", style: "flex-wrap: wrap; gap: 4px 14px" });
+    function key(swatch, words) {
+      var item = el("span", { style: "white-space: nowrap" });
+      item.appendChild(el("span", { style: "display:inline-block;width:12px;height:12px;vertical-align:-2px;margin-right:4px;" + swatch }));
+      item.appendChild(document.createTextNode(words));
+      keys.appendChild(item);
+    }
+    T.kinds.forEach(function (k) { key("background:" + k[1], k[0]); });
+    key("background:rgba(44,160,44,0.3);border:1px solid #1e6e1e", "region (its name on it where it fits)");
     box.appendChild(keys);
     if (T.every > 1) {
       box.appendChild(el("p", { class: "sub" }, "Every " + T.every + "th rank of " + T.ranks + " is shown."));
