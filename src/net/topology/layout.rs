@@ -190,6 +190,64 @@ mod tests {
         );
     }
 
+    /// Below the top level a fat tree is pods (subtrees) side by side: the routers of each
+    /// pod (joined by links below the top) span an interval of x no other pod enters, so the
+    /// only crossings below the top are inside a pod, where every leaf meets every switch
+    /// above it (a complete bipartite stage cannot be drawn on two rows without them).
+    #[test]
+    fn a_fat_tree_s_pods_sit_side_by_side() {
+        for (radix, levels) in [(4, 2), (4, 3), (6, 3), (8, 3), (4, 4)] {
+            let cfg = NetworkConfig {
+                topology: Topology::Fattree,
+                radix: Some(radix),
+                levels: Some(levels),
+                ..NetworkConfig::default()
+            };
+            let t = Topo::new(&cfg, 1);
+            let Topo::FatTree(f) = &t else { unreachable!() };
+            let l = layout(&t, false).unwrap().places;
+            let n = t.routers() as usize;
+            let top = f.levels();
+            // pods: routers joined by links that do not reach the top level
+            let mut pod: Vec<usize> = (0..n).collect();
+            fn root(p: &mut [usize], mut a: usize) -> usize {
+                while p[a] != a {
+                    p[a] = p[p[a]];
+                    a = p[a];
+                }
+                a
+            }
+            for r in 0..n as u32 {
+                for q in 0..t.ports() {
+                    if let Some((to, _)) = t.neighbour(r, q) {
+                        if f.place(r).0 < top && f.place(to).0 < top {
+                            let (a, b) = (root(&mut pod, r as usize), root(&mut pod, to as usize));
+                            pod[a] = b;
+                        }
+                    }
+                }
+            }
+            let mut span: std::collections::BTreeMap<usize, (f32, f32)> = Default::default();
+            for r in 0..n {
+                if f.place(r as u32).0 < top {
+                    let e = span
+                        .entry(root(&mut pod, r))
+                        .or_insert((f32::MAX, f32::MIN));
+                    *e = (e.0.min(l[r].0), e.1.max(l[r].0));
+                }
+            }
+            let mut spans: Vec<(f32, f32)> = span.into_values().collect();
+            spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+            assert!(
+                spans.len() > 1 || top == 2,
+                "radix {radix}, {levels} levels"
+            );
+            for w in spans.windows(2) {
+                assert!(w[0].1 < w[1].0, "radix {radix}, {levels} levels: {spans:?}");
+            }
+        }
+    }
+
     #[test]
     fn a_fat_tree_s_levels_are_rows_labelled_from_the_leaves_up() {
         let cfg = NetworkConfig {
