@@ -119,13 +119,14 @@ scenarios! {
     bruck_alltoall: "scenarios/bruck_alltoall.toml", ["--interval", "5us", "--buffer-history", "router=0"];
     dragonfly_alltoall: "scenarios/dragonfly_alltoall.toml", ["--interval", "20us"];
     fattree_random_ring: "scenarios/fattree_random_ring.toml", ["--interval", "20us"];
+    halo3d: "scenarios/halo3d.toml", ["--profile", "--interval", "50us"];
     nbody_exchange: "scenarios/nbody_exchange.toml", [];
     put_ring: "scenarios/put_ring.toml", ["--buffer-history", "router=1"];
     random_ring: "scenarios/random_ring.toml", ["--interval", "50us"];
     random_ring_get: "scenarios/random_ring_get.toml", [];
     tofu_barrier: "scenarios/tofu_barrier.toml", ["--interval", "5us"];
     two_jobs: "scenarios/two_jobs.toml", [];
-    replay_is: "scenarios/replay/is.toml", ["--interval", "5us"];
+    replay_is: "scenarios/replay/is.toml", ["--interval", "5us", "--profile"];
     replay_is_power: "scenarios/replay/is_power.toml", ["--interval", "20us"];
     tracerp_dragonfly: "scenarios/tracerp/dragonfly.toml", [];
     tracerp_fattree: "scenarios/tracerp/fattree.toml", [];
@@ -142,6 +143,7 @@ fn every_shipped_scenario_is_compared() {
         "bruck_alltoall",
         "dragonfly_alltoall",
         "fattree_random_ring",
+        "halo3d",
         "nbody_exchange",
         "put_ring",
         "random_ring",
