@@ -57,6 +57,12 @@ fn blocks(topo: &Topo) -> (Vec<Option<u32>>, u32, &'static str) {
             ((0..routers).map(|r| Some(r / per)).collect(), last, "slab")
         }
         Topo::Dragonfly(d) => ((0..routers).map(|r| Some(r / d.a)).collect(), d.g, "group"),
+        Topo::HyperX(h) => {
+            // slabs of the last dimension, as a torus's
+            let last = *h.dims.last().unwrap_or(&1);
+            let per = (routers / last.max(1)).max(1);
+            ((0..routers).map(|r| Some(r / per)).collect(), last, "slab")
+        }
         Topo::FatTree(f) => {
             // a pod: the leaves under one subtree of the second level (all of them when the
             // tree has one level)

@@ -112,6 +112,16 @@ fn topology() -> impl Strategy<Value = String> {
                 "topology = 'dragonfly'\nrouters_per_group = {a}\nnodes_per_router = {p}\n\
                  global_links_per_router = {h}\nrouting = '{r}'"
             )),
+        (
+            prop::collection::vec(1u32..=4, 1..=3),
+            1u32..=2,
+            1u32..=2,
+            prop_oneof![Just("dimension_order"), Just("ugal")]
+        )
+            .prop_map(|(d, k, t, r)| format!(
+                "topology = 'hyperx'\ndims = {d:?}\nlinks_per_pair = {k}\nnodes_per_router = {t}\n\
+                 routing = '{r}'"
+            )),
     ]
 }
 
@@ -144,7 +154,7 @@ fn case() -> impl Strategy<Value = Case> {
         (any::<bool>(), prop::option::of(3u32..=8), 0u64..=2),
     );
     net.prop_flat_map(|mut n| {
-        // a fat tree or dragonfly whose NIC ports do not share out by two keeps one NIC
+        // a fat tree, dragonfly or HyperX whose NIC ports do not share out by two keeps one NIC
         let nodes = nodes_of(&n.0 .0, n.0 .1).unwrap_or_else(|| {
             n.0 .1 = 1;
             nodes_of(&n.0 .0, 1).expect("a valid network")

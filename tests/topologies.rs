@@ -51,6 +51,12 @@ fn hop_counts_match_the_routes_worked_out_by_hand() {
             1 + 4 + 6 + 12 * (1 + 4 + 18),
             6,
         ),
+        // HyperX 4x4x2, 2 nodes a router: as many hops as coordinates differ
+        (HYPERX, 64, 0, 1, 0),
+        (HYPERX, 64, 0, 6, 1),
+        (HYPERX, 64, 0, 2 * (3 + 4 * 3), 2),
+        (HYPERX, 64, 0, 2 * (2 + 4 * 3 + 16), 3),
+        (HYPERX, 64, 5, 2 * (2 + 4 * 3 + 16), 2),
     ];
     for &(net, ranks, src, dst, links) in cases {
         let r = one_put(net, ranks, src, dst, 4096);
@@ -134,7 +140,77 @@ fn every_network() -> Vec<(String, u64)> {
             72,
         ));
     }
+    for r in ["dimension_order", "ugal"] {
+        v.push((
+            format!("topology = 'hyperx'\ndims = [4, 3, 2]\nnodes_per_router = 2\nlinks_per_pair = 2\nrouting = '{r}'\n{tight}"),
+            48,
+        ));
+    }
     v
+}
+
+const HYPERX: &str = "topology = 'hyperx'\ndims = [4, 4, 2]\nnodes_per_router = 2";
+
+/// HyperX latencies by hand: a 64 B put crosses the routers of its route, one per dimension
+/// its ends differ in (a dimension is one hop however far along it), each with its cable and
+/// pipeline: the same router (node 0 to node 1), one dimension (router (0,0,0) to (3,0,0)),
+/// two (to (3,3,0)) and three (to (2,3,1)).
+#[test]
+fn hyperx_latencies_are_one_hop_per_dimension_by_hand() {
+    let p = Params::nsim_ace();
+    let at = |node: u32| node / 2;
+    for (dst, routers) in [
+        (1u32, 1u64),
+        (2 * 3, 2),
+        (2 * (3 + 4 * 3), 3),
+        (2 * (2 + 4 * 3 + 16), 4),
+    ] {
+        assert_eq!(
+            landed(HYPERX, 64, 0, dst, 64, ""),
+            2 * p.dma(64) + p.fly(80, routers),
+            "node 0 to node {dst} (router {})",
+            at(dst)
+        );
+        let r = one_put(HYPERX, 64, 0, dst, 64);
+        let h = r.network.message_hops.unwrap();
+        assert_eq!(
+            (h.mean, h.max),
+            ((routers - 1) as f64, (routers - 1) as u32)
+        );
+    }
+}
+
+/// UGAL over a dimension derouts when the direct link is loaded: every rank of router 0's
+/// row sends to router 3's row in a 1-D HyperX of 6 routers (4 nodes each, 2 MB each), so
+/// the direct link is the only minimal path; dimension order sends it all there, UGAL moves
+/// some through the 4 other routers and finishes sooner. Both deliver every byte, and each
+/// detour is counted.
+#[test]
+fn hyperx_ugal_spreads_a_hot_pair_over_the_other_routers() {
+    let run_it = |routing: &str| {
+        run(&on(
+            &format!(
+                "topology = 'hyperx'\ndims = [6]\nnodes_per_router = 4\nrouting = '{routing}'"
+            ),
+            24,
+            "local me = MGEN_Comm_rank()
+             if me < 4 then MGEN_acp_complete(MGEN_rdma_put(12 + me, 2097152, 0)) end
+             if me >= 12 and me < 16 then MGEN_rdma_poll(0) end",
+        ))
+    };
+    let (dor, ugal) = (run_it("dimension_order"), run_it("ugal"));
+    assert_eq!(dor.network.bytes, 4 * 2097152);
+    assert_eq!(ugal.network.bytes, 4 * 2097152);
+    assert_eq!(dor.network.nonminimal_packets, 0);
+    assert!(ugal.network.nonminimal_packets > 0);
+    assert!(
+        ugal.predicted_time_ps < dor.predicted_time_ps,
+        "{} against {}",
+        ugal.predicted_time_ps,
+        dor.predicted_time_ps
+    );
+    assert_eq!(dor.network.message_hops.unwrap().max, 1);
+    assert_eq!(ugal.network.message_hops.unwrap().max, 2);
 }
 
 #[test]
@@ -342,6 +418,43 @@ fn each_link_class_has_its_own_latency_and_rate() {
     ));
     assert!(
         e.contains("network.level_link_bandwidth") && e.contains("give 1"),
+        "{e}"
+    );
+}
+
+/// A HyperX's keys are checked by name: a dimension past a router's 255 ports, a dimension
+/// of no router, the key of another family, a routing it does not have.
+#[test]
+fn hyperx_keys_out_of_range_are_refused_by_name() {
+    let refused = |net: &str| {
+        let at = project().join("scenarios/test.toml");
+        mgensim::Scenario::from_str_with(&on(net, 4, ""), &at, &[])
+            .expect_err("refused")
+            .to_string()
+    };
+    // 4 nodes + 3 × (100 − 1) ports = 301
+    let e = refused("topology = 'hyperx'\ndims = [100]\nlinks_per_pair = 3\nnodes_per_router = 4");
+    assert!(e.contains("network.dims") && e.contains("301 ports"), "{e}");
+    let e = refused("topology = 'hyperx'\ndims = [4, 0]");
+    assert!(e.contains("network.dims") && e.contains("0 routers"), "{e}");
+    let e = refused("topology = 'hyperx'\ndims = [4]\nlinks_per_pair = 0");
+    assert!(
+        e.contains("network.links_per_pair") && e.contains("1 to 255"),
+        "{e}"
+    );
+    let e = refused("topology = 'torus'\ndims = [4]\nlinks_per_pair = 2");
+    assert!(
+        e.contains("network.links_per_pair") && e.contains("a HyperX"),
+        "{e}"
+    );
+    let e = refused("topology = 'hyperx'\ndims = [4]\nrouting = 'valiant'");
+    assert!(
+        e.contains("network.routing") && e.contains("dimension_order, ugal"),
+        "{e}"
+    );
+    let e = refused("topology = 'hyperx'\ndims = [4]\nvcs = 1\nrouting = 'ugal'");
+    assert!(
+        e.contains("network.vcs") && e.contains("2 virtual channel classes"),
         "{e}"
     );
 }

@@ -43,6 +43,8 @@ pub enum Topology {
     Fattree,
     /// Dragonfly: groups of routers, all-to-all global links between groups.
     Dragonfly,
+    /// HyperX: routers on a grid, each dimension's routers fully connected.
+    Hyperx,
 }
 
 impl Topology {
@@ -82,6 +84,16 @@ pub enum FatTreeRouting {
     Random,
 }
 
+/// The routing rules of a HyperX (`net/topology/hyperx.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HyperXRouting {
+    /// One hop per dimension, in index order.
+    DimensionOrder,
+    /// Dimension order, each dimension crossed directly or through a random router of it,
+    /// by the queues (UGAL-L over the dimensions).
+    Ugal,
+}
+
 /// The routing rules of a dragonfly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DragonflyRouting {
@@ -100,7 +112,7 @@ pub struct NetworkConfig {
     /// Which family of network.
     pub topology: Topology,
     /// Mesh and torus: routers per dimension, 1 to 6 dimensions; one node per router.
-    /// Tofu: the outer `[x, y, z]`.
+    /// Tofu: the outer `[x, y, z]`. HyperX: routers per dimension, 1 to 6 dimensions.
     pub dims: Vec<u32>,
     /// Route choice; the topology's first rule when left out (`dimension_order`,
     /// `straight_up`, `minimal`).
@@ -115,8 +127,11 @@ pub struct NetworkConfig {
     pub up_ports: Option<Vec<u32>>,
     /// Dragonfly: routers per group (`a`; TraceRP: 6).
     pub routers_per_group: Option<u32>,
-    /// Dragonfly: nodes per router (`p`; TraceRP: 3).
+    /// Dragonfly: nodes per router (`p`; TraceRP: 3). HyperX: nodes per router (`T`; 1
+    /// when left out).
     pub nodes_per_router: Option<u32>,
+    /// HyperX: parallel links between two routers of a dimension (`K`; 1 when left out).
+    pub links_per_pair: Option<u32>,
     /// Dragonfly: global links per router (`h`; TraceRP: 3).
     pub global_links_per_router: Option<u32>,
     /// Dragonfly: groups; `a·h + 1` (one global link between every pair) when left out.
@@ -215,6 +230,7 @@ impl Default for NetworkConfig {
             nodes_per_router: None,
             global_links_per_router: None,
             groups: None,
+            links_per_pair: None,
             link_bandwidth: Bandwidth(4_000_000_000),
             switch_bandwidth: Bandwidth(4_000_000_000),
             routing_time: Time::from_ns(4),
@@ -251,6 +267,10 @@ impl NetworkConfig {
                 DragonflyRouting::Minimal => 2,
                 _ => 3,
             },
+            Topology::Hyperx => match self.hyperx_routing() {
+                HyperXRouting::DimensionOrder => 1,
+                HyperXRouting::Ugal => 2,
+            },
         }
     }
 
@@ -277,6 +297,10 @@ impl NetworkConfig {
             Topology::Dragonfly => {
                 let (a, p, _, g) = self.dragonfly_shape();
                 g as u64 * a as u64 * p as u64
+            }
+            Topology::Hyperx => {
+                let (_, nodes) = self.hyperx_shape();
+                self.dims.iter().map(|&d| d as u64).product::<u64>() * nodes as u64
             }
         }
     }
@@ -319,6 +343,15 @@ impl NetworkConfig {
                 let (a, p, h, g) = self.dragonfly_shape();
                 format!("dragonfly, {g} groups of {a} routers, {p} nodes and {h} global links each")
             }
+            Topology::Hyperx => {
+                let (k, t) = self.hyperx_shape();
+                format!(
+                    "HyperX {}, {t} node{} per router, {k} link{} per pair",
+                    dims.join("x"),
+                    if t == 1 { "" } else { "s" },
+                    if k == 1 { "" } else { "s" }
+                )
+            }
         }
     }
     /// The routing rule in effect, as the scenario names it.
@@ -344,6 +377,20 @@ impl NetworkConfig {
             Some(Routing::StraightDown) => FatTreeRouting::StraightDown,
             Some(Routing::Random) => FatTreeRouting::Random,
             _ => FatTreeRouting::StraightUp,
+        }
+    }
+    /// HyperX: links per pair of routers of a dimension, nodes per router.
+    pub fn hyperx_shape(&self) -> (u32, u32) {
+        (
+            self.links_per_pair.unwrap_or(1),
+            self.nodes_per_router.unwrap_or(1),
+        )
+    }
+    /// The HyperX's routing (`dimension_order` unless given).
+    pub fn hyperx_routing(&self) -> HyperXRouting {
+        match self.routing {
+            Some(Routing::Ugal) => HyperXRouting::Ugal,
+            _ => HyperXRouting::DimensionOrder,
         }
     }
     /// The dragonfly's routing (`minimal` unless given).

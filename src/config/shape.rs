@@ -62,8 +62,14 @@ pub(super) fn check_topology(
             format!("{} is out of range (1 to 4096)", node.ranks_per_node),
         );
     }
-    if !topo.is_cube() {
-        only("dims", "a mesh, torus or Tofu", p);
+    if !topo.is_cube() && topo != Topology::Hyperx {
+        only("dims", "a mesh, torus, Tofu or HyperX", p);
+    }
+    if topo != Topology::Hyperx {
+        only("links_per_pair", "a HyperX", p);
+    }
+    if topo != Topology::Dragonfly && topo != Topology::Hyperx {
+        only("nodes_per_router", "a dragonfly or HyperX", p);
     }
     if topo != Topology::Fattree {
         for k in ["radix", "levels", "down_ports", "up_ports"] {
@@ -78,7 +84,6 @@ pub(super) fn check_topology(
     if topo != Topology::Dragonfly {
         for k in [
             "routers_per_group",
-            "nodes_per_router",
             "global_links_per_router",
             "groups",
             "global_link_bandwidth",
@@ -91,6 +96,7 @@ pub(super) fn check_topology(
         Topology::Torus | Topology::Mesh | Topology::Tofu => &[Routing::DimensionOrder],
         Topology::Fattree => &[Routing::StraightUp, Routing::StraightDown, Routing::Random],
         Topology::Dragonfly => &[Routing::Minimal, Routing::Valiant, Routing::Ugal],
+        Topology::Hyperx => &[Routing::DimensionOrder, Routing::Ugal],
     };
     if let Some(r) = net.routing {
         if !allowed.contains(&r) {
@@ -231,6 +237,44 @@ pub(super) fn check_topology(
                         ),
                     );
                 }
+            }
+        }
+        Topology::Hyperx => {
+            if net.dims.is_empty() || net.dims.len() > crate::net::topology::MAX_DIMS {
+                p.key(
+                    "network.dims",
+                    format!(
+                        "{} dimensions given; a HyperX has 1 to {}",
+                        net.dims.len(),
+                        crate::net::topology::MAX_DIMS
+                    ),
+                );
+            }
+            if let Some(&d) = net.dims.iter().find(|&&d| d == 0 || d > 255) {
+                p.key(
+                    "network.dims",
+                    format!(
+                        "{d} routers in a dimension is out of range (1 to 255: a router has a                          port to each other router of its dimension)"
+                    ),
+                );
+            }
+            let (k, t) = net.hyperx_shape();
+            for (key, v) in [("links_per_pair", k), ("nodes_per_router", t)] {
+                if v == 0 || v > 255 {
+                    p.key(
+                        &format!("network.{key}"),
+                        format!("{v} is out of range (1 to 255)"),
+                    );
+                }
+            }
+            let ports = crate::net::topology::HyperX::ports_needed(&net.dims, k, t);
+            if p.is_empty() && ports > ports_max {
+                p.key(
+                    "network.dims",
+                    format!(
+                        "a router would need {ports} ports (nodes_per_router + links_per_pair                          × the other routers of each dimension); at most {ports_max}"
+                    ),
+                );
             }
         }
         Topology::Dragonfly => {

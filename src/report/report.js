@@ -357,12 +357,16 @@
       var dx = bx - ax, dy = by - ay, len = Math.sqrt(dx * dx + dy * dy) || 1;
       var ux = dx / len, uy = dy / len;
       // far neighbours (wrap-around links) are drawn as stubs pointing away from the grid
-      var far = len > scale * 1.5 && T.kind !== "fattree" && T.kind !== "dragonfly";
+      var far = len > scale * 1.5 && (T.kind === "torus" || T.kind === "tofu");
       var off = Math.max(1, rr * 0.35);
       var ox = -uy * off, oy = ux * off;
       var line;
       if (far) {
         line = sel("line", { x1: ax + ox, y1: ay + oy, x2: ax - ux * scale * 0.4 + ox, y2: ay - uy * scale * 0.4 + oy });
+      } else if (T.kind === "hyperx" && len > scale * 1.5) {
+        // a HyperX's longer links arc off their row or column, clear of the routers between
+        var bend = len * 0.22, mx = (ax + bx) / 2 - uy * bend + ox, my = (ay + by) / 2 + ux * bend + oy;
+        line = sel("path", { d: "M" + (ax + ox) + " " + (ay + oy) + " Q" + mx + " " + my + " " + (bx + ox) + " " + (by + oy), fill: "none" });
       } else {
         line = sel("line", { x1: ax + ox, y1: ay + oy, x2: bx + ox, y2: by + oy });
       }

@@ -90,7 +90,9 @@ mod tests;
 use super::packet::{Packet, PacketPool, PktId, NONE};
 use super::power::{Power, Ready};
 use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_CLASSES, NO_DIM};
-use crate::config::{DragonflyRouting, NetworkConfig, NodeConfig, PowerConfig, RouterKind};
+use crate::config::{
+    DragonflyRouting, HyperXRouting, NetworkConfig, NodeConfig, PowerConfig, RouterKind,
+};
 use crate::cut::Cut;
 use crate::event::Event;
 use crate::perf::prefetch::prefetch;

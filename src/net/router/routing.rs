@@ -40,6 +40,31 @@ impl Network {
                 };
                 d.route(p.at, p.dst, p.vc, aux)
             }
+            Topo::HyperX(h) => match h.routing {
+                HyperXRouting::DimensionOrder => h.route(p.at, p.src, p.dst),
+                HyperXRouting::Ugal => {
+                    let rng = &mut self.rngs[p.at as usize];
+                    match h.ugal(p.at, p.src, p.dst, p.dim, || rng.next_u64()) {
+                        Ok(hop) => hop,
+                        Err((direct, detour)) => self.hyperx_choice(p.at, direct, detour, now.ps()),
+                    }
+                }
+            },
+        }
+    }
+
+    /// UGAL-L over a HyperX's dimension: the direct hop unless the queue on the detour's
+    /// first hop, times its 2 hops, is shorter than the direct one's (ties go direct).
+    fn hyperx_choice(&mut self, at: RouterId, direct: Hop, detour: Hop, now: u64) -> Hop {
+        let queue = |port: u8| {
+            let ch = &self.channels[(at * self.ports + port as u32) as usize];
+            ch.queued as u64 + (ch.busy && ch.free_at > now) as u64
+        };
+        if queue(direct.port) <= 2 * queue(detour.port) {
+            direct
+        } else {
+            self.stats.nonminimal += 1;
+            detour
         }
     }
 

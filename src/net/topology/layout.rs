@@ -137,6 +137,29 @@ fn places(t: &Topo) -> Option<Vec<(f32, f32, String)>> {
                 })
                 .collect()
         }
+        Topo::HyperX(h) => {
+            // a grid as a mesh's (dimensions 0, 2, 4 along x, 1, 3, 5 along y); a dimension's
+            // links run along its row or column
+            let mut stride = vec![0f32; h.dims.len()];
+            let mut next = [1f32, 1f32];
+            for (d, &k) in h.dims.iter().enumerate() {
+                stride[d] = next[d % 2];
+                next[d % 2] = next[d % 2] * k as f32 + 1.0;
+            }
+            (0..n)
+                .map(|r| {
+                    let mut xy = [0f32; 2];
+                    let coords: Vec<String> = (0..h.dims.len())
+                        .map(|d| {
+                            let v = h.coord(r, d);
+                            xy[d % 2] += v as f32 * stride[d];
+                            v.to_string()
+                        })
+                        .collect();
+                    (xy[0], xy[1], format!("({})", coords.join(",")))
+                })
+                .collect()
+        }
         Topo::Dragonfly(d) => {
             let (a, g) = (d.a as f32, d.g as f32);
             let small = (a / std::f32::consts::PI).max(0.8);
@@ -228,12 +251,12 @@ mod tests {
                 }
             }
             let mut span: std::collections::BTreeMap<usize, (f32, f32)> = Default::default();
-            for r in 0..n {
+            for (r, place) in l.iter().enumerate() {
                 if f.place(r as u32).0 < top {
                     let e = span
                         .entry(root(&mut pod, r))
                         .or_insert((f32::MAX, f32::MIN));
-                    *e = (e.0.min(l[r].0), e.1.max(l[r].0));
+                    *e = (e.0.min(place.0), e.1.max(place.0));
                 }
             }
             let mut spans: Vec<(f32, f32)> = span.into_values().collect();

@@ -13,12 +13,14 @@ pub mod cube;
 pub mod divisor;
 pub mod dragonfly;
 pub mod fattree;
+pub mod hyperx;
 pub mod layout;
 
 use crate::config::{DragonflyRouting, FatTreeRouting, NetworkConfig, Topology};
 pub use cube::{Cube, MAX_DIMS};
 pub use dragonfly::Dragonfly;
 pub use fattree::FatTree;
+pub use hyperx::HyperX;
 
 /// Router id.
 pub type RouterId = u32;
@@ -55,6 +57,8 @@ pub enum Topo {
     FatTree(FatTree),
     /// A dragonfly.
     Dragonfly(Dragonfly),
+    /// A HyperX.
+    HyperX(HyperX),
 }
 
 impl Topo {
@@ -71,6 +75,10 @@ impl Topo {
             Topology::Dragonfly => {
                 let (a, p, h, g) = cfg.dragonfly_shape();
                 Topo::Dragonfly(Dragonfly::new(a, p, h, g, cfg.dragonfly_routing()))
+            }
+            Topology::Hyperx => {
+                let (k, t) = cfg.hyperx_shape();
+                Topo::HyperX(HyperX::new(&cfg.dims, k, t, cfg.hyperx_routing()))
             }
         }
     }
@@ -99,6 +107,7 @@ impl Topo {
             Topo::Cube(_) => false,
             Topo::FatTree(f) => f.routing == FatTreeRouting::Random,
             Topo::Dragonfly(d) => d.routing != DragonflyRouting::Minimal,
+            Topo::HyperX(h) => h.routing != crate::config::HyperXRouting::DimensionOrder,
         }
     }
 
@@ -108,6 +117,7 @@ impl Topo {
             Topo::Cube(c) => c.routers(),
             Topo::FatTree(t) => t.routers(),
             Topo::Dragonfly(d) => d.routers(),
+            Topo::HyperX(h) => h.routers(),
         }
     }
     /// Ports per router (the most any router of the topology has).
@@ -116,6 +126,7 @@ impl Topo {
             Topo::Cube(c) => c.ports(),
             Topo::FatTree(t) => t.ports(),
             Topo::Dragonfly(d) => d.ports(),
+            Topo::HyperX(h) => h.ports(),
         }
     }
     /// Virtual channel classes its routing needs against deadlock (a hop's `vc` is its class).
@@ -124,6 +135,7 @@ impl Topo {
             Topo::Cube(c) => c.vcs(),
             Topo::FatTree(_) => 1,
             Topo::Dragonfly(d) => d.vcs(),
+            Topo::HyperX(h) => h.vcs(),
         }
     }
     /// Terminal ports per terminal router (`T`).
@@ -132,6 +144,7 @@ impl Topo {
             Topo::Cube(c) => c.terminals() as u32,
             Topo::FatTree(t) => t.down[0],
             Topo::Dragonfly(d) => d.p,
+            Topo::HyperX(h) => h.nodes,
         }
     }
     /// Routers with terminals: routers `0..terminal_routers()`.
@@ -140,6 +153,7 @@ impl Topo {
             Topo::Cube(c) => c.routers(),
             Topo::FatTree(t) => t.leaves(),
             Topo::Dragonfly(d) => d.routers(),
+            Topo::HyperX(h) => h.routers(),
         }
     }
     /// Terminals (NICs) in all.
@@ -154,6 +168,7 @@ impl Topo {
             Topo::Cube(c) => c.neighbour(r, q),
             Topo::FatTree(t) => t.neighbour(r, q),
             Topo::Dragonfly(d) => d.neighbour(r, q),
+            Topo::HyperX(h) => h.neighbour(r, q),
         }
     }
 
@@ -185,6 +200,7 @@ impl Topo {
                 let (l, g) = d.path_length(src / t, dst, dragonfly::MINIMAL);
                 l + g
             }
+            Topo::HyperX(h) => h.distance(src / t, dst / t),
         }
     }
 }
