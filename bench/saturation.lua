@@ -21,6 +21,8 @@ local patterns = {
   neighbor = function() return (x + 1) % k + k * y end,
   -- half-way round less one, in x
   tornado = function() return (x + k // 2 - 1) % k + k * y end,
+  -- the node `shift` further on (bench/hyperx_saturation: the same node of the next router)
+  shift = function() return (me + MGEN_args.shift) % p end,
 }
 local dst = patterns[MGEN_args.pattern] or error("unknown pattern " .. tostring(MGEN_args.pattern))
 local send, comp, log, random = MGEN_Isend, MGEN_Comp, math.log, math.random

@@ -10,6 +10,11 @@ pub(super) fn cube_hop(cube: &Cube, tpr: u32, at: RouterId, dst: u32, vc: u8, di
     cube.route(at, dst / tpr, (dst % tpr) as u8, vc, dim)
 }
 
+/// Packets a HyperX's direct queue may exceed the detour's (times its hops) before UGAL
+/// derouts: without it, a single packet ahead would send the next one the long way, which
+/// costs uniform traffic more than it saves (bench/hyperx_saturation; docs/performance.md).
+pub(super) const UGAL_THRESHOLD: u64 = 4;
+
 impl Network {
     /// Routes packet `pkt` at router `p.at` (at time `now`): the channel it leaves by and the
     /// virtual channel it takes there (also written into the packet).
@@ -53,14 +58,14 @@ impl Network {
         }
     }
 
-    /// UGAL-L over a HyperX's dimension: the direct hop unless the queue on the detour's
-    /// first hop, times its 2 hops, is shorter than the direct one's (ties go direct).
+    /// UGAL-L over a HyperX's dimension: the direct hop unless its queue exceeds the queue on
+    /// the detour's first hop times its 2 hops by more than [`UGAL_THRESHOLD`] packets.
     fn hyperx_choice(&mut self, at: RouterId, direct: Hop, detour: Hop, now: u64) -> Hop {
         let queue = |port: u8| {
             let ch = &self.channels[(at * self.ports + port as u32) as usize];
             ch.queued as u64 + (ch.busy && ch.free_at > now) as u64
         };
-        if queue(direct.port) <= 2 * queue(detour.port) {
+        if queue(direct.port) <= 2 * queue(detour.port) + UGAL_THRESHOLD {
             direct
         } else {
             self.stats.nonminimal += 1;
