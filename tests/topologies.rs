@@ -180,27 +180,27 @@ fn hyperx_latencies_are_one_hop_per_dimension_by_hand() {
     }
 }
 
-/// UGAL over a dimension derouts when the direct link is loaded: every rank of router 0's
-/// row sends to router 3's row in a 1-D HyperX of 6 routers (4 nodes each, 2 MB each), so
-/// the direct link is the only minimal path; dimension order sends it all there, UGAL moves
-/// some through the 4 other routers and finishes sooner. Both deliver every byte, and each
-/// detour is counted.
+/// UGAL over a dimension derouts when the direct link is loaded: every node of router 0
+/// sends 2 MB to a node of router 3 in a 1-D HyperX of 6 routers of 8 nodes, so the direct
+/// link is the only minimal path; dimension order sends it all there, UGAL moves some through
+/// the 4 other routers and finishes sooner. Both deliver every byte, and each detour is
+/// counted.
 #[test]
 fn hyperx_ugal_spreads_a_hot_pair_over_the_other_routers() {
     let run_it = |routing: &str| {
         run(&on(
             &format!(
-                "topology = 'hyperx'\ndims = [6]\nnodes_per_router = 4\nrouting = '{routing}'"
+                "topology = 'hyperx'\ndims = [6]\nnodes_per_router = 8\nrouting = '{routing}'"
             ),
-            24,
+            48,
             "local me = MGEN_Comm_rank()
-             if me < 4 then MGEN_acp_complete(MGEN_rdma_put(12 + me, 2097152, 0)) end
-             if me >= 12 and me < 16 then MGEN_rdma_poll(0) end",
+             if me < 8 then MGEN_acp_complete(MGEN_rdma_put(24 + me, 2097152, 0)) end
+             if me >= 24 and me < 32 then MGEN_rdma_poll(0) end",
         ))
     };
     let (dor, ugal) = (run_it("dimension_order"), run_it("ugal"));
-    assert_eq!(dor.network.bytes, 4 * 2097152);
-    assert_eq!(ugal.network.bytes, 4 * 2097152);
+    assert_eq!(dor.network.bytes, 8 * 2097152);
+    assert_eq!(ugal.network.bytes, 8 * 2097152);
     assert_eq!(dor.network.nonminimal_packets, 0);
     assert!(ugal.network.nonminimal_packets > 0);
     assert!(

@@ -17,8 +17,8 @@
 //! - `ugal`: UGAL over the dimensions, the DAL idea with the dimension order kept: the first
 //!   dimension still to correct is crossed directly or through a random intermediate router of
 //!   that dimension, whichever has the smaller product of the queue on its first hop and its
-//!   hops (1 or 2), as UGAL-L decides; a packet on its second hop of a dimension goes
-//!   directly. At most `2N` hops. The first hop of a dimension takes class 0, the second
+//!   hops (1 or 2), as UGAL-L decides, the direct hop winning ties and a margin of a few
+//!   packets (`router/routing.rs`); a packet on its second hop of a dimension goes directly. At most `2N` hops. The first hop of a dimension takes class 0, the second
 //!   class 1; channels ordered by (dimension, class) only ever wait for later ones, so two
 //!   classes are deadlock-free.
 //!
