@@ -265,7 +265,10 @@ impl Nics {
                 flow: None,
                 flow_ended: Vec::new(),
                 stats: self.stats.clone(),
-                traffic: self.traffic.as_ref().map(|_| Box::default()),
+                traffic: self
+                    .traffic
+                    .as_ref()
+                    .map(|t| Box::new(crate::probe::traffic::Traffic::new_like(t))),
             })
             .collect();
         let dir = crate::perf::stable::directory(&all.iter().map(|n| &n.msgs).collect::<Vec<_>>());

@@ -168,7 +168,9 @@ impl Part {
             && nodes.jobs.len() == 1
             && nranks <= crate::probe::traffic::MAX_HINT_RANKS
         {
-            nics.traffic = Some(Box::default());
+            nics.traffic = Some(Box::new(crate::probe::traffic::Traffic::new(
+                net.topo.terminals(),
+            )));
         }
         let flow = s.network.model == crate::config::NetworkModel::Flow;
         if flow {

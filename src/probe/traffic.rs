@@ -41,18 +41,59 @@ impl Hasher for PairHasher {
     }
 }
 
-/// Payload bytes of data messages per (source NIC, destination NIC).
+/// Sources whose bytes are counted at most (about): a bigger job's are sampled, so that the
+/// counts stay small (a few hundred KiB) whatever the job.
+pub const SAMPLED_SOURCES: u32 = 256;
+
+/// Payload bytes of data messages per (source NIC, destination NIC), of every source NIC or
+/// of a fixed pseudo-random sample of them (one in `every`, by a hash of the NIC's id).
 #[derive(Clone, Debug, Default)]
 pub struct Traffic {
     bytes: HashMap<u64, u64, BuildHasherDefault<PairHasher>>,
     /// More than [`MAX_PAIRS`] pairs: the counts are incomplete.
     pub overflowed: bool,
+    /// One source NIC in `every` is counted (0 and 1: all).
+    every: u32,
 }
 
 impl Traffic {
+    /// Counts for a network of `nics` NICs: all of them up to [`SAMPLED_SOURCES`], else a
+    /// sample of about that many.
+    pub fn new(nics: u32) -> Traffic {
+        Traffic {
+            every: nics.div_ceil(SAMPLED_SOURCES).max(1),
+            ..Traffic::default()
+        }
+    }
+
+    /// Empty counts that sample as `other` does (another partition's).
+    pub fn new_like(other: &Traffic) -> Traffic {
+        Traffic {
+            every: other.every,
+            ..Traffic::default()
+        }
+    }
+
+    /// Whether the sources are sampled (and one in how many is counted).
+    pub fn sampled(&self) -> Option<u32> {
+        (self.every > 1).then_some(self.every)
+    }
+
+    /// Whether NIC `src`'s messages are counted: all, or those of one NIC in `every` by a
+    /// hash of its id (not its id modulo `every`, which would pick a regular lattice of the
+    /// network, the very shape a grid's traffic follows).
+    #[inline]
+    fn counts(&self, src: u32) -> bool {
+        let mixed = (src as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+        self.every <= 1 || mixed % self.every as u64 == 0
+    }
+
     /// A data message of `bytes` from NIC `src` to NIC `dst`.
     #[inline]
     pub fn add(&mut self, src: u32, dst: u32, bytes: u64) {
+        if !self.counts(src) {
+            return;
+        }
         let key = (src as u64) << 32 | dst as u64;
         if let Some(b) = self.bytes.get_mut(&key) {
             *b += bytes;
@@ -66,6 +107,7 @@ impl Traffic {
     /// Gathers another partition's counts.
     pub fn absorb(&mut self, other: &Traffic) {
         self.overflowed |= other.overflowed;
+        self.every = self.every.max(other.every);
         for (&k, &b) in &other.bytes {
             if let Some(x) = self.bytes.get_mut(&k) {
                 *x += b;
@@ -95,6 +137,9 @@ pub struct PlacementHint {
     pub grid: Vec<u32>,
     /// The mean links per byte had the ranks been placed as that block.
     pub grid_hops: f64,
+    /// The bytes were those of one source in this many (a job of more than
+    /// [`SAMPLED_SOURCES`] nodes), else `None`: all of them.
+    pub sampled: Option<u32>,
 }
 
 impl PlacementHint {
@@ -128,11 +173,15 @@ impl PlacementHint {
             });
             stride *= k as u64;
         }
+        let whose = match self.sampled {
+            Some(n) => format!(" (the messages of about one rank in {n}, a fixed sample)"),
+            None => String::new(),
+        };
         format!(
-            "the ranks' data crossed {:.2} links per byte on average as placed; placed as a \
-             {} block of the {} network it would cross {:.2}. Their messages look like those \
-             of a {} grid: a placement map (`placement.file`, one `rank node` per line) with \
-             node = {} for (c0, ...) = ({}) places them so",
+            "the ranks' data{whose} crossed {:.2} links per byte on average as placed; placed \
+             as a {} block of the {} network it would cross {:.2}. Their messages look like \
+             those of a {} grid: a placement map (`placement.file`, one `rank node` per line) \
+             with node = {} for (c0, ...) = ({}) places them so",
             self.placed_hops,
             x(&self.grid),
             x(net_dims),
@@ -256,6 +305,7 @@ pub fn placement_hint(
         placed_hops: placed as f64 / total as f64,
         grid,
         grid_hops: links as f64 / total as f64,
+        sampled: None,
     })
 }
 
@@ -328,6 +378,29 @@ mod tests {
         let pairs: Vec<(u32, u32, u64)> = (0..16u32).map(|r| (r, (r + 1) % 16, 8)).collect();
         let linear: Vec<u32> = (0..16).collect();
         assert_eq!(placement_hint(&pairs, &linear, &[16], &[true]), None);
+    }
+
+    #[test]
+    fn a_big_network_s_sources_are_sampled_a_small_one_s_all_counted() {
+        let mut small = Traffic::new(SAMPLED_SOURCES);
+        let mut big = Traffic::new(64 * SAMPLED_SOURCES);
+        assert_eq!((small.sampled(), big.sampled()), (None, Some(64)));
+        for src in 0..64 * SAMPLED_SOURCES {
+            small.add(src, 0, 1);
+            big.add(src, 0, 1);
+        }
+        assert_eq!(small.pairs().count(), 64 * SAMPLED_SOURCES as usize);
+        // about one in 64, not a lattice
+        let kept: Vec<u32> = big.pairs().map(|p| p.0).collect();
+        assert!((200..320).contains(&kept.len()), "{}", kept.len());
+        let mut strides: Vec<u32> = kept.iter().map(|s| s % 64).collect();
+        strides.sort_unstable();
+        strides.dedup();
+        assert!(
+            strides.len() > 32,
+            "spread over the residues: {}",
+            strides.len()
+        );
     }
 
     #[test]

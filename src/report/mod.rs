@@ -765,5 +765,8 @@ fn placement_hint(w: &Part) -> Option<crate::probe::traffic::PlacementHint> {
             (rs != u32::MAX && rd != u32::MAX).then_some((rs, rd, b))
         })
         .collect();
-    crate::probe::traffic::placement_hint(&pairs, &nodes.rank_node, &c.dims, &c.wrap)
+    let mut hint =
+        crate::probe::traffic::placement_hint(&pairs, &nodes.rank_node, &c.dims, &c.wrap)?;
+    hint.sampled = t.sampled();
+    Some(hint)
 }
