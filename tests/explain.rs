@@ -190,14 +190,18 @@ fn a_grid_placed_linearly_on_a_torus_of_another_width_gets_a_placement_hint() {
     let h = r.network.placement_hint.clone().expect("a hint");
     assert_eq!(h.grid, vec![6, 6, 6]);
     assert_eq!(h.grid_hops, 1.0);
-    assert_eq!(
-        h.placed_hops, placed,
-        "every message carries the same bytes"
+    // 512 NICs: the hint counts a fixed sample of about 256 sources (every message carries
+    // the same bytes, so its mean is near the whole's); the hops per message count them all
+    assert_eq!(h.sampled, Some(2));
+    assert!(
+        (h.placed_hops - placed).abs() < 0.05,
+        "{} {placed}",
+        h.placed_hops
     );
     assert_eq!(r.network.message_hops.unwrap().mean, placed);
     let text = r.to_string();
     assert!(
-        text.contains("placement hint     the ranks' data crossed")
+        text.contains("placement hint     the ranks' data (the messages of about one rank in 2")
             && text.contains(
                 "node = c0 + 8*c1 + 64*c2 for (c0, ...) = (r mod 6, (r div 6) mod 6, r div 36)"
             ),
