@@ -705,3 +705,17 @@ impl Mpi {
         self.reqs.get(*id).done
     }
 }
+
+/// A tag as a script would read it: `with tag 5`, `with any tag`, or whose messages the
+/// library's tags are (`lua/mgen.d.lua`: 2^61 and up).
+pub(crate) fn tag_words(tag: i64) -> String {
+    if tag == ANY_TAG {
+        "with any tag".to_string()
+    } else if tag >= 1 << 62 {
+        "of a collective (mgen.coll)".to_string()
+    } else if tag >= 1 << 61 {
+        "of an exchange replayed by mgen.replay".to_string()
+    } else {
+        format!("with tag {tag}")
+    }
+}

@@ -240,14 +240,10 @@ pub(super) fn check_topology(
             }
         }
         Topology::Hyperx => {
-            if net.dims.is_empty() || net.dims.len() > crate::net::topology::MAX_DIMS {
+            if net.dims.is_empty() || net.dims.len() > 6 {
                 p.key(
                     "network.dims",
-                    format!(
-                        "{} dimensions given; a HyperX has 1 to {}",
-                        net.dims.len(),
-                        crate::net::topology::MAX_DIMS
-                    ),
+                    format!("{} dimensions given; a HyperX has 1 to 6", net.dims.len()),
                 );
             }
             if let Some(&d) = net.dims.iter().find(|&&d| d == 0 || d > 255) {
@@ -267,7 +263,13 @@ pub(super) fn check_topology(
                     );
                 }
             }
-            let ports = crate::net::topology::HyperX::ports_needed(&net.dims, k, t);
+            // (its nodes, and `K` links to each other router of each dimension)
+            let ports = t as u64
+                + net
+                    .dims
+                    .iter()
+                    .map(|&d| (d.max(1) as u64 - 1) * k as u64)
+                    .sum::<u64>();
             if p.is_empty() && ports > ports_max {
                 p.key(
                     "network.dims",

@@ -134,7 +134,7 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
                 out.push(format!(
                     "a message from {} {} ({bytes} B) is here, unmatched: {why}",
                     name(src),
-                    tag_words(t)
+                    crate::mpi::tag_words(t)
                 ));
             }
             if here.len() > INSTEAD {
@@ -164,7 +164,7 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
                 out.push(format!(
                     "{} has posted a receive from {from} {}{why}",
                     name(to),
-                    tag_words(t)
+                    crate::mpi::tag_words(t)
                 ));
             }
             if posted.len() > INSTEAD {
@@ -201,20 +201,6 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
         OnWhat::Other => {}
     }
     out
-}
-
-/// A tag as a script would read it: `with tag 5`, `with any tag`, or whose messages the
-/// library's tags are (`lua/mgen.d.lua`: 2^61 and up).
-pub(crate) fn tag_words(tag: i64) -> String {
-    if tag == crate::mpi::ANY_TAG {
-        "with any tag".to_string()
-    } else if tag >= 1 << 62 {
-        "of a collective (mgen.coll)".to_string()
-    } else if tag >= 1 << 61 {
-        "of an exchange replayed by mgen.replay".to_string()
-    } else {
-        format!("with tag {tag}")
-    }
 }
 
 /// The cycles of the wait-for graph `on` (rank -> the rank it waits for), each from its
@@ -301,9 +287,9 @@ fn request_words(
         w.nodes.name(peer as u32)
     };
     let what = if send {
-        format!("to {who} {}", tag_words(tag))
+        format!("to {who} {}", crate::mpi::tag_words(tag))
     } else {
-        format!("from {who} {}", tag_words(tag))
+        format!("from {who} {}", crate::mpi::tag_words(tag))
     };
     let part = if send { "send" } else { "receive" };
     let words = match call {

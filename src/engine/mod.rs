@@ -19,7 +19,7 @@
 //! assert_eq!(report.network.packets, 2); // the data and its control packet
 //! ```
 
-pub(crate) mod diagnostics;
+mod diagnostics;
 mod governor;
 mod runner;
 mod threads;
