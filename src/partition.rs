@@ -5,7 +5,7 @@
 //! window of simulated time: everything one of its handlers touches is its own, and what it
 //! does to another partition crosses a link, as a cut message with a delay the model
 //! guarantees (`cut.rs`). The cut follows the network, never the number of threads:
-//! - a mesh, torus or Tofu is cut into slabs along its last dimension (whole planes, routers
+//! - a mesh, torus, Tofu or HyperX is cut into slabs along its last dimension (whole planes, routers
 //!   being numbered with dimension 0 fastest);
 //! - a dragonfly into runs of whole groups;
 //! - a fat tree into runs of whole subtrees under its second level (pods); a switch above the

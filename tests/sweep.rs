@@ -435,7 +435,7 @@ fn one_sweep_compares_a_torus_and_a_fat_tree_leaving_out_the_other_s_keys() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("warning: network.dims (a key of a mesh, torus or Tofu) left out: topology `fattree` was set by --set"),
+        stderr(&o).contains("warning: network.dims (a key of a mesh, torus, Tofu or HyperX) left out: topology `fattree` was set by --set"),
         "{}",
         stderr(&o)
     );
@@ -448,7 +448,7 @@ fn one_sweep_compares_a_torus_and_a_fat_tree_leaving_out_the_other_s_keys() {
     let o = mgensim_in(d.path(), &["run", "ft.toml", "-q"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("key `network.dims`: is a key of a mesh, torus or Tofu, not of topology `fattree` (to compare topologies, set network.topology with --set or a sweep's --vary"),
+        stderr(&o).contains("key `network.dims`: is a key of a mesh, torus, Tofu or HyperX, not of topology `fattree` (to compare topologies, set network.topology with --set or a sweep's --vary"),
         "{}",
         stderr(&o)
     );

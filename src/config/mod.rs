@@ -284,7 +284,7 @@ impl NetworkConfig {
         self.routing_time + self.vc_alloc_time + self.switch_alloc_time + self.switch_latency
     }
     /// Network ports for NICs: one per NIC of each router of a mesh, torus or Tofu, the
-    /// leaves' down ports of a fat tree, `p` per dragonfly router.
+    /// leaves' down ports of a fat tree, `p` per dragonfly router, `T` per HyperX router.
     pub fn terminals(&self, nics_per_node: u32) -> u64 {
         match self.topology {
             Topology::Torus | Topology::Mesh => {
