@@ -402,12 +402,6 @@ fn each_link_class_has_its_own_latency_and_rate() {
         flat + 80_000 - p.ser(80)
     );
     // keys of another topology, or of the wrong length, are refused by name
-    let refused = |net: &str| {
-        let at = project().join("scenarios/test.toml");
-        mgensim::Scenario::from_str_with(&on(net, 4, ""), &at, &[])
-            .expect_err("refused")
-            .to_string()
-    };
     let e = refused("topology = 'torus'\ndims = [4]\nglobal_cable_latency = '6 ns'");
     assert!(
         e.contains("network.global_cable_latency") && e.contains("a dragonfly"),
@@ -422,39 +416,54 @@ fn each_link_class_has_its_own_latency_and_rate() {
     );
 }
 
+/// The error a scenario on `net` (4 ranks) is refused with.
+fn refused(net: &str) -> String {
+    let at = project().join("scenarios/test.toml");
+    mgensim::Scenario::from_str_with(&on(net, 4, ""), &at, &[])
+        .expect_err("refused")
+        .to_string()
+}
+
 /// A HyperX's keys are checked by name: a dimension past a router's 255 ports, a dimension
 /// of no router, the key of another family, a routing it does not have.
 #[test]
 fn hyperx_keys_out_of_range_are_refused_by_name() {
-    let refused = |net: &str| {
-        let at = project().join("scenarios/test.toml");
-        mgensim::Scenario::from_str_with(&on(net, 4, ""), &at, &[])
-            .expect_err("refused")
-            .to_string()
-    };
-    // 4 nodes + 3 × (100 − 1) ports = 301
-    let e = refused("topology = 'hyperx'\ndims = [100]\nlinks_per_pair = 3\nnodes_per_router = 4");
-    assert!(e.contains("network.dims") && e.contains("301 ports"), "{e}");
-    let e = refused("topology = 'hyperx'\ndims = [4, 0]");
-    assert!(e.contains("network.dims") && e.contains("0 routers"), "{e}");
-    let e = refused("topology = 'hyperx'\ndims = [4]\nlinks_per_pair = 0");
-    assert!(
-        e.contains("network.links_per_pair") && e.contains("1 to 255"),
-        "{e}"
-    );
-    let e = refused("topology = 'torus'\ndims = [4]\nlinks_per_pair = 2");
-    assert!(
-        e.contains("network.links_per_pair") && e.contains("a HyperX"),
-        "{e}"
-    );
-    let e = refused("topology = 'hyperx'\ndims = [4]\nrouting = 'valiant'");
-    assert!(
-        e.contains("network.routing") && e.contains("dimension_order, ugal"),
-        "{e}"
-    );
-    let e = refused("topology = 'hyperx'\ndims = [4]\nvcs = 1\nrouting = 'ugal'");
-    assert!(
-        e.contains("network.vcs") && e.contains("2 virtual channel classes"),
-        "{e}"
-    );
+    // (scenario's network, the key named, words of the reason)
+    let cases = [
+        // 4 nodes + 3 × (100 − 1) ports = 301
+        (
+            "topology = 'hyperx'\ndims = [100]\nlinks_per_pair = 3\nnodes_per_router = 4",
+            "network.dims",
+            "301 ports",
+        ),
+        (
+            "topology = 'hyperx'\ndims = [4, 0]",
+            "network.dims",
+            "0 routers",
+        ),
+        (
+            "topology = 'hyperx'\ndims = [4]\nlinks_per_pair = 0",
+            "network.links_per_pair",
+            "1 to 255",
+        ),
+        (
+            "topology = 'torus'\ndims = [4]\nlinks_per_pair = 2",
+            "network.links_per_pair",
+            "a HyperX",
+        ),
+        (
+            "topology = 'hyperx'\ndims = [4]\nrouting = 'valiant'",
+            "network.routing",
+            "dimension_order, ugal",
+        ),
+        (
+            "topology = 'hyperx'\ndims = [4]\nvcs = 1\nrouting = 'ugal'",
+            "network.vcs",
+            "2 virtual channel classes",
+        ),
+    ];
+    for (net, key, words) in cases {
+        let e = refused(net);
+        assert!(e.contains(key) && e.contains(words), "{net}: {e}");
+    }
 }

@@ -1,7 +1,7 @@
 //! Where to draw each router of a topology (for the HTML report's picture of the network), in
 //! abstract units: x to the right, y downwards, one unit between neighbours.
 //!
-//! - mesh, torus, Tofu: dimensions 0, 2, 4 spread along x and 1, 3, 5 along y, each further
+//! - mesh, torus, Tofu, HyperX: dimensions 0, 2, 4 spread along x and 1, 3, 5 along y, each further
 //!   dimension repeating the block before it with a gap of one unit (a 3-D torus is a row of
 //!   2-D planes, one per z);
 //! - fat tree: one row per level, the top level at the top, switches spread evenly;
@@ -93,6 +93,33 @@ pub fn layout(t: &Topo, tofu: bool) -> Option<Layout> {
     Some(Layout { places, labels })
 }
 
+/// `n` routers on a grid of `dims` (coordinate `coord(r, d)`): dimensions 0, 2, 4 along x
+/// and 1, 3, 5 along y, each further dimension repeating the block before it with a gap of
+/// one unit; each named by its coordinates.
+fn grid(n: u32, dims: &[u32], coord: impl Fn(RouterId, usize) -> u32) -> Vec<(f32, f32, String)> {
+    // the stride of each dimension along its axis: the block before it and a gap
+    let mut stride = vec![0f32; dims.len()];
+    let mut next = [1f32, 1f32];
+    for (d, &k) in dims.iter().enumerate() {
+        let axis = d % 2;
+        stride[d] = next[axis];
+        next[axis] = next[axis] * k as f32 + 1.0;
+    }
+    (0..n)
+        .map(|r: RouterId| {
+            let mut xy = [0f32; 2];
+            let coords: Vec<String> = (0..dims.len())
+                .map(|d| {
+                    let v = coord(r, d);
+                    xy[d % 2] += v as f32 * stride[d];
+                    v.to_string()
+                })
+                .collect();
+            (xy[0], xy[1], format!("({})", coords.join(",")))
+        })
+        .collect()
+}
+
 /// Each router's position and the name of its place, or `None` above [`MAX_DRAWN`] routers.
 fn places(t: &Topo) -> Option<Vec<(f32, f32, String)>> {
     let n = t.routers();
@@ -100,30 +127,7 @@ fn places(t: &Topo) -> Option<Vec<(f32, f32, String)>> {
         return None;
     }
     Some(match t {
-        Topo::Cube(c) => {
-            let dims = &c.dims;
-            // the stride of each dimension along its axis: the block before it and a gap
-            let mut stride = vec![0f32; dims.len()];
-            let mut next = [1f32, 1f32];
-            for (d, &k) in dims.iter().enumerate() {
-                let axis = d % 2;
-                stride[d] = next[axis];
-                next[axis] = next[axis] * k as f32 + 1.0;
-            }
-            (0..n)
-                .map(|r: RouterId| {
-                    let mut xy = [0f32; 2];
-                    let coords: Vec<String> = (0..dims.len())
-                        .map(|d| {
-                            let v = c.coord(r, d);
-                            xy[d % 2] += v as f32 * stride[d];
-                            v.to_string()
-                        })
-                        .collect();
-                    (xy[0], xy[1], format!("({})", coords.join(",")))
-                })
-                .collect()
-        }
+        Topo::Cube(c) => grid(n, &c.dims, |r, d| c.coord(r, d)),
         Topo::FatTree(f) => {
             let levels = f.levels();
             let widest = (1..=levels).map(|i| f.switches(i)).max().unwrap_or(1) as f32;
@@ -137,29 +141,8 @@ fn places(t: &Topo) -> Option<Vec<(f32, f32, String)>> {
                 })
                 .collect()
         }
-        Topo::HyperX(h) => {
-            // a grid as a mesh's (dimensions 0, 2, 4 along x, 1, 3, 5 along y); a dimension's
-            // links run along its row or column
-            let mut stride = vec![0f32; h.dims.len()];
-            let mut next = [1f32, 1f32];
-            for (d, &k) in h.dims.iter().enumerate() {
-                stride[d] = next[d % 2];
-                next[d % 2] = next[d % 2] * k as f32 + 1.0;
-            }
-            (0..n)
-                .map(|r| {
-                    let mut xy = [0f32; 2];
-                    let coords: Vec<String> = (0..h.dims.len())
-                        .map(|d| {
-                            let v = h.coord(r, d);
-                            xy[d % 2] += v as f32 * stride[d];
-                            v.to_string()
-                        })
-                        .collect();
-                    (xy[0], xy[1], format!("({})", coords.join(",")))
-                })
-                .collect()
-        }
+        // (a dimension's links run along its row or column)
+        Topo::HyperX(h) => grid(n, &h.dims, |r, d| h.coord(r, d)),
         Topo::Dragonfly(d) => {
             let (a, g) = (d.a as f32, d.g as f32);
             let small = (a / std::f32::consts::PI).max(0.8);
