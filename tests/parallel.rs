@@ -120,6 +120,7 @@ scenarios! {
     dragonfly_alltoall: "scenarios/dragonfly_alltoall.toml", ["--interval", "20us"];
     fattree_random_ring: "scenarios/fattree_random_ring.toml", ["--interval", "20us"];
     halo3d: "scenarios/halo3d.toml", ["--profile", "--interval", "50us"];
+    hyperx_shift: "scenarios/hyperx_shift.toml", ["--set", "network.routing=ugal", "--interval", "50us"];
     nbody_exchange: "scenarios/nbody_exchange.toml", [];
     put_ring: "scenarios/put_ring.toml", ["--buffer-history", "router=1"];
     random_ring: "scenarios/random_ring.toml", ["--interval", "50us"];
@@ -144,6 +145,7 @@ fn every_shipped_scenario_is_compared() {
         "dragonfly_alltoall",
         "fattree_random_ring",
         "halo3d",
+        "hyperx_shift",
         "nbody_exchange",
         "put_ring",
         "random_ring",
