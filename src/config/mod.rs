@@ -386,6 +386,17 @@ impl NetworkConfig {
             self.nodes_per_router.unwrap_or(1),
         )
     }
+    /// HyperX: ports per router, its nodes and `K` links to each other router of each
+    /// dimension (`net/topology/hyperx.rs`).
+    pub fn hyperx_ports(&self) -> u64 {
+        let (k, t) = self.hyperx_shape();
+        t as u64
+            + self
+                .dims
+                .iter()
+                .map(|&d| (d.max(1) as u64 - 1) * k as u64)
+                .sum::<u64>()
+    }
     /// The HyperX's routing (`dimension_order` unless given).
     pub fn hyperx_routing(&self) -> HyperXRouting {
         match self.routing {

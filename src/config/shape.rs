@@ -263,13 +263,7 @@ pub(super) fn check_topology(
                     );
                 }
             }
-            // (its nodes, and `K` links to each other router of each dimension)
-            let ports = t as u64
-                + net
-                    .dims
-                    .iter()
-                    .map(|&d| (d.max(1) as u64 - 1) * k as u64)
-                    .sum::<u64>();
+            let ports = net.hyperx_ports();
             if p.is_empty() && ports > ports_max {
                 p.key(
                     "network.dims",

@@ -66,22 +66,18 @@ impl HyperX {
         }
     }
 
-    /// Ports of a router: its nodes and `(S_d − 1)·K` per dimension.
-    pub fn ports_needed(dims: &[u32], links: u32, nodes: u32) -> u64 {
-        nodes as u64
-            + dims
-                .iter()
-                .map(|&k| (k.max(1) as u64 - 1) * links as u64)
-                .sum::<u64>()
-    }
-
     /// Routers.
     pub fn routers(&self) -> u32 {
         self.dims.iter().product()
     }
-    /// Ports per router.
+    /// Ports per router: its nodes, then `(S_d − 1)·K` per dimension (checked to fit in 255
+    /// by the scenario's checks).
     pub fn ports(&self) -> u8 {
-        Self::ports_needed(&self.dims, self.links, self.nodes) as u8
+        let after = match (self.first.last(), self.dims.last()) {
+            (Some(&f), Some(&k)) => f + (k.max(1) - 1) * self.links,
+            _ => 0,
+        };
+        (self.nodes + after) as u8
     }
     /// Virtual channel classes the routing needs against deadlock.
     pub fn vcs(&self) -> u8 {
