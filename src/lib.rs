@@ -40,6 +40,7 @@ pub(crate) mod script;
 pub mod sim;
 pub mod sweep;
 pub mod units;
+pub mod words;
 
 pub use config::Scenario;
 pub use engine::{SimError, Simulation};

@@ -142,7 +142,7 @@ impl Part {
     /// with its share of the state (`partition.rs`).
     pub(crate) fn build(s: &Scenario, count: Option<u32>) -> (Vec<Part>, Partitioning) {
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
-        let net = Network::new(&s.network, &s.node, s.power.as_ref(), seed);
+        let net = Network::new(&s.topo, &s.network, &s.node, s.power.as_ref(), seed);
         let nodes = Arc::new(Nodes::new(s));
         let ranks: Vec<Rank> = nodes
             .jobs
@@ -164,7 +164,7 @@ impl Part {
             s.node.dma == crate::config::DmaMode::CutThrough,
         );
         // (the placement hint of a mesh or torus: one job, one rank per node)
-        if matches!(net.topo, crate::net::topology::Topo::Cube(_))
+        if net.topo.grid().is_some()
             && nodes.jobs.len() == 1
             && nranks <= crate::probe::traffic::MAX_HINT_RANKS
         {

@@ -5,12 +5,12 @@
 //! window of simulated time: everything one of its handlers touches is its own, and what it
 //! does to another partition crosses a link, as a cut message with a delay the model
 //! guarantees (`cut.rs`). The cut follows the network, never the number of threads:
-//! - a mesh, torus, Tofu or HyperX is cut into slabs along its last dimension (whole planes, routers
-//!   being numbered with dimension 0 fastest);
-//! - a dragonfly into runs of whole groups;
-//! - a fat tree into runs of whole subtrees under its second level (pods); a switch above the
-//!   leaves goes where most of the switches below it are, and the top level's switches, which
-//!   are over every pod alike, are dealt out in turn.
+//! - each topology's family says what it is cut along ([`crate::net::topology::Family::blocks`]):
+//!   slabs along the last dimension of a mesh, torus, Tofu or HyperX, a dragonfly's groups, a
+//!   fat tree's pods, a graph's runs of routers; a partition takes a run of whole blocks;
+//! - a router a family leaves out of every block (a fat tree's switches above the leaves) goes
+//!   where most of the routers it links to are, and those over every partition alike are
+//!   dealt out in turn.
 //!
 //! A node's NICs always share a partition (a transfer within a node never enters the network),
 //! and so do its ranks. Every figure a run prints is the same whatever the count (the tests
@@ -46,50 +46,16 @@ pub struct Partitioning {
     pub unit: &'static str,
 }
 
-/// The blocks a topology is cut along: a block of each router (or `None` for a router above
-/// the leaves of a fat tree), how many blocks there are, and what one is called.
-fn blocks(topo: &Topo) -> (Vec<Option<u32>>, u32, &'static str) {
-    let routers = topo.routers();
-    match topo {
-        Topo::Cube(c) => {
-            let last = *c.dims.last().unwrap_or(&1);
-            let per = (routers / last.max(1)).max(1);
-            ((0..routers).map(|r| Some(r / per)).collect(), last, "slab")
-        }
-        Topo::Dragonfly(d) => ((0..routers).map(|r| Some(r / d.a)).collect(), d.g, "group"),
-        Topo::HyperX(h) => {
-            // slabs of the last dimension, as a torus's
-            let last = *h.dims.last().unwrap_or(&1);
-            let per = (routers / last.max(1)).max(1);
-            ((0..routers).map(|r| Some(r / per)).collect(), last, "slab")
-        }
-        Topo::FatTree(f) => {
-            // a pod: the leaves under one subtree of the second level (all of them when the
-            // tree has one level)
-            let leaves = f.leaves();
-            let per = if f.levels() >= 2 { f.down[1] } else { leaves }.max(1);
-            let blocks = leaves.div_ceil(per);
-            (
-                (0..routers)
-                    .map(|r| (r < leaves).then_some(r / per))
-                    .collect(),
-                blocks,
-                "pod",
-            )
-        }
-    }
-}
-
 /// The default count of partitions for `topo` (see the module's doc).
 pub fn default_count(topo: &Topo) -> u32 {
-    let (_, blocks, _) = blocks(topo);
+    let blocks = topo.blocks().count;
     let by_size = topo.routers() / ROUTERS_PER_PART;
     by_size.min(blocks / 2).clamp(1, MAX_PARTS.min(64))
 }
 
 /// The most partitions `topo` can be cut into: one per slab, group or pod.
 pub fn max_count(topo: &Topo) -> u32 {
-    blocks(topo).1.clamp(1, MAX_PARTS)
+    topo.blocks().count.clamp(1, MAX_PARTS)
 }
 
 impl Partitioning {
@@ -109,7 +75,11 @@ impl Partitioning {
     /// `nics_per_node` per node and ranks on the nodes `rank_node`.
     pub fn new(topo: &Topo, nics_per_node: u32, rank_node: &[u32], count: u32) -> Partitioning {
         let routers = topo.routers();
-        let (block, blocks, unit) = blocks(topo);
+        let crate::net::topology::Blocks {
+            of: block,
+            count: blocks,
+            unit,
+        } = topo.blocks();
         let count = count.clamp(1, max_count(topo));
         let nics = topo.terminals();
         if count == 1 {
@@ -148,15 +118,15 @@ impl Partitioning {
             };
         }
         // the NICs of one node share a partition: their routers join the first one's
-        let tpr = topo.terminals_per_router().max(1);
         let k = nics_per_node.max(1);
+        let at = |t: u32| topo.nic_port(t).0 as usize;
         for node in 0..nics / k {
-            let first = router[(node * k / tpr) as usize];
+            let first = router[at(node * k)];
             for t in node * k + 1..node * k + k {
-                router[(t / tpr) as usize] = first;
+                router[at(t)] = first;
             }
         }
-        let nic: Vec<u16> = (0..nics).map(|t| router[(t / tpr) as usize]).collect();
+        let nic: Vec<u16> = (0..nics).map(|t| router[at(t)]).collect();
         let rank: Vec<u16> = rank_node.iter().map(|&n| nic[(n * k) as usize]).collect();
         let mut sizes = vec![(0u32, 0u32, 0u32); count as usize];
         for &p in &router {
@@ -189,20 +159,18 @@ impl Partitioning {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{NetworkConfig, Topology};
 
-    fn topo(t: Topology, dims: &[u32]) -> Topo {
-        let cfg = NetworkConfig {
-            topology: t,
-            dims: dims.to_vec(),
-            ..NetworkConfig::default()
-        };
-        Topo::new(&cfg, 1)
+    fn topo(network: &str) -> Topo {
+        Topo::from_toml(network, 1, std::path::Path::new(".")).unwrap()
+    }
+
+    fn torus(dims: &[u32]) -> Topo {
+        topo(&format!("dims = {dims:?}"))
     }
 
     #[test]
     fn a_torus_is_cut_into_slabs_of_whole_planes() {
-        let t = topo(Topology::Torus, &[4, 4, 8]);
+        let t = torus(&[4, 4, 8]);
         let p = Partitioning::new(&t, 1, &[0, 17, 127], 4);
         // 16 routers a plane, 8 planes, two planes a partition
         for r in 0..128u32 {
@@ -219,21 +187,15 @@ mod tests {
 
     #[test]
     fn the_default_grows_with_the_network_and_keeps_two_blocks_a_partition() {
-        assert_eq!(default_count(&topo(Topology::Torus, &[8, 8, 8])), 1);
-        assert_eq!(default_count(&topo(Topology::Torus, &[16, 16, 16])), 4);
-        assert_eq!(default_count(&topo(Topology::Torus, &[64, 32, 32])), 16);
-        assert_eq!(default_count(&topo(Topology::Torus, &[128, 128, 64])), 32);
+        assert_eq!(default_count(&torus(&[8, 8, 8])), 1);
+        assert_eq!(default_count(&torus(&[16, 16, 16])), 4);
+        assert_eq!(default_count(&torus(&[64, 32, 32])), 16);
+        assert_eq!(default_count(&torus(&[128, 128, 64])), 32);
     }
 
     #[test]
     fn a_fat_tree_keeps_its_pods_whole_and_deals_out_its_top() {
-        let cfg = NetworkConfig {
-            topology: Topology::Fattree,
-            down_ports: Some(vec![4, 4, 4]),
-            up_ports: Some(vec![4, 4, 0]),
-            ..NetworkConfig::default()
-        };
-        let t = Topo::new(&cfg, 1);
+        let t = topo("topology = 'fattree'\ndown_ports = [4, 4, 4]\nup_ports = [4, 4, 0]");
         let Topo::FatTree(f) = &t else { panic!() };
         let p = Partitioning::new(&t, 1, &[], 2);
         // 16 leaves in pods of 4; level 2 goes with its pod; 16 top switches dealt out

@@ -112,7 +112,7 @@ proptest! {
         let text = lines.join("\n");
         match Scenario::from_str_with(&text, Path::new("fuzz.toml"), &sets) {
             Ok(s) => {
-                prop_assert!(!s.network.dims.is_empty() && s.network.dims.len() <= 6);
+                prop_assert!(!s.topo.dims().is_empty() && s.topo.dims().len() <= 6);
                 prop_assert!(s.ranks() >= 1 && s.ranks() <= s.nodes() * s.node.ranks_per_node as u64);
                 prop_assert!(s.network.buffer_bytes.0 >= s.network.mtu.0 + s.network.header_bytes.0);
             }

@@ -363,12 +363,13 @@ MGEN_rdma_poll(0)'''\n"
             .collect();
         assert_eq!(drawn, *labels, "{net}");
         assert!(topo.matches("<line").count() > 0, "{net}");
-        // the network's caption speaks of wrap-around links only where there are some
+        // the network's caption speaks of wrap-around links only where there are some (a
+        // torus, and Tofu's rings)
         let sub = &dom[dom.find("<p class=\"sub\" id=\"topology-sub\">").unwrap()..];
         let sub = &sub[..sub.find("</p>").unwrap()];
         assert_eq!(
             sub.contains("wrap-around"),
-            net.contains("torus"),
+            net.contains("torus") || net.contains("tofu"),
             "{net}: {sub}"
         );
     }

@@ -3,7 +3,6 @@
 
 mod common;
 use common::*;
-use mgensim::net::topology::Topo;
 
 /// A scenario on `network` (TOML lines of `[network]`) where every rank runs `code`.
 fn on(network: &str, ranks: u64, code: &str) -> String {
@@ -67,7 +66,7 @@ fn hop_counts_match_the_routes_worked_out_by_hand() {
             "{net}: {src}->{dst} should take {links} router-to-router links"
         );
         let s = scenario(&on(net, ranks, ""), &[]);
-        let topo = Topo::new(&s.network, 1);
+        let topo = &s.topo;
         assert_eq!(topo.distance(src, dst) as u64, links, "{net}: {src}->{dst}");
     }
 }
@@ -250,7 +249,7 @@ fn minimal_routes_cross_exactly_the_distance_on_every_deterministic_network() {
             "[network]\n{net}\n[workload]\nranks = {ranks}\nargs = {{ bytes = 1024 }}\ncode = '''{ALL_TO_ALL}'''\n"
         ));
         let s = scenario(&on(&net, ranks, ""), &[]);
-        let topo = Topo::new(&s.network, 1);
+        let topo = &s.topo;
         let mut hops = 0;
         for a in 0..ranks as u32 {
             for b in 0..ranks as u32 {

@@ -51,21 +51,7 @@ impl Section {
     }
 }
 
-/// The closest of `candidates` to `word`, if it is close enough to be a likely typo.
-pub(super) fn closest<'c>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'c str>,
-) -> Option<&'c str> {
-    let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
-    let w = norm(word);
-    let limit = (w.chars().count() / 3).max(1);
-    candidates
-        .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(&w, &norm(c)), c))
-        .filter(|&(d, _)| d <= limit)
-        .min_by_key(|&(d, _)| d)
-        .map(|(_, c)| c)
-}
+pub(super) use crate::words::closest;
 
 /// Removes every unknown key from `table` (the whole scenario), recording a problem for each.
 /// `sections` are the allowed tables; `top` the allowed top-level keys.

@@ -6,6 +6,7 @@ use super::placement::{self, Machine, PlacementFile};
 use super::problems::{self, Problems};
 use super::shape::check_topology;
 use super::*;
+use crate::words::plain_words;
 use anyhow::{anyhow, Context, Result};
 
 impl Scenario {
@@ -53,7 +54,10 @@ impl Scenario {
             &mut table,
             keys::fields_of::<ScenarioFile>(),
             &[
-                Section::of::<NetworkConfig>("network"),
+                Section {
+                    name: "network",
+                    fields: super::shape::network_keys(),
+                },
                 Section::of::<NodeConfig>("node"),
                 Section::of::<WorkloadFile>("workload"),
                 Section::of::<PlacementFile>("placement"),
@@ -64,6 +68,16 @@ impl Scenario {
             ],
             &mut p,
         );
+        // the families' keys are read by the families (`net/topology/`), not into
+        // `NetworkConfig`
+        let mut family = toml::Table::new();
+        if let Some(toml::Value::Table(t)) = table.get_mut("network") {
+            for key in super::shape::family_keys() {
+                if let Some(v) = t.remove(*key) {
+                    family.insert(key.to_string(), v);
+                }
+            }
+        }
         // Read the values; a value that cannot be read is reported and dropped (its default
         // is used) so that the next one can be checked too.
         let parsed = loop {
@@ -82,22 +96,23 @@ impl Scenario {
                 }
             }
         };
-        let given: Vec<String> = match table.get("network") {
-            // `dims = []` on a topology without dims says "none" (a sweep that zips a torus's
-            // dims with a fat tree's): not given
-            Some(toml::Value::Table(t)) => t
+        let parsed = parsed.map(|mut f| {
+            f.network.family = family;
+            f
+        });
+        let given: Vec<String> = match (table.get("network"), &parsed) {
+            // an empty list of a key the topology does not have says "none" (a sweep that
+            // zips a torus's dims with a fat tree's): not given
+            (Some(toml::Value::Table(t)), Some(f)) => t
                 .keys()
-                .filter(|&k| {
-                    let none = k == "dims"
-                        && t.get(k)
-                            .and_then(toml::Value::as_array)
-                            .is_some_and(|a| a.is_empty())
-                        && t.get("topology")
-                            .and_then(toml::Value::as_str)
-                            .is_some_and(|s| !matches!(s, "torus" | "mesh" | "tofu"));
-                    !none
-                })
                 .cloned()
+                .chain(
+                    f.network
+                        .family
+                        .iter()
+                        .filter(|(k, v)| !super::shape::says_none(&f.network.topology, k, v))
+                        .map(|(k, _)| k.clone()),
+                )
                 .collect(),
             _ => Vec::new(),
         };
@@ -126,7 +141,7 @@ impl Scenario {
             set,
             left_out: &mut notes,
         };
-        check_topology(net, &f.node, given, foreign, p);
+        let topo = check_topology(net, &f.node, given, foreign, &base, allow_io, p);
         for (key, bw) in [
             ("network.link_bandwidth", net.link_bandwidth),
             ("network.switch_bandwidth", net.switch_bandwidth),
@@ -142,25 +157,9 @@ impl Scenario {
                 p.key("node.nic_bandwidth", "must be greater than zero");
             }
         }
-        // the link classes' rates, where given
-        let classes = [
-            (
-                "network.nic_link_bandwidth",
-                net.nic_link_bandwidth.iter().collect::<Vec<_>>(),
-            ),
-            (
-                "network.global_link_bandwidth",
-                net.global_link_bandwidth.iter().collect(),
-            ),
-            (
-                "network.level_link_bandwidth",
-                net.level_link_bandwidth.iter().flatten().collect(),
-            ),
-        ];
-        for (key, rates) in classes {
-            if rates.iter().any(|bw| bw.0 == 0) {
-                p.key(key, "must be greater than zero");
-            }
+        // the NIC links' rate, where given (the families check their own classes')
+        if net.nic_link_bandwidth.is_some_and(|bw| bw.0 == 0) {
+            p.key("network.nic_link_bandwidth", "must be greater than zero");
         }
         for (key, bw) in [
             ("network.link_bandwidth", net.link_bandwidth),
@@ -277,7 +276,7 @@ impl Scenario {
             );
         }
         let nics = f.node.nics_per_node.max(1);
-        let nodes = net.nodes(nics);
+        let nodes = topo.as_ref().map_or(0, |t| (t.terminals() / nics) as u64);
         let slots = nodes * f.node.ranks_per_node as u64;
         // the jobs, each with the key its problems are reported under
         let files: Vec<(String, WorkloadFile)> = match (f.workload, f.job) {
@@ -433,6 +432,7 @@ impl Scenario {
         }
         Some(Scenario {
             path: path.to_path_buf(),
+            topo: topo.expect("a scenario without problems has a network"),
             network: f.network,
             node: f.node,
             jobs,
@@ -450,7 +450,12 @@ impl Scenario {
     }
     /// Nodes of the network.
     pub fn nodes(&self) -> u64 {
-        self.network.nodes(self.node.nics_per_node)
+        (self.topo.terminals() / self.node.nics_per_node.max(1)) as u64
+    }
+    /// Virtual channels per router input port: `network.vcs`, or one per class of the
+    /// topology's routing.
+    pub fn vc_count(&self) -> u32 {
+        self.network.vc_count(self.topo.vcs())
     }
     /// The first job's workload (the only one, without `[[job]]` tables).
     pub fn workload(&self) -> &Workload {
@@ -550,21 +555,6 @@ fn read_script(
             }
         }
     }
-}
-
-/// serde's type names in the words of a scenario's author.
-fn plain_words(msg: &str) -> String {
-    let mut m = msg.to_string();
-    for (rust, plain) in [
-        ("expected u64", "expected a whole number, 0 or more"),
-        ("expected u32", "expected a whole number, 0 or more"),
-        ("expected a sequence", "expected a list such as [8, 8, 8]"),
-        ("expected a map", "expected a table"),
-        ("expected a string", "expected a string in quotes"),
-    ] {
-        m = m.replace(rust, plain);
-    }
-    m
 }
 
 /// Removes the value at a serde path (`network.dims[2]` removes `network.dims`); false when

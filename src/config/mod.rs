@@ -29,113 +29,15 @@ use placement::PlacementFile;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// Which family of network (docs/model.md §4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Topology {
-    /// k-ary n-cube with wrap-around links; shorter way round; dateline virtual channels.
-    Torus,
-    /// k-ary n-mesh, no wrap-around links.
-    Mesh,
-    /// Tofu: a 6-D mesh/torus, `dims = [x, y, z]` around a fixed 2×3×2 unit.
-    Tofu,
-    /// Fat tree with full bisection bandwidth (`radix`/`levels`, or `down_ports`/`up_ports`).
-    Fattree,
-    /// Dragonfly: groups of routers, all-to-all global links between groups.
-    Dragonfly,
-    /// HyperX: routers on a grid, each dimension's routers fully connected.
-    Hyperx,
-}
-
-impl Topology {
-    fn is_cube(self) -> bool {
-        matches!(self, Topology::Torus | Topology::Mesh | Topology::Tofu)
-    }
-}
-
-/// `network.routing`: how a packet's route is chosen (docs/model.md §4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Routing {
-    /// Mesh, torus, Tofu: static dimension order.
-    DimensionOrder,
-    /// Fat tree: up port from the source (NSIM's "straight up", S-mod-k).
-    StraightUp,
-    /// Fat tree: up port from the destination (NSIM's "straight down", D-mod-k).
-    StraightDown,
-    /// Fat tree: a seeded random up port per packet and level.
-    Random,
-    /// Dragonfly: local, global, local.
-    Minimal,
-    /// Dragonfly: minimally through a random intermediate group.
-    Valiant,
-    /// Dragonfly: UGAL-L, minimal or Valiant by the local queue.
-    Ugal,
-}
-
-/// The routing rules of a fat tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FatTreeRouting {
-    /// Up by the destination's digits: one path per destination.
-    StraightUp,
-    /// Down by the source's digits: one path per source.
-    StraightDown,
-    /// Up to a random top (seeded): balances the load.
-    Random,
-}
-
-/// The routing rules of a HyperX (`net/topology/hyperx.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HyperXRouting {
-    /// One hop per dimension, in index order.
-    DimensionOrder,
-    /// Dimension order, each dimension crossed directly or through a random router of it,
-    /// by the queues (UGAL-L over the dimensions).
-    Ugal,
-}
-
-/// The routing rules of a dragonfly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DragonflyRouting {
-    /// The direct route: local, global, local.
-    Minimal,
-    /// Through a random intermediate group (seeded).
-    Valiant,
-    /// Minimal or Valiant, whichever queue looks shorter when the packet leaves its router.
-    Ugal,
-}
-
 /// `[network]`: routers and links (docs/model.md §3).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetworkConfig {
-    /// Which family of network.
-    pub topology: Topology,
-    /// Mesh and torus: routers per dimension, 1 to 6 dimensions; one node per router.
-    /// Tofu: the outer `[x, y, z]`. HyperX: routers per dimension, 1 to 6 dimensions.
-    pub dims: Vec<u32>,
-    /// Route choice; the topology's first rule when left out (`dimension_order`,
-    /// `straight_up`, `minimal`).
-    pub routing: Option<Routing>,
-    /// Fat tree: ports per switch (even); with `levels`, the largest full-bisection tree.
-    pub radix: Option<u32>,
-    /// Fat tree: switch levels.
-    pub levels: Option<u32>,
-    /// Fat tree given level by level, leaves first: ports down per switch.
-    pub down_ports: Option<Vec<u32>>,
-    /// Fat tree given level by level, leaves first: ports up per switch (0 at the top).
-    pub up_ports: Option<Vec<u32>>,
-    /// Dragonfly: routers per group (`a`; TraceRP: 6).
-    pub routers_per_group: Option<u32>,
-    /// Dragonfly: nodes per router (`p`; TraceRP: 3). HyperX: nodes per router (`T`; 1
-    /// when left out).
-    pub nodes_per_router: Option<u32>,
-    /// HyperX: parallel links between two routers of a dimension (`K`; 1 when left out).
-    pub links_per_pair: Option<u32>,
-    /// Dragonfly: global links per router (`h`; TraceRP: 3).
-    pub global_links_per_router: Option<u32>,
-    /// Dragonfly: groups; `a·h + 1` (one global link between every pair) when left out.
-    pub groups: Option<u32>,
+    /// Which family of network (`net/topology/`: `torus`, `mesh`, `tofu`, `fattree`,
+    /// `dragonfly`, `hyperx`, `graph`).
+    pub topology: String,
+    /// Route choice by the family's name for it; the family's first when left out.
+    pub routing: Option<String>,
     /// Each direction of each link (NSIM-ACE: 4.0 GB/s).
     pub link_bandwidth: Bandwidth,
     /// Crossbar throughput (NSIM-ACE: 4.0 GB/s); a router output moves data at the slower of
@@ -156,16 +58,6 @@ pub struct NetworkConfig {
     pub nic_link_bandwidth: Option<Bandwidth>,
     /// The links between NICs and routers: their latency (default `cable_latency`).
     pub nic_cable_latency: Option<Time>,
-    /// Dragonfly: the global links' rate (default `link_bandwidth`; BookSim and CODES give
-    /// them other figures than the local ones).
-    pub global_link_bandwidth: Option<Bandwidth>,
-    /// Dragonfly: the global links' latency (default `cable_latency`).
-    pub global_cable_latency: Option<Time>,
-    /// Fat tree: the rate of the links above each level but the top, leaves first (default
-    /// `link_bandwidth` for every level).
-    pub level_link_bandwidth: Option<Vec<Bandwidth>>,
-    /// Fat tree: the latency of the links above each level but the top, leaves first.
-    pub level_cable_latency: Option<Vec<Time>>,
     /// Largest payload of one packet.
     pub mtu: Bytes,
     /// Bytes each packet carries besides its payload; a control packet is a bare header.
@@ -185,6 +77,10 @@ pub struct NetworkConfig {
     pub output_buffer_bytes: Bytes,
     /// Packets, or flows sharing links by max-min fairness (docs/model.md §3a).
     pub model: NetworkModel,
+    /// The keys of the chosen family as written (`dims`, `radix`, ...): its file in
+    /// `net/topology/` reads them into the [`Scenario::topo`].
+    #[serde(skip_deserializing)]
+    pub family: toml::Table,
 }
 
 /// `network.model`: how the network moves data (docs/model.md §3 and §3a).
@@ -219,18 +115,8 @@ pub enum RouterKind {
 impl Default for NetworkConfig {
     fn default() -> Self {
         NetworkConfig {
-            topology: Topology::Torus,
-            dims: vec![8, 8, 8],
+            topology: "torus".to_string(),
             routing: None,
-            radix: None,
-            levels: None,
-            down_ports: None,
-            up_ports: None,
-            routers_per_group: None,
-            nodes_per_router: None,
-            global_links_per_router: None,
-            groups: None,
-            links_per_pair: None,
             link_bandwidth: Bandwidth(4_000_000_000),
             switch_bandwidth: Bandwidth(4_000_000_000),
             routing_time: Time::from_ns(4),
@@ -240,10 +126,6 @@ impl Default for NetworkConfig {
             cable_latency: Time::from_ps(600),
             nic_link_bandwidth: None,
             nic_cable_latency: None,
-            global_link_bandwidth: None,
-            global_cable_latency: None,
-            level_link_bandwidth: None,
-            level_cable_latency: None,
             mtu: Bytes(2048),
             header_bytes: Bytes(16),
             buffer_bytes: Bytes(8192),
@@ -251,166 +133,21 @@ impl Default for NetworkConfig {
             router: RouterKind::InputQueued,
             output_buffer_bytes: Bytes(0),
             model: NetworkModel::Packet,
+            family: toml::Table::new(),
         }
     }
 }
 
 impl NetworkConfig {
-    /// Virtual channel classes the topology's routing needs against deadlock (docs/model.md
-    /// §3-4): a torus or Tofu 2 (before and after the dateline), a mesh and a fat tree 1, a
-    /// dragonfly one per hop class (2 minimal, 3 with Valiant or UGAL).
-    pub fn vc_classes(&self) -> u32 {
-        match self.topology {
-            Topology::Torus | Topology::Tofu => 2,
-            Topology::Mesh | Topology::Fattree => 1,
-            Topology::Dragonfly => match self.dragonfly_routing() {
-                DragonflyRouting::Minimal => 2,
-                _ => 3,
-            },
-            Topology::Hyperx => match self.hyperx_routing() {
-                HyperXRouting::DimensionOrder => 1,
-                HyperXRouting::Ugal => 2,
-            },
-        }
-    }
-
-    /// Virtual channels per input port: `vcs`, or one per class when left out.
-    pub fn vc_count(&self) -> u32 {
-        self.vcs.unwrap_or_else(|| self.vc_classes())
+    /// Virtual channels per input port: `vcs`, or one per class of the topology's routing
+    /// (`classes`) when left out.
+    pub fn vc_count(&self, classes: u8) -> u32 {
+        self.vcs.unwrap_or(classes as u32)
     }
 
     /// Delay a packet head pays in each router before it may leave (the pipeline of §3).
     pub fn router_delay(&self) -> Time {
         self.routing_time + self.vc_alloc_time + self.switch_alloc_time + self.switch_latency
-    }
-    /// Network ports for NICs: one per NIC of each router of a mesh, torus or Tofu, the
-    /// leaves' down ports of a fat tree, `p` per dragonfly router, `T` per HyperX router.
-    pub fn terminals(&self, nics_per_node: u32) -> u64 {
-        match self.topology {
-            Topology::Torus | Topology::Mesh => {
-                self.dims.iter().map(|&d| d as u64).product::<u64>() * nics_per_node as u64
-            }
-            Topology::Tofu => {
-                12 * self.dims.iter().map(|&d| d as u64).product::<u64>() * nics_per_node as u64
-            }
-            Topology::Fattree => self.fat_tree_ports().0.iter().map(|&d| d as u64).product(),
-            Topology::Dragonfly => {
-                let (a, p, _, g) = self.dragonfly_shape();
-                g as u64 * a as u64 * p as u64
-            }
-            Topology::Hyperx => {
-                let (_, nodes) = self.hyperx_shape();
-                self.dims.iter().map(|&d| d as u64).product::<u64>() * nodes as u64
-            }
-        }
-    }
-    /// Nodes: terminals shared out `nics_per_node` to a node.
-    pub fn nodes(&self, nics_per_node: u32) -> u64 {
-        self.terminals(nics_per_node) / nics_per_node.max(1) as u64
-    }
-    /// Fat tree: (down ports, up ports) per level, leaves first.
-    pub fn fat_tree_ports(&self) -> (Vec<u32>, Vec<u32>) {
-        if let (Some(d), Some(u)) = (&self.down_ports, &self.up_ports) {
-            return (d.clone(), u.clone());
-        }
-        let r = self.radix.unwrap_or(24);
-        let n = self.levels.unwrap_or(2).max(1) as usize;
-        let mut down = vec![r / 2; n - 1];
-        down.push(r);
-        let mut up = vec![r / 2; n - 1];
-        up.push(0);
-        (down, up)
-    }
-    /// The shape in words, for the summary.
-    pub fn describe(&self) -> String {
-        let dims: Vec<String> = self.dims.iter().map(u32::to_string).collect();
-        match self.topology {
-            Topology::Torus => format!("torus {}", dims.join("x")),
-            Topology::Mesh => format!("mesh {}", dims.join("x")),
-            Topology::Tofu => format!("Tofu {} (x y z) x 2x3x2 (a b c)", dims.join("x")),
-            Topology::Fattree => {
-                let (down, up) = self.fat_tree_ports();
-                let d: Vec<String> = down.iter().map(u32::to_string).collect();
-                let u: Vec<String> = up.iter().map(u32::to_string).collect();
-                format!(
-                    "fat tree, {} levels, ports down {} / up {}",
-                    down.len(),
-                    d.join(","),
-                    u.join(",")
-                )
-            }
-            Topology::Dragonfly => {
-                let (a, p, h, g) = self.dragonfly_shape();
-                format!("dragonfly, {g} groups of {a} routers, {p} nodes and {h} global links each")
-            }
-            Topology::Hyperx => {
-                let (k, t) = self.hyperx_shape();
-                format!(
-                    "HyperX {}, {t} node{} per router, {k} link{} per pair",
-                    dims.join("x"),
-                    if t == 1 { "" } else { "s" },
-                    if k == 1 { "" } else { "s" }
-                )
-            }
-        }
-    }
-    /// The routing rule in effect, as the scenario names it.
-    pub fn routing_name(&self) -> String {
-        let r = self.routing.unwrap_or(match self.topology {
-            Topology::Fattree => Routing::StraightUp,
-            Topology::Dragonfly => Routing::Minimal,
-            _ => Routing::DimensionOrder,
-        });
-        serde_name(r)
-    }
-    /// Dragonfly: routers per group, nodes per router, global links per router, groups.
-    pub fn dragonfly_shape(&self) -> (u32, u32, u32, u32) {
-        let a = self.routers_per_group.unwrap_or(6);
-        let p = self.nodes_per_router.unwrap_or(3);
-        let h = self.global_links_per_router.unwrap_or(3);
-        let g = self.groups.unwrap_or(a.saturating_mul(h).saturating_add(1));
-        (a, p, h, g)
-    }
-    /// The fat tree's routing (`straight_up` unless given).
-    pub fn fat_tree_routing(&self) -> FatTreeRouting {
-        match self.routing {
-            Some(Routing::StraightDown) => FatTreeRouting::StraightDown,
-            Some(Routing::Random) => FatTreeRouting::Random,
-            _ => FatTreeRouting::StraightUp,
-        }
-    }
-    /// HyperX: links per pair of routers of a dimension, nodes per router.
-    pub fn hyperx_shape(&self) -> (u32, u32) {
-        (
-            self.links_per_pair.unwrap_or(1),
-            self.nodes_per_router.unwrap_or(1),
-        )
-    }
-    /// HyperX: ports per router, its nodes and `K` links to each other router of each
-    /// dimension (`net/topology/hyperx.rs`).
-    pub fn hyperx_ports(&self) -> u64 {
-        let (k, t) = self.hyperx_shape();
-        t as u64
-            + self
-                .dims
-                .iter()
-                .map(|&d| (d.max(1) as u64 - 1) * k as u64)
-                .sum::<u64>()
-    }
-    /// The HyperX's routing (`dimension_order` unless given).
-    pub fn hyperx_routing(&self) -> HyperXRouting {
-        match self.routing {
-            Some(Routing::Ugal) => HyperXRouting::Ugal,
-            _ => HyperXRouting::DimensionOrder,
-        }
-    }
-    /// The dragonfly's routing (`minimal` unless given).
-    pub fn dragonfly_routing(&self) -> DragonflyRouting {
-        match self.routing {
-            Some(Routing::Valiant) => DragonflyRouting::Valiant,
-            Some(Routing::Ugal) => DragonflyRouting::Ugal,
-            _ => DragonflyRouting::Minimal,
-        }
     }
 }
 
@@ -687,6 +424,9 @@ pub struct Scenario {
     pub power: Option<PowerConfig>,
     /// Threads and partitions (they change how fast a run goes, never what it predicts).
     pub engine: EngineConfig,
+    /// The network's shape, built from `network` by its family (`net/topology/`).
+    #[serde(skip)]
+    pub topo: crate::net::topology::Topo,
     /// Whether scripts may use the whole Lua standard library (`--allow-io`); never set by
     /// the scenario file itself, so that a shared scenario cannot lift its own sandbox.
     #[serde(skip)]
@@ -695,12 +435,4 @@ pub struct Scenario {
     /// chose): the run's warnings.
     #[serde(skip)]
     pub notes: Vec<String>,
-}
-
-/// How serde writes a unit enum value (`straight_up`).
-pub(crate) fn serde_name<T: Serialize>(v: T) -> String {
-    toml::Value::try_from(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }

@@ -3,7 +3,6 @@
 //! memory a scenario would need before anything is built.
 
 use crate::config::Scenario;
-use crate::net::topology::Topo;
 use crate::part::Part;
 use crate::rank::{Call, Wait};
 
@@ -314,13 +313,19 @@ fn request_words(
 /// machine's memory (rather than dying on a failed allocation part way through building it).
 pub(crate) fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
     let net = &s.network;
-    let terminals = net.terminals(s.node.nics_per_node);
-    let (routers, ports, vcs) = Topo::size(net, s.node.nics_per_node);
+    let topo = &s.topo;
+    let terminals = topo.terminals() as u64;
+    let (routers, ports, vcs) = (
+        topo.routers() as u64,
+        topo.ports() as u64,
+        topo.vcs() as u64,
+    );
     if routers * ports * vcs + terminals >= u32::MAX as u64 {
         anyhow::bail!(
-            "{}: key `network.topology`: {routers} routers of {ports} ports are more than \
-             mgensim can address",
-            s.path.display()
+            "{}: key `{}`: {routers} routers of {ports} ports are more than mgensim can \
+             address",
+            s.path.display(),
+            topo.size_key()
         );
     }
     let nodes = s.nodes();
@@ -330,7 +335,7 @@ pub(crate) fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
     // channel per terminal; then the rank: its engine side and a suspended coroutine of a
     // small script (a stack of 85 slots, call frames, closures, tables), together 3.9-4.0 KB
     // by `bench/run`'s memory per rank
-    let vcs = net.vc_count() as u64;
+    let vcs = s.vc_count() as u64;
     let outbuf = if net.output_buffer_bytes.0 > 0 { 64 } else { 0 };
     let per_port = 128 + 12 * vcs + outbuf + 4 + 8;
     let need =
@@ -357,9 +362,10 @@ pub(crate) fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
     if let Some((total, what)) = limit {
         if need > total {
             anyhow::bail!(
-                "{}: key `network.dims`: {nodes} nodes and {} ranks need about {} of memory, \
-                 more than {what}, {}",
+                "{}: key `{}`: {nodes} nodes and {} ranks need about {} of memory, more \
+                 than {what}, {}",
                 s.path.display(),
+                topo.size_key(),
                 s.ranks(),
                 crate::units::Bytes(need),
                 crate::units::Bytes(total)

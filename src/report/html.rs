@@ -45,10 +45,18 @@ struct Page<'a> {
     profile: Option<&'a [crate::probe::profile::ProfileRow]>,
 }
 
-/// The routers where `net/topology/layout.rs` puts them and the links between them.
+/// The routers where the topology's family puts them (`net/topology/`) and the links between
+/// them, drawn as the family says.
 #[derive(Serialize)]
 struct Topology {
+    /// `network.topology`.
     kind: String,
+    /// How links between routers drawn apart are drawn.
+    far_links: crate::net::topology::layout::FarLinks,
+    /// Labels centred on their place (else starting there).
+    centred_labels: bool,
+    /// A sentence under the picture.
+    note: Option<&'static str>,
     /// `[x, y, name, utilization of its output ports]`.
     routers: Vec<(f32, f32, String, f32)>,
     /// Router-to-router link directions: `[from, to, utilization, name]`.
@@ -247,7 +255,10 @@ fn topology(r: &Report) -> Option<Topology> {
         None => (0, Vec::new()),
     };
     Some(Topology {
-        kind: format!("{:?}", r.network.topology).to_lowercase(),
+        kind: r.network.topology.clone(),
+        far_links: layout.far_links,
+        centred_labels: layout.centred_labels,
+        note: layout.note,
         routers,
         links,
         labels: layout.labels.clone(),

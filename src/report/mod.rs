@@ -1,7 +1,7 @@
 //! What a run predicts, and what it cost: the summary printed by `mgensim run` (text or
 //! `--json`). Everything outside `host` is a pure function of the scenario and its seed.
 
-use crate::config::{Scenario, Topology};
+use crate::config::Scenario;
 use crate::event::Event;
 use crate::net::router::LinkLoad;
 
@@ -82,13 +82,14 @@ pub struct JobSummary {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 /// The network of a run and what crossed it.
 pub struct NetworkSummary {
-    /// Its family.
-    pub topology: Topology,
+    /// Its family (`network.topology`).
+    pub topology: String,
     /// The shape in words (`torus 8x8x8`, `fat tree of 24-port switches, 2 levels`, ...).
     pub shape: String,
     /// The routing's name (`dimension_order`, `ugal`, ...).
     pub routing: String,
-    /// Mesh/torus/Tofu: routers per dimension; empty for other topologies.
+    /// Mesh, torus, Tofu (the outer `x y z`), HyperX: routers per dimension; empty for other
+    /// topologies.
     pub dims: Vec<u32>,
     /// Nodes (NIC ports divided by NICs per node).
     pub nodes: u64,
@@ -527,10 +528,10 @@ impl Report {
                 })
                 .collect(),
             network: NetworkSummary {
-                topology: s.network.topology,
-                shape: s.network.describe(),
-                routing: s.network.routing_name(),
-                dims: s.network.dims.clone(),
+                topology: s.topo.name().to_string(),
+                shape: s.topo.describe(),
+                routing: s.topo.routing().to_string(),
+                dims: s.topo.dims(),
                 nodes: s.nodes(),
                 bytes: w.nics.stats.payload_bytes,
                 packets: w.nics.stats.packets,
@@ -609,14 +610,7 @@ impl Report {
                 .collect(),
             per_link: w.net.link_loads(w.now),
             per_node: Vec::new(),
-            layout: {
-                use crate::net::topology::{layout, Topo};
-                let nics = s.node.nics_per_node;
-                let tofu = s.network.topology == Topology::Tofu;
-                (Topo::size(&s.network, nics).0 <= layout::MAX_DRAWN as u64)
-                    .then(|| layout::layout(&Topo::new(&s.network, nics), tofu))
-                    .flatten()
-            },
+            layout: s.topo.layout(),
             bound: None,
             power: None,
             series: SeriesTable::new(w),
@@ -742,11 +736,9 @@ pub use bottleneck::{Bound, NodeStats};
 /// whose traffic was counted in full.
 fn placement_hint(w: &Part) -> Option<crate::probe::traffic::PlacementHint> {
     let t = w.nics.traffic.as_deref().filter(|t| !t.overflowed)?;
-    let crate::net::topology::Topo::Cube(c) = &w.net.topo else {
-        return None;
-    };
+    let (dims, wrap) = w.net.topo.grid()?;
     let nodes = &w.nodes;
-    let mut rank_of_node = vec![u32::MAX; c.routers() as usize];
+    let mut rank_of_node = vec![u32::MAX; w.net.topo.routers() as usize];
     for (r, &n) in nodes.rank_node.iter().enumerate() {
         let slot = rank_of_node.get_mut(n as usize)?;
         if *slot != u32::MAX {
@@ -766,7 +758,7 @@ fn placement_hint(w: &Part) -> Option<crate::probe::traffic::PlacementHint> {
         })
         .collect();
     let mut hint =
-        crate::probe::traffic::placement_hint(&pairs, &nodes.rank_node, &c.dims, &c.wrap)?;
+        crate::probe::traffic::placement_hint(&pairs, &nodes.rank_node, &dims, &wrap)?;
     hint.sampled = t.sampled();
     Some(hint)
 }

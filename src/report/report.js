@@ -330,9 +330,8 @@
   var T = D.topology, svg = document.getElementById("topology");
   var slider = document.getElementById("slider"), label = document.getElementById("frame-label");
   var play = document.getElementById("play");
-  if (T && T.kind === "torus") {
-    document.getElementById("topology-sub").textContent +=
-      " A torus's wrap-around links are short stubs at the edge.";
+  if (T && T.note) {
+    document.getElementById("topology-sub").textContent += " " + T.note;
   }
   if (T && T.routers.length) {
     var xs = T.routers.map(function (r) { return r[0]; }).concat(T.labels.map(function (l) { return l[0]; }));
@@ -342,8 +341,10 @@
     var wUnits = Math.max(1, x1 - x0), hUnits = Math.max(1, y1 - y0);
     var scale = Math.max(6, Math.min(90, 1040 / (wUnits + 1), 620 / (hUnits + 1)));
     var pad = scale * 0.8;
-    // (room for the labels at the right end of a fat tree's rows)
-    var W = wUnits * scale + 2 * pad + (T.kind === "fattree" ? 120 : 0), H = hUnits * scale + 2 * pad;
+    // (room for labels that start at the right end of the rows)
+    var xr = Math.max.apply(null, T.routers.map(function (r) { return r[0]; }));
+    var right = !T.centred_labels && T.labels.some(function (l) { return l[0] > xr; });
+    var W = wUnits * scale + 2 * pad + (right ? 120 : 0), H = hUnits * scale + 2 * pad;
     svg.setAttribute("width", W);
     svg.setAttribute("height", H);
     svg.setAttribute("viewBox", "0 0 " + W + " " + H);
@@ -357,13 +358,13 @@
       var dx = bx - ax, dy = by - ay, len = Math.sqrt(dx * dx + dy * dy) || 1;
       var ux = dx / len, uy = dy / len;
       // far neighbours (wrap-around links) are drawn as stubs pointing away from the grid
-      var far = len > scale * 1.5 && (T.kind === "torus" || T.kind === "tofu");
+      var far = len > scale * 1.5 && T.far_links === "stub";
       var off = Math.max(1, rr * 0.35);
       var ox = -uy * off, oy = ux * off;
       var line;
       if (far) {
         line = sel("line", { x1: ax + ox, y1: ay + oy, x2: ax - ux * scale * 0.4 + ox, y2: ay - uy * scale * 0.4 + oy });
-      } else if (T.kind === "hyperx" && len > scale * 1.5) {
+      } else if (T.far_links === "arc" && len > scale * 1.5) {
         // a HyperX's longer links arc off their row or column, clear of the routers between
         var bend = len * 0.22, mx = (ax + bx) / 2 - uy * bend + ox, my = (ay + by) / 2 + ux * bend + oy;
         line = sel("path", { d: "M" + (ax + ox) + " " + (ay + oy) + " Q" + mx + " " + my + " " + (bx + ox) + " " + (by + oy), fill: "none" });
@@ -378,7 +379,7 @@
     });
     T.labels.forEach(function (l) {
       var t = sel("text", { x: px(l[0]), y: py(l[1]) + 4, "font-size": 12, fill: "#333",
-        "text-anchor": T.kind === "dragonfly" ? "middle" : "start" });
+        "text-anchor": T.centred_labels ? "middle" : "start" });
       t.setAttribute("class", "place-label");
       t.textContent = l[2];
       svg.appendChild(t);

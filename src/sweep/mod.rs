@@ -118,7 +118,7 @@ impl Sweep {
         );
         let varied = self.axes.iter().any(|a| a.key.starts_with("network."));
         match Scenario::from_str_opts(&self.text, &self.path, &self.sets, self.allow_io) {
-            Ok(s) if !varied => format!("{file}, {}", s.network.describe()),
+            Ok(s) if !varied => format!("{file}, {}", s.topo.describe()),
             _ => file,
         }
     }

@@ -249,8 +249,8 @@ impl Network {
                 prefetch(f);
             }
         }
-        if let (Topo::Cube(cube), true) = (&self.topo, self.early) {
-            let hop = cube_hop(cube, self.tpr, p.at, p.dst, p.vc, p.dim);
+        if self.early {
+            let hop = self.fixed_hop(p);
             a.hop = [hop.port, hop.vc, hop.dim, ROUTED];
             if let Some(ch) = self
                 .channels
@@ -323,25 +323,24 @@ impl Network {
         } else {
             Some(0)
         };
-        match (&self.topo, self.early) {
-            (Topo::Cube(cube), true) => {
-                // (input-queued and not the first of its buffer: routed when it becomes so)
-                let Some(emptied) = first else { return };
-                let hop = if a.hop[3] == ROUTED {
-                    Hop {
-                        port: a.hop[0],
-                        vc: a.hop[1],
-                        dim: a.hop[2],
-                        aux: 0,
-                    }
-                } else {
-                    cube_hop(cube, self.tpr, p.at, p.dst, p.vc, p.dim)
-                };
-                self.packets.get_mut(pkt).asked = Time(a.sent.max(emptied));
-                self.arrive_early(pkt, hop, q);
-            }
-            _ => q.push(ready, Event::RouterReady(pkt)),
+        if !self.early {
+            q.push(ready, Event::RouterReady(pkt));
+            return;
         }
+        // (input-queued and not the first of its buffer: routed when it becomes so)
+        let Some(emptied) = first else { return };
+        let hop = if a.hop[3] == ROUTED {
+            Hop {
+                port: a.hop[0],
+                vc: a.hop[1],
+                dim: a.hop[2],
+                aux: 0,
+            }
+        } else {
+            self.fixed_hop(&p)
+        };
+        self.packets.get_mut(pkt).asked = Time(a.sent.max(emptied));
+        self.arrive_early(pkt, hop, q);
     }
 }
 

@@ -89,10 +89,8 @@ mod tests;
 
 use super::packet::{Packet, PacketPool, PktId, NONE};
 use super::power::{Power, Ready};
-use super::topology::{dragonfly, Cube, Hop, RouterId, Topo, MAX_CLASSES, NO_DIM};
-use crate::config::{
-    DragonflyRouting, HyperXRouting, NetworkConfig, NodeConfig, PowerConfig, RouterKind,
-};
+use super::topology::{At, Hop, NoRouters, RouterId, Topo, MAX_CLASSES, MAX_LINK_CLASSES, NO_DIM};
+use crate::config::{NetworkConfig, NodeConfig, PowerConfig, RouterKind};
 use crate::cut::Cut;
 use crate::event::Event;
 use crate::perf::prefetch::prefetch;
@@ -107,13 +105,16 @@ use arrivals::Arrivals;
 use credit::Returns;
 pub use observe::{LinkLoad, NetworkStats};
 use outbuf::{OutBuf, OUTBUF};
-use routing::cube_hop;
 
 /// Most virtual channels per port.
 const MAX_VCS: usize = crate::config::MAX_VCS as usize;
 
 /// `Channel::releasing` value meaning "a NIC transmit staging slot" rather than a buffer.
 pub const STAGING: u32 = u32::MAX - 1;
+
+/// `Network::link_to`: the port is NIC `link_to & !TO_NIC`'s (NIC numbers are below 2^28,
+/// `topology::keys::MAX_NICS`).
+const TO_NIC: u32 = 1 << 31;
 
 /// `Channel::flags`: the link wraps around a torus dimension.
 const WRAP: u8 = 1;
@@ -127,16 +128,13 @@ const CLASS_MASK: u8 = 15;
 const CUT: u8 = 64;
 
 /// Link classes (`Network::class_bw`, `class_cable`): links between routers, NIC to router,
-/// router to NIC, dragonfly global links, then a fat tree's links above each level (leaves
-/// first, up to [`MAX_LEVELS`] levels).
+/// router to NIC, then the topology's own classes (a dragonfly's global links, a fat tree's
+/// levels, a graph's named classes: `topology::Link::class`).
 const CLASS_LINK: u8 = 0;
 const CLASS_INJECT: u8 = 1;
 const CLASS_EJECT: u8 = 2;
-const CLASS_GLOBAL: u8 = 3;
-const CLASS_LEVEL: u8 = 4;
-/// Most fat tree levels with their own link class.
-const MAX_LEVELS: usize = 8;
-const CLASSES: usize = CLASS_LEVEL as usize + MAX_LEVELS;
+const CLASS_FAMILY: u8 = 3;
+const CLASSES: usize = CLASS_FAMILY as usize + MAX_LINK_CLASSES;
 const _: () = assert!(CLASSES <= CLASS_MASK as usize + 1);
 
 /// Head and tail of an intrusive FIFO of packets.
@@ -280,13 +278,9 @@ pub struct Network {
     routers: u32,
     /// Router channels (`routers × ports`): channels from here on are NICs' injection links.
     nr: u32,
-    /// NIC ports per router with NICs (`T`): terminal `t` is port `t % T` of router `t / T`.
-    tpr: u32,
-    /// Routers `0..term_routers` have NIC ports.
-    term_routers: u32,
-    /// Per router channel `r·ports + q`: the port slot `r'·ports + q'` its link arrives on
-    /// (`NONE` where there is no link or the port is a NIC's). Links pair up, so the same
-    /// number is the channel that feeds slot `r·ports + q`.
+    /// Per router channel `r·ports + q`: the port slot `r'·ports + q'` its link arrives on,
+    /// or [`TO_NIC`]` | nic` for a NIC's port, or `NONE` where there is no link. Links pair
+    /// up, so the same number is the channel that feeds slot `r·ports + q`.
     link_to: std::sync::Arc<[u32]>,
     channels: SharedVec<Channel>,
     /// Free bytes of the buffer each channel feeds, per virtual channel (index
@@ -305,8 +299,9 @@ pub struct Network {
     epoch_shift: Option<u32>,
     /// Bytes of one buffer.
     capacity: u32,
-    /// Routes are fixed (mesh, torus): a packet is routed and queued at its next router when
-    /// it is sent, and needs no event of its own there (see the module's doc).
+    /// Routes are fixed (`Topo::fixed_routes`: mesh, torus): a packet is routed and queued at
+    /// its next router when it is sent, and needs no event of its own there (see the module's
+    /// doc).
     early: bool,
     /// The packets in flight.
     pub packets: PacketPool,
@@ -355,34 +350,35 @@ pub struct Network {
     peak_packets: u64,
 }
 impl Network {
-    /// The network `net` describes, for nodes as `node` describes them (NICs per node and
-    /// their rate), with links that sleep if `power` says so; `seed` seeds the random choices
-    /// of routing (fat tree up-routes, dragonfly Valiant).
+    /// The network of shape `topo` with the routers and links `net` describes, for nodes as
+    /// `node` describes them (NICs per node and their rate), with links that sleep if `power`
+    /// says so; `seed` seeds the random choices of routing (fat tree up-routes, dragonfly
+    /// Valiant).
     pub fn new(
+        topo: &Topo,
         net: &NetworkConfig,
         node: &NodeConfig,
         power: Option<&PowerConfig>,
         seed: u64,
     ) -> Network {
-        let topo = Topo::new(net, node.nics_per_node);
+        let topo = topo.clone();
         let routers = topo.routers();
         let ports = topo.ports() as u32;
         let classes = topo.vcs() as u32;
-        let vcs = net.vc_count().clamp(classes, MAX_VCS as u32);
+        let vcs = net.vc_count(topo.vcs()).clamp(classes, MAX_VCS as u32);
         let mut vc_lo = [vcs as u8; MAX_CLASSES + 1];
         for (k, lo) in vc_lo.iter_mut().enumerate().take(classes as usize) {
             *lo = (k as u32 * vcs / classes) as u8;
         }
         let iq = net.router == RouterKind::InputQueued;
-        let tpr = topo.terminals_per_router();
-        let term_routers = topo.terminal_routers();
         let terminals = topo.terminals();
         let mut link_to = Vec::with_capacity((routers * ports) as usize);
         for r in 0..routers {
             for q in 0..ports {
-                link_to.push(match topo.neighbour(r, q as u8) {
-                    Some((n, back)) => n * ports + back as u32,
-                    None => NONE,
+                link_to.push(match (topo.neighbour(r, q as u8), topo.port_nic(r, q as u8)) {
+                    (Some((n, back)), _) => n * ports + back as u32,
+                    (None, Some(nic)) => TO_NIC | nic,
+                    (None, None) => NONE,
                 });
             }
         }
@@ -417,10 +413,10 @@ impl Network {
         } else {
             0
         };
-        let (class_bw, class_cable) = link_classes(net, node, ob_bytes > 0);
-        // (queuing a mesh or torus packet at its next router as it is sent needs every hop to
-        // take the same time, head to head: NIC links as slow as the others)
-        let early = matches!(topo, Topo::Cube(_))
+        let (class_bw, class_cable) = link_classes(&topo, net, node, ob_bytes > 0);
+        // (queuing a packet at its next router as it is sent needs every hop to take the same
+        // time, head to head: NIC links as slow as the others)
+        let early = topo.fixed_routes()
             && class_cable[CLASS_INJECT as usize] == class_cable[CLASS_LINK as usize];
         let mut net = Network {
             returns: Returns::new(nchan),
@@ -448,8 +444,6 @@ impl Network {
             xmemo: (0, Time::ZERO),
             routers,
             nr: routers * ports,
-            tpr,
-            term_routers,
             link_to: link_to.into(),
             channels: SharedVec::new(vec![channel; nchan]),
             credit: SharedVec::new(vec![cap; nchan * vcs as usize]),
@@ -522,22 +516,17 @@ impl Network {
             let mut class = CLASS_INJECT;
             if c < nr {
                 let (r, q) = (c / self.ports, (c % self.ports) as u8);
-                if self.topo.wraps(r, q) {
+                let link = self.topo.link(r, q);
+                if link.wraps {
                     flags |= WRAP;
                 }
-                if self.topo.is_global(q) {
+                if link.global {
                     flags |= GLOBAL;
                 }
                 class = if self.nic_on(c).is_some() {
                     CLASS_EJECT
-                } else if self.topo.is_global(q) {
-                    CLASS_GLOBAL
-                } else if let Topo::FatTree(f) = &self.topo {
-                    // the links above level i join it to level i + 1
-                    let (level, _) = f.place(r);
-                    let down = (q as u32) < f.down[level - 1];
-                    let below = if down { level - 1 } else { level };
-                    CLASS_LEVEL + (below.clamp(1, MAX_LEVELS) - 1) as u8
+                } else if link.class > 0 {
+                    CLASS_FAMILY + link.class - 1
                 } else {
                     CLASS_LINK
                 };
@@ -585,8 +574,6 @@ impl Network {
             xmemo: (0, Time::ZERO),
             routers: self.routers,
             nr: self.nr,
-            tpr: self.tpr,
-            term_routers: self.term_routers,
             link_to: self.link_to.clone(),
             channels: self.channels.clone().owned_by(&self.owner, 1, me),
             credit: self.credit.clone().owned_by(&self.owner, vcs, me),
@@ -730,11 +717,10 @@ impl Network {
     /// stay in a router after it is ready (`cut.rs`, [`crate::cut::Lookahead`]).
     pub(crate) fn fastest_output(&self) -> Bandwidth {
         let mut fastest = self.switch_bw;
-        for c in [CLASS_LINK, CLASS_EJECT, CLASS_GLOBAL] {
-            fastest = fastest.max(self.class_bw[c as usize]);
-        }
-        for b in &self.class_bw[CLASS_LEVEL as usize..] {
-            fastest = fastest.max(*b);
+        for (c, &b) in self.class_bw.iter().enumerate() {
+            if c != CLASS_INJECT as usize {
+                fastest = fastest.max(b);
+            }
         }
         fastest
     }
@@ -802,13 +788,14 @@ impl Network {
     /// The router port slot NIC `nic` is attached to.
     #[inline]
     fn nic_slot(&self, nic: u32) -> u32 {
-        (nic / self.tpr) * self.ports + nic % self.tpr
+        let (r, q) = self.topo.nic_port(nic);
+        r * self.ports + q as u32
     }
     /// The NIC on router channel (or port slot) `c`, if it is a NIC port.
     #[inline]
     fn nic_on(&self, c: u32) -> Option<u32> {
-        let (r, q) = (c / self.ports, c % self.ports);
-        (r < self.term_routers && q < self.tpr).then_some(r * self.tpr + q)
+        let l = *self.link_to.get(c as usize)?;
+        (l != NONE && l & TO_NIC != 0).then_some(l & !TO_NIC)
     }
 
     /// Packets NIC `nic` holds staged at `now`: those queued on its injection channel, and the
@@ -970,14 +957,14 @@ impl Network {
         }
         let h = behind;
         let hp = *self.packets.get(h);
-        let (c, vc) = match &self.topo {
-            Topo::Cube(cube) if self.early => {
-                let hop = cube_hop(cube, self.tpr, hp.at, hp.dst, hp.vc, hp.dim);
-                self.follow(h, hop)
-            }
+        let (c, vc) = if self.early {
+            let hop = self.fixed_hop(&hp);
+            self.follow(h, hop)
+        } else if !hp.arrived {
             // (not yet through the pipeline: its own event routes it)
-            _ if !hp.arrived => return,
-            _ => self.route(h, now),
+            return;
+        } else {
+            self.route(h, now)
         };
         self.packets.get_mut(h).asked = now;
         self.enqueue(c, vc, h);
@@ -988,9 +975,11 @@ impl Network {
 /// Each link class's rate and latency from the scenario: links between routers at the slower
 /// of their link and switch (the link's own rate when output buffers make the crossbar a stage
 /// of its own, `outbuf`); NIC links at `network.nic_link_bandwidth` (injection also capped
-/// by `node.nic_bandwidth`, and with no switch before it); dragonfly global links and each fat
-/// tree level at their own figures where given.
+/// by `node.nic_bandwidth`, and with no switch before it); the topology's own classes (a
+/// dragonfly's global links, a fat tree's levels, a graph's classes) at their own figures
+/// where given.
 fn link_classes(
+    topo: &Topo,
     net: &NetworkConfig,
     node: &NodeConfig,
     outbuf: bool,
@@ -1008,29 +997,19 @@ fn link_classes(
     bw[CLASS_EJECT as usize] = nic_link.min(switch);
     cable[CLASS_INJECT as usize] = nic_cable;
     cable[CLASS_EJECT as usize] = nic_cable;
-    if let Some(g) = net.global_link_bandwidth {
-        bw[CLASS_GLOBAL as usize] = g.min(switch);
-    }
-    if let Some(g) = net.global_cable_latency {
-        cable[CLASS_GLOBAL as usize] = g;
-    }
-    for (i, b) in net
-        .level_link_bandwidth
+    for (i, c) in topo
+        .link_classes()
         .iter()
-        .flatten()
-        .take(MAX_LEVELS)
+        .take(MAX_LINK_CLASSES)
         .enumerate()
     {
-        bw[CLASS_LEVEL as usize + i] = (*b).min(switch);
-    }
-    for (i, t) in net
-        .level_cable_latency
-        .iter()
-        .flatten()
-        .take(MAX_LEVELS)
-        .enumerate()
-    {
-        cable[CLASS_LEVEL as usize + i] = *t;
+        let k = CLASS_FAMILY as usize + i;
+        if let Some(b) = c.bandwidth {
+            bw[k] = b.min(switch);
+        }
+        if let Some(t) = c.latency {
+            cable[k] = t;
+        }
     }
     (bw, cable)
 }

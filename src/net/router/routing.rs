@@ -1,19 +1,48 @@
-//! Routing: the next hop of a packet at a router (mesh and torus by dimension order; fat tree
-//! and dragonfly at the router), and the dragonfly's adaptive choice.
+//! Routing: the next hop of a packet at a router, as its topology's family decides it
+//! (`net/topology/`), with what adaptive routing may see of this router's queues.
 
 use super::*;
+use crate::net::topology::Routers;
 
-/// Mesh and torus: the hop from router `at`, on virtual channel `vc` and correcting dimension
-/// `dim`, of a packet to NIC `dst` (`tpr` NICs per router).
-#[inline]
-pub(super) fn cube_hop(cube: &Cube, tpr: u32, at: RouterId, dst: u32, vc: u8, dim: u8) -> Hop {
-    cube.route(at, dst / tpr, (dst % tpr) as u8, vc, dim)
+/// What a family's routing may ask of the routers at time `now`: their random streams and the
+/// queues on their outputs.
+struct Here<'a> {
+    channels: &'a SharedVec<Channel>,
+    rngs: &'a mut SharedVec<Xoshiro>,
+    nonminimal: &'a mut u64,
+    ports: u32,
+    now: u64,
 }
 
-/// Packets a HyperX's direct queue may exceed the detour's (times its hops) before UGAL
-/// derouts: without it, a single packet ahead would send the next one the long way, which
-/// costs uniform traffic more than it saves (bench/hyperx_saturation; docs/performance.md).
-pub(super) const UGAL_THRESHOLD: u64 = 4;
+impl Routers for Here<'_> {
+    #[inline]
+    fn draw(&mut self, at: RouterId) -> u64 {
+        self.rngs[at as usize].next_u64()
+    }
+    /// Packets queued for the output, and one whose tail is still leaving.
+    #[inline]
+    fn queue(&self, at: RouterId, port: u8) -> u64 {
+        let ch = &self.channels[(at * self.ports + port as u32) as usize];
+        ch.queued as u64 + (ch.busy && ch.free_at > self.now) as u64
+    }
+    #[inline]
+    fn derouted(&mut self) {
+        *self.nonminimal += 1;
+    }
+}
+
+/// Where packet `p` is, as routing sees it.
+#[inline]
+fn at(p: &Packet) -> At {
+    At {
+        at: p.at,
+        src: p.src,
+        dst: p.dst,
+        vc: p.vc,
+        dim: p.dim,
+        aux: p.aux,
+    }
+}
 
 impl Network {
     /// Routes packet `pkt` at router `p.at` (at time `now`): the channel it leaves by and the
@@ -27,50 +56,22 @@ impl Network {
     /// The hop packet `pkt` takes from router `p.at` (at time `now`).
     #[inline]
     pub(super) fn next_hop(&mut self, pkt: PktId, now: Time) -> Hop {
-        let p = *self.packets.get(pkt);
-        match &self.topo {
-            Topo::Cube(c) => cube_hop(c, self.tpr, p.at, p.dst, p.vc, p.dim),
-            Topo::FatTree(f) => {
-                let rng = &mut self.rngs[p.at as usize];
-                f.route(p.at, p.src, p.dst, || rng.next_u64())
-            }
-            Topo::Dragonfly(_) => {
-                let aux = if p.aux == 0 {
-                    self.dragonfly_choice(p.at, p.dst, now.ps())
-                } else {
-                    p.aux
-                };
-                let Topo::Dragonfly(d) = &self.topo else {
-                    unreachable!()
-                };
-                d.route(p.at, p.dst, p.vc, aux)
-            }
-            Topo::HyperX(h) => match h.routing {
-                HyperXRouting::DimensionOrder => h.route(p.at, p.src, p.dst),
-                HyperXRouting::Ugal => {
-                    let rng = &mut self.rngs[p.at as usize];
-                    match h.ugal(p.at, p.src, p.dst, p.dim, || rng.next_u64()) {
-                        Ok(hop) => hop,
-                        Err((direct, detour)) => self.hyperx_choice(p.at, direct, detour, now.ps()),
-                    }
-                }
-            },
-        }
+        let p = at(self.packets.get(pkt));
+        let mut here = Here {
+            channels: &self.channels,
+            rngs: &mut self.rngs,
+            nonminimal: &mut self.stats.nonminimal,
+            ports: self.ports,
+            now: now.ps(),
+        };
+        self.topo.route(&p, &mut here)
     }
 
-    /// UGAL-L over a HyperX's dimension: the direct hop unless its queue exceeds the queue on
-    /// the detour's first hop times its 2 hops by more than [`UGAL_THRESHOLD`] packets.
-    fn hyperx_choice(&mut self, at: RouterId, direct: Hop, detour: Hop, now: u64) -> Hop {
-        let queue = |port: u8| {
-            let ch = &self.channels[(at * self.ports + port as u32) as usize];
-            ch.queued as u64 + (ch.busy && ch.free_at > now) as u64
-        };
-        if queue(direct.port) <= 2 * queue(detour.port) + UGAL_THRESHOLD {
-            direct
-        } else {
-            self.stats.nonminimal += 1;
-            detour
-        }
+    /// The hop of a packet whose routes are fixed (`Topo::fixed_routes`): it asks nothing of
+    /// the routers.
+    #[inline]
+    pub(super) fn fixed_hop(&self, p: &Packet) -> Hop {
+        self.topo.route(&at(p), &mut NoRouters)
     }
 
     /// Packet `pkt` takes hop `hop` from router `p.at`: the channel it leaves by and the
@@ -85,36 +86,5 @@ impl Network {
         pm.aux = hop.aux;
         pm.vc = hop.vc;
         (self.router_channel(at, hop.port as u32), hop.vc as usize)
-    }
-
-    /// The route a dragonfly packet takes from its source router: minimal, Valiant through a
-    /// random group, or (UGAL-L) whichever has the smaller product of queue on its first hop
-    /// and path length.
-    pub(super) fn dragonfly_choice(&mut self, at: RouterId, dst: u32, now: u64) -> u16 {
-        let Topo::Dragonfly(d) = &self.topo else {
-            return 0;
-        };
-        match d.routing {
-            DragonflyRouting::Minimal => dragonfly::MINIMAL,
-            DragonflyRouting::Valiant => d.valiant(at, dst, self.rngs[at as usize].next_u64()),
-            DragonflyRouting::Ugal => {
-                let via = d.valiant(at, dst, self.rngs[at as usize].next_u64());
-                if via == dragonfly::MINIMAL {
-                    return via;
-                }
-                let cost = |aux: u16| {
-                    let first = d.route(at, dst, 0, aux).port as u32;
-                    let ch = &self.channels[(at * self.ports + first) as usize];
-                    let (l, g) = d.path_length(at, dst, aux);
-                    (ch.queued as u64 + (ch.busy && ch.free_at > now) as u64) * (l + g) as u64
-                };
-                if cost(dragonfly::MINIMAL) <= cost(via) {
-                    dragonfly::MINIMAL
-                } else {
-                    self.stats.nonminimal += 1;
-                    via
-                }
-            }
-        }
     }
 }

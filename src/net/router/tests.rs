@@ -4,7 +4,7 @@
 //! router pipeline (4 + 4 + 4 + 128 ns), 0.6 ns cables.
 
 use super::*;
-use crate::config::{NetworkConfig, NodeConfig, RouterKind, Topology};
+use crate::config::{NetworkConfig, NodeConfig, RouterKind};
 use crate::net::packet::Packet;
 
 /// An 80-byte packet (64 B of payload and the 16 B header) serializes in 20 ns at 4 GB/s.
@@ -15,12 +15,21 @@ const PIPELINE: u64 = 140_000;
 
 fn mesh(n: u32, buffer: u64) -> Network {
     let net = NetworkConfig {
-        topology: Topology::Mesh,
-        dims: vec![n],
+        topology: "mesh".into(),
         buffer_bytes: Bytes(buffer),
         ..NetworkConfig::default()
     };
-    Network::new(&net, &NodeConfig::default(), None, 0)
+    Network::new(&mesh_of(n), &net, &NodeConfig::default(), None, 0)
+}
+
+/// A mesh of `n` routers in a line, a NIC each.
+fn mesh_of(n: u32) -> Topo {
+    Topo::from_toml(
+        &format!("topology = 'mesh'\ndims = [{n}]"),
+        1,
+        std::path::Path::new("."),
+    )
+    .unwrap()
 }
 
 fn send(net: &mut Network, q: &mut EventQueue<Event>, src: u32, dst: u32, at: u64) -> PktId {
@@ -112,13 +121,12 @@ fn a_full_buffer_holds_the_next_packet_until_its_credit_comes_back() {
 /// A 3-router line (NICs 0, 1, 2 on routers 0, 1, 2) with `vcs` virtual channels per input.
 fn line(router: RouterKind, vcs: u32) -> Network {
     let net = NetworkConfig {
-        topology: Topology::Mesh,
-        dims: vec![3],
+        topology: "mesh".into(),
         vcs: Some(vcs),
         router,
         ..NetworkConfig::default()
     };
-    Network::new(&net, &NodeConfig::default(), None, 0)
+    Network::new(&mesh_of(3), &net, &NodeConfig::default(), None, 0)
 }
 
 /// A packet of `wire` bytes injected at NIC `src` at time 0.
@@ -217,14 +225,13 @@ fn an_output_buffer_frees_the_input_behind_a_packet_blocked_downstream() {
     // input from router 0 for ever, P2 waits behind it at router 0, and only A arrives.
     let run_with = |ob: u64| {
         let net = NetworkConfig {
-            topology: Topology::Mesh,
-            dims: vec![3],
+            topology: "mesh".into(),
             buffer_bytes: Bytes(WIRE as u64),
             output_buffer_bytes: Bytes(ob),
             ..NetworkConfig::default()
         };
         let (mut net, mut q) = (
-            Network::new(&net, &NodeConfig::default(), None, 0),
+            Network::new(&mesh_of(3), &net, &NodeConfig::default(), None, 0),
             EventQueue::new(),
         );
         let a = send(&mut net, &mut q, 1, 2, 0);

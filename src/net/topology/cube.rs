@@ -18,8 +18,8 @@
 //! routing corrects `x, y, z` first, then `a, b, c`.
 
 use super::divisor::Divisor;
-use super::{Hop, RouterId, NO_DIM};
-use crate::config::{NetworkConfig, Topology};
+use super::layout::{self, FarLinks, Layout};
+use super::{At, Blocks, Family, Hop, Keys, Link, RouterId, Routers, NO_DIM};
 
 /// Largest number of dimensions.
 pub const MAX_DIMS: usize = 6;
@@ -27,9 +27,22 @@ pub const MAX_DIMS: usize = 6;
 /// Tofu's inner unit: sizes of `a, b, c` and whether each wraps.
 pub const TOFU_INNER: [(u32, bool); 3] = [(2, false), (3, true), (2, false)];
 
+/// Which of the cubes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CubeKind {
+    /// k-ary n-cube with wrap-around links; shorter way round; dateline virtual channels.
+    Torus,
+    /// k-ary n-mesh, no wrap-around links.
+    Mesh,
+    /// Tofu: a 6-D mesh/torus, `dims = [x, y, z]` around a fixed 2×3×2 unit.
+    Tofu,
+}
+
 /// A mesh, torus or Tofu network.
 #[derive(Clone, Debug)]
 pub struct Cube {
+    /// Which cube it is.
+    pub kind: CubeKind,
     /// Routers per dimension.
     pub dims: Vec<u32>,
     /// Whether each dimension has wrap-around links.
@@ -67,20 +80,21 @@ impl Axis {
 }
 
 impl Cube {
-    /// The cube a scenario describes, with `terminals` NICs per router.
-    pub fn new(cfg: &NetworkConfig, terminals: u8) -> Cube {
-        let (dims, wrap, order): (Vec<u32>, Vec<bool>, Vec<u8>) = match cfg.topology {
-            Topology::Tofu => {
+    /// A cube of `dims` routers per dimension (Tofu: the outer `[x, y, z]`), with
+    /// `terminals` NICs per router.
+    pub fn new(kind: CubeKind, outer: &[u32], terminals: u8) -> Cube {
+        let (dims, wrap, order): (Vec<u32>, Vec<bool>, Vec<u8>) = match kind {
+            CubeKind::Tofu => {
                 let mut dims: Vec<u32> = TOFU_INNER.iter().map(|&(k, _)| k).collect();
                 let mut wrap: Vec<bool> = TOFU_INNER.iter().map(|&(_, w)| w).collect();
-                dims.extend(&cfg.dims);
+                dims.extend(outer);
                 wrap.extend([true; 3]);
                 (dims, wrap, vec![3, 4, 5, 0, 1, 2])
             }
-            t => (
-                cfg.dims.clone(),
-                vec![t == Topology::Torus; cfg.dims.len()],
-                (0..cfg.dims.len() as u8).collect(),
+            _ => (
+                outer.to_vec(),
+                vec![kind == CubeKind::Torus; outer.len()],
+                (0..outer.len() as u8).collect(),
             ),
         };
         let mut stride = Vec::with_capacity(dims.len());
@@ -109,6 +123,7 @@ impl Cube {
             };
         }
         Cube {
+            kind,
             place,
             axes,
             dims,
@@ -118,22 +133,6 @@ impl Cube {
         }
     }
 
-    /// Routers (one per node).
-    pub fn routers(&self) -> u32 {
-        self.dims.iter().product()
-    }
-    /// Ports per router: the NICs plus two per dimension.
-    pub fn ports(&self) -> u8 {
-        self.terminals + 2 * self.dims.len() as u8
-    }
-    /// Virtual channels per router input port: two if any dimension wraps (dateline), else one.
-    pub fn vcs(&self) -> u8 {
-        if self.wrap.iter().any(|&w| w) {
-            2
-        } else {
-            1
-        }
-    }
     /// NIC ports per router.
     pub fn terminals(&self) -> u8 {
         self.terminals
@@ -146,7 +145,7 @@ impl Cube {
 
     /// The router behind port `q` of router `r` and the port the link arrives on, if a link is
     /// there (none at a mesh's edge or for a dimension of size 1).
-    pub fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+    pub fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
         if q < self.terminals {
             return None;
         }
@@ -198,7 +197,7 @@ impl Cube {
     /// (`NO_DIM`: none yet). The dimensions before `dim` in the order are corrected already,
     /// so the look starts at `dim`.
     #[inline]
-    pub fn route(&self, at: RouterId, dst: RouterId, dst_port: u8, vc: u8, dim: u8) -> Hop {
+    pub fn route_to(&self, at: RouterId, dst: RouterId, dst_port: u8, vc: u8, dim: u8) -> Hop {
         let eject = Hop {
             port: dst_port,
             vc: 0,
@@ -244,8 +243,8 @@ impl Cube {
         eject
     }
 
-    /// Router-to-router links on the route from `src` to `dst`.
-    pub fn distance(&self, src: RouterId, dst: RouterId) -> u32 {
+    /// Router-to-router links on the route from router `src` to router `dst`.
+    pub fn router_distance(&self, src: RouterId, dst: RouterId) -> u32 {
         (0..self.dims.len())
             .map(|d| {
                 let (a, b, k) = (self.coord(src, d), self.coord(dst, d), self.dims[d]);
@@ -260,19 +259,194 @@ impl Cube {
     }
 }
 
+impl Family for Cube {
+    const NAMES: &'static [(&'static str, &'static str)] =
+        &[("mesh", "mesh"), ("torus", "torus"), ("tofu", "Tofu")];
+    const KEYS: &'static [&'static str] = &["dims"];
+    const ROUTINGS: &'static [&'static str] = &["dimension_order"];
+    const SIZE_KEY: &'static str = "network.dims";
+
+    /// `dims` (default `[8, 8, 8]`): 1 to 6 dimensions of 1 to 65,535 routers (Tofu: the
+    /// outer three); one router per node, with its `node.nics_per_node` NICs.
+    fn from_keys(k: &mut Keys<'_>) -> Option<Cube> {
+        let kind = match k.name {
+            "mesh" => CubeKind::Mesh,
+            "tofu" => CubeKind::Tofu,
+            _ => CubeKind::Torus,
+        };
+        k.routing(Self::ROUTINGS);
+        let dims: Vec<u32> = k.get("dims").unwrap_or_else(|| vec![8, 8, 8]);
+        let (lo, hi) = if kind == CubeKind::Tofu { (3, 3) } else { (1, MAX_DIMS) };
+        if dims.len() < lo || dims.len() > hi {
+            let msg = if kind == CubeKind::Tofu {
+                format!(
+                    "{} dimensions given; Tofu takes the outer [x, y, z] (its inner a, b, c are \
+                     2, 3, 2)",
+                    dims.len()
+                )
+            } else {
+                format!("{} dimensions given; 1 to 6 are allowed", dims.len())
+            };
+            k.problem("dims", msg);
+        }
+        if dims.contains(&0) {
+            k.problem("dims", "every dimension must be at least 1");
+        }
+        if dims.iter().any(|&d| d > 65_535) {
+            k.problem("dims", "a dimension may have at most 65535 routers");
+        }
+        if k.failed() {
+            return None;
+        }
+        let unit = if kind == CubeKind::Tofu { 12 } else { 1 };
+        let routers = dims
+            .iter()
+            .fold(unit as u64, |a, &d| a.saturating_mul(d as u64));
+        if !k.size_fits("dims", routers, routers.saturating_mul(k.nics as u64)) {
+            return None;
+        }
+        let ports = k.nics as u64 + 2 * (dims.len() as u64 + 3 * (kind == CubeKind::Tofu) as u64);
+        if ports > 255 {
+            k.problem("node.nics_per_node", "too many ports per router");
+            return None;
+        }
+        Some(Cube::new(kind, &dims, k.nics as u8))
+    }
+
+    fn name(&self) -> &'static str {
+        match self.kind {
+            CubeKind::Torus => "torus",
+            CubeKind::Mesh => "mesh",
+            CubeKind::Tofu => "tofu",
+        }
+    }
+    fn describe(&self) -> String {
+        let dims: Vec<String> = self.dims().iter().map(u32::to_string).collect();
+        match self.kind {
+            CubeKind::Torus => format!("torus {}", dims.join("x")),
+            CubeKind::Mesh => format!("mesh {}", dims.join("x")),
+            CubeKind::Tofu => format!("Tofu {} (x y z) x 2x3x2 (a b c)", dims.join("x")),
+        }
+    }
+    fn routing(&self) -> &'static str {
+        Self::ROUTINGS[0]
+    }
+
+    /// One per node.
+    fn routers(&self) -> u32 {
+        self.dims.iter().product()
+    }
+    /// The NICs plus two per dimension.
+    fn ports(&self) -> u8 {
+        self.terminals + 2 * self.dims.len() as u8
+    }
+    /// Two if any dimension wraps (dateline), else one.
+    fn vcs(&self) -> u8 {
+        if self.wrap.iter().any(|&w| w) {
+            2
+        } else {
+            1
+        }
+    }
+    fn nics(&self) -> u32 {
+        self.routers() * self.terminals as u32
+    }
+    #[inline]
+    fn nic_port(&self, nic: u32) -> (RouterId, u8) {
+        super::regular_nic_port(nic, self.terminals as u32)
+    }
+    #[inline]
+    fn port_nic(&self, r: RouterId, q: u8) -> Option<u32> {
+        super::regular_port_nic(r, q, self.terminals as u32, self.routers())
+    }
+    fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+        self.link_to(r, q)
+    }
+    fn link(&self, r: RouterId, q: u8) -> Link {
+        Link {
+            wraps: self.wraps(r, q),
+            ..Link::default()
+        }
+    }
+
+    #[inline]
+    fn route<R: Routers>(&self, p: &At, _: &mut R) -> Hop {
+        let t = self.terminals as u32;
+        self.route_to(p.at, p.dst / t, (p.dst % t) as u8, p.vc, p.dim)
+    }
+    fn fixed_routes(&self) -> bool {
+        true
+    }
+    fn multipath(&self) -> bool {
+        false
+    }
+    fn distance(&self, src: u32, dst: u32) -> u32 {
+        let t = self.terminals as u32;
+        self.router_distance(src / t, dst / t)
+    }
+
+    /// Slabs along the last dimension (whole planes, routers being numbered with dimension 0
+    /// fastest).
+    fn blocks(&self) -> Blocks {
+        let routers = self.routers();
+        let last = *self.dims.last().unwrap_or(&1);
+        let per = (routers / last.max(1)).max(1);
+        Blocks {
+            of: (0..routers).map(|r| Some(r / per)).collect(),
+            count: last,
+            unit: "slab",
+        }
+    }
+
+    /// Dimensions 0, 2, 4 along x and 1, 3, 5 along y (a 3-D torus is a row of planes, each
+    /// labelled with its further coordinates); wrap-around links are drawn as stubs.
+    fn layout(&self) -> Layout {
+        let places = layout::grid(self.routers(), &self.dims, |r, d| self.coord(r, d));
+        let mut labels = Vec::new();
+        if self.dims.len() > 2 {
+            // Tofu's `a b c x y z` (its unit first, as this file orders them), else `x y z w v u`
+            let names = if self.kind == CubeKind::Tofu {
+                ["a", "b", "c", "x", "y", "z"]
+            } else {
+                ["x", "y", "z", "w", "v", "u"]
+            };
+            let plane = (self.dims[0] * self.dims[1]) as usize;
+            for first in (0..places.len()).step_by(plane.max(1)) {
+                let text = (2..self.dims.len())
+                    .map(|d| format!("{} = {}", names[d], self.coord(first as u32, d)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let (x, y, _) = &places[first];
+                labels.push((*x, *y - 0.6, text));
+            }
+        }
+        let torus = self.wrap.iter().any(|&w| w);
+        Layout {
+            places,
+            labels,
+            far_links: if torus { FarLinks::Stub } else { FarLinks::Line },
+            centred_labels: false,
+            note: torus.then_some("The wrap-around links of its rings are short stubs at the edge."),
+        }
+    }
+    /// A mesh's or torus's (not Tofu's: its unit is no grid of ranks).
+    fn grid(&self) -> Option<(Vec<u32>, Vec<bool>)> {
+        (self.kind != CubeKind::Tofu).then(|| (self.dims.clone(), self.wrap.clone()))
+    }
+    fn dims(&self) -> Vec<u32> {
+        match self.kind {
+            CubeKind::Tofu => self.dims[3..].to_vec(),
+            _ => self.dims.clone(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn cube(topology: Topology, dims: &[u32]) -> Cube {
-        Cube::new(
-            &NetworkConfig {
-                topology,
-                dims: dims.to_vec(),
-                ..NetworkConfig::default()
-            },
-            1,
-        )
+    fn cube(kind: CubeKind, dims: &[u32]) -> Cube {
+        Cube::new(kind, dims, 1)
     }
 
     /// Follows the route and returns the routers visited and the VCs used.
@@ -280,7 +454,7 @@ mod tests {
         let (mut at, mut vc, mut dim) = (src, 0, NO_DIM);
         let (mut path, mut vcs) = (vec![src], vec![]);
         loop {
-            let h = c.route(at, dst, 0, vc, dim);
+            let h = c.route_to(at, dst, 0, vc, dim);
             if h.port < c.terminals() {
                 return (path, vcs);
             }
@@ -299,18 +473,18 @@ mod tests {
 
     #[test]
     fn torus_goes_the_short_way_and_switches_vc_at_the_dateline() {
-        let c = cube(Topology::Torus, &[8]);
+        let c = cube(CubeKind::Torus, &[8]);
         let (path, vcs) = walk(&c, 6, 1);
         assert_eq!(path, vec![6, 7, 0, 1]);
         assert_eq!(vcs, vec![0, 1, 1]);
         let (path, _) = walk(&c, 1, 6);
         assert_eq!(path, vec![1, 0, 7, 6]);
-        assert_eq!(c.distance(1, 6), 3);
+        assert_eq!(c.router_distance(1, 6), 3);
     }
 
     #[test]
     fn dimension_order_and_vc_reset_per_dimension() {
-        let c = cube(Topology::Torus, &[4, 4]);
+        let c = cube(CubeKind::Torus, &[4, 4]);
         // (3,0) -> (0,3): x first across the wrap (VC 1), then y across the wrap: back to VC 0
         // at the turn, VC 1 after the dateline.
         let src = 3;
@@ -325,7 +499,7 @@ mod tests {
 
     #[test]
     fn mesh_never_wraps() {
-        let c = cube(Topology::Mesh, &[8]);
+        let c = cube(CubeKind::Mesh, &[8]);
         let (path, _) = walk(&c, 7, 0);
         assert_eq!(path, vec![7, 6, 5, 4, 3, 2, 1, 0]);
         assert_eq!(c.neighbour(7, 1), None);
@@ -334,14 +508,14 @@ mod tests {
 
     #[test]
     fn every_pair_arrives_in_distance_hops() {
-        for topo in [Topology::Torus, Topology::Mesh] {
+        for topo in [CubeKind::Torus, CubeKind::Mesh] {
             for dims in [&[3, 4, 2][..], &[2, 2], &[5]] {
                 let c = cube(topo, dims);
                 for s in 0..c.routers() {
                     for d in 0..c.routers() {
                         let (path, _) = walk(&c, s, d);
                         assert_eq!(*path.last().unwrap(), d);
-                        assert_eq!(path.len() as u32 - 1, c.distance(s, d));
+                        assert_eq!(path.len() as u32 - 1, c.router_distance(s, d));
                     }
                 }
             }
@@ -350,7 +524,7 @@ mod tests {
 
     #[test]
     fn tofu_is_6d_with_its_inner_unit_and_routes_xyz_first() {
-        let c = cube(Topology::Tofu, &[2, 3, 4]);
+        let c = cube(CubeKind::Tofu, &[2, 3, 4]);
         assert_eq!(c.dims, vec![2, 3, 2, 2, 3, 4]);
         assert_eq!(c.routers(), 12 * 24);
         // node = a + 2b + 6c + 12(x + 2y + 6z)
@@ -362,7 +536,7 @@ mod tests {
         let dst = node(1, 2, 1, 1, 2, 3);
         let (path, _) = walk(&c, 0, dst);
         assert_eq!(path.len() - 1, 6);
-        assert_eq!(c.distance(0, dst), 6);
+        assert_eq!(c.router_distance(0, dst), 6);
         assert_eq!(path[1], node(0, 0, 0, 1, 0, 0), "x is corrected first");
         assert_eq!(path[4], node(1, 0, 0, 1, 2, 3), "then a");
         // a is a mesh: no wrap link from a=1 forwards
@@ -370,14 +544,14 @@ mod tests {
         for s in (0..c.routers()).step_by(7) {
             for d in 0..c.routers() {
                 let (path, _) = walk(&c, s, d);
-                assert_eq!(path.len() as u32 - 1, c.distance(s, d));
+                assert_eq!(path.len() as u32 - 1, c.router_distance(s, d));
             }
         }
     }
 
     #[test]
     fn half_way_round_goes_either_way_by_parity() {
-        let c = cube(Topology::Torus, &[4]);
+        let c = cube(CubeKind::Torus, &[4]);
         // from an even coordinate the + way, from an odd one the - way, and every route of
         // a tie is two hops
         assert_eq!(walk(&c, 0, 2).0, [0, 1, 2]);
@@ -385,7 +559,7 @@ mod tests {
         assert_eq!(walk(&c, 2, 0).0, [2, 3, 0]);
         assert_eq!(walk(&c, 3, 1).0, [3, 2, 1]);
         // over all ties of an 8-ring, as many routes leave each way
-        let c = cube(Topology::Torus, &[8]);
+        let c = cube(CubeKind::Torus, &[8]);
         let plus = (0..8)
             .filter(|&s| walk(&c, s, (s + 4) % 8).0[1] == (s + 1) % 8)
             .count();

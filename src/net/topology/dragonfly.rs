@@ -29,8 +29,20 @@
 //! minimal route (or once the intermediate group is reached), `2 + G` while heading for
 //! intermediate group `G`.
 
-use super::{Hop, RouterId};
-use crate::config::DragonflyRouting;
+use super::layout::{FarLinks, Layout};
+use super::{At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers};
+use crate::units::{Bandwidth, Time};
+
+/// The routing rules of a dragonfly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DragonflyRouting {
+    /// The direct route: local, global, local.
+    Minimal,
+    /// Through a random intermediate group (seeded).
+    Valiant,
+    /// Minimal or Valiant, whichever queue looks shorter when the packet leaves its router.
+    Ugal,
+}
 
 /// `aux` of a packet routed minimally from here on.
 pub const MINIMAL: u16 = 1;
@@ -50,6 +62,9 @@ pub struct Dragonfly {
     pub copies: u32,
     /// How packets are routed.
     pub routing: DragonflyRouting,
+    /// The global links' rate and latency where given (`network.global_link_bandwidth`,
+    /// `network.global_cable_latency`).
+    global: (Option<Bandwidth>, Option<Time>),
 }
 
 impl Dragonfly {
@@ -63,26 +78,12 @@ impl Dragonfly {
             g,
             copies,
             routing,
+            global: (None, None),
         }
-    }
-    /// Routers in all groups.
-    pub fn routers(&self) -> u32 {
-        self.a * self.g
     }
     /// Nodes in all groups.
     pub fn nodes(&self) -> u32 {
         self.routers() * self.p
-    }
-    /// Ports of a router: nodes, local links, global links.
-    pub fn ports(&self) -> u8 {
-        (self.p + self.a - 1 + self.h) as u8
-    }
-    /// Virtual channels deadlock freedom needs (one per hop class).
-    pub fn vcs(&self) -> u8 {
-        match self.routing {
-            DragonflyRouting::Minimal => 2,
-            _ => 3,
-        }
     }
     /// Port of router `r` to router `to` of its group.
     #[inline]
@@ -103,7 +104,7 @@ impl Dragonfly {
     }
 
     /// The router behind port `q` of router `r` and the port the link arrives on.
-    pub fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+    pub fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
         let (grp, i) = (r / self.a, r % self.a);
         let q32 = q as u32;
         if q32 < self.p {
@@ -127,7 +128,7 @@ impl Dragonfly {
     /// Routing decision at router `at` for a packet to node `dst` holding virtual channel `vc`
     /// with routing state `aux` (see the module documentation; 0 is taken as minimal).
     #[inline]
-    pub fn route(&self, at: RouterId, dst: u32, vc: u8, aux: u16) -> Hop {
+    pub fn route_to(&self, at: RouterId, dst: u32, vc: u8, aux: u16) -> Hop {
         let (grp, i) = (at / self.a, at % self.a);
         let dr = dst / self.p;
         let mut aux = aux.max(MINIMAL);
@@ -168,7 +169,7 @@ impl Dragonfly {
         let (mut at, mut vc, mut aux) = (src, 0u8, aux);
         let (mut local, mut global) = (0, 0);
         loop {
-            let h = self.route(at, dst, vc, aux);
+            let h = self.route_to(at, dst, vc, aux);
             if (h.port as u32) < self.p {
                 return (local, global);
             }
@@ -177,7 +178,7 @@ impl Dragonfly {
             } else {
                 local += 1;
             }
-            let (n, _) = self.neighbour(at, h.port).expect("route uses a link");
+            let (n, _) = self.link_to(at, h.port).expect("route uses a link");
             at = n;
             vc = h.vc;
             aux = h.aux;
@@ -201,6 +202,252 @@ impl Dragonfly {
             v += 1;
         }
         2 + v as u16
+    }
+}
+
+impl Dragonfly {
+    /// The route a packet takes from its source router: minimal, Valiant through a random
+    /// group, or (UGAL-L) whichever has the smaller product of the queue on its first hop and
+    /// its path length, minimal on a tie.
+    fn choose<R: Routers>(&self, at: RouterId, dst: u32, routers: &mut R) -> u16 {
+        match self.routing {
+            DragonflyRouting::Minimal => MINIMAL,
+            DragonflyRouting::Valiant => self.valiant(at, dst, routers.draw(at)),
+            DragonflyRouting::Ugal => {
+                let via = self.valiant(at, dst, routers.draw(at));
+                if via == MINIMAL {
+                    return via;
+                }
+                let cost = |aux: u16| {
+                    let first = self.route_to(at, dst, 0, aux).port;
+                    let (l, g) = self.path_length(at, dst, aux);
+                    routers.queue(at, first) * (l + g) as u64
+                };
+                if cost(MINIMAL) <= cost(via) {
+                    MINIMAL
+                } else {
+                    routers.derouted();
+                    via
+                }
+            }
+        }
+    }
+}
+
+impl Family for Dragonfly {
+    const NAMES: &'static [(&'static str, &'static str)] = &[("dragonfly", "dragonfly")];
+    const KEYS: &'static [&'static str] = &[
+        "routers_per_group",
+        "nodes_per_router",
+        "global_links_per_router",
+        "groups",
+        "global_link_bandwidth",
+        "global_cable_latency",
+    ];
+    const ROUTINGS: &'static [&'static str] = &["minimal", "valiant", "ugal"];
+    const SIZE_KEY: &'static str = "network.groups";
+
+    /// `routers_per_group` (`a`, 6), `nodes_per_router` (`p`, 3), `global_links_per_router`
+    /// (`h`, 3) and `groups` (`a·h + 1` when left out: one global link between every pair of
+    /// groups); the global links at their own rate and latency where given.
+    fn from_keys(k: &mut Keys<'_>) -> Option<Dragonfly> {
+        let routing = match k.routing(Self::ROUTINGS) {
+            1 => DragonflyRouting::Valiant,
+            2 => DragonflyRouting::Ugal,
+            _ => DragonflyRouting::Minimal,
+        };
+        let a = k.get("routers_per_group").unwrap_or(6u32);
+        let p = k.get("nodes_per_router").unwrap_or(3u32);
+        let h = k.get("global_links_per_router").unwrap_or(3u32);
+        let g = k
+            .get("groups")
+            .unwrap_or(a.saturating_mul(h).saturating_add(1));
+        let bw: Option<Bandwidth> = k.get("global_link_bandwidth");
+        let latency: Option<Time> = k.get("global_cable_latency");
+        for (key, v, lo) in [
+            ("routers_per_group", a, 1),
+            ("nodes_per_router", p, 1),
+            ("global_links_per_router", h, 0),
+            ("groups", g, 1),
+        ] {
+            if v < lo || v > 65_000 {
+                k.problem(key, format!("{v} is out of range ({lo} to 65000)"));
+            }
+        }
+        if bw.is_some_and(|b| b.0 == 0) {
+            k.problem("global_link_bandwidth", "must be greater than zero");
+        }
+        if k.failed() {
+            return None;
+        }
+        if p as u64 + a as u64 + h as u64 > 256 {
+            k.problem(
+                "routers_per_group",
+                "a router may have at most 255 ports (nodes + other routers of its group + \
+                 global links)",
+            );
+            return None;
+        }
+        if g > 1 && g as u64 - 1 > a as u64 * h as u64 {
+            k.problem(
+                "groups",
+                format!(
+                    "{g} groups cannot all be linked: a group has {} global links \
+                     (routers_per_group × global_links_per_router), at most {} groups",
+                    a * h,
+                    a * h + 1
+                ),
+            );
+            return None;
+        }
+        let routers = a as u64 * g as u64;
+        if !k.size_fits("groups", routers, routers * p as u64) {
+            return None;
+        }
+        if (routers * p as u64) % k.nics.max(1) as u64 != 0 {
+            k.problem(
+                "node.nics_per_node",
+                format!(
+                    "the network's {} NIC ports cannot be shared out {} to a node",
+                    routers * p as u64,
+                    k.nics
+                ),
+            );
+            return None;
+        }
+        let mut d = Dragonfly::new(a, p, h, g, routing);
+        d.global = (bw, latency);
+        Some(d)
+    }
+
+    fn name(&self) -> &'static str {
+        "dragonfly"
+    }
+    fn describe(&self) -> String {
+        format!(
+            "dragonfly, {} groups of {} routers, {} nodes and {} global links each",
+            self.g, self.a, self.p, self.h
+        )
+    }
+    fn routing(&self) -> &'static str {
+        Self::ROUTINGS[self.routing as usize]
+    }
+
+    /// In all groups.
+    fn routers(&self) -> u32 {
+        self.a * self.g
+    }
+    /// Nodes, local links, global links.
+    fn ports(&self) -> u8 {
+        (self.p + self.a - 1 + self.h) as u8
+    }
+    /// One per hop class (see the module's doc).
+    fn vcs(&self) -> u8 {
+        match self.routing {
+            DragonflyRouting::Minimal => 2,
+            _ => 3,
+        }
+    }
+    fn nics(&self) -> u32 {
+        self.nodes()
+    }
+    #[inline]
+    fn nic_port(&self, nic: u32) -> (RouterId, u8) {
+        super::regular_nic_port(nic, self.p)
+    }
+    #[inline]
+    fn port_nic(&self, r: RouterId, q: u8) -> Option<u32> {
+        super::regular_port_nic(r, q, self.p, self.routers())
+    }
+    fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+        self.link_to(r, q)
+    }
+    /// Global links are class 1.
+    fn link(&self, _r: RouterId, q: u8) -> Link {
+        let global = self.is_global(q);
+        Link {
+            class: global as u8,
+            global,
+            ..Link::default()
+        }
+    }
+    fn link_classes(&self) -> Vec<LinkClass> {
+        vec![LinkClass {
+            name: "global".into(),
+            bandwidth: self.global.0,
+            latency: self.global.1,
+        }]
+    }
+
+    #[inline]
+    fn route<R: Routers>(&self, p: &At, routers: &mut R) -> Hop {
+        let aux = if p.aux == 0 {
+            self.choose(p.at, p.dst, routers)
+        } else {
+            p.aux
+        };
+        self.route_to(p.at, p.dst, p.vc, aux)
+    }
+    fn multipath(&self) -> bool {
+        self.routing != DragonflyRouting::Minimal
+    }
+    /// Minimal: local and global links.
+    fn distance(&self, src: u32, dst: u32) -> u32 {
+        let (l, g) = self.path_length(src / self.p, dst, MINIMAL);
+        l + g
+    }
+
+    /// Groups.
+    fn blocks(&self) -> Blocks {
+        Blocks {
+            of: (0..self.routers()).map(|r| Some(r / self.a)).collect(),
+            count: self.g,
+            unit: "group",
+        }
+    }
+
+    /// Groups around a circle, each group's routers on a small circle of its own, the
+    /// group's name outside the ring of groups.
+    fn layout(&self) -> Layout {
+        let (a, g) = (self.a as f32, self.g as f32);
+        let small = (a / std::f32::consts::PI).max(0.8);
+        let big = (g * (2.0 * small + 1.5) / (2.0 * std::f32::consts::PI)).max(small * 2.5);
+        let places: Vec<(f32, f32, String)> = (0..self.routers())
+            .map(|r| {
+                let (gi, j) = (r / self.a, r % self.a);
+                let ga = std::f32::consts::TAU * gi as f32 / g;
+                let ra = std::f32::consts::TAU * j as f32 / a;
+                let (cx, cy) = (big * ga.cos(), big * ga.sin());
+                (
+                    cx + small * ra.cos(),
+                    cy + small * ra.sin(),
+                    format!("group {gi} router {j}"),
+                )
+            })
+            .collect();
+        let mut labels = Vec::new();
+        for gi in 0..self.g {
+            let members = &places[(gi * self.a) as usize..((gi + 1) * self.a) as usize];
+            let n = members.len().max(1) as f32;
+            let cx = members.iter().map(|p| p.0).sum::<f32>() / n;
+            let cy = members.iter().map(|p| p.1).sum::<f32>() / n;
+            // (outside the ring of groups, clear of the global links inside it)
+            let rg = ((members[0].0 - cx).powi(2) + (members[0].1 - cy).powi(2)).sqrt();
+            let len = (cx * cx + cy * cy).sqrt().max(1e-3);
+            let out = rg + 0.7;
+            labels.push((
+                cx + cx / len * out,
+                cy + cy / len * out,
+                format!("group {gi}"),
+            ));
+        }
+        Layout {
+            places,
+            labels,
+            far_links: FarLinks::Line,
+            centred_labels: true,
+            note: None,
+        }
     }
 }
 
@@ -267,7 +514,7 @@ mod tests {
         // is link 2, on router 0, global port 3 + 5 + 2 = 10; it arrives at group 3's link 0
         // (router 18), which holds node 54: one global hop, no local one.
         let d = tracerp();
-        let h = d.route(0, 54, 0, MINIMAL);
+        let h = d.route_to(0, 54, 0, MINIMAL);
         assert_eq!((h.port, h.vc), (10, 1));
         assert_eq!(d.neighbour(0, 10), Some((18, 8)));
         assert_eq!(d.path_length(0, 54, MINIMAL), (0, 1));

@@ -28,8 +28,23 @@
 //! Up/down routing cannot close a cycle of channel dependencies, so one virtual channel
 //! suffices.
 
-use super::{Hop, RouterId, NO_DIM};
-use crate::config::FatTreeRouting;
+use super::layout::{FarLinks, Layout};
+use super::{At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers, NO_DIM};
+use crate::units::{Bandwidth, Time};
+
+/// The routing rules of a fat tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FatTreeRouting {
+    /// Up by the source's digits (S-mod-k): one path per source.
+    StraightUp,
+    /// Up by the destination's digits (D-mod-k): one path per destination.
+    StraightDown,
+    /// Up to a random top (seeded): balances the load.
+    Random,
+}
+
+/// Most levels of a tree (each level's links have their own class).
+pub const MAX_LEVELS: usize = 8;
 
 /// A fat tree.
 #[derive(Clone, Debug)]
@@ -47,6 +62,10 @@ pub struct FatTree {
     /// How packets are routed.
     pub routing: FatTreeRouting,
     ports: u8,
+    /// The rate and latency of the links above each level but the top, leaves first, where
+    /// given (`network.level_link_bandwidth`, `network.level_cable_latency`).
+    levels_bw: Vec<Option<Bandwidth>>,
+    levels_latency: Vec<Option<Time>>,
 }
 
 impl FatTree {
@@ -76,6 +95,8 @@ impl FatTree {
             start,
             routing,
             ports,
+            levels_bw: vec![None; h.saturating_sub(1)],
+            levels_latency: vec![None; h.saturating_sub(1)],
         }
     }
 
@@ -87,17 +108,9 @@ impl FatTree {
     pub fn nodes(&self) -> u32 {
         self.m_prod[self.levels()]
     }
-    /// Switches on all levels.
-    pub fn routers(&self) -> u32 {
-        self.start[self.levels()]
-    }
     /// Switches at level `i` (1-based).
     pub fn switches(&self, i: usize) -> u32 {
         self.start[i] - self.start[i - 1]
-    }
-    /// Ports of the widest switch.
-    pub fn ports(&self) -> u8 {
-        self.ports
     }
     /// Leaves: routers `0..leaves()` carry the nodes, `m_1` each.
     pub fn leaves(&self) -> u32 {
@@ -116,7 +129,7 @@ impl FatTree {
 
     /// The router behind port `q` of router `r` and the port the link arrives on (none for a
     /// leaf's node ports, or an up port of the top level).
-    pub fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+    pub fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
         let (i, s) = self.place(r);
         let (m, w) = (self.down[i - 1], self.up[i - 1]);
         let q = q as u32;
@@ -145,7 +158,7 @@ impl FatTree {
     /// Routing decision at router `at` for a packet from node `src` to node `dst`; `draw`
     /// gives a random number when the rule needs one.
     #[inline]
-    pub fn route(&self, at: RouterId, src: u32, dst: u32, draw: impl FnOnce() -> u64) -> Hop {
+    pub fn route_to(&self, at: RouterId, src: u32, dst: u32, draw: impl FnOnce() -> u64) -> Hop {
         let (i, s) = self.place(at);
         let a = s / self.b_prod[i];
         let port = if dst / self.m_prod[i] == a {
@@ -175,6 +188,291 @@ impl FatTree {
     }
 }
 
+impl Family for FatTree {
+    const NAMES: &'static [(&'static str, &'static str)] = &[("fattree", "fat tree")];
+    const KEYS: &'static [&'static str] = &[
+        "radix",
+        "levels",
+        "down_ports",
+        "up_ports",
+        "level_link_bandwidth",
+        "level_cable_latency",
+    ];
+    const ROUTINGS: &'static [&'static str] = &["straight_up", "straight_down", "random"];
+    const SIZE_KEY: &'static str = "network.radix";
+
+    /// `radix` and `levels` (default 24 and 2: the largest full-bisection tree of `radix`-port
+    /// switches), or `down_ports` and `up_ports` level by level; the links above each level
+    /// at their own rate and latency where `level_link_bandwidth` and `level_cable_latency`
+    /// say.
+    fn from_keys(k: &mut Keys<'_>) -> Option<FatTree> {
+        let routing = match k.routing(Self::ROUTINGS) {
+            1 => FatTreeRouting::StraightDown,
+            2 => FatTreeRouting::Random,
+            _ => FatTreeRouting::StraightUp,
+        };
+        let radix: Option<u32> = k.get("radix");
+        let levels: Option<u32> = k.get("levels");
+        let down: Option<Vec<u32>> = k.get("down_ports");
+        let up: Option<Vec<u32>> = k.get("up_ports");
+        let explicit = down.is_some() || up.is_some();
+        if explicit && (radix.is_some() || levels.is_some()) {
+            k.problem(
+                "radix",
+                "give either `radix` and `levels` or `down_ports` and `up_ports`, not both",
+            );
+        }
+        let (down, up) = match (down, up) {
+            (Some(_), None) => {
+                k.problem(
+                    "up_ports",
+                    "missing; `down_ports` and `up_ports` go together, one entry per level",
+                );
+                return None;
+            }
+            (None, Some(_)) => {
+                k.problem(
+                    "down_ports",
+                    "missing; `down_ports` and `up_ports` go together, one entry per level",
+                );
+                return None;
+            }
+            (Some(d), Some(u)) => {
+                if d.is_empty() || d.len() > MAX_LEVELS || d.len() != u.len() {
+                    k.problem(
+                        "down_ports",
+                        format!(
+                            "{} levels of down ports and {} of up ports; give 1 to 8 levels, the \
+                             same number of each",
+                            d.len(),
+                            u.len()
+                        ),
+                    );
+                } else if d.contains(&0) {
+                    k.problem("down_ports", "every level needs a port down");
+                } else if u[u.len() - 1] != 0 || u[..u.len() - 1].contains(&0) {
+                    k.problem(
+                        "up_ports",
+                        "every level but the top needs ports up, and the top has none (end \
+                         the list with 0)",
+                    );
+                } else if d.iter().zip(&u).any(|(&a, &b)| a as u64 + b as u64 > 255) {
+                    k.problem("down_ports", "a switch may have at most 255 ports");
+                }
+                (d, u)
+            }
+            (None, None) => {
+                let r = radix.unwrap_or(24);
+                if r < 2 || r % 2 == 1 || r > 254 {
+                    k.problem(
+                        "radix",
+                        format!("{r} is out of range (an even number of ports, 2 to 254)"),
+                    );
+                }
+                let l = levels.unwrap_or(2);
+                if !(1..=MAX_LEVELS as u32).contains(&l) {
+                    k.problem("levels", format!("{l} is out of range (1 to 8)"));
+                }
+                if k.failed() {
+                    return None;
+                }
+                let n = l as usize;
+                let mut down = vec![r / 2; n - 1];
+                down.push(r);
+                let mut up = vec![r / 2; n - 1];
+                up.push(0);
+                (down, up)
+            }
+        };
+        // the links above each level but the top: one entry each
+        let levels = down.len();
+        let wanted = levels.saturating_sub(1);
+        let bw: Option<Vec<Bandwidth>> = k.get("level_link_bandwidth");
+        let latency: Option<Vec<Time>> = k.get("level_cable_latency");
+        for (key, n) in [
+            ("level_link_bandwidth", bw.as_ref().map(Vec::len)),
+            ("level_cable_latency", latency.as_ref().map(Vec::len)),
+        ] {
+            if let Some(n) = n.filter(|&n| n != wanted) {
+                k.problem(
+                    key,
+                    format!(
+                        "{n} entries for a tree of {levels} levels: give {wanted}, one for the \
+                         links above each level but the top, leaves first"
+                    ),
+                );
+            }
+        }
+        if bw.iter().flatten().any(|b| b.0 == 0) {
+            k.problem("level_link_bandwidth", "must be greater than zero");
+        }
+        if k.failed() {
+            return None;
+        }
+        // (nodes and switches, counted without overflow before anything is built)
+        let nodes = down.iter().fold(1u64, |a, &d| a.saturating_mul(d as u64));
+        let mut routers = 0u64;
+        let (mut m, mut b) = (1u64, 1u64);
+        for i in 0..levels {
+            m = m.saturating_mul(down[i] as u64);
+            if i >= 1 {
+                b = b.saturating_mul(up[i - 1] as u64);
+            }
+            routers = routers.saturating_add(b.saturating_mul(nodes / m.max(1)));
+        }
+        if !k.size_fits("radix", routers, nodes) {
+            return None;
+        }
+        if nodes % k.nics.max(1) as u64 != 0 {
+            k.problem(
+                "node.nics_per_node",
+                format!(
+                    "the network's {nodes} NIC ports cannot be shared out {} to a node",
+                    k.nics
+                ),
+            );
+            return None;
+        }
+        let mut t = FatTree::new(&down, &up, routing);
+        if let Some(bw) = bw {
+            t.levels_bw = bw.into_iter().map(Some).collect();
+        }
+        if let Some(l) = latency {
+            t.levels_latency = l.into_iter().map(Some).collect();
+        }
+        Some(t)
+    }
+
+    fn name(&self) -> &'static str {
+        "fattree"
+    }
+    fn describe(&self) -> String {
+        let d: Vec<String> = self.down.iter().map(u32::to_string).collect();
+        let u: Vec<String> = self.up.iter().map(u32::to_string).collect();
+        format!(
+            "fat tree, {} levels, ports down {} / up {}",
+            self.levels(),
+            d.join(","),
+            u.join(",")
+        )
+    }
+    fn routing(&self) -> &'static str {
+        Self::ROUTINGS[self.routing as usize]
+    }
+
+    fn routers(&self) -> u32 {
+        self.start[self.levels()]
+    }
+    /// The widest switch's.
+    fn ports(&self) -> u8 {
+        self.ports
+    }
+    /// Up/down routing cannot close a cycle of channel dependencies: one class.
+    fn vcs(&self) -> u8 {
+        1
+    }
+    fn nics(&self) -> u32 {
+        self.nodes()
+    }
+    #[inline]
+    fn nic_port(&self, nic: u32) -> (RouterId, u8) {
+        super::regular_nic_port(nic, self.down[0])
+    }
+    #[inline]
+    fn port_nic(&self, r: RouterId, q: u8) -> Option<u32> {
+        super::regular_port_nic(r, q, self.down[0], self.leaves())
+    }
+    fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+        self.link_to(r, q)
+    }
+    /// The links above level `i` are class `i` (leaves first).
+    fn link(&self, r: RouterId, q: u8) -> Link {
+        let (level, _) = self.place(r);
+        let down = (q as u32) < self.down[level - 1];
+        let below = if down { level - 1 } else { level };
+        Link {
+            class: below.clamp(1, MAX_LEVELS) as u8,
+            ..Link::default()
+        }
+    }
+    fn link_classes(&self) -> Vec<LinkClass> {
+        (0..self.levels().saturating_sub(1).max(1))
+            .map(|i| LinkClass {
+                name: format!("above level {}", i + 1),
+                bandwidth: self.levels_bw.get(i).copied().flatten(),
+                latency: self.levels_latency.get(i).copied().flatten(),
+            })
+            .collect()
+    }
+
+    #[inline]
+    fn route<R: Routers>(&self, p: &At, routers: &mut R) -> Hop {
+        self.route_to(p.at, p.src, p.dst, || routers.draw(p.at))
+    }
+    fn multipath(&self) -> bool {
+        self.routing == FatTreeRouting::Random
+    }
+    /// Up to the common ancestor and down.
+    fn distance(&self, src: u32, dst: u32) -> u32 {
+        2 * (self.common_level(src, dst) as u32 - 1)
+    }
+
+    /// Pods: the leaves under one subtree of the second level (all of them when the tree has
+    /// one level); a switch above the leaves goes where most of the switches below it are,
+    /// the top level's, over every pod alike, dealt out in turn (`partition.rs`).
+    fn blocks(&self) -> Blocks {
+        let leaves = self.leaves();
+        let per = if self.levels() >= 2 { self.down[1] } else { leaves }.max(1);
+        Blocks {
+            of: (0..self.routers())
+                .map(|r| (r < leaves).then_some(r / per))
+                .collect(),
+            count: leaves.div_ceil(per),
+            unit: "pod",
+        }
+    }
+
+    /// One row per level, the top at the top, each level's switches spread evenly over the
+    /// widest row in the order of their numbers (so that pods sit side by side), the rows
+    /// labelled at their right end.
+    fn layout(&self) -> Layout {
+        let levels = self.levels();
+        let widest = (1..=levels).map(|i| self.switches(i)).max().unwrap_or(1) as f32;
+        let places: Vec<(f32, f32, String)> = (0..self.routers())
+            .map(|r| {
+                let (i, s) = self.place(r);
+                let span = widest / self.switches(i) as f32;
+                let x = (s as f32 + 0.5) * span;
+                let y = (levels - i) as f32 * (widest / 4.0).clamp(2.0, 12.0);
+                (x, y, format!("level {i} switch {s}"))
+            })
+            .collect();
+        // (at the right end of each row, clear of the links)
+        let x1 = places.iter().map(|p| p.0).fold(f32::MIN, f32::max);
+        let mut labels = Vec::new();
+        let mut seen = vec![false; levels + 1];
+        for (r, p) in places.iter().enumerate() {
+            let (i, _) = self.place(r as u32);
+            if !seen[i] {
+                seen[i] = true;
+                let what = match i {
+                    1 => " (leaves)".to_string(),
+                    i if i == levels => " (top)".to_string(),
+                    _ => String::new(),
+                };
+                labels.push((x1 + 0.6, p.1, format!("level {i}{what}")));
+            }
+        }
+        Layout {
+            places,
+            labels,
+            far_links: FarLinks::Line,
+            centred_labels: false,
+            note: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,7 +482,7 @@ mod tests {
         let mut at = src / t.down[0];
         let mut path = vec![at];
         loop {
-            let h = t.route(at, src, dst, || {
+            let h = t.route_to(at, src, dst, || {
                 *seed = seed
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);

@@ -18,15 +18,31 @@
 //!   dimension still to correct is crossed directly or through a random intermediate router of
 //!   that dimension, whichever has the smaller product of the queue on its first hop and its
 //!   hops (1 or 2), as UGAL-L decides, the direct hop winning ties and a margin of a few
-//!   packets (`router/routing.rs`); a packet on its second hop of a dimension goes directly. At most `2N` hops. The first hop of a dimension takes class 0, the second
+//!   packets ([`UGAL_THRESHOLD`]); a packet on its second hop of a dimension goes directly.
+//!   At most `2N` hops. The first hop of a dimension takes class 0, the second
 //!   class 1; channels ordered by (dimension, class) only ever wait for later ones, so two
 //!   classes are deadlock-free.
 //!
 //! The `k`-th of the parallel copies is chosen per pair of nodes, `(src + dst) mod K`, so that
 //! a pair's packets keep one path (and their order) while pairs spread over the copies.
 
-use super::{Hop, RouterId, NO_DIM};
-use crate::config::HyperXRouting;
+use super::layout::{self, FarLinks, Layout};
+use super::{At, Blocks, Family, Hop, Keys, RouterId, Routers, MAX_DIMS, NO_DIM};
+
+/// The routing rules of a HyperX.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HyperXRouting {
+    /// One hop per dimension, in index order.
+    DimensionOrder,
+    /// Dimension order, each dimension crossed directly or through a random router of it,
+    /// by the queues (UGAL-L over the dimensions).
+    Ugal,
+}
+
+/// Packets a HyperX's direct queue may exceed the detour's (times its hops) before UGAL
+/// derouts: without it, a single packet ahead would send the next one the long way, which
+/// costs uniform traffic more than it saves (bench/hyperx_saturation, docs/saturation.md).
+pub const UGAL_THRESHOLD: u64 = 4;
 
 /// A HyperX.
 #[derive(Clone, Debug)]
@@ -66,25 +82,13 @@ impl HyperX {
         }
     }
 
-    /// Routers.
-    pub fn routers(&self) -> u32 {
-        self.dims.iter().product()
-    }
-    /// Ports per router: its nodes, then `(S_d − 1)·K` per dimension (checked to fit in 255
-    /// by the scenario's checks).
-    pub fn ports(&self) -> u8 {
-        let after = match (self.first.last(), self.dims.last()) {
-            (Some(&f), Some(&k)) => f + (k.max(1) - 1) * self.links,
-            _ => 0,
-        };
-        (self.nodes + after) as u8
-    }
-    /// Virtual channel classes the routing needs against deadlock.
-    pub fn vcs(&self) -> u8 {
-        match self.routing {
-            HyperXRouting::DimensionOrder => 1,
-            HyperXRouting::Ugal => 2,
-        }
+    /// Ports a router needs: its nodes, then `(S_d − 1)·K` per dimension.
+    pub fn ports_needed(dims: &[u32], links: u32, nodes: u32) -> u64 {
+        nodes as u64
+            + dims
+                .iter()
+                .map(|&k| (k.max(1) as u64 - 1) * links as u64)
+                .sum::<u64>()
     }
 
     /// Coordinate `d` of router `r`.
@@ -103,7 +107,7 @@ impl HyperX {
 
     /// The router behind port `q` of router `r` and the port the link arrives on; `None`
     /// for a node's port.
-    pub fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+    pub fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
         let j = (q as u32).checked_sub(self.nodes)?;
         let d = self.first.iter().rposition(|&f| f <= j)?;
         let (k, c) = (j - self.first[d], self.coord(r, d));
@@ -151,7 +155,7 @@ impl HyperX {
 
     /// Dimension-order routing at router `at` for a packet from node `src` to node `dst`.
     #[inline]
-    pub fn route(&self, at: RouterId, src: u32, dst: u32) -> Hop {
+    pub fn route_to(&self, at: RouterId, src: u32, dst: u32) -> Hop {
         self.direct(at, src, dst, 0)
     }
 
@@ -201,10 +205,187 @@ impl HyperX {
 
     /// Router-to-router links on the dimension-order route between routers `a` and `b`: the
     /// dimensions they differ in.
-    pub fn distance(&self, a: RouterId, b: RouterId) -> u32 {
+    pub fn router_distance(&self, a: RouterId, b: RouterId) -> u32 {
         (0..self.dims.len())
             .filter(|&d| self.coord(a, d) != self.coord(b, d))
             .count() as u32
+    }
+}
+
+impl HyperX {
+    /// UGAL-L over a dimension: the direct hop unless its queue exceeds the queue on the
+    /// detour's first hop times its 2 hops by more than [`UGAL_THRESHOLD`] packets.
+    fn choose<R: Routers>(&self, at: RouterId, direct: Hop, detour: Hop, routers: &mut R) -> Hop {
+        if routers.queue(at, direct.port) <= 2 * routers.queue(at, detour.port) + UGAL_THRESHOLD {
+            direct
+        } else {
+            routers.derouted();
+            detour
+        }
+    }
+}
+
+impl Family for HyperX {
+    const NAMES: &'static [(&'static str, &'static str)] = &[("hyperx", "HyperX")];
+    const KEYS: &'static [&'static str] = &["dims", "links_per_pair", "nodes_per_router"];
+    const ROUTINGS: &'static [&'static str] = &["dimension_order", "ugal"];
+    const SIZE_KEY: &'static str = "network.dims";
+
+    /// `dims` (routers per dimension, 1 to 6 dimensions; `[8, 8, 8]` when left out),
+    /// `links_per_pair` (`K`, 1) and `nodes_per_router` (`T`, 1); a router's ports, `T` and
+    /// `K` to each other router of each dimension, at most 255.
+    fn from_keys(k: &mut Keys<'_>) -> Option<HyperX> {
+        let routing = match k.routing(Self::ROUTINGS) {
+            1 => HyperXRouting::Ugal,
+            _ => HyperXRouting::DimensionOrder,
+        };
+        let dims: Vec<u32> = k.get("dims").unwrap_or_else(|| vec![8, 8, 8]);
+        let links = k.get("links_per_pair").unwrap_or(1u32);
+        let nodes = k.get("nodes_per_router").unwrap_or(1u32);
+        if dims.is_empty() || dims.len() > MAX_DIMS {
+            k.problem(
+                "dims",
+                format!("{} dimensions given; a HyperX has 1 to 6", dims.len()),
+            );
+        }
+        if let Some(&d) = dims.iter().find(|&&d| d == 0 || d > 255) {
+            k.problem(
+                "dims",
+                format!(
+                    "{d} routers in a dimension is out of range (1 to 255: a router has a port \
+                     to each other router of its dimension)"
+                ),
+            );
+        }
+        for (key, v) in [("links_per_pair", links), ("nodes_per_router", nodes)] {
+            if v == 0 || v > 255 {
+                k.problem(key, format!("{v} is out of range (1 to 255)"));
+            }
+        }
+        if k.failed() {
+            return None;
+        }
+        let ports = Self::ports_needed(&dims, links, nodes);
+        if ports > 255 {
+            k.problem(
+                "dims",
+                format!(
+                    "a router would need {ports} ports (nodes_per_router + links_per_pair × the \
+                     other routers of each dimension); at most 255"
+                ),
+            );
+            return None;
+        }
+        let routers = dims.iter().fold(1u64, |a, &d| a * d as u64);
+        if !k.size_fits("dims", routers, routers * nodes as u64) {
+            return None;
+        }
+        if (routers * nodes as u64) % k.nics.max(1) as u64 != 0 {
+            k.problem(
+                "node.nics_per_node",
+                format!(
+                    "the network's {} NIC ports cannot be shared out {} to a node",
+                    routers * nodes as u64,
+                    k.nics
+                ),
+            );
+            return None;
+        }
+        Some(HyperX::new(&dims, links, nodes, routing))
+    }
+
+    fn name(&self) -> &'static str {
+        "hyperx"
+    }
+    fn describe(&self) -> String {
+        let dims: Vec<String> = self.dims.iter().map(u32::to_string).collect();
+        let (k, t) = (self.links, self.nodes);
+        format!(
+            "HyperX {}, {t} node{} per router, {k} link{} per pair",
+            dims.join("x"),
+            if t == 1 { "" } else { "s" },
+            if k == 1 { "" } else { "s" }
+        )
+    }
+    fn routing(&self) -> &'static str {
+        Self::ROUTINGS[self.routing as usize]
+    }
+
+    fn routers(&self) -> u32 {
+        self.dims.iter().product()
+    }
+    /// Its nodes, then `(S_d − 1)·K` per dimension (at most 255, checked by
+    /// [`Family::from_keys`]).
+    fn ports(&self) -> u8 {
+        Self::ports_needed(&self.dims, self.links, self.nodes) as u8
+    }
+    /// One class in dimension order; UGAL's second hop of a dimension a second.
+    fn vcs(&self) -> u8 {
+        match self.routing {
+            HyperXRouting::DimensionOrder => 1,
+            HyperXRouting::Ugal => 2,
+        }
+    }
+    fn nics(&self) -> u32 {
+        self.routers() * self.nodes
+    }
+    #[inline]
+    fn nic_port(&self, nic: u32) -> (RouterId, u8) {
+        super::regular_nic_port(nic, self.nodes)
+    }
+    #[inline]
+    fn port_nic(&self, r: RouterId, q: u8) -> Option<u32> {
+        super::regular_port_nic(r, q, self.nodes, self.routers())
+    }
+    fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+        self.link_to(r, q)
+    }
+
+    #[inline]
+    fn route<R: Routers>(&self, p: &At, routers: &mut R) -> Hop {
+        match self.routing {
+            HyperXRouting::DimensionOrder => self.route_to(p.at, p.src, p.dst),
+            HyperXRouting::Ugal => {
+                let at = p.at;
+                match self.ugal(at, p.src, p.dst, p.dim, || routers.draw(at)) {
+                    Ok(hop) => hop,
+                    Err((direct, detour)) => self.choose(at, direct, detour, routers),
+                }
+            }
+        }
+    }
+    fn multipath(&self) -> bool {
+        self.routing != HyperXRouting::DimensionOrder
+    }
+    fn distance(&self, src: u32, dst: u32) -> u32 {
+        self.router_distance(src / self.nodes, dst / self.nodes)
+    }
+
+    /// Slabs of the last dimension, as a torus's.
+    fn blocks(&self) -> Blocks {
+        let routers = self.routers();
+        let last = *self.dims.last().unwrap_or(&1);
+        let per = (routers / last.max(1)).max(1);
+        Blocks {
+            of: (0..routers).map(|r| Some(r / per)).collect(),
+            count: last,
+            unit: "slab",
+        }
+    }
+
+    /// A grid as a torus's; a dimension's links run along its row or column, the longer
+    /// ones arcing off it, clear of the routers between.
+    fn layout(&self) -> Layout {
+        Layout {
+            places: layout::grid(self.routers(), &self.dims, |r, d| self.coord(r, d)),
+            labels: Vec::new(),
+            far_links: FarLinks::Arc,
+            centred_labels: false,
+            note: None,
+        }
+    }
+    fn dims(&self) -> Vec<u32> {
+        self.dims.clone()
     }
 }
 
@@ -227,7 +408,7 @@ mod tests {
                         None => assert!((q as u32) < nodes, "{dims:?}: {r}:{q} leads nowhere"),
                         Some((to, back)) => {
                             assert_eq!(h.neighbour(to, back), Some((r, q)));
-                            assert_eq!(h.distance(r, to), 1, "one coordinate differs");
+                            assert_eq!(h.router_distance(r, to), 1, "one coordinate differs");
                             *seen.entry((r, to)).or_insert(0) += 1;
                         }
                     }
@@ -236,7 +417,7 @@ mod tests {
             // every pair differing in one coordinate, `links` times
             for a in 0..h.routers() {
                 for b in 0..h.routers() {
-                    let want = if h.distance(a, b) == 1 { links } else { 0 };
+                    let want = if h.router_distance(a, b) == 1 { links } else { 0 };
                     assert_eq!(
                         seen.get(&(a, b)).copied().unwrap_or(0),
                         want,
@@ -252,7 +433,7 @@ mod tests {
         let mut at = src / h.nodes;
         let mut seen = vec![at];
         loop {
-            let hop = h.route(at, src, dst);
+            let hop = h.route_to(at, src, dst);
             match h.neighbour(at, hop.port) {
                 None => {
                     assert_eq!(hop.port as u32, dst % h.nodes);
@@ -272,7 +453,7 @@ mod tests {
         for src in 0..h.routers() * h.nodes {
             for dst in 0..h.routers() * h.nodes {
                 let path = walk(&h, src, dst);
-                assert_eq!(path.len() as u32 - 1, h.distance(src / 2, dst / 2));
+                assert_eq!(path.len() as u32 - 1, h.router_distance(src / 2, dst / 2));
             }
         }
         // worked example: router 1 = (1,0,0) to router 30 = (2,3,1): x, then y, then z

@@ -1,206 +1,473 @@
-//! Network topologies and their routing (docs/model.md §4): which router port leads where, and
-//! which port a packet takes next.
+//! Network topologies (docs/model.md §4): each family of networks is one file of this folder
+//! and owns everything about it — its scenario keys and their checks, its size, its routers'
+//! ports and links (with their classes), its routing and the virtual channel classes that keep
+//! it deadlock-free, how it is cut into partitions and how the report draws it. The rest of
+//! mgensim asks a [`Topo`] and never matches on a family.
+//!
+//! The families are listed once, in the [`families!`] call below. Adding one is a file here
+//! that implements [`Family`], a line in that call, and its tests (docs/architecture.md).
 //!
 //! Every topology is a set of routers with the same number of ports (ports a router does not
-//! use lead nowhere). Nodes' NICs are *terminals*: the first `T` ports of each of the first
-//! `terminal_routers` routers, terminal `t` on port `t mod T` of router `t / T`. Links pair a
-//! port of one router with a port of another, both directions.
+//! use lead nowhere). Nodes' NICs are *terminals* on router ports (a regular family puts
+//! terminal `t` on port `t mod T` of router `t / T`). Links pair a port of one router with a
+//! port of another, both directions.
 //!
-//! The topology is an enum rather than a trait object: the router calls `route` once
-//! per packet and hop, and a `match` there costs less than a virtual call.
+//! [`Topo`] is an enum rather than a trait object: the router calls `route` once per packet
+//! and hop, and a `match` there costs less than a virtual call. This module depends on
+//! nothing of the engine or of `config`: `config` asks it for the families' keys.
 
 pub mod cube;
 pub mod divisor;
 pub mod dragonfly;
 pub mod fattree;
+pub mod graph;
 pub mod hyperx;
+pub mod keys;
 pub mod layout;
 
-use crate::config::{DragonflyRouting, FatTreeRouting, NetworkConfig, Topology};
 pub use cube::{Cube, MAX_DIMS};
 pub use dragonfly::Dragonfly;
 pub use fattree::FatTree;
+pub use graph::Graph;
 pub use hyperx::HyperX;
+pub use keys::Keys;
+pub use layout::Layout;
+
+use crate::units::{Bandwidth, Time};
 
 /// Router id.
 pub type RouterId = u32;
 
-/// What a router decides for a packet: the output port, the virtual channel it will occupy in
-/// the next buffer, and the routing state it carries on.
+/// What a router decides for a packet: the output port, the virtual channel class it will
+/// occupy in the next buffer, and the routing state it carries on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hop {
     /// The output port.
     pub port: u8,
-    /// The virtual channel on it.
+    /// The virtual channel class on it.
     pub vc: u8,
-    /// Mesh and torus: the dimension being corrected.
+    /// Routing state of the family's (mesh and torus: the dimension being corrected);
+    /// [`NO_DIM`] leaves the packet's as it is.
     pub dim: u8,
-    /// Dragonfly: the intermediate group (see `dragonfly`).
+    /// More routing state of the family's (a dragonfly's intermediate group, a graph's
+    /// choices so far).
     pub aux: u16,
 }
 
 /// Dimension marker of a packet that has not yet moved between routers.
 pub const NO_DIM: u8 = u8::MAX;
 
-/// Most virtual channel classes any topology's routing uses (Valiant routing on a dragonfly);
-/// `network.vcs` shares a port's virtual channels out among them.
+/// Most virtual channel classes any topology's routing uses (Valiant routing on a dragonfly,
+/// a graph's turns); `network.vcs` shares a port's virtual channels out among them.
 pub const MAX_CLASSES: usize = 3;
 
-/// One network's shape.
-// (one per simulation, read on every hop: the cube's routing tables stay inline, unboxed)
-#[allow(clippy::large_enum_variant)]
-#[derive(Clone, Debug)]
-pub enum Topo {
-    /// Mesh, torus or Tofu.
+/// Most link classes a family may define besides the plain router-to-router link.
+pub const MAX_LINK_CLASSES: usize = 13;
+
+/// Where a packet is, as routing sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct At {
+    /// The router it is at.
+    pub at: RouterId,
+    /// Its source NIC.
+    pub src: u32,
+    /// Its destination NIC.
+    pub dst: u32,
+    /// The virtual channel class it arrived on (0 at its source router).
+    pub vc: u8,
+    /// The family's state it carries, [`Hop::dim`] ([`NO_DIM`] before its first hop).
+    pub dim: u8,
+    /// The family's state it carries, [`Hop::aux`] (0 before its first hop).
+    pub aux: u16,
+}
+
+/// What adaptive and random routing may ask of the routers.
+pub trait Routers {
+    /// A random number from router `at`'s own stream (seeded from the run's seed and `at`).
+    fn draw(&mut self, at: RouterId) -> u64;
+    /// Packets waiting for output `port` of router `at`, counting one being sent.
+    fn queue(&self, at: RouterId, port: u8) -> u64;
+    /// A packet was sent off its minimal route (counted in the summary).
+    fn derouted(&mut self);
+}
+
+/// Routing that asks nothing of the routers (a family whose routes are fixed, or the flow
+/// model's paths, where no queue is seen: adaptive choices go minimal).
+pub struct NoRouters;
+
+impl Routers for NoRouters {
+    fn draw(&mut self, _: RouterId) -> u64 {
+        0
+    }
+    fn queue(&self, _: RouterId, _: u8) -> u64 {
+        0
+    }
+    fn derouted(&mut self) {}
+}
+
+/// A link class a family defines: its name, and its rate and latency where they differ from
+/// `network.link_bandwidth` and `network.cable_latency`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkClass {
+    /// Its name, for messages.
+    pub name: String,
+    /// Its rate, each direction (`network.link_bandwidth` when `None`).
+    pub bandwidth: Option<Bandwidth>,
+    /// Its latency (`network.cable_latency` when `None`).
+    pub latency: Option<Time>,
+}
+
+/// What the link on a port is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Link {
+    /// 0: a plain link; `k`: the family's link class `k − 1` ([`Family::link_classes`]).
+    pub class: u8,
+    /// It wraps around a torus ring (counted as such in the summary).
+    pub wraps: bool,
+    /// It joins two dragonfly groups (counted as such in the summary).
+    pub global: bool,
+}
+
+/// The blocks a topology is cut along into partitions (`partition.rs`): a block for each
+/// router (`None` for one that goes where most of its neighbours go), how many blocks there
+/// are, and what one is called.
+pub struct Blocks {
+    /// Each router's block.
+    pub of: Vec<Option<u32>>,
+    /// Blocks in all.
+    pub count: u32,
+    /// What a block is called (`slab`, `pod`).
+    pub unit: &'static str,
+}
+
+/// What a family of networks is. Everything a family knows is here, in its own file.
+pub trait Family: Sized {
+    /// The names `network.topology` takes for it, each with the noun messages use (`("tofu",
+    /// "Tofu")`).
+    const NAMES: &'static [(&'static str, &'static str)];
+    /// Its own keys of `[network]`, besides those every network has.
+    const KEYS: &'static [&'static str];
+    /// Its routings by name, the default first.
+    const ROUTINGS: &'static [&'static str];
+    /// The key a problem of its size is told under (`network.dims`).
+    const SIZE_KEY: &'static str;
+
+    /// The network the keys describe, or `None` with the problems in `k`.
+    fn from_keys(k: &mut Keys<'_>) -> Option<Self>;
+    /// Its name in `network.topology`.
+    fn name(&self) -> &'static str;
+    /// Its shape in words, for the summary.
+    fn describe(&self) -> String;
+    /// Its routing's name, as `network.routing` gives it.
+    fn routing(&self) -> &'static str;
+
+    /// Routers.
+    fn routers(&self) -> u32;
+    /// Ports per router (the most any router has).
+    fn ports(&self) -> u8;
+    /// Virtual channel classes its routing needs against deadlock (a hop's `vc` is its
+    /// class).
+    fn vcs(&self) -> u8;
+    /// NIC ports in all.
+    fn nics(&self) -> u32;
+    /// The router and port of NIC `nic`.
+    fn nic_port(&self, nic: u32) -> (RouterId, u8);
+    /// The NIC on port `q` of router `r`, if it is a NIC's.
+    fn port_nic(&self, r: RouterId, q: u8) -> Option<u32>;
+    /// The router behind port `q` of router `r` and the port the link arrives on; `None`
+    /// for NIC ports and ports without a link.
+    fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)>;
+    /// What the link leaving port `q` of router `r` is.
+    fn link(&self, _r: RouterId, _q: u8) -> Link {
+        Link::default()
+    }
+    /// Its own link classes (their rates and latencies), as [`Link::class`] numbers them.
+    fn link_classes(&self) -> Vec<LinkClass> {
+        Vec::new()
+    }
+
+    /// The hop a packet takes from where it is.
+    fn route<R: Routers>(&self, p: &At, routers: &mut R) -> Hop;
+    /// Routes are a function of the packet alone (never of the routers), and hops carry no
+    /// `aux`: a packet may be routed and queued at its next router as it is sent
+    /// (`net/router`).
+    fn fixed_routes(&self) -> bool {
+        false
+    }
+    /// Two packets between the same pair of NICs may take different paths, so that they may
+    /// arrive out of order.
+    fn multipath(&self) -> bool;
+    /// Router-to-router links on the route from NIC `src` to NIC `dst` that a packet alone in
+    /// the network takes (minimal where routing may choose).
+    fn distance(&self, src: u32, dst: u32) -> u32;
+
+    /// The blocks it is cut along into partitions.
+    fn blocks(&self) -> Blocks;
+    /// Where to draw its routers (asked only up to [`layout::MAX_DRAWN`] routers).
+    fn layout(&self) -> Layout;
+    /// A mesh or torus: its dimensions and which wrap, for the placement hint.
+    fn grid(&self) -> Option<(Vec<u32>, Vec<bool>)> {
+        None
+    }
+    /// `network.dims` as it shapes the network (empty for a family without it).
+    fn dims(&self) -> Vec<u32> {
+        Vec::new()
+    }
+}
+
+/// Declares the families, once: the [`Topo`] enum and its forwarding of [`Family`].
+macro_rules! families {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty)),* $(,)?) => {
+        /// One network's shape: one of the families.
+        // (one per simulation, read on every hop: the cube's routing tables stay inline)
+        #[allow(clippy::large_enum_variant)]
+        #[derive(Clone, Debug)]
+        pub enum Topo {
+            $($(#[$doc])* $variant($ty)),*
+        }
+
+        impl Topo {
+            /// Every family: its names (with their nouns), its keys and its routings.
+            pub fn families() -> Vec<FamilyInfo> {
+                vec![$(FamilyInfo {
+                    names: <$ty>::NAMES,
+                    keys: <$ty>::KEYS,
+                    routings: <$ty>::ROUTINGS,
+                }),*]
+            }
+
+            /// The network `k.name` names, built from its keys; `None` with the problems in
+            /// `k` (an unknown name among them).
+            pub fn from_keys(k: &mut Keys<'_>) -> Option<Topo> {
+                $(if <$ty>::NAMES.iter().any(|&(n, _)| n == k.name) {
+                    return <$ty>::from_keys(k).map(Topo::$variant);
+                })*
+                let names: Vec<&str> = Topo::families()
+                    .iter()
+                    .flat_map(|f| f.names.iter().map(|n| n.0))
+                    .collect();
+                let near = keys::closest(k.name, names.iter().copied())
+                    .map(|c| format!("; did you mean `{c}`?"))
+                    .unwrap_or_default();
+                let listed: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+                let msg = format!(
+                    "`{}` is not a topology (there are: {}){near}",
+                    k.name,
+                    listed.join(", ")
+                );
+                k.problem("topology", msg);
+                None
+            }
+
+            /// The key a problem of its size is told under.
+            pub fn size_key(&self) -> &'static str {
+                match self { $(Topo::$variant(_) => <$ty>::SIZE_KEY),* }
+            }
+            /// Its name in `network.topology`.
+            pub fn name(&self) -> &'static str {
+                match self { $(Topo::$variant(t) => t.name()),* }
+            }
+            /// Its shape in words, for the summary.
+            pub fn describe(&self) -> String {
+                match self { $(Topo::$variant(t) => t.describe()),* }
+            }
+            /// Its routing's name.
+            pub fn routing(&self) -> &'static str {
+                match self { $(Topo::$variant(t) => t.routing()),* }
+            }
+            /// Routers of the network.
+            pub fn routers(&self) -> u32 {
+                match self { $(Topo::$variant(t) => t.routers()),* }
+            }
+            /// Ports per router (the most any router of the topology has).
+            pub fn ports(&self) -> u8 {
+                match self { $(Topo::$variant(t) => t.ports()),* }
+            }
+            /// Virtual channel classes its routing needs against deadlock.
+            pub fn vcs(&self) -> u8 {
+                match self { $(Topo::$variant(t) => t.vcs()),* }
+            }
+            /// Terminals (NICs) in all.
+            pub fn terminals(&self) -> u32 {
+                match self { $(Topo::$variant(t) => t.nics()),* }
+            }
+            /// The router and port of NIC `nic`.
+            #[inline]
+            pub fn nic_port(&self, nic: u32) -> (RouterId, u8) {
+                match self { $(Topo::$variant(t) => t.nic_port(nic)),* }
+            }
+            /// The NIC on port `q` of router `r`, if it is a NIC's.
+            #[inline]
+            pub fn port_nic(&self, r: RouterId, q: u8) -> Option<u32> {
+                match self { $(Topo::$variant(t) => t.port_nic(r, q)),* }
+            }
+            /// The router behind port `q` of router `r` and the port the link arrives on;
+            /// `None` for terminal ports and ports without a link.
+            pub fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+                match self { $(Topo::$variant(t) => t.neighbour(r, q)),* }
+            }
+            /// What the link leaving port `q` of router `r` is.
+            pub fn link(&self, r: RouterId, q: u8) -> Link {
+                match self { $(Topo::$variant(t) => t.link(r, q)),* }
+            }
+            /// The family's own link classes.
+            pub fn link_classes(&self) -> Vec<LinkClass> {
+                match self { $(Topo::$variant(t) => t.link_classes()),* }
+            }
+            /// The hop a packet takes from where it is.
+            #[inline(always)]
+            pub fn route<R: Routers>(&self, p: &At, routers: &mut R) -> Hop {
+                match self { $(Topo::$variant(t) => t.route(p, routers)),* }
+            }
+            /// Routes are a function of the packet alone.
+            pub fn fixed_routes(&self) -> bool {
+                match self { $(Topo::$variant(t) => t.fixed_routes()),* }
+            }
+            /// Two packets between the same pair of NICs may take different paths.
+            pub fn multipath(&self) -> bool {
+                match self { $(Topo::$variant(t) => t.multipath()),* }
+            }
+            /// Router-to-router links on the route a lone packet from NIC `src` to NIC `dst`
+            /// takes.
+            pub fn distance(&self, src: u32, dst: u32) -> u32 {
+                match self { $(Topo::$variant(t) => t.distance(src, dst)),* }
+            }
+            /// The blocks it is cut along into partitions.
+            pub fn blocks(&self) -> Blocks {
+                match self { $(Topo::$variant(t) => t.blocks()),* }
+            }
+            /// Where to draw its routers, or `None` above [`layout::MAX_DRAWN`] routers.
+            pub fn layout(&self) -> Option<Layout> {
+                if self.routers() > layout::MAX_DRAWN {
+                    return None;
+                }
+                Some(match self { $(Topo::$variant(t) => t.layout()),* })
+            }
+            /// A mesh or torus: its dimensions and which wrap (for the placement hint).
+            pub fn grid(&self) -> Option<(Vec<u32>, Vec<bool>)> {
+                match self { $(Topo::$variant(t) => t.grid()),* }
+            }
+            /// `network.dims` as it shapes the network (empty for a family without it).
+            pub fn dims(&self) -> Vec<u32> {
+                match self { $(Topo::$variant(t) => t.dims()),* }
+            }
+        }
+    };
+}
+
+families! {
+    /// A mesh, torus or Tofu (`cube.rs`).
     Cube(Cube),
-    /// A fat tree.
+    /// A fat tree (`fattree.rs`).
     FatTree(FatTree),
-    /// A dragonfly.
+    /// A dragonfly (`dragonfly.rs`).
     Dragonfly(Dragonfly),
-    /// A HyperX.
+    /// A HyperX (`hyperx.rs`).
     HyperX(HyperX),
+    /// A network read from a file (`graph.rs`).
+    Graph(Graph),
+}
+
+/// What [`Topo::families`] tells of each family.
+#[derive(Clone, Copy, Debug)]
+pub struct FamilyInfo {
+    /// [`Family::NAMES`].
+    pub names: &'static [(&'static str, &'static str)],
+    /// [`Family::KEYS`].
+    pub keys: &'static [&'static str],
+    /// [`Family::ROUTINGS`].
+    pub routings: &'static [&'static str],
 }
 
 impl Topo {
-    /// The topology a scenario describes, with `nics` NICs per node.
-    pub fn new(cfg: &NetworkConfig, nics: u32) -> Topo {
-        match cfg.topology {
-            Topology::Torus | Topology::Mesh | Topology::Tofu => {
-                Topo::Cube(Cube::new(cfg, nics as u8))
-            }
-            Topology::Fattree => {
-                let (down, up) = cfg.fat_tree_ports();
-                Topo::FatTree(FatTree::new(&down, &up, cfg.fat_tree_routing()))
-            }
-            Topology::Dragonfly => {
-                let (a, p, h, g) = cfg.dragonfly_shape();
-                Topo::Dragonfly(Dragonfly::new(a, p, h, g, cfg.dragonfly_routing()))
-            }
-            Topology::Hyperx => {
-                let (k, t) = cfg.hyperx_shape();
-                Topo::HyperX(HyperX::new(&cfg.dims, k, t, cfg.hyperx_routing()))
-            }
+    /// The network a `[network]` table describes (TOML text, keys of every network and of its
+    /// family alike), for `nics` NICs per node, with files beside `base`: for tests and for
+    /// programs that build a network without a scenario. The error lists every problem.
+    pub fn from_toml(network: &str, nics: u32, base: &std::path::Path) -> Result<Topo, String> {
+        let table: toml::Table = toml::from_str(network).map_err(|e| e.to_string())?;
+        let name = table
+            .get("topology")
+            .and_then(toml::Value::as_str)
+            .unwrap_or("torus");
+        let routing = table.get("routing").and_then(toml::Value::as_str);
+        let mut k = Keys::new(name, &table, base);
+        k.routing = routing;
+        k.nics = nics;
+        match Topo::from_keys(&mut k) {
+            Some(t) if !k.failed() => Ok(t),
+            _ => Err(k
+                .problems
+                .iter()
+                .map(|(key, m)| format!("{key}: {m}"))
+                .collect::<Vec<_>>()
+                .join("\n")),
         }
     }
 
-    /// Routers, ports per router and virtual channels of the topology a scenario describes,
-    /// worked out without building it (to refuse a network too big before allocating it).
-    pub fn size(cfg: &NetworkConfig, nics: u32) -> (u64, u64, u64) {
-        match cfg.topology {
-            Topology::Torus | Topology::Mesh | Topology::Tofu => {
-                let routers = cfg.terminals(nics) / nics.max(1) as u64;
-                let dims = cfg.dims.len() as u64 + 3 * (cfg.topology == Topology::Tofu) as u64;
-                (routers, nics as u64 + 2 * dims, 2)
+    /// Which families have key `key`, in the words messages use (`a mesh, torus, Tofu or
+    /// HyperX`); empty when none has it.
+    pub fn owners_of(key: &str) -> String {
+        let nouns: Vec<&str> = Topo::families()
+            .iter()
+            .filter(|f| f.keys.contains(&key))
+            .flat_map(|f| f.names.iter().map(|n| n.1))
+            .collect();
+        if nouns.is_empty() {
+            return String::new();
+        }
+        format!("a {}", keys::either(&nouns))
+    }
+}
+
+/// Terminal `t` on port `t mod T` of router `t / T`, for the families whose first
+/// `terminal_routers` routers carry `T` NICs each.
+#[inline]
+pub(crate) fn regular_nic_port(nic: u32, per_router: u32) -> (RouterId, u8) {
+    (nic / per_router, (nic % per_router) as u8)
+}
+
+/// The NIC on port `q` of router `r` of such a family.
+#[inline]
+pub(crate) fn regular_port_nic(
+    r: RouterId,
+    q: u8,
+    per_router: u32,
+    terminal_routers: u32,
+) -> Option<u32> {
+    (r < terminal_routers && (q as u32) < per_router).then_some(r * per_router + q as u32)
+}
+
+/// Router-to-router links on the route a lone packet takes from NIC `src` to NIC `dst`,
+/// walked hop by hop (for the tests of a family's own `distance`).
+#[cfg(test)]
+pub(crate) fn walk_distance<F: Family>(f: &F, src: u32, dst: u32) -> u32 {
+    let (mut at, _) = f.nic_port(src);
+    let mut p = At {
+        at,
+        src,
+        dst,
+        vc: 0,
+        dim: NO_DIM,
+        aux: 0,
+    };
+    let mut hops = 0;
+    loop {
+        let h = f.route(&p, &mut NoRouters);
+        match f.neighbour(at, h.port) {
+            None => return hops,
+            Some((n, _)) => {
+                hops += 1;
+                at = n;
+                p.at = n;
+                p.vc = h.vc;
+                if h.dim != NO_DIM {
+                    p.dim = h.dim;
+                }
+                p.aux = h.aux;
+                if hops > 65_536 {
+                    return hops;
+                }
             }
-            // a fat tree's or dragonfly's own description is small
-            _ => {
-                let t = Topo::new(cfg, nics);
-                (t.routers() as u64, t.ports() as u64, t.vcs() as u64)
-            }
-        }
-    }
-
-    /// Whether two packets between the same pair of NICs may take different paths (routes
-    /// chosen per packet), so that they may arrive out of order.
-    pub fn multipath(&self) -> bool {
-        match self {
-            Topo::Cube(_) => false,
-            Topo::FatTree(f) => f.routing == FatTreeRouting::Random,
-            Topo::Dragonfly(d) => d.routing != DragonflyRouting::Minimal,
-            Topo::HyperX(h) => h.routing != crate::config::HyperXRouting::DimensionOrder,
-        }
-    }
-
-    /// Routers of the network.
-    pub fn routers(&self) -> u32 {
-        match self {
-            Topo::Cube(c) => c.routers(),
-            Topo::FatTree(t) => t.routers(),
-            Topo::Dragonfly(d) => d.routers(),
-            Topo::HyperX(h) => h.routers(),
-        }
-    }
-    /// Ports per router (the most any router of the topology has).
-    pub fn ports(&self) -> u8 {
-        match self {
-            Topo::Cube(c) => c.ports(),
-            Topo::FatTree(t) => t.ports(),
-            Topo::Dragonfly(d) => d.ports(),
-            Topo::HyperX(h) => h.ports(),
-        }
-    }
-    /// Virtual channel classes its routing needs against deadlock (a hop's `vc` is its class).
-    pub fn vcs(&self) -> u8 {
-        match self {
-            Topo::Cube(c) => c.vcs(),
-            Topo::FatTree(_) => 1,
-            Topo::Dragonfly(d) => d.vcs(),
-            Topo::HyperX(h) => h.vcs(),
-        }
-    }
-    /// Terminal ports per terminal router (`T`).
-    pub fn terminals_per_router(&self) -> u32 {
-        match self {
-            Topo::Cube(c) => c.terminals() as u32,
-            Topo::FatTree(t) => t.down[0],
-            Topo::Dragonfly(d) => d.p,
-            Topo::HyperX(h) => h.nodes,
-        }
-    }
-    /// Routers with terminals: routers `0..terminal_routers()`.
-    pub fn terminal_routers(&self) -> u32 {
-        match self {
-            Topo::Cube(c) => c.routers(),
-            Topo::FatTree(t) => t.leaves(),
-            Topo::Dragonfly(d) => d.routers(),
-            Topo::HyperX(h) => h.routers(),
-        }
-    }
-    /// Terminals (NICs) in all.
-    pub fn terminals(&self) -> u32 {
-        self.terminal_routers() * self.terminals_per_router()
-    }
-
-    /// The router behind port `q` of router `r` and the port the link arrives on; `None` for
-    /// terminal ports and ports without a link.
-    pub fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
-        match self {
-            Topo::Cube(c) => c.neighbour(r, q),
-            Topo::FatTree(t) => t.neighbour(r, q),
-            Topo::Dragonfly(d) => d.neighbour(r, q),
-            Topo::HyperX(h) => h.neighbour(r, q),
-        }
-    }
-
-    /// Whether the link leaving port `q` of router `r` wraps around a torus ring.
-    #[inline]
-    pub fn wraps(&self, r: RouterId, q: u8) -> bool {
-        match self {
-            Topo::Cube(c) => c.wraps(r, q),
-            _ => false,
-        }
-    }
-    /// Whether the link leaving port `q` of router `r` joins two dragonfly groups.
-    #[inline]
-    pub fn is_global(&self, q: u8) -> bool {
-        match self {
-            Topo::Dragonfly(d) => d.is_global(q),
-            _ => false,
-        }
-    }
-
-    /// Router-to-router links on the deterministic route between two terminals (minimal for a
-    /// dragonfly; for a fat tree, up to the common ancestor and down).
-    pub fn distance(&self, src: u32, dst: u32) -> u32 {
-        let t = self.terminals_per_router();
-        match self {
-            Topo::Cube(c) => c.distance(src / t, dst / t),
-            Topo::FatTree(f) => 2 * (f.common_level(src, dst) as u32 - 1),
-            Topo::Dragonfly(d) => {
-                let (l, g) = d.path_length(src / t, dst, dragonfly::MINIMAL);
-                l + g
-            }
-            Topo::HyperX(h) => h.distance(src / t, dst / t),
         }
     }
 }
