@@ -118,15 +118,18 @@ scenarios! {
     bidirectional_ring: "scenarios/bidirectional_ring.toml", ["--interval", "5us"];
     bruck_alltoall: "scenarios/bruck_alltoall.toml", ["--interval", "5us", "--buffer-history", "router=0"];
     dragonfly_alltoall: "scenarios/dragonfly_alltoall.toml", ["--interval", "20us"];
+    fattree_anynet: "scenarios/fattree_anynet.toml", ["--interval", "20us"];
     fattree_random_ring: "scenarios/fattree_random_ring.toml", ["--interval", "20us"];
     halo3d: "scenarios/halo3d.toml", ["--profile", "--interval", "50us"];
     hyperx_shift: "scenarios/hyperx_shift.toml", ["--set", "network.routing=ugal", "--interval", "50us"];
+    jellyfish: "scenarios/jellyfish.toml", ["--interval", "20us", "--buffer-history", "router=3"];
     nbody_exchange: "scenarios/nbody_exchange.toml", [];
     put_ring: "scenarios/put_ring.toml", ["--buffer-history", "router=1"];
     random_ring: "scenarios/random_ring.toml", ["--interval", "50us"];
     random_ring_get: "scenarios/random_ring_get.toml", [];
     tofu_barrier: "scenarios/tofu_barrier.toml", ["--interval", "5us"];
     two_jobs: "scenarios/two_jobs.toml", [];
+    two_racks: "scenarios/two_racks.toml", ["--profile"];
     replay_is: "scenarios/replay/is.toml", ["--interval", "5us", "--profile"];
     replay_is_power: "scenarios/replay/is_power.toml", ["--interval", "20us"];
     tracerp_dragonfly: "scenarios/tracerp/dragonfly.toml", [];
@@ -143,15 +146,18 @@ fn every_shipped_scenario_is_compared() {
         "bidirectional_ring",
         "bruck_alltoall",
         "dragonfly_alltoall",
+        "fattree_anynet",
         "fattree_random_ring",
         "halo3d",
         "hyperx_shift",
+        "jellyfish",
         "nbody_exchange",
         "put_ring",
         "random_ring",
         "random_ring_get",
         "tofu_barrier",
         "two_jobs",
+        "two_racks",
         "replay/is",
         "replay/is_power",
         "tracerp/dragonfly",

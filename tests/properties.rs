@@ -6,7 +6,30 @@
 use mgensim::config::Scenario;
 use mgensim::{Report, Simulation};
 use proptest::prelude::*;
-use std::path::Path;
+
+/// A line of the scenario text that is a line of its graph file (a random graph's), written
+/// beside it as `g.graph` when the scenario is read (`load`).
+const GRAPH_LINE: &str = "#G ";
+
+thread_local! {
+    /// The folder a test's scenarios are read from (removed when the test's thread ends): the
+    /// same for every run of a test, so that the scenario's path in the figures is too.
+    static FOLDER: tempfile::TempDir = tempfile::tempdir().expect("a temporary folder");
+}
+
+/// The scenario `text` with `sets`, read from the test's folder, where the lines of its graph
+/// (if any) are written as `g.graph` first.
+fn load(text: &str, sets: &[String]) -> Option<Scenario> {
+    let graph: String = text
+        .lines()
+        .filter_map(|l| l.strip_prefix(GRAPH_LINE))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    FOLDER.with(|dir| {
+        std::fs::write(dir.path().join("g.graph"), graph).expect("written");
+        Scenario::from_str_with(text, &dir.path().join("prop.toml"), sets).ok()
+    })
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Kind {
@@ -122,15 +145,51 @@ fn topology() -> impl Strategy<Value = String> {
                 "topology = 'hyperx'\ndims = {d:?}\nlinks_per_pair = {k}\nnodes_per_router = {t}\n\
                  routing = '{r}'"
             )),
+        (2u32..=7)
+            .prop_flat_map(|n| (
+                Just(n),
+                prop::collection::vec((0..n, 0..n, 1u32..=2), 0..=8),
+                prop::collection::vec(0u32..=2, n as usize),
+                prop_oneof![Just("minimal"), Just("up_down")],
+            ))
+            .prop_map(|(n, extra, nodes, r)| graph(n, &extra, &nodes, r)),
     ]
+}
+
+/// A random graph's scenario lines: `n` routers in a chain (so that it is connected), the
+/// `extra` links `(a, b, count)` that are not loops, `nodes[r]` nodes on router `r` (one on
+/// router 0 if none has any), its lines carried as [`GRAPH_LINE`]s.
+fn graph(n: u32, extra: &[(u32, u32, u32)], nodes: &[u32], routing: &str) -> String {
+    let mut links = std::collections::BTreeMap::new();
+    for i in 1..n {
+        links.insert((i - 1, i), 1);
+    }
+    for &(a, b, k) in extra {
+        if a != b {
+            *links.entry((a.min(b), a.max(b))).or_insert(0) += k;
+        }
+    }
+    let mut text = format!("topology = 'graph'\ngraph = 'g.graph'\nrouting = '{routing}'\n");
+    for ((a, b), k) in links {
+        text += &format!("{GRAPH_LINE}link {b} {a} {k}\n");
+    }
+    let mut node = 0;
+    for (r, &k) in nodes.iter().enumerate() {
+        for _ in 0..k {
+            text += &format!("{GRAPH_LINE}node {node} {r}\n");
+            node += 1;
+        }
+    }
+    if node == 0 {
+        text += &format!("{GRAPH_LINE}node 0 0\n");
+    }
+    text
 }
 
 /// Nodes of a network, and whether it takes `nics` NICs per node.
 fn nodes_of(net: &str, nics: u32) -> Option<u64> {
     let text = format!("[network]\n{net}\n[node]\nnics_per_node = {nics}\n[workload]\ncode = ''\n");
-    Scenario::from_str_with(&text, Path::new("n.toml"), &[])
-        .ok()
-        .map(|s| s.nodes())
+    load(&text, &[]).map(|s| s.nodes())
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -313,7 +372,7 @@ fn ranks_ran_their_plan(c: &Case, r: &Report) -> Result<(), TestCaseError> {
 }
 
 fn run(text: &str) -> Report {
-    let s = Scenario::from_str_with(text, Path::new("prop.toml"), &[]).expect("a valid scenario");
+    let s = load(text, &[]).expect("a valid scenario");
     let mut sim = Simulation::new(&s).expect("builds");
     // no link ever idle while a packet could go (a missed wake-up ends the run in an error)
     sim.self_check();
@@ -324,7 +383,7 @@ fn run(text: &str) -> Report {
 /// The run of `text` with the engine's cache tactics (prefetch stages, queue links written
 /// late) forced on or off.
 fn run_tactics(text: &str, on: bool) -> Report {
-    let s = Scenario::from_str_with(text, Path::new("prop.toml"), &[]).expect("a valid scenario");
+    let s = load(text, &[]).expect("a valid scenario");
     let mut sim = Simulation::new(&s).expect("builds");
     sim.cache_tactics(on);
     sim.run()
@@ -406,7 +465,7 @@ proptest! {
         prop_assert_eq!(run(&text).deterministic_json(), r.deterministic_json());
         // flows move at whole bytes per second, so how the rates were recomputed (the ripple,
         // or everything at or above the level) changes no figure
-        let s = Scenario::from_str_with(&text, Path::new("prop.toml"), &[]).expect("valid");
+        let s = load(&text, &[]).expect("valid");
         let mut sim = Simulation::new(&s).expect("builds");
         sim.flow_ripple(false);
         let mut without = sim.run().expect("completes");
@@ -427,7 +486,7 @@ fn run_parallel(text: &str, partitions: u32, threads: u32) -> String {
         format!("engine.partitions={partitions}"),
         format!("engine.threads={threads}"),
     ];
-    let s = Scenario::from_str_with(text, Path::new("prop.toml"), &sets).expect("a valid scenario");
+    let s = load(text, &sets).expect("a valid scenario");
     let sim = Simulation::new(&s).expect("builds");
     sim.run()
         .unwrap_or_else(|e| panic!("the run must complete: {e}"))

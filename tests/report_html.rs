@@ -297,7 +297,21 @@ fn every_topology_is_drawn() {
     // (network, routers): a fat tree of 4-port switches (4 leaves, 2 spines), a dragonfly of 3
     // groups of 2 routers, a 3-D torus, a 2-D mesh, and Tofu (6-D: 2x1x1 and its 2x3x2 unit)
     // and the labels of its parts: levels, groups, planes
-    let cases: [(&str, usize, &[&str]); 5] = [
+    // a HyperX 3x2 (no labels), and a graph: the anynet fat tree of 4-port switches (rows by
+    // hops from the nodes) and a ring of 5 routers that all have nodes (a circle)
+    tmp_file(
+        dir.path(),
+        "tree.anynet",
+        "router 0 node 0 node 1 router 4 router 5\nrouter 1 node 2 node 3 router 4 router 5\n\
+         router 2 node 4 node 5 router 4 router 5\nrouter 3 node 6 node 7 router 4 router 5\n",
+    );
+    tmp_file(
+        dir.path(),
+        "ring.graph",
+        "link 0 1\nlink 1 2\nlink 2 3\nlink 3 4\nlink 4 0\n\
+         node 0 0\nnode 1 1\nnode 2 2\nnode 3 3\nnode 4 4\n",
+    );
+    let cases: [(&str, usize, &[&str]); 8] = [
         (
             "topology = 'fattree'\nradix = 4\nlevels = 2",
             6,
@@ -325,6 +339,13 @@ fn every_topology_is_drawn() {
                 "c = 1, x = 1, y = 0, z = 0",
             ],
         ),
+        ("topology = 'hyperx'\ndims = [3, 2]", 6, &[]),
+        (
+            "topology = 'graph'\ngraph = 'tree.anynet'",
+            6,
+            &["routers with nodes", "1 hop from the nodes"],
+        ),
+        ("topology = 'graph'\ngraph = 'ring.graph'", 5, &[]),
     ];
     for (i, (net, routers, labels)) in cases.iter().enumerate() {
         tmp_file(

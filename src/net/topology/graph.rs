@@ -823,12 +823,17 @@ impl Family for Graph {
         "graph"
     }
     fn describe(&self) -> String {
+        let c = self.g.classes_used;
+        let longer = match self.g.longer {
+            0 => String::new(),
+            n => format!(", {n} routes longer than the shortest"),
+        };
         format!(
-            "graph {}: {} routers, {} nodes, {} links",
+            "graph {}, {} routers, {} links (routes on {c} virtual channel class{}{longer})",
             self.g.file,
             self.g.routers,
-            self.g.nic_at.len(),
-            self.g.links
+            self.g.links,
+            if c == 1 { "" } else { "es" }
         )
     }
     fn routing(&self) -> &'static str {
@@ -926,12 +931,14 @@ impl Family for Graph {
         self.g.hops(self.g.dest[dr as usize], 0, sr) as u32
     }
 
-    /// Runs of 16 routers by number.
+    /// 64 runs of routers by number (a router each below 64): a cut may fall anywhere, since
+    /// whatever crosses it crosses a link.
     fn blocks(&self) -> Blocks {
         let r = self.g.routers;
+        let per = (r / 64).max(1);
         Blocks {
-            of: (0..r).map(|i| Some(i / 16)).collect(),
-            count: r.div_ceil(16),
+            of: (0..r).map(|i| Some(i / per)).collect(),
+            count: r.div_ceil(per),
             unit: "run of routers",
         }
     }
@@ -948,9 +955,9 @@ impl Family for Graph {
                 .filter(|&q| matches!(g.port[r * g.ports as usize + q], Port::Nic(_)))
                 .count();
             match nodes {
-                0 => format!("router {r}"),
-                1 => format!("router {r} (1 node)"),
-                k => format!("router {r} ({k} nodes)"),
+                0 => "no node".to_string(),
+                1 => "1 node".to_string(),
+                k => format!("{k} nodes"),
             }
         };
         if top == 0 {
