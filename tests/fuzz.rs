@@ -1,5 +1,6 @@
-//! Fuzzing the parsers with proptest: the scenario reader, the `--set` overrides
-//! and the unit parsers take any text without panicking, and read exact numbers exactly.
+//! Fuzzing the parsers with proptest: the scenario reader, the `--set` overrides, the graph
+//! files and the unit parsers take any text without panicking, and read exact numbers
+//! exactly.
 
 use mgensim::config::{apply_override, Scenario};
 use mgensim::units::{Bandwidth, Bytes, Time};
@@ -96,8 +97,65 @@ fn line() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Lines of graph files: every statement, with numbers near and past the routers named,
+/// classes defined or not, BookSim's lines with weights, and text that is none of these.
+fn graph_line() -> impl Strategy<Value = String> {
+    let n = || 0u32..8;
+    prop_oneof![
+        (n(), n()).prop_map(|(a, b)| format!("link {a} {b}")),
+        (n(), n(), 0u32..4).prop_map(|(a, b, k)| format!("link {a} {b} {k}")),
+        (n(), n()).prop_map(|(a, b)| format!("link {a} {b} fast")),
+        (n(), n()).prop_map(|(a, b)| format!("node {a} {b}")),
+        (n(), n(), n(), 0u32..3)
+            .prop_map(|(r, x, s, w)| format!("router {r} node {x} router {s} {w}")),
+        (n(), n()).prop_map(|(x, r)| format!("node {x} router {r}")),
+        (1u32..10).prop_map(|k| format!("routers {k}")),
+        (0u32..10).prop_map(|k| format!("nodes {k}")),
+        Just("class fast bandwidth=8GB/s latency=2ns".to_string()),
+        Just("class fast bandwidth=-1".to_string()),
+        ".*",
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any graph file is read or refused with its lines named, never a panic; one that is
+    /// read routes every node to every other in as many hops as it says.
+    #[test]
+    fn graph_files_are_read_or_refused_by_line(lines in prop::collection::vec(graph_line(), 0..14)) {
+        use mgensim::net::topology::graph::{Graph, GraphRouting};
+        use mgensim::net::topology::{At, Family, NoRouters, NO_DIM};
+        let text = lines.join("\n");
+        match Graph::parse("g", &text, Time(600), GraphRouting::Minimal) {
+            Err(es) => prop_assert!(!es.is_empty() && es.iter().all(|e| e.starts_with("g"))),
+            Ok(g) => {
+                for src in 0..g.nics() {
+                    for dst in 0..g.nics() {
+                        let (mut at, _) = g.nic_port(src);
+                        let mut p = At { at, src, dst, vc: 0, dim: NO_DIM, aux: 0 };
+                        let mut hops = 0;
+                        loop {
+                            let h = g.route(&p, &mut NoRouters);
+                            prop_assert!(h.vc < g.vcs());
+                            match g.neighbour(at, h.port) {
+                                None => {
+                                    prop_assert_eq!(g.port_nic(at, h.port), Some(dst));
+                                    break;
+                                }
+                                Some((n, _)) => {
+                                    (at, p.at, p.vc, p.dim, p.aux) = (n, n, h.vc, h.dim, h.aux);
+                                    hops += 1;
+                                    prop_assert!(hops <= 64);
+                                }
+                            }
+                        }
+                        prop_assert_eq!(hops, g.distance(src, dst));
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_scenario_reader_takes_any_text(text in ".*") {

@@ -342,3 +342,49 @@ fn a_trace_replays_on_a_graph() {
     assert_eq!(r.network.bytes, on_torus.network.bytes);
     assert!(r.predicted_time_ps > 0);
 }
+
+#[test]
+fn the_shipped_graphs_are_what_their_scripts_write() {
+    // (the scripts need Python; without it this says so and passes, except under CI)
+    let python = std::process::Command::new("python3").arg("--version").output();
+    if python.is_err() && std::env::var_os("CI").is_none() {
+        eprintln!("python3 not found: the example scripts were not run");
+        return;
+    }
+    for (script, args, file) in [
+        (
+            "examples/graphs/jellyfish.py",
+            &["--routers", "16", "--links", "4", "--nodes", "2", "--seed", "1"][..],
+            "scenarios/jellyfish.graph",
+        ),
+        (
+            "examples/graphs/fattree_anynet.py",
+            &["--radix", "24"][..],
+            "scenarios/fattree24.anynet",
+        ),
+    ] {
+        let o = std::process::Command::new("python3")
+            .arg(project().join(script))
+            .args(args)
+            .output()
+            .expect("python3 runs");
+        assert!(o.status.success(), "{script}: {}", stderr(&o));
+        let shipped = std::fs::read(project().join(file)).unwrap();
+        assert!(o.stdout == shipped, "{script} no longer writes {file}");
+    }
+    // a bigger Jellyfish is a regular graph of that degree, in one piece
+    let o = std::process::Command::new("python3")
+        .arg(project().join("examples/graphs/jellyfish.py"))
+        .args(["--routers", "200", "--links", "6", "--nodes", "1", "--seed", "9"])
+        .output()
+        .expect("python3 runs");
+    let text = String::from_utf8(o.stdout).unwrap();
+    let g = mgensim::net::topology::graph::Graph::parse(
+        "j",
+        &text,
+        mgensim::units::Time(600),
+        mgensim::net::topology::graph::GraphRouting::Minimal,
+    )
+    .expect("a valid graph");
+    assert_eq!(g.links(), 200 * 6 / 2);
+}

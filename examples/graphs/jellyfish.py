@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes a Jellyfish network (Singla et al., NSDI 2012) as an mgensim graph file.
 
-N routers, each with R links to other routers picked at random (a random R-regular graph)
-and P nodes. The same arguments always give the same file: the draws come from a SplitMix64
+N routers, each with R links to other routers picked at random (a random R-regular graph,
+or one link short where N x R is odd) and P nodes. The same arguments always give the same file: the draws come from a SplitMix64
 generator of the seed, not from Python's own.
 
     python3 examples/graphs/jellyfish.py --routers 16 --links 4 --nodes 2 --seed 1 \
@@ -43,24 +43,49 @@ def connected(n, links):
 
 
 def regular_graph(n, r, draws):
-    """A random r-regular graph on n routers without self-loops or parallel links: stubs
-    paired at random, the whole pairing drawn again when it fails."""
-    for _ in range(10000):
-        stubs = [v for v in range(n) for _ in range(r)]
-        for i in range(len(stubs) - 1, 0, -1):  # Fisher-Yates
-            j = next(draws) % (i + 1)
-            stubs[i], stubs[j] = stubs[j], stubs[i]
+    """A random r-regular graph on n routers, built as the Jellyfish paper builds it: link two
+    routers with free ports picked at random while such a pair is not linked yet; when none is
+    left, free two ports of a router by breaking a random link (x, y) and linking the router to
+    x and to y instead. Drawn again if it comes out in pieces."""
+    def pick(seq):
+        return seq[next(draws) % len(seq)]
+
+    for _ in range(100):
+        free = [r] * n
         links = set()
-        ok = True
-        for a, b in zip(stubs[0::2], stubs[1::2]):
-            pair = (min(a, b), max(a, b))
-            if a == b or pair in links:
-                ok = False
-                break
+        stuck = 0
+        while sum(free) > 1 and stuck < 10 * n * r:
+            open_ = [v for v in range(n) if free[v] > 0]
+            pairs = [(a, b) for i, a in enumerate(open_) for b in open_[i + 1:]
+                     if (a, b) not in links] if len(open_) < 64 else None
+            if pairs is None:
+                a, b = pick(open_), pick(open_)
+                if a == b or (min(a, b), max(a, b)) in links:
+                    stuck += 1
+                    continue
+                pair = (min(a, b), max(a, b))
+            elif pairs:
+                pair = pick(pairs)
+            else:
+                # no pair left to link: a router with two free ports takes over a link
+                p = next((v for v in open_ if free[v] >= 2), None)
+                if p is None or not links:
+                    break
+                x, y = pick(sorted(links))
+                if p in (x, y) or (min(p, x), max(p, x)) in links or (min(p, y), max(p, y)) in links:
+                    stuck += 1
+                    continue
+                links.remove((x, y))
+                links.add((min(p, x), max(p, x)))
+                links.add((min(p, y), max(p, y)))
+                free[p] -= 2
+                continue
             links.add(pair)
-        if ok and connected(n, links):
+            free[pair[0]] -= 1
+            free[pair[1]] -= 1
+        if connected(n, links):
             return sorted(links)
-    sys.exit(f"no connected {r}-regular graph on {n} routers found")
+    sys.exit(f"no connected random graph of degree {r} on {n} routers found")
 
 
 def main():
@@ -70,8 +95,8 @@ def main():
     p.add_argument("--nodes", type=int, default=2, help="nodes per router (P)")
     p.add_argument("--seed", type=int, default=1)
     a = p.parse_args()
-    if a.routers < 2 or not 1 <= a.links < a.routers or (a.routers * a.links) % 2:
-        sys.exit("need at least 2 routers, 1 to routers - 1 links each, and routers x links even")
+    if a.routers < 2 or not 1 <= a.links < a.routers:
+        sys.exit("need at least 2 routers and 1 to routers - 1 links each")
     links = regular_graph(a.routers, a.links, splitmix64(a.seed))
     print(f"# Jellyfish: {a.routers} routers, {a.links} random links and {a.nodes} nodes each")
     print(f"# python3 examples/graphs/jellyfish.py --routers {a.routers} --links {a.links} "
