@@ -105,7 +105,14 @@ fn run_in(dir: &std::path::Path, text: &str) -> mgensim::Report {
 }
 
 /// One put of `bytes` from rank `src` to rank `dst` on `network` (scenario in `dir`).
-fn one_put(dir: &std::path::Path, network: &str, ranks: u64, src: u32, dst: u32, bytes: u64) -> mgensim::Report {
+fn one_put(
+    dir: &std::path::Path,
+    network: &str,
+    ranks: u64,
+    src: u32,
+    dst: u32,
+    bytes: u64,
+) -> mgensim::Report {
     run_in(
         dir,
         &on(
@@ -165,8 +172,15 @@ fn hops_and_latencies_on_a_graph_are_those_worked_out_by_hand() {
         "w.anynet",
         "router 0 node 0 router 1 5\nrouter 1 node 1\n",
     );
-    let base = graph_file(dir.path(), "b.anynet", "router 0 node 0 router 1\nrouter 1 node 1\n");
-    let (w, b) = (landed(d, &weighed, 2, 0, 1, 64), landed(d, &base, 2, 0, 1, 64));
+    let base = graph_file(
+        dir.path(),
+        "b.anynet",
+        "router 0 node 0 router 1\nrouter 1 node 1\n",
+    );
+    let (w, b) = (
+        landed(d, &weighed, 2, 0, 1, 64),
+        landed(d, &base, 2, 0, 1, 64),
+    );
     assert_eq!(w, b + 4 * p.cable, "0 -> 1 weighs 5 cables");
     assert_eq!(
         landed(d, &weighed, 2, 1, 0, 64),
@@ -186,16 +200,17 @@ fn hops_and_latencies_on_a_graph_are_those_worked_out_by_hand() {
 fn refused(dir: &std::path::Path, network: &str) -> String {
     let text = on(network, 2, "");
     let path = tmp_file(dir, "s.toml", &text);
-    Scenario::load(&path, &[])
-        .expect_err("refused")
-        .to_string()
+    Scenario::load(&path, &[]).expect_err("refused").to_string()
 }
 
 #[test]
 fn every_error_of_a_graph_file_names_the_scenario_s_key_and_the_file_s_line() {
     let dir = tempfile::tempdir().unwrap();
     let cases: &[(&str, &str)] = &[
-        ("link 0 0\nnode 0 0\n", "g.graph:1: router 0 links to itself"),
+        (
+            "link 0 0\nnode 0 0\n",
+            "g.graph:1: router 0 links to itself",
+        ),
         (
             "router 1 node 0 router 1\n",
             "g.graph:1: router 1 links to itself",
@@ -228,7 +243,10 @@ fn every_error_of_a_graph_file_names_the_scenario_s_key_and_the_file_s_line() {
             "class slow bandwidth=0GB/s\nlink 0 1 slow\nnode 0 0\n",
             "g.graph:1: a class's bandwidth must be greater than zero",
         ),
-        ("lnk 0 1\nnode 0 0\n", "g.graph:1: `lnk` starts no statement"),
+        (
+            "lnk 0 1\nnode 0 0\n",
+            "g.graph:1: `lnk` starts no statement",
+        ),
         ("link 0 1\n", "the graph has no node"),
     ];
     let mut failures = Vec::new();
@@ -297,11 +315,21 @@ fn a_graph_runs_with_the_flow_model_power_placement_maps_and_several_jobs() {
     assert_eq!(flow.network.bytes, packets.network.bytes);
     for (src, dst) in [(0, 1), (0, 31), (7, 20)] {
         let lone = |model: &str| {
-            one_put(dir.path(), &format!("{net}\nmodel = '{model}'"), 32, src, dst, 1_000_000)
-                .predicted_time_ps as f64
+            one_put(
+                dir.path(),
+                &format!("{net}\nmodel = '{model}'"),
+                32,
+                src,
+                dst,
+                1_000_000,
+            )
+            .predicted_time_ps as f64
         };
         let (a, b) = (lone("packet"), lone("flow"));
-        assert!((a - b).abs() < 0.01 * a, "{src} -> {dst}: packets {a}, flows {b}");
+        assert!(
+            (a - b).abs() < 0.01 * a,
+            "{src} -> {dst}: packets {a}, flows {b}"
+        );
     }
     // power: links that sleep use less energy than links always on, and the run still ends
     let power = load(&format!("{}\n[power]\nenabled = true\n", scenario("")));
@@ -346,7 +374,9 @@ fn a_trace_replays_on_a_graph() {
 #[test]
 fn the_shipped_graphs_are_what_their_scripts_write() {
     // (the scripts need Python; without it this says so and passes, except under CI)
-    let python = std::process::Command::new("python3").arg("--version").output();
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output();
     if python.is_err() && std::env::var_os("CI").is_none() {
         eprintln!("python3 not found: the example scripts were not run");
         return;
@@ -354,7 +384,16 @@ fn the_shipped_graphs_are_what_their_scripts_write() {
     for (script, args, file) in [
         (
             "examples/graphs/jellyfish.py",
-            &["--routers", "16", "--links", "4", "--nodes", "2", "--seed", "1"][..],
+            &[
+                "--routers",
+                "16",
+                "--links",
+                "4",
+                "--nodes",
+                "2",
+                "--seed",
+                "1",
+            ][..],
             "scenarios/jellyfish.graph",
         ),
         (
@@ -375,7 +414,16 @@ fn the_shipped_graphs_are_what_their_scripts_write() {
     // a bigger Jellyfish is a regular graph of that degree, in one piece
     let o = std::process::Command::new("python3")
         .arg(project().join("examples/graphs/jellyfish.py"))
-        .args(["--routers", "200", "--links", "6", "--nodes", "1", "--seed", "9"])
+        .args([
+            "--routers",
+            "200",
+            "--links",
+            "6",
+            "--nodes",
+            "1",
+            "--seed",
+            "9",
+        ])
         .output()
         .expect("python3 runs");
     let text = String::from_utf8(o.stdout).unwrap();

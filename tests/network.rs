@@ -48,10 +48,7 @@ fn torus_all_to_all_under_load_completes_with_minimal_buffers() {
     let r = all_to_all("torus", "[4, 4]", 8192, "2064 B");
     assert_eq!(r.network.transfers, 16 * 15);
     assert_eq!(r.network.packets, 16 * 15 * (4 + 1));
-    assert_eq!(
-        r.network.packet_hops,
-        expected_hops("torus", &[4, 4], 8192)
-    );
+    assert_eq!(r.network.packet_hops, expected_hops("torus", &[4, 4], 8192));
     assert_eq!(r.network.bytes, 16 * 15 * 8192);
     assert!(
         r.network.wrap_hops > 0,
@@ -88,10 +85,7 @@ fn three_d_torus_all_to_all_completes() {
 fn mesh_uses_no_wrap_links() {
     let r = all_to_all("mesh", "[4, 4]", 4096, "4 KiB");
     assert_eq!(r.network.wrap_hops, 0);
-    assert_eq!(
-        r.network.packet_hops,
-        expected_hops("mesh", &[4, 4], 4096)
-    );
+    assert_eq!(r.network.packet_hops, expected_hops("mesh", &[4, 4], 4096));
     // and a mesh routes the long way where a torus wraps, so it crosses more links
     let t = all_to_all("torus", "[4, 4]", 4096, "4 KiB");
     assert!(r.network.packet_hops > t.network.packet_hops);
@@ -100,10 +94,7 @@ fn mesh_uses_no_wrap_links() {
 #[test]
 fn six_dimensions_work() {
     let r = all_to_all("torus", "[2, 2, 2, 2, 2, 2]", 100, "4 KiB");
-    assert_eq!(
-        r.network.packet_hops,
-        expected_hops("torus", &[2; 6], 100)
-    );
+    assert_eq!(r.network.packet_hops, expected_hops("torus", &[2; 6], 100));
 }
 
 #[test]

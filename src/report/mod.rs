@@ -757,8 +757,7 @@ fn placement_hint(w: &Part) -> Option<crate::probe::traffic::PlacementHint> {
             (rs != u32::MAX && rd != u32::MAX).then_some((rs, rd, b))
         })
         .collect();
-    let mut hint =
-        crate::probe::traffic::placement_hint(&pairs, &nodes.rank_node, &dims, &wrap)?;
+    let mut hint = crate::probe::traffic::placement_hint(&pairs, &nodes.rank_node, &dims, &wrap)?;
     hint.sampled = t.sampled();
     Some(hint)
 }

@@ -375,11 +375,13 @@ impl Network {
         let mut link_to = Vec::with_capacity((routers * ports) as usize);
         for r in 0..routers {
             for q in 0..ports {
-                link_to.push(match (topo.neighbour(r, q as u8), topo.port_nic(r, q as u8)) {
-                    (Some((n, back)), _) => n * ports + back as u32,
-                    (None, Some(nic)) => TO_NIC | nic,
-                    (None, None) => NONE,
-                });
+                link_to.push(
+                    match (topo.neighbour(r, q as u8), topo.port_nic(r, q as u8)) {
+                        (Some((n, back)), _) => n * ports + back as u32,
+                        (None, Some(nic)) => TO_NIC | nic,
+                        (None, None) => NONE,
+                    },
+                );
             }
         }
         let nchan = (routers * ports + terminals) as usize;

@@ -276,7 +276,11 @@ impl Family for Cube {
         };
         k.routing(Self::ROUTINGS);
         let dims: Vec<u32> = k.get("dims").unwrap_or_else(|| vec![8, 8, 8]);
-        let (lo, hi) = if kind == CubeKind::Tofu { (3, 3) } else { (1, MAX_DIMS) };
+        let (lo, hi) = if kind == CubeKind::Tofu {
+            (3, 3)
+        } else {
+            (1, MAX_DIMS)
+        };
         if dims.len() < lo || dims.len() > hi {
             let msg = if kind == CubeKind::Tofu {
                 format!(
@@ -424,9 +428,14 @@ impl Family for Cube {
         Layout {
             places,
             labels,
-            far_links: if torus { FarLinks::Stub } else { FarLinks::Line },
+            far_links: if torus {
+                FarLinks::Stub
+            } else {
+                FarLinks::Line
+            },
             centred_labels: false,
-            note: torus.then_some("The wrap-around links of its rings are short stubs at the edge."),
+            note: torus
+                .then_some("The wrap-around links of its rings are short stubs at the edge."),
         }
     }
     /// A mesh's or torus's (not Tofu's: its unit is no grid of ranks).

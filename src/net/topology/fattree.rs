@@ -422,7 +422,12 @@ impl Family for FatTree {
     /// the top level's, over every pod alike, dealt out in turn (`partition.rs`).
     fn blocks(&self) -> Blocks {
         let leaves = self.leaves();
-        let per = if self.levels() >= 2 { self.down[1] } else { leaves }.max(1);
+        let per = if self.levels() >= 2 {
+            self.down[1]
+        } else {
+            leaves
+        }
+        .max(1);
         Blocks {
             of: (0..self.routers())
                 .map(|r| (r < leaves).then_some(r / per))

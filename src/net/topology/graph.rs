@@ -165,8 +165,10 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
     // every router named, with the first line naming it
     let mut named: BTreeMap<u32, usize> = BTreeMap::new();
     let number = |w: &str| w.parse::<u32>().ok();
-    let mut attach = |node: u32, router: u32, line: usize, err: &mut dyn FnMut(usize, String)| {
-        match nodes.get(&node) {
+    let mut attach =
+        |node: u32, router: u32, line: usize, err: &mut dyn FnMut(usize, String)| match nodes
+            .get(&node)
+        {
             Some(&(r, l)) if r != router => err(
                 line,
                 format!("node {node} is on router {r} already (line {l}); a node is on one router"),
@@ -175,11 +177,15 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
             None => {
                 nodes.insert(node, (router, line));
             }
-        }
-    };
+        };
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
-        let words: Vec<&str> = raw.split('#').next().unwrap_or("").split_whitespace().collect();
+        let words: Vec<&str> = raw
+            .split('#')
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
         let Some(&head) = words.first() else { continue };
         let mut name_router = |r: u32| {
             named.entry(r).or_insert(line);
@@ -197,15 +203,24 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
                         None => *slot = Some((n, line)),
                     }
                 }
-                _ => err(line, format!("expected `{head} N`, N a whole number above 0")),
+                _ => err(
+                    line,
+                    format!("expected `{head} N`, N a whole number above 0"),
+                ),
             },
             "class" => {
                 let Some(&name) = words.get(1) else {
-                    err(line, "expected `class NAME [bandwidth=RATE] [latency=TIME]`".into());
+                    err(
+                        line,
+                        "expected `class NAME [bandwidth=RATE] [latency=TIME]`".into(),
+                    );
                     continue;
                 };
                 if name.parse::<u32>().is_ok() {
-                    err(line, format!("a class's name is a word, not a number (`{name}`)"));
+                    err(
+                        line,
+                        format!("a class's name is a word, not a number (`{name}`)"),
+                    );
                     continue;
                 }
                 let mut class = LinkClass {
@@ -217,7 +232,9 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
                     match w.split_once('=') {
                         Some(("bandwidth", v)) => match Bandwidth::parse(v) {
                             Ok(b) if b.0 > 0 => class.bandwidth = Some(b),
-                            Ok(_) => err(line, "a class's bandwidth must be greater than zero".into()),
+                            Ok(_) => {
+                                err(line, "a class's bandwidth must be greater than zero".into())
+                            }
                             Err(e) => err(line, format!("bandwidth `{v}`: {e}")),
                         },
                         Some(("latency", v)) => match Time::parse(v) {
@@ -238,10 +255,16 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
                 }
             }
             "link" => {
-                let (a, b) = match (words.get(1).and_then(|w| number(w)), words.get(2).and_then(|w| number(w))) {
+                let (a, b) = match (
+                    words.get(1).and_then(|w| number(w)),
+                    words.get(2).and_then(|w| number(w)),
+                ) {
                     (Some(a), Some(b)) => (a, b),
                     _ => {
-                        err(line, "expected `link A B [COUNT] [CLASS]`, A and B router numbers".into());
+                        err(
+                            line,
+                            "expected `link A B [COUNT] [CLASS]`, A and B router numbers".into(),
+                        );
                         continue;
                     }
                 };
@@ -255,7 +278,10 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
                         let near = closest(w, class_line.keys().map(String::as_str))
                             .map(|c| format!("; did you mean `{c}`?"))
                             .unwrap_or_default();
-                        err(line, format!("class `{w}` is not defined above this line{near}"));
+                        err(
+                            line,
+                            format!("class `{w}` is not defined above this line{near}"),
+                        );
                     }
                 }
                 name_router(a);
@@ -302,7 +328,8 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
                 }
                 let mut at = 2;
                 while at < words.len() {
-                    let (kind, Some(other)) = (words[at], words.get(at + 1).and_then(|w| number(w)))
+                    let (kind, Some(other)) =
+                        (words[at], words.get(at + 1).and_then(|w| number(w)))
                     else {
                         err(
                             line,
@@ -327,7 +354,9 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
                             name_router(other);
                             attach(id, other, line, &mut err)
                         }
-                        ("node", "node") => err(line, format!("node {id} cannot link to node {other}")),
+                        ("node", "node") => {
+                            err(line, format!("node {id} cannot link to node {other}"))
+                        }
                         ("router", "router") => {
                             name_router(other);
                             if other == id {
@@ -351,9 +380,12 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
                 }
             }
             other => {
-                let near = closest(other, ["routers", "nodes", "class", "link", "node", "router"])
-                    .map(|c| format!("; did you mean `{c}`?"))
-                    .unwrap_or_default();
+                let near = closest(
+                    other,
+                    ["routers", "nodes", "class", "link", "node", "router"],
+                )
+                .map(|c| format!("; did you mean `{c}`?"))
+                .unwrap_or_default();
                 err(
                     line,
                     format!(
@@ -417,7 +449,10 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
     let count = declared_nodes.map_or(nodes.keys().next_back().map_or(0, |&n| n + 1), |(n, _)| n);
     if let Some((n, l)) = declared_nodes {
         if let Some((&node, &(_, line))) = nodes.range(n..).next() {
-            err(line, format!("node {node} does not exist: line {l} declares {n} nodes"));
+            err(
+                line,
+                format!("node {node} does not exist: line {l} declares {n} nodes"),
+            );
         }
     }
     if nodes.is_empty() {
@@ -440,7 +475,6 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
             .map(|e| e.replace(&format!("{file}:0: "), &format!("{file}: ")))
             .collect());
     }
-    let mut links = links;
     links.sort_by_key(|l| l.4);
     Ok(Parsed {
         routers,
@@ -588,7 +622,10 @@ impl Graph {
             ports = ports.max(need);
         }
         // connected?
-        let adj: Vec<Vec<RouterId>> = ends.iter().map(|e| e.iter().map(|x| x.0).collect()).collect();
+        let adj: Vec<Vec<RouterId>> = ends
+            .iter()
+            .map(|e| e.iter().map(|x| x.0).collect())
+            .collect();
         let reach = bfs(&adj, &[0]);
         let cut: Vec<String> = (0..r)
             .filter(|&i| reach[i] == u32::MAX)
@@ -637,15 +674,21 @@ impl Graph {
             };
         }
         // the orders, and the fewest classes that route every pair of routers with nodes
-        let dests: Vec<RouterId> = (0..r as u32).filter(|&i| !nics_of[i as usize].is_empty()).collect();
+        let dests: Vec<RouterId> = (0..r as u32)
+            .filter(|&i| !nics_of[i as usize].is_empty())
+            .collect();
         let level = bfs(&adj, &dests);
         let levels_rank = rank_by(r, |i| (level[i] as i64, i));
         let root = {
             // a central router: the middle of a longest shortest path found by two sweeps
             let d0 = bfs(&adj, &[0]);
-            let u = (0..r).max_by_key(|&i| (d0[i], std::cmp::Reverse(i))).unwrap_or(0);
+            let u = (0..r)
+                .max_by_key(|&i| (d0[i], std::cmp::Reverse(i)))
+                .unwrap_or(0);
             let du = bfs(&adj, &[u as u32]);
-            let v = (0..r).max_by_key(|&i| (du[i], std::cmp::Reverse(i))).unwrap_or(0);
+            let v = (0..r)
+                .max_by_key(|&i| (du[i], std::cmp::Reverse(i)))
+                .unwrap_or(0);
             let dv = bfs(&adj, &[v as u32]);
             let half = du[v] / 2;
             (0..r)
@@ -859,13 +902,21 @@ impl Family for Graph {
     }
     #[inline]
     fn port_nic(&self, r: RouterId, q: u8) -> Option<u32> {
-        match self.g.port.get(r as usize * self.g.ports as usize + q as usize) {
+        match self
+            .g
+            .port
+            .get(r as usize * self.g.ports as usize + q as usize)
+        {
             Some(&Port::Nic(n)) => Some(n),
             _ => None,
         }
     }
     fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
-        match self.g.port.get(r as usize * self.g.ports as usize + q as usize) {
+        match self
+            .g
+            .port
+            .get(r as usize * self.g.ports as usize + q as usize)
+        {
             Some(&Port::Link { to, back, .. }) => Some((to, back)),
             _ => None,
         }
@@ -1134,7 +1185,10 @@ router 3 node 6 node 7 router 4 router 5
     fn every_error_names_its_line() {
         let cases: &[(&str, &str)] = &[
             ("link 0 0\nnode 0 0\n", "g:1: router 0 links to itself"),
-            ("router 2 router 2\nnode 0 2\n", "g:1: router 2 links to itself"),
+            (
+                "router 2 router 2\nnode 0 2\n",
+                "g:1: router 2 links to itself",
+            ),
             (
                 "routers 2\nlink 0 1\nlink 1 5\nnode 0 0\n",
                 "g:3: router 5 does not exist: line 1 declares 2 routers, 0 to 1",
@@ -1143,7 +1197,10 @@ router 3 node 6 node 7 router 4 router 5
                 "link 0 1\nlink 1 7\nnode 0 0\n",
                 "g:2: router 7 does not exist: the file names 3 routers",
             ),
-            ("link 0 1\nnode 0 0\nnode 2 1\n", "g:3: node 1 is on no router"),
+            (
+                "link 0 1\nnode 0 0\nnode 2 1\n",
+                "g:3: node 1 is on no router",
+            ),
             (
                 "link 0 1\nnode 0 0\nnode 0 1\n",
                 "g:3: node 0 is on router 0 already (line 2)",
@@ -1152,7 +1209,10 @@ router 3 node 6 node 7 router 4 router 5
                 "link 0 1\nlink 2 3\nnode 0 0\nnode 1 2\n",
                 "g: the graph is in more than one piece: routers 2, 3 cannot be reached",
             ),
-            ("link 0 1 fast\nnode 0 0\n", "g:1: class `fast` is not defined"),
+            (
+                "link 0 1 fast\nnode 0 0\n",
+                "g:1: class `fast` is not defined",
+            ),
             (
                 "link 0 1\nlink 1 0\nnode 0 0\n",
                 "g:2: routers 1 and 0 are linked on line 1 already",
@@ -1179,7 +1239,9 @@ router 3 node 6 node 7 router 4 router 5
                 links.insert((i.min((i + 1) % n), i.max((i + 1) % n)));
             }
             for _ in 0..n {
-                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let (a, b) = ((seed >> 33) as u32 % n, (seed >> 13) as u32 % n);
                 if a != b {
                     links.insert((a.min(b), a.max(b)));

@@ -417,7 +417,11 @@ mod tests {
             // every pair differing in one coordinate, `links` times
             for a in 0..h.routers() {
                 for b in 0..h.routers() {
-                    let want = if h.router_distance(a, b) == 1 { links } else { 0 };
+                    let want = if h.router_distance(a, b) == 1 {
+                        links
+                    } else {
+                        0
+                    };
                     assert_eq!(
                         seen.get(&(a, b)).copied().unwrap_or(0),
                         want,

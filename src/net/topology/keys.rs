@@ -141,7 +141,11 @@ mod tests {
         assert_eq!(k.get::<u32>("groups"), None);
         assert_eq!(k.problems.len(), 1);
         assert_eq!(k.problems[0].0, "network.levels");
-        assert!(k.problems[0].1.contains("a whole number"), "{:?}", k.problems);
+        assert!(
+            k.problems[0].1.contains("a whole number"),
+            "{:?}",
+            k.problems
+        );
         k.routing = Some("random_");
         assert_eq!(k.routing(&["straight_up", "random"]), 0);
         assert!(k.problems[1].1.ends_with("did you mean `random`?"));

@@ -40,7 +40,11 @@ pub struct Layout {
 /// `n` routers on a grid of `dims` (coordinate `coord(r, d)`): dimensions 0, 2, 4 along x
 /// and 1, 3, 5 along y, each further dimension repeating the block before it with a gap of
 /// one unit; each named by its coordinates.
-pub(crate) fn grid(n: u32, dims: &[u32], coord: impl Fn(RouterId, usize) -> u32) -> Vec<(f32, f32, String)> {
+pub(crate) fn grid(
+    n: u32,
+    dims: &[u32],
+    coord: impl Fn(RouterId, usize) -> u32,
+) -> Vec<(f32, f32, String)> {
     // the stride of each dimension along its axis: the block before it and a gap
     let mut stride = vec![0f32; dims.len()];
     let mut next = [1f32, 1f32];
