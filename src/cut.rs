@@ -7,65 +7,93 @@
 //! (`net/router/mod.rs`, "Each router acts on its own state"). So a partition can simulate a
 //! *window* of time on its own, and hand what it did to its neighbours as cut messages, which
 //! they take in at the start of the next window:
-//! - [`Cut::Arrive`]: a packet sent across a cut link, with what its next router needs; it is
-//!   put in place at the end of its epoch, which never falls inside the window it was sent in;
-//! - [`Cut::Release`]: the space of a buffer fed across a cut comes back at `at`, which is at
-//!   least one serialization of a packet held in such a buffer after the window began
+//! - [`Arrive`]: a packet sent across a cut link, with what its next router needs; it is put
+//!   in place at the end of its epoch, which never falls inside the window it was sent in;
+//! - [`Release`]: the space of a buffer fed across a cut comes back at `at`, which is at least
+//!   one serialization of a packet held in such a buffer after the window began
 //!   ([`Lookahead`]);
-//! - [`Cut::Done`]: a message, transfer or send that the other partition made is done with
-//!   here, and its record may be reused (not part of the model's time).
+//! - [`Done`]: a message, transfer or send that the other partition made is done with here,
+//!   and its record may be reused (not part of the model's time).
 //!
 //! They are plain data (ids are global, times picoseconds), so the same messages could cross a
 //! wire between processes. A partition takes in its messages in a fixed order (by sending
-//! partition, then as sent), which depends only on the model: so does everything it does
-//! with them.
+//! partition; then arrivals, releases and dones, each kind as sent), which depends only on the
+//! model: so does everything it does with them. (The kinds commute: arrivals are put in place
+//! by their own key at their epoch's end, releases are kept per feeding channel, and a done
+//! only frees a record.)
 
 use crate::net::packet::Packet;
 use crate::units::{Bandwidth, Bytes, Time};
 
-/// One cut message.
+/// A packet sent across a cut link: `arrival` as its next router takes it in, `packet` as it
+/// left (its place in the sender's pool and queues means nothing here).
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum Cut {
-    /// A packet sent across a cut link: `arrival` as its next router takes it in, `packet` as
-    /// it left (its place in the sender's pool and queues means nothing here).
-    Arrive {
-        /// When and from where (`net/router/arrivals.rs`).
-        arrival: crate::net::router::Arrival,
-        /// The packet.
-        packet: Packet,
-    },
-    /// Channel `feeder` gets `bytes` of credit back in virtual channel `vc` at `at` (ps).
-    Release {
-        /// The channel that feeds the buffer.
-        feeder: u32,
-        /// When (ps).
-        at: u64,
-        /// Bytes.
-        bytes: u32,
-        /// Virtual channel.
-        vc: u8,
-    },
-    /// The record `id` of pool `pool`, made by the receiving partition, is done with.
-    Done {
-        /// Which pool.
-        pool: Pool,
-        /// Its global id.
-        id: u32,
-    },
+pub(crate) struct Arrive {
+    /// When and from where (`net/router/arrivals.rs`).
+    pub(crate) arrival: crate::net::router::Arrival,
+    /// The packet.
+    pub(crate) packet: Packet,
 }
 
-/// Cut messages a mailbox keeps room for once emptied (about 1.7 MB): a window that sent more
-/// (a barrier's step can send a million at once) does not hold on to their memory for the
-/// rest of the run.
-const KEEP: usize = 1 << 14;
+/// Channel `feeder` gets `bytes` of credit back in virtual channel `vc` at `at` (ps).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Release {
+    /// The channel that feeds the buffer.
+    pub(crate) feeder: u32,
+    /// Bytes.
+    pub(crate) bytes: u32,
+    /// When (ps).
+    pub(crate) at: u64,
+    /// Virtual channel.
+    pub(crate) vc: u8,
+}
 
-/// Empties a mailbox taken in, keeping room for at most [`KEEP`] messages.
-pub(crate) fn empty(mail: &mut Vec<Cut>) {
-    mail.clear();
-    if mail.capacity() > KEEP {
-        mail.shrink_to(KEEP);
+/// The record `id` of pool `pool`, made by the receiving partition, is done with.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Done {
+    /// Which pool.
+    pub(crate) pool: Pool,
+    /// Its global id.
+    pub(crate) id: u32,
+}
+
+/// What one partition sent another in a window, each kind in the order sent: a kind of its
+/// own per vector, so that a release (24 bytes) or a done (8) does not take the room of a
+/// packet (104).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Mail {
+    pub(crate) arrive: Vec<Arrive>,
+    pub(crate) release: Vec<Release>,
+    pub(crate) done: Vec<Done>,
+}
+
+impl Mail {
+    /// Whether nothing was sent.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.arrive.is_empty() && self.release.is_empty() && self.done.is_empty()
+    }
+    /// Messages in all.
+    pub(crate) fn len(&self) -> usize {
+        self.arrive.len() + self.release.len() + self.done.len()
+    }
+    /// Empties a mailbox taken in, keeping room for at most [`KEEP`] messages of each kind.
+    pub(crate) fn empty(&mut self) {
+        fn keep<T>(v: &mut Vec<T>) {
+            v.clear();
+            if v.capacity() > KEEP {
+                v.shrink_to(KEEP);
+            }
+        }
+        keep(&mut self.arrive);
+        keep(&mut self.release);
+        keep(&mut self.done);
     }
 }
+
+/// Cut messages of one kind a mailbox keeps room for once emptied (1.7 MB of packets): a
+/// window that sent more (a barrier's step can send a million at once) does not hold on to
+/// their memory for the rest of the run.
+const KEEP: usize = 1 << 14;
 
 /// The pools whose records cross partitions (`perf/stable.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,7 +21,7 @@
 //!
 //! Requests are `rank × 2³² + 2³¹ + sequence`, distinct from RDMA handles.
 
-use crate::cut::{Cut, Pool as CutPool};
+use crate::cut::{Done, Pool as CutPool};
 use crate::event::Event;
 use crate::net::packet::NONE;
 use crate::net::Network;
@@ -212,7 +212,7 @@ pub struct Mpi {
     /// Set when the pool of messages in flight is full: the engine stops the run.
     pub(crate) full: Option<crate::perf::stable::Full>,
     /// Cut messages to other partitions (which partition, what) until the engine takes them.
-    pub(crate) outbox: Vec<(u16, Cut)>,
+    pub(crate) outbox: Vec<(u16, Done)>,
 }
 
 /// A request that this rank does not have (never made, or already waited for).
@@ -626,7 +626,7 @@ impl Mpi {
         } else {
             self.outbox.push((
                 owner as u16,
-                Cut::Done {
+                Done {
                     pool: CutPool::P2p,
                     id: m,
                 },

@@ -18,7 +18,7 @@
 //! network: its packets go from the transmit DMA straight to the receive DMA, through the
 //! node's memory.
 
-use crate::cut::{Cut, Pool};
+use crate::cut::{Done, Pool};
 use crate::event::Event;
 use crate::net::flow::FlowNet;
 use crate::net::packet::{Packet, PktId, NONE};
@@ -640,7 +640,7 @@ impl Nics {
         if owner == net.partition().0 as u32 {
             self.msgs.release(m);
         } else {
-            net.outbox[owner as usize].push(Cut::Done {
+            net.outbox[owner as usize].done.push(Done {
                 pool: Pool::Msg,
                 id: m,
             });

@@ -9,7 +9,7 @@
 //! statistics) is read-only here or gathered by the engine when no partition runs.
 
 use crate::config::Scenario;
-use crate::cut::{Cut, Pool as CutPool};
+use crate::cut::{Mail, Pool as CutPool};
 use crate::event::Event;
 use crate::limits::{Limit, Watch, CHECK_EVERY};
 use crate::mpi::Mpi;
@@ -487,29 +487,24 @@ impl Part {
     /// Moves what the layers above the network send across cuts (a message or a send done
     /// with) into the network's outbox, which the engine empties after each window.
     pub(crate) fn flush_outbox(&mut self) {
-        for (to, cut) in self.mpi.outbox.drain(..) {
-            self.net.outbox[to as usize].push(cut);
+        for (to, done) in self.mpi.outbox.drain(..) {
+            self.net.outbox[to as usize].done.push(done);
         }
     }
 
-    /// Takes in what another partition sent this one in the last window (`cut.rs`), in the
-    /// order it was sent.
-    pub(crate) fn take_cuts(&mut self, cuts: &[Cut]) {
-        for &c in cuts {
-            match c {
-                Cut::Arrive { arrival, packet } => {
-                    self.net.arrive_across(arrival, packet, &mut self.queue)
-                }
-                Cut::Release {
-                    feeder,
-                    at,
-                    bytes,
-                    vc,
-                } => self.net.released_across(feeder, at, bytes, vc),
-                Cut::Done { pool, id } => match pool {
-                    CutPool::Msg => self.nics.done(id),
-                    CutPool::P2p => self.mpi.done(id),
-                },
+    /// Takes in what another partition sent this one in the last window (`cut.rs`): its
+    /// arrivals, releases and dones, each kind in the order sent.
+    pub(crate) fn take_cuts(&mut self, mail: &Mail) {
+        for a in &mail.arrive {
+            self.net.arrive_across(a.arrival, a.packet, &mut self.queue);
+        }
+        for r in &mail.release {
+            self.net.released_across(r.feeder, r.at, r.bytes, r.vc);
+        }
+        for d in &mail.done {
+            match d.pool {
+                CutPool::Msg => self.nics.done(d.id),
+                CutPool::P2p => self.mpi.done(d.id),
             }
         }
     }

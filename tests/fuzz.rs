@@ -136,7 +136,7 @@ proptest! {
                         let mut p = At { at, src, dst, vc: 0, dim: NO_DIM, aux: 0 };
                         let mut hops = 0;
                         loop {
-                            let h = g.route(&p, &mut NoRouters);
+                            let h = g.route(p, &mut NoRouters);
                             prop_assert!(h.vc < g.vcs());
                             match g.neighbour(at, h.port) {
                                 None => {

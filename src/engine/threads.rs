@@ -19,7 +19,7 @@ use super::runner::{Pause, Runner};
 use super::windows::{earliest, Plan, Windows};
 use super::Stop;
 use crate::config::Limits;
-use crate::cut::Cut;
+
 use crate::units::Time;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -46,7 +46,7 @@ struct Shared<'a> {
     runners: &'a [Runner],
     limits: &'a Limits,
     /// `mail[src · n + dst]`: what partition `src` sent `dst` in the last window.
-    mail: Vec<Mutex<Vec<Cut>>>,
+    mail: Vec<Mutex<crate::cut::Mail>>,
     slots: Vec<Mutex<Slot>>,
     /// The partitions of this phase (`order[..count]`), and the next of them to take.
     order: Vec<AtomicUsize>,
@@ -203,7 +203,7 @@ pub(crate) fn drive(
     let shared = Shared {
         runners,
         limits,
-        mail: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
+        mail: (0..n * n).map(|_| Mutex::new(Default::default())).collect(),
         slots: (0..n).map(|_| Mutex::new(Slot::default())).collect(),
         order: (0..n).map(AtomicUsize::new).collect(),
         count: AtomicUsize::new(0),
@@ -294,7 +294,7 @@ fn take_in(s: &Shared, i: usize) {
         if !mail.is_empty() {
             taken += mail.len() as u64;
             r.part.borrow_mut().take_cuts(&mail);
-            crate::cut::empty(&mut mail);
+            mail.empty();
         }
     }
     let next = r.next();

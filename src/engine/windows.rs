@@ -252,7 +252,7 @@ impl Windows {
                 }
                 self.stats.messages += mail.len() as u64;
                 to.part.borrow_mut().take_cuts(&mail);
-                crate::cut::empty(&mut mail);
+                mail.empty();
                 from.part.borrow_mut().net.outbox[dst] = mail;
             }
         }

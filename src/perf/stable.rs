@@ -11,13 +11,14 @@
 //! again): so no record is read and written by two partitions at once.
 //!
 //! Costs: `alloc`, `release`, `get` O(1) (three dependent loads, two of them of small tables
-//! that stay cached). Memory: the records at their peak, plus 8 KiB of top table and 8 KiB per
-//! 4 M records per partition.
+//! that stay cached). Memory: the records at their peak rounded up to a chunk of [`CHUNK`],
+//! plus 8 KiB of top table and 8 KiB per 512 K records per partition. (Chunks of 4,096 records
+//! left a quarter of the rd barrier's records unused in 4 partitions: docs/performance.md.)
 
 use std::sync::Arc;
 
 /// Records per chunk.
-const CHUNK: usize = 1 << 12;
+const CHUNK: usize = 1 << 9;
 /// Chunks per second-level table, and second-level tables in the top one.
 const FAN: usize = 1 << 10;
 

@@ -13,11 +13,16 @@ impl Report {
         const SHOWN: usize = 3;
         let span = self.span_ps().max(1) as f64;
         let name = super::link_name;
+        // the SHOWN largest by `key` (the first of equals first), in one pass
         let top = |key: &dyn Fn(&crate::net::router::LinkLoad) -> u64| {
-            let mut v: Vec<&crate::net::router::LinkLoad> =
-                self.per_link.iter().filter(|l| key(l) > 0).collect();
-            v.sort_by_key(|l| std::cmp::Reverse(key(l)));
-            v.truncate(SHOWN);
+            let mut v: Vec<&crate::net::router::LinkLoad> = Vec::with_capacity(SHOWN + 1);
+            for l in self.per_link.iter().filter(|l| key(l) > 0) {
+                let at = v.partition_point(|x| key(x) >= key(l));
+                if at < SHOWN {
+                    v.insert(at, l);
+                    v.truncate(SHOWN);
+                }
+            }
             v
         };
         let mut out = Vec::new();

@@ -401,7 +401,7 @@ impl Network {
     #[inline(never)]
     fn release_across(&mut self, feeder: u32, at: Time, bytes: u32, vc: u32) {
         let to = self.owner[feeder as usize] as usize;
-        self.outbox[to].push(Cut::Release {
+        self.outbox[to].release.push(crate::cut::Release {
             feeder,
             at: at.ps(),
             bytes,
@@ -415,7 +415,7 @@ impl Network {
         }
     }
 
-    /// A release from across a cut (a [`Cut::Release`] taken in at the start of a window):
+    /// A release from across a cut (a [`crate::cut::Release`] taken in at the start of a window):
     /// recorded as if it had been made here.
     pub(crate) fn released_across(&mut self, feeder: u32, at: u64, bytes: u32, vc: u8) {
         self.record_release(feeder, at, bytes, vc as u32);

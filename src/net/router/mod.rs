@@ -91,7 +91,6 @@ use super::packet::{Packet, PacketPool, PktId, NONE};
 use super::power::{Power, Ready};
 use super::topology::{At, Hop, NoRouters, RouterId, Topo, MAX_CLASSES, MAX_LINK_CLASSES, NO_DIM};
 use crate::config::{NetworkConfig, NodeConfig, PowerConfig, RouterKind};
-use crate::cut::Cut;
 use crate::event::Event;
 use crate::perf::prefetch::prefetch;
 use crate::perf::slab::SharedVec;
@@ -339,7 +338,7 @@ pub struct Network {
     fed_owner: std::sync::Arc<[u16]>,
     /// What this partition sends across its cuts, by partition, until the engine takes it
     /// (`cut.rs`).
-    pub(crate) outbox: Vec<Vec<Cut>>,
+    pub(crate) outbox: Vec<crate::cut::Mail>,
     /// Packets held in buffers fed across a cut, by size on the wire: the shortest of them
     /// bounds how soon this partition can give credit back across a cut (`cut.rs`).
     cut_held: std::collections::BTreeMap<u32, u32>,
@@ -473,7 +472,7 @@ impl Network {
             owner: vec![0u16; nchan].into(),
             router_owner: vec![0u16; routers as usize].into(),
             fed_owner: vec![0u16; nchan].into(),
-            outbox: vec![Vec::new()],
+            outbox: vec![Default::default()],
             cut_held: Default::default(),
             overflowed: None,
             peak_packets: 0,
@@ -600,7 +599,7 @@ impl Network {
             owner: self.owner.clone(),
             router_owner: self.router_owner.clone(),
             fed_owner: fed_owner.clone(),
-            outbox: vec![Vec::new(); n],
+            outbox: vec![Default::default(); n],
             cut_held: Default::default(),
             overflowed: None,
             peak_packets: 0,
@@ -727,7 +726,7 @@ impl Network {
         fastest
     }
 
-    /// A packet from across a cut ([`Cut::Arrive`], taken in at the start of a window): it
+    /// A packet from across a cut ([`crate::cut::Arrive`], taken in at the start of a window): it
     /// joins this partition's packets and is held until its epoch ends, as if sent here.
     pub(crate) fn arrive_across(
         &mut self,

@@ -452,7 +452,9 @@ impl Network {
     fn send_across(&mut self, a: Arrival, pkt: PktId) {
         let packet = *self.packets.get(pkt);
         let to = self.router_owner[packet.at as usize] as usize;
-        self.outbox[to].push(Cut::Arrive { arrival: a, packet });
+        self.outbox[to]
+            .arrive
+            .push(crate::cut::Arrive { arrival: a, packet });
         self.packets.release(pkt);
     }
 }

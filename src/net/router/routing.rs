@@ -64,14 +64,14 @@ impl Network {
             ports: self.ports,
             now: now.ps(),
         };
-        self.topo.route(&p, &mut here)
+        self.topo.route(p, &mut here)
     }
 
     /// The hop of a packet whose routes are fixed (`Topo::fixed_routes`): it asks nothing of
     /// the routers.
     #[inline]
     pub(super) fn fixed_hop(&self, p: &Packet) -> Hop {
-        self.topo.route(&at(p), &mut NoRouters)
+        self.topo.route(at(p), &mut NoRouters)
     }
 
     /// Packet `pkt` takes hop `hop` from router `p.at`: the channel it leaves by and the

@@ -373,8 +373,8 @@ impl Family for Cube {
         }
     }
 
-    #[inline]
-    fn route<R: Routers>(&self, p: &At, _: &mut R) -> Hop {
+    #[inline(always)]
+    fn route<R: Routers>(&self, p: At, _: &mut R) -> Hop {
         let t = self.terminals as u32;
         self.route_to(p.at, p.dst / t, (p.dst % t) as u8, p.vc, p.dim)
     }

@@ -380,7 +380,7 @@ impl Family for Dragonfly {
     }
 
     #[inline]
-    fn route<R: Routers>(&self, p: &At, routers: &mut R) -> Hop {
+    fn route<R: Routers>(&self, p: At, routers: &mut R) -> Hop {
         let aux = if p.aux == 0 {
             self.choose(p.at, p.dst, routers)
         } else {

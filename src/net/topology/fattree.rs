@@ -406,7 +406,7 @@ impl Family for FatTree {
     }
 
     #[inline]
-    fn route<R: Routers>(&self, p: &At, routers: &mut R) -> Hop {
+    fn route<R: Routers>(&self, p: At, routers: &mut R) -> Hop {
         self.route_to(p.at, p.src, p.dst, || routers.draw(p.at))
     }
     fn multipath(&self) -> bool {

@@ -934,8 +934,9 @@ impl Family for Graph {
         self.g.classes.clone()
     }
 
-    #[inline]
-    fn route<R: Routers>(&self, p: &At, _: &mut R) -> Hop {
+    // (out of line: its scan of the ports would swell every caller of `Topo::route`)
+    #[inline(never)]
+    fn route<R: Routers>(&self, p: At, _: &mut R) -> Hop {
         let g = &*self.g;
         let (dr, dq) = g.nic_at[p.dst as usize];
         if p.at == dr {
@@ -1084,7 +1085,7 @@ mod tests {
         };
         let (mut path, mut vcs) = (vec![at], Vec::new());
         loop {
-            let h = g.route(&p, &mut NoRouters);
+            let h = g.route(p, &mut NoRouters);
             match g.neighbour(at, h.port) {
                 None => {
                     assert_eq!(g.port_nic(at, h.port), Some(dst));

@@ -342,7 +342,7 @@ impl Family for HyperX {
     }
 
     #[inline]
-    fn route<R: Routers>(&self, p: &At, routers: &mut R) -> Hop {
+    fn route<R: Routers>(&self, p: At, routers: &mut R) -> Hop {
         match self.routing {
             HyperXRouting::DimensionOrder => self.route_to(p.at, p.src, p.dst),
             HyperXRouting::Ugal => {

@@ -187,7 +187,7 @@ pub trait Family: Sized {
     }
 
     /// The hop a packet takes from where it is.
-    fn route<R: Routers>(&self, p: &At, routers: &mut R) -> Hop;
+    fn route<R: Routers>(&self, p: At, routers: &mut R) -> Hop;
     /// Routes are a function of the packet alone (never of the routers), and hops carry no
     /// `aux`: a packet may be routed and queued at its next router as it is sent
     /// (`net/router`).
@@ -219,9 +219,12 @@ pub trait Family: Sized {
 macro_rules! families {
     ($($(#[$doc:meta])* $variant:ident($ty:ty)),* $(,)?) => {
         /// One network's shape: one of the families.
-        // (one per simulation, read on every hop: the cube's routing tables stay inline)
+        // (one per simulation, read on every hop: the cube's routing tables stay inline; a
+        // tag of its own, so that telling the family is one compare, not a test of a niche
+        // in a variant's fields)
         #[allow(clippy::large_enum_variant)]
         #[derive(Clone, Debug)]
+        #[repr(u8)]
         pub enum Topo {
             $($(#[$doc])* $variant($ty)),*
         }
@@ -316,7 +319,7 @@ macro_rules! families {
             }
             /// The hop a packet takes from where it is.
             #[inline(always)]
-            pub fn route<R: Routers>(&self, p: &At, routers: &mut R) -> Hop {
+            pub fn route<R: Routers>(&self, p: At, routers: &mut R) -> Hop {
                 match self { $(Topo::$variant(t) => t.route(p, routers)),* }
             }
             /// Routes are a function of the packet alone.
@@ -452,7 +455,7 @@ pub(crate) fn walk_distance<F: Family>(f: &F, src: u32, dst: u32) -> u32 {
     };
     let mut hops = 0;
     loop {
-        let h = f.route(&p, &mut NoRouters);
+        let h = f.route(p, &mut NoRouters);
         match f.neighbour(at, h.port) {
             None => return hops,
             Some((n, _)) => {
