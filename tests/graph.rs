@@ -233,7 +233,7 @@ fn every_error_of_a_graph_file_names_the_scenario_s_key_and_the_file_s_line() {
         ),
         (
             "link 0 1\nlink 2 3\nnode 0 0\nnode 1 3\n",
-            "the graph is in more than one piece: routers 2, 3 cannot be reached from router 0",
+            "g.graph:2: the graph is in more than one piece: routers 2, 3 cannot be reached from router 0",
         ),
         (
             "class fast bandwidth=8GB/s\nlink 0 1 fsat\nnode 0 0\n",

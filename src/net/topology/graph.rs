@@ -141,6 +141,8 @@ struct Parsed {
     /// Per node: its router.
     nodes: Vec<u32>,
     classes: Vec<LinkClass>,
+    /// Per router, the first line that names it (0: only declared by `routers N`).
+    lines: Vec<usize>,
 }
 
 /// Reads a graph file's text (`file` names it in errors); every error as `file:line: what`.
@@ -476,11 +478,18 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
             .collect());
     }
     links.sort_by_key(|l| l.4);
+    let mut lines = vec![0; routers as usize];
+    for (&r, &line) in &named {
+        if let Some(l) = lines.get_mut(r as usize) {
+            *l = line;
+        }
+    }
     Ok(Parsed {
         routers,
         links,
         nodes: nodes.values().map(|&(r, _)| r).collect(),
         classes,
+        lines,
     })
 }
 
@@ -627,19 +636,20 @@ impl Graph {
             .map(|e| e.iter().map(|x| x.0).collect())
             .collect();
         let reach = bfs(&adj, &[0]);
-        let cut: Vec<String> = (0..r)
-            .filter(|&i| reach[i] == u32::MAX)
-            .map(|i| i.to_string())
-            .collect();
-        if !cut.is_empty() {
-            let shown = if cut.len() > 8 {
-                format!("{} and {} more", cut[..8].join(", "), cut.len() - 8)
-            } else {
-                cut.join(", ")
+        let cut: Vec<usize> = (0..r).filter(|&i| reach[i] == u32::MAX).collect();
+        if let Some(&first) = cut.first() {
+            let names: Vec<String> = cut.iter().take(8).map(|i| i.to_string()).collect();
+            let shown = match cut.len() {
+                n if n > 8 => format!("{} and {} more", names.join(", "), n - 8),
+                _ => names.join(", "),
+            };
+            let at = match p.lines[first] {
+                0 => format!("{file}: "),
+                l => format!("{file}:{l}: "),
             };
             errors.push(format!(
-                "{file}: the graph is in more than one piece: router{} {shown} cannot be reached \
-                 from router 0",
+                "{at}the graph is in more than one piece: router{} {shown} cannot be reached \
+                 from router 0 (router {first} is first named on this line)",
                 if cut.len() == 1 { "" } else { "s" }
             ));
         }
@@ -1208,7 +1218,7 @@ router 3 node 6 node 7 router 4 router 5
             ),
             (
                 "link 0 1\nlink 2 3\nnode 0 0\nnode 1 2\n",
-                "g: the graph is in more than one piece: routers 2, 3 cannot be reached",
+                "g:2: the graph is in more than one piece: routers 2, 3 cannot be reached",
             ),
             (
                 "link 0 1 fast\nnode 0 0\n",
