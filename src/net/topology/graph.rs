@@ -71,6 +71,11 @@ pub const MAX_FILE: u64 = 64 << 20;
 /// Unreachable, in a table of hops.
 const FAR: u8 = u8::MAX;
 
+/// The most routers a graph file may name (its routing tables bound it further).
+pub const MAX_ROUTERS: u32 = 1 << 20;
+/// The most nodes a graph file may name.
+pub const MAX_NODES: u32 = 1 << 24;
+
 /// The most virtual channel classes a graph's routing takes.
 const MAX_TURN_CLASSES: usize = super::MAX_CLASSES;
 
@@ -167,6 +172,11 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
     // every router named, with the first line naming it
     let mut named: BTreeMap<u32, usize> = BTreeMap::new();
     let number = |w: &str| w.parse::<u32>().ok();
+    // (a number past these is an error, not a table of billions)
+    let too_big = |what: &str, n: u32| -> Option<String> {
+        let most = if what == "router" { MAX_ROUTERS } else { MAX_NODES };
+        (n >= most).then(|| format!("{what} {n} is past the most a graph may have ({most} {what}s)"))
+    };
     let mut attach =
         |node: u32, router: u32, line: usize, err: &mut dyn FnMut(usize, String)| match nodes
             .get(&node)
@@ -200,9 +210,13 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
                     } else {
                         &mut declared_nodes
                     };
-                    match slot {
-                        Some((_, l)) => err(line, format!("`{head}` is given twice (line {l})")),
-                        None => *slot = Some((n, line)),
+                    let what = if head == "routers" { "router" } else { "node" };
+                    match (slot, too_big(what, n - 1)) {
+                        (_, Some(e)) => err(line, e),
+                        (Some((_, l)), _) => {
+                            err(line, format!("`{head}` is given twice (line {l})"))
+                        }
+                        (slot, None) => *slot = Some((n, line)),
                     }
                 }
                 _ => err(
@@ -292,8 +306,11 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
                     err(line, format!("router {a} links to itself"));
                     continue;
                 }
-                if count == 0 {
-                    err(line, "a link's count must be at least 1".into());
+                if count == 0 || count > 255 {
+                    err(
+                        line,
+                        format!("{count} links: a link's count is 1 to 255 (a router's ports)"),
+                    );
                     continue;
                 }
                 let pair = (a.min(b), a.max(b));
@@ -397,6 +414,21 @@ fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
                 );
             }
         }
+    }
+    // numbers past what a graph may have: named at their first line, and nothing more read
+    let past: Vec<String> = named
+        .iter()
+        .filter_map(|(&r, &l)| too_big("router", r).map(|e| format!("{file}:{l}: {e}")))
+        .chain(
+            nodes
+                .iter()
+                .filter_map(|(&n, &(_, l))| too_big("node", n).map(|e| format!("{file}:{l}: {e}"))),
+        )
+        .take(5)
+        .collect();
+    if !past.is_empty() {
+        errors.extend(past);
+        return Err(errors);
     }
     // BookSim's links: one each, classes by weight
     for (&(a, b), &(wa, wb, line)) in &anynet {
@@ -719,7 +751,14 @@ impl Graph {
             )]);
         }
         // shortest paths between routers with nodes, to tell a minimal set of routes
-        let shortest: Vec<Vec<u32>> = dests.iter().map(|&d| bfs(&adj, &[d])).collect();
+        // (between routers with nodes only: a row per destination, a column per source)
+        let shortest: Vec<Vec<u8>> = dests
+            .iter()
+            .map(|&d| {
+                let all = bfs(&adj, &[d]);
+                dests.iter().map(|&s| all[s as usize].min(FAR as u32) as u8).collect()
+            })
+            .collect();
         let most = match routing {
             GraphRouting::Minimal => MAX_TURN_CLASSES,
             GraphRouting::UpDown => 1,
@@ -738,12 +777,12 @@ impl Graph {
                 let hops = tables(&adj, rank, &dests, c);
                 let (mut excess, mut reached) = (0u64, true);
                 for (di, _) in dests.iter().enumerate() {
-                    for &src in &dests {
+                    for (si, &src) in dests.iter().enumerate() {
                         let h = hops[di * 2 * c * r + src as usize];
                         if h == FAR {
                             reached = false;
                         } else {
-                            excess += (h as u32 - shortest[di][src as usize]) as u64;
+                            excess += h.saturating_sub(shortest[di][si]) as u64;
                         }
                     }
                 }
@@ -1230,6 +1269,13 @@ router 3 node 6 node 7 router 4 router 5
             ),
             ("lnk 0 1\nnode 0 0\n", "g:1: `lnk` starts no statement"),
             ("link 0 1\n", "g: the graph has no node"),
+            (
+                "link 0 1\nnode 4000000000 1\n",
+                "g:2: node 4000000000 is past the most a graph may have",
+            ),
+            ("link 0 4000000000\nnode 0 0\n", "g:1: router 4000000000 is past the most"),
+            ("routers 4000000000\nnode 0 0\n", "g:1: router 3999999999 is past the most"),
+            ("link 0 1 1000000000\nnode 0 0\n", "g:1: 1000000000 links: a link's count is 1 to 255"),
         ];
         for (text, want) in cases {
             let e = errors(text);
