@@ -392,14 +392,7 @@ impl Family for Cube {
     /// Slabs along the last dimension (whole planes, routers being numbered with dimension 0
     /// fastest).
     fn blocks(&self) -> Blocks {
-        let routers = self.routers();
-        let last = *self.dims.last().unwrap_or(&1);
-        let per = (routers / last.max(1)).max(1);
-        Blocks {
-            of: (0..routers).map(|r| Some(r / per)).collect(),
-            count: last,
-            unit: "slab",
-        }
+        Blocks::slabs(self.routers(), &self.dims)
     }
 
     /// Dimensions 0, 2, 4 along x and 1, 3, 5 along y (a 3-D torus is a row of planes, each

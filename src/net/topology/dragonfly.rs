@@ -304,17 +304,6 @@ impl Family for Dragonfly {
         if !k.size_fits("groups", routers, routers * p as u64) {
             return None;
         }
-        if (routers * p as u64) % k.nics.max(1) as u64 != 0 {
-            k.problem(
-                "node.nics_per_node",
-                format!(
-                    "the network's {} NIC ports cannot be shared out {} to a node",
-                    routers * p as u64,
-                    k.nics
-                ),
-            );
-            return None;
-        }
         let mut d = Dragonfly::new(a, p, h, g, routing);
         d.global = (bw, latency);
         Some(d)

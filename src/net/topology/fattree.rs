@@ -323,16 +323,6 @@ impl Family for FatTree {
         if !k.size_fits("radix", routers, nodes) {
             return None;
         }
-        if nodes % k.nics.max(1) as u64 != 0 {
-            k.problem(
-                "node.nics_per_node",
-                format!(
-                    "the network's {nodes} NIC ports cannot be shared out {} to a node",
-                    k.nics
-                ),
-            );
-            return None;
-        }
         let mut t = FatTree::new(&down, &up, routing);
         if let Some(bw) = bw {
             t.levels_bw = bw.into_iter().map(Some).collect();

@@ -280,17 +280,6 @@ impl Family for HyperX {
         if !k.size_fits("dims", routers, routers * nodes as u64) {
             return None;
         }
-        if (routers * nodes as u64) % k.nics.max(1) as u64 != 0 {
-            k.problem(
-                "node.nics_per_node",
-                format!(
-                    "the network's {} NIC ports cannot be shared out {} to a node",
-                    routers * nodes as u64,
-                    k.nics
-                ),
-            );
-            return None;
-        }
         Some(HyperX::new(&dims, links, nodes, routing))
     }
 
@@ -363,14 +352,7 @@ impl Family for HyperX {
 
     /// Slabs of the last dimension, as a torus's.
     fn blocks(&self) -> Blocks {
-        let routers = self.routers();
-        let last = *self.dims.last().unwrap_or(&1);
-        let per = (routers / last.max(1)).max(1);
-        Blocks {
-            of: (0..routers).map(|r| Some(r / per)).collect(),
-            count: last,
-            unit: "slab",
-        }
+        Blocks::slabs(self.routers(), &self.dims)
     }
 
     /// A grid as a torus's; a dimension's links run along its row or column, the longer

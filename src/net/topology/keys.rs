@@ -105,10 +105,18 @@ impl<'a> Keys<'a> {
         0
     }
 
-    /// Checks that `routers` routers and `nics` NIC ports can be addressed, as problems of
-    /// `key`; true when they can.
+    /// Checks that `routers` routers and `nics` NIC ports can be addressed (as problems of
+    /// `key`), and that the NIC ports share out `node.nics_per_node` to a node; true when both
+    /// hold.
     pub fn size_fits(&mut self, key: &str, routers: u64, nics: u64) -> bool {
-        if routers == 0 || nics == 0 {
+        if nics > 0 && nics % self.nics.max(1) as u64 != 0 {
+            let msg = format!(
+                "the network's {nics} NIC ports cannot be shared out {} to a node",
+                self.nics
+            );
+            self.problem("node.nics_per_node", msg);
+            false
+        } else if routers == 0 || nics == 0 {
             self.problem(key, "the network would have no NIC at all");
             false
         } else if routers > MAX_NICS || nics > MAX_NICS {

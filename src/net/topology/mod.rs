@@ -140,6 +140,20 @@ pub struct Blocks {
     pub unit: &'static str,
 }
 
+impl Blocks {
+    /// Slabs along the last of `dims` (routers numbered with dimension 0 fastest): whole
+    /// planes, one block per coordinate of the last dimension.
+    pub fn slabs(routers: u32, dims: &[u32]) -> Blocks {
+        let last = *dims.last().unwrap_or(&1);
+        let per = (routers / last.max(1)).max(1);
+        Blocks {
+            of: (0..routers).map(|r| Some(r / per)).collect(),
+            count: last,
+            unit: "slab",
+        }
+    }
+}
+
 /// What a family of networks is. Everything a family knows is here, in its own file.
 pub trait Family: Sized {
     /// The names `network.topology` takes for it, each with the noun messages use (`("tofu",
@@ -440,10 +454,11 @@ pub(crate) fn regular_port_nic(
     (r < terminal_routers && (q as u32) < per_router).then_some(r * per_router + q as u32)
 }
 
-/// Router-to-router links on the route a lone packet takes from NIC `src` to NIC `dst`,
-/// walked hop by hop (for the tests of a family's own `distance`).
+/// The routers a lone packet from NIC `src` to NIC `dst` visits, and the classes it takes
+/// between them, hop by hop; checks that every link it takes pairs up and that it ends at
+/// `dst`'s port (for the tests of a family's routes).
 #[cfg(test)]
-pub(crate) fn walk_distance<F: Family>(f: &F, src: u32, dst: u32) -> u32 {
+pub(crate) fn walk<F: Family>(f: &F, src: u32, dst: u32) -> (Vec<RouterId>, Vec<u8>) {
     let (mut at, _) = f.nic_port(src);
     let mut p = At {
         at,
@@ -453,23 +468,26 @@ pub(crate) fn walk_distance<F: Family>(f: &F, src: u32, dst: u32) -> u32 {
         dim: NO_DIM,
         aux: 0,
     };
-    let mut hops = 0;
+    let (mut path, mut vcs) = (vec![at], Vec::new());
     loop {
         let h = f.route(p, &mut NoRouters);
         match f.neighbour(at, h.port) {
-            None => return hops,
-            Some((n, _)) => {
-                hops += 1;
+            None => {
+                assert_eq!(f.port_nic(at, h.port), Some(dst), "{src} -> {dst}");
+                return (path, vcs);
+            }
+            Some((n, back)) => {
+                assert_eq!(f.neighbour(n, back), Some((at, h.port)), "links pair up");
                 at = n;
+                path.push(n);
+                vcs.push(h.vc);
                 p.at = n;
                 p.vc = h.vc;
                 if h.dim != NO_DIM {
                     p.dim = h.dim;
                 }
                 p.aux = h.aux;
-                if hops > 65_536 {
-                    return hops;
-                }
+                assert!(path.len() < 65_536, "{src} -> {dst} loops");
             }
         }
     }
