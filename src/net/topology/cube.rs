@@ -419,16 +419,14 @@ impl Family for Cube {
         }
         let torus = self.wrap.iter().any(|&w| w);
         Layout {
-            places,
-            labels,
             far_links: if torus {
                 FarLinks::Stub
             } else {
                 FarLinks::Line
             },
-            centred_labels: false,
             note: torus
                 .then_some("The wrap-around links of its rings are short stubs at the edge."),
+            ..Layout::new(places, labels)
         }
     }
     /// A mesh's or torus's (not Tofu's: its unit is no grid of ranks).

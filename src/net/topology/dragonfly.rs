@@ -29,7 +29,7 @@
 //! minimal route (or once the intermediate group is reached), `2 + G` while heading for
 //! intermediate group `G`.
 
-use super::layout::{FarLinks, Layout};
+use super::layout::Layout;
 use super::{At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers};
 use crate::units::{Bandwidth, Time};
 
@@ -431,11 +431,8 @@ impl Family for Dragonfly {
             ));
         }
         Layout {
-            places,
-            labels,
-            far_links: FarLinks::Line,
             centred_labels: true,
-            note: None,
+            ..Layout::new(places, labels)
         }
     }
 }

@@ -28,7 +28,7 @@
 //! Up/down routing cannot close a cycle of channel dependencies, so one virtual channel
 //! suffices.
 
-use super::layout::{FarLinks, Layout};
+use super::layout::Layout;
 use super::{At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers, NO_DIM};
 use crate::units::{Bandwidth, Time};
 
@@ -458,13 +458,7 @@ impl Family for FatTree {
                 labels.push((x1 + 0.6, p.1, format!("level {i}{what}")));
             }
         }
-        Layout {
-            places,
-            labels,
-            far_links: FarLinks::Line,
-            centred_labels: false,
-            note: None,
-        }
+        Layout::new(places, labels)
     }
 }
 

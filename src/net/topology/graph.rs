@@ -56,7 +56,7 @@
 //! routers with nodes × 2 × classes × routers bytes, at most [`MAX_TABLES`].
 
 use super::keys::closest;
-use super::layout::{FarLinks, Layout};
+use super::layout::Layout;
 use super::{At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers, MAX_LINK_CLASSES};
 use crate::units::{Bandwidth, Time};
 use std::collections::{BTreeMap, VecDeque};
@@ -1067,13 +1067,7 @@ impl Family for Graph {
                     (radius * a.cos(), radius * a.sin(), name(r))
                 })
                 .collect();
-            return Layout {
-                places,
-                labels: Vec::new(),
-                far_links: FarLinks::Line,
-                centred_labels: false,
-                note: None,
-            };
+            return Layout::new(places, Vec::new());
         }
         let mut rows: Vec<Vec<usize>> = vec![Vec::new(); top as usize + 1];
         for r in 0..n {
@@ -1096,13 +1090,7 @@ impl Family for Graph {
             };
             labels.push((widest + 0.6, y, what));
         }
-        Layout {
-            places,
-            labels,
-            far_links: FarLinks::Line,
-            centred_labels: false,
-            note: None,
-        }
+        Layout::new(places, labels)
     }
 }
 

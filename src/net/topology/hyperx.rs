@@ -358,12 +358,10 @@ impl Family for HyperX {
     /// A grid as a torus's; a dimension's links run along its row or column, the longer
     /// ones arcing off it, clear of the routers between.
     fn layout(&self) -> Layout {
+        let places = layout::grid(self.routers(), &self.dims, |r, d| self.coord(r, d));
         Layout {
-            places: layout::grid(self.routers(), &self.dims, |r, d| self.coord(r, d)),
-            labels: Vec::new(),
             far_links: FarLinks::Arc,
-            centred_labels: false,
-            note: None,
+            ..Layout::new(places, Vec::new())
         }
     }
     fn dims(&self) -> Vec<u32> {

@@ -37,6 +37,20 @@ pub struct Layout {
     pub note: Option<&'static str>,
 }
 
+impl Layout {
+    /// Routers at `places` with `labels` at their left ends, every link a straight line, no
+    /// note.
+    pub fn new(places: Vec<(f32, f32, String)>, labels: Vec<(f32, f32, String)>) -> Layout {
+        Layout {
+            places,
+            labels,
+            far_links: FarLinks::Line,
+            centred_labels: false,
+            note: None,
+        }
+    }
+}
+
 /// `n` routers on a grid of `dims` (coordinate `coord(r, d)`): dimensions 0, 2, 4 along x
 /// and 1, 3, 5 along y, each further dimension repeating the block before it with a gap of
 /// one unit; each named by its coordinates.
