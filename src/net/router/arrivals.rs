@@ -247,6 +247,12 @@ impl Network {
         if self.iq {
             if let Some(f) = self.inq.get(self.cr(a.from, p.held_vc as u32)) {
                 prefetch(f);
+                // (behind another packet it is routed when it becomes the first of its
+                // buffer, `Network::next_in_buffer`: a hop worked out now would be thrown
+                // away; when it is first after all, `arrive` works it out)
+                if f.head != NONE {
+                    return;
+                }
             }
         }
         if self.early {
@@ -293,8 +299,10 @@ impl Network {
     /// event when its head is ready.
     pub(super) fn arrive(&mut self, a: Arrival, q: &mut EventQueue<Event>) {
         let pkt = a.pkt;
-        let p = *self.packets.get(pkt);
+        // (the one field needed on every path: the packet is read whole only where needed)
+        let held_vc = self.packets.get(pkt).held_vc;
         if self.history.is_some() {
+            let p = *self.packets.get(pkt);
             let slot = self.slot_fed(a.from).unwrap_or(NONE);
             let arrive_ps = a.sent + self.class_cable[self.class_of(a.from)].ps();
             let h = self.history.as_deref_mut().expect("checked");
@@ -319,7 +327,7 @@ impl Network {
         }
         let ready = Time(a.ready);
         let first = if self.iq {
-            self.in_push(a.from, p.held_vc as u32, pkt)
+            self.in_push(a.from, held_vc as u32, pkt)
         } else {
             Some(0)
         };
@@ -337,7 +345,7 @@ impl Network {
                 aux: 0,
             }
         } else {
-            self.fixed_hop(&p)
+            self.fixed_hop(self.packets.get(pkt))
         };
         self.packets.get_mut(pkt).asked = Time(a.sent.max(emptied));
         self.arrive_early(pkt, hop, q);
