@@ -138,6 +138,20 @@ impl Rank {
         }
     }
 
+    /// The rank's script has ended: it marks no handle again, and lists left empty give
+    /// their memory back now (a rank's lists sit between the Lua objects of ranks that ended
+    /// before, and would keep their pages from being given back: `Simulation::report`).
+    pub fn end(&mut self) {
+        self.status = Status::Done;
+        self.completed = Vec::new();
+        if self.polls.is_empty() {
+            self.polls = Vec::new();
+        }
+        if self.outstanding.is_empty() {
+            self.outstanding = Vec::new();
+        }
+    }
+
     /// Takes one delivered put with `tag` if there is one; otherwise blocks on it.
     pub fn try_poll(&mut self, tag: i64) -> bool {
         if let Some(i) = self.polls.iter().position(|&(t, _)| t == tag) {
@@ -239,5 +253,30 @@ impl Rank {
     /// Puts delivered to this rank and not polled yet, per tag: `(tag, count)`.
     pub fn unpolled_tags(&self) -> &[(i64, u32)] {
         &self.polls
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ending a rank gives back only what nothing reads again: the puts it never polled stay
+    /// (the summary warns of them), and a transfer completing after the end finds nothing
+    /// waiting on it.
+    #[test]
+    fn an_ended_rank_keeps_its_unpolled_puts_and_its_outstanding_transfers() {
+        let mut r = Rank::new(3, Xoshiro::from_seed(1));
+        assert!(!r.deliver(7));
+        assert!(!r.deliver(7));
+        assert!(!r.deliver(9));
+        r.outstanding.push((0, 11));
+        assert!(r.use_handle(0));
+        r.end();
+        assert_eq!(r.status, Status::Done);
+        assert_eq!(r.unpolled(), 3);
+        assert_eq!(r.unpolled_tags(), &[(7, 2), (9, 1)]);
+        assert_eq!(r.outstanding, vec![(0, 11)]);
+        assert!(!r.complete(0));
+        assert!(r.outstanding.is_empty());
     }
 }

@@ -79,7 +79,7 @@ impl Runner {
                 }
                 Outcome::Finished => {
                     let mut w = self.part.borrow_mut();
-                    w.ranks[r as usize].status = Status::Done;
+                    w.ranks[r as usize].end();
                     w.finished += 1;
                 }
                 Outcome::Failed(message) => {

@@ -110,3 +110,16 @@ mod tests {
         }
     }
 }
+
+/// Gives the pages of freed blocks back to the operating system (glibc's `malloc_trim`: the
+/// whole pages inside free chunks, anywhere in the heap). Freed memory otherwise stays in the
+/// process for the allocator to reuse, and a large block asked for next is mapped afresh
+/// beside it, on top of the peak. Elsewhere it does nothing.
+pub fn trim() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` only releases pages of chunks that are free; it takes the
+    // allocator's locks like any other call into it.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

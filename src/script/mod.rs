@@ -378,6 +378,17 @@ impl Scripts {
     pub(crate) fn memory(&self) -> usize {
         self.lua.used_memory()
     }
+
+    /// Frees at once what the ended ranks left behind (their coroutines, stacks, tables):
+    /// the incremental collector would take it only at its next steps, and once the last rank
+    /// has ended no script runs to give it any. Blocked ranks and the prelude's own tables
+    /// stay (a collection frees only what nothing reaches), so what the state tells later
+    /// (unread arguments, a rank's line) is unchanged.
+    pub(crate) fn collect(&self) {
+        // (the sandbox refuses finalizers: a collection runs no script code; it cannot fail
+        // for want of memory either, since it only frees)
+        let _ = self.lua.gc_collect();
+    }
 }
 
 /// A script error with, after its first line, a "did you mean" when it called a nil name
