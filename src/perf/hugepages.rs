@@ -79,6 +79,19 @@ unsafe impl GlobalAlloc for HugePages {
     }
 }
 
+/// Gives the pages of freed blocks back to the operating system (glibc's `malloc_trim`: the
+/// whole pages inside free chunks, anywhere in the heap). Freed memory otherwise stays in the
+/// process for the allocator to reuse, and a large block asked for next is mapped afresh
+/// beside it, on top of the peak. Elsewhere it does nothing.
+pub fn trim() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` only releases pages of chunks that are free; it takes the
+    // allocator's locks like any other call into it.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,18 +121,5 @@ mod tests {
             assert!((0..z.size()).step_by(4096).all(|i| *r.add(i) == 0));
             a.dealloc(r, z);
         }
-    }
-}
-
-/// Gives the pages of freed blocks back to the operating system (glibc's `malloc_trim`: the
-/// whole pages inside free chunks, anywhere in the heap). Freed memory otherwise stays in the
-/// process for the allocator to reuse, and a large block asked for next is mapped afresh
-/// beside it, on top of the peak. Elsewhere it does nothing.
-pub fn trim() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `malloc_trim` only releases pages of chunks that are free; it takes the
-    // allocator's locks like any other call into it.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }
