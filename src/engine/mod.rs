@@ -508,6 +508,16 @@ impl Simulation {
     /// they wait for and their script line, and on the timeline a blocked one's wait runs to
     /// the stop. Gathers every partition into the first (the run is over).
     fn report(&self, started: Instant, partial: bool, windows: WindowStats) -> Report {
+        let lua: usize = self.runners.iter().map(|run| run.scripts.memory()).sum();
+        if lua >= FREE_LUA_FROM {
+            // What is made from here on (the partitions gathered into one, the report's rows
+            // per link and per rank) would otherwise be made beside the ended ranks' garbage
+            // and raise the peak by its whole size.
+            for run in &self.runners {
+                run.scripts.collect();
+            }
+            crate::perf::hugepages::trim();
+        }
         // a line a script left unended is ended before anything else is written
         for run in &self.runners {
             run.part.borrow_mut().end_unsaid();
@@ -569,15 +579,6 @@ impl Simulation {
             }
         }
         self.gather();
-        let lua: usize = self.runners.iter().map(|run| run.scripts.memory()).sum();
-        if lua >= FREE_LUA_FROM {
-            // The report's tables (a row per link, per rank) are made next: made beside the
-            // ended ranks' garbage they would raise the peak by their whole size.
-            for run in &self.runners {
-                run.scripts.collect();
-            }
-            crate::perf::hugepages::trim();
-        }
         let w = self.runners[0].part.borrow();
         let mut r = Report::new(&self.scenario, &w, started.elapsed(), lua, listed, end.ps());
         r.partial = partial;
