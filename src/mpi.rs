@@ -90,7 +90,7 @@ struct P2p {
 }
 
 /// What the receiver's partition keeps of a message.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Received {
     /// The receive it matched (NONE until matched).
     recv_req: u32,
@@ -632,6 +632,12 @@ impl Mpi {
                 },
             ));
         }
+    }
+
+    /// Frees what this partition kept of other partitions' messages where it no longer
+    /// receives from them (now and then: [`crate::perf::stable::Mirror::sweep`]).
+    pub(crate) fn sweep(&mut self) {
+        self.received.sweep();
     }
 
     /// Message `m`, this partition's, is done with on the side that received it.

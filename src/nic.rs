@@ -122,7 +122,7 @@ struct Sending {
 }
 
 /// What the receiving NIC keeps of a message while its packets come in.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Receiving {
     /// Packets whose payload is in memory.
     received: u32,
@@ -625,6 +625,12 @@ impl Nics {
         unsafe { self.nics.all() }
             .iter()
             .map(|n| (n.tx_busy, n.rx_busy))
+    }
+
+    /// Frees what this partition kept of other partitions' messages where it no longer
+    /// receives from them (now and then: [`Mirror::sweep`]).
+    pub(crate) fn sweep(&mut self) {
+        self.receiving.sweep();
     }
 
     /// This partition's messages in flight (made and not yet delivered).

@@ -615,8 +615,11 @@ impl Part {
 
     /// Looks at the limits (called every [`CHECK_EVERY`] events); records a stop if one is hit.
     /// Also turns the prefetch stages, and the queue links written late, on or off
-    /// ([`PREFETCH_ABOVE`]).
+    /// ([`PREFETCH_ABOVE`]), and frees what this partition kept of the messages of partitions
+    /// it no longer receives from.
     pub(crate) fn look_at_limits(&mut self) {
+        self.nics.sweep();
+        self.mpi.sweep();
         #[cfg(feature = "valgrind")]
         if self.events >= self.instr_at {
             crate::perf::valgrind::start_instrumentation();
