@@ -77,7 +77,7 @@ pub enum Status {
     Done,
 }
 
-/// One rank's state. About 200 bytes plus its lists.
+/// One rank's state. 216 bytes plus its lists.
 pub struct Rank {
     /// Its number.
     pub id: u32,
@@ -92,8 +92,10 @@ pub struct Rank {
     /// Sequence number of the next transfer this rank issues.
     pub next_seq: u32,
     /// One bit per transfer: set once `MGEN_acp_complete` was called for it (handles are
-    /// single-use).
-    completed: Vec<u64>,
+    /// single-use). Transfers 0 to 63 here (no allocation for most ranks), the others in
+    /// `completed_more`, 64 per word.
+    completed: u64,
+    completed_more: Option<Box<Vec<u64>>>,
     pub rng: Xoshiro,
     /// Payload bytes this rank sent: puts and messages.
     pub bytes_sent: u64,
@@ -125,7 +127,8 @@ impl Rank {
             polls: Vec::new(),
             outstanding: Vec::new(),
             next_seq: 0,
-            completed: Vec::new(),
+            completed: 0,
+            completed_more: None,
             rng,
             bytes_sent: 0,
             bytes_received: 0,
@@ -143,7 +146,7 @@ impl Rank {
     /// before, and would keep their pages from being given back: `Simulation::report`).
     pub fn end(&mut self) {
         self.status = Status::Done;
-        self.completed = Vec::new();
+        self.completed_more = None;
         if self.polls.is_empty() {
             self.polls = Vec::new();
         }
@@ -182,12 +185,19 @@ impl Rank {
 
     /// Marks the handle of transfer `seq` used by `MGEN_acp_complete`; false if it already was.
     pub fn use_handle(&mut self, seq: u32) -> bool {
-        let (word, bit) = ((seq / 64) as usize, 1u64 << (seq % 64));
-        if self.completed.len() <= word {
-            self.completed.resize(word + 1, 0);
-        }
-        let fresh = self.completed[word] & bit == 0;
-        self.completed[word] |= bit;
+        let bit = 1u64 << (seq % 64);
+        let word = match (seq / 64) as usize {
+            0 => &mut self.completed,
+            w => {
+                let more = self.completed_more.get_or_insert_with(Box::default);
+                if more.len() < w {
+                    more.resize(w, 0);
+                }
+                &mut more[w - 1]
+            }
+        };
+        let fresh = *word & bit == 0;
+        *word |= bit;
         fresh
     }
 
@@ -259,6 +269,20 @@ impl Rank {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_handle_is_used_once_below_and_above_64_transfers() {
+        let mut r = Rank::new(0, Xoshiro::from_seed(1));
+        for seq in [0, 63, 64, 127, 128, 1000] {
+            assert!(r.use_handle(seq), "transfer {seq}, first use");
+            assert!(!r.use_handle(seq), "transfer {seq}, second use");
+        }
+        for seq in [1, 62, 65, 129, 999, 1001] {
+            assert!(r.use_handle(seq), "transfer {seq} was not used");
+        }
+        // (a million ranks hold this much each, besides their lists)
+        assert!(std::mem::size_of::<Rank>() <= 216);
+    }
 
     /// Ending a rank gives back only what nothing reads again: the puts it never polled stay
     /// (the summary warns of them), and a transfer completing after the end finds nothing
