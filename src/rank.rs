@@ -95,6 +95,9 @@ pub struct Rank {
     /// single-use). Transfers 0 to 63 here (no allocation for most ranks), the others in
     /// `completed_more`, 64 per word.
     completed: u64,
+    // (boxed: one word in every rank, where a vector would be three; allocated only by a
+    // rank with more than 64 transfers)
+    #[allow(clippy::box_collection)]
     completed_more: Option<Box<Vec<u64>>>,
     pub rng: Xoshiro,
     /// Payload bytes this rank sent: puts and messages.
