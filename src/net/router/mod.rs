@@ -19,7 +19,9 @@
 //!   packet behind a blocked head waits (head-of-line blocking), and it may leave only when its
 //!   input's crossbar port is free (`xbar`, per input: until the tail of the packet it last
 //!   sent has crossed). The queue is in the order the inputs asked (`Packet::asked`), and the
-//!   channel sends the first packet in it that can go (oldest request first).
+//!   channel sends the first packet in it that can go (oldest request first). An output whose
+//!   first such packet lacks credit looks again when another output takes that packet's input
+//!   (the packet then waits for the crossbar, and one behind it, from another input, may fit);
 //!   **Output-queued**: a packet joins its output's queue on arrival, in the order of `ready`;
 //! - its head leaves at `t` and arrives at `t + cable_latency`; its tail leaves at
 //!   `max(t + size/bandwidth, tail_here + pipeline)` — the later of serialization on this

@@ -429,7 +429,35 @@ impl Network {
             // it has left its input buffer, whose crossbar port is busy until its tail has
             // crossed (no output buffer: as it leaves by the link)
             self.xbar[p.from as usize] = tail_leaves.ps();
+            self.input_taken(p.from, p.held_vc, c, now, q);
             self.next_in_buffer(p.from, p.held_vc, pkt, p.in_next, tail_leaves, now, q);
+        }
+    }
+}
+
+impl Network {
+    /// Input-queued: channel `c` has taken the crossbar port of the input fed by `from` (its
+    /// virtual channel `vc`) until its packet's tail has crossed. An output of the same router
+    /// that waits for credit may have had, as the first packet it could take, the head of
+    /// another virtual channel of that input: that packet now waits for the crossbar as well,
+    /// and one behind it, from another input, may have room downstream. Such outputs look
+    /// again at this picosecond. Only when another virtual channel of the input has a packet
+    /// (else no output has one of its packets queued); a look that finds nothing to do changes
+    /// nothing.
+    #[inline]
+    fn input_taken(&mut self, from: u32, vc: u8, c: u32, now: Time, q: &mut EventQueue<Event>) {
+        let base = (from * self.vcs) as usize;
+        let others = (0..self.vcs as usize)
+            .any(|v| v != vc as usize && self.inq[base + v].head != NONE);
+        if !others {
+            return;
+        }
+        let first = c - c % self.ports;
+        for o in first..first + self.ports {
+            let ch = &self.channels[o as usize];
+            if o != c && ch.waiting != 0 && !(ch.busy && ch.free_at > now.ps()) {
+                self.wake(o, now, q);
+            }
         }
     }
 }
