@@ -91,6 +91,8 @@ impl Network {
         // lacks credit
         let mut later = u64::MAX;
         let mut starved = 0u8;
+        // (the input of the packet each starved class had first: one, or several)
+        let mut starved_from = None;
         // (an input-queued router's packets may also wait for their input's crossbar: any of
         // its queue may go, the one that asked first first; a NIC's queue is its own FIFO)
         let scan = self.iq && c < self.nr;
@@ -125,6 +127,12 @@ impl Network {
             let next_router = self.channels[c as usize].next;
             let look = (&mut credited, &mut starved);
             let Some(vc_in) = self.claim_vc(c, k, next_router, wire, look, now) else {
+                let from = self.packets.get(pkt).from as u8;
+                starved_from = match starved_from {
+                    None => Some(from),
+                    Some(f) if f == from => Some(f),
+                    Some(_) => Some(SEVERAL),
+                };
                 continue;
             };
             if self.asleep(c, now, q) {
@@ -136,6 +144,7 @@ impl Network {
         if later != u64::MAX {
             self.wake(c, Time(later), q);
         }
+        self.channels[c as usize].starved_from = starved_from.unwrap_or(SEVERAL);
         self.starve(c, starved, now);
     }
 
@@ -428,22 +437,23 @@ impl Network {
         if scan {
             // it has left its input buffer, whose crossbar port is busy until its tail has
             // crossed (no output buffer: as it leaves by the link)
-            self.xbar[p.from as usize] = tail_leaves.ps();
             self.input_taken(p.from, p.held_vc, c, now, q);
+            self.xbar[p.from as usize] = tail_leaves.ps();
             self.next_in_buffer(p.from, p.held_vc, pkt, p.in_next, tail_leaves, now, q);
         }
     }
 }
 
 impl Network {
-    /// Input-queued: channel `c` has taken the crossbar port of the input fed by `from` (its
-    /// virtual channel `vc`) until its packet's tail has crossed. An output of the same router
-    /// that waits for credit may have had, as the first packet it could take, the head of
-    /// another virtual channel of that input: that packet now waits for the crossbar as well,
-    /// and one behind it, from another input, may have room downstream. Such outputs look
-    /// again at this picosecond. Only when another virtual channel of the input has a packet
-    /// (else no output has one of its packets queued); a look that finds nothing to do changes
-    /// nothing.
+    /// Input-queued: channel `c` takes the crossbar port of the input fed by `from` (its
+    /// virtual channel `vc`) until its packet's tail has crossed (called before `xbar` says
+    /// so). An output of the same router that waits for credit may have, as the first packet
+    /// it could take, the head of another virtual channel of that input: that packet now waits
+    /// for the crossbar as well, and one behind it, from another input, may have room
+    /// downstream. Exactly those outputs look again at this picosecond (their last look
+    /// starved on a packet of this input: `Channel::starved_from`, its low byte, filters
+    /// before the queue is read), and only when another virtual channel of the input has a
+    /// packet: else no output has one of its packets queued.
     #[inline]
     fn input_taken(&mut self, from: u32, vc: u8, c: u32, now: Time, q: &mut EventQueue<Event>) {
         let base = (from * self.vcs) as usize;
@@ -453,12 +463,39 @@ impl Network {
             return;
         }
         let first = c - c % self.ports;
+        let x = from as u8;
         for o in first..first + self.ports {
             let ch = &self.channels[o as usize];
-            if o != c && ch.waiting != 0 && !(ch.busy && ch.free_at > now.ps()) {
+            let maybe = ch.starved_from == x || ch.starved_from == SEVERAL;
+            if o != c
+                && ch.waiting != 0
+                && maybe
+                && !(ch.busy && ch.free_at > now.ps())
+                && self.first_from(o, from, now)
+            {
                 self.wake(o, now, q);
             }
         }
+    }
+
+    /// Input-queued: whether, in some class of output `o`'s queue, the first packet that could
+    /// go at `now` (ready, its input's crossbar free) is one of the input fed by `from`.
+    fn first_from(&self, o: u32, from: u32, now: Time) -> bool {
+        let ch = &self.channels[o as usize];
+        for f in &ch.queues[..self.classes as usize] {
+            let mut pkt = f.head;
+            while pkt != NONE {
+                let p = self.packets.get(pkt);
+                if p.ready.ps() <= now.ps() && self.xbar[p.from as usize] <= now.ps() {
+                    if p.from == from {
+                        return true;
+                    }
+                    break;
+                }
+                pkt = p.next;
+            }
+        }
+        false
     }
 }
 
