@@ -239,6 +239,10 @@ struct Channel {
     starved_from: u8,
 }
 
+/// Input-queued: the bit of `Network::xbar` (a time, below 2^63 ps) set when an output
+/// starved on a packet of that input since its crossbar was last taken (`queues.rs`).
+const STARVED_ON: u64 = 1 << 63;
+
 /// `Channel::starved_from` of a channel that starved on packets of several inputs (or of
 /// inputs whose low byte is this).
 const SEVERAL: u8 = u8::MAX;
@@ -273,7 +277,8 @@ pub struct Network {
     /// router the buffer is in owns it.
     inq: SharedVec<InFifo>,
     /// Input-queued: per channel, when the packet the buffer it feeds is sending through the
-    /// crossbar has crossed it (ps); the input sends nothing else until then. Owned, like the
+    /// crossbar has crossed it (ps, below [`STARVED_ON`], that bit a flag); the input sends
+    /// nothing else until then. Owned, like the
     /// buffer, by the router it is in.
     xbar: SharedVec<u64>,
     iq: bool,

@@ -84,7 +84,7 @@ impl Network {
                 };
                 while pkt != NONE {
                     let p = self.packets.get(pkt);
-                    let free = !scan || self.xbar[p.from as usize] <= t;
+                    let free = !scan || self.xbar[p.from as usize] & !STARVED_ON <= t;
                     if p.ready.ps() <= t && free {
                         break;
                     }

@@ -82,7 +82,7 @@ impl Network {
             let (mut prev, mut pkt) = (NONE, self.channels[c as usize].queues[k as usize].head);
             while pkt != NONE {
                 let p = self.packets.get(pkt);
-                let waits = p.ready.ps().max(self.xbar[p.from as usize]);
+                let waits = p.ready.ps().max(self.xbar[p.from as usize] & !STARVED_ON);
                 if waits <= now.ps() && p.wire <= room {
                     break;
                 }
@@ -226,7 +226,7 @@ impl Network {
                 let mut pkt = ch.queues[k].head;
                 while pkt != NONE {
                     let p = self.packets.get(pkt);
-                    let free = self.xbar[p.from as usize] <= t;
+                    let free = self.xbar[p.from as usize] & !STARVED_ON <= t;
                     if p.ready.ps() <= t && free && p.wire <= o.free[k] {
                         return Some(format!(
                             "the crossbar into channel {c} was free at {} with a ready packet of \

@@ -106,7 +106,7 @@ impl Network {
                 let waits = if ready > now.ps() {
                     ready
                 } else if scan {
-                    self.xbar[p.from as usize]
+                    self.xbar[p.from as usize] & !STARVED_ON
                 } else {
                     0
                 };
@@ -127,10 +127,14 @@ impl Network {
             let next_router = self.channels[c as usize].next;
             let look = (&mut credited, &mut starved);
             let Some(vc_in) = self.claim_vc(c, k, next_router, wire, look, now) else {
-                let from = self.packets.get(pkt).from as u8;
+                let from = self.packets.get(pkt).from;
+                if scan {
+                    // (a send that takes this input's crossbar will look for this output)
+                    self.xbar[from as usize] |= STARVED_ON;
+                }
                 starved_from = match starved_from {
-                    None => Some(from),
-                    Some(f) if f == from => Some(f),
+                    None => Some(from as u8),
+                    Some(f) if f == from as u8 => Some(f),
                     Some(_) => Some(SEVERAL),
                 };
                 continue;
@@ -450,12 +454,16 @@ impl Network {
     /// so). An output of the same router that waits for credit may have, as the first packet
     /// it could take, the head of another virtual channel of that input: that packet now waits
     /// for the crossbar as well, and one behind it, from another input, may have room
-    /// downstream. Exactly those outputs look again at this picosecond (their last look
-    /// starved on a packet of this input: `Channel::starved_from`, its low byte, filters
-    /// before the queue is read), and only when another virtual channel of the input has a
-    /// packet: else no output has one of its packets queued.
+    /// downstream. Exactly those outputs look again at this picosecond, and only when some
+    /// output starved on a packet of this input since its crossbar was last taken
+    /// ([`STARVED_ON`]) and another virtual channel of the input has a packet (else no output
+    /// has one of its packets queued); `Channel::starved_from`, the low byte of the input an
+    /// output starved on, filters before its queue is read.
     #[inline]
     fn input_taken(&mut self, from: u32, vc: u8, c: u32, now: Time, q: &mut EventQueue<Event>) {
+        if self.xbar[from as usize] & STARVED_ON == 0 {
+            return;
+        }
         let base = (from * self.vcs) as usize;
         let others = (0..self.vcs as usize)
             .any(|v| v != vc as usize && self.inq[base + v].head != NONE);
@@ -486,7 +494,7 @@ impl Network {
             let mut pkt = f.head;
             while pkt != NONE {
                 let p = self.packets.get(pkt);
-                if p.ready.ps() <= now.ps() && self.xbar[p.from as usize] <= now.ps() {
+                if p.ready.ps() <= now.ps() && self.xbar[p.from as usize] & !STARVED_ON <= now.ps() {
                     if p.from == from {
                         return true;
                     }
