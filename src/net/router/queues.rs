@@ -465,8 +465,8 @@ impl Network {
             return;
         }
         let base = (from * self.vcs) as usize;
-        let others = (0..self.vcs as usize)
-            .any(|v| v != vc as usize && self.inq[base + v].head != NONE);
+        let others =
+            (0..self.vcs as usize).any(|v| v != vc as usize && self.inq[base + v].head != NONE);
         if !others {
             return;
         }
@@ -494,7 +494,8 @@ impl Network {
             let mut pkt = f.head;
             while pkt != NONE {
                 let p = self.packets.get(pkt);
-                if p.ready.ps() <= now.ps() && self.xbar[p.from as usize] & !STARVED_ON <= now.ps() {
+                if p.ready.ps() <= now.ps() && self.xbar[p.from as usize] & !STARVED_ON <= now.ps()
+                {
                     if p.from == from {
                         return true;
                     }
