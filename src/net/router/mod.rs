@@ -233,19 +233,11 @@ struct Channel {
     /// Its last look ended starved: it waits to be woken by credit into these virtual
     /// channels of the next buffer, a bit each (`credit.rs`); 0: it does not wait.
     waiting: u8,
-    /// Input-queued: the low byte of the input (`Packet::from`) of the first packet it could
-    /// take when it last starved, or [`SEVERAL`] when classes starved on packets of several
-    /// inputs: which input's crossbar being taken makes it look again (`queues.rs`).
-    starved_from: u8,
 }
 
 /// Input-queued: the bit of `Network::xbar` (a time, below 2^63 ps) set when an output
 /// starved on a packet of that input since its crossbar was last taken (`queues.rs`).
 const STARVED_ON: u64 = 1 << 63;
-
-/// `Channel::starved_from` of a channel that starved on packets of several inputs (or of
-/// inputs whose low byte is this).
-const SEVERAL: u8 = u8::MAX;
 
 const _: () = assert!(std::mem::size_of::<Channel>() == 128);
 
@@ -423,7 +415,6 @@ impl Network {
             occ: 0,
             blocked: false,
             waiting: 0,
-            starved_from: SEVERAL,
         };
         let ob_bytes = if iq {
             net.output_buffer_bytes.0 as u32

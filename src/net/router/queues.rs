@@ -91,8 +91,6 @@ impl Network {
         // lacks credit
         let mut later = u64::MAX;
         let mut starved = 0u8;
-        // (the input of the packet each starved class had first: one, or several)
-        let mut starved_from = None;
         // (an input-queued router's packets may also wait for their input's crossbar: any of
         // its queue may go, the one that asked first first; a NIC's queue is its own FIFO)
         let scan = self.iq && c < self.nr;
@@ -127,16 +125,11 @@ impl Network {
             let next_router = self.channels[c as usize].next;
             let look = (&mut credited, &mut starved);
             let Some(vc_in) = self.claim_vc(c, k, next_router, wire, look, now) else {
-                let from = self.packets.get(pkt).from;
                 if scan {
                     // (a send that takes this input's crossbar will look for this output)
+                    let from = self.packets.get(pkt).from;
                     self.xbar[from as usize] |= STARVED_ON;
                 }
-                starved_from = match starved_from {
-                    None => Some(from as u8),
-                    Some(f) if f == from as u8 => Some(f),
-                    Some(_) => Some(SEVERAL),
-                };
                 continue;
             };
             if self.asleep(c, now, q) {
@@ -148,7 +141,6 @@ impl Network {
         if later != u64::MAX {
             self.wake(c, Time(later), q);
         }
-        self.channels[c as usize].starved_from = starved_from.unwrap_or(SEVERAL);
         self.starve(c, starved, now);
     }
 
@@ -457,8 +449,7 @@ impl Network {
     /// downstream. Exactly those outputs look again at this picosecond, and only when some
     /// output starved on a packet of this input since its crossbar was last taken
     /// ([`STARVED_ON`]) and another virtual channel of the input has a packet (else no output
-    /// has one of its packets queued); `Channel::starved_from`, the low byte of the input an
-    /// output starved on, filters before its queue is read.
+    /// has one of its packets queued).
     #[inline]
     fn input_taken(&mut self, from: u32, vc: u8, c: u32, now: Time, q: &mut EventQueue<Event>) {
         if self.xbar[from as usize] & STARVED_ON == 0 {
@@ -471,13 +462,10 @@ impl Network {
             return;
         }
         let first = c - c % self.ports;
-        let x = from as u8;
         for o in first..first + self.ports {
             let ch = &self.channels[o as usize];
-            let maybe = ch.starved_from == x || ch.starved_from == SEVERAL;
             if o != c
                 && ch.waiting != 0
-                && maybe
                 && !(ch.busy && ch.free_at > now.ps())
                 && self.first_from(o, from, now)
             {
