@@ -1,8 +1,8 @@
 //! Helpers that make the engine fast and change nothing it computes: the packet pool (a slab
 //! allocator), the arrays and pools the partitions share (`slab.rs`, `stable.rs`), an insertion
-//! sort (`sort.rs`), software prefetch, transparent huge pages for large blocks (and freed pages given back), and the hook that starts Valgrind's
-//! instrumentation at a given event (`bench/cachesim`). What was tried and
-//! measured with them is in `docs/performance.md`.
+//! sort (`sort.rs`), software prefetch, transparent huge pages for large blocks (and freed
+//! pages given back), and the hook that starts Valgrind's instrumentation at a given event
+//! (`bench/cachesim`). What was tried and measured with them is in `docs/performance.md`.
 
 pub mod hugepages;
 pub mod pool;
