@@ -496,7 +496,8 @@ impl Part {
     /// arrivals, releases and dones, each kind in the order sent.
     pub(crate) fn take_cuts(&mut self, mail: &Mail) {
         for a in &mail.arrive {
-            self.net.arrive_across(a.arrival, a.packet, &mut self.queue);
+            let (arrival, packet) = a.parts();
+            self.net.arrive_across(arrival, packet, &mut self.queue);
         }
         for r in &mail.release {
             self.net.released_across(r.feeder, r.at, r.bytes, r.vc);

@@ -512,11 +512,10 @@ impl Network {
     /// it leaves this partition's pool.
     #[inline(never)]
     fn send_across(&mut self, a: Arrival, pkt: PktId) {
-        let packet = *self.packets.get(pkt);
+        let packet = self.packets.get(pkt);
         let to = self.router_owner[packet.at as usize] as usize;
-        self.outbox[to]
-            .arrive
-            .push(crate::cut::Arrive { arrival: a, packet });
+        let m = crate::cut::Arrive::new(&a, packet);
+        self.outbox[to].arrive.push(m);
         self.packets.release(pkt);
     }
 }
