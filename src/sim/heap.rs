@@ -27,6 +27,16 @@ impl<E> KeyHeap<E> {
         self.heap.first().map(|e| e.key)
     }
 
+    /// Entries it has room for without growing.
+    pub(crate) fn capacity(&self) -> usize {
+        self.heap.capacity()
+    }
+
+    /// Gives back room beyond `n` entries (or beyond those it holds, if more).
+    pub(crate) fn shrink_to(&mut self, n: usize) {
+        self.heap.shrink_to(n);
+    }
+
     #[inline]
     pub(crate) fn push(&mut self, e: Entry<E>) {
         let key = e.key;

@@ -32,7 +32,8 @@
 //! bucket's O(k) copy (O(k + inversions) when out of order and short, O(k log k) when long),
 //! plus a scan of at most eight bitmap words to the next non-empty bucket. Memory: 12 bytes
 //! per slot (96 KiB), and a chunk (256 bytes with 8-byte events) per non-empty slot and per
-//! [`CHUNK`] events in it; the arena keeps the most chunks ever in use.
+//! [`CHUNK`] events in it; the arena keeps the most chunks ever in use; `sorted` and `late`
+//! keep room for [`KEEP`] entries once trimmed.
 
 use super::heap::{Entry, KeyHeap};
 use crate::perf::prefetch::prefetch;
@@ -59,6 +60,9 @@ const SUMMARY: usize = WORDS.div_ceil(64);
 pub const CHUNK: usize = 16;
 /// Events a bucket must hold for the next bucket's chunks to be prefetched on entering it.
 const PREFETCH_MIN: usize = 16;
+/// Entries `sorted` and `late` keep room for once a bucket that held more is over
+/// ([`EventQueue::trim`]).
+const KEEP: usize = 1 << 12;
 /// End of a chain.
 const NIL: u32 = u32::MAX;
 
@@ -370,7 +374,7 @@ impl<E: Copy> EventQueue<E> {
         if self.occupied[w] == 0 {
             self.summary[w / 64] &= !(1 << (w % 64));
         }
-        // (`sorted` is empty and keeps the largest bucket's capacity)
+        // (`sorted` is empty)
         let mut c = first;
         loop {
             let n = if c == last { fill as usize } else { CHUNK };
@@ -392,6 +396,17 @@ impl<E: Copy> EventQueue<E> {
         }
         self.sorted.reverse();
         self.prefetch_next_bucket();
+    }
+
+    /// Gives back the room beyond [`KEEP`] entries that a bucket of more events took in
+    /// `sorted` and `late` (keeping what they hold): a moment when a million ranks act at once
+    /// does not hold on to its memory for the rest of the run. Called now and then, off the
+    /// path of an event (`Part::look_at_limits`).
+    pub fn trim(&mut self) {
+        if self.sorted.capacity() > KEEP || self.late.capacity() > KEEP {
+            self.sorted.shrink_to(KEEP);
+            self.late.shrink_to(KEEP);
+        }
     }
 
     /// Asks for the chunks of the next non-empty bucket while this one is processed: they were
@@ -571,6 +586,32 @@ mod tests {
             let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
             assert_eq!(got, want, "{n} events");
         }
+    }
+
+    #[test]
+    fn a_huge_bucket_gives_its_room_back_when_trimmed_and_the_order_holds() {
+        // a million ranks acting at one picosecond: the bucket being processed, and the events
+        // scheduled into it meanwhile (into `late`), are far larger than what the queue keeps
+        let n = 4 * KEEP as u32;
+        let mut q = EventQueue::new();
+        for i in 0..n {
+            q.push(Time(1_000), i);
+        }
+        assert_eq!(q.pop(), Some((Time(1_000), 0)));
+        for i in 0..n {
+            q.push(Time(1_000 + (i % 3) as u64), n + i);
+        }
+        q.trim(); // (mid-bucket: what is held stays)
+        let got: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(got.len(), 2 * n as usize - 1);
+        assert!(got
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 || (w[0].0 == w[1].0 && w[0].1 < w[1].1)));
+        assert!(q.sorted.capacity() > KEEP && q.late.capacity() > KEEP);
+        q.trim();
+        assert!(q.sorted.capacity() <= KEEP && q.late.capacity() <= KEEP);
+        q.push(Time(5_000), 1);
+        assert_eq!(q.pop(), Some((Time(5_000), 1)));
     }
 
     #[test]

@@ -101,6 +101,9 @@ const PREFETCH_PACKET: usize = 8;
 const PREFETCH_CHANNEL: usize = 4;
 const PREFETCH_TAIL: usize = 2;
 
+/// Arrivals the buffer an epoch's arrivals were put in place from keeps room for (1 MiB).
+const KEEP_TAKING: usize = 1 << 15;
+
 impl Arrivals {
     /// The end of the earliest epoch with arrivals held (ps; `u64::MAX` when none).
     #[inline]
@@ -159,10 +162,14 @@ impl Arrivals {
     fn take(&mut self, out: &mut Vec<Arrival>) {
         out.clear();
         sort_nearly_in_order(&mut self.local);
+        sort_nearly_in_order(&mut self.received);
+        // (one side alone, as in one partition or on the far side of a cut a step of a
+        // collective crossed at once, is handed over without a copy)
         if self.received.is_empty() {
             std::mem::swap(out, &mut self.local);
+        } else if self.local.is_empty() {
+            std::mem::swap(out, &mut self.received);
         } else {
-            sort_nearly_in_order(&mut self.received);
             let (a, b) = (&self.local, &self.received);
             out.reserve(a.len() + b.len());
             let (mut i, mut j) = (0, 0);
@@ -233,6 +240,13 @@ impl Network {
                 self.prefetch_tail(a);
             }
             self.arrive(taking[i], q);
+        }
+        // (kept for its capacity unless it is far above what an epoch usually holds: a step
+        // of a collective on a million ranks puts millions in place at once, and the buffer
+        // being filled meanwhile would otherwise be a second one of that size)
+        taking.clear();
+        if taking.capacity() > KEEP_TAKING {
+            taking = Vec::new();
         }
         self.arrivals.taking = taking;
         n
