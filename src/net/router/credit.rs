@@ -70,8 +70,9 @@ pub(super) struct Returns {
     free: u32,
     /// Releases recorded and not applied.
     held: usize,
-    /// Credit wake-ups due: (time, channel), earliest first.
-    wakes: BinaryHeap<Reverse<(u64, u32)>>,
+    /// Credit wake-ups due, earliest first, then by channel: keys `time << 32 | channel` (one
+    /// comparison of two words, where a pair took two).
+    wakes: BinaryHeap<Reverse<u128>>,
 }
 
 impl Returns {
@@ -463,7 +464,9 @@ impl Network {
         let ch = &mut self.channels[c as usize];
         if at < ch.credit_wake_at {
             ch.credit_wake_at = at;
-            self.returns.wakes.push(Reverse((at, c)));
+            self.returns
+                .wakes
+                .push(Reverse((at as u128) << 32 | c as u128));
         }
     }
 
@@ -471,16 +474,20 @@ impl Network {
     /// event of its picosecond.
     #[inline]
     pub fn credit_wake_due(&self) -> u64 {
-        self.returns.wakes.peek().map_or(u64::MAX, |w| w.0 .0)
+        self.returns
+            .wakes
+            .peek()
+            .map_or(u64::MAX, |w| (w.0 >> 32) as u64)
     }
 
     /// Takes the next credit wake-up (due at `now`): the starved channel looks again. Returns
     /// whether it was one (not outdated, and its channel's last look still found it starved):
     /// only those count as events.
     pub fn credit_wake(&mut self, now: Time, q: &mut EventQueue<Event>) -> bool {
-        let Some(Reverse((at, c))) = self.returns.wakes.pop() else {
+        let Some(Reverse(key)) = self.returns.wakes.pop() else {
             return false;
         };
+        let (at, c) = ((key >> 32) as u64, key as u32);
         debug_assert_eq!(at, now.ps());
         let ch = &mut self.channels[c as usize];
         if ch.credit_wake_at != at {
