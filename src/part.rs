@@ -497,7 +497,7 @@ impl Part {
     pub(crate) fn take_cuts(&mut self, mail: &Mail) {
         for a in &mail.arrive {
             let (arrival, packet) = a.parts();
-            self.net.arrive_across(arrival, packet, &mut self.queue);
+            self.net.arrive_across(arrival, packet);
         }
         for r in &mail.release {
             self.net.released_across(r.feeder, r.at, r.bytes, r.vc);

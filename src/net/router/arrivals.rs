@@ -244,7 +244,6 @@ impl Network {
         // (kept for its capacity unless it is far above what an epoch usually holds: a step
         // of a collective on a million ranks puts millions in place at once, and the buffer
         // being filled meanwhile would otherwise be a second one of that size)
-        taking.clear();
         if taking.capacity() > KEEP_TAKING {
             taking = Vec::new();
         }

@@ -735,18 +735,11 @@ impl Network {
 
     /// A packet from across a cut ([`crate::cut::Arrive`], taken in at the start of a window): it
     /// joins this partition's packets and is held until its epoch ends, as if sent here.
-    pub(crate) fn arrive_across(
-        &mut self,
-        mut a: Arrival,
-        mut packet: Packet,
-        q: &mut EventQueue<Event>,
-    ) {
-        (packet.next, packet.in_next) = (NONE, NONE);
+    pub(crate) fn arrive_across(&mut self, mut a: Arrival, packet: Packet) {
         let wire = packet.wire;
         a.pkt = self.packets.alloc(packet);
         *self.cut_held.entry(wire).or_default() += 1;
         let shift = self.epoch_shift.expect("partitions have epochs");
-        let _ = q;
         self.arrivals
             .hold_received(a, arrivals::epoch_end(a.sent, shift));
     }
