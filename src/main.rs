@@ -807,6 +807,7 @@ fn emit(text: &str) -> Result<()> {
 
 fn main() -> ExitCode {
     STARTED.get_or_init(std::time::Instant::now);
+    mgensim::perf::hugepages::map_large_blocks();
     match real_main() {
         Ok(exit) => ExitCode::from(exit as u8),
         Err(e) => {

@@ -79,6 +79,27 @@ unsafe impl GlobalAlloc for HugePages {
     }
 }
 
+/// Blocks at least this large (bytes) are mapped from the system each on its own, and
+/// unmapped when freed ([`map_large_blocks`]).
+pub const MAPPED: usize = 256 << 10;
+
+/// Has the C allocator map every block of at least [`MAPPED`] bytes on its own and give it
+/// back to the system when it is freed (glibc's `M_MMAP_THRESHOLD`). glibc otherwise raises
+/// that threshold to the size of each mapped block freed, up to 32 MiB: after the first such
+/// free, the buffers of a partition that come and go by megabytes (cut messages, an epoch's
+/// arrivals, a step's burst of events) are carved from the heap, and the holes they leave are
+/// kept. A fixed threshold keeps them out of the heap (what it saves at a million ranks:
+/// `docs/performance.md`). Call it once, before the simulation allocates; elsewhere it does
+/// nothing.
+pub fn map_large_blocks() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` changes a setting of the allocator, taking its lock; blocks already
+    // handed out stay valid whichever way they were made.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MAPPED as libc::c_int);
+    }
+}
+
 /// Gives the pages of freed blocks back to the operating system (glibc's `malloc_trim`: the
 /// whole pages inside free chunks, anywhere in the heap). Freed memory otherwise stays in the
 /// process for the allocator to reuse, and a large block asked for next is mapped afresh
