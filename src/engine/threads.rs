@@ -45,7 +45,8 @@ struct Slot {
 struct Shared<'a> {
     runners: &'a [Runner],
     limits: &'a Limits,
-    /// `mail[src · n + dst]`: what partition `src` sent `dst` in the last window.
+    /// `mail[src · n + dst]`: what partition `src` sent `dst` in the last window; once `dst`
+    /// has emptied it, its buffer goes back to `src`'s outbox at `src`'s next run.
     mail: Vec<Mutex<crate::cut::Mail>>,
     slots: Vec<Mutex<Slot>>,
     /// The partitions of this phase (`order[..count]`), and the next of them to take.
@@ -304,11 +305,22 @@ fn take_in(s: &Shared, i: usize) {
 }
 
 /// Partition `i` simulates the window, leaves what it sent in the mailbox, and says what it
-/// has left to do (before it takes in what others sent it).
+/// has left to do (before it takes in what others sent it). A mailbox's buffer goes back to
+/// its sender's outbox at the sender's next run, once the receiver has emptied it.
 fn run(s: &Shared, i: usize) {
     let n = s.runners.len();
     let r = &s.runners[i];
     let end = s.end.load(Ordering::Acquire);
+    {
+        // the mailboxes it filled last time, emptied since, become its outboxes again: one
+        // buffer per (sender, receiver), as in one thread
+        let slot = s.slots[i].lock().expect("slot");
+        let mut w = r.part.borrow_mut();
+        for &dst in &slot.sent_to {
+            let mut mail = s.mail[i * n + dst].lock().expect("mailbox");
+            w.net.outbox[dst] = std::mem::take(&mut *mail);
+        }
+    }
     let stop = loop {
         match r.run_window(end, s.limits, false) {
             Ok(Pause::Done) => break None,
@@ -327,7 +339,7 @@ fn run(s: &Shared, i: usize) {
                 slot.messages += w.net.outbox[dst].len() as u64;
                 slot.sent_to.push(dst);
                 let mut mail = s.mail[i * n + dst].lock().expect("mailbox");
-                std::mem::swap(&mut *mail, &mut w.net.outbox[dst]);
+                *mail = std::mem::take(&mut w.net.outbox[dst]);
             }
         }
         slot.stop = stop;
