@@ -287,11 +287,11 @@ impl<E: Copy> EventQueue<E> {
                     if self.len == 0 {
                         return Err(u64::MAX);
                     }
-                    let start = self.next_bucket() << SHIFT;
-                    if start > limit {
-                        return Err(start);
+                    let next = self.next_bucket();
+                    if next << SHIFT > limit {
+                        return Err(next << SHIFT);
                     }
-                    self.advance();
+                    self.advance_to(next);
                     continue;
                 }
             };
@@ -354,7 +354,12 @@ impl<E: Copy> EventQueue<E> {
 
     /// Moves to the next bucket that has events and loads it into `sorted`.
     fn advance(&mut self) {
-        let next = self.next_bucket();
+        self.advance_to(self.next_bucket());
+    }
+
+    /// Moves to bucket `next`, the next that has events ([`EventQueue::next_bucket`]), and
+    /// loads it into `sorted`.
+    fn advance_to(&mut self, next: u64) {
         self.now = next;
         // the window moved: bring in overflow entries that now fall inside it
         while let Some(k) = self.overflow.peek_key() {
