@@ -58,6 +58,9 @@ pub(super) struct Arrivals {
     later: Vec<(u64, Arrival)>,
     /// The arrivals being put in place (kept for its capacity).
     taking: Vec<Arrival>,
+    /// Room to sort a run of arrivals ready at one picosecond by channel.
+    keys: Vec<u64>,
+    spare: Vec<Arrival>,
 }
 
 /// The order arrivals are put in place: when they are ready, then the channel they came by
@@ -71,7 +74,7 @@ fn key(a: &Arrival) -> u128 {
 /// `ready` nearly always (sends are made in time order, and most hops take the same time), the
 /// packets sent at one picosecond in the order their senders happened to run: so each run of
 /// one `ready` is put in order by `from` alone when that is all it takes, in one pass.
-fn sort_nearly_in_order(v: &mut [Arrival]) {
+fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
     if !v.windows(2).all(|w| w[0].ready <= w[1].ready) {
         v.sort_unstable_by_key(key);
         return;
@@ -87,7 +90,17 @@ fn sort_nearly_in_order(v: &mut [Arrival]) {
             if run.len() <= 16 {
                 crate::perf::sort::insertion_by_key(run, |a| a.from);
             } else {
-                run.sort_unstable_by_key(|a| a.from);
+                // (the keys alone are sorted, 8 bytes each, and the arrivals moved once)
+                keys.clear();
+                keys.extend(
+                    run.iter()
+                        .enumerate()
+                        .map(|(i, a)| (a.from as u64) << 32 | i as u64),
+                );
+                keys.sort_unstable();
+                spare.clear();
+                spare.extend(keys.iter().map(|&k| run[k as u32 as usize]));
+                run.copy_from_slice(spare);
             }
         }
         i = j;
@@ -161,8 +174,8 @@ impl Arrivals {
     /// become those held.
     fn take(&mut self, out: &mut Vec<Arrival>) {
         out.clear();
-        sort_nearly_in_order(&mut self.local);
-        sort_nearly_in_order(&mut self.received);
+        sort_nearly_in_order(&mut self.local, &mut self.keys, &mut self.spare);
+        sort_nearly_in_order(&mut self.received, &mut self.keys, &mut self.spare);
         // (one side alone, as in one partition or on the far side of a cut a step of a
         // collective crossed at once, is handed over without a copy)
         if self.received.is_empty() {
