@@ -58,7 +58,8 @@ pub(super) struct Arrivals {
     later: Vec<(u64, Arrival)>,
     /// The arrivals being put in place (kept for its capacity).
     taking: Vec<Arrival>,
-    /// Room to sort a run of arrivals ready at one picosecond by channel.
+    /// Room to sort a run of arrivals ready at one picosecond by channel (at most
+    /// [`KEYED_RUN`]).
     keys: Vec<u64>,
     spare: Vec<Arrival>,
 }
@@ -89,6 +90,8 @@ fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<
             let run = &mut v[i..j];
             if run.len() <= 16 {
                 crate::perf::sort::insertion_by_key(run, |a| a.from);
+            } else if run.len() > KEYED_RUN {
+                run.sort_unstable_by_key(|a| a.from);
             } else {
                 // (the keys alone are sorted, 8 bytes each, and the arrivals moved once)
                 keys.clear();
@@ -106,6 +109,11 @@ fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<
         i = j;
     }
 }
+
+/// The longest run of arrivals ready at one picosecond sorted through keys (its room, kept
+/// for the next, is 40 bytes per arrival: a step of a million ranks that send at once is
+/// sorted in place).
+const KEYED_RUN: usize = 1 << 12;
 
 /// How far ahead the walk over an epoch's arrivals asks for the packet, works out its hop and
 /// asks for the channel it is queued for, and asks for the packet last in that queue (which
