@@ -192,8 +192,8 @@ impl Windows {
         };
         loop {
             self.exchange(runners);
-            let next: Vec<(u64, u32)> = runners.iter().map(|r| r.next()).collect();
-            let (end, at_epoch) = match self.plan(many, next.into_iter(), latest(runners), limits) {
+            let next = runners.iter().map(|r| r.next());
+            let (end, at_epoch) = match self.plan(many, next, latest(runners), limits) {
                 Plan::Done => {
                     return match self.series_stop(true, runners, latest(runners)) {
                         Some(stop) => Err(stop),
