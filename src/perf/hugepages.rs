@@ -10,7 +10,8 @@
 //! [`HugePages`] is the system allocator, plus that request for every allocation (or growth)
 //! of at least [`THRESHOLD`] bytes, over the whole 2 MiB pages inside it; a large block grows
 //! by moving (see `realloc`). Where the kernel has no huge pages (or on other systems) it is
-//! the system allocator.
+//! the system allocator. [`map_large_blocks`] and [`trim`] say how the C allocator below it
+//! gives memory back.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
