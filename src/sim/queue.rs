@@ -33,7 +33,7 @@
 //! plus a scan of at most eight bitmap words to the next non-empty bucket. Memory: 12 bytes
 //! per slot (96 KiB), and a chunk (256 bytes with 8-byte events) per non-empty slot and per
 //! [`CHUNK`] events in it; the arena keeps the most chunks ever in use; `sorted` and `late`
-//! keep room for [`KEEP`] entries once trimmed.
+//! keep room for `KEEP` entries once trimmed.
 
 use super::heap::{Entry, KeyHeap};
 use crate::perf::prefetch::prefetch;
@@ -403,7 +403,7 @@ impl<E: Copy> EventQueue<E> {
         self.prefetch_next_bucket();
     }
 
-    /// Gives back the room beyond [`KEEP`] entries that a bucket of more events took in
+    /// Gives back the room beyond `KEEP` entries that a bucket of more events took in
     /// `sorted` and `late` (keeping what they hold): a moment when a million ranks act at once
     /// does not hold on to its memory for the rest of the run. Called now and then, off the
     /// path of an event (`Part::look_at_limits`).

@@ -169,7 +169,7 @@ impl FlowNet {
     }
 
     /// NIC message `msg` of `payload` bytes from NIC `src` to NIC `dst` is handed to its NIC
-    /// at `now` and takes the channels `path` ([`Network::path`]; empty within a node): it
+    /// at `now` and takes the channels `path` (`Network::path`; empty within a node): it
     /// starts as a flow, or (a control message) arrives after its latency. Its arrival is an
     /// [`Event::FlowArrive`].
     #[allow(clippy::too_many_arguments)]

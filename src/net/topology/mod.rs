@@ -4,7 +4,7 @@
 //! it deadlock-free, how it is cut into partitions and how the report draws it. The rest of
 //! mgensim asks a [`Topo`] and never matches on a family.
 //!
-//! The families are listed once, in the [`families!`] call below. Adding one is a file here
+//! The families are listed once, in the `families!` call below. Adding one is a file here
 //! that implements [`Family`], a line in that call, and its tests (docs/architecture.md).
 //!
 //! Every topology is a set of routers with the same number of ports (ports a router does not
