@@ -247,20 +247,27 @@ impl Network {
         }
         let mut taking = std::mem::take(&mut self.arrivals.taking);
         self.arrivals.take(&mut taking);
-        // (the packets were written an epoch ago: a walk that asks for what it will read a
-        // few arrivals ahead waits for memory once per arrival at most, not three times)
         let n = taking.len();
-        for i in 0..n {
-            if let Some(a) = taking.get(i + PREFETCH_PACKET) {
-                prefetch(self.packets.get(a.pkt));
+        if !self.prefetching {
+            // (a network that fits in the caches: nothing to ask for ahead)
+            for &a in &taking {
+                self.arrive(a, q);
             }
-            if let Some(a) = taking.get_mut(i + PREFETCH_CHANNEL) {
-                self.route_ahead(a);
+        } else {
+            // (the packets were written an epoch ago: a walk that asks for what it will read a
+            // few arrivals ahead waits for memory once per arrival at most, not three times)
+            for i in 0..n {
+                if let Some(a) = taking.get(i + PREFETCH_PACKET) {
+                    prefetch(self.packets.get(a.pkt));
+                }
+                if let Some(a) = taking.get_mut(i + PREFETCH_CHANNEL) {
+                    self.route_ahead(a);
+                }
+                if let Some(a) = taking.get(i + PREFETCH_TAIL) {
+                    self.prefetch_tail(a);
+                }
+                self.arrive(taking[i], q);
             }
-            if let Some(a) = taking.get(i + PREFETCH_TAIL) {
-                self.prefetch_tail(a);
-            }
-            self.arrive(taking[i], q);
         }
         // (kept for its capacity unless it is far above what an epoch usually holds: a step
         // of a collective on a million ranks puts millions in place at once, and the buffer
