@@ -636,6 +636,7 @@ impl Part {
             .tactics
             .unwrap_or_else(|| self.net.footprint() > PREFETCH_ABOVE);
         self.net.prefetching = self.prefetching;
+        self.queue.prefetch(self.prefetching);
         // (recording a time series or buffer history makes events costlier: look more often,
         // so that a signal or the wall clock still stops the run promptly)
         let every = if self.net.series.is_some() || self.net.history.is_some() {

@@ -331,6 +331,7 @@ impl Simulation {
             w.tactics = Some(on);
             w.prefetching = on;
             w.net.prefetching = on;
+            w.queue.prefetch(on);
         }
     }
 

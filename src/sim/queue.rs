@@ -82,6 +82,8 @@ pub struct EventQueue<E> {
     occupied: Vec<u64>,
     summary: Vec<u64>,
     in_wheel: usize,
+    /// Whether entering a bucket asks for the next one's chunks ([`EventQueue::prefetch`]).
+    prefetch: bool,
     overflow: KeyHeap<E>,
     next_seq: u64,
     len: usize,
@@ -101,6 +103,7 @@ impl<E: Copy> Default for EventQueue<E> {
             occupied: vec![0; WORDS],
             summary: vec![0; SUMMARY],
             in_wheel: 0,
+            prefetch: true,
             overflow: KeyHeap::default(),
             next_seq: 0,
             len: 0,
@@ -403,6 +406,12 @@ impl<E: Copy> EventQueue<E> {
         self.prefetch_next_bucket();
     }
 
+    /// Whether entering a bucket asks for the next one's chunks (on by default): worth it
+    /// only when the pending events do not fit in the caches.
+    pub fn prefetch(&mut self, on: bool) {
+        self.prefetch = on;
+    }
+
     /// Gives back the room beyond `KEEP` entries that a bucket of more events took in
     /// `sorted` and `late` (keeping what they hold): a moment when a million ranks act at once
     /// does not hold on to its memory for the rest of the run. Called now and then, off the
@@ -420,7 +429,7 @@ impl<E: Copy> EventQueue<E> {
     fn prefetch_next_bucket(&self) {
         // (a short bucket is over before the lines arrive: then the scan for the next bucket
         // would only be done twice)
-        if self.in_wheel == 0 || self.sorted.len() < PREFETCH_MIN {
+        if !self.prefetch || self.in_wheel == 0 || self.sorted.len() < PREFETCH_MIN {
             return;
         }
         let slot = (self.next_occupied() & MASK) as usize;
