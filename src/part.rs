@@ -614,6 +614,14 @@ impl Part {
         self.now = t;
     }
 
+    /// Turns the cache tactics on or off: the prefetch stages of the event loop, of the walk
+    /// over an epoch's arrivals and of the event queue's next bucket.
+    pub(crate) fn set_prefetching(&mut self, on: bool) {
+        self.prefetching = on;
+        self.net.prefetching = on;
+        self.queue.prefetch(on);
+    }
+
     /// Looks at the limits (called every [`CHECK_EVERY`] events); records a stop if one is hit.
     /// Also turns the prefetch stages, and the queue links written late, on or off
     /// ([`PREFETCH_ABOVE`]), and frees what this partition kept of the messages of partitions
@@ -632,11 +640,10 @@ impl Part {
         } else if let Some(l) = self.watch.check() {
             self.watch.record(l, None, None);
         }
-        self.prefetching = self
+        let on = self
             .tactics
             .unwrap_or_else(|| self.net.footprint() > PREFETCH_ABOVE);
-        self.net.prefetching = self.prefetching;
-        self.queue.prefetch(self.prefetching);
+        self.set_prefetching(on);
         // (recording a time series or buffer history makes events costlier: look more often,
         // so that a signal or the wall clock still stops the run promptly)
         let every = if self.net.series.is_some() || self.net.history.is_some() {

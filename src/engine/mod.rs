@@ -329,9 +329,7 @@ impl Simulation {
         for run in &self.runners {
             let mut w = run.part.borrow_mut();
             w.tactics = Some(on);
-            w.prefetching = on;
-            w.net.prefetching = on;
-            w.queue.prefetch(on);
+            w.set_prefetching(on);
         }
     }
 
