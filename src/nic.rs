@@ -287,14 +287,21 @@ impl Nics {
         unsafe { self.all_msgs.get(m) }
     }
 
-    /// What the sending side keeps of this partition's message `m`.
+    /// What the sending side keeps of this partition's message `m` (made by
+    /// [`Nics::start_sending`]).
     #[inline]
     fn sending(&mut self, m: u32) -> &mut Sending {
+        &mut self.sending[(m >> self.bits) as usize]
+    }
+
+    /// Starts what the sending side keeps of message `m`, just made here.
+    #[inline]
+    fn start_sending(&mut self, m: u32, tx: Sending) {
         let local = (m >> self.bits) as usize;
         if self.sending.len() <= local {
             self.sending.resize(local + 1, Sending::default());
         }
-        &mut self.sending[local]
+        self.sending[local] = tx;
     }
 
     /// Hands a new message to its source NIC at `now`.
@@ -340,17 +347,20 @@ impl Nics {
             }
         };
         if self.flow.is_some() {
-            *self.sending(m) = Sending::default();
+            self.start_sending(m, Sending::default());
             self.stats.packets += packets as u64;
             let fl = self.flow.as_deref_mut().expect("checked");
             fl.start(net, m, src, dst, bytes, path, now, q);
             return;
         }
-        *self.sending(m) = Sending {
-            bytes_left: bytes,
-            packets_left: packets,
-            next: NONE,
-        };
+        self.start_sending(
+            m,
+            Sending {
+                bytes_left: bytes,
+                packets_left: packets,
+                next: NONE,
+            },
+        );
         if !kind.ordered() {
             let pkt = self.cut(m, net);
             self.stage(src, pkt, net, now, q);
