@@ -368,7 +368,7 @@ fn lead(
     let mut receives = vec![false; n];
     let mut governor = Governor::new(helpers);
     let result = loop {
-        let (end, at_epoch) = match win.plan(true, next.iter().copied(), now, s.limits) {
+        let (end, at_epoch) = match win.plan(true, next.iter().copied(), || now, s.limits) {
             Plan::Done => match win.series_stop(true, s.runners, now) {
                 Some(stop) => break Err(stop),
                 None => break Ok(()),

@@ -95,12 +95,12 @@ impl Windows {
     /// Plans the next window from what each partition has left to do, `(next, held)` per
     /// partition (its [`Part::next_time`](crate::part::Part::next_time) and the shortest
     /// packet it holds in a buffer fed across a cut, `u32::MAX`: none), taken after the
-    /// exchange; `now` is the latest time any partition has reached (for a stop's report).
+    /// exchange; `now` gives the latest time any partition has reached (for a stop's report).
     pub(crate) fn plan(
         &mut self,
         many: bool,
         next: impl Iterator<Item = (u64, u32)>,
-        now: Time,
+        now: impl FnOnce() -> Time,
         limits: &Limits,
     ) -> Plan {
         let mut t = u64::MAX;
@@ -113,6 +113,7 @@ impl Windows {
             return Plan::Done;
         }
         if t > self.time_limit {
+            let now = now();
             return Plan::Stop(Stop::Limit {
                 limit: Limit::SimulatedTime,
                 time: now,
@@ -193,7 +194,7 @@ impl Windows {
         loop {
             self.exchange(runners);
             let next = runners.iter().map(|r| r.next());
-            let (end, at_epoch) = match self.plan(many, next, latest(runners), limits) {
+            let (end, at_epoch) = match self.plan(many, next, || latest(runners), limits) {
                 Plan::Done => {
                     return match self.series_stop(true, runners, latest(runners)) {
                         Some(stop) => Err(stop),
@@ -222,9 +223,11 @@ impl Windows {
             if many {
                 progress();
             }
-            let events: u64 = runners.iter().map(|r| r.part.borrow().events).sum();
-            if let Some(stop) = self.event_stop(at_epoch, events, latest(runners), limits) {
-                return Err(stop);
+            if self.counts_events() && at_epoch {
+                let events: u64 = runners.iter().map(|r| r.part.borrow().events).sum();
+                if let Some(stop) = self.event_stop(at_epoch, events, latest(runners), limits) {
+                    return Err(stop);
+                }
             }
             if let Some(stop) = self.series_stop(at_epoch, runners, Time(end)) {
                 return Err(stop);
@@ -246,10 +249,10 @@ impl Windows {
                 if src == dst {
                     continue;
                 }
-                let mut mail = std::mem::take(&mut from.part.borrow_mut().net.outbox[dst]);
-                if mail.is_empty() {
+                if from.part.borrow().net.outbox[dst].is_empty() {
                     continue;
                 }
+                let mut mail = std::mem::take(&mut from.part.borrow_mut().net.outbox[dst]);
                 self.stats.messages += mail.len() as u64;
                 to.part.borrow_mut().take_cuts(&mail);
                 mail.empty();
