@@ -119,15 +119,21 @@ struct Sending {
     packets_left: u32,
     /// Next message in its NIC's transmit list.
     next: u32,
+    /// Its destination NIC (for each packet cut, without looking the record up).
+    dst: u32,
 }
 
-/// What the receiving NIC keeps of a message while its packets come in.
+/// What the receiving NIC keeps of a message while its packets come in: what its packets need
+/// of the message, copied from its record as the first arrives (so that the others do not
+/// look it up).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Receiving {
-    /// Packets whose payload is in memory.
-    received: u32,
+    /// Packets whose payload is not yet in memory (set as the first packet arrives).
+    left: u32,
     /// Its first packet has reached the destination NIC.
     arrived: bool,
+    /// It is a control message.
+    control: bool,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -359,10 +365,11 @@ impl Nics {
                 bytes_left: bytes,
                 packets_left: packets,
                 next: NONE,
+                dst,
             },
         );
         if !kind.ordered() {
-            let pkt = self.cut(m, net);
+            let pkt = self.cut(m, src, net);
             self.stage(src, pkt, net, now, q);
         } else {
             self.push_tx(src, m);
@@ -382,21 +389,18 @@ impl Nics {
         self.nics[nic as usize].tx_tail = m;
     }
 
-    /// Cuts the next packet of message `m`.
-    fn cut(&mut self, m: u32, net: &mut Network) -> PktId {
+    /// Cuts the next packet of message `m`, which NIC `src` sends.
+    fn cut(&mut self, m: u32, src: u32, net: &mut Network) -> PktId {
         let mtu = self.mtu;
         let tx = self.sending(m);
         let payload = tx.bytes_left.min(mtu);
         tx.bytes_left -= payload;
         tx.packets_left -= 1;
+        let dst = tx.dst;
+        debug_assert_eq!((self.msg(m).src, self.msg(m).dst), (src, dst));
         self.stats.packets += 1;
-        let msg = *self.msg(m);
-        net.packets.alloc(Packet::new(
-            m,
-            payload as u32 + self.header,
-            msg.src,
-            msg.dst,
-        ))
+        net.packets
+            .alloc(Packet::new(m, payload as u32 + self.header, src, dst))
     }
 
     /// Starts the transmit DMA on the next packet if it is idle and a staging slot is free.
@@ -406,7 +410,8 @@ impl Nics {
             return;
         }
         let m = n.tx_head;
-        let pkt = self.cut(m, net);
+        // (a NIC's transmit list holds the messages it sends)
+        let pkt = self.cut(m, nic, net);
         // round robin: the message goes to the back of the list if it has more to send
         let tx = *self.sending(m);
         let n = &mut self.nics[nic as usize];
@@ -511,11 +516,21 @@ impl Nics {
         q: &mut EventQueue<Event>,
     ) -> Arrival {
         let p = *net.packets.get(pkt);
-        let kind = self.msg(p.msg).kind;
         let rx = self.receiving.get_mut(p.msg);
-        let envelope = kind.has_envelope() && !rx.arrived;
-        rx.arrived = true;
-        if kind.is_control() {
+        let envelope = if rx.arrived {
+            false
+        } else {
+            // SAFETY: as in `Nics::msg` (`self.receiving` and `self.all_msgs` are distinct
+            // fields: the record is read while what this side keeps is written)
+            let msg = unsafe { self.all_msgs.get(p.msg) };
+            *rx = Receiving {
+                left: msg.packets,
+                arrived: true,
+                control: msg.kind.is_control(),
+            };
+            msg.kind.has_envelope()
+        };
+        if rx.control {
             let delivered = self.rx_done(pkt, net, now, q).is_some();
             return match (envelope, delivered) {
                 (true, true) => Arrival::EnvelopeDelivered(p.msg),
@@ -557,10 +572,10 @@ impl Nics {
         net.packets.release(pkt);
         self.stats.packets_delivered += 1;
         self.stats.payload_bytes += (p.wire - self.header) as u64;
-        let msg = *self.msg(p.msg);
         let rx = self.receiving.get_mut(p.msg);
-        rx.received += 1;
-        if rx.received == msg.packets {
+        rx.left -= 1;
+        if rx.left == 0 {
+            let msg = *self.msg(p.msg);
             self.stats.messages += 1;
             if !msg.kind.is_control() {
                 let took = (now - msg.issued).ps();
@@ -605,8 +620,11 @@ impl Nics {
     /// caller must [`Nics::free`] it once handled.
     pub fn flow_arrive(&mut self, m: u32, now: Time) -> Arrival {
         let msg = *self.msg(m);
-        let rx = self.receiving.get_mut(m);
-        (rx.received, rx.arrived) = (msg.packets, true);
+        *self.receiving.get_mut(m) = Receiving {
+            left: 0,
+            arrived: true,
+            control: msg.kind.is_control(),
+        };
         let st = &mut self.stats;
         st.packets_delivered += msg.packets as u64;
         st.payload_bytes += msg.bytes;
