@@ -146,13 +146,36 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedules `event` at `time`, after every event already scheduled at that time.
     /// `time` must not be earlier than the last event taken.
-    #[inline]
+    ///
+    /// The common case, a bucket of the wheel whose last chunk has room, is inlined at the
+    /// caller: an append and two counts. The rest ([`EventQueue::push_slow`]) is a call.
+    #[inline(always)]
     pub fn push(&mut self, time: Time, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
         self.len += 1;
         self.peak = self.peak.max(self.len);
         let b = time.0 >> SHIFT;
+        if b > self.now && b < self.now + SLOTS as u64 {
+            let slot = (b & MASK) as usize;
+            let [_, last, fill] = self.slots[slot];
+            if last != NIL && (fill as usize) < CHUNK {
+                self.store[last as usize * CHUNK + fill as usize] = Timed {
+                    time: time.0,
+                    event,
+                };
+                self.slots[slot][2] = fill + 1;
+                self.in_wheel += 1;
+                return;
+            }
+        }
+        self.push_slow(b, seq, time, event);
+    }
+
+    /// [`EventQueue::push`] into a bucket of the wheel that needs a new chunk, into the
+    /// current bucket's `late` heap, or into the overflow.
+    #[inline(never)]
+    fn push_slow(&mut self, b: u64, seq: u64, time: Time, event: E) {
         if b > self.now && b < self.now + SLOTS as u64 {
             self.list(
                 b,
@@ -187,7 +210,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Into the current bucket's `late` heap, or the overflow.
-    #[inline(never)]
+    #[inline]
     fn place_in_heap(&mut self, b: u64, e: Entry<E>) {
         if b <= self.now {
             self.late.push(e);

@@ -126,21 +126,29 @@ impl Returns {
     }
 
     /// Records a release of `bytes` into virtual channel `vc` at `at` for feeder `c`, after
-    /// those recorded at or before `at`.
-    #[inline]
+    /// those recorded at or before `at`. The common case, a feeder with none pending, is
+    /// inlined at the caller; the rest is a call ([`Returns::push_behind`]).
+    #[inline(always)]
     fn push(&mut self, c: u32, at: u64, bytes: u32, vc: u32) {
         debug_assert!(at < NO_RELEASE);
         self.held += 1;
         let bytes_vc = bytes << VC_BITS | vc;
-        let l = self.lists[c as usize];
+        let l = &mut self.lists[c as usize];
         if l.at == NO_RELEASE {
-            self.lists[c as usize] = Pending {
+            *l = Pending {
                 at,
                 bytes_vc,
                 last: NONE,
             };
             return;
         }
+        self.push_behind(c, at, bytes_vc);
+    }
+
+    /// [`Returns::push`] for a feeder with releases pending already.
+    #[inline(never)]
+    fn push_behind(&mut self, c: u32, at: u64, bytes_vc: u32) {
+        let l = self.lists[c as usize];
         if l.last == NONE {
             // (a second: the ring of one; before the first only with output-queued routers)
             let (head, other) = if l.at <= at {

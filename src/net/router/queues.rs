@@ -8,18 +8,28 @@ impl Network {
     /// key (see the router's doc): `asked` at an input-queued router's output, `ready` at an
     /// output-queued one's, ties broken by [`tie`]; last at a NIC's. True if it is the head of
     /// that queue.
-    #[inline]
+    ///
+    /// The common case, an empty queue, is inlined at the caller; the rest is a call
+    /// ([`Network::enqueue_behind`]).
+    #[inline(always)]
     pub(super) fn enqueue(&mut self, c: u32, k: usize, pkt: PktId) -> bool {
         self.packets.get_mut(pkt).next = NONE;
-        self.channels[c as usize].queued += 1;
-        let f = self.channels[c as usize].queues[k];
-        if f.tail == NONE {
-            self.channels[c as usize].queues[k] = Fifo {
+        let ch = &mut self.channels[c as usize];
+        ch.queued += 1;
+        if ch.queues[k].tail == NONE {
+            ch.queues[k] = Fifo {
                 head: pkt,
                 tail: pkt,
             };
             return true;
         }
+        self.enqueue_behind(c, k, pkt)
+    }
+
+    /// [`Network::enqueue`] into a queue that holds packets already.
+    #[inline(never)]
+    fn enqueue_behind(&mut self, c: u32, k: usize, pkt: PktId) -> bool {
+        let f = self.channels[c as usize].queues[k];
         let keyed = c < self.nr;
         let iq = self.iq;
         let time = |p: &Packet| if iq { p.asked.ps() } else { p.ready.ps() };
@@ -223,7 +233,7 @@ impl Network {
     /// VC allocation (docs/model.md §3): of the virtual channels of class `k` in the buffer
     /// channel `c` feeds, the one with the most free bytes, the lowest of equals, if it has
     /// room for a whole packet of `wire` bytes (virtual cut-through); a NIC's buffer has one.
-    #[inline]
+    #[inline(always)]
     pub(super) fn allocate_vc(
         &self,
         c: u32,
