@@ -106,7 +106,7 @@ impl Returns {
     }
 
     /// Whether feeder `c` has a release due by `now` (ps).
-    #[inline(always)]
+    #[cfg(test)]
     pub(super) fn due(&self, c: u32, now: u64) -> bool {
         self.lists[c as usize].at <= now
     }
@@ -431,26 +431,42 @@ impl Network {
     }
 
     /// Applies the releases recorded for feeder `c` that are due by `now`, each at its time.
+    /// The common case, one release pending and due, is applied inline; more than one is a
+    /// call ([`Network::take_credit_due`]).
     #[inline(always)]
     pub(super) fn take_credit(&mut self, c: u32, now: Time) {
-        if self.returns.due(c, now.ps()) {
-            self.take_credit_due(c, now);
+        let l = self.returns.lists[c as usize];
+        if l.at > now.ps() {
+            return;
         }
+        if l.last != NONE {
+            return self.take_credit_due(c, now);
+        }
+        self.returns.lists[c as usize] = NOTHING_PENDING;
+        self.returns.held -= 1;
+        self.credit_back(c, l.at, l.bytes_vc >> VC_BITS, l.bytes_vc & ((1 << VC_BITS) - 1));
+    }
+
+    /// Puts the `bytes` of a release at `at` (ps) back into the credit of feeder `c`'s
+    /// virtual channel `vc`.
+    #[inline(always)]
+    fn credit_back(&mut self, c: u32, at: u64, bytes: u32, vc: u32) {
+        let i = self.cr(c, vc);
+        self.credit[i] += bytes;
+        debug_assert!(
+            self.credit[i] <= self.capacity,
+            "channel {c} vc {vc}: credit {} above {}",
+            self.credit[i],
+            self.capacity
+        );
+        self.occupy(c, Time(at), -(bytes as i64));
     }
 
     /// [`Network::take_credit`] when some release is recorded.
     #[inline(never)]
     fn take_credit_due(&mut self, c: u32, now: Time) {
         while let Some((at, bytes, vc)) = self.returns.take_due(c, now.ps()) {
-            let i = self.cr(c, vc);
-            self.credit[i] += bytes;
-            debug_assert!(
-                self.credit[i] <= self.capacity,
-                "channel {c} vc {vc}: credit {} above {}",
-                self.credit[i],
-                self.capacity
-            );
-            self.occupy(c, Time(at), -(bytes as i64));
+            self.credit_back(c, at, bytes, vc);
         }
     }
 
