@@ -226,7 +226,9 @@ impl Part {
                     max_bytes,
                     now: Time::ZERO,
                     until: u64::MAX,
-                    queue: EventQueue::new(),
+                    queue: EventQueue::with_bucket_shift(crate::sim::queue::bucket_shift_for(
+                        parts.sizes[i].1,
+                    )),
                     nics,
                     net,
                     rdma,

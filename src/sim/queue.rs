@@ -5,8 +5,9 @@
 //! a pure function of the scenario, so every run of it processes the same events in the same
 //! order (docs/model.md §1).
 //!
-//! A timing wheel with an overflow heap. Time is cut into buckets of 2^[`SHIFT`] ps (512 ps);
-//! the next [`SLOTS`] − 1 buckets (about 4.2 µs) are lists in a ring (`slots`), with a two-level
+//! A timing wheel with an overflow heap. Time is cut into buckets of 2^`shift` ps (512 ps by
+//! default, [`SHIFT`]; wider for a queue that serves few NICs, [`bucket_shift_for`]); the next
+//! [`SLOTS`] − 1 buckets (about 4.2 µs of 512 ps) are lists in a ring (`slots`), with a two-level
 //! bitmap of the non-empty ones; anything later waits in the `overflow` heap. A bucket's list
 //! is a chain of [`CHUNK`]-entry chunks from one shared arena (`store`, `chain`, a free list),
 //! so scheduling is an append with no allocation, no slot keeps capacity of its own, and a
@@ -39,18 +40,35 @@ use super::heap::{Entry, KeyHeap};
 use crate::perf::prefetch::prefetch;
 use crate::units::Time;
 
-/// log2 of the bucket width in picoseconds: 512 ps.
+/// log2 of the bucket width in picoseconds, by default: 512 ps ([`bucket_shift_for`] picks
+/// it by the sources of events a queue serves).
 ///
 /// The width trades the sort of a bucket that is out of order (most are, this wide) against
-/// the cache lines scheduling writes to: an event goes to the last chunk of its bucket's
-/// chain, and the wider the buckets, the fewer chains are being written at once. The more
-/// events per nanosecond, the longer the buckets to sort, so the best width narrows as the
-/// network grows; 512 ps was the best measured on the congested Bruck at 8K and 64K nodes
+/// the cost of each bucket entered and of the cache lines scheduling writes to: an event goes
+/// to the last chunk of its bucket's chain, and the wider the buckets, the fewer chains are
+/// being written at once, and the fewer buckets are entered. The more events per nanosecond,
+/// the longer the buckets to sort, so the best width narrows as a queue's share of the network
+/// grows; 512 ps was the best measured on the congested Bruck at 8K and 64K nodes in one queue
 /// (the figures: `docs/performance.md`).
 ///
 /// Outputs are the same for any width: the order is exact.
 pub const SHIFT: u32 = 9;
-/// Buckets in the wheel (a power of two): the wheel spans SLOTS × 512 ps ≈ 4.2 µs.
+
+/// The bucket width (log2, ps) for a queue that serves `nics` NICs (a partition's): 2.048 ns
+/// up to 1,024, else 512 ps. Fewer sources make fewer events a nanosecond, and each bucket
+/// entered costs as much whatever it holds (measured in callgrind instructions,
+/// docs/performance.md: on 512 NICs 2.048 ns took the Bruck 1 KiB 3.7 % and the random ring
+/// 2.2 % below 512 ps, and on 1,024 a partition the 4,096-node Bruck 2.9 %; on 2,048 NICs
+/// 1.024 ns was 0.4 % above, on 4,096 in one queue 2.048 ns 1.8 % above).
+pub fn bucket_shift_for(nics: u32) -> u32 {
+    if nics <= 1024 {
+        11
+    } else {
+        SHIFT
+    }
+}
+
+/// Buckets in the wheel (a power of two): the wheel spans SLOTS buckets, 4.2 µs of 512 ps.
 pub const SLOTS: usize = 1 << 13;
 const MASK: u64 = SLOTS as u64 - 1;
 /// Words of the `occupied` bitmap, and of its summary.
@@ -68,6 +86,8 @@ const NIL: u32 = u32::MAX;
 
 /// A deterministic priority queue of events of type `E`.
 pub struct EventQueue<E> {
+    /// log2 of the bucket width (ps).
+    shift: u32,
     now: u64,
     sorted: Vec<Timed<E>>,
     late: KeyHeap<E>,
@@ -93,6 +113,7 @@ pub struct EventQueue<E> {
 impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
+            shift: SHIFT,
             now: 0,
             sorted: Vec::new(),
             late: KeyHeap::default(),
@@ -121,15 +142,26 @@ struct Timed<E> {
     event: E,
 }
 
-#[inline]
-fn bucket(key: u128) -> u64 {
-    ((key >> 64) as u64) >> SHIFT
-}
 
 impl<E: Copy> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty queue of buckets `2^shift` ps wide (see [`SHIFT`]).
+    pub fn with_bucket_shift(shift: u32) -> Self {
+        assert!((4..=20).contains(&shift), "bucket shift {shift} out of range");
+        EventQueue {
+            shift,
+            ..Self::default()
+        }
+    }
+
+    /// The bucket of heap key `key`.
+    #[inline]
+    fn bucket(&self, key: u128) -> u64 {
+        ((key >> 64) as u64) >> self.shift
     }
     /// Events pending.
     pub fn len(&self) -> usize {
@@ -155,7 +187,7 @@ impl<E: Copy> EventQueue<E> {
         self.next_seq += 1;
         self.len += 1;
         self.peak = self.peak.max(self.len);
-        let b = time.0 >> SHIFT;
+        let b = time.0 >> self.shift;
         if b > self.now && b < self.now + SLOTS as u64 {
             let slot = (b & MASK) as usize;
             let [_, last, fill] = self.slots[slot];
@@ -194,7 +226,7 @@ impl<E: Copy> EventQueue<E> {
     /// entered: then into `late`).
     #[inline]
     fn place(&mut self, e: Entry<E>) {
-        let b = bucket(e.key);
+        let b = self.bucket(e.key);
         if b > self.now {
             let time = (e.key >> 64) as u64;
             self.list(
@@ -314,8 +346,8 @@ impl<E: Copy> EventQueue<E> {
                         return Err(u64::MAX);
                     }
                     let next = self.next_bucket();
-                    if next << SHIFT > limit {
-                        return Err(next << SHIFT);
+                    if next << self.shift > limit {
+                        return Err(next << self.shift);
                     }
                     self.advance_to(next);
                     continue;
@@ -374,7 +406,7 @@ impl<E: Copy> EventQueue<E> {
         if self.in_wheel > 0 {
             self.next_occupied()
         } else {
-            bucket(self.overflow.peek_key().expect("events are pending"))
+            self.bucket(self.overflow.peek_key().expect("events are pending"))
         }
     }
 
@@ -389,7 +421,7 @@ impl<E: Copy> EventQueue<E> {
         self.now = next;
         // the window moved: bring in overflow entries that now fall inside it
         while let Some(k) = self.overflow.peek_key() {
-            if bucket(k) >= self.now + SLOTS as u64 {
+            if self.bucket(k) >= self.now + SLOTS as u64 {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
@@ -573,6 +605,49 @@ mod tests {
             }
             assert_eq!(q.len(), model.len());
         }
+    }
+
+    #[test]
+    fn every_bucket_width_takes_events_in_the_same_order() {
+        // one random schedule of pushes and pops, near and far, with ties, replayed on queues
+        // of five widths: what leaves, and when, is the same
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let ops: Vec<Option<u64>> = (0..60_000)
+            .map(|_| {
+                (rng.next_u64() % 3 != 0).then(|| match rng.next_u64() % 4 {
+                    0 => 0,
+                    1 => rng.next_u64() % 3_000,
+                    2 => rng.next_u64() % 20_000_000,
+                    _ => (rng.next_u64() % 64) * 1_000,
+                })
+            })
+            .collect();
+        let run = |shift: u32| {
+            let mut q = EventQueue::with_bucket_shift(shift);
+            let (mut now, mut out) = (0u64, Vec::new());
+            for (i, op) in ops.iter().enumerate() {
+                match op {
+                    Some(d) => q.push(Time(now + d), i as u32),
+                    None => {
+                        if let Some((t, e)) = q.pop() {
+                            now = t.0;
+                            out.push((t.0, e));
+                        }
+                    }
+                }
+            }
+            out.extend(std::iter::from_fn(|| q.pop()).map(|(t, e)| (t.0, e)));
+            out
+        };
+        let want = run(SHIFT);
+        assert_eq!(want.len(), ops.iter().filter(|o| o.is_some()).count());
+        for shift in [6, 10, 11, 14] {
+            assert!(run(shift) == want, "bucket shift {shift}");
+        }
+        assert_eq!(
+            (bucket_shift_for(1024), bucket_shift_for(1025)),
+            (11, SHIFT)
+        );
     }
 
     #[test]
