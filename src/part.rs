@@ -512,6 +512,15 @@ impl Part {
         }
     }
 
+    /// Whether [`Part::overflow`] has something to say (without saying it).
+    #[inline]
+    pub(crate) fn may_overflow(&self) -> bool {
+        self.past_horizon.is_some()
+            || self.rdma.full.is_some()
+            || self.mpi.full.is_some()
+            || self.net.overflowed.is_some()
+    }
+
     /// Why this partition cannot go on, if a pool of records in flight is full.
     pub(crate) fn overflow(&self) -> Option<String> {
         if let Some(t) = self.past_horizon {

@@ -125,6 +125,9 @@ impl Runner {
     /// full, if any, as an error.
     pub(crate) fn check_stop(&self, limits: &Limits) -> Result<(), Stop> {
         let w = self.part.borrow();
+        if w.watch.hit.is_none() && !w.may_overflow() {
+            return Ok(());
+        }
         if let Some(full) = w.overflow() {
             return Err(Stop::Capacity {
                 time: w.now,

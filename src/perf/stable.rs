@@ -31,6 +31,8 @@ type Level2<T> = [*mut T; FAN];
 pub(crate) struct Directory<T> {
     tops: Vec<*const *mut Level2<T>>,
     bits: u32,
+    /// `2^bits − 1`: the bits of an id that name the partition.
+    mask: u32,
 }
 
 // SAFETY: the directory holds addresses of tables that live as long as the run; records are
@@ -46,7 +48,7 @@ impl<T> Directory<T> {
     /// caller's own partition), and not be changed by its owner meanwhile.
     #[inline]
     pub(crate) unsafe fn get(&self, id: u32) -> &T {
-        let part = (id & ((1u32 << self.bits) - 1)) as usize;
+        let part = (id & self.mask) as usize;
         let local = (id >> self.bits) as usize;
         let top = *self.tops.get_unchecked(part);
         let l2 = *top.add(local / (CHUNK * FAN));
@@ -215,9 +217,11 @@ impl<T> Drop for Stable<T> {
 
 /// The directory of `pools` (one per partition, in partition order).
 pub(crate) fn directory<T: Copy>(pools: &[&Stable<T>]) -> Arc<Directory<T>> {
+    let bits = pools.first().map_or(0, |p| p.bits);
     Arc::new(Directory {
         tops: pools.iter().map(|p| p.top.as_ptr()).collect(),
-        bits: pools.first().map_or(0, |p| p.bits),
+        bits,
+        mask: (1u32 << bits) - 1,
     })
 }
 
@@ -239,6 +243,8 @@ pub(crate) fn part_bits(parts: u32) -> u32 {
 /// entry (`witness`) was cleared: at most once per sweep and vector, and never of one in use.
 pub(crate) struct Mirror<T> {
     bits: u32,
+    /// `2^bits − 1`.
+    mask: u32,
     by_part: Vec<Kept<T>>,
 }
 
@@ -256,6 +262,7 @@ impl<T: Default + Clone + PartialEq> Mirror<T> {
     pub(crate) fn new(bits: u32) -> Mirror<T> {
         Mirror {
             bits,
+            mask: (1u32 << bits) - 1,
             by_part: (0..1usize << bits)
                 .map(|_| Kept {
                     v: Vec::new(),
@@ -269,7 +276,7 @@ impl<T: Default + Clone + PartialEq> Mirror<T> {
     /// Which partition's records, and where in them, record `id` is kept.
     #[inline]
     fn place(&self, id: u32) -> (usize, usize) {
-        let part = (id & ((1u32 << self.bits) - 1)) as usize;
+        let part = (id & self.mask) as usize;
         (part, (id >> self.bits) as usize)
     }
 
