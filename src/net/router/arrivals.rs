@@ -77,7 +77,14 @@ fn key(a: &Arrival) -> u128 {
 /// one `ready` is put in order by `from` alone when that is all it takes, in one pass.
 fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
     if !v.windows(2).all(|w| w[0].ready <= w[1].ready) {
-        v.sort_unstable_by_key(key);
+        // (keys are unique: a stable sort gives the same order, and merges the few ascending
+        // runs the sends of different delays make rather than sorting from scratch; its room,
+        // half the arrivals, is bounded)
+        if v.len() <= MERGED_EPOCH {
+            v.sort_by_key(key);
+        } else {
+            v.sort_unstable_by_key(key);
+        }
         return;
     }
     let mut i = 0;
@@ -109,6 +116,10 @@ fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<
         i = j;
     }
 }
+
+/// The most arrivals out of order sorted by merging their ascending runs (room for half of
+/// them, 512 KiB, is taken for the merge); more are sorted in place.
+const MERGED_EPOCH: usize = 1 << 15;
 
 /// The longest run of arrivals ready at one picosecond sorted through keys (its room, kept
 /// for the next, is 40 bytes per arrival: a step of a million ranks that send at once is
