@@ -46,13 +46,12 @@ const _: () = assert!(std::mem::size_of::<Arrival>() == 32);
 /// one epoch's at a time: a window never crosses an epoch's end, and the arrivals a partition
 /// takes in at a window's start are put in place before anything it sends next), and, in case,
 /// later ones.
-#[derive(Default)]
 pub(super) struct Arrivals {
     /// Sent here, in the order they were sent: nearly that of [`key`].
     local: Vec<Arrival>,
     /// Taken in from other partitions, in the order they came.
     received: Vec<Arrival>,
-    /// The end of their epoch (ps; meaningful while some are held).
+    /// The end of their epoch (ps; `u64::MAX` when none are held).
     due: u64,
     /// Arrivals of a later epoch, if any ever came before `due`'s were put in place.
     later: Vec<(u64, Arrival)>,
@@ -62,6 +61,20 @@ pub(super) struct Arrivals {
     /// [`KEYED_RUN`]).
     keys: Vec<u64>,
     spare: Vec<Arrival>,
+}
+
+impl Default for Arrivals {
+    fn default() -> Arrivals {
+        Arrivals {
+            local: Vec::new(),
+            received: Vec::new(),
+            due: u64::MAX,
+            later: Vec::new(),
+            taking: Vec::new(),
+            keys: Vec::new(),
+            spare: Vec::new(),
+        }
+    }
 }
 
 /// The order arrivals are put in place: when they are ready, then the channel they came by
@@ -140,17 +153,17 @@ impl Arrivals {
     /// The end of the earliest epoch with arrivals held (ps; `u64::MAX` when none).
     #[inline]
     pub(super) fn due(&self) -> u64 {
-        if self.local.is_empty() && self.received.is_empty() {
-            u64::MAX
-        } else {
-            self.due
-        }
+        debug_assert_eq!(
+            self.due == u64::MAX,
+            self.local.is_empty() && self.received.is_empty()
+        );
+        self.due
     }
 
     /// Whether `a`, whose epoch ends at `end`, joins those held (else it waits for them).
     #[inline]
     fn joins(&mut self, end: u64) -> bool {
-        if self.local.is_empty() && self.received.is_empty() {
+        if self.due == u64::MAX {
             self.due = end;
             return true;
         }
@@ -219,6 +232,7 @@ impl Arrivals {
             self.local.clear();
             self.received.clear();
         }
+        self.due = u64::MAX;
         if !self.later.is_empty() {
             let next = self.later.iter().map(|l| l.0).min().expect("not empty");
             let later = std::mem::take(&mut self.later);

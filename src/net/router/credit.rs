@@ -73,6 +73,8 @@ pub(super) struct Returns {
     /// Credit wake-ups due, earliest first, then by channel: keys `time << 32 | channel` (one
     /// comparison of two words, where a pair took two).
     wakes: BinaryHeap<Reverse<u128>>,
+    /// When the first of `wakes` is due (ps; `u64::MAX`: none), read before every event.
+    wake_due: u64,
 }
 
 impl Returns {
@@ -84,6 +86,7 @@ impl Returns {
             free: NONE,
             held: 0,
             wakes: BinaryHeap::new(),
+            wake_due: u64::MAX,
         }
     }
 
@@ -488,9 +491,9 @@ impl Network {
         let ch = &mut self.channels[c as usize];
         if at < ch.credit_wake_at {
             ch.credit_wake_at = at;
-            self.returns
-                .wakes
-                .push(Reverse((at as u128) << 32 | c as u128));
+            let r = &mut self.returns;
+            r.wakes.push(Reverse((at as u128) << 32 | c as u128));
+            r.wake_due = r.wake_due.min(at);
         }
     }
 
@@ -498,19 +501,25 @@ impl Network {
     /// event of its picosecond.
     #[inline]
     pub fn credit_wake_due(&self) -> u64 {
-        self.returns
-            .wakes
-            .peek()
-            .map_or(u64::MAX, |w| (w.0 >> 32) as u64)
+        debug_assert_eq!(
+            self.returns.wake_due,
+            self.returns
+                .wakes
+                .peek()
+                .map_or(u64::MAX, |w| (w.0 >> 32) as u64)
+        );
+        self.returns.wake_due
     }
 
     /// Takes the next credit wake-up (due at `now`): the starved channel looks again. Returns
     /// whether it was one (not outdated, and its channel's last look still found it starved):
     /// only those count as events.
     pub fn credit_wake(&mut self, now: Time, q: &mut EventQueue<Event>) -> bool {
-        let Some(Reverse(key)) = self.returns.wakes.pop() else {
+        let r = &mut self.returns;
+        let Some(Reverse(key)) = r.wakes.pop() else {
             return false;
         };
+        r.wake_due = r.wakes.peek().map_or(u64::MAX, |w| (w.0 >> 32) as u64);
         let (at, c) = ((key >> 32) as u64, key as u32);
         debug_assert_eq!(at, now.ps());
         let ch = &mut self.channels[c as usize];
