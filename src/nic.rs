@@ -119,8 +119,6 @@ struct Sending {
     packets_left: u32,
     /// Next message in its NIC's transmit list.
     next: u32,
-    /// Its destination NIC (for each packet cut, without looking the record up).
-    dst: u32,
 }
 
 /// What the receiving NIC keeps of a message while its packets come in: what its packets need
@@ -365,7 +363,6 @@ impl Nics {
                 bytes_left: bytes,
                 packets_left: packets,
                 next: NONE,
-                dst,
             },
         );
         if !kind.ordered() {
@@ -396,8 +393,8 @@ impl Nics {
         let payload = tx.bytes_left.min(mtu);
         tx.bytes_left -= payload;
         tx.packets_left -= 1;
-        let dst = tx.dst;
-        debug_assert_eq!((self.msg(m).src, self.msg(m).dst), (src, dst));
+        debug_assert_eq!(self.msg(m).src, src);
+        let dst = self.msg(m).dst;
         self.stats.packets += 1;
         net.packets
             .alloc(Packet::new(m, payload as u32 + self.header, src, dst))
