@@ -143,8 +143,9 @@ fn sort_nearly_in_order(
 }
 
 /// The most arrivals out of order sorted by merging their ascending runs (room for half of
-/// them, 512 KiB, is taken for the merge); more are sorted in place.
-const MERGED_EPOCH: usize = 1 << 15;
+/// them, 128 KiB, is taken for the merge: below the size the allocator maps on its own, so
+/// that no sort maps and unmaps memory while other threads run); more are sorted in place.
+const MERGED_EPOCH: usize = 1 << 13;
 
 /// The longest run of arrivals ready at one picosecond sorted through keys (its room, kept
 /// for the next, is 48 bytes per arrival: a step of a million ranks that send at once is
