@@ -142,7 +142,6 @@ struct Timed<E> {
     event: E,
 }
 
-
 impl<E: Copy> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
@@ -151,7 +150,10 @@ impl<E: Copy> EventQueue<E> {
 
     /// An empty queue of buckets `2^shift` ps wide (see [`SHIFT`]).
     pub fn with_bucket_shift(shift: u32) -> Self {
-        assert!((4..=20).contains(&shift), "bucket shift {shift} out of range");
+        assert!(
+            (4..=20).contains(&shift),
+            "bucket shift {shift} out of range"
+        );
         EventQueue {
             shift,
             ..Self::default()
@@ -180,7 +182,7 @@ impl<E: Copy> EventQueue<E> {
     /// `time` must not be earlier than the last event taken.
     ///
     /// The common case, a bucket of the wheel whose last chunk has room, is inlined at the
-    /// caller: an append and two counts. The rest ([`EventQueue::push_slow`]) is a call.
+    /// caller: an append and two counts. The rest (`push_slow`) is a call.
     #[inline(always)]
     pub fn push(&mut self, time: Time, event: E) {
         let seq = self.next_seq;

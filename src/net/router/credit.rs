@@ -447,7 +447,12 @@ impl Network {
         }
         self.returns.lists[c as usize] = NOTHING_PENDING;
         self.returns.held -= 1;
-        self.credit_back(c, l.at, l.bytes_vc >> VC_BITS, l.bytes_vc & ((1 << VC_BITS) - 1));
+        self.credit_back(
+            c,
+            l.at,
+            l.bytes_vc >> VC_BITS,
+            l.bytes_vc & ((1 << VC_BITS) - 1),
+        );
     }
 
     /// Puts the `bytes` of a release at `at` (ps) back into the credit of feeder `c`'s
