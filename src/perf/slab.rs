@@ -228,7 +228,8 @@ impl<T> SharedVec<T> {
     /// A view of the same elements that checks no owner: for reading everything when no
     /// partition runs.
     pub(crate) fn whole(&self) -> SharedVec<T> {
-        let v = self.clone();
+        #[allow(unused_mut)] // (changed in debug builds only)
+        let mut v = self.clone();
         #[cfg(debug_assertions)]
         {
             v.view.owner = std::ptr::null();

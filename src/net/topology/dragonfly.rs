@@ -114,7 +114,8 @@ impl Dragonfly {
             let to = if li < i { li } else { li + 1 };
             Some((grp * self.a + to, self.local_port(to, i)))
         } else {
-            let l = i * self.h + (q32 - self.p - self.a + 1);
+            // (global port `q32 + 1 - p - a` of this router: `q32 >= p + a - 1`)
+            let l = i * self.h + (q32 + 1 - self.p - self.a);
             if self.g < 2 || l >= self.copies * (self.g - 1) {
                 return None;
             }
