@@ -366,7 +366,7 @@ impl Nics {
             },
         );
         if !kind.ordered() {
-            let pkt = self.cut(m, src, net);
+            let pkt = self.cut(m, net);
             self.stage(src, pkt, net, now, q);
         } else {
             self.push_tx(src, m);
@@ -386,18 +386,21 @@ impl Nics {
         self.nics[nic as usize].tx_tail = m;
     }
 
-    /// Cuts the next packet of message `m`, which NIC `src` sends.
-    fn cut(&mut self, m: u32, src: u32, net: &mut Network) -> PktId {
+    /// Cuts the next packet of message `m`.
+    fn cut(&mut self, m: u32, net: &mut Network) -> PktId {
         let mtu = self.mtu;
         let tx = self.sending(m);
         let payload = tx.bytes_left.min(mtu);
         tx.bytes_left -= payload;
         tx.packets_left -= 1;
-        debug_assert_eq!(self.msg(m).src, src);
-        let dst = self.msg(m).dst;
         self.stats.packets += 1;
-        net.packets
-            .alloc(Packet::new(m, payload as u32 + self.header, src, dst))
+        let msg = *self.msg(m);
+        net.packets.alloc(Packet::new(
+            m,
+            payload as u32 + self.header,
+            msg.src,
+            msg.dst,
+        ))
     }
 
     /// Starts the transmit DMA on the next packet if it is idle and a staging slot is free.
@@ -407,8 +410,7 @@ impl Nics {
             return;
         }
         let m = n.tx_head;
-        // (a NIC's transmit list holds the messages it sends)
-        let pkt = self.cut(m, nic, net);
+        let pkt = self.cut(m, net);
         // round robin: the message goes to the back of the list if it has more to send
         let tx = *self.sending(m);
         let n = &mut self.nics[nic as usize];

@@ -512,16 +512,8 @@ impl Part {
         }
     }
 
-    /// Whether [`Part::overflow`] has something to say (without saying it).
-    #[inline]
-    pub(crate) fn may_overflow(&self) -> bool {
-        self.past_horizon.is_some()
-            || self.rdma.full.is_some()
-            || self.mpi.full.is_some()
-            || self.net.overflowed.is_some()
-    }
-
     /// Why this partition cannot go on, if a pool of records in flight is full.
+    #[inline]
     pub(crate) fn overflow(&self) -> Option<String> {
         if let Some(t) = self.past_horizon {
             return Some(format!(
@@ -533,12 +525,13 @@ impl Part {
                 Time::HORIZON.as_secs_f64() / 86400.0
             ));
         }
-        let full = self
-            .rdma
-            .full
-            .map(|f| format!("RDMA transfers: {f}"))
-            .or_else(|| self.mpi.full.map(|f| format!("message-passing sends: {f}")))
-            .or_else(|| self.net.overflowed.clone())?;
+        // (looked at after every resume of a rank: nothing is made unless a pool is full)
+        let full = match (self.rdma.full, self.mpi.full, &self.net.overflowed) {
+            (None, None, None) => return None,
+            (Some(f), _, _) => format!("RDMA transfers: {f}"),
+            (None, Some(f), _) => format!("message-passing sends: {f}"),
+            (None, None, Some(what)) => what.clone(),
+        };
         Some(format!(
             "too many in flight at once, {full}: the run issues transfers faster than they \
              complete (a loop that puts or sends without ever waiting?)"

@@ -125,18 +125,16 @@ impl Runner {
     /// full, if any, as an error.
     pub(crate) fn check_stop(&self, limits: &Limits) -> Result<(), Stop> {
         let w = self.part.borrow();
-        if w.watch.hit.is_none() && !w.may_overflow() {
-            return Ok(());
-        }
         if let Some(full) = w.overflow() {
             return Err(Stop::Capacity {
                 time: w.now,
                 message: full,
             });
         }
-        let Some((limit, rank, at)) = w.watch.hit.clone() else {
+        let Some((limit, rank, at)) = &w.watch.hit else {
             return Ok(());
         };
+        let (limit, rank) = (*limit, *rank);
         let time = rank.map_or(w.now, |r| w.ranks[r as usize].clock.max(w.now));
         Err(Stop::Limit {
             limit,

@@ -405,7 +405,7 @@ fn lead(
             break Err(stop);
         }
         progress();
-        if let Some(stop) = win.event_stop(at_epoch, events.iter().sum(), now, s.limits) {
+        if let Some(stop) = win.event_stop(at_epoch, || events.iter().sum(), || now, s.limits) {
             break Err(stop);
         }
         if let Some(stop) = win.series_stop(at_epoch, s.runners, Time(end)) {

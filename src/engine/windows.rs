@@ -139,16 +139,22 @@ impl Windows {
         }
     }
 
-    /// After a window that ended at an epoch's end (`at_epoch`) with `events` processed in all
-    /// by then: the stop at `limits.events`, if counted by the engine and reached.
+    /// After a window that ended at an epoch's end (`at_epoch`), `events` giving the events
+    /// processed in all by then and `now` the latest time reached (both asked for only when
+    /// the engine counts events and the window ended an epoch): the stop at `limits.events`,
+    /// if reached.
     pub(crate) fn event_stop(
         &self,
         at_epoch: bool,
-        events: u64,
-        now: Time,
+        events: impl FnOnce() -> u64,
+        now: impl FnOnce() -> Time,
         limits: &Limits,
     ) -> Option<Stop> {
-        (self.counts_events() && at_epoch && events >= self.event_limit).then(|| Stop::Limit {
+        if !(self.counts_events() && at_epoch && events() >= self.event_limit) {
+            return None;
+        }
+        let now = now();
+        Some(Stop::Limit {
             limit: Limit::Events,
             time: now,
             message: Limit::Events.explain(limits, now, None, None),
@@ -223,11 +229,9 @@ impl Windows {
             if many {
                 progress();
             }
-            if self.counts_events() && at_epoch {
-                let events: u64 = runners.iter().map(|r| r.part.borrow().events).sum();
-                if let Some(stop) = self.event_stop(at_epoch, events, latest(runners), limits) {
-                    return Err(stop);
-                }
+            let events = || runners.iter().map(|r| r.part.borrow().events).sum();
+            if let Some(stop) = self.event_stop(at_epoch, events, || latest(runners), limits) {
+                return Err(stop);
             }
             if let Some(stop) = self.series_stop(at_epoch, runners, Time(end)) {
                 return Err(stop);

@@ -60,7 +60,6 @@ pub(super) struct Arrivals {
     /// Room to sort a run of arrivals ready at one picosecond by channel (at most
     /// [`KEYED_RUN`]).
     keys: Vec<u64>,
-    scratch: Vec<u64>,
     spare: Vec<Arrival>,
 }
 
@@ -73,7 +72,6 @@ impl Default for Arrivals {
             later: Vec::new(),
             taking: Vec::new(),
             keys: Vec::new(),
-            scratch: Vec::new(),
             spare: Vec::new(),
         }
     }
@@ -90,12 +88,7 @@ fn key(a: &Arrival) -> u128 {
 /// `ready` nearly always (sends are made in time order, and most hops take the same time), the
 /// packets sent at one picosecond in the order their senders happened to run: so each run of
 /// one `ready` is put in order by `from` alone when that is all it takes, in one pass.
-fn sort_nearly_in_order(
-    v: &mut [Arrival],
-    keys: &mut Vec<u64>,
-    scratch: &mut Vec<u64>,
-    spare: &mut Vec<Arrival>,
-) {
+fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
     if !v.windows(2).all(|w| w[0].ready <= w[1].ready) {
         // (keys are unique: a stable sort gives the same order, and merges the few ascending
         // runs the sends of different delays make rather than sorting from scratch; its room,
@@ -127,12 +120,7 @@ fn sort_nearly_in_order(
                         .enumerate()
                         .map(|(i, a)| (a.from as u64) << 32 | i as u64),
                 );
-                if run.len() >= RADIX_RUN {
-                    let bits = 32 - run.iter().fold(0, |o, a| o | a.from).leading_zeros();
-                    crate::perf::sort::radix_by_high_word(keys, bits, scratch);
-                } else {
-                    keys.sort_unstable();
-                }
+                keys.sort_unstable();
                 spare.clear();
                 spare.extend(keys.iter().map(|&k| run[k as u32 as usize]));
                 run.copy_from_slice(spare);
@@ -148,13 +136,9 @@ fn sort_nearly_in_order(
 const MERGED_EPOCH: usize = 1 << 13;
 
 /// The longest run of arrivals ready at one picosecond sorted through keys (its room, kept
-/// for the next, is 48 bytes per arrival: a step of a million ranks that send at once is
+/// for the next, is 40 bytes per arrival: a step of a million ranks that send at once is
 /// sorted in place).
 const KEYED_RUN: usize = 1 << 12;
-
-/// The shortest run whose keys are sorted by radix (a byte of the channel a pass) rather than
-/// by comparison: below it, the passes' tables cost more than the comparisons.
-const RADIX_RUN: usize = 256;
 
 /// How far ahead the walk over an epoch's arrivals asks for the packet, works out its hop and
 /// asks for the channel it is queued for, and asks for the packet last in that queue (which
@@ -223,9 +207,8 @@ impl Arrivals {
     /// become those held.
     fn take(&mut self, out: &mut Vec<Arrival>) {
         out.clear();
-        let (keys, scratch, spare) = (&mut self.keys, &mut self.scratch, &mut self.spare);
-        sort_nearly_in_order(&mut self.local, keys, scratch, spare);
-        sort_nearly_in_order(&mut self.received, keys, scratch, spare);
+        sort_nearly_in_order(&mut self.local, &mut self.keys, &mut self.spare);
+        sort_nearly_in_order(&mut self.received, &mut self.keys, &mut self.spare);
         // (one side alone, as in one partition or on the far side of a cut a step of a
         // collective crossed at once, is handed over without a copy)
         if self.received.is_empty() {
