@@ -89,6 +89,9 @@ fn key(a: &Arrival) -> u128 {
 /// packets sent at one picosecond in the order their senders happened to run: so each run of
 /// one `ready` is put in order by `from` alone when that is all it takes, in one pass.
 fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
+    if v.is_sorted_by(|a, b| (a.ready, a.from) < (b.ready, b.from)) {
+        return;
+    }
     if !v.windows(2).all(|w| w[0].ready <= w[1].ready) {
         // (keys are unique: a stable sort gives the same order, and merges the few ascending
         // runs the sends of different delays make rather than sorting from scratch; its room,
@@ -219,14 +222,12 @@ impl Arrivals {
             let (a, b) = (&self.local, &self.received);
             out.reserve(a.len() + b.len());
             let (mut i, mut j) = (0, 0);
-            while i < a.len() && j < b.len() {
-                if key(&a[i]) <= key(&b[j]) {
-                    out.push(a[i]);
-                    i += 1;
-                } else {
-                    out.push(b[j]);
-                    j += 1;
-                }
+            while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+                // (keys are unique: at equal `ready` the channels differ)
+                let first = (x.ready, x.from) < (y.ready, y.from);
+                out.push(if first { *x } else { *y });
+                i += first as usize;
+                j += !first as usize;
             }
             out.extend_from_slice(&a[i..]);
             out.extend_from_slice(&b[j..]);
