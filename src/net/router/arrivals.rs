@@ -84,14 +84,19 @@ fn key(a: &Arrival) -> u128 {
     (a.ready as u128) << 32 | a.from as u128
 }
 
+/// Whether `a` is put in place before `b` (the order of [`key`], compared field by field).
+#[inline]
+fn before(a: &Arrival, b: &Arrival) -> bool {
+    (a.ready, a.from) < (b.ready, b.from)
+}
+
 /// Sorts arrivals sent by one partition into the order of [`key`]. They come in the order of
 /// `ready` nearly always (sends are made in time order, and most hops take the same time), the
 /// packets sent at one picosecond in the order their senders happened to run: so each run of
-/// one `ready` is put in order by `from` alone when that is all it takes, in one pass.
+/// one `ready` is put in order by `from` alone when that is all it takes, in one pass (and
+/// arrivals already in order are only looked at once).
 fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
-    if v.windows(2)
-        .all(|w| (w[0].ready, w[0].from) < (w[1].ready, w[1].from))
-    {
+    if v.windows(2).all(|w| before(&w[0], &w[1])) {
         return;
     }
     if !v.windows(2).all(|w| w[0].ready <= w[1].ready) {
@@ -226,7 +231,7 @@ impl Arrivals {
             let (mut i, mut j) = (0, 0);
             while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
                 // (keys are unique: at equal `ready` the channels differ)
-                let first = (x.ready, x.from) < (y.ready, y.from);
+                let first = before(x, y);
                 out.push(if first { *x } else { *y });
                 i += first as usize;
                 j += !first as usize;
