@@ -2,7 +2,9 @@
 //!
 //! The same windows as [`Windows::drive`], planned the same way, with the partitions that
 //! have something to do in a window shared among threads: a thread takes the next one not yet
-//! taken (an atomic counter), simulates its window, and takes another, until none is left.
+//! taken (an atomic ticket), simulates its window, and takes another, until none is left. The
+//! leader waits for the partitions to be done, not for the threads: a helper the operating
+//! system did not run in time finds them all taken and waits for the next phase.
 //! Each partition leaves the cut messages it sent in a mailbox, one slot per (sender,
 //! receiver); then each receiver takes in its slots, from partition 0's to the last's (on
 //! threads too when there are many messages). The calling thread, the *leader*, does its
@@ -49,13 +51,18 @@ struct Shared<'a> {
     /// has emptied it, its buffer goes back to `src`'s outbox at `src`'s next run.
     mail: Vec<Mutex<crate::cut::Mail>>,
     slots: Vec<Mutex<Slot>>,
-    /// The partitions of this phase (`order[..count]`), and the next of them to take.
+    /// The partitions of this phase (`order[..count]`).
     order: Vec<AtomicUsize>,
-    count: AtomicUsize,
-    take: AtomicUsize,
-    /// This phase: [`TAKE_IN`], [`RUN`] or [`QUIT`], and the window's end (ps).
+    /// The phase's ticket: its generation (high 32 bits), its partition count (16 bits) and
+    /// the next of them to take (low 16 bits). A partition is taken by moving the ticket
+    /// on from the value read, so a thread that comes late takes nothing of a phase that
+    /// is over, nor of the next one by mistake.
+    ticket: AtomicU64,
+    /// This phase: [`TAKE_IN`] or [`RUN`], and the window's end (ps).
     phase: AtomicU32,
     end: AtomicU64,
+    /// Set when the helpers are to quit.
+    quit: AtomicBool,
     gate: Gate,
     /// Time the partitions spent in this window's phases, all threads together (ns), for the
     /// [`Governor`].
@@ -70,20 +77,27 @@ unsafe impl Sync for Shared<'_> {}
 
 const TAKE_IN: u32 = 0;
 const RUN: u32 = 1;
-const QUIT: u32 = 2;
+
+/// Bits of the ticket that count a phase's partitions, and that say the next to take.
+const TICKET_BITS: u32 = 16;
+const _: () = assert!(crate::config::MAX_PARTITIONS < 1 << TICKET_BITS);
 
 /// Above this many cut messages in a window, receivers take them in on threads too.
 const PARALLEL_TAKE_IN: u64 = 1024;
 
-/// Where the threads wait for each other: every thread but the leader says it is through a
-/// phase (`arrived`) and waits for the next (`generation`); the leader waits for them all
-/// ([`Gate::gather`]), does its serial part, and opens the next ([`Gate::open`]).
+/// Where the threads wait for each other: helpers wait for the next phase (`generation`);
+/// the leader waits until every partition of the phase is done (`finished`), whoever took
+/// it ([`Gate::gather`]), does its serial part, and opens the next ([`Gate::open`]). The
+/// leader never waits for a helper that took nothing: one that the operating system did not
+/// run in time (a busy or shared machine) finds the phase's partitions all taken, by the
+/// leader, and waits for the next.
 ///
 /// A waiting thread spins for a while (a window often lasts microseconds), then parks: with
 /// no more threads than cores it rarely parks; with more, it parks at once rather than take a
 /// core from a thread that has work. The thread that ends a wait unparks whoever parked.
 struct Gate {
-    arrived: AtomicU32,
+    /// Partitions of this phase done.
+    finished: AtomicU32,
     /// The phase's generation (high 32 bits) and the helpers it needs, the first `wanted`
     /// (low 32 bits; the others sleep through it): one word, read as one.
     generation: AtomicU64,
@@ -100,7 +114,7 @@ impl Gate {
     /// The gate of the calling thread (the leader) and `helpers` more, on a machine of `cores`.
     fn new(helpers: u32, cores: u32) -> Gate {
         Gate {
-            arrived: AtomicU32::new(0),
+            finished: AtomicU32::new(0),
             generation: AtomicU64::new(0),
             spins: if helpers < cores { 20_000 } else { 50 },
             leader: std::thread::current(),
@@ -151,32 +165,31 @@ impl Gate {
         }
     }
 
-    /// Helpers the current phase needs.
-    fn wanted(&self) -> u32 {
-        self.generation.load(Ordering::SeqCst) as u32
-    }
-
-    /// A helper is through the phase (the last one wakes the leader).
-    fn arrive(&self) {
-        let before = self.arrived.fetch_add(1, Ordering::SeqCst);
-        if before + 1 == self.wanted() && self.leader_parked.load(Ordering::SeqCst) {
+    /// One more partition of a phase of `count` is done (the last one wakes the leader).
+    fn done(&self, count: u32) {
+        let before = self.finished.fetch_add(1, Ordering::SeqCst);
+        if before + 1 == count && self.leader_parked.load(Ordering::SeqCst) {
             self.leader.unpark();
         }
     }
 
-    /// The leader waits until every helper the phase wanted is through it.
-    fn gather(&self) {
-        let all = self.wanted();
+    /// The leader waits until the `count` partitions of the phase are done.
+    fn gather(&self, count: u32) {
         self.wait(&self.leader_parked, || {
-            self.arrived.load(Ordering::SeqCst) == all
+            self.finished.load(Ordering::SeqCst) == count
         });
-        self.arrived.store(0, Ordering::SeqCst);
+        self.finished.store(0, Ordering::SeqCst);
     }
 
-    /// The leader opens the next phase, for the first `wanted` helpers.
-    fn open(&self, wanted: u32) {
-        let word = self.generation.load(Ordering::SeqCst);
-        let next = ((word >> 32) + 1) << 32 | wanted as u64;
+    /// The next phase's generation.
+    fn next_generation(&self) -> u32 {
+        ((self.generation.load(Ordering::SeqCst) >> 32) + 1) as u32
+    }
+
+    /// The leader opens phase `generation` ([`Gate::next_generation`]), for the first
+    /// `wanted` helpers.
+    fn open(&self, generation: u32, wanted: u32) {
+        let next = (generation as u64) << 32 | wanted as u64;
         self.generation.store(next, Ordering::SeqCst);
         for (thread, parked) in &self.helpers[..wanted as usize] {
             if parked.load(Ordering::SeqCst) {
@@ -207,10 +220,10 @@ pub(crate) fn drive(
         mail: (0..n * n).map(|_| Mutex::new(Default::default())).collect(),
         slots: (0..n).map(|_| Mutex::new(Slot::default())).collect(),
         order: (0..n).map(AtomicUsize::new).collect(),
-        count: AtomicUsize::new(0),
-        take: AtomicUsize::new(0),
+        ticket: AtomicU64::new(0),
         phase: AtomicU32::new(RUN),
         end: AtomicU64::new(0),
+        quit: AtomicBool::new(false),
         gate: Gate::new(helpers, cores),
         busy_ns: AtomicU64::new(0),
     };
@@ -230,8 +243,9 @@ struct Quit<'s, 'a>(&'s Shared<'a>);
 
 impl Drop for Quit<'_, '_> {
     fn drop(&mut self) {
-        self.0.phase.store(QUIT, Ordering::SeqCst);
-        self.0.gate.open(self.0.gate.helpers.len() as u32);
+        let gate = &self.0.gate;
+        self.0.quit.store(true, Ordering::SeqCst);
+        gate.open(gate.next_generation(), gate.helpers.len() as u32);
     }
 }
 
@@ -240,25 +254,34 @@ fn helper(s: &Shared, h: usize) {
     let mut seen = 0;
     loop {
         seen = s.gate.next_phase(h, seen);
-        let phase = s.phase.load(Ordering::Acquire);
-        if phase == QUIT {
+        if s.quit.load(Ordering::SeqCst) {
             return;
         }
-        work(s, phase);
-        s.gate.arrive();
+        work(s);
     }
 }
 
-/// The phase `phase` of this window, on this thread: its partitions taken one at a time.
-fn work(s: &Shared, phase: u32) {
-    let count = s.count.load(Ordering::Acquire);
+/// The partitions of the open phase, taken one at a time on this thread until none is left.
+fn work(s: &Shared) {
     loop {
-        let j = s.take.fetch_add(1, Ordering::AcqRel);
+        let ticket = s.ticket.load(Ordering::Acquire);
+        let mask = (1u64 << TICKET_BITS) - 1;
+        let (count, j) = ((ticket >> TICKET_BITS) & mask, ticket & mask);
         if j >= count {
             return;
         }
-        let i = s.order[j].load(Ordering::Acquire);
+        if s.ticket
+            .compare_exchange_weak(ticket, ticket + 1, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            continue;
+        }
+        // (what the leader wrote before the ticket, read after taking it: the phase cannot
+        // end, and they cannot change, before this partition is done)
+        let i = s.order[j as usize].load(Ordering::Relaxed);
+        let phase = s.phase.load(Ordering::Relaxed);
         one(s, phase, i);
+        s.gate.done(count as u32);
     }
 }
 
@@ -450,10 +473,14 @@ fn phase(s: &Shared, p: u32, list: &[usize], helpers: u32) {
     for (j, &i) in list.iter().enumerate() {
         s.order[j].store(i, Ordering::Relaxed);
     }
-    s.count.store(list.len(), Ordering::Relaxed);
-    s.take.store(0, Ordering::Relaxed);
     s.phase.store(p, Ordering::Relaxed);
-    s.gate.open(wanted);
-    work(s, p);
-    s.gate.gather();
+    let generation = s.gate.next_generation();
+    let count = list.len() as u64;
+    s.ticket.store(
+        (generation as u64) << 32 | count << TICKET_BITS,
+        Ordering::Release,
+    );
+    s.gate.open(generation, wanted);
+    work(s);
+    s.gate.gather(count as u32);
 }
