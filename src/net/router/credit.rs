@@ -419,12 +419,7 @@ impl Network {
             bytes,
             vc: vc as u8,
         });
-        if let std::collections::btree_map::Entry::Occupied(mut e) = self.cut_held.entry(bytes) {
-            *e.get_mut() -= 1;
-            if *e.get() == 0 {
-                e.remove();
-            }
-        }
+        self.cut_held.remove(bytes);
     }
 
     /// A release from across a cut (a [`crate::cut::Release`] taken in at the start of a window):

@@ -80,6 +80,7 @@
 
 mod arrivals;
 mod credit;
+mod held;
 mod observe;
 mod outbuf;
 mod paths;
@@ -348,7 +349,7 @@ pub struct Network {
     pub(crate) outbox: Vec<crate::cut::Mail>,
     /// Packets held in buffers fed across a cut, by size on the wire: the shortest of them
     /// bounds how soon this partition can give credit back across a cut (`cut.rs`).
-    cut_held: std::collections::BTreeMap<u32, u32>,
+    cut_held: held::HeldBySize,
     /// Set when a pool of records in flight is full (a message, transfer or send could not be
     /// made): the engine stops the run with it.
     pub(crate) overflowed: Option<String>,
@@ -713,7 +714,7 @@ impl Network {
     /// arrivals of the window, it bounds how soon this partition can give credit back across a
     /// cut (`cut.rs`).
     pub(crate) fn shortest_held_across(&self) -> Option<u32> {
-        self.cut_held.keys().next().copied()
+        self.cut_held.shortest()
     }
 
     /// The slowest rate any link or crossbar of the network moves bytes at.
@@ -738,7 +739,7 @@ impl Network {
     pub(crate) fn arrive_across(&mut self, mut a: Arrival, packet: Packet) {
         let wire = packet.wire;
         a.pkt = self.packets.alloc(packet);
-        *self.cut_held.entry(wire).or_default() += 1;
+        self.cut_held.add(wire);
         let shift = self.epoch_shift.expect("partitions have epochs");
         self.arrivals
             .hold_received(a, arrivals::epoch_end(a.sent, shift));
