@@ -92,51 +92,64 @@ fn before(a: &Arrival, b: &Arrival) -> bool {
 
 /// Sorts arrivals sent by one partition into the order of [`key`]. They come in the order of
 /// `ready` nearly always (sends are made in time order, and most hops take the same time), the
-/// packets sent at one picosecond in the order their senders happened to run: so each run of
-/// one `ready` is put in order by `from` alone when that is all it takes, in one pass (and
-/// arrivals already in order are only looked at once).
+/// packets sent at one picosecond in the order their senders happened to run: so one pass
+/// walks the runs of one `ready`, sorting by `from` those that are not in order, and only an
+/// epoch whose `ready` goes back somewhere is sorted whole.
 fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
-    if v.windows(2).all(|w| before(&w[0], &w[1])) {
-        return;
-    }
-    if !v.windows(2).all(|w| w[0].ready <= w[1].ready) {
-        // (keys are unique: a stable sort gives the same order, and merges the few ascending
-        // runs the sends of different delays make rather than sorting from scratch; its room,
-        // half the arrivals, is bounded)
-        if v.len() <= MERGED_EPOCH {
-            v.sort_by_key(key);
-        } else {
-            v.sort_unstable_by_key(key);
-        }
-        return;
-    }
     let mut i = 0;
-    while i < v.len() {
+    while let Some(first) = v.get(i) {
+        let (ready, mut from) = (first.ready, first.from);
         let mut j = i + 1;
-        while j < v.len() && v[j].ready == v[i].ready {
+        let mut in_order = true;
+        for a in &v[j..] {
+            if a.ready != ready {
+                if a.ready < ready {
+                    return sort_whole(v);
+                }
+                break;
+            }
+            in_order &= from < a.from;
+            from = a.from;
             j += 1;
         }
-        if j - i > 1 {
-            let run = &mut v[i..j];
-            if run.len() <= 16 {
-                crate::perf::sort::insertion_by_key(run, |a| a.from);
-            } else if run.len() > KEYED_RUN {
-                run.sort_unstable_by_key(|a| a.from);
-            } else {
-                // (the keys alone are sorted, 8 bytes each, and the arrivals moved once)
-                keys.clear();
-                keys.extend(
-                    run.iter()
-                        .enumerate()
-                        .map(|(i, a)| (a.from as u64) << 32 | i as u64),
-                );
-                keys.sort_unstable();
-                spare.clear();
-                spare.extend(keys.iter().map(|&k| run[k as u32 as usize]));
-                run.copy_from_slice(spare);
-            }
+        if !in_order {
+            sort_run(&mut v[i..j], keys, spare);
         }
         i = j;
+    }
+}
+
+/// Sorts an epoch's arrivals whose `ready` goes back somewhere into the order of [`key`].
+#[cold]
+fn sort_whole(v: &mut [Arrival]) {
+    // (keys are unique: a stable sort gives the same order, and merges the few ascending runs
+    // the sends of different delays make rather than sorting from scratch; its room, half the
+    // arrivals, is bounded)
+    if v.len() <= MERGED_EPOCH {
+        v.sort_by_key(key);
+    } else {
+        v.sort_unstable_by_key(key);
+    }
+}
+
+/// Sorts by `from` a run of arrivals ready at one picosecond.
+fn sort_run(run: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
+    if run.len() <= 16 {
+        crate::perf::sort::insertion_by_key(run, |a| a.from);
+    } else if run.len() > KEYED_RUN {
+        run.sort_unstable_by_key(|a| a.from);
+    } else {
+        // (the keys alone are sorted, 8 bytes each, and the arrivals moved once)
+        keys.clear();
+        keys.extend(
+            run.iter()
+                .enumerate()
+                .map(|(i, a)| (a.from as u64) << 32 | i as u64),
+        );
+        keys.sort_unstable();
+        spare.clear();
+        spare.extend(keys.iter().map(|&k| run[k as u32 as usize]));
+        run.copy_from_slice(spare);
     }
 }
 
