@@ -260,52 +260,96 @@ impl Scripts {
     /// Resumes rank `i` until it blocks, finishes or fails. What it came to is the engine's
     /// word only: a stop is one the engine recorded (a script cannot fake one by raising an
     /// error that looks like it), and a memory stop is Lua's own allocation failure.
+    ///
+    /// The common case, a rank that blocks again, is inlined at the caller; its first resume
+    /// and its end are calls.
+    #[inline]
     pub(crate) fn resume(&self, i: u32) -> Outcome {
         self.left.set(self.steps);
         let li = self.local[i as usize] as usize;
-        let mut co = self.threads.borrow()[li];
-        let mut nargs = 0;
+        let co = self.threads.borrow()[li];
         if co.is_null() {
-            // Make the coroutine; its globals go onto its stack, its first resume's argument.
-            // SAFETY: `start` returns a new coroutine and a table; the table moves onto the
-            // coroutine's stack (both belong to this state) and the coroutine is popped (the
-            // prelude's `threads` keeps it alive).
-            let made = unsafe {
-                self.lua.exec_raw::<()>((&self.start, i), |state| {
-                    ffi::lua_call(state, 1, 2);
-                    let co = ffi::lua_tothread(state, -2);
-                    ffi::lua_xmove(state, co, 1);
-                    ffi::lua_pop(state, 1);
-                })
-            };
-            if let Err(e) = made {
-                return if is_memory_error(&e) {
-                    Outcome::Stopped(Limit::LuaMemory)
-                } else {
-                    Outcome::Failed(lua_message(&e))
-                };
-            }
-            co = self.threads.borrow()[li];
-            nargs = 1;
+            return self.resume_first(i, li);
         }
         // SAFETY: `co` is rank i's coroutine, kept alive by the prelude's `threads` table
         // until `forget` or `failure` lets it go, after which its pointer is nulled here. It
         // is suspended (new, or ended its last resume in a yield). Resuming it from no other
         // thread is what `coroutine.resume` does too; mlua's callbacks run inside it as they
         // would there.
-        unsafe {
-            let mut nres = 0;
-            if let Some(w) = &self.watchdog {
-                w.begin(co);
-            }
-            let status = ffi::lua_resume(co, ptr::null_mut(), nargs, &mut nres);
-            if let Some(w) = &self.watchdog {
-                w.end(co);
-            }
-            if status == ffi::LUA_YIELD {
-                ffi::lua_pop(co, nres);
-                return Outcome::Blocked;
-            }
+        unsafe { self.resume_thread(co, 0, i, li) }
+    }
+
+    /// [`Scripts::resume`] of a rank not yet started: makes its coroutine; its globals go onto
+    /// its stack, its first resume's argument.
+    #[cold]
+    #[inline(never)]
+    fn resume_first(&self, i: u32, li: usize) -> Outcome {
+        // SAFETY: `start` returns a new coroutine and a table; the table moves onto the
+        // coroutine's stack (both belong to this state) and the coroutine is popped (the
+        // prelude's `threads` keeps it alive).
+        let made = unsafe {
+            self.lua.exec_raw::<()>((&self.start, i), |state| {
+                ffi::lua_call(state, 1, 2);
+                let co = ffi::lua_tothread(state, -2);
+                ffi::lua_xmove(state, co, 1);
+                ffi::lua_pop(state, 1);
+            })
+        };
+        if let Err(e) = made {
+            return if is_memory_error(&e) {
+                Outcome::Stopped(Limit::LuaMemory)
+            } else {
+                Outcome::Failed(lua_message(&e))
+            };
+        }
+        let co = self.threads.borrow()[li];
+        // SAFETY: as in `resume`: the coroutine just made, with its argument on its stack
+        unsafe { self.resume_thread(co, 1, i, li) }
+    }
+
+    /// Resumes coroutine `co` of rank `i` (at `li` in `threads`) with `nargs` arguments on its
+    /// stack.
+    ///
+    /// # Safety
+    /// `co` must be rank `i`'s coroutine, alive and suspended.
+    #[inline(always)]
+    unsafe fn resume_thread(
+        &self,
+        co: *mut ffi::lua_State,
+        nargs: i32,
+        i: u32,
+        li: usize,
+    ) -> Outcome {
+        let mut nres = 0;
+        if let Some(w) = &self.watchdog {
+            w.begin(co);
+        }
+        let status = ffi::lua_resume(co, ptr::null_mut(), nargs, &mut nres);
+        if let Some(w) = &self.watchdog {
+            w.end(co);
+        }
+        if status == ffi::LUA_YIELD {
+            ffi::lua_pop(co, nres);
+            return Outcome::Blocked;
+        }
+        self.ended(co, status, nres, i, li)
+    }
+
+    /// What rank `i`'s resume that did not yield came to: it finished, or failed.
+    ///
+    /// # Safety
+    /// As [`Scripts::resume_thread`]; `status` and `nres` are what its `lua_resume` gave.
+    #[cold]
+    #[inline(never)]
+    unsafe fn ended(
+        &self,
+        co: *mut ffi::lua_State,
+        status: i32,
+        nres: i32,
+        i: u32,
+        li: usize,
+    ) -> Outcome {
+        {
             if status == ffi::LUA_OK {
                 ffi::lua_pop(co, nres);
                 let _ = self.forget.call::<()>(i);
