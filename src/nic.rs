@@ -667,6 +667,7 @@ impl Nics {
 
     /// Message `m` is delivered and handled here: forget it, and let its sender's partition
     /// reuse its record (at once if it is this one, else by a cut message through `net`).
+    #[inline]
     pub fn free(&mut self, m: u32, net: &mut Network) {
         self.receiving.clear(m);
         let owner = m & ((1u32 << self.bits) - 1);
