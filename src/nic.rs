@@ -323,11 +323,9 @@ impl Nics {
     ) {
         let bytes = if kind.is_control() { 0 } else { bytes };
         let packets = bytes.div_ceil(self.mtu).max(1) as u32;
-        // (the flow model routes a message once, as it starts: its path is known here)
-        let path = match self.flow {
-            Some(_) if src / self.per_node != dst / self.per_node => net.path(src, dst, now),
-            _ => Vec::new(),
-        };
+        if let (false, Some(t)) = (kind.is_control(), self.traffic.as_deref_mut()) {
+            t.add(src, dst, bytes);
+        }
         let msg = Msg {
             kind,
             op,
@@ -336,27 +334,14 @@ impl Nics {
             issued: now,
             bytes,
             packets,
-            // (a path is its injection channel, its router-to-router links and its ejection)
-            hops: path.len().saturating_sub(2).min(u8::MAX as usize) as u8,
-        };
-        if let (false, Some(t)) = (kind.is_control(), self.traffic.as_deref_mut()) {
-            t.add(src, dst, bytes);
-        }
-        let m = match self.msgs.alloc(msg) {
-            Ok(m) => m,
-            Err(full) => {
-                net.overflowed
-                    .get_or_insert(format!("NIC messages: {full}"));
-                return;
-            }
+            hops: 0,
         };
         if self.flow.is_some() {
-            self.start_sending(m, Sending::default());
-            self.stats.packets += packets as u64;
-            let fl = self.flow.as_deref_mut().expect("checked");
-            fl.start(net, m, src, dst, bytes, path, now, q);
-            return;
+            return self.send_flow(msg, net, now, q);
         }
+        let Some(m) = self.alloc(msg, net) else {
+            return;
+        };
         self.start_sending(
             m,
             Sending {
@@ -372,6 +357,41 @@ impl Nics {
             self.push_tx(src, m);
             self.pump(src, net, now, q);
         }
+    }
+
+    /// A new message's record, or `None` with the network told why there is no room.
+    #[inline(always)]
+    fn alloc(&mut self, msg: Msg, net: &mut Network) -> Option<u32> {
+        match self.msgs.alloc(msg) {
+            Ok(m) => Some(m),
+            Err(full) => {
+                net.overflowed
+                    .get_or_insert(format!("NIC messages: {full}"));
+                None
+            }
+        }
+    }
+
+    /// [`Nics::send`] in the flow model: the message is routed once, as it starts, and moves
+    /// as a flow.
+    #[cold]
+    #[inline(never)]
+    fn send_flow(&mut self, mut msg: Msg, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+        let (src, dst) = (msg.src, msg.dst);
+        let path = if src / self.per_node != dst / self.per_node {
+            net.path(src, dst, now)
+        } else {
+            Vec::new()
+        };
+        // (a path is its injection channel, its router-to-router links and its ejection)
+        msg.hops = path.len().saturating_sub(2).min(u8::MAX as usize) as u8;
+        let Some(m) = self.alloc(msg, net) else {
+            return;
+        };
+        self.start_sending(m, Sending::default());
+        self.stats.packets += msg.packets as u64;
+        let fl = self.flow.as_deref_mut().expect("the flow model");
+        fl.start(net, m, src, dst, msg.bytes, path, now, q);
     }
 
     fn push_tx(&mut self, nic: u32, m: u32) {
