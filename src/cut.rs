@@ -60,6 +60,8 @@ pub(crate) struct Arrive {
     pub(crate) dim: u8,
     /// Router-to-router links it has crossed.
     pub(crate) hops: u8,
+    /// It is the only packet of its message.
+    pub(crate) only: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Arrive>() == 64);
@@ -85,6 +87,7 @@ impl Arrive {
             vc: p.vc,
             dim: p.dim,
             hops: p.hops,
+            only: p.only,
         }
     }
 
@@ -102,6 +105,7 @@ impl Arrive {
         p.dim = self.dim;
         p.aux = self.aux;
         p.hops = self.hops;
+        p.only = self.only;
         let a = Arrival {
             ready: self.ready,
             sent: self.sent,

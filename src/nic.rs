@@ -110,6 +110,14 @@ pub struct Msg {
     hops: u8,
 }
 
+impl Msg {
+    /// Packets it is cut into.
+    #[inline]
+    pub fn packets(&self) -> u32 {
+        self.packets
+    }
+}
+
 /// What the sending NIC keeps of a message while it cuts it into packets.
 #[derive(Clone, Copy, Debug, Default)]
 struct Sending {
@@ -415,12 +423,9 @@ impl Nics {
         tx.packets_left -= 1;
         self.stats.packets += 1;
         let msg = *self.msg(m);
-        net.packets.alloc(Packet::new(
-            m,
-            payload as u32 + self.header,
-            msg.src,
-            msg.dst,
-        ))
+        let mut p = Packet::new(m, payload as u32 + self.header, msg.src, msg.dst);
+        p.only = msg.packets == 1;
+        net.packets.alloc(p)
     }
 
     /// Starts the transmit DMA on the next packet if it is idle and a staging slot is free.
@@ -535,21 +540,14 @@ impl Nics {
         q: &mut EventQueue<Event>,
     ) -> Arrival {
         let p = *net.packets.get(pkt);
-        let rx = self.receiving.get_mut(p.msg);
-        let envelope = if rx.arrived {
-            false
+        let (envelope, control) = if p.only {
+            // (its message is in: nothing to keep of it meanwhile)
+            let kind = self.msg(p.msg).kind;
+            (kind.has_envelope(), kind.is_control())
         } else {
-            // SAFETY: as in `Nics::msg` (`self.receiving` and `self.all_msgs` are distinct
-            // fields: the record is read while what this side keeps is written)
-            let msg = unsafe { self.all_msgs.get(p.msg) };
-            *rx = Receiving {
-                left: msg.packets,
-                arrived: true,
-                control: msg.kind.is_control(),
-            };
-            msg.kind.has_envelope()
+            self.first_or_next(p.msg)
         };
-        if rx.control {
+        if control {
             let delivered = self.rx_done(pkt, net, now, q).is_some();
             return match (envelope, delivered) {
                 (true, true) => Arrival::EnvelopeDelivered(p.msg),
@@ -577,6 +575,25 @@ impl Nics {
         }
     }
 
+    /// A packet of message `m`, which has several, is in its destination NIC: whether it is
+    /// the first (and the message has an envelope), and whether the message is a control one.
+    #[inline]
+    fn first_or_next(&mut self, m: u32) -> (bool, bool) {
+        let rx = self.receiving.get_mut(m);
+        if rx.arrived {
+            return (false, rx.control);
+        }
+        // SAFETY: as in `Nics::msg` (`self.receiving` and `self.all_msgs` are distinct fields:
+        // the record is read while what this side keeps is written)
+        let msg = unsafe { self.all_msgs.get(m) };
+        *rx = Receiving {
+            left: msg.packets,
+            arrived: true,
+            control: msg.kind.is_control(),
+        };
+        (msg.kind.has_envelope(), rx.control)
+    }
+
     /// A packet's payload is in memory. Returns the message if it is now delivered (all its
     /// packets are in); the caller must [`Nics::free`] it once handled.
     pub fn rx_done(
@@ -591,9 +608,12 @@ impl Nics {
         net.packets.release(pkt);
         self.stats.packets_delivered += 1;
         self.stats.payload_bytes += (p.wire - self.header) as u64;
-        let rx = self.receiving.get_mut(p.msg);
-        rx.left -= 1;
-        if rx.left == 0 {
+        let last = p.only || {
+            let rx = self.receiving.get_mut(p.msg);
+            rx.left -= 1;
+            rx.left == 0
+        };
+        if last {
             let msg = *self.msg(p.msg);
             self.stats.messages += 1;
             if !msg.kind.is_control() {
@@ -639,11 +659,6 @@ impl Nics {
     /// caller must [`Nics::free`] it once handled.
     pub fn flow_arrive(&mut self, m: u32, now: Time) -> Arrival {
         let msg = *self.msg(m);
-        *self.receiving.get_mut(m) = Receiving {
-            left: 0,
-            arrived: true,
-            control: msg.kind.is_control(),
-        };
         let st = &mut self.stats;
         st.packets_delivered += msg.packets as u64;
         st.payload_bytes += msg.bytes;
@@ -685,11 +700,15 @@ impl Nics {
         self.msgs.live()
     }
 
-    /// Message `m` is delivered and handled here: forget it, and let its sender's partition
-    /// reuse its record (at once if it is this one, else by a cut message through `net`).
+    /// Message `m`, of `packets` packets, is delivered and handled here: forget what this side
+    /// kept of it (a packet model's message of several packets), and let its sender's
+    /// partition reuse its record (at once if it is this one, else by a cut message through
+    /// `net`).
     #[inline]
-    pub fn free(&mut self, m: u32, net: &mut Network) {
-        self.receiving.clear(m);
+    pub fn free(&mut self, m: u32, packets: u32, net: &mut Network) {
+        if packets > 1 && self.flow.is_none() {
+            self.receiving.clear(m);
+        }
         let owner = m & ((1u32 << self.bits) - 1);
         if owner == net.partition().0 as u32 {
             self.msgs.release(m);

@@ -758,7 +758,7 @@ fn delivered(
     q: &mut EventQueue<Event>,
 ) {
     let msg = *nics.msg(m);
-    nics.free(m, net);
+    nics.free(m, msg.packets(), net);
     if let Some(tr) = trace {
         let arrival = match msg.kind {
             MsgKind::PutData => {

@@ -58,6 +58,9 @@ pub struct Packet {
     pub aux: u16,
     /// Router-to-router links it has crossed so far (saturating at 255).
     pub hops: u8,
+    /// It is the only packet of its message: its arrival is the message's, and the receiving
+    /// side keeps nothing of the message while it comes in.
+    pub only: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 64);
@@ -85,6 +88,7 @@ impl Packet {
             arrived: false,
             aux: 0,
             hops: 0,
+            only: false,
         }
     }
 }
