@@ -386,9 +386,13 @@ impl Part {
 
     /// The NICs that carry a transfer between ranks `me` and `peer`: NIC `index` of each node,
     /// or, without an index, the next of `me`'s node in turn.
+    #[inline]
     pub fn pick_nics(&mut self, me: u32, peer: u32, index: Option<u32>) -> (u32, u32) {
         let k = self.nodes.nics_per_node;
         let i = index.unwrap_or_else(|| {
+            if k == 1 {
+                return 0; // (one NIC a node: no turn to keep, and no division)
+            }
             let r = &mut self.ranks[me as usize];
             let i = r.next_nic as u32 % k;
             r.next_nic = ((i + 1) % k) as u8;
@@ -510,6 +514,17 @@ impl Part {
                 CutPool::P2p => self.mpi.done(d.id),
             }
         }
+    }
+
+    /// Whether a stop may have been recorded, or a pool of records in flight be full: what
+    /// [`Part::overflow`] and the watch's `hit` would say, asked cheaply.
+    #[inline]
+    pub(crate) fn may_stop(&self) -> bool {
+        self.watch.hit.is_some()
+            || self.past_horizon.is_some()
+            || self.rdma.full.is_some()
+            || self.mpi.full.is_some()
+            || self.net.overflowed.is_some()
     }
 
     /// Why this partition cannot go on, if a pool of records in flight is full.

@@ -241,6 +241,7 @@ impl Rank {
     }
 
     /// Schedules the rank to resume at `max(clock, at)`.
+    #[inline]
     pub fn wake(&mut self, id: u32, at: Time, q: &mut EventQueue<Event>) {
         let waited = at.max(self.clock) - self.clock;
         if self.status == Status::Blocked {

@@ -122,8 +122,20 @@ impl Runner {
     }
 
     /// The stop recorded in this partition's watch, or a pool of records in flight that is
-    /// full, if any, as an error.
+    /// full, if any, as an error. (Asked after every resume of a rank: the common answer,
+    /// none, is inlined at the caller.)
+    #[inline]
     pub(crate) fn check_stop(&self, limits: &Limits) -> Result<(), Stop> {
+        if !self.part.borrow().may_stop() {
+            return Ok(());
+        }
+        self.stop_found(limits)
+    }
+
+    /// [`Runner::check_stop`] when something may be wrong.
+    #[cold]
+    #[inline(never)]
+    fn stop_found(&self, limits: &Limits) -> Result<(), Stop> {
         let w = self.part.borrow();
         if let Some(full) = w.overflow() {
             return Err(Stop::Capacity {
