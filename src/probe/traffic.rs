@@ -288,12 +288,21 @@ pub fn placement_hint(
     if 3 * placed < 4 * apart {
         return None;
     }
+    // (ranks placed in order on the network's own grid: that grid is the placement as it is,
+    // which no hint can be about)
+    let in_order = router_of_rank
+        .iter()
+        .enumerate()
+        .all(|(r, &at)| at as usize == r);
     let mut best: Option<(u128, Vec<u32>)> = None;
     let mut work = 0u64;
     for g in grids(ranks as u64, dims) {
         work += (pairs.len() + ranks) as u64;
         if work > MAX_WORK {
             break;
+        }
+        if in_order && g == dims {
+            continue;
         }
         let m = byte_links(pairs, &coords_of(ranks, &g, |r| r as u64), dims, wrap);
         if best.as_ref().map_or(true, |(x, _)| m < *x) {
