@@ -93,14 +93,18 @@ fn before(a: &Arrival, b: &Arrival) -> bool {
 /// Sorts arrivals sent by one partition into the order of [`key`]. They come in the order of
 /// `ready` nearly always (sends are made in time order, and most hops take the same time), the
 /// packets sent at one picosecond in the order their senders happened to run: so one pass
-/// walks the runs of one `ready`, sorting by `from` those that are not in order, and only an
-/// epoch whose `ready` goes back somewhere is sorted whole.
-fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
+/// walks the runs of one `ready`, counting where `from` goes down, and sorts by `from` those
+/// that are not in order, and only an epoch whose `ready` goes back somewhere is sorted whole.
+/// An epoch that is one run of one `ready` (a collective's step, sent at once) is sorted by
+/// the shape the pass saw: a few ascending runs are merged, neighbours out of place are put
+/// back by insertion (within a budget of moves), and the rest through keys; the result may
+/// be `spare`'s buffer, swapped in rather than copied back.
+fn sort_nearly_in_order(v: &mut Vec<Arrival>, keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
     let mut i = 0;
     while let Some(first) = v.get(i) {
         let (ready, mut from) = (first.ready, first.from);
         let mut j = i + 1;
-        let mut in_order = true;
+        let mut descents = 0u32;
         for a in &v[j..] {
             if a.ready != ready {
                 if a.ready < ready {
@@ -108,14 +112,97 @@ fn sort_nearly_in_order(v: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<
                 }
                 break;
             }
-            in_order &= from < a.from;
+            descents += (from > a.from) as u32;
             from = a.from;
             j += 1;
         }
-        if !in_order {
+        if descents > 0 {
+            if i == 0 && j == v.len() && j > 16 {
+                // (one run, the whole epoch: sorted with `spare`, which may become the epoch)
+                if descents <= MERGED_DESCENTS {
+                    return merge_ascending(v, spare, keys);
+                }
+                // (as many descents as a quarter of the run: arrivals a few places out of
+                // their order, as when two sends of each step come in swapped)
+                if 4 * descents as usize >= j && insertion_within(v, 4 * j) {
+                    return;
+                }
+                if j <= KEYED_RUN {
+                    sort_by_keys(v, keys, spare);
+                    std::mem::swap(v, spare);
+                    return;
+                }
+            }
             sort_run(&mut v[i..j], keys, spare);
         }
         i = j;
+    }
+}
+
+/// Sorts by `from` arrivals of one `ready` by insertion, as long as it takes no more than
+/// `budget` moves; whether it got through (else the run is left partly sorted).
+fn insertion_within(v: &mut [Arrival], mut budget: usize) -> bool {
+    for i in 1..v.len() {
+        let e = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].from > e.from {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
+        let moved = i - j;
+        if moved > budget {
+            return false;
+        }
+        budget -= moved;
+    }
+    true
+}
+
+/// The most places where `from` goes down in an epoch of one `ready` for it to be sorted by
+/// merging its ascending runs (at most four passes) rather than through keys.
+const MERGED_DESCENTS: u32 = 7;
+
+/// Sorts by `from` arrivals of one `ready` made of a few ascending runs, by merging the runs
+/// two by two between `v` and `spare` (`bounds` is room for where the runs start); the result
+/// ends in `v` (the two may be swapped).
+fn merge_ascending(v: &mut Vec<Arrival>, spare: &mut Vec<Arrival>, bounds: &mut Vec<u64>) {
+    bounds.clear();
+    bounds.push(0);
+    for (i, w) in v.windows(2).enumerate() {
+        if w[0].from > w[1].from {
+            bounds.push(i as u64 + 1);
+        }
+    }
+    bounds.push(v.len() as u64);
+    while bounds.len() > 2 {
+        spare.clear();
+        let mut runs = 0;
+        let mut k = 0;
+        while k + 1 < bounds.len() {
+            let lo = bounds[k] as usize;
+            bounds[runs] = lo as u64;
+            runs += 1;
+            if k + 2 >= bounds.len() {
+                spare.extend_from_slice(&v[lo..]);
+                break;
+            }
+            let (mid, hi) = (bounds[k + 1] as usize, bounds[k + 2] as usize);
+            let (a, b) = (&v[lo..mid], &v[mid..hi]);
+            let (mut x, mut y) = (0, 0);
+            while let (Some(p), Some(q)) = (a.get(x), b.get(y)) {
+                let first = p.from < q.from;
+                spare.push(if first { *p } else { *q });
+                x += first as usize;
+                y += !first as usize;
+            }
+            spare.extend_from_slice(&a[x..]);
+            spare.extend_from_slice(&b[y..]);
+            k += 2;
+        }
+        bounds.truncate(runs);
+        bounds.push(v.len() as u64);
+        std::mem::swap(v, spare);
     }
 }
 
@@ -139,18 +226,23 @@ fn sort_run(run: &mut [Arrival], keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) 
     } else if run.len() > KEYED_RUN {
         run.sort_unstable_by_key(|a| a.from);
     } else {
-        // (the keys alone are sorted, 8 bytes each, and the arrivals moved once)
-        keys.clear();
-        keys.extend(
-            run.iter()
-                .enumerate()
-                .map(|(i, a)| (a.from as u64) << 32 | i as u64),
-        );
-        keys.sort_unstable();
-        spare.clear();
-        spare.extend(keys.iter().map(|&k| run[k as u32 as usize]));
+        sort_by_keys(run, keys, spare);
         run.copy_from_slice(spare);
     }
+}
+
+/// `run` (at most [`KEYED_RUN`] arrivals of one `ready`) in the order of `from`, into
+/// `spare`: the keys alone are sorted, 8 bytes each, and the arrivals moved once.
+fn sort_by_keys(run: &[Arrival], keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
+    keys.clear();
+    keys.extend(
+        run.iter()
+            .enumerate()
+            .map(|(i, a)| (a.from as u64) << 32 | i as u64),
+    );
+    keys.sort_unstable();
+    spare.clear();
+    spare.extend(keys.iter().map(|&k| run[k as u32 as usize]));
 }
 
 /// The most arrivals out of order sorted by merging their ascending runs (room for half of
@@ -476,6 +568,53 @@ mod tests {
         out.dedup_by_key(|x| key(x));
         assert_eq!(out, want);
         assert_eq!(h.due(), u64::MAX);
+    }
+
+    /// Every way an epoch is sorted gives the order of `key`: one `ready` with a few
+    /// ascending runs (merged), with neighbours swapped (insertion), with many runs (keys),
+    /// short runs of several `ready`s, a run longer than the keyed one, and `ready` going back.
+    #[test]
+    fn every_shape_of_epoch_comes_out_in_key_order() {
+        use rand_chacha::rand_core::{RngCore, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(45);
+        let n = 512u32;
+        let mut shapes: Vec<Vec<Arrival>> = vec![
+            // two and seven ascending runs of one ready
+            (0..n).map(|i| a(7, (i % 256) * 2 + i / 256)).collect(),
+            (0..n).map(|i| a(7, (i % 64) * 8 + i / 64)).collect(),
+            // neighbours swapped
+            (0..n).map(|i| a(7, i ^ 1)).collect(),
+            // groups of sixteen reversed: the insertion's budget runs out, keys finish it
+            (0..n).map(|i| a(7, (i / 16) * 16 + 15 - i % 16)).collect(),
+            // thirty-two ascending runs (keys)
+            (0..n).map(|i| a(7, (i % 16) * 32 + i / 16)).collect(),
+            // shuffled
+            (0..n).map(|i| a(7, i)).collect(),
+            // short runs of several readys, each shuffled
+            (0..n).map(|i| a(7 + (i / 5) as u64, i % 5)).collect(),
+            // a run longer than the keyed sort takes, reversed
+            (0..KEYED_RUN as u32 + 10).rev().map(|i| a(7, i)).collect(),
+            // ready goes back
+            (0..n).map(|i| a(1_000 - (i / 3) as u64, i % 3)).collect(),
+        ];
+        let shuffle = |v: &mut Vec<Arrival>, rng: &mut rand_chacha::ChaCha8Rng| {
+            for i in (1..v.len()).rev() {
+                v.swap(i, rng.next_u32() as usize % (i + 1));
+            }
+        };
+        shuffle(&mut shapes[5], &mut rng);
+        for chunk in shapes[6].chunks_mut(5) {
+            let mut c = chunk.to_vec();
+            shuffle(&mut c, &mut rng);
+            chunk.copy_from_slice(&c);
+        }
+        for (k, mut v) in shapes.into_iter().enumerate() {
+            let mut want = v.clone();
+            want.sort_by_key(key);
+            let (mut keys, mut spare) = (Vec::new(), Vec::new());
+            sort_nearly_in_order(&mut v, &mut keys, &mut spare);
+            assert_eq!(v, want, "shape {k}");
+        }
     }
 
     #[test]
