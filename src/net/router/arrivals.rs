@@ -117,7 +117,7 @@ fn sort_nearly_in_order(v: &mut Vec<Arrival>, keys: &mut Vec<u64>, spare: &mut V
             j += 1;
         }
         if descents > 0 {
-            if i == 0 && j == v.len() && j > 16 {
+            if i == 0 && j == v.len() && (17..=KEYED_RUN).contains(&j) {
                 // (one run, the whole epoch: sorted with `spare`, which may become the epoch)
                 if descents <= MERGED_DESCENTS {
                     return merge_ascending(v, spare, keys);
@@ -127,11 +127,9 @@ fn sort_nearly_in_order(v: &mut Vec<Arrival>, keys: &mut Vec<u64>, spare: &mut V
                 if 4 * descents as usize >= j && insertion_within(v, 4 * j) {
                     return;
                 }
-                if j <= KEYED_RUN {
-                    sort_by_keys(v, keys, spare);
-                    std::mem::swap(v, spare);
-                    return;
-                }
+                sort_by_keys(v, keys, spare);
+                std::mem::swap(v, spare);
+                return;
             }
             sort_run(&mut v[i..j], keys, spare);
         }
