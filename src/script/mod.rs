@@ -349,46 +349,44 @@ impl Scripts {
         i: u32,
         li: usize,
     ) -> Outcome {
-        {
-            if status == ffi::LUA_OK {
-                ffi::lua_pop(co, nres);
-                let _ = self.forget.call::<()>(i);
-                self.threads.borrow_mut()[li] = ptr::null_mut();
-                return Outcome::Finished;
-            }
-            // an error: the engine says whether it was one of its stops
-            if let Some(limit) = self.world.borrow().watch.hit.as_ref().map(|h| h.0) {
-                return Outcome::Stopped(limit);
-            }
-            if status == ffi::LUA_ERRMEM {
-                return Outcome::Stopped(Limit::LuaMemory);
-            }
-            // the error object moves to the main state, then to the prelude's `failure`
-            let err = self.lua.exec_raw::<Value>((), |state| {
-                ffi::lua_xmove(co, state, 1);
-            });
+        if status == ffi::LUA_OK {
+            ffi::lua_pop(co, nres);
+            let _ = self.forget.call::<()>(i);
             self.threads.borrow_mut()[li] = ptr::null_mut();
-            let msg = match err {
-                Ok(Value::Error(e)) if is_memory_error(&e) => {
-                    return Outcome::Stopped(Limit::LuaMemory)
-                }
-                // raised by the engine's own functions: their message has its line and
-                // traceback already
-                Ok(Value::Error(e)) => {
-                    let _ = self.forget.call::<()>(i);
-                    lua_message(&e)
-                }
-                Ok(v) => match self.failure.call::<String>((i, v)) {
-                    Ok(m) => m,
-                    Err(e) if is_memory_error(&e) => return Outcome::Stopped(Limit::LuaMemory),
-                    Err(e) => lua_message(&e),
-                },
-                Err(e) => lua_message(&e),
-            };
-            Outcome::Failed(with_hint(without_prelude(
-                msg.strip_prefix("runtime error: ").unwrap_or(&msg),
-            )))
+            return Outcome::Finished;
         }
+        // an error: the engine says whether it was one of its stops
+        if let Some(limit) = self.world.borrow().watch.hit.as_ref().map(|h| h.0) {
+            return Outcome::Stopped(limit);
+        }
+        if status == ffi::LUA_ERRMEM {
+            return Outcome::Stopped(Limit::LuaMemory);
+        }
+        // the error object moves to the main state, then to the prelude's `failure`
+        let err = self.lua.exec_raw::<Value>((), |state| {
+            ffi::lua_xmove(co, state, 1);
+        });
+        self.threads.borrow_mut()[li] = ptr::null_mut();
+        let msg = match err {
+            Ok(Value::Error(e)) if is_memory_error(&e) => {
+                return Outcome::Stopped(Limit::LuaMemory)
+            }
+            // raised by the engine's own functions: their message has its line and
+            // traceback already
+            Ok(Value::Error(e)) => {
+                let _ = self.forget.call::<()>(i);
+                lua_message(&e)
+            }
+            Ok(v) => match self.failure.call::<String>((i, v)) {
+                Ok(m) => m,
+                Err(e) if is_memory_error(&e) => return Outcome::Stopped(Limit::LuaMemory),
+                Err(e) => lua_message(&e),
+            },
+            Err(e) => lua_message(&e),
+        };
+        Outcome::Failed(with_hint(without_prelude(
+            msg.strip_prefix("runtime error: ").unwrap_or(&msg),
+        )))
     }
 
     /// Lifts the Lua memory limit (to report a stop at it: tracebacks need memory too).
