@@ -516,20 +516,27 @@ impl Part {
         }
     }
 
-    /// Whether a stop may have been recorded, or a pool of records in flight be full: what
-    /// [`Part::overflow`] and the watch's `hit` would say, asked cheaply.
+    /// Whether a stop may have been recorded, or [`Part::overflow`] have something to say:
+    /// asked after every resume of a rank, without making a message.
     #[inline]
     pub(crate) fn may_stop(&self) -> bool {
-        self.watch.hit.is_some()
-            || self.past_horizon.is_some()
+        self.watch.hit.is_some() || self.overflows()
+    }
+
+    /// Whether [`Part::overflow`] has something to say.
+    #[inline]
+    fn overflows(&self) -> bool {
+        self.past_horizon.is_some()
             || self.rdma.full.is_some()
             || self.mpi.full.is_some()
             || self.net.overflowed.is_some()
     }
 
     /// Why this partition cannot go on, if a pool of records in flight is full.
-    #[inline]
     pub(crate) fn overflow(&self) -> Option<String> {
+        if !self.overflows() {
+            return None;
+        }
         if let Some(t) = self.past_horizon {
             return Some(format!(
                 "an event falls at {:.1} days, past the latest simulated time, {:.6} s (about \
@@ -540,12 +547,11 @@ impl Part {
                 Time::HORIZON.as_secs_f64() / 86400.0
             ));
         }
-        // (looked at after every resume of a rank: nothing is made unless a pool is full)
         let full = match (self.rdma.full, self.mpi.full, &self.net.overflowed) {
-            (None, None, None) => return None,
             (Some(f), _, _) => format!("RDMA transfers: {f}"),
             (None, Some(f), _) => format!("message-passing sends: {f}"),
             (None, None, Some(what)) => what.clone(),
+            (None, None, None) => return None,
         };
         Some(format!(
             "too many in flight at once, {full}: the run issues transfers faster than they \
