@@ -81,7 +81,7 @@ unsafe impl Sync for Shared<'_> {}
 const TAKE_IN: u32 = 0;
 const RUN: u32 = 1;
 
-/// Bits of the ticket that count a phase's partitions, and that say the next to take.
+/// Bits of each end of the ticket's list of partitions not yet taken.
 const TICKET_BITS: u32 = 16;
 const _: () = assert!(crate::config::MAX_PARTITIONS < 1 << TICKET_BITS);
 

@@ -124,7 +124,9 @@ fn sort_nearly_in_order(v: &mut Vec<Arrival>, keys: &mut Vec<u64>, spare: &mut V
                 }
                 // (as many descents as a quarter of the run: arrivals a few places out of
                 // their order, as when two sends of each step come in swapped)
-                if 4 * descents as usize >= j && insertion_within(v, 4 * j) {
+                if 4 * descents as usize >= j
+                    && crate::perf::sort::insertion_by_key_within(v, |a| a.from, 4 * j)
+                {
                     return;
                 }
                 sort_by_keys(v, keys, spare);
@@ -137,28 +139,8 @@ fn sort_nearly_in_order(v: &mut Vec<Arrival>, keys: &mut Vec<u64>, spare: &mut V
     }
 }
 
-/// Sorts by `from` arrivals of one `ready` by insertion, as long as it takes no more than
-/// `budget` moves; whether it got through (else the run is left partly sorted).
-fn insertion_within(v: &mut [Arrival], mut budget: usize) -> bool {
-    for i in 1..v.len() {
-        let e = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1].from > e.from {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = e;
-        let moved = i - j;
-        if moved > budget {
-            return false;
-        }
-        budget -= moved;
-    }
-    true
-}
-
 /// The most places where `from` goes down in an epoch of one `ready` for it to be sorted by
-/// merging its ascending runs (at most four passes) rather than through keys.
+/// merging its ascending runs (at most three passes) rather than through keys.
 const MERGED_DESCENTS: u32 = 7;
 
 /// Sorts by `from` arrivals of one `ready` made of a few ascending runs, by merging the runs
@@ -186,22 +168,34 @@ fn merge_ascending(v: &mut Vec<Arrival>, spare: &mut Vec<Arrival>, bounds: &mut 
                 break;
             }
             let (mid, hi) = (bounds[k + 1] as usize, bounds[k + 2] as usize);
-            let (a, b) = (&v[lo..mid], &v[mid..hi]);
-            let (mut x, mut y) = (0, 0);
-            while let (Some(p), Some(q)) = (a.get(x), b.get(y)) {
-                let first = p.from < q.from;
-                spare.push(if first { *p } else { *q });
-                x += first as usize;
-                y += !first as usize;
-            }
-            spare.extend_from_slice(&a[x..]);
-            spare.extend_from_slice(&b[y..]);
+            merge(&v[lo..mid], &v[mid..hi], spare, |p, q| p.from < q.from);
             k += 2;
         }
         bounds.truncate(runs);
         bounds.push(v.len() as u64);
         std::mem::swap(v, spare);
     }
+}
+
+/// Appends to `out` the merge of `a` and `b`, each in the order `first` says (`first(x, y)`:
+/// `x` goes before `y`).
+#[inline]
+fn merge(
+    a: &[Arrival],
+    b: &[Arrival],
+    out: &mut Vec<Arrival>,
+    first: impl Fn(&Arrival, &Arrival) -> bool,
+) {
+    out.reserve(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
+        let f = first(x, y);
+        out.push(if f { *x } else { *y });
+        i += f as usize;
+        j += !f as usize;
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }
 
 /// Sorts an epoch's arrivals whose `ready` goes back somewhere into the order of [`key`].
@@ -329,18 +323,8 @@ impl Arrivals {
         } else if self.local.is_empty() {
             std::mem::swap(out, &mut self.received);
         } else {
-            let (a, b) = (&self.local, &self.received);
-            out.reserve(a.len() + b.len());
-            let (mut i, mut j) = (0, 0);
-            while let (Some(x), Some(y)) = (a.get(i), b.get(j)) {
-                // (keys are unique: at equal `ready` the channels differ)
-                let first = before(x, y);
-                out.push(if first { *x } else { *y });
-                i += first as usize;
-                j += !first as usize;
-            }
-            out.extend_from_slice(&a[i..]);
-            out.extend_from_slice(&b[j..]);
+            // (keys are unique: at equal `ready` the channels differ)
+            merge(&self.local, &self.received, out, before);
             self.local.clear();
             self.received.clear();
         }
