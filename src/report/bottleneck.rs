@@ -34,7 +34,9 @@ pub struct NodeStats {
     pub nics: u32,
     /// Ranks placed on it.
     pub ranks: u32,
-    /// Time its transmit DMA engines spent reading payload from memory (ps).
+    /// Time its transmit DMA engines spent reading payload from memory (ps; this and the other
+    /// times summed over a node's NICs are at most 2^64 − 1, reached only near the 2^63 ps end
+    /// of time).
     pub tx_dma_busy_ps: u64,
     /// Time its receive DMA engines spent writing payload to memory (ps).
     pub rx_dma_busy_ps: u64,
@@ -94,9 +96,11 @@ pub struct RouterLoad {
     pub router: u32,
     /// Its output ports that carried a link.
     pub ports: u32,
-    /// Busy time summed over them (ps).
+    /// Busy time summed over them (ps; at most 2^64 − 1, reached only near the 2^63 ps end of
+    /// time).
     pub busy_ps: u64,
-    /// Time idle with a packet waiting for credit, summed over them (ps).
+    /// Time idle with a packet waiting for credit, summed over them (ps; at most 2^64 − 1, as
+    /// `busy_ps`).
     pub credit_blocked_ps: u64,
 }
 
@@ -119,8 +123,8 @@ impl Report {
         for l in self.per_link.iter().filter(|l| l.port.is_some()) {
             let r = &mut out[l.from as usize];
             r.ports += 1;
-            r.busy_ps += l.busy.ps();
-            r.credit_blocked_ps += l.credit_blocked.ps();
+            r.busy_ps = r.busy_ps.saturating_add(l.busy.ps());
+            r.credit_blocked_ps = r.credit_blocked_ps.saturating_add(l.credit_blocked.ps());
         }
         out
     }
@@ -274,8 +278,8 @@ pub(super) fn node_stats(
         }
         let n = &mut out[node as usize];
         n.nics += 1;
-        n.tx_dma_busy_ps += tx;
-        n.rx_dma_busy_ps += rx;
+        n.tx_dma_busy_ps = n.tx_dma_busy_ps.saturating_add(tx);
+        n.rx_dma_busy_ps = n.rx_dma_busy_ps.saturating_add(rx);
     }
     for l in links {
         let nic = match (l.port, l.to_nic) {
@@ -285,10 +289,10 @@ pub(super) fn node_stats(
         };
         if let Some(n) = out.get_mut((nic / per_node) as usize) {
             if l.port.is_none() {
-                n.injection_busy_ps += l.busy.ps();
+                n.injection_busy_ps = n.injection_busy_ps.saturating_add(l.busy.ps());
                 n.injected_bytes += l.bytes;
             } else {
-                n.ejection_busy_ps += l.busy.ps();
+                n.ejection_busy_ps = n.ejection_busy_ps.saturating_add(l.busy.ps());
                 n.ejected_bytes += l.bytes;
             }
         }

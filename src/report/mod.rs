@@ -138,7 +138,9 @@ pub struct NetworkSummary {
     pub average_link_bandwidth_bps: f64,
     /// Mean link utilization: busy time over the run's time, averaged over link directions (0 to 1).
     pub link_efficiency: f64,
-    /// Time links spent idle with a packet waiting for credit (backpressure), summed.
+    /// Time links spent idle with a packet waiting for credit (backpressure), summed (ps; at
+    /// most 2^64 − 1, which only a run near the 2^63 ps end of time, with links blocked all
+    /// along, would reach).
     pub credit_blocked_ps: u64,
     /// The flow model's work (`network.model = "flow"`): None for the packet model.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -685,9 +687,13 @@ impl Report {
         let span = self.span_ps();
         let net = &mut self.network;
         net.links = n;
-        net.credit_blocked_ps = self.per_link.iter().map(|l| l.credit_blocked.ps()).sum();
+        net.credit_blocked_ps = self
+            .per_link
+            .iter()
+            .fold(0, |s, l| s.saturating_add(l.credit_blocked.ps()));
         if n > 0 && span > 0 {
-            let busy: u64 = self.per_link.iter().map(|l| l.busy.ps()).sum();
+            // (in 128 bits: each link's busy time may be near the 2^63 ps end of time)
+            let busy: u128 = self.per_link.iter().map(|l| l.busy.ps() as u128).sum();
             net.link_efficiency = busy as f64 / (n as f64 * span as f64);
             net.average_link_bandwidth_bps =
                 net.link_bytes as f64 * 1e12 / (n as f64 * span as f64);
