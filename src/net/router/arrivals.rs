@@ -466,8 +466,8 @@ impl Network {
         if self.history.is_some() {
             let p = *self.packets.get(pkt);
             let slot = self.slot_fed(a.from).unwrap_or(NONE);
-            // (its head came in a pipeline before it was ready: read from the arrival, not from
-            // the channel it came by, which may be another partition's)
+            // (its head arrived one pipeline before it was ready: worked out from the arrival,
+            // not read from the channel it came by, which may be another partition's)
             let arrive_ps = a.ready - self.router_delay.ps();
             let h = self.history.as_deref_mut().expect("checked");
             if h.watches(p.at) {
