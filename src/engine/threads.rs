@@ -1,10 +1,12 @@
 //! The windows of a run on several threads (docs/architecture.md, "Partitions").
 //!
 //! The same windows as [`Windows::drive`], planned the same way, with the partitions that
-//! have something to do in a window shared among threads: a thread takes one not yet taken
-//! (an atomic ticket: the leader from the front of the list, helpers from the back, so that a
-//! partition mostly stays on one thread), simulates its window, and takes another, until none
-//! is left. The leader waits for the partitions to be done, not for the threads: a helper the
+//! have something to do in a window shared among threads: each partition has a home thread
+//! (the partitions cut into as many consecutive ranges as there are threads), and a thread
+//! takes the next of its own not yet taken (an atomic ticket per thread), simulates its
+//! window, and takes another; with none of its own left, it takes the last of another
+//! thread's. So a partition mostly stays on one thread, whose caches hold its state, and no
+//! thread idles while another has two left. The leader waits for the partitions to be done, not for the threads: a helper the
 //! operating system did not run in time finds them all taken and waits for the next phase.
 //! Each partition leaves the cut messages it sent in a mailbox, one slot per (sender,
 //! receiver); then each receiver takes in its slots, from partition 0's to the last's (on
@@ -52,13 +54,15 @@ struct Shared<'a> {
     /// has emptied it, its buffer goes back to `src`'s outbox at `src`'s next run.
     mail: Vec<Mutex<crate::cut::Mail>>,
     slots: Vec<Mutex<Slot>>,
-    /// The partitions of this phase (`order[..count]`).
+    /// The partitions of this phase (`order[..count]`), in partition order.
     order: Vec<AtomicUsize>,
-    /// The phase's ticket: its generation (high 32 bits), then one past the last of its
-    /// partitions not yet taken (16 bits) and the first of them (low 16 bits). A partition is
-    /// taken by moving the ticket on from the value read, so a thread that comes late takes
-    /// nothing of a phase that is over, nor of the next one by mistake.
-    ticket: AtomicU64,
+    /// Per thread (the leader's first), its ticket for this phase: the phase's generation (high
+    /// 32 bits), then one past the last of its home partitions not yet taken (16 bits) and the
+    /// first of them (low 16 bits), as places in `order`. The thread takes from the front of
+    /// its own, others from the back. A partition is taken by moving a ticket on from the value
+    /// read, so a thread that comes late takes nothing of a phase that is over, nor of the next
+    /// one by mistake.
+    tickets: Vec<AtomicU64>,
     /// The phase's partition count.
     count: AtomicU32,
     /// This phase: [`TAKE_IN`] or [`RUN`], and the window's end (ps).
@@ -223,7 +227,7 @@ pub(crate) fn drive(
         mail: (0..n * n).map(|_| Mutex::new(Default::default())).collect(),
         slots: (0..n).map(|_| Mutex::new(Slot::default())).collect(),
         order: (0..n).map(AtomicUsize::new).collect(),
-        ticket: AtomicU64::new(0),
+        tickets: (0..=helpers).map(|_| AtomicU64::new(0)).collect(),
         count: AtomicU32::new(0),
         phase: AtomicU32::new(RUN),
         end: AtomicU64::new(0),
@@ -261,34 +265,22 @@ fn helper(s: &Shared, h: usize) {
         if s.quit.load(Ordering::SeqCst) {
             return;
         }
-        work(s, false);
+        work(s, h + 1);
     }
 }
 
-/// The partitions of the open phase, taken one at a time on this thread until none is left:
-/// the leader takes them from the front of the phase's list, helpers from the back, so that
-/// from one window to the next a partition mostly runs on the same thread, whose caches hold
-/// its state (on the 4,096-node Bruck 1 KiB, 4 partitions on two threads: 25.0 s against 25.7–
-/// 26.3 s when each took the next in a list sorted busiest first; docs/performance.md).
-fn work(s: &Shared, leader: bool) {
+/// The partitions of the open phase, taken one at a time on thread `t` (0: the leader) until
+/// none is left: its home partitions from the front, then, when they are all taken, another
+/// thread's from the back (the threads after it first). From one window to the next a
+/// partition thus mostly runs on the same thread, whose caches hold its state (on the
+/// 4,096-node Bruck 1 KiB, 4 partitions on two threads: 25.0 s against 25.7–26.3 s when each
+/// thread took the next in one list sorted busiest first; docs/performance.md).
+fn work(s: &Shared, t: usize) {
+    let threads = s.tickets.len();
     loop {
-        let ticket = s.ticket.load(Ordering::Acquire);
-        let mask = (1u64 << TICKET_BITS) - 1;
-        let (back, front) = ((ticket >> TICKET_BITS) & mask, ticket & mask);
-        if front >= back {
+        let Some(j) = (0..threads).find_map(|k| take(&s.tickets[(t + k) % threads], k == 0)) else {
             return;
-        }
-        let (next, j) = if leader {
-            (ticket + 1, front)
-        } else {
-            (ticket - (1 << TICKET_BITS), back - 1)
         };
-        if s.ticket
-            .compare_exchange_weak(ticket, next, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            continue;
-        }
         let count = s.count.load(Ordering::Relaxed) as u64;
         // (what the leader wrote before the ticket, read after taking it: the phase cannot
         // end, and they cannot change, before this partition is done)
@@ -296,6 +288,30 @@ fn work(s: &Shared, leader: bool) {
         let phase = s.phase.load(Ordering::Relaxed);
         one(s, phase, i);
         s.gate.done(count as u32);
+    }
+}
+
+/// A place in `order` from `ticket`: its first if it is the taking thread's own (`own`), else
+/// its last; `None` when all of its partitions are taken.
+fn take(ticket: &AtomicU64, own: bool) -> Option<u64> {
+    let mask = (1u64 << TICKET_BITS) - 1;
+    loop {
+        let word = ticket.load(Ordering::Acquire);
+        let (back, front) = ((word >> TICKET_BITS) & mask, word & mask);
+        if front >= back {
+            return None;
+        }
+        let (next, j) = if own {
+            (word + 1, front)
+        } else {
+            (word - (1 << TICKET_BITS), back - 1)
+        };
+        if ticket
+            .compare_exchange_weak(word, next, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            return Some(j);
+        }
     }
 }
 
@@ -487,11 +503,19 @@ fn phase(s: &Shared, p: u32, list: &[usize], helpers: u32) {
     let generation = s.gate.next_generation();
     let count = list.len() as u64;
     s.count.store(count as u32, Ordering::Relaxed);
-    s.ticket.store(
-        (generation as u64) << 32 | count << TICKET_BITS,
-        Ordering::Release,
-    );
+    // each thread's home partitions: the run's partitions cut into as many consecutive ranges
+    // as threads (so a partition's home is the same in every window), those of this phase
+    // being a range of `list`, which is in partition order
+    let (n, threads) = (s.runners.len(), s.tickets.len());
+    let mut start = 0;
+    for (t, ticket) in s.tickets.iter().enumerate() {
+        let end = start + list[start..].partition_point(|&i| i * threads / n == t);
+        let word = (generation as u64) << 32 | (end as u64) << TICKET_BITS | start as u64;
+        ticket.store(word, Ordering::Release);
+        start = end;
+    }
+    debug_assert_eq!(start, list.len());
     s.gate.open(generation, wanted);
-    work(s, true);
+    work(s, 0);
     s.gate.gather(count as u32);
 }
