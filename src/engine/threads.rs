@@ -6,8 +6,9 @@
 //! takes the next of its own not yet taken (an atomic ticket per thread), simulates its
 //! window, and takes another; with none of its own left, it takes the last of another
 //! thread's. So a partition mostly stays on one thread, whose caches hold its state, and no
-//! thread idles while another has two left. The leader waits for the partitions to be done, not for the threads: a helper the
-//! operating system did not run in time finds them all taken and waits for the next phase.
+//! thread idles while another has two left. The leader waits for the partitions to be done,
+//! not for the threads: a helper the operating system did not run in time finds them all taken
+//! and waits for the next phase.
 //! Each partition leaves the cut messages it sent in a mailbox, one slot per (sender,
 //! receiver); then each receiver takes in its slots, from partition 0's to the last's (on
 //! threads too when there are many messages). The calling thread, the *leader*, does its
