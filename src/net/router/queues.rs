@@ -64,9 +64,13 @@ impl Network {
     /// Starts the next packet on channel `c` if the channel is idle and a queued packet has
     /// credit in the buffer it goes to.
     pub(super) fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+        // (a copy of the channels' view, whose length then stays in a register: `c` is
+        // checked against it once, where reading it through `self` again after each store
+        // checks it again)
+        let mut chans = *self.channels;
         // (whether it waits for credit is what this look finds; a credit wake-up due at this
         // picosecond would only look again)
-        let ch = &mut self.channels[c as usize];
+        let ch = &mut chans[c as usize];
         ch.waiting = 0;
         if ch.credit_wake_at == now.ps() {
             ch.credit_wake_at = u64::MAX;
@@ -74,7 +78,7 @@ impl Network {
         if self.outbuf && c < self.nr {
             return self.try_send_ob(c, now, q);
         }
-        let ch = &self.channels[c as usize];
+        let ch = &chans[c as usize];
         if ch.queued == 0 {
             // nothing to send: a release that came due stays pending, for the next look
             return;
@@ -95,7 +99,7 @@ impl Network {
             self.apply(c);
         }
         let classes = self.classes;
-        let mut next_k = self.channels[c as usize].rr as u32;
+        let mut next_k = chans[c as usize].rr as u32;
         let mut credited = false;
         // the earliest time a packet that cannot go yet may (ps), and whether a ready one
         // lacks credit
@@ -107,7 +111,7 @@ impl Network {
         for _ in 0..classes {
             let k = next_k;
             next_k = if k + 1 == classes { 0 } else { k + 1 };
-            let (mut prev, mut pkt) = (NONE, self.channels[c as usize].queues[k as usize].head);
+            let (mut prev, mut pkt) = (NONE, chans[c as usize].queues[k as usize].head);
             while pkt != NONE {
                 let p = self.packets.get(pkt);
                 let ready = p.ready.ps();
@@ -132,7 +136,7 @@ impl Network {
                 continue;
             }
             let wire = self.packets.get(pkt).wire;
-            let next_router = self.channels[c as usize].next;
+            let next_router = chans[c as usize].next;
             let look = (&mut credited, &mut starved);
             let Some(vc_in) = self.claim_vc(c, k, next_router, wire, look, now) else {
                 if scan {
@@ -284,6 +288,8 @@ impl Network {
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
+        // (the view copied, as in `try_send`)
+        let mut chans = *self.channels;
         let is_router = c < self.nr;
         let from_ob = prev == OUTBUF;
         // (a packet from an output buffer has passed the pipeline: its tail there is when it
@@ -293,7 +299,7 @@ impl Network {
         } else {
             Time::ZERO
         };
-        let class = ((self.channels[c as usize].flags >> CLASS_SHIFT) & CLASS_MASK) as usize;
+        let class = ((chans[c as usize].flags >> CLASS_SHIFT) & CLASS_MASK) as usize;
         let p = *self.packets.get(pkt);
         let memo = &mut self.memo[class];
         if memo.0 != p.wire {
@@ -309,7 +315,7 @@ impl Network {
         if from_ob {
             self.ob_pop(c, k, pkt);
         }
-        let ch = &mut self.channels[c as usize];
+        let ch = &mut chans[c as usize];
         if !from_ob {
             ch.queued -= 1;
             let f = &mut ch.queues[k as usize];
@@ -367,7 +373,7 @@ impl Network {
             // their readiness; the tail's event looks at them)
             if queued && !scan {
                 let mut first = u64::MAX;
-                for f in &self.channels[c as usize].queues[..self.classes as usize] {
+                for f in &chans[c as usize].queues[..self.classes as usize] {
                     if f.head != NONE {
                         first = first.min(self.packets.get(f.head).ready.ps());
                     }
@@ -382,7 +388,7 @@ impl Network {
             // channel)
             self.release(p.from, tail_leaves, p.wire, p.held_vc as u32);
         }
-        self.channels[c as usize].scheduled = waited;
+        chans[c as usize].scheduled = waited;
         if waited {
             q.push(tail_leaves, Event::ChannelFree(c));
         }
