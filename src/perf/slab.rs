@@ -14,8 +14,12 @@
 //! (`net/router/mod.rs`, "Each router acts on its own state"); debug builds check it where an
 //! element's owner is known ([`Slab::owned_by`]).
 //!
-//! Costs: an element access is a bounds check and an offset, as with a `Vec`. Memory: the
-//! elements, allocated once; views are two words.
+//! Costs: an element access is a bounds check and an offset, as with a `Vec`. Read through a
+//! field of a larger struct, the view's length is loaded again after every store through an
+//! element (the compiler cannot tell the two apart), and so the same index is checked again; a
+//! function that uses one element many times copies the view into a local first (views are
+//! `Copy`), and its index is then checked once (`Network::try_send`). Memory: the elements,
+//! allocated once; views are two words.
 
 use std::marker::PhantomData;
 
