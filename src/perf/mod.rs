@@ -11,3 +11,4 @@ pub(crate) mod slab;
 pub(crate) mod sort;
 pub(crate) mod stable;
 pub mod valgrind;
+pub(crate) mod wheel;

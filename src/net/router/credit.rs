@@ -21,11 +21,10 @@
 //! Invariant: a feeder's releases are in time order (equal times in the order recorded), and
 //! the ones at or before `now` are applied before it uses its credit at `now`. Costs:
 //! recording and applying O(1) (a release out of order, possible only with output-queued
-//! routers, is placed by a walk); a wake-up O(log n) in the number due.
+//! routers, is placed by a walk); a wake-up O(1) in a timing wheel (`perf/wheel.rs`).
 
 use super::*;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use crate::perf::wheel::Wheel;
 
 /// One release waiting to be applied to its feeder's credit, after its first.
 #[derive(Clone, Copy, Debug)]
@@ -72,9 +71,7 @@ pub(super) struct Returns {
     held: usize,
     /// Credit wake-ups due, earliest first, then by channel: keys `time << 32 | channel` (one
     /// comparison of two words, where a pair took two).
-    wakes: BinaryHeap<Reverse<u128>>,
-    /// When the first of `wakes` is due (ps; `u64::MAX`: none), read before every event.
-    wake_due: u64,
+    wakes: Wheel,
 }
 
 impl Returns {
@@ -85,8 +82,7 @@ impl Returns {
             recs: Vec::new(),
             free: NONE,
             held: 0,
-            wakes: BinaryHeap::new(),
-            wake_due: u64::MAX,
+            wakes: Wheel::default(),
         }
     }
 
@@ -486,14 +482,12 @@ impl Network {
     }
 
     /// Schedules a credit wake-up of channel `c` at `at` (ps), unless one is due no later.
-    #[inline]
+    #[inline(always)]
     fn wake_for_credit(&mut self, c: u32, at: u64) {
         let ch = &mut self.channels[c as usize];
         if at < ch.credit_wake_at {
             ch.credit_wake_at = at;
-            let r = &mut self.returns;
-            r.wakes.push(Reverse((at as u128) << 32 | c as u128));
-            r.wake_due = r.wake_due.min(at);
+            self.returns.wakes.push((at as u128) << 32 | c as u128);
         }
     }
 
@@ -501,25 +495,16 @@ impl Network {
     /// event of its picosecond.
     #[inline]
     pub fn credit_wake_due(&self) -> u64 {
-        debug_assert_eq!(
-            self.returns.wake_due,
-            self.returns
-                .wakes
-                .peek()
-                .map_or(u64::MAX, |w| (w.0 >> 32) as u64)
-        );
-        self.returns.wake_due
+        self.returns.wakes.due()
     }
 
     /// Takes the next credit wake-up (due at `now`): the starved channel looks again. Returns
     /// whether it was one (not outdated, and its channel's last look still found it starved):
     /// only those count as events.
     pub fn credit_wake(&mut self, now: Time, q: &mut EventQueue<Event>) -> bool {
-        let r = &mut self.returns;
-        let Some(Reverse(key)) = r.wakes.pop() else {
+        let Some(key) = self.returns.wakes.pop() else {
             return false;
         };
-        r.wake_due = r.wakes.peek().map_or(u64::MAX, |w| (w.0 >> 32) as u64);
         let (at, c) = ((key >> 32) as u64, key as u32);
         debug_assert_eq!(at, now.ps());
         let ch = &mut self.channels[c as usize];
