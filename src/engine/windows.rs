@@ -239,28 +239,24 @@ impl Windows {
         }
     }
 
-    /// Hands every partition what the others sent it in the window just simulated: from
-    /// partition 0's messages to the last's, each in the order sent.
+    /// Hands every partition what the others sent it in the window just simulated: each
+    /// receives from partition 0's messages to the last's, each in the order sent (the order
+    /// across receivers does not matter: a partition's messages change only its own state).
+    /// Each sender is borrowed once and its mailboxes looked at in place.
     fn exchange(&mut self, runners: &[Runner]) {
         if runners.len() == 1 {
             return;
         }
-        for r in runners {
-            r.part.borrow_mut().flush_outbox();
-        }
-        for (dst, to) in runners.iter().enumerate() {
-            for (src, from) in runners.iter().enumerate() {
-                if src == dst {
+        for (src, from) in runners.iter().enumerate() {
+            let mut from = from.part.borrow_mut();
+            from.flush_outbox();
+            for (dst, mail) in from.net.outbox.iter_mut().enumerate() {
+                if dst == src || mail.is_empty() {
                     continue;
                 }
-                if from.part.borrow().net.outbox[dst].is_empty() {
-                    continue;
-                }
-                let mut mail = std::mem::take(&mut from.part.borrow_mut().net.outbox[dst]);
                 self.stats.messages += mail.len() as u64;
-                to.part.borrow_mut().take_cuts(&mail);
+                runners[dst].part.borrow_mut().take_cuts(mail);
                 mail.empty();
-                from.part.borrow_mut().net.outbox[dst] = mail;
             }
         }
     }
