@@ -108,7 +108,7 @@ fn sort_nearly_in_order(v: &mut Vec<Arrival>, keys: &mut Vec<u64>, spare: &mut V
         for a in &v[j..] {
             if a.ready != ready {
                 if a.ready < ready {
-                    return sort_whole(v);
+                    return sort_runs(v, keys, spare);
                 }
                 break;
             }
@@ -147,10 +147,23 @@ const MERGED_DESCENTS: u32 = 7;
 /// two by two between `v` and `spare` (`bounds` is room for where the runs start); the result
 /// ends in `v` (the two may be swapped).
 fn merge_ascending(v: &mut Vec<Arrival>, spare: &mut Vec<Arrival>, bounds: &mut Vec<u64>) {
+    merge_runs(v, spare, bounds, |p, q| p.from < q.from);
+}
+
+/// Sorts `v` into the order `first` says (`first(x, y)`: `x` goes before `y`; no two equal)
+/// by finding its ascending runs and merging them two by two between `v` and `spare`
+/// (`bounds` is room for where the runs start); the result ends in `v` (the two may be
+/// swapped). O(n log r) for r runs.
+fn merge_runs(
+    v: &mut Vec<Arrival>,
+    spare: &mut Vec<Arrival>,
+    bounds: &mut Vec<u64>,
+    first: impl Fn(&Arrival, &Arrival) -> bool + Copy,
+) {
     bounds.clear();
     bounds.push(0);
     for (i, w) in v.windows(2).enumerate() {
-        if w[0].from > w[1].from {
+        if first(&w[1], &w[0]) {
             bounds.push(i as u64 + 1);
         }
     }
@@ -168,7 +181,7 @@ fn merge_ascending(v: &mut Vec<Arrival>, spare: &mut Vec<Arrival>, bounds: &mut 
                 break;
             }
             let (mid, hi) = (bounds[k + 1] as usize, bounds[k + 2] as usize);
-            merge(&v[lo..mid], &v[mid..hi], spare, |p, q| p.from < q.from);
+            merge(&v[lo..mid], &v[mid..hi], spare, first);
             k += 2;
         }
         bounds.truncate(runs);
@@ -176,6 +189,11 @@ fn merge_ascending(v: &mut Vec<Arrival>, spare: &mut Vec<Arrival>, bounds: &mut 
         std::mem::swap(v, spare);
     }
 }
+
+/// The most places where an epoch's arrivals go down in the order of [`key`] for them to be
+/// sorted by merging their ascending runs rather than by a stable sort (arrivals taken in
+/// from several partitions: each sender's are nearly in order, and they follow one another).
+const MERGED_RUNS: usize = 16;
 
 /// Appends to `out` the merge of `a` and `b`, each in the order `first` says (`first(x, y)`:
 /// `x` goes before `y`).
@@ -219,8 +237,19 @@ fn insert_few(many: &[Arrival], few: &[Arrival], out: &mut Vec<Arrival>) {
     out.extend_from_slice(&many[i..]);
 }
 
-/// Sorts an epoch's arrivals whose `ready` goes back somewhere into the order of [`key`].
+/// Sorts an epoch's arrivals whose `ready` goes back somewhere into the order of [`key`]: by
+/// merging their ascending runs when there are few, else by [`sort_whole`].
 #[cold]
+fn sort_runs(v: &mut Vec<Arrival>, keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
+    let descents = v.windows(2).filter(|w| before(&w[1], &w[0])).count();
+    if descents < MERGED_RUNS && v.len() <= MERGED_EPOCH {
+        merge_runs(v, spare, keys, before);
+    } else {
+        sort_whole(v);
+    }
+}
+
+/// Sorts an epoch's arrivals into the order of [`key`], whatever their order.
 fn sort_whole(v: &mut [Arrival]) {
     // (keys are unique: a stable sort gives the same order, and merges the few ascending runs
     // the sends of different delays make rather than sorting from scratch; its room, half the
