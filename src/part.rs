@@ -417,6 +417,22 @@ impl Part {
     /// network's, `net/router/arrivals.rs`), then the events in the queue's order, then the
     /// credit wake-ups (`net/router/credit.rs`).
     pub(crate) fn advance(&mut self) -> Next {
+        // (the loop made for each setting of the prefetch stages and the self-check, which
+        // change only between calls: an event tests neither)
+        match (self.prefetching, self.self_check) {
+            (false, false) => self.advance_as::<false, false>(),
+            (true, false) => self.advance_as::<true, false>(),
+            (false, true) => self.advance_as::<false, true>(),
+            (true, true) => self.advance_as::<true, true>(),
+        }
+    }
+
+    /// [`Part::advance`] with the prefetch stages on (`PREFETCH`) or off, and the self-check
+    /// on (`CHECK`) or off.
+    #[inline(never)]
+    fn advance_as<const PREFETCH: bool, const CHECK: bool>(&mut self) -> Next {
+        // (the last picosecond of the window: `until` does not change during a call)
+        let last = self.until.saturating_sub(1);
         loop {
             if self.events >= self.checkpoint {
                 return Next::Checkpoint;
@@ -425,20 +441,17 @@ impl Part {
             // of a credit wake-up goes first; nothing at or after the window's end)
             let ta = self.net.arrivals_due();
             let tc = self.net.credit_wake_due();
-            let limit = ta
-                .saturating_sub(1)
-                .min(tc)
-                .min(self.until.saturating_sub(1));
+            let limit = ta.saturating_sub(1).min(tc).min(last);
             let (t, ev) = match self.queue.pop_until(limit) {
-                Ok((t, ev)) if t >= self.now && !self.self_check => (t, ev),
+                Ok((t, ev)) if !CHECK && t >= self.now => (t, ev),
                 Ok((t, ev)) => {
                     self.arrived_at(t);
                     (t, ev)
                 }
                 Err(tq) => {
                     let next = tq.min(ta).min(tc);
-                    if next >= self.until {
-                        if next == u64::MAX && self.self_check && self.stalled.is_none() {
+                    if next > last {
+                        if next == u64::MAX && CHECK && self.stalled.is_none() {
                             self.stalled = match self.nics.flow.as_deref_mut() {
                                 Some(f) => f.mismatch.take(),
                                 None => self.net.stalled(self.now),
@@ -464,7 +477,7 @@ impl Part {
             self.now = t;
             self.events += 1;
             self.events_by_kind[ev.kind()] += 1;
-            if self.prefetching {
+            if PREFETCH {
                 if let Some(far) = self.queue.ahead(PREFETCH_FAR) {
                     self.net.prefetch_far(far);
                 }
@@ -681,6 +694,7 @@ impl Part {
     }
 
     /// Hands one event to the component it concerns.
+    #[inline(always)]
     pub(crate) fn dispatch(&mut self, t: Time, ev: Event) {
         let Part {
             queue: q,

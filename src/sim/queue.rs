@@ -329,7 +329,7 @@ impl<E: Copy> EventQueue<E> {
     /// its bucket when that is already later than `limit`: the queue does not move to a bucket
     /// past `limit`, so that events scheduled before it still go into the wheel); `Err(u64::MAX)`
     /// if none is left.
-    #[inline]
+    #[inline(always)]
     pub fn pop_until(&mut self, limit: u64) -> Result<(Time, E), u64> {
         loop {
             let (from_sorted, t) = match (self.sorted.last(), self.late.peek_key()) {
