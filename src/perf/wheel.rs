@@ -18,7 +18,7 @@
 //! (`u64::MAX`: none). Costs: push O(1) (into `current` O(k) for its k keys, into the overflow
 //! O(log n)); pop O(1), plus, when it empties `current`, a scan of at most [`WORDS`] bitmap words
 //! and the sort of the next bucket; `due` O(1). Memory: 24 bytes a slot (24 KiB), and the room
-//! each slot's list keeps.
+//! each slot's list keeps, at most [`KEEP`] keys once emptied (512 KiB in all).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -28,6 +28,8 @@ const SHIFT: u32 = 10;
 /// Buckets in the wheel (a power of two): 1.05 µs of 1.024 ns.
 pub(crate) const SLOTS: usize = 1 << 10;
 const MASK: u64 = SLOTS as u64 - 1;
+/// Keys an emptied list keeps room for.
+const KEEP: usize = 32;
 /// Words of the `occupied` bitmap.
 const WORDS: usize = SLOTS / 64;
 
@@ -149,6 +151,11 @@ impl Wheel {
         self.base += (s as u64).wrapping_sub(self.base) & MASK;
         std::mem::swap(&mut self.current, &mut self.slots[s]);
         self.occupied[s / 64] &= !(1 << (s % 64));
+        // (the emptied list goes back to the ring: the room a burst took is given back, or
+        // every slot would keep the most it ever held)
+        if self.slots[s].capacity() > KEEP {
+            self.slots[s] = Vec::new();
+        }
         if self.current.len() > 1 {
             self.sort_current();
         }
