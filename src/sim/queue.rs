@@ -55,14 +55,18 @@ use crate::units::Time;
 pub const SHIFT: u32 = 9;
 
 /// The bucket width (log2, ps) for a queue that serves `nics` NICs (a partition's): 2.048 ns
-/// up to 1,024, else 512 ps. Fewer sources make fewer events a nanosecond, and each bucket
-/// entered costs as much whatever it holds (measured in callgrind instructions,
+/// up to 512, 4.096 ns up to 1,024, else 512 ps. Fewer sources make fewer events a nanosecond,
+/// and each bucket entered costs as much whatever it holds (measured in callgrind instructions,
 /// docs/performance.md: on 512 NICs 2.048 ns took the Bruck 1 KiB 3.7 % and the random ring
-/// 2.2 % below 512 ps, and on 1,024 a partition the 4,096-node Bruck 2.9 %; on 2,048 NICs
-/// 1.024 ns was 0.4 % above, on 4,096 in one queue 2.048 ns 1.8 % above).
+/// 2.2 % below 512 ps; on 1,024 a partition 2.048 ns took the 4,096-node Bruck 4 B 2.9 % below
+/// 512 ps, and 4.096 ns the 4,096-node Bruck 1 KiB 0.6 % below 2.048 ns (and 4.2 % below 512 ps),
+/// the Bruck 4 B the same; on 2,048 NICs 1.024 ns was 0.4 % above, on 4,096 in one queue
+/// 2.048 ns 1.8 % above).
 pub fn bucket_shift_for(nics: u32) -> u32 {
-    if nics <= 1024 {
+    if nics <= 512 {
         11
+    } else if nics <= 1024 {
+        12
     } else {
         SHIFT
     }
@@ -647,8 +651,12 @@ mod tests {
             assert!(run(shift) == want, "bucket shift {shift}");
         }
         assert_eq!(
-            (bucket_shift_for(1024), bucket_shift_for(1025)),
-            (11, SHIFT)
+            (
+                bucket_shift_for(512),
+                bucket_shift_for(1024),
+                bucket_shift_for(1025)
+            ),
+            (11, 12, SHIFT)
         );
     }
 
