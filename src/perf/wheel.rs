@@ -26,7 +26,7 @@ use std::collections::BinaryHeap;
 /// log2 of a bucket's width (ps).
 const SHIFT: u32 = 10;
 /// Buckets in the wheel (a power of two): 1.05 µs of 1.024 ns.
-pub(crate) const SLOTS: usize = 1 << 10;
+const SLOTS: usize = 1 << 10;
 const MASK: u64 = SLOTS as u64 - 1;
 /// Keys an emptied list keeps room for.
 const KEEP: usize = 32;
@@ -55,7 +55,6 @@ pub(crate) struct Wheel {
     overflow: BinaryHeap<Reverse<u128>>,
     /// The time of the least key held (ps; `u64::MAX`: none).
     due: u64,
-    len: usize,
 }
 
 impl Default for Wheel {
@@ -67,7 +66,6 @@ impl Default for Wheel {
             occupied: [0; WORDS],
             overflow: BinaryHeap::new(),
             due: u64::MAX,
-            len: 0,
         }
     }
 }
@@ -79,17 +77,16 @@ impl Wheel {
         self.due
     }
 
-    /// Keys held.
+    /// Keys held (counted: only the tests ask).
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.len
+        self.current.len() + self.slots.iter().map(Vec::len).sum::<usize>() + self.overflow.len()
     }
 
     /// Adds key `k`, which is not below the last key taken. The common case, a later bucket
     /// within the wheel's span, is inlined; the rest is a call ([`Wheel::push_other`]).
     #[inline(always)]
     pub(crate) fn push(&mut self, k: u128) {
-        self.len += 1;
         self.due = self.due.min(time(k));
         let ahead = bucket(k).wrapping_sub(self.base);
         if ahead.wrapping_sub(1) < SLOTS as u64 - 1 && !self.current.is_empty() {
@@ -132,7 +129,6 @@ impl Wheel {
             }
             _ => self.overflow.pop().expect("a key").0,
         };
-        self.len -= 1;
         let wheel = self.current.last().map_or(u64::MAX, |&k| time(k));
         self.due = match self.overflow.peek() {
             None => wheel,
