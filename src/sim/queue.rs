@@ -15,14 +15,14 @@
 //! costs a cache miss per event once millions are pending). A chain is in scheduling order, so
 //! its entries carry their time but no sequence number: 16 bytes with an 8-byte event, where
 //! memory traffic is what a pending event costs. Entering a bucket copies its list into
-//! `sorted` (latest first, taken from the end) and asks for the next bucket's chunks
-//! (prefetch). The copy is checked and reversed, and sorted (stably, by time) only when it is
+//! `sorted` (taken from the front, past a read index) and asks for the next bucket's chunks
+//! (prefetch). The copy is checked, and sorted (stably, by time) only when it is
 //! out of order. Events scheduled into the bucket being processed go to a small keyed heap
 //! (`late`), and `pop` takes the earlier of the two heads, `sorted` at a tie (its entries were
 //! all scheduled before any in `late`).
 //!
-//! Invariants: `sorted` ∪ `late` hold exactly the entries of bucket `now`, `sorted` in
-//! decreasing `(time, seq)` order and scheduled before every entry of `late`;
+//! Invariants: the untaken part of `sorted` and `late` hold exactly the entries of bucket `now`,
+//! that part in increasing `(time, seq)` order and scheduled before every entry of `late`;
 //! `slots[b % SLOTS]` chains those of bucket `b` for `now < b < now + SLOTS`, in `seq` order;
 //! `occupied` marks the non-empty slots and `summary` the non-zero words of `occupied`;
 //! `overflow` holds the entries of buckets `>= now + SLOTS`, and they enter the wheel (in key
@@ -93,7 +93,10 @@ pub struct EventQueue<E> {
     /// log2 of the bucket width (ps).
     shift: u32,
     now: u64,
+    /// The current bucket's entries scheduled before it was entered, in increasing
+    /// `(time, seq)` order; those before `head` are taken.
     sorted: Vec<Timed<E>>,
+    head: usize,
     late: KeyHeap<E>,
     /// Per slot, the first and last chunk of its chain (`NIL` when empty) and the entries in
     /// the last.
@@ -120,6 +123,7 @@ impl<E: Copy> Default for EventQueue<E> {
             shift: SHIFT,
             now: 0,
             sorted: Vec::new(),
+            head: 0,
             late: KeyHeap::default(),
             slots: vec![[NIL, NIL, 0]; SLOTS],
             store: Vec::new(),
@@ -303,8 +307,7 @@ impl<E: Copy> EventQueue<E> {
     /// entered, so it is not always the `k`-th event to come).
     #[inline]
     pub fn ahead(&self, k: usize) -> Option<&E> {
-        let i = self.sorted.len().checked_sub(k + 1)?;
-        Some(&self.sorted[i].event)
+        self.sorted.get(self.head + k + 1).map(|e| &e.event)
     }
 
     /// The time of the earliest event, if any (moving to its bucket if the current one is
@@ -312,7 +315,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
         loop {
-            let t = match (self.sorted.last(), self.late.peek_key()) {
+            let t = match (self.sorted.get(self.head), self.late.peek_key()) {
                 (Some(s), Some(l)) => s.time.min((l >> 64) as u64),
                 (Some(s), None) => s.time,
                 (None, Some(l)) => (l >> 64) as u64,
@@ -336,7 +339,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn pop_until(&mut self, limit: u64) -> Result<(Time, E), u64> {
         loop {
-            let (from_sorted, t) = match (self.sorted.last(), self.late.peek_key()) {
+            let (from_sorted, t) = match (self.sorted.get(self.head), self.late.peek_key()) {
                 (Some(s), Some(l)) => {
                     let lt = (l >> 64) as u64;
                     if s.time <= lt {
@@ -364,11 +367,13 @@ impl<E: Copy> EventQueue<E> {
             }
             self.len -= 1;
             let event = if from_sorted {
-                self.sorted.pop().map(|e| e.event)
+                let e = self.sorted[self.head].event;
+                self.head += 1;
+                e
             } else {
-                self.late.pop().map(|e| e.event)
+                self.late.pop().expect("peeked").event
             };
-            return Ok((Time(t), event.expect("peeked")));
+            return Ok((Time(t), event));
         }
     }
 
@@ -378,7 +383,7 @@ impl<E: Copy> EventQueue<E> {
         loop {
             // (every entry of `late` was scheduled after every entry of `sorted`: at a tie,
             // `sorted` goes first)
-            let from_sorted = match (self.sorted.last(), self.late.peek_key()) {
+            let from_sorted = match (self.sorted.get(self.head), self.late.peek_key()) {
                 (Some(s), Some(l)) => s.time <= (l >> 64) as u64,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
@@ -391,7 +396,9 @@ impl<E: Copy> EventQueue<E> {
                 }
             };
             let e = if from_sorted {
-                self.sorted.pop().map(|e| (e.time, e.event))
+                let e = self.sorted[self.head];
+                self.head += 1;
+                Some((e.time, e.event))
             } else {
                 self.late.pop().map(|e| ((e.key >> 64) as u64, e.event))
             };
@@ -443,7 +450,9 @@ impl<E: Copy> EventQueue<E> {
         if self.occupied[w] == 0 {
             self.summary[w / 64] &= !(1 << (w % 64));
         }
-        // (`sorted` is empty)
+        // (`sorted` is all taken)
+        self.sorted.clear();
+        self.head = 0;
         let mut c = first;
         loop {
             let n = if c == last { fill as usize } else { CHUNK };
@@ -463,7 +472,6 @@ impl<E: Copy> EventQueue<E> {
         if !in_order {
             stable_sort_by_time(&mut self.sorted);
         }
-        self.sorted.reverse();
         self.prefetch_next_bucket();
     }
 
@@ -479,6 +487,8 @@ impl<E: Copy> EventQueue<E> {
     /// path of an event (`Part::look_at_limits`).
     pub fn trim(&mut self) {
         if self.sorted.capacity() > KEEP || self.late.capacity() > KEEP {
+            self.sorted.drain(..self.head);
+            self.head = 0;
             self.sorted.shrink_to(KEEP);
             self.late.shrink_to(KEEP);
         }
@@ -490,7 +500,7 @@ impl<E: Copy> EventQueue<E> {
     fn prefetch_next_bucket(&self) {
         // (a short bucket is over before the lines arrive: then the scan for the next bucket
         // would only be done twice)
-        if !self.prefetch || self.in_wheel == 0 || self.sorted.len() < PREFETCH_MIN {
+        if !self.prefetch || self.in_wheel == 0 || self.sorted.len() - self.head < PREFETCH_MIN {
             return;
         }
         let slot = (self.next_occupied() & MASK) as usize;
