@@ -21,7 +21,7 @@ impl<E> Default for KeyHeap<E> {
     }
 }
 
-impl<E> KeyHeap<E> {
+impl<E: Copy> KeyHeap<E> {
     /// The smallest key, if any.
     pub(crate) fn peek_key(&self) -> Option<u128> {
         self.heap.first().map(|e| e.key)
@@ -37,30 +37,32 @@ impl<E> KeyHeap<E> {
         self.heap.shrink_to(n);
     }
 
+    /// Adds `e`: the entries on its way up move down one level each, and `e` is written once.
     #[inline]
     pub(crate) fn push(&mut self, e: Entry<E>) {
-        let key = e.key;
         let mut i = self.heap.len();
         self.heap.push(e);
         while i > 0 {
             let parent = (i - 1) / ARITY;
-            if self.heap[parent].key <= key {
+            let p = self.heap[parent];
+            if p.key <= e.key {
                 break;
             }
-            self.heap.swap(i, parent);
+            self.heap[i] = p;
             i = parent;
         }
+        self.heap[i] = e;
     }
 
+    /// Takes the entry of the smallest key: the last entry fills the hole left at the root,
+    /// the smallest children moving up one level each until it fits.
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<Entry<E>> {
         let last = self.heap.pop()?;
-        if self.heap.is_empty() {
+        let Some(&top) = self.heap.first() else {
             return Some(last);
-        }
-        let top = std::mem::replace(&mut self.heap[0], last);
+        };
         let len = self.heap.len();
-        let key = self.heap[0].key;
         let mut i = 0;
         loop {
             let first = i * ARITY + 1;
@@ -76,12 +78,13 @@ impl<E> KeyHeap<E> {
                 c = if less { j } else { c };
                 ck = if less { k } else { ck };
             }
-            if ck >= key {
+            if ck >= last.key {
                 break;
             }
-            self.heap.swap(i, c);
+            self.heap[i] = self.heap[c];
             i = c;
         }
+        self.heap[i] = last;
         Some(top)
     }
 }
