@@ -457,7 +457,7 @@ impl<E: Copy> EventQueue<E> {
         loop {
             let n = if c == last { fill as usize } else { CHUNK };
             let at = c as usize * CHUNK;
-            self.sorted.extend_from_slice(&self.store[at..at + n]);
+            append(&mut self.sorted, &self.store[at..at + n]);
             if c == last {
                 break;
             }
@@ -566,6 +566,22 @@ fn stable_sort_by_time<E: Copy>(v: &mut [Timed<E>]) {
         return;
     }
     crate::perf::sort::insertion_by_key(v, |e| e.time);
+}
+
+/// Appends `from` to `to` in one copy of its bytes (`extend_from_slice` copies a generic
+/// `Copy` element by element: 4 to 5 instructions each, where entering a bucket copies
+/// every event once).
+#[inline(always)]
+fn append<T: Copy>(to: &mut Vec<T>, from: &[T]) {
+    to.reserve(from.len());
+    let len = to.len();
+    // SAFETY: `reserve` made room for `from.len()` more elements after the `len` initialized
+    // ones; `from` cannot overlap that room (it is borrowed while `to` is borrowed mutably);
+    // `T: Copy`, so the copied bytes are valid elements and nothing needs dropping.
+    unsafe {
+        std::ptr::copy_nonoverlapping(from.as_ptr(), to.as_mut_ptr().add(len), from.len());
+        to.set_len(len + from.len());
+    }
 }
 
 #[cfg(test)]
