@@ -4,7 +4,17 @@
 /// Sorts `v` by `key`, keeping elements of equal keys in their order.
 #[inline]
 pub(crate) fn insertion_by_key<T: Copy, K: PartialOrd>(v: &mut [T], key: impl Fn(&T) -> K) {
-    for i in 1..v.len() {
+    insertion_by_key_from(v, 1, key);
+}
+
+/// [`insertion_by_key`] of a slice whose first `sorted` elements are in order already.
+#[inline]
+pub(crate) fn insertion_by_key_from<T: Copy, K: PartialOrd>(
+    v: &mut [T],
+    sorted: usize,
+    key: impl Fn(&T) -> K,
+) {
+    for i in sorted.max(1)..v.len() {
         insert(v, i, &key);
     }
 }
@@ -53,6 +63,21 @@ mod tests {
         assert_eq!(v, [(0, 'd'), (1, 'b'), (1, 'e'), (3, 'a'), (3, 'c')]);
         let mut empty: [u8; 0] = [];
         insertion_by_key(&mut empty, |&e| e);
+    }
+
+    #[test]
+    fn a_sorted_prefix_is_taken_as_it_is_and_the_rest_inserted_into_it() {
+        // the first three in order: the rest goes into them, ties after the earlier
+        let mut v = [(1, 'a'), (2, 'b'), (4, 'c'), (2, 'd'), (0, 'e'), (4, 'f')];
+        insertion_by_key_from(&mut v, 3, |e| e.0);
+        assert_eq!(
+            v,
+            [(0, 'e'), (1, 'a'), (2, 'b'), (2, 'd'), (4, 'c'), (4, 'f')]
+        );
+        // a prefix said to be sorted is not looked at: the method's contract, seen here
+        let mut v = [2, 1, 0];
+        insertion_by_key_from(&mut v, 2, |&e| e);
+        assert_eq!(v, [0, 2, 1]);
     }
 
     #[test]

@@ -467,10 +467,10 @@ impl<E: Copy> EventQueue<E> {
         self.chain[last as usize] = self.free;
         self.free = first;
         // a chain is in seq order within one time, so a stable sort by time is key order
-        let in_order = self.sorted.windows(2).all(|p| p[0].time <= p[1].time);
+        let descent = self.sorted.windows(2).position(|p| p[0].time > p[1].time);
         self.in_wheel -= self.sorted.len();
-        if !in_order {
-            stable_sort_by_time(&mut self.sorted);
+        if let Some(d) = descent {
+            stable_sort_by_time(&mut self.sorted, d + 1);
         }
         self.prefetch_next_bucket();
     }
@@ -557,15 +557,15 @@ impl<E: Copy> EventQueue<E> {
     }
 }
 
-/// Sorts `v` by time, keeping the order of entries of equal time: by insertion while it is
-/// short (a bucket is nearly in order, and this allocates nothing), else by the standard
-/// library's stable sort.
-fn stable_sort_by_time<E: Copy>(v: &mut [Timed<E>]) {
+/// Sorts `v` by time, keeping the order of entries of equal time, where `v[..sorted]` is in
+/// order already: by insertion of the rest while it is short (a bucket is nearly in order, and
+/// this allocates nothing), else by the standard library's stable sort.
+fn stable_sort_by_time<E: Copy>(v: &mut [Timed<E>], sorted: usize) {
     if v.len() > 64 {
         v.sort_by_key(|e| e.time);
         return;
     }
-    crate::perf::sort::insertion_by_key(v, |e| e.time);
+    crate::perf::sort::insertion_by_key_from(v, sorted, |e| e.time);
 }
 
 /// Appends `from` to `to` in one copy of its bytes (`extend_from_slice` copies a generic
