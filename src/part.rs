@@ -438,10 +438,13 @@ impl Part {
                 return Next::Checkpoint;
             }
             // (an event at the time an epoch's arrivals are due waits for them; one at the time
-            // of a credit wake-up goes first; nothing at or after the window's end)
+            // of a credit wake-up goes first; nothing at or after the window's end. `ta` is an
+            // epoch's end, never 0, or `u64::MAX`, so `ta - 1` is the last picosecond before it
+            // or past any window)
             let ta = self.net.arrivals_due();
             let tc = self.net.credit_wake_due();
-            let limit = ta.saturating_sub(1).min(tc).min(last);
+            debug_assert!(ta > 0);
+            let limit = ta.wrapping_sub(1).min(tc).min(last);
             let (t, ev) = match self.queue.pop_until(limit) {
                 Ok((t, ev)) if !CHECK && t >= self.now => (t, ev),
                 Ok((t, ev)) => {
