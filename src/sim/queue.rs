@@ -302,12 +302,12 @@ impl<E: Copy> EventQueue<E> {
         c
     }
 
-    /// The event `k` places after the next one in the current bucket's sorted run, if there
-    /// is one (a hint for prefetching: it ignores events scheduled into the bucket after it was
-    /// entered, so it is not always the `k`-th event to come).
+    /// The event `k` places on in what is left of the current bucket's sorted run (`ahead(0)`
+    /// is its next), if there is one (a hint for prefetching: it ignores events scheduled into
+    /// the bucket after it was entered, so it is not always the `k`-th event to come).
     #[inline]
     pub fn ahead(&self, k: usize) -> Option<&E> {
-        self.sorted.get(self.head + k + 1).map(|e| &e.event)
+        self.sorted.get(self.head + k).map(|e| &e.event)
     }
 
     /// The time of the earliest event, if any (moving to its bucket if the current one is
@@ -760,6 +760,29 @@ mod tests {
         assert!(q.sorted.capacity() <= KEEP && q.late.capacity() <= KEEP);
         q.push(Time(5_000), 1);
         assert_eq!(q.pop(), Some((Time(5_000), 1)));
+    }
+
+    /// `ahead(k)` names the event `k` places on in the bucket's sorted run: `ahead(0)` is the
+    /// one `pop` takes next, and an event scheduled into the bucket after it was entered is
+    /// not seen.
+    #[test]
+    fn ahead_names_the_events_to_come_in_the_bucket_entered() {
+        // (buckets of 1,024 ps: all four in the second, entered by the first pop)
+        let mut q = EventQueue::with_bucket_shift(10);
+        for (t, e) in [(2030, 'c'), (2010, 'a'), (2020, 'b'), (2040, 'd')] {
+            q.push(Time(t), e);
+        }
+        assert_eq!(q.pop(), Some((Time(2010), 'a')));
+        assert_eq!(
+            (q.ahead(0), q.ahead(1), q.ahead(2), q.ahead(3)),
+            (Some(&'b'), Some(&'c'), Some(&'d'), None)
+        );
+        // (into the bucket being taken: `late`, which `ahead` does not look at)
+        q.push(Time(2025), 'x');
+        assert_eq!(q.pop(), Some((Time(2020), 'b')));
+        assert_eq!((q.ahead(0), q.ahead(1)), (Some(&'c'), Some(&'d')));
+        assert_eq!(q.pop(), Some((Time(2025), 'x')));
+        assert_eq!(q.ahead(0), Some(&'c'));
     }
 
     #[test]
