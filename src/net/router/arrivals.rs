@@ -160,6 +160,13 @@ fn merge_runs(
     bounds: &mut Vec<u64>,
     first: impl Fn(&Arrival, &Arrival) -> bool + Copy,
 ) {
+    run_bounds(v, bounds, first);
+    merge_bounded(v, spare, bounds, first);
+}
+
+/// Where the ascending runs of `v` in the order `first` says start, into `bounds`, and then
+/// `v.len()`: one more entry than the places where the order goes down.
+fn run_bounds(v: &[Arrival], bounds: &mut Vec<u64>, first: impl Fn(&Arrival, &Arrival) -> bool) {
     bounds.clear();
     bounds.push(0);
     for (i, w) in v.windows(2).enumerate() {
@@ -168,6 +175,15 @@ fn merge_runs(
         }
     }
     bounds.push(v.len() as u64);
+}
+
+/// [`merge_runs`] of runs already found by [`run_bounds`].
+fn merge_bounded(
+    v: &mut Vec<Arrival>,
+    spare: &mut Vec<Arrival>,
+    bounds: &mut Vec<u64>,
+    first: impl Fn(&Arrival, &Arrival) -> bool + Copy,
+) {
     while bounds.len() > 2 {
         spare.clear();
         let mut runs = 0;
@@ -241,12 +257,14 @@ fn insert_few(many: &[Arrival], few: &[Arrival], out: &mut Vec<Arrival>) {
 /// merging their ascending runs when there are few, else by [`sort_whole`].
 #[cold]
 fn sort_runs(v: &mut Vec<Arrival>, keys: &mut Vec<u64>, spare: &mut Vec<Arrival>) {
-    let descents = v.windows(2).filter(|w| before(&w[1], &w[0])).count();
-    if descents < MERGED_RUNS && v.len() <= MERGED_EPOCH {
-        merge_runs(v, spare, keys, before);
-    } else {
-        sort_whole(v);
+    if v.len() <= MERGED_EPOCH {
+        run_bounds(v, keys, before);
+        // (the bounds are the runs' starts and the end: one more than the descents)
+        if keys.len() - 2 < MERGED_RUNS {
+            return merge_bounded(v, spare, keys, before);
+        }
     }
+    sort_whole(v);
 }
 
 /// Sorts an epoch's arrivals into the order of [`key`], whatever their order.
