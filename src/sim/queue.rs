@@ -55,13 +55,10 @@ use crate::units::Time;
 pub const SHIFT: u32 = 9;
 
 /// The bucket width (log2, ps) for a queue that serves `nics` NICs (a partition's): 2.048 ns
-/// up to 512, 4.096 ns up to 1,024, else 512 ps. Fewer sources make fewer events a nanosecond,
-/// and each bucket entered costs as much whatever it holds (measured in callgrind instructions,
-/// docs/performance.md: on 512 NICs 2.048 ns took the Bruck 1 KiB 3.7 % and the random ring
-/// 2.2 % below 512 ps; on 1,024 a partition 2.048 ns took the 4,096-node Bruck 4 B 2.9 % below
-/// 512 ps, and 4.096 ns the 4,096-node Bruck 1 KiB 0.6 % below 2.048 ns (and 4.2 % below 512 ps),
-/// the Bruck 4 B the same; on 2,048 NICs 1.024 ns was 0.4 % above, on 4,096 in one queue
-/// 2.048 ns 1.8 % above).
+/// up to 512, 4.096 ns up to 1,024, else 512 ps ([`SHIFT`]). Fewer sources make fewer events a
+/// nanosecond, and each bucket entered costs as much whatever it holds, so a queue of fewer
+/// NICs wants wider buckets (the widths measured for each size, in callgrind instructions:
+/// `docs/performance.md`, "The bucket width by the NICs a queue serves" and after).
 pub fn bucket_shift_for(nics: u32) -> u32 {
     if nics <= 512 {
         11
