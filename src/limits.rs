@@ -141,8 +141,12 @@ pub struct Watch {
     pub event_limit: u64,
     /// The last picosecond the run may process events at (`u64::MAX` for no limit).
     pub time_limit: u64,
-    /// The stop, once a limit is hit: which, the running rank, and its script line.
+    /// A stop recorded and not yet taken by the engine: which limit, the running rank, and
+    /// its script line.
     pub hit: Option<(Limit, Option<u32>, Option<String>)>,
+    /// Whether Ctrl-C or the wall clock has been recorded at a look at the limits (once is
+    /// enough: the run is winding down).
+    pub whole_run_stopped: bool,
 }
 
 impl Watch {
@@ -163,6 +167,7 @@ impl Watch {
                 limits.simulated_time.ps()
             },
             hit: None,
+            whole_run_stopped: false,
         }
     }
 
@@ -183,11 +188,10 @@ impl Watch {
         self.interrupt = Some(flag);
     }
 
-    /// The limit the run must stop at now, if any (a hit already recorded first).
+    /// The limit of the whole run it must stop at now, if any: Ctrl-C or the wall clock. (A
+    /// stop recorded for one rank, [`Watch::hit`], stops that rank only: the others go on to
+    /// the end of the stop's epoch, `engine/runner.rs`.)
     pub fn check(&self) -> Option<Limit> {
-        if let Some((l, ..)) = self.hit {
-            return Some(l);
-        }
         if self
             .interrupt
             .as_ref()
@@ -201,7 +205,8 @@ impl Watch {
         None
     }
 
-    /// Records a stop; the first one recorded is the one reported.
+    /// Records a stop, until the engine takes it ([`Watch::hit`]); the first one recorded
+    /// meanwhile is kept.
     pub fn record(&mut self, limit: Limit, rank: Option<u32>, at: Option<String>) {
         if self.hit.is_none() {
             self.hit = Some((limit, rank, at));
@@ -234,7 +239,7 @@ mod tests {
         assert_eq!(w.check(), Some(Limit::Interrupt));
         w.record(Limit::Instructions, Some(3), None);
         w.record(Limit::Events, None, None);
-        assert_eq!(w.check(), Some(Limit::Instructions));
+        assert_eq!(w.hit.as_ref().map(|h| (h.0, h.1)), Some((Limit::Instructions, Some(3))));
     }
 
     #[test]

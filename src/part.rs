@@ -611,12 +611,6 @@ impl Part {
         self.peak_events + self.queue.peak() as u64
     }
 
-    /// Whether this partition sees every rank and channel (the run is over, and it gathered
-    /// the others, or there is only one).
-    pub(crate) fn is_whole(&self) -> bool {
-        self.whole
-    }
-
     /// From now on this partition reads every rank and channel (no partition runs any more;
     /// debug builds stop checking who owns what).
     pub(crate) fn become_whole(&mut self) {
@@ -678,8 +672,13 @@ impl Part {
         }
         if self.events >= self.watch.event_limit {
             self.watch.record(Limit::Events, None, None);
+            // (recorded once: the partition goes on to the end of the stop's epoch)
+            self.watch.event_limit = u64::MAX;
         } else if let Some(l) = self.watch.check() {
-            self.watch.record(l, None, None);
+            if !self.watch.whole_run_stopped {
+                self.watch.whole_run_stopped = true;
+                self.watch.record(l, None, None);
+            }
         }
         let on = self
             .tactics

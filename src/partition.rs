@@ -117,13 +117,21 @@ impl Partitioning {
                 tied[(turn - 1) as usize % tied.len()] as u16
             };
         }
-        // the NICs of one node share a partition: their routers join the first one's
+        // the NICs of one node share a partition: the routers that nodes tie together (a
+        // node's NICs on several routers, which other nodes' NICs tie to more) all join the
+        // partition of the lowest-numbered of them
         let k = nics_per_node.max(1);
         let at = |t: u32| topo.nic_port(t).0 as usize;
-        for node in 0..nics / k {
-            let first = router[at(node * k)];
-            for t in node * k + 1..node * k + k {
-                router[at(t)] = first;
+        if k > 1 {
+            let mut tied = Ties::new(routers as usize);
+            for node in 0..nics / k {
+                for t in node * k + 1..node * k + k {
+                    tied.join(at(node * k), at(t));
+                }
+            }
+            for r in 0..routers as usize {
+                let root = tied.root(r);
+                router[r] = router[root];
             }
         }
         let nic: Vec<u16> = (0..nics).map(|t| router[at(t)]).collect();
@@ -153,6 +161,43 @@ impl Partitioning {
         (0..self.rank.len() as u32)
             .filter(|&r| self.rank[r as usize] == p)
             .collect()
+    }
+}
+
+/// Sets of routers that must share a partition (union-find; each set's root is its
+/// lowest-numbered router). Near-linear in the joins made.
+struct Ties {
+    up: Vec<u32>,
+}
+
+impl Ties {
+    fn new(n: usize) -> Ties {
+        Ties {
+            up: (0..n as u32).collect(),
+        }
+    }
+
+    /// The lowest-numbered router of `r`'s set.
+    fn root(&mut self, r: usize) -> usize {
+        let mut x = r;
+        while self.up[x] as usize != x {
+            x = self.up[x] as usize;
+        }
+        // (every router on the way now points at the root)
+        let mut y = r;
+        while self.up[y] as usize != x {
+            let next = self.up[y] as usize;
+            self.up[y] = x as u32;
+            y = next;
+        }
+        x
+    }
+
+    /// `a` and `b` must share a partition.
+    fn join(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.root(a), self.root(b));
+        let (lo, hi) = (ra.min(rb), ra.max(rb));
+        self.up[hi] = lo as u32;
     }
 }
 

@@ -75,6 +75,8 @@ pub enum Status {
     Running,
     Blocked,
     Done,
+    /// Its script failed or a limit stopped it: it never runs again (the run is stopping).
+    Failed,
 }
 
 /// One rank's state. 216 bytes plus its lists.

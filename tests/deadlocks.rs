@@ -150,11 +150,12 @@ fn a_failed_rank_comes_first_as_failed_and_the_others_as_they_were() {
         .iter()
         .map(|u| (u["rank"].as_u64().unwrap(), u["state"].as_str().unwrap()))
         .collect();
-    // ranks 0 and 1 had blocked in their receives (at 200 ns, the call's overhead); rank 3
-    // was to run next, at 0 ps, when rank 2's error stopped the run
+    // ranks 0, 1 and 3 blocked in their receives (at 200 ns, the call's overhead): the run
+    // goes on to the end of the epoch rank 2's error fell in (rank 3, which was to run next
+    // at 0 ps, runs too), so that the figures do not depend on the partitions
     assert_eq!(
         states,
-        [(2, "failed"), (0, "blocked"), (1, "blocked"), (3, "ready")]
+        [(2, "failed"), (0, "blocked"), (1, "blocked"), (3, "blocked")]
     );
     assert_eq!(
         unfinished[0]["waits_for"],

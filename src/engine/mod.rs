@@ -79,6 +79,9 @@ pub enum Stop {
     Limit {
         /// Which limit.
         limit: Limit,
+        /// The rank it stopped, if it stopped one (the instruction budget, or Ctrl-C and the
+        /// wall clock in a rank that ran long), else None (a limit of the whole run).
+        rank: Option<u32>,
         /// Simulated time at the stop.
         time: Time,
         /// What it says, and how to raise it.
@@ -135,6 +138,9 @@ pub struct Simulation {
     threads: u32,
     /// Whether the partitions have applied the releases due by the run's end.
     settled: std::cell::Cell<bool>,
+    /// Whether every partition's counts and records have been gathered into the first
+    /// ([`Simulation::gather`]; a whole view for a deadlock's report may come before).
+    gathered: std::cell::Cell<bool>,
 }
 
 /// What [`Simulation::on_progress`] calls.
@@ -173,7 +179,7 @@ impl Simulation {
         for part in parts_state {
             let part = Rc::new(RefCell::new(part));
             let scripts = Scripts::new(part.clone(), s, local.clone())?;
-            runners.push(Runner { part, scripts });
+            runners.push(Runner::new(part, scripts));
         }
         let threads = match s.engine.threads {
             0 if parts.count > 1 => {
@@ -191,6 +197,7 @@ impl Simulation {
             last: false,
             threads,
             settled: std::cell::Cell::new(false),
+            gathered: std::cell::Cell::new(false),
         })
     }
 
@@ -581,6 +588,11 @@ impl Simulation {
         let w = self.runners[0].part.borrow();
         let mut r = Report::new(&self.scenario, &w, started.elapsed(), lua, listed, end.ps());
         r.partial = partial;
+        if partial {
+            // (where the run stopped: the latest of the ranks' clocks and the events processed,
+            // the time a stop's message gives)
+            r.predicted_time_ps = r.predicted_time_ps.max(end.ps());
+        }
         r.host.execution = Execution {
             threads: self.threads,
             partitions: self.parts.count,
@@ -593,10 +605,10 @@ impl Simulation {
     /// Gathers every partition's counts and records into the first, which then sees every
     /// rank and channel (the run is over: no partition runs).
     fn gather(&self) {
-        let mut first = self.runners[0].part.borrow_mut();
-        if first.is_whole() {
+        if self.gathered.replace(true) {
             return;
         }
+        let mut first = self.runners[0].part.borrow_mut();
         for run in &self.runners[1..] {
             first.absorb(&mut run.part.borrow_mut());
         }
@@ -632,12 +644,8 @@ impl Simulation {
             })
             .collect();
         if !blocked.is_empty() {
-            let now = self
-                .runners
-                .iter()
-                .map(|run| run.part.borrow().now)
-                .max()
-                .unwrap_or(Time::ZERO);
+            // (the time the summary says the run stopped at too)
+            let now = self.end();
             let waits = |r: u32| diagnostics::blocked_on(&self.runner_of(r).part.borrow(), r);
             let line = |r: u32| {
                 let run = self.runner_of(r);

@@ -8,7 +8,7 @@ use crate::limits::Limit;
 use crate::part::{Next, Part};
 use crate::rank::Status;
 use crate::script::{Outcome, Scripts};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// Why [`Runner::run_window`] returned without a stop.
@@ -24,6 +24,12 @@ pub(crate) enum Pause {
 pub(crate) struct Runner {
     pub(crate) part: Rc<RefCell<Part>>,
     pub(crate) scripts: Scripts,
+    /// The stops this partition reached and the engine has not taken yet
+    /// ([`Runner::take_stops`]).
+    stops: RefCell<Vec<Stop>>,
+    /// Where this partition's stops end the run (ps, exclusive; `u64::MAX`: no stop): it
+    /// simulates nothing at or after it.
+    horizon: Cell<u64>,
 }
 
 // SAFETY: a runner is a partition's state and its Lua state together; everything in it that
@@ -36,16 +42,36 @@ pub(crate) struct Runner {
 unsafe impl Send for Runner {}
 
 impl Runner {
+    /// A runner of partition `part` with its Lua state.
+    pub(crate) fn new(part: Rc<RefCell<Part>>, scripts: Scripts) -> Runner {
+        Runner {
+            part,
+            scripts,
+            stops: RefCell::new(Vec::new()),
+            horizon: Cell::new(u64::MAX),
+        }
+    }
+
     /// Simulates this partition until its window ends (nothing left before `until`, in ps):
-    /// events, and the ranks they wake. Stops early, with why, at a rank's error or a limit;
-    /// returns at a look at the limits when `pause` (to show progress).
+    /// events, and the ranks they wake; returns at a look at the limits when `pause` (to show
+    /// progress).
+    ///
+    /// A rank whose script fails, or that a limit stops, never runs again, and its stop is
+    /// kept ([`Runner::take_stops`]): the partition goes on to the end of the stop's epoch
+    /// ([`Runner::stop_horizon`]), no further, as every partition does, so that a stopped
+    /// run's figures are the same for any partitioning (windows never cross an epoch). Only a
+    /// stop that leaves the partition unable to go on (a full pool of records, a Lua state out
+    /// of memory) is returned at once.
     pub(crate) fn run_window(
         &self,
         until: u64,
         limits: &Limits,
         pause: bool,
     ) -> Result<Pause, Stop> {
-        self.part.borrow_mut().until = until;
+        {
+            let mut w = self.part.borrow_mut();
+            w.until = until.min(self.horizon.get());
+        }
         loop {
             let next = self.part.borrow_mut().advance();
             let r = match next {
@@ -62,6 +88,9 @@ impl Runner {
             };
             {
                 let mut w = self.part.borrow_mut();
+                if w.ranks[r as usize].status == Status::Failed {
+                    continue;
+                }
                 w.current = r;
                 w.ranks[r as usize].status = Status::Running;
                 w.trace_wake(r);
@@ -83,14 +112,17 @@ impl Runner {
                     w.finished += 1;
                 }
                 Outcome::Failed(message) => {
-                    let w = self.part.borrow();
-                    let time = w.ranks[r as usize].clock;
-                    return Err(Stop::Script {
-                        rank: r,
-                        who: w.nodes.name(r),
-                        time,
-                        message,
-                    });
+                    let stop = {
+                        let mut w = self.part.borrow_mut();
+                        w.ranks[r as usize].status = Status::Failed;
+                        Stop::Script {
+                            rank: r,
+                            who: w.nodes.name(r),
+                            time: w.ranks[r as usize].clock,
+                            message,
+                        }
+                    };
+                    self.keep(stop);
                 }
                 Outcome::Stopped(limit) => {
                     // the hook recorded its own stop with the line; a memory stop has none yet
@@ -101,13 +133,54 @@ impl Runner {
                             self.location(r)
                         })
                         .flatten();
-                    self.part.borrow_mut().watch.record(limit, Some(r), at);
+                    let mut w = self.part.borrow_mut();
+                    w.ranks[r as usize].status = Status::Failed;
+                    w.watch.record(limit, Some(r), at);
                 }
             }
             // a stop recorded while the rank ran (by its instruction hook), even one its
             // own pcall caught
             self.check_stop(limits)?;
         }
+    }
+
+    /// Keeps `stop`, and lowers the partition's end to the stop's horizon.
+    #[cold]
+    fn keep(&self, stop: Stop) {
+        let mut w = self.part.borrow_mut();
+        let horizon = self.horizon.get().min(Self::stop_horizon(&w));
+        self.horizon.set(horizon);
+        w.until = w.until.min(horizon);
+        drop(w);
+        if let Stop::Limit {
+            limit: Limit::Interrupt | Limit::WallTime,
+            ..
+        } = stop
+        {
+            // (the ranks resumed while the run winds down are stopped at once)
+            self.scripts.hook_at_once();
+        }
+        self.stops.borrow_mut().push(stop);
+    }
+
+    /// Where a run that stops at partition `w`'s present time ends (ps, exclusive): the end of
+    /// the epoch it is in, which no window crosses (`windows.rs`); at once when the network
+    /// has no epochs (it then has one partition).
+    pub(crate) fn stop_horizon(w: &Part) -> u64 {
+        match w.net.epoch() {
+            Some(e) => {
+                let shift = e.ps().trailing_zeros();
+                ((w.now.ps() >> shift) + 1) << shift
+            }
+            None => w.now.ps(),
+        }
+    }
+
+    /// The stops this partition reached since the last call, and the end of the epoch they
+    /// fell in (ps; `u64::MAX` if none).
+    pub(crate) fn take_stops(&self) -> (Vec<Stop>, u64) {
+        let stops = std::mem::take(&mut *self.stops.borrow_mut());
+        (stops, self.horizon.get())
     }
 
     /// What this partition has left to do, for planning the next window: when it next has
@@ -121,9 +194,9 @@ impl Runner {
         )
     }
 
-    /// The stop recorded in this partition's watch, or a pool of records in flight that is
-    /// full, if any, as an error. (Asked after every resume of a rank: the common answer,
-    /// none, is inlined at the caller.)
+    /// Keeps the stop recorded in this partition's watch, if any; returns a pool of records in
+    /// flight that is full as an error (the partition cannot go on). (Asked after every resume
+    /// of a rank: the common answer, none, is inlined at the caller.)
     #[inline]
     pub(crate) fn check_stop(&self, limits: &Limits) -> Result<(), Stop> {
         if !self.part.borrow().may_stop() {
@@ -136,23 +209,35 @@ impl Runner {
     #[cold]
     #[inline(never)]
     fn stop_found(&self, limits: &Limits) -> Result<(), Stop> {
-        let w = self.part.borrow();
-        if let Some(full) = w.overflow() {
-            return Err(Stop::Capacity {
-                time: w.now,
-                message: full,
-            });
-        }
-        let Some((limit, rank, at)) = &w.watch.hit else {
-            return Ok(());
+        let stop = {
+            let mut w = self.part.borrow_mut();
+            if let Some(full) = w.overflow() {
+                return Err(Stop::Capacity {
+                    time: w.now,
+                    message: full,
+                });
+            }
+            let Some((limit, rank, at)) = w.watch.hit.take() else {
+                return Ok(());
+            };
+            let time = rank.map_or(w.now, |r| w.ranks[r as usize].clock.max(w.now));
+            Stop::Limit {
+                limit,
+                rank,
+                time,
+                message: limit.explain(limits, time, rank, at.as_deref()),
+            }
         };
-        let (limit, rank) = (*limit, *rank);
-        let time = rank.map_or(w.now, |r| w.ranks[r as usize].clock.max(w.now));
-        Err(Stop::Limit {
-            limit,
-            time,
-            message: limit.explain(limits, time, rank, at.as_deref()),
-        })
+        if let Stop::Limit {
+            limit: Limit::LuaMemory,
+            ..
+        } = stop
+        {
+            // (the Lua state is full, and its limit lifted to say where: nothing more runs)
+            return Err(stop);
+        }
+        self.keep(stop);
+        Ok(())
     }
 
     /// `file:line` where rank `r`'s script is (for a stop at the memory limit).

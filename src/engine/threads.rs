@@ -40,8 +40,11 @@ struct Slot {
     messages: u64,
     /// The partitions it sent messages to (run).
     sent_to: Vec<usize>,
-    /// The stop it reached in the window, if any.
+    /// The stop it reached in the window that ended it at once, if any.
     stop: Option<Stop>,
+    /// The stops of ranks and limits it reached in the window, and where they end the run
+    /// (`Runner::take_stops`).
+    stops: (Vec<Stop>, u64),
     /// Its events so far, and its time.
     events: u64,
     now: Time,
@@ -397,6 +400,7 @@ fn run(s: &Shared, i: usize) {
             }
         }
         slot.stop = stop;
+        slot.stops = r.take_stops();
         slot.events = w.events;
         slot.now = w.now;
     }
@@ -443,6 +447,8 @@ fn lead(
         for &i in &list {
             let mut slot = s.slots[i].lock().expect("slot");
             stops.extend(slot.stop.take());
+            let (kept, horizon) = std::mem::take(&mut slot.stops);
+            win.keep(kept, horizon);
             events[i] = slot.events;
             now = now.max(slot.now);
             next[i] = slot.next;
@@ -452,14 +458,14 @@ fn lead(
             }
         }
         if let Some(stop) = earliest(stops) {
-            break Err(stop);
+            break Err(win.stop_with(Some(stop)).expect("a stop"));
         }
         progress();
         if let Some(stop) = win.event_stop(at_epoch, || events.iter().sum(), || now, s.limits) {
-            break Err(stop);
+            break Err(win.stop_with(Some(stop)).expect("a stop"));
         }
         if let Some(stop) = win.series_stop(at_epoch, s.runners, Time(end)) {
-            break Err(stop);
+            break Err(win.stop_with(Some(stop)).expect("a stop"));
         }
         // take in: the partitions sent something
         list.clear();
@@ -478,7 +484,7 @@ fn lead(
             next[i] = slot.next;
         }
         if let Some(stop) = failed {
-            break Err(stop);
+            break Err(win.stop_with(Some(stop)).expect("a stop"));
         }
         let wall = started.elapsed().as_nanos() as u64;
         governor.record(running, wall, s.busy_ns.load(Ordering::Relaxed));

@@ -54,6 +54,11 @@ pub(crate) struct Windows {
     /// A time series of fixed width is recorded: whether it is full is looked at the ends of
     /// epochs ([`Windows::series_stop`]).
     series: bool,
+    /// The stops partitions reached, kept until the run reaches `stop_at` (`runner.rs`).
+    pending: Vec<Stop>,
+    /// Where the run ends because of `pending` (ps, exclusive; `u64::MAX`: no stop yet): the
+    /// end of the epoch of the first stop.
+    stop_at: u64,
     pub(crate) stats: WindowStats,
 }
 
@@ -83,8 +88,34 @@ impl Windows {
                 limits.events
             },
             series: w.net.series.as_ref().is_some_and(|s| s.is_fixed()),
+            pending: Vec::new(),
+            stop_at: u64::MAX,
             stats: WindowStats::default(),
         }
+    }
+
+    /// Takes the stops `runners` reached in the window just simulated: the run goes on to the
+    /// end of the first one's epoch, then stops with the earliest of all ([`earliest`]).
+    pub(crate) fn take_stops(&mut self, runners: &[Runner]) {
+        for r in runners {
+            let (stops, horizon) = r.take_stops();
+            self.keep(stops, horizon);
+        }
+    }
+
+    /// Keeps `stops` (reached by one partition, whose stops end the run at `horizon`).
+    pub(crate) fn keep(&mut self, stops: Vec<Stop>, horizon: u64) {
+        if !stops.is_empty() {
+            self.pending.extend(stops);
+            self.stop_at = self.stop_at.min(horizon);
+        }
+    }
+
+    /// The stop the run reports, of those kept and `more` (None if there is none).
+    pub(crate) fn stop_with(&mut self, more: Option<Stop>) -> Option<Stop> {
+        let mut all = std::mem::take(&mut self.pending);
+        all.extend(more);
+        earliest(all)
     }
 
     /// Whether the engine counts `limits.events` (else each partition does, alone).
@@ -109,18 +140,23 @@ impl Windows {
             t = t.min(n);
             wire = wire.min(held);
         }
-        if t == u64::MAX {
-            return Plan::Done;
+        if t == u64::MAX || t >= self.stop_at {
+            return match self.stop_with(None) {
+                Some(stop) => Plan::Stop(stop),
+                None => Plan::Done,
+            };
         }
         if t > self.time_limit {
             let now = now();
-            return Plan::Stop(Stop::Limit {
+            let stop = Stop::Limit {
                 limit: Limit::SimulatedTime,
+                rank: None,
                 time: now,
                 message: Limit::SimulatedTime.explain(limits, now, None, None),
-            });
+            };
+            return Plan::Stop(self.stop_with(Some(stop)).expect("a stop"));
         }
-        let mut end = self.time_limit.saturating_add(1);
+        let mut end = self.time_limit.saturating_add(1).min(self.stop_at);
         let epoch = self.shift.map(|s| epoch_end(t, s));
         if let (true, Some(e)) = (many || self.counts_events() || self.series, epoch) {
             end = end.min(e);
@@ -154,11 +190,13 @@ impl Windows {
             return None;
         }
         let now = now();
-        Some(Stop::Limit {
+        let stop = Stop::Limit {
             limit: Limit::Events,
+            rank: None,
             time: now,
             message: Limit::Events.explain(limits, now, None, None),
-        })
+        };
+        Some(stop)
     }
 
     /// After a window that ended at an epoch's end (`at_epoch`; `now` is that end), or at the
@@ -210,31 +248,25 @@ impl Windows {
                 Plan::Stop(stop) => return Err(stop),
                 Plan::Run { end, at_epoch } => (end, at_epoch),
             };
-            let mut stops = Vec::new();
             for r in runners {
                 loop {
                     match r.run_window(end, limits, !many) {
                         Ok(Pause::Done) => break,
                         Ok(Pause::Checkpoint) => progress(),
-                        Err(stop) => {
-                            stops.push(stop);
-                            break;
-                        }
+                        Err(stop) => return Err(self.stop_with(Some(stop)).expect("a stop")),
                     }
                 }
             }
-            if let Some(stop) = earliest(stops) {
-                return Err(stop);
-            }
+            self.take_stops(runners);
             if many {
                 progress();
             }
             let events = || runners.iter().map(|r| r.part.borrow().events).sum();
             if let Some(stop) = self.event_stop(at_epoch, events, || latest(runners), limits) {
-                return Err(stop);
+                return Err(self.stop_with(Some(stop)).expect("a stop"));
             }
             if let Some(stop) = self.series_stop(at_epoch, runners, Time(end)) {
-                return Err(stop);
+                return Err(self.stop_with(Some(stop)).expect("a stop"));
             }
         }
     }
@@ -278,14 +310,24 @@ pub(crate) enum Plan {
     },
 }
 
-/// Of the stops partitions reached in one window, the one a run reports: a rank's error
-/// before a limit, the earliest in simulated time, then the lowest rank.
+/// Of the stops partitions reached before the run ended, the one it reports: a rank's error
+/// first, then a limit that stopped a rank, then one of the whole run; among them the earliest
+/// in simulated time, then the lowest rank, then the limit's kind. A rank's stop falls where
+/// its script is, which depends on the model only, so the same stop is reported whatever the
+/// partitioning (a limit of the whole run found at a look every few thousand events, Ctrl-C or
+/// the wall clock, falls where that look happened to be).
 pub(crate) fn earliest(stops: Vec<Stop>) -> Option<Stop> {
     stops.into_iter().min_by_key(|s| match s {
-        Stop::Script { rank, time, .. } => (0, *time, *rank),
-        Stop::Capacity { time, .. } => (1, *time, 0),
-        Stop::Limit { time, .. } => (2, *time, 0),
-        Stop::Deadlock { time, .. } => (3, *time, 0),
-        Stop::Internal(_) => (4, Time::ZERO, 0),
+        Stop::Script { rank, time, .. } => (0, *time, *rank, 0),
+        Stop::Capacity { time, .. } => (1, *time, 0, 0),
+        Stop::Limit {
+            time,
+            rank: Some(rank),
+            limit,
+            ..
+        } => (2, *time, *rank, *limit as u8),
+        Stop::Limit { time, limit, .. } => (3, *time, 0, *limit as u8),
+        Stop::Deadlock { time, .. } => (4, *time, 0, 0),
+        Stop::Internal(_) => (5, Time::ZERO, 0, 0),
     })
 }

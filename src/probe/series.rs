@@ -194,14 +194,51 @@ impl LinkSeries {
 
     /// A packet of `bytes` starts on channel `c` at `start` and its tail leaves at `end`.
     pub fn sent(&mut self, c: u32, start: u64, end: u64, bytes: u64) {
+        self.counted(c, start, bytes, 1);
+        self.spread(c, start, end, |cell, dt| cell.busy_ps += dt);
+    }
+
+    /// `bytes` in `packets` packets start on channel `c` at `start` (counted in its window;
+    /// the time they keep it busy is [`LinkSeries::busy`]'s).
+    pub fn counted(&mut self, c: u32, start: u64, bytes: u64, packets: u64) {
         let k = self.channels;
         let Some(w) = self.reach(start) else {
             return;
         };
         let cell = &mut self.table[w * k + c as usize];
         cell.bytes += bytes;
-        cell.packets += 1;
-        self.spread(c, start, end, |cell, dt| cell.busy_ps += dt);
+        cell.packets += packets;
+    }
+
+    /// Channel `c` was kept busy `busy` ps in all, evenly over `[from, to)` (ps): a flow that
+    /// shares the link at a constant rate (the flow model) is busy for its share of each
+    /// window, `busy · dt / (to − from)` of a part `dt` long, rounded so that the parts add up
+    /// to `busy` exactly.
+    pub fn busy(&mut self, c: u32, from: u64, to: u64, busy: u64) {
+        if to <= from || busy == 0 {
+            return;
+        }
+        let span = (to - from) as u128;
+        let share = |t: u64| (busy as u128 * (t - from) as u128 / span) as u64;
+        let cut = to.min(self.horizon);
+        if cut < to {
+            self.full = true;
+        }
+        if cut <= from {
+            return;
+        }
+        self.reach(cut - 1);
+        let (k, width) = (self.channels, self.width);
+        let mut last = 0;
+        let mut t = from;
+        while t < cut {
+            let w = t / width;
+            let edge = ((w + 1) * width).min(cut);
+            let upto = share(edge);
+            self.table[w as usize * k + c as usize].busy_ps += upto - last;
+            last = upto;
+            t = edge;
+        }
     }
 
     /// The bytes held in the buffer channel `c` feeds change at `to`: until then it held
@@ -288,6 +325,26 @@ mod tests {
         let mut a = LinkSeries::new(100, true, 1, 3 * CELL_BYTES);
         a.sent(0, 1 << 40, (1 << 40) + 10, 8);
         assert!(a.full().is_none());
+    }
+
+    #[test]
+    fn a_shared_link_is_busy_for_its_share_of_each_window() {
+        // two flows at half the link's rate over [50, 250): each busy 100 ps in all
+        let mut s = LinkSeries::new(100, false, 1, 0);
+        for _ in 0..2 {
+            s.counted(0, 50, 64, 2);
+            s.busy(0, 50, 250, 100);
+        }
+        let busy: Vec<u64> = (0..3).map(|w| s.get(w, 0).busy_ps).collect();
+        // each flow: 25 of [50, 100), 50 of [100, 200), 25 of [200, 250)
+        assert_eq!(busy, [50, 100, 50]);
+        assert_eq!((s.get(0, 0).bytes, s.get(0, 0).packets), (128, 4));
+        // a share that does not divide evenly still adds up exactly
+        let mut s = LinkSeries::new(7, false, 1, 0);
+        s.busy(0, 3, 40, 11);
+        let total: u64 = (0..s.windows()).map(|w| s.get(w, 0).busy_ps).sum();
+        assert_eq!(total, 11);
+        assert!((0..s.windows()).all(|w| s.get(w, 0).busy_ps <= 7));
     }
 
     #[test]

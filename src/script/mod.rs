@@ -129,13 +129,11 @@ impl Scripts {
         let steps = budget.div_ceil(step);
         let threads = Rc::new(RefCell::new(Vec::new()));
         let left = Rc::new(Cell::new(0u64));
+        // (coroutines a script makes are hooked only when a limit needs it; the ranks' own are
+        // watched always, so that Ctrl-C stops a rank that loops whatever the limits)
         let hook = budget > 0 || s.limits.wall_time > crate::units::Time::ZERO;
         // without a watchdog (it could not start) the ranks keep their hook on
-        let watchdog = if hook {
-            Watchdog::start(step).ok()
-        } else {
-            None
-        };
+        let watchdog = Watchdog::start(step).ok();
         let lazy = watchdog.is_some();
         limits_api(
             &lua,
@@ -154,6 +152,7 @@ impl Scripts {
                 t.set("sandbox", !s.allow_io)?;
                 t.set("step", step)?;
                 t.set("hook", hook)?;
+                t.set("watched", lazy)?;
                 Ok(t)
             })
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
@@ -255,6 +254,14 @@ impl Scripts {
     /// only while it is alive, which its drop guarantees by joining its thread.
     pub(crate) fn stop_watchdog(&mut self) {
         self.watchdog = None;
+    }
+
+    /// From now on, every rank's resume is hooked from its start: the run is being stopped
+    /// (Ctrl-C, the wall clock), and a rank resumed meanwhile is stopped at once.
+    pub(crate) fn hook_at_once(&self) {
+        if let Some(w) = &self.watchdog {
+            w.hook_at_once();
+        }
     }
 
     /// Resumes rank `i` until it blocks, finishes or fails. What it came to is the engine's

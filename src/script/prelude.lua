@@ -5,7 +5,8 @@
 -- to explain how they ended. Users never see this file; the API is documented in
 -- lua/mgen.d.lua, the sandbox in README.md ("What a script can do").
 -- `opts`: sandbox (boolean), step (VM instructions between two runs of the limits' count
--- hook), hook (whether coroutines get that hook at all).
+-- hook), hook (whether coroutines a script makes get that hook), watched (whether the ranks'
+-- own coroutines get it, armed by the engine's watchdog only on a resume that runs long).
 --
 -- Isolation. Every rank has its own globals (`_ENV`); what all ranks share (the standard
 -- library, the API, a job's MGEN_args) is reachable only through read-only views, and every
@@ -575,7 +576,10 @@ local function start(i)
   end
   local env = setmetatable({}, job.mt)
   env._G = env
-  local co = hooked(create(job.body))
+  -- (a rank's own coroutine has the hook whenever the engine watches it: it is armed only on
+  -- a resume that runs long, `script/watchdog.rs`)
+  local co = create(job.body)
+  if opts.hook or opts.watched then sethook(co, hook, "", STEP) end
   threads[i] = co
   thread(i, co)
   return co, env

@@ -11,6 +11,10 @@ impl Watchdog {
         Err(std::io::ErrorKind::Unsupported.into())
     }
 
+    pub fn hook_at_once(&self) {
+        match *self {}
+    }
+
     pub fn begin(&self, _co: *mut lua_State) {
         match *self {}
     }

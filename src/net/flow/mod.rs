@@ -55,6 +55,8 @@ struct Flow {
     /// Payload still to move as of `last`, in 10⁻¹² bytes, so that the bytes a rate in whole
     /// bytes per second moves in whole picoseconds are exact.
     left: u128,
+    /// Its payload in bytes.
+    payload: u64,
     /// Its max-min rate rounded to whole bytes per second (`u64::MAX`: unbounded). Flows that
     /// share a bottleneck equally move at the same pace even when their rates were computed
     /// in different recomputations (the last bits of a float can differ), and so end at the
@@ -209,14 +211,11 @@ impl FlowNet {
         if payload == 0 {
             // a control message: a bare header, too short to share anything
             for &c in &path {
-                net.account(
-                    c,
-                    wire,
-                    1,
-                    rate_time(self.cap[c as usize], wire),
-                    now,
-                    now + alone,
-                );
+                let busy = rate_time(self.cap[c as usize], wire);
+                net.account(c, wire, 1, busy, now);
+                if let Some(s) = net.series.as_deref_mut() {
+                    s.busy(c, now.ps(), now.ps() + busy.ps(), busy.ps());
+                }
             }
             q.push(now + wake + alone, Event::FlowArrive(msg));
             return;
@@ -244,6 +243,7 @@ impl FlowNet {
             links: path.len() as u32,
             uses,
             left: payload as u128 * 1_000_000_000_000,
+            payload,
             pace: 0,
             last: now.ps(),
             done_at: u64::MAX,
@@ -298,7 +298,7 @@ impl FlowNet {
             let mut started = std::mem::take(&mut self.started);
             let freed = std::mem::take(&mut self.freed);
             started.retain(|&g| self.flows[g as usize].alive);
-            self.recompute(&started, &freed, now, q);
+            self.recompute(net, &started, &freed, now, q);
             (self.started, self.freed) = (started, freed);
             self.started.clear();
             self.freed.clear();
@@ -321,6 +321,7 @@ impl FlowNet {
     /// arrives after the rest of its first packet's latency. Returns the message.
     fn end(&mut self, net: &mut Network, f: u32, now: Time, q: &mut EventQueue<Event>) -> u32 {
         self.mark(now, q);
+        self.busy_since_last(net, f as usize, now.ps(), 0);
         let fl = &mut self.flows[f as usize];
         fl.alive = false;
         self.freed_at = self.freed_at.min(self.rc[f as usize].0);
@@ -339,7 +340,7 @@ impl FlowNet {
         }
         for &(c, _) in &uses[..links] {
             let busy = rate_time(self.cap[c as usize], wire);
-            net.account(c, wire, packets, busy, started, now);
+            net.account(c, wire, packets, busy, started);
             if self.on[c as usize].is_empty() {
                 net.link_idle(c, now);
             }
@@ -355,10 +356,40 @@ impl FlowNet {
         msg
     }
 
+    /// Tells the time series (if one is recorded) how long flow `f` kept each of its links
+    /// busy from its last change of rate to `now` (ps), its payload left going down to `left`
+    /// (10⁻¹² bytes): at a constant rate, its share of each link over that span. The shares of
+    /// its spans add up to the flow's busy time on the link in `links.csv` (docs/model.md §7).
+    fn busy_since_last(&self, net: &mut Network, f: usize, now: u64, left: u128) {
+        let Some(series) = net.series.as_deref_mut() else {
+            return;
+        };
+        let fl = &self.flows[f];
+        let whole = fl.payload as u128;
+        if now <= fl.last || whole == 0 {
+            return;
+        }
+        const UNIT: u128 = 1_000_000_000_000;
+        let moved = |left: u128| whole - left.div_ceil(UNIT).min(whole);
+        let (before, after) = (moved(fl.left), moved(left));
+        for &(c, _) in &fl.uses[..fl.links as usize] {
+            let busy = rate_time(self.cap[c as usize], fl.wire).ps() as u128;
+            let share = busy * after / whole - busy * before / whole;
+            series.busy(c, fl.last, now, share as u64);
+        }
+    }
+
     /// Recomputes the rates of the flows that flows `started` and the ends that left
     /// resources `freed` may change (`Filling::refill`), and reschedules the end of each whose
     /// end moved.
-    fn recompute(&mut self, started: &[u32], freed: &[u32], now: Time, q: &mut EventQueue<Event>) {
+    fn recompute(
+        &mut self,
+        net: &mut Network,
+        started: &[u32],
+        freed: &[u32],
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let (flows, on, cap, channels) = (&self.flows, &self.on, &self.cap, self.channels);
         let (rc, weight) = (&self.rc, &self.weight);
         self.fill.refill(
@@ -390,10 +421,14 @@ impl FlowNet {
         for k in 0..n {
             let f = self.component[k] as usize;
             let rate = self.rates[k];
-            let fl = &mut self.flows[f];
             // the bytes moved since the last change, at the old pace
-            let moved = fl.pace as u128 * (now.ps() - fl.last) as u128;
-            fl.left = fl.left.saturating_sub(moved);
+            let fl = &self.flows[f];
+            let left = fl
+                .left
+                .saturating_sub(fl.pace as u128 * (now.ps() - fl.last) as u128);
+            self.busy_since_last(net, f, now.ps(), left);
+            let fl = &mut self.flows[f];
+            fl.left = left;
             fl.last = now.ps();
             self.rc[f].0 = rate;
             // (a rate below half a byte per second still moves)

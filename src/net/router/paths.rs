@@ -77,17 +77,11 @@ impl Network {
         }
     }
 
-    /// Flows crossed channel `c`: `wire` bytes in `packets` packets, busy for `busy`, between
-    /// `from` and `to` (its counters, the run's totals and the time series).
-    pub(crate) fn account(
-        &mut self,
-        c: u32,
-        wire: u64,
-        packets: u32,
-        busy: Time,
-        from: Time,
-        to: Time,
-    ) {
+    /// A flow crossed channel `c`: `wire` bytes in `packets` packets that started at `from`,
+    /// busy for `busy` in all (its counters, the run's totals, and the bytes and packets of
+    /// the time series; the flow model gives the series its busy time as the flow's rate
+    /// changes, `net/flow`).
+    pub(crate) fn account(&mut self, c: u32, wire: u64, packets: u32, busy: Time, from: Time) {
         let ch = &mut self.channels[c as usize];
         ch.bytes += wire;
         ch.busy_ps += busy.ps();
@@ -100,7 +94,7 @@ impl Network {
             self.stats.global_hops += packets as u64 * (flags & GLOBAL != 0) as u64;
         }
         if let Some(s) = &mut self.series {
-            s.sent(c, from.ps(), to.ps().max(from.ps() + 1), wire);
+            s.counted(c, from.ps(), wire, packets as u64);
         }
     }
 

@@ -1,0 +1,277 @@
+//! A run that stops early prints the same bytes whatever its partitions and threads: a rank's
+//! error, a deadlock, the instruction limit on ranks that loop in every partition, `--until`,
+//! `--timeout` and SIGTERM, each at 1, 2 and 4 partitions on 1 and 2 threads, twice over.
+//! Every output is compared: the text summary and stderr (but the `host` line), every file of
+//! the output folder (`summary.json` but its `host`) and the timeline.
+//!
+//! The rule that makes it so (`engine/runner.rs`): a stop ends the rank it concerns, and the
+//! run goes on to the end of the stop's epoch, which no partition's window crosses, then
+//! reports the earliest stop by (time, rank).
+
+mod common;
+
+use common::project;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// (partitions, threads) of every run compared.
+const LAYOUTS: [(u32, u32); 5] = [(1, 1), (2, 1), (2, 2), (4, 1), (4, 2)];
+
+/// An 8x8x8 torus (8 slabs: up to 8 partitions), 512 ranks, a barrier from the library and
+/// puts around a ring, then `tail` (Lua run by every rank).
+fn scenario(dir: &Path, tail: &str, limits: &str) -> std::path::PathBuf {
+    let text = format!(
+        "[network]\ntopology = 'torus'\ndims = [8, 8, 8]\n[workload]\nranks = 512\ncode = '''\n\
+         local coll = require('mgen.coll')\n\
+         local me, n = MGEN_Comm_rank(), MGEN_Comm_size()\n\
+         coll.barrier()\n\
+         MGEN_rdma_put((me + 1) % n, 512, 1)\n\
+         MGEN_rdma_poll(1)\n\
+         {tail}\n\
+         coll.barrier()\n'''\n[limits]\n{limits}\n"
+    );
+    let path = dir.join("stop.toml");
+    std::fs::write(&path, text).expect("written");
+    path
+}
+
+/// What one run printed and wrote, but its `host` figures; and its exit code.
+struct Outputs {
+    files: BTreeMap<String, Vec<u8>>,
+    code: Option<i32>,
+}
+
+fn command(scenario: &Path, parts: u32, threads: u32, out: &Path, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mgensim"));
+    c.arg("run")
+        .arg(scenario)
+        .args(["--partitions", &parts.to_string()])
+        .args(["--threads", &threads.to_string()])
+        .arg("--out")
+        .arg(out.join("out"))
+        .arg("--trace")
+        .arg(out.join("trace.json"))
+        .arg("--profile")
+        .args(extra)
+        .current_dir(project())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+fn collect(o: std::process::Output, out: &Path) -> Outputs {
+    let without_host = |b: &[u8]| -> Vec<u8> {
+        String::from_utf8_lossy(b)
+            .lines()
+            .filter(|l| !l.starts_with("host "))
+            .flat_map(|l| format!("{l}\n").into_bytes())
+            .collect()
+    };
+    let mut files = BTreeMap::new();
+    files.insert("stdout".to_string(), without_host(&o.stdout));
+    files.insert("stderr".to_string(), without_host(&o.stderr));
+    if let Ok(t) = std::fs::read(out.join("trace.json")) {
+        files.insert("trace.json".to_string(), t);
+    }
+    if let Ok(entries) = std::fs::read_dir(out.join("out")) {
+        for e in entries {
+            let path = e.expect("an entry").path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let mut bytes = std::fs::read(&path).expect("readable");
+            if name == "summary.json" {
+                let mut v: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
+                v.as_object_mut().expect("an object").remove("host");
+                bytes = serde_json::to_vec_pretty(&v).expect("json");
+            }
+            files.insert(name, bytes);
+        }
+    }
+    let _ = std::fs::remove_dir_all(out);
+    Outputs {
+        files,
+        code: o.status.code(),
+    }
+}
+
+/// Runs `scenario` in every layout, twice, (with `signal` sent `after` its start, if any) and
+/// checks that every run printed and wrote the same as the first; returns the first's outputs.
+fn same_everywhere(
+    scenario: &Path,
+    extra: &[&str],
+    signal: Option<(libc::c_int, Duration)>,
+) -> Outputs {
+    let tmp = tempfile::tempdir().expect("a temporary folder");
+    let mut first: Option<(String, Outputs)> = None;
+    for round in 0..2 {
+        for (parts, threads) in LAYOUTS {
+            let out = tmp.path().join(format!("r{round}p{parts}t{threads}"));
+            std::fs::create_dir_all(&out).expect("a folder");
+            let mut child = command(scenario, parts, threads, &out, extra)
+                .spawn()
+                .expect("mgensim starts");
+            let started = Instant::now();
+            if let Some((sig, after)) = signal {
+                std::thread::sleep(after);
+                // SAFETY: a plain kill(2) of our own child
+                assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+            }
+            // (a run that does not stop within a minute is the hang this file is about)
+            let deadline = started + Duration::from_secs(60);
+            while child.try_wait().expect("wait").is_none() {
+                if Instant::now() > deadline {
+                    let _ = child.kill();
+                    panic!("{parts} partitions on {threads} threads: no stop within 60 s");
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let o = child.wait_with_output().expect("outputs");
+            let label = format!("{parts} partitions on {threads} threads (round {round})");
+            let got = collect(o, &out);
+            match &first {
+                None => first = Some((label, got)),
+                Some((l0, want)) => {
+                    assert_eq!(got.code, want.code, "{label} against {l0}: exit code");
+                    assert_eq!(
+                        got.files.keys().collect::<Vec<_>>(),
+                        want.files.keys().collect::<Vec<_>>(),
+                        "{label} against {l0}: the files written"
+                    );
+                    for (name, bytes) in &want.files {
+                        assert!(
+                            got.files[name] == *bytes,
+                            "{label}: {name} differs from {l0}:\n{}\n---\n{}",
+                            String::from_utf8_lossy(bytes).chars().take(3000).collect::<String>(),
+                            String::from_utf8_lossy(&got.files[name])
+                                .chars()
+                                .take(3000)
+                                .collect::<String>()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    first.expect("runs").1
+}
+
+fn text(o: &Outputs, name: &str) -> String {
+    String::from_utf8_lossy(&o.files[name]).into_owned()
+}
+
+#[test]
+fn a_script_error_stops_every_partitioning_at_the_same_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    // two ranks fail, in different partitions: rank 400 first (its clock is earlier)
+    let s = scenario(
+        dir.path(),
+        "if me == 100 then MGEN_Comp(2e-6) error('late') end\n\
+         if me == 400 then MGEN_Comp(1e-6) error('early') end",
+        "",
+    );
+    let o = same_everywhere(&s, &[], None);
+    assert_eq!(o.code, Some(1));
+    let err = text(&o, "stderr");
+    assert!(err.contains("rank 400 failed at simulated time"), "{err}");
+    assert!(err.contains("early"), "{err}");
+    let summary = text(&o, "stdout");
+    assert!(summary.contains("rank 400 failed"), "{summary}");
+}
+
+#[test]
+fn a_deadlock_is_counted_over_every_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    // rank 300 waits for a message that rank 2 sends with another tag
+    let s = scenario(
+        dir.path(),
+        "if me == 300 then MGEN_Recv(2, 8, 1) end\nif me == 2 then MGEN_Send(300, 8, 2) end",
+        "",
+    );
+    let o = same_everywhere(&s, &[], None);
+    assert_eq!(o.code, Some(1));
+    let err = text(&o, "stderr");
+    let summary = text(&o, "stdout");
+    assert!(err.contains("deadlock at simulated time"), "{err}");
+    // every rank's puts are counted, whichever partition made them: 512 puts around the ring
+    assert!(summary.contains("512 puts/gets"), "{summary}");
+    assert!(
+        summary.contains("MGEN_rdma_put") && summary.contains("512 calls on 512 ranks"),
+        "{summary}"
+    );
+    // the summary's stop and the deadlock's are one time
+    let at = err
+        .split("deadlock at simulated time ")
+        .nth(1)
+        .and_then(|r| r.split(':').next())
+        .expect("a time");
+    assert!(
+        summary.contains(&format!("stopped at         {at}")),
+        "{at} in\n{summary}"
+    );
+}
+
+#[test]
+fn ranks_that_loop_in_every_partition_stop_at_the_instruction_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario(
+        dir.path(),
+        "if me % 128 == 5 then while true do end end",
+        "instructions = 2000000",
+    );
+    let o = same_everywhere(&s, &[], None);
+    assert_eq!(o.code, Some(3));
+    let err = text(&o, "stderr");
+    // ranks 5, 133, 261 and 389 loop from the same time: the lowest is reported
+    assert!(
+        err.contains("rank 5 ran more than 2000000 Lua instructions"),
+        "{err}"
+    );
+}
+
+#[test]
+fn until_stops_every_partitioning_at_the_same_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario(dir.path(), "MGEN_Comp(1e-6)", "");
+    let o = same_everywhere(&s, &["--until", "7us"], None);
+    assert_eq!(o.code, Some(3));
+    assert!(text(&o, "stdout").contains("PARTIAL"));
+}
+
+#[test]
+fn a_timeout_stops_ranks_that_loop_in_every_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario(
+        dir.path(),
+        "if me % 128 == 7 then while true do end end",
+        "instructions = 0",
+    );
+    let o = same_everywhere(&s, &["--timeout", "1s"], None);
+    assert_eq!(o.code, Some(3));
+    let err = text(&o, "stderr");
+    assert!(err.contains("wall-clock limit"), "{err}");
+    assert!(err.contains("rank 7 "), "{err}");
+}
+
+#[test]
+fn sigterm_stops_ranks_that_loop_in_every_partition() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario(
+        dir.path(),
+        "if me % 128 == 9 then while true do end end",
+        "instructions = 0",
+    );
+    let o = same_everywhere(
+        &s,
+        &[],
+        Some((libc::SIGTERM, Duration::from_millis(1500))),
+    );
+    assert_eq!(o.code, Some(130), "{}", stderr_of(&o));
+    let err = text(&o, "stderr");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(err.contains("rank 9 "), "{err}");
+}
+
+fn stderr_of(o: &Outputs) -> String {
+    text(o, "stderr")
+}
