@@ -187,3 +187,72 @@ fn buffer_histories_are_refused_at_flow_level() {
         "{err}"
     );
 }
+
+/// An all-to-all of 200 kB puts on a 4x4 torus at flow level, with a time series of 5 us
+/// windows: many flows share each link at once, each at its max-min rate.
+#[test]
+fn the_time_series_of_shared_links_is_never_busier_than_its_windows_and_adds_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = common::tmp_file(
+        dir.path(),
+        "flows.toml",
+        "[network]\ntopology = 'torus'\ndims = [4, 4]\nmodel = 'flow'\n[workload]\nranks = 16\n\
+         code = '''\nlocal me, p = MGEN_Comm_rank(), MGEN_Comm_size()\nlocal hs = {}\n\
+         for i = 1, p - 1 do hs[#hs + 1] = MGEN_rdma_put((me + i) % p, 200000, 1) end\n\
+         for _ = 1, p - 1 do MGEN_rdma_poll(1) end\n\
+         for _, h in ipairs(hs) do MGEN_acp_complete(h) end\n'''\n",
+    );
+    let out = dir.path().join("out");
+    let o = common::mgensim_in(
+        dir.path(),
+        &[
+            "run",
+            scenario.to_str().unwrap(),
+            "--interval",
+            "5us",
+            "--plots",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let read = |name: &str| common::csv_records(&std::fs::read_to_string(out.join(name)).unwrap());
+    let series = read("links_timeseries.csv");
+    let links = read("links.csv");
+    let col = |rows: &[Vec<String>], name: &str| rows[0].iter().position(|c| c == name).unwrap();
+    let (link, width, busy, bytes, packets) = (
+        col(&series, "link"),
+        col(&series, "window_ps"),
+        col(&series, "busy_ps"),
+        col(&series, "bytes"),
+        col(&series, "packets"),
+    );
+    let mut sums = vec![(0u64, 0u64, 0u64); links.len() - 1];
+    for row in &series[1..] {
+        let b: u64 = row[busy].parse().unwrap();
+        let w: u64 = row[width].parse().unwrap();
+        assert!(b <= w, "a window {w} ps long busy for {b} ps: {row:?}");
+        let s = &mut sums[row[link].parse::<usize>().unwrap()];
+        s.0 += b;
+        s.1 += row[bytes].parse::<u64>().unwrap();
+        s.2 += row[packets].parse::<u64>().unwrap();
+    }
+    let (lb, lbytes, lpackets) = (
+        col(&links, "busy_ps"),
+        col(&links, "bytes"),
+        col(&links, "packets"),
+    );
+    let mut busiest = 0;
+    for (i, row) in links[1..].iter().enumerate() {
+        let want: (u64, u64, u64) = (
+            row[lb].parse().unwrap(),
+            row[lbytes].parse().unwrap(),
+            row[lpackets].parse().unwrap(),
+        );
+        assert_eq!(sums[i], want, "link {i}: the windows against links.csv");
+        busiest = busiest.max(want.0);
+    }
+    // the links are shared: the busiest is busy for many windows' worth in all
+    assert!(busiest > 10 * 5_000_000, "{busiest}");
+    assert!(out.join("heatmap.svg").exists());
+}
