@@ -134,13 +134,18 @@ impl Part {
     /// The whole run as one partition (for tests of the model alone).
     #[cfg(test)]
     pub(crate) fn new(s: &Scenario) -> Part {
-        Part::build(s, Some(1)).0.remove(0)
+        Part::build(s, Some(1), 1).0.remove(0)
     }
 
-    /// The run cut into `count` partitions (the network's default when `None`; one when the
-    /// model cannot be cut: the flow model, or hops between routers that take no time), each
-    /// with its share of the state (`partition.rs`).
-    pub(crate) fn build(s: &Scenario, count: Option<u32>) -> (Vec<Part>, Partitioning) {
+    /// The run cut into `count` partitions (when `None`, the network's default for `threads`
+    /// threads, `partition::default_count`; one when the model cannot be cut: the flow model,
+    /// or hops between routers that take no time), each with its share of the state
+    /// (`partition.rs`).
+    pub(crate) fn build(
+        s: &Scenario,
+        count: Option<u32>,
+        threads: u32,
+    ) -> (Vec<Part>, Partitioning) {
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
         let net = Network::new(&s.topo, &s.network, &s.node, s.power.as_ref(), seed);
         let nodes = Arc::new(Nodes::new(s));
@@ -187,7 +192,7 @@ impl Part {
         let count = match count {
             _ if !cuttable => 1,
             Some(n) => n,
-            None => crate::partition::default_count(&net.topo),
+            None => crate::partition::default_count(&net.topo, threads),
         };
         let parts = Partitioning::new(&net.topo, nodes.nics_per_node, &nodes.rank_node, count);
         let n = parts.count;

@@ -17,7 +17,8 @@
 //! say so); the count only decides how many threads can work at once, and what crossing the
 //! cuts costs.
 //!
-//! By default a network gets one partition per 1024 routers or so ([`ROUTERS_PER_PART`]), no
+//! By default a network gets one partition per thread that simulates it ([`default_count`]), as
+//! far as it is large enough to gain: one per 1024 routers or so ([`ROUTERS_PER_PART`]), no
 //! more than half its slabs, groups or pods (two of them at least per partition: a thin
 //! partition sends most of its traffic across a cut), and no more than [`MAX_PARTS`].
 
@@ -46,8 +47,18 @@ pub struct Partitioning {
     pub unit: &'static str,
 }
 
-/// The default count of partitions for `topo` (see the module's doc).
-pub fn default_count(topo: &Topo) -> u32 {
+/// The default count of partitions for `topo` simulated on `threads` threads: one per thread,
+/// when the network is large enough for each to hold [`ROUTERS_PER_PART`] routers and two of
+/// its slabs, groups or pods (a smaller partition's run is mostly its cuts); else as many as
+/// it is large enough for, one at the least. More partitions than threads would only cost:
+/// one thread goes through them in turn, each with its own queue and records.
+pub fn default_count(topo: &Topo, threads: u32) -> u32 {
+    threads.clamp(1, gainful(topo))
+}
+
+/// The most partitions `topo` gains from: one per [`ROUTERS_PER_PART`] routers, two of its
+/// blocks each, at least one (see [`default_count`]).
+pub fn gainful(topo: &Topo) -> u32 {
     let blocks = topo.blocks().count;
     let by_size = topo.routers() / ROUTERS_PER_PART;
     by_size.min(blocks / 2).clamp(1, MAX_PARTS.min(64))
@@ -231,11 +242,18 @@ mod tests {
     }
 
     #[test]
-    fn the_default_grows_with_the_network_and_keeps_two_blocks_a_partition() {
-        assert_eq!(default_count(&torus(&[8, 8, 8])), 1);
-        assert_eq!(default_count(&torus(&[16, 16, 16])), 4);
-        assert_eq!(default_count(&torus(&[64, 32, 32])), 16);
-        assert_eq!(default_count(&torus(&[128, 128, 64])), 32);
+    fn the_default_follows_the_threads_as_far_as_the_network_gains() {
+        // 512 routers: too small for two partitions of 1,024
+        assert_eq!(default_count(&torus(&[8, 8, 8]), 2), 1);
+        assert_eq!(gainful(&torus(&[16, 16, 16])), 4);
+        assert_eq!(default_count(&torus(&[16, 16, 16]), 1), 1);
+        assert_eq!(default_count(&torus(&[16, 16, 16]), 2), 2);
+        assert_eq!(default_count(&torus(&[16, 16, 16]), 16), 4);
+        assert_eq!(gainful(&torus(&[64, 32, 32])), 16);
+        assert_eq!(default_count(&torus(&[64, 32, 32]), 8), 8);
+        // two slabs a partition: 64 slabs give at most 32
+        assert_eq!(gainful(&torus(&[128, 128, 64])), 32);
+        assert_eq!(default_count(&torus(&[128, 128, 64]), 0), 1);
     }
 
     #[test]

@@ -166,7 +166,13 @@ impl Simulation {
     pub fn new(s: &Scenario) -> anyhow::Result<Simulation> {
         fits_in_memory(s)?;
         let want = (s.engine.partitions > 0).then_some(s.engine.partitions);
-        let (parts_state, parts) = Part::build(s, want);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+        // (by default every core, for a network cut in as many partitions as it gains from)
+        let threads = match s.engine.threads {
+            0 => cores,
+            n => n,
+        };
+        let (parts_state, parts) = Part::build(s, want, threads);
         // each rank's place among its partition's
         let mut local = vec![0u32; parts.rank.len()];
         let mut seen = vec![0u32; parts.count as usize];
@@ -181,14 +187,7 @@ impl Simulation {
             let scripts = Scripts::new(part.clone(), s, local.clone())?;
             runners.push(Runner::new(part, scripts));
         }
-        let threads = match s.engine.threads {
-            0 if parts.count > 1 => {
-                std::thread::available_parallelism().map_or(1, |n| n.get()) as u32
-            }
-            0 => 1,
-            n => n,
-        }
-        .min(parts.count);
+        let threads = threads.min(parts.count);
         Ok(Simulation {
             runners,
             parts,
