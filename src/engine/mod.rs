@@ -396,6 +396,7 @@ impl Simulation {
                     .map(|_| self.drop_bulky_records())
                     .unwrap_or_default();
                 let mut partial = self.report(started, true, windows.stats);
+                partial.stop = Some(stop.to_string());
                 partial.warnings.extend(self.replay_warnings());
                 match &stop {
                     // the rank whose script failed comes first, with its error
@@ -654,7 +655,7 @@ impl Simulation {
             };
             // a line the replay skipped may be what a blocked rank waits for
             for w in self.replay_warnings() {
-                detail.push_str(&format!("  {w}\n"));
+                detail.push_str(&format!("  {}\n", crate::report::escaped(&w)));
             }
             return Err(Stop::Deadlock { time: now, detail });
         }
