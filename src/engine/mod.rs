@@ -633,10 +633,15 @@ impl Simulation {
             })
             .collect();
         if !blocked.is_empty() {
+            // (when the last event or the last rank's clock stopped: a rank may compute on
+            // past the network's last event, and finish)
+            let clocks =
+                (0..nranks).map(|r| self.runner_of(r).part.borrow().ranks[r as usize].clock);
             let now = self
                 .runners
                 .iter()
                 .map(|run| run.part.borrow().now)
+                .chain(clocks)
                 .max()
                 .unwrap_or(Time::ZERO);
             let waits = |r: u32| diagnostics::blocked_on(&self.runner_of(r).part.borrow(), r);
