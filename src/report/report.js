@@ -69,8 +69,8 @@
     var text = busiest === 0 ? empty : "The network was nearly idle: " + which + " was busy " +
       pct(busiest) + " of the run, and all link directions (NIC links included) " +
       pct(D.link_efficiency) + " on average; moving bytes took little of the run's time. " +
-      (scale.top < 1 ? "The colours are stretched to 0 to " + pct(scale.top) +
-      " (not 100 %) so that what little load there was shows." : "");
+      (scale.top < 1 ? "The colours are stretched (the scale under the picture says how far) " +
+      "so that what little load there was shows." : "");
     box.appendChild(el("p", { class: "idle", id: box.id + "-idle" }, text));
   }
   var tip = document.getElementById("tip");
@@ -579,14 +579,15 @@
         c.dataset.value = whole ? pct(u) + " (mean over its output ports)" : pct(u) + " (its busiest link)";
       });
       label.textContent = whole ? "the whole run" :
-        time(k * T.frame_ps) + " to " + time((k + 1) * T.frame_ps);
+        time(k * T.frame_ps) + " to " + time((k + 1) * T.frame_ps) +
+        (T.frames[k].length ? "" : ": no link between routers was busy");
       // (a window's load has its own scale: it may be far above the run's)
       if (whole) {
         legend(topoLegend, T.scale, "of the run busy", "the busiest link direction or router was busy",
           "link directions and routers");
       } else {
         legend(topoLegend, T.frame_scale, "of the window busy",
-          "the busiest link direction in any window was busy", "links' windows");
+          "the busiest link direction in any window was busy", "(link, window) pairs");
       }
     };
     slider.addEventListener("input", function () { show(+slider.value); });
