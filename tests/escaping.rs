@@ -132,21 +132,35 @@ fn a_failed_rank_s_error_is_shown_escaped_in_the_summary() {
 }
 
 #[test]
-fn a_chunk_name_with_a_newline_cannot_forge_a_deadlock_line() {
+fn a_chunk_name_is_shown_escaped_where_a_deadlock_names_the_line() {
     let d = tempfile::tempdir().unwrap();
-    // a function compiled under a name of the script's choosing blocks (a chunk name with a
-    // newline splits Lua's traceback: where the rank is cannot be told, and is left out)
+    // a function compiled under a name of the script's choosing blocks: the deadlock (stderr)
+    // and the summary name its line by that name, the escape shown
+    let code = "local f = load('MGEN_Recv(1 - MGEN_Comm_rank(), 8, 0)', '=\\x1b[31mred')\nf()";
+    let (out, err, status) = run_code(d.path(), code, &[]);
+    assert_eq!(status, Some(1), "{err}");
+    not_forged(&out, 0);
+    not_forged(&err, 0);
+    for r in 0..2 {
+        let waits = format!(
+            "  rank {r} (clock 200 ns) waits in MGEN_Recv from rank {} with tag 0\n      at \\x1b[31mred:1\n",
+            1 - r
+        );
+        assert!(err.contains(&waits), "{err}");
+        assert!(
+            out.contains(&format!(
+                "from rank {} with tag 0, at \\x1b[31mred:1\n",
+                1 - r
+            )),
+            "{out}"
+        );
+    }
+    // a chunk name with a newline splits Lua's traceback: where the rank is cannot be told,
+    // and nothing of it is shown as a line of its own
     let code =
         format!("local f = load('MGEN_Recv(1 - MGEN_Comm_rank(), 8, 0)', \"={FORGED}\")\nf()");
     let (out, err, status) = run_code(d.path(), &code, &[]);
     assert_eq!(status, Some(1), "{err}");
     not_forged(&out, 0);
     not_forged(&err, 0);
-    for r in 0..2 {
-        let waits = format!(
-            "  rank {r} (clock 200 ns) waits in MGEN_Recv from rank {} with tag 0\n",
-            1 - r
-        );
-        assert!(err.contains(&waits), "{err}");
-    }
 }
