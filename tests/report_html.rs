@@ -298,7 +298,7 @@ fn a_stuck_rank_is_named_in_the_report() {
         "{log}"
     );
     assert!(dom.contains("15 of 16"));
-    assert!(dom.contains("1 ranks had not finished when the run stopped"));
+    assert!(dom.contains("<b>1 rank had not finished when the run stopped</b>"));
     // the deadlock in the words stderr gave: the stuck rank, its call and its line
     let why = text_of(&dom, "pre", "stop");
     assert!(

@@ -96,11 +96,11 @@ impl Scale {
         } else {
             v[(99 * n).div_ceil(100) - 1]
         };
-        let top = scale_top(q as f64);
+        let top = scale_top(q);
         Scale {
             top,
             busiest: v.last().copied().unwrap_or(0.0),
-            above: v.iter().filter(|&&u| u as f64 > top).count() as u64,
+            above: v.iter().filter(|&&u| u > top as f32).count() as u64,
             drawn: n as u64,
         }
     }
@@ -109,13 +109,16 @@ impl Scale {
 /// The top of a colour scale whose busiest value is `busiest` (a share, 0 to 1): the least of
 /// 0.1 %, 0.2 %, 0.5 %, 1 %, 2 %, 5 %, ..., 50 %, 100 % that is at least it, so that a nearly
 /// idle network shows its load in colour (the page says the scale's top); 100 % when
-/// nothing was busy.
-fn scale_top(busiest: f64) -> f64 {
+/// nothing was busy. (Compared as the page's values are, in `f32`: 0.1 % is at most 0.1 %.)
+fn scale_top(busiest: f32) -> f64 {
     const STEPS: [f64; 9] = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5];
     if busiest <= 0.0 {
         return 1.0;
     }
-    STEPS.into_iter().find(|&t| busiest <= t).unwrap_or(1.0)
+    STEPS
+        .into_iter()
+        .find(|&t| busiest <= t as f32)
+        .unwrap_or(1.0)
 }
 
 /// The routers where the topology's family puts them (`net/topology/`) and the links between
@@ -312,7 +315,7 @@ fn topology(r: &Report) -> Option<Topology> {
     let layout = r.layout.as_ref()?;
     let span = r.span_ps().max(1) as f64;
     let loads = r.router_loads();
-    let routers: Vec<(f32, f32, String, f32)> = layout
+    let routers: Vec<_> = layout
         .places
         .iter()
         .enumerate()
@@ -361,17 +364,8 @@ fn topology(r: &Report) -> Option<Topology> {
         }
         None => (0, Vec::new()),
     };
-    let scale = Scale::of(
-        links
-            .iter()
-            .map(|l| l.2)
-            .chain(routers.iter().map(|r: &(f32, f32, String, f32)| r.3)),
-    );
-    let frame_scale = Scale::of(
-        frames
-            .iter()
-            .flat_map(|f: &Vec<(u32, f32)>| f.iter().map(|c| c.1)),
-    );
+    let scale = Scale::of(links.iter().map(|l| l.2).chain(routers.iter().map(|r| r.3)));
+    let frame_scale = Scale::of(frames.iter().flat_map(|f| f.iter().map(|c| c.1)));
     Some(Topology {
         kind: r.network.topology.clone(),
         far_links: layout.far_links,
@@ -483,6 +477,7 @@ mod tests {
         assert_eq!(scale_top(0.0), 1.0, "an idle network: the full scale");
         assert_eq!(scale_top(0.0007), 0.001);
         assert_eq!(scale_top(0.001), 0.001);
+        assert_eq!(scale_top(r3(0.001)), 0.001, "as the page rounds it");
         assert_eq!(scale_top(0.0026), 0.005);
         assert_eq!(scale_top(0.009), 0.01);
         assert_eq!(scale_top(0.143), 0.2);

@@ -135,8 +135,9 @@
   // deadlock's detail: what each rank waits for, what is there instead, who had finished)
   if (D.unfinished.length || D.stop) {
     var box = el("div", { class: "alert", id: "stop-box" });
-    box.appendChild(el("b", {}, D.unfinished.length ?
-      (D.ranks - D.finished) + " ranks had not finished when the run stopped" : "The run stopped early"));
+    var stuck = D.ranks - D.finished;
+    box.appendChild(el("b", {}, D.unfinished.length ? stuck + (stuck === 1 ? " rank" : " ranks") +
+      " had not finished when the run stopped" : "The run stopped early"));
     if (D.stop) {
       box.appendChild(el("pre", { class: "why", id: "stop" }, D.stop));
     }
