@@ -589,7 +589,8 @@ fn run(
             );
         }
         for w in &report.warnings {
-            eprintln!("warning: {w}");
+            // (a warning may quote a script's words: a trace's note)
+            eprintln!("warning: {}", mgensim::report::escaped(w));
         }
         if let Some(dir) = out {
             // the pictures are drawn from the staged folder: it gets the trace too

@@ -112,7 +112,9 @@ fn a_poll_on_the_wrong_tag_lists_the_puts_that_came_with_others() {
     assert_eq!(code, 1, "{err}");
     let d = deadlock(&err);
     assert!(
-        d.contains("MGEN_rdma_poll(tag 2): no put with that tag was delivered to it\n      at w.lua:6\n      puts delivered here with other tags, not polled: tag 3 (1), tag 4 (2)"),
+        d.contains("MGEN_rdma_poll(tag 2): no put with that tag was delivered to it\n      at w.lua:6\n      \
+             every other rank had already finished, the last at 0 ps\n      \
+             puts delivered here with other tags, not polled: tag 3 (1), tag 4 (2)"),
         "{d}"
     );
 }
@@ -163,4 +165,68 @@ fn a_failed_rank_comes_first_as_failed_and_the_others_as_they_were() {
     );
     assert_eq!(unfinished[0]["since_ps"], 1_000_000);
     assert!(json["bound"].is_null(), "{}", json["bound"]);
+}
+
+#[test]
+fn a_wait_for_a_rank_that_had_finished_says_when_it_did() {
+    // rank r computes r us first; rank 0 waits for rank 2 (done at 2 us), rank 1 for any rank
+    // (rank 0 is still there, blocked), rank 3 for any rank after the others: by then ranks
+    // 0 and 1 are blocked, so nothing says "every other rank"
+    let script = "local me = MGEN_Comm_rank()\nMGEN_Comp(1e-6 * me)\n\
+                  if me == 0 then\n  MGEN_Recv(2, 8, 4)\n\
+                  elseif me == 1 then\n  MGEN_Recv(MGEN_ANY_SOURCE, 8, 4)\nend\n";
+    let (code, err, json) = run_script(script, 3, &[]);
+    assert_eq!(code, 1, "{err}");
+    let d = deadlock(&err);
+    assert!(
+        d.contains(
+            "rank 0 (clock 200 ns) waits in MGEN_Recv from rank 2 with tag 4\n      at w.lua:4\n      \
+             rank 2 had already finished at 2 us\n      no message is here unmatched\n"
+        ),
+        "{d}"
+    );
+    assert!(
+        d.contains(
+            "rank 1 (clock 1.2 us) waits in MGEN_Recv from any rank with tag 4\n      at w.lua:6\n      \
+             no message is here unmatched\n"
+        ),
+        "{d}"
+    );
+    assert_eq!(d.matches("already finished").count(), 1, "{d}");
+    // the partial summary carries the same words, for report.html
+    let stop = json["stop"].as_str().expect("why the run stopped");
+    assert!(stop.starts_with("deadlock at simulated time"), "{stop}");
+    assert!(
+        err.contains(stop),
+        "stderr says the same:\n{err}\n---\n{stop}"
+    );
+    assert!(
+        stop.contains("rank 2 had already finished at 2 us"),
+        "{stop}"
+    );
+
+    // once every other rank has finished, a receive from any rank, a poll, and a rendezvous
+    // send with no receive say so, with when the last one finished (rank 2, at 2 us)
+    let script = "local me = MGEN_Comm_rank()\nMGEN_Comp(1e-6 * me)\n\
+                  if me == 0 then\n  MGEN_Recv(MGEN_ANY_SOURCE, 8, 4)\nend\n";
+    let (code, err, _) = run_script(script, 3, &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        deadlock(&err).contains(
+            "from any rank with tag 4\n      at w.lua:4\n      \
+             every other rank had already finished, the last at 2 us\n"
+        ),
+        "{err}"
+    );
+    let script = "if MGEN_Comm_rank() == 0 then\n  MGEN_Send(1, 100000, 4)\nelse\n  \
+                  MGEN_Comp(3e-6)\nend\n";
+    let (code, err, _) = run_script(script, 2, &[]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        deadlock(&err).contains(
+            "rank 1 had already finished at 3 us, without a matching receive (a message above \
+             node.eager_limit waits for one)"
+        ),
+        "{err}"
+    );
 }

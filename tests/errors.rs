@@ -523,7 +523,7 @@ const CASES: &[Case] = &[
             "deadlock",
             "rank 0",
             "rank 0 (clock 200 ns) waits in MGEN_Send to rank 1 with tag 4\n      at w.lua:2",
-            "rank 1 has finished without a matching receive",
+            "rank 1 had already finished at 0 ps, without a matching receive",
         ],
     ),
     // ---- the sandbox and the limits ----

@@ -71,6 +71,22 @@ fn open(browser: &Path, page: &Path, fragment: &str, shot: Option<&Path>) -> (St
     )
 }
 
+/// The inside of the legend `id`.
+fn legend_of<'a>(dom: &'a str, id: &str) -> &'a str {
+    let at = &dom[dom
+        .find(&format!("<div class=\"legend\" id=\"{id}\">"))
+        .expect("the legend")..];
+    &at[at.find('>').unwrap() + 1..at.find("</div>").unwrap()]
+}
+
+/// The text inside the first element with `id` (whose tag is `tag`), as the DOM dump has it.
+fn text_of<'a>(dom: &'a str, tag: &str, id: &str) -> &'a str {
+    let head = format!("id=\"{id}\"");
+    let at = &dom[dom.find(&head).unwrap_or_else(|| panic!("no #{id}"))..];
+    let at = &at[at.find('>').unwrap() + 1..];
+    &at[..at.find(&format!("</{tag}>")).unwrap()]
+}
+
 /// The page's `<body ...>` tag as the script left it.
 fn body(dom: &str) -> &str {
     let at = dom.find("<body").expect("a body");
@@ -181,14 +197,14 @@ fn the_report_draws_its_parts_in_a_browser() {
     assert!(dom.contains("<input id=\"slider\" type=\"range\" min=\"0\" max=\""));
     assert!(dom.contains("<span id=\"frame-label\">the whole run</span>"));
     assert!(dom.contains("<canvas id=\"heatmap\""));
-    // both colour scales run 0 to 100 %, whatever the busiest link
-    for legend in ["topo-legend", "heat-legend"] {
-        let at = &dom[dom
-            .find(&format!("<div class=\"legend\" id=\"{legend}\">"))
-            .unwrap()..];
-        let at = &at[..at.find("</div>").unwrap()];
+    // both colour scales run from 0 to a round share (their exact tops: the lesson's test)
+    for (legend, what) in [
+        ("topo-legend", "of the run busy"),
+        ("heat-legend", "of the window busy"),
+    ] {
+        let at = legend_of(&dom, legend);
         assert!(
-            at.contains("<span>0 %</span>") && at.contains("<span>100.0 % of the "),
+            at.starts_with("<span>0 %</span><canvas") && at.contains(&format!(" % {what}</span>")),
             "{at}"
         );
     }
@@ -282,12 +298,243 @@ fn a_stuck_rank_is_named_in_the_report() {
         "{log}"
     );
     assert!(dom.contains("15 of 16"));
-    assert!(dom.contains("1 ranks had not finished when the run stopped"));
+    assert!(dom.contains("<b>1 rank had not finished when the run stopped</b>"));
+    // the deadlock in the words stderr gave: the stuck rank, its call and its line
+    let why = text_of(&dom, "pre", "stop");
     assert!(
-        dom.contains("rank 7 blocked since"),
-        "the stuck rank is named"
+        why.contains("rank 7 (clock ") && why.contains(") waits in MGEN_rdma_poll(tag 3)"),
+        "the stuck rank is named: {why}"
     );
-    assert!(dom.contains("(at inline:8)"), "with its line");
+    assert!(
+        why.contains("\n      at inline:8\n"),
+        "with its line: {why}"
+    );
+}
+
+/// The deadlock box says what stderr says, hints included: rank 0 waits for a message from
+/// rank 3, which finished at 12 us (it computed 12 us and sent nothing), while one from rank
+/// 2 with the same tag is there; rank 1 waits for rank 0.
+#[test]
+fn the_deadlock_box_says_what_stderr_says_with_its_hints() {
+    let dir = tempfile::tempdir().unwrap();
+    tmp_file(
+        dir.path(),
+        "s.toml",
+        "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ncode = '''
+local me = MGEN_Comm_rank()
+if me == 0 then
+  MGEN_Recv(3, 8, 1)
+elseif me == 1 then
+  MGEN_Recv(0, 8, 5)
+elseif me == 2 then
+  MGEN_Send(0, 8, 1)
+else
+  MGEN_Comp(12e-6)
+end'''\n",
+    );
+    let o = mgensim_in(dir.path(), &["run", "s.toml", "--out", "out", "-q"]);
+    assert_eq!(o.status.code(), Some(1), "a deadlock");
+    let err = stderr(&o);
+    let said = err
+        .split_once("error: s.toml: ")
+        .expect("the error")
+        .1
+        .trim_end();
+    for hint in [
+        "deadlock at simulated time 12 us: every unfinished rank is blocked",
+        "  rank 0 (clock 200 ns) waits in MGEN_Recv from rank 3 with tag 1\n      at inline:3\n      \
+         rank 3 had already finished at 12 us\n      \
+         a message from rank 2 with tag 1 (8 B) is here, unmatched: the senders differ\n",
+        "  rank 1 (clock 200 ns) waits in MGEN_Recv from rank 0 with tag 5\n      at inline:5\n      \
+         no message is here unmatched",
+    ] {
+        assert!(said.contains(hint), "{hint}\nnot in:\n{said}");
+    }
+    // the page's JSON holds the same words
+    let page = std::fs::read_to_string(dir.path().join("out/report.html")).unwrap();
+    let data_at = page.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+    let data: serde_json::Value =
+        serde_json::from_str(&page[data_at..data_at + page[data_at..].find("</script>").unwrap()])
+            .unwrap();
+    assert_eq!(data["stop"].as_str().map(str::trim_end), Some(said));
+    let Some(browser) = chromium() else { return };
+    let html = dir.path().join("out/report.html");
+    let (dom, log) = open(&browser, &html, "", None);
+    assert!(
+        body(&dom).contains("data-ready=\"yes\"") && body(&dom).contains("data-errors=\"0\""),
+        "{log}"
+    );
+    // the box, as the browser shows it: the same text (the DOM dump escapes `>` and `&`)
+    let shown = text_of(&dom, "pre", "stop")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    assert_eq!(shown.trim_end(), said);
+    assert!(dom.contains("<b>2 ranks had not finished when the run stopped</b>"));
+    // (the detail lists the ranks: no second list of them)
+    let box_at = &dom[dom.find("id=\"stop-box\"").unwrap()..];
+    assert!(!box_at[..box_at.find("</div>").unwrap()].contains("<li>"));
+    let png = dir.path().join("deadlock.png");
+    open(&browser, &html, "", Some(&png));
+    let bytes = std::fs::read(&png).expect("a screenshot");
+    assert_eq!(&bytes[1..4], b"PNG");
+}
+
+/// The barrier lesson's page (64 ranks, a network 0.26 % busy) teaches: the times the script
+/// measured first, the regions named above the timeline, and pictures that say the network
+/// was nearly idle, their colours stretched to where its load was (said in the legends).
+#[test]
+fn the_lesson_s_page_shows_its_measurements_regions_and_an_idle_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("lesson");
+    let o = mgensim_in(
+        &project(),
+        &[
+            "run",
+            "scenarios/barrier_lesson.toml",
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // the busiest link direction between routers, and the mean of all, from links.csv
+    let links = csv_records(&std::fs::read_to_string(out.join("links.csv")).unwrap());
+    let col = |name: &str| links[0].iter().position(|c| c == name).unwrap();
+    let (kind, busy) = (col("kind"), col("busy_ps"));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let span = summary["predicted_time_ps"].as_u64().unwrap() as f64;
+    let busiest = links[1..]
+        .iter()
+        .filter(|l| l[kind] == "router")
+        .map(|l| l[busy].parse::<u64>().unwrap())
+        .max()
+        .unwrap() as f64
+        / span;
+    // (the page's percentages: two significant digits below 1 %, one decimal above)
+    let pct = |u: f64| {
+        let p = 100.0 * u;
+        if p >= 1.0 {
+            format!("{p:.1} %")
+        } else {
+            format!("{} %", format!("{:.1e}", p).parse::<f64>().unwrap())
+        }
+    };
+    assert_eq!(pct(busiest), "0.72 %", "the lesson's network, nearly idle");
+    let mean = summary["network"]["link_efficiency"].as_f64().unwrap();
+    // the heat map's cells, as the page holds them: its scale stops at the least round share
+    // (1, 2, 5 times a power of ten) above all but the busiest hundredth of them
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let data_at = page.find("id=\"data\">").unwrap() + "id=\"data\">".len();
+    let data: serde_json::Value =
+        serde_json::from_str(&page[data_at..data_at + page[data_at..].find("</script>").unwrap()])
+            .unwrap();
+    let mut cells: Vec<f64> = data["heat"]["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c[2].as_f64().unwrap())
+        .collect();
+    cells.sort_by(f64::total_cmp);
+    let q = cells[(99 * cells.len()).div_ceil(100) - 1];
+    let top = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
+        .into_iter()
+        .find(|&t| q <= t)
+        .unwrap();
+    let above = cells.iter().filter(|&&c| c > top).count();
+    let hottest = *cells.last().unwrap();
+    assert!(
+        top < 0.05 && above > 0 && hottest > top,
+        "{top} {above} {hottest}"
+    );
+    let Some(browser) = chromium() else { return };
+    let html = out.join("report.html");
+    let (dom, log) = open(&browser, &html, "", None);
+    assert!(
+        body(&dom).contains("data-ready=\"yes\"") && body(&dom).contains("data-errors=\"0\""),
+        "{log}"
+    );
+    // what the script measured comes before the profile: a row per MGEN_report name
+    let table = &dom[dom
+        .find("<table class=\"profile\" id=\"metrics\">")
+        .unwrap()..];
+    assert!(
+        table.find("</table>").unwrap() < table.find("id=\"profile\"").unwrap(),
+        "first"
+    );
+    let table = &table[..table.find("</table>").unwrap()];
+    let metrics = summary["metrics"].as_object().unwrap();
+    assert_eq!(table.matches("<tr>").count(), 1 + metrics.len());
+    for (name, m) in metrics {
+        assert_eq!(m["count"], 64);
+        assert!(
+            table.contains(&format!("<td>{name}</td><td>64</td>")),
+            "{name}: {table}"
+        );
+    }
+    // the phases above the ranks: each algorithm once, five line-ups; the longest named
+    let timeline = &dom[dom.find("<svg id=\"timeline\"").unwrap()..];
+    assert_eq!(timeline.matches("class=\"phase\"").count(), 10);
+    assert!(timeline.contains("class=\"phase-name\" data-phase=\"9\">coll.barrier ring</text>"));
+    assert!(timeline.contains(">coll.barrier central</text>"));
+    let keys = &dom[dom.find("id=\"region-keys\"").unwrap()..];
+    let keys = &keys[..keys.find("</div>").unwrap()];
+    for name in [
+        "line-up barrier",
+        "coll.barrier ring",
+        "coll.barrier dissemination",
+    ] {
+        assert!(
+            keys.contains(&format!("</span>{name}</span>")),
+            "{name}: {keys}"
+        );
+    }
+    // the network picture: nearly idle, its busiest link direction and the mean said, the
+    // colours stretched to the least round share above the busiest (1 %)
+    let note = text_of(&dom, "p", "topology-note-idle");
+    assert!(
+        note.starts_with(&format!(
+            "The network was nearly idle: the busiest link direction between routers was busy \
+             {} of the run, and all link directions (NIC links included) {} on average",
+            pct(busiest),
+            pct(mean)
+        )),
+        "{note}"
+    );
+    assert!(
+        note.ends_with(
+            "The colours are stretched (the scale under the picture says how far) so that what \
+             little load there was shows."
+        ),
+        "{note}"
+    );
+    let legend = legend_of(&dom, "topo-legend");
+    assert!(
+        legend.contains("<span>1.0 % of the run busy</span>")
+            && legend.contains(&format!(
+                "(the colours stop at 1.0 %, not at 100 %: the busiest link direction or router \
+                 was busy {})",
+                pct(busiest)
+            )),
+        "{legend}"
+    );
+    // the heat map: a few cells (a hundredth at most) are busier than its scale, and said so
+    let heat = legend_of(&dom, "heat-legend");
+    assert!(
+        heat.contains(&format!("<span>{} of the window busy</span>", pct(top)))
+            && heat.contains(&format!(
+                "the busiest cell was busy {}; {above} of the {} cells that were busy at all \
+                 were busier than {}, drawn in its colour)",
+                pct(hottest),
+                cells.len(),
+                pct(top)
+            )),
+        "{heat}"
+    );
+    assert!(text_of(&dom, "p", "heat-note-idle").starts_with("The network was nearly idle"));
+    let png = dir.path().join("lesson.png");
+    open(&browser, &html, "", Some(&png));
+    assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
 }
 
 #[test]

@@ -14,8 +14,11 @@
 --              the collective runs among them, `root` and p are theirs (default: the job)
 --   comm       with `group`: the communicator's id, an integer from 1 to 2^32 - 1, the same
 --              on every member (collectives of different communicators never mix)
--- On the timeline (`--trace`) each call is a region named `coll.NAME ALGO`
--- (`coll.barrier dissemination`).
+--   region     the name of the region the call is (default `coll.NAME ALGO`), or false for
+--              none: a call that only serves another's measurement (a barrier lining the
+--              ranks up) is then not counted as the algorithm it uses
+-- On the timeline (`--trace`) and in the profile (`--profile`) each call is a region named
+-- `coll.NAME ALGO` (`coll.barrier dissemination`) unless `region` says otherwise.
 -- Every rank must call the same collectives in the same order (as in MPI). The aliases
 -- `rd` = `recursive_doubling` hold wherever that algorithm exists.
 
@@ -27,6 +30,7 @@
 ---@field op_cost? number
 ---@field group? integer[]
 ---@field comm? integer
+---@field region? string|false
 
 ---@class mgen.coll
 local coll = {}

@@ -622,16 +622,22 @@ local function collective(name, algos, default, default_bytes)
     local f, T, bytes, root, algo = setup(name, opts, algos, default, p)
     if group then T = over_group(T, group) end
     local tag = tag_base(me, comm)
-    if p > 1 then
-      -- a span on the timeline (--trace): "coll.barrier dissemination"
-      local label = labels[algo]
+    -- a span on the timeline (--trace) and a row of the profile: "coll.barrier dissemination",
+    -- or the region the caller names (`region`), or none (`region = false`)
+    local label = opts.region
+    if label == nil then
+      label = labels[algo]
       if not label then
         label = ("coll.%s %s"):format(name, algo)
         labels[algo] = label
       end
-      region_begin(label)
+    elseif label ~= false and type(label) ~= "string" then
+      error(("coll.%s: `region` must be a string (the region's name) or false (no region), got %s"):format(name, tostring(label)), 2)
+    end
+    if p > 1 then
+      if label then region_begin(label) end
       f(T, tag, bytes, r, p, root, opts)
-      region_end()
+      if label then region_end() end
     end
   end
   coll[name .. "_algorithms"] = function() return sorted_list(algos) end

@@ -4,12 +4,20 @@
 
 use crate::config::Scenario;
 use crate::part::Part;
-use crate::rank::{Call, Wait};
+use crate::rank::{Call, Status, Wait};
+use crate::report::escaped;
+use crate::units::Time;
+
+/// Rank `r` by name, as a message shows it (a job's name escaped, `report::escaped`).
+fn named(whole: &Part, r: u32) -> String {
+    escaped(&whole.nodes.name(r)).into_owned()
+}
 
 /// What each blocked rank of a deadlock waits for, in the terms of the call its script made,
 /// at which line, and what is there instead (messages from other senders or with other tags,
-/// receives posted for others, puts with other tags); then the cycles of ranks that wait for
-/// one another. `waits(r)` says what rank `r` waits for (asked of its own partition),
+/// receives posted for others, puts with other tags) or that the rank it waits for had
+/// already finished; then the cycles of ranks that wait for one another. A name or line a
+/// scenario or script chose is shown escaped. `waits(r)` says what rank `r` waits for (asked of its own partition),
 /// `line(r)` where it is; `whole` sees every rank: no partition runs.
 pub(crate) fn deadlock_detail(
     whole: &Part,
@@ -31,13 +39,13 @@ pub(crate) fn deadlock_detail(
         let rank = &whole.ranks[r as usize];
         out.push_str(&format!(
             "  {} (clock {}) waits in {}",
-            whole.nodes.name(r),
+            named(whole, r),
             rank.clock,
-            b.words
+            escaped(&b.words)
         ));
         let line = line(r);
         if !line.is_empty() {
-            out.push_str(&format!("\n      at {line}"));
+            out.push_str(&format!("\n      at {}", escaped(&line)));
         }
         for instead in what_is_there(whole, r, &b.on_what) {
             out.push_str(&format!("\n      {instead}"));
@@ -51,7 +59,7 @@ pub(crate) fn deadlock_detail(
         ));
     }
     for cycle in cycles(&on).iter().take(SHOWN) {
-        let names: Vec<String> = cycle.iter().map(|&r| whole.nodes.name(r)).collect();
+        let names: Vec<String> = cycle.iter().map(|&r| named(whole, r)).collect();
         out.push_str(&format!(
             "  a cycle: {} -> {} (each waits for the next: none can go on)\n",
             names.join(" -> "),
@@ -62,13 +70,7 @@ pub(crate) fn deadlock_detail(
     let shown: std::collections::BTreeSet<u32> = blocked.iter().take(SHOWN).copied().collect();
     let leftover: Vec<String> = (0..whole.ranks.len() as u32)
         .filter(|i| !shown.contains(i) && whole.mpi.queues(*i).unexpected() > 0)
-        .map(|i| {
-            format!(
-                "{}: {}",
-                whole.nodes.name(i),
-                whole.mpi.queues(i).unexpected()
-            )
-        })
+        .map(|i| format!("{}: {}", named(whole, i), whole.mpi.queues(i).unexpected()))
         .collect();
     if !leftover.is_empty() {
         let n = leftover.len();
@@ -112,14 +114,44 @@ enum OnWhat {
 /// Up to this many messages, receives or tags are listed as "there instead".
 const INSTEAD: usize = 4;
 
-/// What is at rank `r` (or at the peer it sends to) that does not let it go on: messages
-/// that arrived and did not match its receive, receives posted that do not match its send,
-/// puts delivered with other tags.
+/// When rank `p` finished, if it had.
+fn ended(whole: &Part, p: u32) -> Option<Time> {
+    let rank = &whole.ranks[p as usize];
+    (rank.status == Status::Done).then_some(rank.clock)
+}
+
+/// If every rank of `r`'s job but `r` had finished: that, in words, with when the last did.
+fn all_others_ended(whole: &Part, r: u32) -> Option<String> {
+    let job = whole.nodes.job(r);
+    let mut last = Time::ZERO;
+    for p in (job.base..job.base + job.size).filter(|&p| p != r) {
+        last = last.max(ended(whole, p)?);
+    }
+    let of_job = if whole.nodes.jobs.len() > 1 {
+        " of its job"
+    } else {
+        ""
+    };
+    (job.size > 1)
+        .then(|| format!("every other rank{of_job} had already finished, the last at {last}"))
+}
+
+/// What is at rank `r` (or at the peer it sends to) that does not let it go on: the rank it
+/// waits for had already finished (or every other rank, for a receive from any rank or a
+/// poll), messages that arrived and did not match its receive, receives posted that do not
+/// match its send, puts delivered with other tags.
 fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
-    let name = |p: u32| whole.nodes.name(p);
+    let name = |p: u32| named(whole, p);
     let mut out = Vec::new();
     match *on {
         OnWhat::Message { from, tag } => {
+            let done = if from == crate::mpi::ANY_SOURCE {
+                all_others_ended(whole, r)
+            } else {
+                ended(whole, from as u32)
+                    .map(|t| format!("{} had already finished at {t}", name(from as u32)))
+            };
+            out.extend(done);
             let here: Vec<_> = whole.mpi.unexpected_at(r).collect();
             for &(src, t, bytes) in here.iter().take(INSTEAD) {
                 let why = match (
@@ -169,10 +201,10 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
             if posted.len() > INSTEAD {
                 out.push(format!("... and {} more receives", posted.len() - INSTEAD));
             }
-            if whole.ranks[to as usize].status == crate::rank::Status::Done {
+            if let Some(t) = ended(whole, to) {
                 out.push(format!(
-                    "{} has finished without a matching receive (a message above \
-                     node.eager_limit waits for one)",
+                    "{} had already finished at {t}, without a matching receive (a message \
+                     above node.eager_limit waits for one)",
                     name(to)
                 ));
             } else if posted.is_empty() {
@@ -183,6 +215,7 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
             }
         }
         OnWhat::Put { tag } => {
+            out.extend(all_others_ended(whole, r));
             let others: Vec<String> = whole.ranks[r as usize]
                 .unpolled_tags()
                 .iter()

@@ -402,6 +402,7 @@ impl Simulation {
                     .map(|_| self.drop_bulky_records())
                     .unwrap_or_default();
                 let mut partial = self.report(started, true, windows.stats);
+                partial.stop = Some(stop.to_string());
                 partial.warnings.extend(self.replay_warnings());
                 match &stop {
                     // the rank whose script failed comes first, with its error
@@ -643,7 +644,8 @@ impl Simulation {
             })
             .collect();
         if !blocked.is_empty() {
-            // (the time the summary says the run stopped at too)
+            // (the latest of the last event and the ranks' clocks: a rank may compute on
+            // past the network's last event, and finish; the summary says the same time)
             let now = self.end();
             let waits = |r: u32| diagnostics::blocked_on(&self.runner_of(r).part.borrow(), r);
             let line = |r: u32| {
@@ -661,7 +663,7 @@ impl Simulation {
             };
             // a line the replay skipped may be what a blocked rank waits for
             for w in self.replay_warnings() {
-                detail.push_str(&format!("  {w}\n"));
+                detail.push_str(&format!("  {}\n", crate::report::escaped(&w)));
             }
             return Err(Stop::Deadlock { time: now, detail });
         }

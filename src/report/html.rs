@@ -1,8 +1,13 @@
 //! `report.html`: one self-contained page (no network access, no external script) that a
-//! student can open: the summary and what bounded the run, the timeline of the ranks (with
-//! message arrows and stuck ranks), the network drawn as its topology and coloured by link
-//! utilization with a time slider that replays the load, and a heat map of every link over
-//! time with the links' names.
+//! student can open: the summary and what bounded the run (and, for a run that stopped early,
+//! why, in the words stderr gave), the values the script reported (`MGEN_report`) as a table,
+//! the timeline of the ranks (with message arrows, stuck ranks, and the regions coloured by
+//! name and laid out as phases above the ranks), the network drawn as its topology and
+//! coloured by link utilization with a time slider that replays the load, and a heat map of
+//! every link over time with the links' names. A picture's colour scale runs to the least
+//! round share above all but the busiest hundredth of its values ([`Scale::of`]), and the page
+//! says where it stops and what was busier, so that a network that was nearly idle shows where
+//! its little load went instead of a uniformly dark square.
 //!
 //! The figures are reduced here, in Rust, so that the page stays small whatever the run: at
 //! most [`FRAMES`] frames for the slider, [`HEAT_ROWS`] × [`HEAT_COLUMNS`] cells for the heat
@@ -34,6 +39,16 @@ struct Page<'a> {
     finished: u64,
     bound: Option<&'a super::Bound>,
     unfinished: &'a [super::Unfinished],
+    /// Why the run stopped early, as stderr said it (None for a run that finished).
+    stop: Option<&'a str>,
+    /// Whether `stop` lists the unfinished ranks itself (a deadlock's detail does).
+    stop_lists_ranks: bool,
+    /// The values scripts reported (`MGEN_report`), by name.
+    metrics: Vec<MetricRow<'a>>,
+    /// Mean utilization of all link directions (NIC links included), 0 to 1.
+    link_efficiency: f64,
+    /// The busiest link direction's utilization over the run (NIC links included), 0 to 1.
+    busiest_link: f32,
     summary: String,
     /// The ranks' timeline, if the run recorded it (drawn by the page's script).
     timeline: Option<crate::plot::PageTimeline>,
@@ -43,6 +58,67 @@ struct Page<'a> {
     heat: Option<Heat>,
     /// Where the ranks' time went, per call and region (`--profile`), if recorded.
     profile: Option<&'a [crate::probe::profile::ProfileRow]>,
+}
+
+/// A value scripts reported, for the page's table.
+#[derive(Serialize)]
+struct MetricRow<'a> {
+    name: &'a str,
+    /// Seconds (a name ending in `_s`, the API's convention): shown as times.
+    seconds: bool,
+    count: u64,
+    min: f64,
+    mean: f64,
+    max: f64,
+}
+
+/// A picture's colour scale: colours run from 0 to `top` (a share of the time, 0 to 1), and
+/// `above` of the `drawn` values that are not zero are busier than `top`, drawn in its
+/// colour; `busiest` is the largest.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq)]
+struct Scale {
+    top: f64,
+    busiest: f32,
+    above: u64,
+    drawn: u64,
+}
+
+impl Scale {
+    /// The scale of `values` (shares, 0 to 1): to [`scale_top`] of the value that all but the
+    /// busiest hundredth of those that are not zero are at most (the 99th percentile, by
+    /// nearest rank), so that a few busy outliers do not leave the rest dark.
+    fn of(values: impl Iterator<Item = f32>) -> Scale {
+        let mut v: Vec<f32> = values.filter(|&u| u > 0.0).collect();
+        v.sort_by(f32::total_cmp);
+        let n = v.len();
+        let q = if n == 0 {
+            0.0
+        } else {
+            v[(99 * n).div_ceil(100) - 1]
+        };
+        let top = scale_top(q);
+        Scale {
+            top,
+            busiest: v.last().copied().unwrap_or(0.0),
+            above: v.iter().filter(|&&u| u > top as f32).count() as u64,
+            drawn: n as u64,
+        }
+    }
+}
+
+/// The top of a colour scale whose busiest value is `busiest` (a share, 0 to 1): the least of
+/// 0.1 %, 0.2 %, 0.5 %, 1 %, 2 %, 5 %, ..., 50 %, 100 % that is at least it, so that a nearly
+/// idle network shows its load in colour (the page says the scale's top); 100 % when
+/// nothing was busy. (Compared as the page's values are, in `f32`: 0.1 % is at most 0.1 %.)
+fn scale_top(busiest: f32) -> f64 {
+    const STEPS: [f64; 9] = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5];
+    if busiest <= 0.0 {
+        return 1.0;
+    }
+    STEPS
+        .into_iter()
+        .find(|&t| busiest <= t as f32)
+        .unwrap_or(1.0)
 }
 
 /// The routers where the topology's family puts them (`net/topology/`) and the links between
@@ -67,6 +143,10 @@ struct Topology {
     /// links that carried something (indexes into `links`).
     frame_ps: u64,
     frames: Vec<Vec<(u32, f32)>>,
+    /// The colour scale of the whole run (links and routers) and that of the frames (a
+    /// window's load may be far above the run's mean).
+    scale: Scale,
+    frame_scale: Scale,
 }
 
 /// The heat map: rows of links (their names), columns of time.
@@ -77,12 +157,20 @@ struct Heat {
     column_ps: u64,
     /// `[row, column, utilization]` of the cells that are not zero.
     cells: Vec<(u32, u32, f32)>,
-    top: f32,
+    scale: Scale,
 }
 
-/// Rounded for the page: three decimals are more than a colour shows.
+/// A share (0 to 1) rounded for the page to three significant digits (more than a colour
+/// shows, on a scale that may run to 0.1 % only): 0.534, 0.00712.
 fn r3(x: f64) -> f32 {
-    ((x * 1000.0).round() / 1000.0) as f32
+    if x <= 0.0 || !x.is_finite() {
+        return 0.0;
+    }
+    let mut k = 1000.0;
+    while x * k < 100.0 && k < 1e12 {
+        k *= 10.0;
+    }
+    ((x * k).round() / k) as f32
 }
 
 /// The page of report `r`.
@@ -148,6 +236,28 @@ pub fn page(r: &Report) -> String {
         finished: r.ranks.finished,
         bound: r.bound.as_ref(),
         unfinished: &r.ranks.unfinished,
+        stop: r.stop.as_deref(),
+        stop_lists_ranks: r
+            .stop
+            .as_deref()
+            .is_some_and(|s| s.starts_with("deadlock at")),
+        metrics: r
+            .metrics
+            .iter()
+            .map(|(name, m)| MetricRow {
+                name,
+                seconds: name.ends_with("_s"),
+                count: m.count,
+                min: m.min,
+                mean: m.mean,
+                max: m.max,
+            })
+            .collect(),
+        link_efficiency: r.network.link_efficiency,
+        busiest_link: r3(
+            r.per_link.iter().map(|l| l.busy.ps()).max().unwrap_or(0) as f64
+                / r.span_ps().max(1) as f64,
+        ),
         // (without the host's line: the page, like every output but `host`, is the same byte
         // for byte for the same scenario and seed)
         summary: r
@@ -205,7 +315,7 @@ fn topology(r: &Report) -> Option<Topology> {
     let layout = r.layout.as_ref()?;
     let span = r.span_ps().max(1) as f64;
     let loads = r.router_loads();
-    let routers = layout
+    let routers: Vec<_> = layout
         .places
         .iter()
         .enumerate()
@@ -242,7 +352,7 @@ fn topology(r: &Report) -> Option<Topology> {
                     *busy[(row.window / per) as usize].entry(k).or_default() += row.counts.busy_ps;
                 }
             }
-            let frames = busy
+            let frames: Vec<Vec<(u32, f32)>> = busy
                 .into_iter()
                 .map(|m| {
                     m.into_iter()
@@ -254,6 +364,8 @@ fn topology(r: &Report) -> Option<Topology> {
         }
         None => (0, Vec::new()),
     };
+    let scale = Scale::of(links.iter().map(|l| l.2).chain(routers.iter().map(|r| r.3)));
+    let frame_scale = Scale::of(frames.iter().flat_map(|f| f.iter().map(|c| c.1)));
     Some(Topology {
         kind: r.network.topology.clone(),
         far_links: layout.far_links,
@@ -264,6 +376,8 @@ fn topology(r: &Report) -> Option<Topology> {
         labels: layout.labels.clone(),
         frame_ps,
         frames,
+        scale,
+        frame_scale,
     })
 }
 
@@ -321,7 +435,6 @@ fn heat(r: &Report) -> Option<Heat> {
         })
         .collect();
     let mut cells = Vec::new();
-    let mut top = 0f32;
     for (k, &b) in busy.iter().enumerate() {
         if b == 0 {
             continue;
@@ -330,15 +443,15 @@ fn heat(r: &Report) -> Option<Heat> {
         let links = (((i + 1) * per_row).min(n) - i * per_row) as f64;
         let windows = (((j + 1) * per_col).min(s.windows) - j * per_col) as f64;
         let u = r3((b as f64 / (links * windows * s.width_ps as f64)).min(1.0));
-        top = top.max(u);
         cells.push((i as u32, j, u));
     }
+    let scale = Scale::of(cells.iter().map(|c| c.2));
     Some(Heat {
         rows,
         columns: cols,
         column_ps: per_col as u64 * s.width_ps,
         cells,
-        top,
+        scale,
     })
 }
 
@@ -357,6 +470,45 @@ mod tests {
     fn a_page_is_filled_in_one_pass() {
         let page = fill("<{{A}}|{{B}}|{{C}}|{{A}", &[("A", "{{B}}"), ("B", "b")]);
         assert_eq!(page, "<{{B}}|b|{{C}}|{{A}");
+    }
+
+    #[test]
+    fn a_colour_scale_runs_to_the_least_round_share_above_its_busiest_value() {
+        assert_eq!(scale_top(0.0), 1.0, "an idle network: the full scale");
+        assert_eq!(scale_top(0.0007), 0.001);
+        assert_eq!(scale_top(0.001), 0.001);
+        assert_eq!(scale_top(r3(0.001)), 0.001, "as the page rounds it");
+        assert_eq!(scale_top(0.0026), 0.005);
+        assert_eq!(scale_top(0.009), 0.01);
+        assert_eq!(scale_top(0.143), 0.2);
+        assert_eq!(scale_top(0.5), 0.5);
+        assert_eq!(scale_top(0.51), 1.0);
+        assert_eq!(scale_top(1.0), 1.0);
+    }
+
+    #[test]
+    fn a_scale_leaves_the_busiest_hundredth_above_its_top() {
+        // 200 values of 0.4 %, 2 of 8 % (the hundredth): the scale stops at 0.5 %
+        let v = std::iter::repeat(0.004f32).take(200).chain([0.08, 0.08]);
+        let s = Scale::of(v.chain([0.0; 50]));
+        assert_eq!((s.top, s.busiest, s.above, s.drawn), (0.005, 0.08, 2, 202));
+        // 3 of 202 are more than a hundredth: they set the scale
+        let v = std::iter::repeat(0.004f32)
+            .take(199)
+            .chain([0.08, 0.08, 0.08]);
+        let s = Scale::of(v);
+        assert_eq!((s.top, s.above), (0.1, 0));
+        let s = Scale::of(std::iter::empty());
+        assert_eq!((s.top, s.busiest, s.drawn), (1.0, 0.0, 0));
+    }
+
+    #[test]
+    fn shares_keep_three_significant_digits() {
+        assert_eq!(r3(0.53449), 0.534);
+        assert_eq!(r3(0.0071249), 0.00712);
+        assert_eq!(r3(1.0), 1.0);
+        assert_eq!(r3(0.0), 0.0);
+        assert_eq!(r3(2.6e-5), 2.6e-5);
     }
 
     #[test]

@@ -230,6 +230,11 @@ pub struct Report {
     /// True when the run stopped early (an error, a deadlock, a limit, Ctrl-C): the figures
     /// are those of the run so far.
     pub partial: bool,
+    /// Why a run that stopped early stopped, as stderr says it after `error: SCENARIO: `
+    /// (the deadlock with what each blocked rank waits for and what is there instead, the
+    /// script's error, the limit); None for a run that finished.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<String>,
     /// Whether the scripts ran in the sandbox (false with `--allow-io`).
     pub sandbox: bool,
     /// What the scripts left behind (puts never polled, messages never received, ...).
@@ -505,6 +510,7 @@ impl Report {
         Report {
             scenario: s.path.display().to_string(),
             partial: false,
+            stop: None,
             sandbox: !s.allow_io,
             // (what reading the scenario left out comes first)
             warnings: s.notes.clone(),
@@ -726,6 +732,7 @@ mod bottleneck;
 mod html;
 mod text;
 pub use html::page as html_page;
+pub use text::escaped;
 
 /// A link direction by name: `NIC 3 -> router 3`, `router 3 port 4 -> router 7`,
 /// `router 7 port 0 -> NIC 7`.

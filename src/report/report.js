@@ -22,7 +22,11 @@
     for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
     return e;
   }
-  function pct(u) { return (100 * u).toFixed(1) + " %"; }
+  // a share as a percentage: one decimal from 1 %, two significant digits below (0.26 %)
+  function pct(u) {
+    var p = 100 * u;
+    return (p === 0 || p >= 1 ? p.toFixed(1) : String(+p.toPrecision(2))) + " %";
+  }
   // simulated picoseconds, in the unit that suits them
   function time(ps) {
     var units = [[1e12, "s"], [1e9, "ms"], [1e6, "us"], [1e3, "ns"]];
@@ -38,15 +42,36 @@
     var i = Math.min(3, Math.floor(x)), f = x - i, a = ANCHORS[i], b = ANCHORS[i + 1];
     return "rgb(" + [0, 1, 2].map(function (k) { return Math.round(a[k] + (b[k] - a[k]) * f); }).join(",") + ")";
   }
-  // the colour scale: 0 to 100 %, the same in every picture (report.html and the SVGs)
-  function legend(box, top, what) {
+  // a colour scale from 0 to scale.top (mgensim picks the least round share above all but
+  // the busiest hundredth of the values drawn: 100 % unless the load pictured is lighter); the
+  // legend says where it stops, what the busiest value was, and how many were busier than
+  // the top (drawn in its colour)
+  function legend(box, scale, what, busiest, things) {
     box.textContent = "";
     box.appendChild(el("span", {}, "0 %"));
     var c = el("canvas", { width: 200, height: 12 });
     var g = c.getContext("2d");
     for (var i = 0; i < 200; i++) { g.fillStyle = colour(i / 199); g.fillRect(i, 0, 1, 12); }
     box.appendChild(c);
-    box.appendChild(el("span", {}, pct(top) + " " + what));
+    box.appendChild(el("span", {}, pct(scale.top) + " " + what));
+    if (scale.top < 1) {
+      var above = scale.above ? "; " + scale.above + " of the " + scale.drawn + " " + things +
+        " that were busy at all were busier than " + pct(scale.top) + ", drawn in its colour" : "";
+      box.appendChild(el("span", { class: "stretched" }, "(the colours stop at " + pct(scale.top) +
+        ", not at 100 %: " + busiest + " " + pct(scale.busiest) + above + ")"));
+    }
+  }
+  // a note above a picture of a network whose busiest link (`busiest`, over the run) was busy
+  // under 5 % of the run: it was nearly idle (`empty`: what to say when nothing was busy;
+  // `which`: which links `busiest` is of)
+  function idle(box, busiest, scale, empty, which) {
+    if (busiest >= 0.05) return;
+    var text = busiest === 0 ? empty : "The network was nearly idle: " + which + " was busy " +
+      pct(busiest) + " of the run, and all link directions (NIC links included) " +
+      pct(D.link_efficiency) + " on average; moving bytes took little of the run's time. " +
+      (scale.top < 1 ? "The colours are stretched (the scale under the picture says how far) " +
+      "so that what little load there was shows." : "");
+    box.appendChild(el("p", { class: "idle", id: box.id + "-idle" }, text));
   }
   var tip = document.getElementById("tip");
   function showTip(ev, text) {
@@ -106,19 +131,72 @@
     b.appendChild(document.createTextNode(D.bound.reason));
     card("bounded by", b, true);
   }
-  if (D.unfinished.length) {
-    var box = el("div", { class: "alert" });
-    box.appendChild(el("b", {}, (D.ranks - D.finished) + " ranks had not finished when the run stopped"));
-    var ul = el("ul");
-    D.unfinished.slice(0, 16).forEach(function (u) {
-      var what = u.state === "failed" ? " failed at " + time(u.since_ps) + ": " + u.waits_for :
-        u.state === "blocked" ? " blocked since " + time(u.since_ps) + " in " + u.waits_for :
-        " " + u.state + ", clock " + time(u.since_ps);
-      ul.appendChild(el("li", {}, u.name + what + (u.at ? " (at " + u.at + ")" : "")));
-    });
-    box.appendChild(ul);
+  // the ranks that had not finished, and why the run stopped in the words stderr gave (a
+  // deadlock's detail: what each rank waits for, what is there instead, who had finished)
+  if (D.unfinished.length || D.stop) {
+    var box = el("div", { class: "alert", id: "stop-box" });
+    var stuck = D.ranks - D.finished;
+    box.appendChild(el("b", {}, D.unfinished.length ? stuck + (stuck === 1 ? " rank" : " ranks") +
+      " had not finished when the run stopped" : "The run stopped early"));
+    if (D.stop) {
+      box.appendChild(el("pre", { class: "why", id: "stop" }, D.stop));
+    }
+    if (!D.stop_lists_ranks && D.unfinished.length) {
+      var ul = el("ul");
+      D.unfinished.slice(0, 16).forEach(function (u) {
+        var what = u.state === "failed" ? " failed at " + time(u.since_ps) + ": " + u.waits_for :
+          u.state === "blocked" ? " blocked since " + time(u.since_ps) + " in " + u.waits_for :
+          " " + u.state + ", clock " + time(u.since_ps);
+        ul.appendChild(el("li", {}, u.name + what + (u.at ? " (at " + u.at + ")" : "")));
+      });
+      box.appendChild(ul);
+    }
     document.getElementById("stuck").appendChild(box);
   }
+
+  // --- what the script measured (MGEN_report): a row per value, its spread as a bar ---
+  (function () {
+    if (!D.metrics.length) return;
+    var at = document.getElementById("reported");
+    at.appendChild(el("h2", {}, "What the script measured"));
+    at.appendChild(el("p", { class: "sub" }, "The values the scripts reported with MGEN_report, " +
+      "over the reports (one per call). The bar runs from the least to the most, the mark is the " +
+      "mean; times (names ending in _s) share one axis, other values another."));
+    var show = function (m, x) { return m.seconds ? time(Math.round(x * 1e12)) : String(+x.toPrecision(5)); };
+    // each axis: 0 to the largest value of its kind, if none is negative
+    var axis = {};
+    D.metrics.forEach(function (m) {
+      var k = m.seconds ? "s" : "n";
+      axis[k] = Math.max(axis[k] || 0, m.max);
+      if (m.min < 0) axis[k] = -Infinity;
+    });
+    var t = el("table", { class: "profile", id: "metrics" });
+    var head = el("tr");
+    ["value", "reports", "least", "mean", "most", ""].forEach(function (h) { head.appendChild(el("th", {}, h)); });
+    t.appendChild(head);
+    D.metrics.forEach(function (m) {
+      var tr = el("tr");
+      tr.appendChild(el("td", {}, m.name));
+      [String(m.count), show(m, m.min), show(m, m.mean), show(m, m.max)].forEach(function (v) {
+        tr.appendChild(el("td", {}, v));
+      });
+      var cell = el("td", { class: "range" });
+      var top = axis[m.seconds ? "s" : "n"];
+      if (top > 0) {
+        var w = 260, px = function (x) { return Math.round(w * x / top); };
+        var bar = el("span", { class: "spread", style: "width:" + w + "px" });
+        bar.appendChild(el("span", { class: "span", style: "left:" + px(m.min) + "px;width:" +
+          Math.max(2, px(m.max) - px(m.min)) + "px" }));
+        bar.appendChild(el("span", { class: "mean", style: "left:" + Math.min(w - 2, px(m.mean)) + "px" }));
+        cell.appendChild(bar);
+      }
+      tr.appendChild(cell);
+      t.appendChild(tr);
+    });
+    var panel = el("div", { class: "panel" });
+    panel.appendChild(t);
+    at.appendChild(panel);
+  })();
   D.missing.forEach(function (m) {
     document.getElementById("missing").appendChild(el("p", { class: "note" }, m));
   });
@@ -138,12 +216,52 @@
   // arrival. Drag across it to zoom in, the wheel zooms at the pointer, a double click or
   // "whole run" zooms out; report.html#timeline=A-B (microseconds) opens it zoomed, and
   // &at=ROW,T shows what rank row ROW was doing at T us.
+  // A colour per region name (in the order the names first appear), and the phases: the
+  // k-th time the ranks shown entered a region of one name is one phase, from the first of
+  // them in to the last out, laid in lanes so that phases that overlap (nested regions, ranks
+  // skewed) do not cover each other.
+  function phasesOf(T) {
+    var REGION_RGB = [[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189],
+      [140, 86, 75], [227, 119, 194], [127, 127, 127], [188, 189, 34], [23, 190, 207]];
+    var rgb = {}, names = [], seen = {}, byKey = {}, phases = [];
+    T.regions.forEach(function (s) {
+      var n = s[3];
+      if (!(n in rgb)) { rgb[n] = REGION_RGB[names.length % REGION_RGB.length]; names.push(n); }
+      var k = (seen[s[0] + ":" + n] = (seen[s[0] + ":" + n] || 0) + 1);
+      var key = n + ":" + k, p = byKey[key];
+      if (!p) { p = byKey[key] = { text: n, k: k, a: s[1], b: s[2], ranks: 0 }; phases.push(p); }
+      p.a = Math.min(p.a, s[1]);
+      p.b = Math.max(p.b, s[2]);
+      p.ranks += 1;
+    });
+    // a name the ranks entered more than once is numbered: line-up #2
+    var most = {};
+    phases.forEach(function (p) { most[p.text] = Math.max(most[p.text] || 0, p.k); });
+    phases.forEach(function (p) { p.label = T.texts[p.text] + (most[p.text] > 1 ? " #" + p.k : ""); });
+    phases.sort(function (p, q) { return p.a - q.a || q.b - p.b; });
+    // (each phase knows the next in its lane: its name may run on into the room before it)
+    var ends = [], last = [], LANES = 4;
+    phases.forEach(function (p) {
+      var lane = ends.findIndex(function (e) { return e <= p.a; });
+      if (lane < 0 && ends.length < LANES) lane = ends.length;
+      if (lane < 0) lane = ends.indexOf(Math.min.apply(null, ends));
+      p.lane = lane;
+      ends[lane] = Math.max(ends[lane] || 0, p.b);
+      if (last[lane]) last[lane].next = p;
+      last[lane] = p;
+    });
+    return { rgb: rgb, names: names, phases: phases, lanes: ends.length };
+  }
+  function rgba(c, a) { return "rgba(" + c.join(",") + "," + a + ")"; }
+
   function timeline(box, T) {
     var rows = T.rows.length;
     var rowH = rows <= 16 ? 30 : rows <= 32 ? 26 : rows <= 64 ? 14 : 9;
     // (with room for region names, the spans sit in the lower part of the row)
     var barY = rowH >= 26 ? 0.45 : 0.28, barH = rowH >= 26 ? 0.42 : 0.44;
-    var left = 110, right = 12, top = 8, axis = 34, W = 1100, plotW = W - left - right;
+    var P = phasesOf(T), laneH = 18;
+    var left = 110, right = 12, top = 8 + (P.lanes ? P.lanes * laneH + 8 : 0), axis = 34, W = 1100,
+      plotW = W - left - right;
     var H = top + rows * rowH + axis;
     var bar = el("div", { id: "timeline-controls" });
     var whole = el("button", { type: "button", id: "timeline-whole" }, "whole run");
@@ -160,8 +278,18 @@
       keys.appendChild(item);
     }
     T.kinds.forEach(function (k) { key("background:" + k[1], k[0]); });
-    key("background:rgba(44,160,44,0.3);border:1px solid #1e6e1e", "region (its name on it where it fits)");
     box.appendChild(keys);
+    if (P.names.length) {
+      var regionKeys = el("div", { class: "legend", id: "region-keys", style: "flex-wrap: wrap; gap: 4px 14px" });
+      regionKeys.appendChild(el("span", {}, "Regions (a band behind each rank's calls; above the " +
+        "ranks, each from the first rank in to the last out):"));
+      keys = regionKeys;
+      P.names.slice(0, 16).forEach(function (n) {
+        key("background:" + rgba(P.rgb[n], 0.35) + ";border:1px solid " + rgba(P.rgb[n], 1), T.texts[n]);
+      });
+      if (P.names.length > 16) key("", "and " + (P.names.length - 16) + " more (hover for their names)");
+      box.appendChild(regionKeys);
+    }
     if (T.every > 1) {
       box.appendChild(el("p", { class: "sub" }, "Every " + T.every + "th rank of " + T.ranks + " is shown."));
     }
@@ -191,13 +319,14 @@
         regByRow[r].forEach(function (s) {
           if (s[2] < v0 || s[1] > v1) return;
           var a = Math.max(left, x(s[1])), b = Math.min(left + plotW, x(s[2]));
+          var c = P.rgb[s[3]];
           var band = sel("rect", { x: a, y: y + 1, width: Math.max(1, b - a), height: rowH - 2,
-            fill: "rgba(44,160,44,0.25)", stroke: "#1e6e1e", "stroke-width": 0.6 });
+            fill: rgba(c, 0.25), stroke: rgba(c, 0.9), "stroke-width": 0.6 });
           band.setAttribute("class", "region");
           g.appendChild(band);
           var label = T.texts[s[3]];
           if (rowH >= 26 && b - a > 6 * label.length + 6) {
-            var t = sel("text", { x: a + 3, y: y + 11, "font-size": 10, fill: "#145014" });
+            var t = sel("text", { x: a + 3, y: y + 11, "font-size": 10, fill: "#222" });
             t.setAttribute("class", "region-name");
             t.textContent = label;
             g.appendChild(t);
@@ -218,6 +347,34 @@
         var a = Math.max(left - 1, m.a), b = Math.min(left + plotW + 1, m.b);
         g.appendChild(sel("rect", { x: a, y: m.y + rowH * barY, width: Math.max(1, b - a),
           height: rowH * barH, fill: T.kinds[m.kind][1] }));
+      }
+      // the phases, above the ranks, each with its name where it fits
+      if (P.lanes) {
+        var lanesTop = 8;
+        var cap = sel("text", { x: left - 6, y: lanesTop + 12, "text-anchor": "end", "font-size": 11, fill: "#555" });
+        cap.textContent = "regions";
+        svg.appendChild(cap);
+        P.phases.forEach(function (p, i) {
+          if (p.b < v0 || p.a > v1) return;
+          var a = Math.max(left, x(p.a)), b = Math.min(left + plotW, x(p.b)), y = lanesTop + p.lane * laneH;
+          var c = P.rgb[p.text];
+          var strip = sel("rect", { x: a, y: y + 1, width: Math.max(1, b - a), height: laneH - 3,
+            fill: rgba(c, 0.35), stroke: rgba(c, 1), "stroke-width": 0.8 });
+          strip.setAttribute("class", "phase");
+          strip.dataset.phase = i;
+          g.appendChild(strip);
+          // its name on it, running on to the next phase of its lane
+          var room = p.next && p.next.a > p.b ? Math.min(left + plotW, x(p.next.a)) : b;
+          var fits = Math.floor((Math.max(b, room) - a - 6) / 6.2);
+          if (fits >= 3) {
+            var t = sel("text", { x: a + 3, y: y + 12, "font-size": 11, fill: "#111",
+              stroke: "rgba(255,255,255,0.8)", "stroke-width": 3, "paint-order": "stroke" });
+            t.setAttribute("class", "phase-name");
+            t.dataset.phase = i;
+            t.textContent = p.label.length <= fits ? p.label : p.label.slice(0, fits - 1) + "\u2026";
+            g.appendChild(t);
+          }
+        });
       }
       var drawn = 0;
       T.arrows.forEach(function (ar) {
@@ -287,7 +444,13 @@
         band.setAttribute("x", Math.min(p.px, dragFrom.px));
         band.setAttribute("width", Math.abs(p.px - dragFrom.px));
       }
-      if (p.px >= left && p.r >= 0 && p.r < rows) showTip(ev, describe(p.r, p.t));
+      var ph = ev.target.dataset && ev.target.dataset.phase;
+      if (ph !== undefined && !dragFrom) {
+        var q = P.phases[+ph];
+        showTip(ev, q.label + ": " + time(Math.round(q.a * 1e6)) + " to " + time(Math.round(q.b * 1e6)) +
+          " (" + time(Math.round((q.b - q.a) * 1e6)) + ", from the first of " + q.ranks +
+          " ranks in to the last out)");
+      } else if (p.px >= left && p.r >= 0 && p.r < rows) showTip(ev, describe(p.r, p.t));
       else hideTip();
     });
     window.addEventListener("mouseup", function (ev) {
@@ -351,7 +514,6 @@
     var px = function (x) { return pad + (x - x0) * scale; };
     var py = function (y) { return pad + (y - y0) * scale; };
     var rr = Math.max(2, Math.min(16, scale * 0.16));
-    var top = 1;
     var lines = T.links.map(function (l) {
       var a = T.routers[l[0]], b = T.routers[l[1]];
       var ax = px(a[0]), ay = py(a[1]), bx = px(b[0]), by = py(b[1]);
@@ -401,6 +563,7 @@
     slider.value = String(frames);
     var show = function (k) {
       var whole = k >= frames;
+      var top = (whole ? T.scale : T.frame_scale).top;
       var util = new Float32Array(T.links.length);
       if (whole) T.links.forEach(function (l, i) { util[i] = l[2]; });
       else T.frames[k].forEach(function (c) { util[c[0]] = c[1]; });
@@ -417,7 +580,16 @@
         c.dataset.value = whole ? pct(u) + " (mean over its output ports)" : pct(u) + " (its busiest link)";
       });
       label.textContent = whole ? "the whole run" :
-        time(k * T.frame_ps) + " to " + time((k + 1) * T.frame_ps);
+        time(k * T.frame_ps) + " to " + time((k + 1) * T.frame_ps) +
+        (T.frames[k].length ? "" : ": no link between routers was busy");
+      // (a window's load has its own scale: it may be far above the run's)
+      if (whole) {
+        legend(topoLegend, T.scale, "of the run busy", "the busiest link direction or router was busy",
+          "link directions and routers");
+      } else {
+        legend(topoLegend, T.frame_scale, "of the window busy",
+          "the busiest link direction in any window was busy", "(link, window) pairs");
+      }
     };
     slider.addEventListener("input", function () { show(+slider.value); });
     var timer = null;
@@ -433,12 +605,16 @@
       }, 250);
     });
     if (!frames) { slider.disabled = true; play.disabled = true; }
+    var topoLegend = document.getElementById("topo-legend");
+    idle(document.getElementById("topology-note"),
+      T.links.reduce(function (m, l) { return Math.max(m, l[2]); }, 0), T.scale,
+      "No link between routers carried anything over the run (messages that stay within a node " +
+      "cross none).", "the busiest link direction between routers");
     // a link to one frame: report.html#frame=K
     var asked = /frame=(\d+)/.exec(location.hash);
     var first = asked ? Math.min(frames, +asked[1]) : frames;
     slider.value = String(first);
     show(first);
-    legend(document.getElementById("topo-legend"), top, "of the time busy");
   } else {
     svg.setAttribute("width", 10);
     svg.setAttribute("height", 10);
@@ -461,7 +637,7 @@
     g.fillRect(0, 0, canvas.width, canvas.height);
     g.fillStyle = colour(0);
     g.fillRect(left, topPad, plotW, plotH);
-    var cw = plotW / cols, hTop = 1;
+    var cw = plotW / cols, hTop = Hm.scale.top;
     Hm.cells.forEach(function (c) {
       g.fillStyle = colour(c[2] / hTop);
       g.fillRect(left + c[1] * cw, topPad + c[0] * rowH, Math.ceil(cw), rowH);
@@ -494,7 +670,10 @@
         ": busy " + pct(cell[i * cols + j] || 0));
     });
     canvas.addEventListener("mouseleave", hideTip);
-    legend(document.getElementById("heat-legend"), hTop, "of the window busy");
+    legend(document.getElementById("heat-legend"), Hm.scale, "of the window busy",
+      "the busiest cell was busy", "cells");
+    idle(document.getElementById("heat-note"), D.busiest_link, Hm.scale,
+      "No link carried anything over the run.", "the busiest link direction");
   } else {
     canvas.height = 30;
     var g2 = canvas.getContext("2d");

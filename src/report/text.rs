@@ -3,7 +3,43 @@
 
 use super::Report;
 use crate::units::{Bytes, Time};
+use std::borrow::Cow;
 use std::fmt;
+
+/// `s` as a line of text shows a name a script, a scenario or a trace chose (a region, a
+/// metric, a note, a job, a file): each control character (C0, DEL, C1) and each
+/// bidirectional-text control as a visible escape (`\n`, `\r`, `\t`, `\x1b`, `\u{9b}`,
+/// `\u{202e}`; the line and paragraph separators too), so that a name can neither start a line of its own (a forged `predicted time`
+/// or `error:` line) nor reach a terminal as a command. Other text, backslashes included, is
+/// left as it is; a name without such characters is not copied.
+pub fn escaped(s: &str) -> Cow<'_, str> {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{61c}'
+                    | '\u{200e}'
+                    | '\u{200f}'
+                    | '\u{2028}'..='\u{202e}'
+                    | '\u{2066}'..='\u{2069}'
+            )
+    };
+    if !s.chars().any(hidden) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if hidden(c) && (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
 
 impl Report {
     /// The text summary's lines naming the busiest link directions (by utilization) and, when
@@ -106,7 +142,11 @@ impl Report {
             ));
         }
         if let Some(b) = &self.bound {
-            out.push(format!("bounded by         {}: {}", b.kind, b.reason));
+            out.push(format!(
+                "bounded by         {}: {}",
+                b.kind,
+                escaped(&b.reason)
+            ));
         }
         out
     }
@@ -121,7 +161,7 @@ impl fmt::Display for Report {
                 "PARTIAL            the run stopped early; figures are up to the stop"
             )?;
         }
-        writeln!(f, "scenario           {}", self.scenario)?;
+        writeln!(f, "scenario           {}", escaped(&self.scenario))?;
         writeln!(
             f,
             "network            {} ({} nodes), {} routing",
@@ -177,17 +217,14 @@ impl fmt::Display for Report {
                 let at = if u.at.is_empty() {
                     String::new()
                 } else {
-                    format!(", at {}", u.at)
+                    format!(", at {}", escaped(&u.at))
                 };
                 let since = Time(u.since_ps);
+                let (name, waits) = (escaped(&u.name), escaped(&u.waits_for));
                 match u.state.as_str() {
-                    "failed" => writeln!(f, "  {} failed at {since}: {}", u.name, u.waits_for)?,
-                    "blocked" => writeln!(
-                        f,
-                        "  {} blocked since {since} in {}{at}",
-                        u.name, u.waits_for
-                    )?,
-                    state => writeln!(f, "  {} {state}, clock {since}{at}", u.name)?,
+                    "failed" => writeln!(f, "  {name} failed at {since}: {waits}")?,
+                    "blocked" => writeln!(f, "  {name} blocked since {since} in {waits}{at}")?,
+                    state => writeln!(f, "  {name} {state}, clock {since}{at}")?,
                 }
             }
             if stuck as usize > SHOWN {
@@ -203,7 +240,7 @@ impl fmt::Display for Report {
                 writeln!(
                     f,
                     "job {:<14} {}  ({} ranks)",
-                    j.name,
+                    escaped(&j.name),
                     Time(j.predicted_time_ps),
                     j.ranks
                 )?;
@@ -303,6 +340,7 @@ impl fmt::Display for Report {
             // a name ending in `_s` is seconds (the API's convention): shown as a time
             let seconds = name.ends_with("_s");
             let show = |x: f64| metric(x, seconds);
+            let name = escaped(name);
             if m.count == 1 {
                 writeln!(f, "{name:<18} {}", show(m.mean))?;
             } else {
@@ -323,7 +361,7 @@ impl fmt::Display for Report {
             )?;
         }
         for w in &self.warnings {
-            writeln!(f, "warning            {w}")?;
+            writeln!(f, "warning            {}", escaped(w))?;
         }
         let h = &self.host;
         let x = &h.execution;
@@ -391,13 +429,14 @@ impl Report {
              that made the call or entered the region: least, mean, most)"
         )?;
         let name = |r: &crate::probe::profile::ProfileRow| match r.kind {
-            "region" | "replayed" => format!("{} {}", r.kind, r.name),
-            _ => r.name.clone(),
+            "region" | "replayed" => format!("{} {}", r.kind, escaped(&r.name)),
+            _ => escaped(&r.name).into_owned(),
         };
+        // (padded by characters, as `{:width$}` pads)
         let width = rows
             .iter()
             .take(SHOWN)
-            .map(|r| name(r).len())
+            .map(|r| name(r).chars().count())
             .max()
             .unwrap_or(0);
         for r in rows.iter().take(SHOWN) {
