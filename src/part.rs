@@ -194,7 +194,15 @@ impl Part {
             Some(n) => n,
             None => crate::partition::default_count(&net.topo, threads),
         };
-        let parts = Partitioning::new(&net.topo, nodes.nics_per_node, &nodes.rank_node, count);
+        let mut parts =
+            Partitioning::new(&net.topo, nodes.nics_per_node, &nodes.rank_node, count);
+        if !cuttable {
+            parts.whole_because = Some(if flow {
+                "the flow model is simulated as one partition"
+            } else {
+                "a hop between routers that takes no time keeps the network whole"
+            });
+        }
         let n = parts.count;
         let mpi = Mpi::new(
             s.node.eager_limit,

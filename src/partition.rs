@@ -45,6 +45,11 @@ pub struct Partitioning {
     pub sizes: Vec<(u32, u32, u32)>,
     /// What the cut follows, in words (for the summary's `host` line).
     pub unit: &'static str,
+    /// The most partitions the network gains from ([`gainful`]; 1 for a network kept whole).
+    pub gainful: u32,
+    /// Why the run is one partition whatever was asked, if it must be (the flow model, hops
+    /// that take no time).
+    pub whole_because: Option<&'static str>,
 }
 
 /// The default count of partitions for `topo` simulated on `threads` threads: one per thread,
@@ -79,6 +84,8 @@ impl Partitioning {
             rank: vec![0; ranks],
             sizes: vec![(routers, nics, ranks as u32)],
             unit: "whole network",
+            gainful: 1,
+            whole_because: None,
         }
     }
 
@@ -94,7 +101,11 @@ impl Partitioning {
         let count = count.clamp(1, max_count(topo));
         let nics = topo.terminals();
         if count == 1 {
-            return Partitioning::whole(routers, nics, rank_node.len());
+            return Partitioning {
+                gainful: gainful(topo),
+                unit,
+                ..Partitioning::whole(routers, nics, rank_node.len())
+            };
         }
         const NONE: u16 = u16::MAX;
         // runs of whole blocks, as even as they come
@@ -164,6 +175,8 @@ impl Partitioning {
             rank,
             sizes,
             unit,
+            gainful: gainful(topo),
+            whole_because: None,
         }
     }
 

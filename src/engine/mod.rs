@@ -134,8 +134,11 @@ pub struct Simulation {
     /// The process exits after this run: its memory is left to the operating system
     /// ([`Simulation::last_in_process`]).
     last: bool,
-    /// Threads to run the partitions on (`engine.threads`, `--threads`).
+    /// Threads to run the partitions on (`engine.threads`, `--threads`), at most one per
+    /// partition.
     threads: u32,
+    /// Threads asked for (`engine.threads`, else every core).
+    threads_asked: u32,
     /// Whether the partitions have applied the releases due by the run's end.
     settled: std::cell::Cell<bool>,
     /// Whether every partition's counts and records have been gathered into the first
@@ -158,6 +161,10 @@ pub struct Execution {
     pub unit: &'static str,
     /// The windows and the cut messages.
     pub windows: WindowStats,
+    /// Why the run has fewer partitions or threads than it could use, and the flag that
+    /// changes it (empty when nothing is to be said).
+    #[serde(rename = "partition_note", skip_serializing_if = "String::is_empty")]
+    pub note: String,
 }
 
 impl Simulation {
@@ -187,6 +194,7 @@ impl Simulation {
             let scripts = Scripts::new(part.clone(), s, local.clone())?;
             runners.push(Runner::new(part, scripts));
         }
+        let threads_asked = threads;
         let threads = threads.min(parts.count);
         Ok(Simulation {
             runners,
@@ -195,6 +203,7 @@ impl Simulation {
             progress: RefCell::new(None),
             last: false,
             threads,
+            threads_asked,
             settled: std::cell::Cell::new(false),
             gathered: std::cell::Cell::new(false),
         })
@@ -598,8 +607,35 @@ impl Simulation {
             partitions: self.parts.count,
             unit: self.parts.unit,
             windows,
+            note: self.execution_note(),
         };
         r
+    }
+
+    /// What the `host` line says of threads the run could not use: a network kept whole, or
+    /// too small to gain from being cut, with the flag that would cut it anyway.
+    fn execution_note(&self) -> String {
+        let p = &self.parts;
+        if let Some(why) = p.whole_because {
+            return why.to_string();
+        }
+        if p.count == 1 && self.threads_asked > 1 && p.gainful == 1 {
+            let routers = p.router.len();
+            return format!(
+                "{} threads asked, but {routers} routers are too few to gain from a cut \
+                 (a partition holds about {} routers and two {}s): --partitions N cuts it anyway",
+                self.threads_asked,
+                crate::partition::ROUTERS_PER_PART,
+                p.unit
+            );
+        }
+        if self.threads_asked > self.threads && p.count > 1 {
+            return format!(
+                "{} threads asked, one per partition at most: --partitions N cuts more",
+                self.threads_asked
+            );
+        }
+        String::new()
     }
 
     /// Gathers every partition's counts and records into the first, which then sees every

@@ -371,12 +371,22 @@ impl fmt::Display for Report {
                 0 => String::new(),
                 n => format!(", {n} of them on one thread, where more did not pay"),
             };
+            // ("slab" → "slabs", "run of routers" → "runs of routers")
+            let units = match x.unit.split_once(" of ") {
+                Some((a, b)) => format!("{a}s of {b}"),
+                None => format!("{}s", x.unit),
+            };
             format!(
-                "{} partitions ({}s, {} windows{alone}, {} cut messages)",
-                x.partitions, x.unit, x.windows.windows, x.windows.messages
+                "{} partitions ({units}, {} windows{alone}, {} cut messages)",
+                x.partitions, x.windows.windows, x.windows.messages
             )
         } else {
             "1 partition".to_string()
+        };
+        let cut = if x.note.is_empty() {
+            cut
+        } else {
+            format!("{cut} ({})", x.note)
         };
         writeln!(
             f,
