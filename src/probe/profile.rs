@@ -8,8 +8,10 @@
 //! `replayed allreduce`): the time from the rank asking for the action (`MGEN_trace_next`) to
 //! its asking for the next, so that a collective counts with every message it is made of.
 //!
-//! A blocking call made of others counts once, under its own name: `MGEN_Recv`'s posting
-//! and its wait are both `MGEN_Recv`'s time. Each partition records its own ranks; the
+//! Every call counts once per call the script made. A blocking call made of others counts
+//! once, under its own name: `MGEN_Recv`'s posting and its wait are both `MGEN_Recv`'s time.
+//! A wait counts once however often the rank was resumed in it, and `MGEN_Waitall` once per
+//! list, not per request. Each partition records its own ranks; the
 //! profiles are gathered in a fixed order, so the figures are the same for any partitioning.
 
 /// The API calls the profile tells apart (the ones that can take a rank's time).

@@ -384,6 +384,18 @@ unsafe extern "C-unwind" fn irecv(l: *mut lua_State) -> c_int {
     push_int(l, handle)
 }
 
+/// Counts a call of `api` (`MGEN_Wait`, `MGEN_Waitall`) in the profile: once per call the
+/// script made, here where it begins (the full function it may fall back on counts nothing;
+/// neither does a wait taken up again when the rank resumes, nor each request of a list).
+unsafe fn counted(l: *mut lua_State, api: Api) {
+    guarded(l, api.name(), || {
+        with_world(l, |w| {
+            let me = w.current;
+            w.profile.as_deref_mut().map(|p| p.call(me, api, 0))
+        })
+    });
+}
+
 /// What waiting for one request came to.
 enum Waited {
     Done(calls::StatusValues),
@@ -451,6 +463,7 @@ unsafe fn return_status(l: *mut lua_State, st: calls::StatusValues) -> c_int {
 /// `MGEN_Wait(request, status?)`: its status, once it has completed (the rank waits until
 /// then); nothing with MGEN_STATUS_IGNORE.
 unsafe extern "C-unwind" fn wait(l: *mut lua_State) -> c_int {
+    counted(l, Api::Wait);
     let n = ffi::lua_gettop(l);
     if !(1..=2).contains(&n) {
         return full(l);
@@ -497,6 +510,7 @@ unsafe fn busy(l: *mut lua_State, func: &str) -> ! {
 /// that is not an integer goes to the full function); the statuses table (or nil) is the C
 /// function's second stack slot, kept across yields.
 unsafe extern "C-unwind" fn waitall(l: *mut lua_State) -> c_int {
+    counted(l, Api::Waitall);
     let n = ffi::lua_gettop(l);
     if !(1..=2).contains(&n) {
         return full(l);
