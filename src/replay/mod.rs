@@ -12,6 +12,12 @@
 //! rank order, and a word `comm=ID` on an action's line puts it on that communicator (its
 //! ranks, roots included, are then the communicator's). `tools/otf2_to_ti.py` writes them.
 //!
+//! **Regions** are mgensim's extension too: `RANK region_begin NAME` and `RANK region_end`
+//! enclose the actions of a function the program ran (a user region Score-P recorded, written
+//! by `tools/otf2_to_ti.py`); NAME is one word, `%XX` standing for a byte that cannot be in
+//! one (a space `%20`, `#` `%23`, `%` `%25`). The replay opens them as regions of the
+//! profile and the timeline.
+//!
 //! **Memory.** A rank's cursor keeps its file, its offset and line number, and the bytes read
 //! ahead of its next line (at most [`CHUNK`] but for a longer line): memory does not grow with
 //! a trace's length. Files are reopened when needed through a small cache of open ones
@@ -20,18 +26,20 @@
 //! come as one file per rank.
 //!
 //! The modules: [`trace`] reads a trace (the index, each rank's cursor, a line into an
-//! action); `check` looks at a replay before it runs (its arguments, its ranks against the
-//! job's); `command` makes the scenario of `mgensim replay`.
+//! action); [`check`] looks at a replay before it runs (its arguments, its ranks against the
+//! job's); [`command`] makes the scenario of `mgensim replay`.
 
+pub mod check;
+pub mod command;
 pub mod trace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use trace::{Trace, CHUNK, LEGACY_SNIFF, MAX_LINE, OPEN_FILES};
+pub use trace::{kind, Kind, Trace, CHUNK, LEGACY_SNIFF, MAX_LINE, OPEN_FILES};
 
 /// The actions a TI trace may hold, with the fewest arguments each needs (after the name).
-pub const ACTIONS: [(&str, usize); 29] = [
+pub const ACTIONS: [(&str, usize); 31] = [
     ("init", 0),
     ("finalize", 0),
     ("compute", 1),
@@ -62,7 +70,61 @@ pub const ACTIONS: [(&str, usize); 29] = [
     ("location", 2),
     // mgensim's: `comm ID W0 W1 ...` defines communicator ID by its members' world ranks
     ("comm", 2),
+    // mgensim's: `region_begin NAME` and `region_end` enclose a region (NAME: a word, not a
+    // number)
+    ("region_begin", 0),
+    ("region_end", 0),
 ];
+
+/// The MPI function an action of [`ACTIONS`] (by its place) records, as the profile names
+/// it (`MPI_Allreduce`); `compute` and `sleep` for the time between calls; None for what is
+/// no call of the program (`location`, and mgensim's `comm` and regions).
+pub fn mpi_name(kind: usize) -> Option<&'static str> {
+    const NAMES: [Option<&str>; ACTIONS.len()] = [
+        Some("MPI_Init"),
+        Some("MPI_Finalize"),
+        Some("compute"),
+        Some("sleep"),
+        Some("MPI_Send"),
+        Some("MPI_Isend"),
+        Some("MPI_Recv"),
+        Some("MPI_Irecv"),
+        Some("MPI_Test"),
+        Some("MPI_Wait"),
+        Some("MPI_Waitall"),
+        Some("MPI_Barrier"),
+        Some("MPI_Bcast"),
+        Some("MPI_Reduce"),
+        Some("MPI_Allreduce"),
+        Some("MPI_Alltoall"),
+        Some("MPI_Alltoallv"),
+        Some("MPI_Gather"),
+        Some("MPI_Gatherv"),
+        Some("MPI_Scatter"),
+        Some("MPI_Scatterv"),
+        Some("MPI_Allgather"),
+        Some("MPI_Allgatherv"),
+        Some("MPI_Reduce_scatter"),
+        Some("MPI_Comm_size"),
+        Some("MPI_Comm_split"),
+        Some("MPI_Comm_dup"),
+        None, // location
+        None, // comm
+        None, // region_begin
+        None, // region_end
+    ];
+    NAMES.get(kind).copied().flatten()
+}
+
+/// The script a job that replays the trace at `path` (as the scenario resolved it) runs:
+/// `mgen.replay` with the job's `MGEN_args`, whose keys were checked before the run
+/// ([`check::job`], which warned then of any the replay does not read: they count as read).
+pub fn script_for(path: &str) -> String {
+    format!(
+        "for _ in pairs(MGEN_args) do end -- (checked before the run)\n\
+         require(\"mgen.replay\").run{{ trace = [==[{path}]==], args = MGEN_args }}"
+    )
+}
 
 /// The largest tag a trace may give (MPI's: a tag is an `int`). The library's own exchanges
 /// (`mgen.coll`, `mgen.replay`) use tags from 2^61 up, which no trace value reaches.
@@ -100,6 +162,9 @@ pub struct Action<'a> {
     /// The communicator it is on, from a `comm=ID` word anywhere on the line (mgensim's
     /// extension of the format; 0, the world, without one).
     pub comm: u32,
+    /// The word of an action that names something (`region_begin`'s NAME, its `%XX`
+    /// decoded); empty for the others.
+    pub text: &'a str,
 }
 
 /// Why a trace cannot be replayed, with where.

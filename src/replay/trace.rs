@@ -47,6 +47,69 @@ fn older_format(file: &Path) -> bool {
     })
 }
 
+/// What a file is, when it is a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Every rank's lines in one file (`RANK ACTION ...`).
+    OneFile,
+    /// An index: a file per rank, listed in rank order.
+    Index,
+}
+
+/// Whether a trace's first line (after blank lines and comments) is a trace's: a rank number
+/// and an action this reader knows.
+fn is_trace_line(line: &str) -> bool {
+    let mut words = line.split('#').next().unwrap_or("").split_whitespace();
+    words.next().is_some_and(|w| w.parse::<u32>().is_ok())
+        && words.next().is_some_and(|w| action_kind(w).is_some())
+}
+
+/// The first line of `text` that is not blank or a comment.
+fn first_line(text: &str) -> Option<&str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// Where the index in `folder` finds a file it names as `written`: as written, by its last two
+/// parts (`app.txt_files/rank-3.txt`: a trace moved since it was written) or by its name.
+fn locate(folder: &Path, written: &str) -> Option<PathBuf> {
+    let written = Path::new(written);
+    let parts: Vec<_> = written.iter().collect();
+    let tail: PathBuf = parts[parts.len().saturating_sub(2)..].iter().collect();
+    [
+        folder.join(written),
+        folder.join(&tail),
+        folder.join(written.file_name().unwrap_or_default()),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+}
+
+/// What `path` is if it is a trace (its first 64 KiB looked at: a first line of a trace, or
+/// the name of a file beside it whose first line is), None if it is not one.
+pub fn kind(path: &Path) -> Option<Kind> {
+    let head = |p: &Path| -> Option<String> {
+        let mut bytes = Vec::new();
+        File::open(p)
+            .and_then(|f| f.take(LEGACY_SNIFF).read_to_end(&mut bytes))
+            .ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    };
+    let text = head(path)?;
+    let first = first_line(&text)?;
+    if is_trace_line(first) {
+        return Some(Kind::OneFile);
+    }
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let file = locate(folder, first)?;
+    let inner = head(&file)?;
+    first_line(&inner)
+        .filter(|l| is_trace_line(l))
+        .map(|_| Kind::Index)
+}
+
 /// What a line of a trace holds.
 enum Line {
     /// An action: its place in [`ACTIONS`] and its communicator.
@@ -66,6 +129,28 @@ fn shown(word: &str) -> String {
     }
 }
 
+/// `word` with each `%XX` (two hexadecimal digits) the byte it stands for, into `out`; a `%`
+/// not followed by two such digits stays as it is.
+fn decode(word: &str, out: &mut String) {
+    let b = word.as_bytes();
+    let mut bytes = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (b[i], b.get(i + 1).and_then(|&c| hex(c)), b.get(i + 2).and_then(|&c| hex(c))) {
+            (b'%', Some(h), Some(l)) => {
+                bytes.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                bytes.push(c);
+                i += 1;
+            }
+        }
+    }
+    out.push_str(&String::from_utf8_lossy(&bytes));
+}
+
 /// A trace: its files and every rank's cursor.
 pub struct Trace {
     /// The index, as given (for messages).
@@ -83,6 +168,8 @@ pub struct Trace {
     /// The arguments of the action [`Trace::next`] returned last (reused: no allocation per
     /// line).
     args: Vec<f64>,
+    /// The word of that action that names something (a region's name), or empty.
+    text: String,
     /// Lines skipped, by reason (unknown actions), with a count.
     pub skipped: BTreeMap<String, u64>,
     /// Notes of the replay (actions replayed approximately), with a count.
@@ -112,15 +199,10 @@ impl Trace {
             .map_err(|e| format!("cannot read the trace index {}: {e}", index.display()))?;
         // (an editor's byte order mark is not part of the first file's name)
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let first = text
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty() && !l.starts_with('#'))
+        let first = first_line(text)
             .ok_or_else(|| format!("{}: the trace is empty", index.display()))?;
         // a trace line starts with a rank number and an action; an index line is a path
-        let mut words = first.split_whitespace();
-        let is_trace = words.next().is_some_and(|w| w.parse::<u32>().is_ok())
-            && words.next().is_some_and(|w| action_kind(w).is_some());
+        let is_trace = is_trace_line(first);
         let folder = index.parent().unwrap_or(Path::new("."));
         let (files, shared) = if is_trace {
             (vec![index.to_path_buf()], true)
@@ -131,26 +213,10 @@ impl Trace {
                 if l.is_empty() || l.starts_with('#') {
                     continue;
                 }
-                // a trace moved since it was written: its files are found beside the index
-                // by their last two parts (`app.txt_files/rank-3.txt`), or their name
-                let written = Path::new(l);
-                let tail: PathBuf = written
-                    .iter()
-                    .rev()
-                    .take(2)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                let found = [
-                    folder.join(written),
-                    folder.join(&tail),
-                    folder.join(written.file_name().unwrap_or_default()),
-                ]
-                .into_iter()
-                .find(|p| p.is_file());
+                // (a trace moved since it was written: its files are found beside the index)
+                let found = locate(folder, l);
                 let exists = found.is_some();
-                let p = found.unwrap_or_else(|| folder.join(written));
+                let p = found.unwrap_or_else(|| folder.join(l));
                 let p = resolve(&p).map_err(|e| format!("{}:{}: {e}", index.display(), i + 1))?;
                 if !exists {
                     return Err(format!(
@@ -174,6 +240,7 @@ impl Trace {
             open: Vec::new(),
             legacy,
             args: Vec::new(),
+            text: String::new(),
             skipped: BTreeMap::new(),
             notes,
         })
@@ -236,25 +303,34 @@ impl Trace {
             self.cursors.resize_with(r as usize + 1, Cursor::default);
         }
         let mut args = std::mem::take(&mut self.args);
-        let found = self.next_action(r, &mut args);
+        let mut text = std::mem::take(&mut self.text);
+        let found = self.next_action(r, &mut args, &mut text);
         self.args = args;
+        self.text = text;
         Ok(found?.map(|(kind, comm)| Action {
             name: ACTIONS[kind].0,
             kind,
             args: &self.args,
             comm,
+            text: &self.text,
         }))
     }
 
     /// The next line of rank `r`'s that is an action: its kind and communicator, its
-    /// arguments in `args`. Lines of other ranks (in a one-file trace), blank lines and
-    /// comments are passed over; unknown actions are counted and passed over.
-    fn next_action(&mut self, r: u32, args: &mut Vec<f64>) -> Result<Option<(usize, u32)>, Error> {
+    /// arguments in `args` and its word that names something in `text`. Lines of other ranks
+    /// (in a one-file trace), blank lines and comments are passed over; unknown actions are
+    /// counted and passed over.
+    fn next_action(
+        &mut self,
+        r: u32,
+        args: &mut Vec<f64>,
+        text: &mut String,
+    ) -> Result<Option<(usize, u32)>, Error> {
         loop {
             let Some((start, end)) = self.next_line(r)? else {
                 return Ok(None);
             };
-            match self.parse(r, start, end, args)? {
+            match self.parse(r, start, end, args, text)? {
                 Line::Action(kind, comm) => return Ok(Some((kind, comm))),
                 Line::Unknown(word) => *self.skipped.entry(word).or_default() += 1,
                 Line::Nothing => {}
@@ -263,7 +339,14 @@ impl Trace {
     }
 
     /// Parses rank `r`'s line at `start..end` of its cursor's buffer.
-    fn parse(&self, r: u32, start: usize, end: usize, args: &mut Vec<f64>) -> Result<Line, Error> {
+    fn parse(
+        &self,
+        r: u32,
+        start: usize,
+        end: usize,
+        args: &mut Vec<f64>,
+        name_text: &mut String,
+    ) -> Result<Line, Error> {
         let at = || self.position(r);
         let text = String::from_utf8_lossy(&self.cursors[r as usize].buf[start..end]);
         let text = text.split('#').next().unwrap_or("");
@@ -300,6 +383,22 @@ impl Trace {
         };
         let (name, need) = ACTIONS[kind];
         args.clear();
+        name_text.clear();
+        if name == "region_begin" {
+            let shape = "a region's name is one word (%20 stands for a space)";
+            let Some(w) = words.next() else {
+                return Err(format!("{}: `region_begin` needs the region's name: {shape}", at()));
+            };
+            if let Some(more) = words.next() {
+                return Err(format!(
+                    "{}: `region_begin`: `{}` after the name: {shape}",
+                    at(),
+                    shown(more)
+                ));
+            }
+            decode(w, name_text);
+            return Ok(Line::Action(kind, 0));
+        }
         let mut comm = 0;
         // the second number as written (a point-to-point line's tag, shown when refused)
         let mut second = "";
@@ -480,6 +579,7 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::datatype_bytes;
 
     fn trace(dir: &Path, files: &[(&str, &str)]) -> Trace {
         for (name, text) in files {
@@ -628,5 +728,45 @@ mod tests {
         assert_eq!(now.next(0).unwrap().unwrap().args, &[1.0, 7.0, 50.0]);
         assert_eq!(now.next(0).unwrap().unwrap().args, &[1.0, 0.0, 9.0]);
         assert!(now.warnings().is_empty());
+    }
+
+    /// mgensim's regions: a name of one word, `%XX` decoded; a missing or two-word name is an
+    /// error naming the line.
+    #[test]
+    fn a_region_s_name_is_one_word_with_its_escapes_decoded() {
+        let d = tempfile::tempdir().unwrap();
+        let mut t = trace(
+            d.path(),
+            &[(
+                "all.txt",
+                "0 region_begin solve%20step%23%zz\n0 region_end\n0 region_begin\n\
+                 0 region_begin a b\n",
+            )],
+        );
+        let a = t.next(0).unwrap().unwrap();
+        assert_eq!((a.name, a.text, a.args.len()), ("region_begin", "solve step#%zz", 0));
+        let a = t.next(0).unwrap().unwrap();
+        assert_eq!((a.name, a.text), ("region_end", ""));
+        let e = t.next(0).unwrap_err();
+        assert!(e.ends_with("all.txt:3: `region_begin` needs the region's name: a region's name is one word (%20 stands for a space)"), "{e}");
+        let e = t.next(0).unwrap_err();
+        assert!(e.ends_with("all.txt:4: `region_begin`: `b` after the name: a region's name is one word (%20 stands for a space)"), "{e}");
+    }
+
+    #[test]
+    fn a_trace_is_told_from_other_files() {
+        let d = tempfile::tempdir().unwrap();
+        let p = |n: &str| d.path().join(n);
+        std::fs::write(p("one.txt"), "# SMPI\n\n0 init\n1 init\n").unwrap();
+        std::fs::create_dir(p("app_files")).unwrap();
+        std::fs::write(p("app_files/r0.txt"), "0 init\n").unwrap();
+        std::fs::write(p("app.txt"), "/elsewhere/app_files/r0.txt\n").unwrap();
+        std::fs::write(p("s.toml"), "[network]\ndims = [4]\n").unwrap();
+        std::fs::write(p("list.txt"), "s.toml\n").unwrap();
+        assert_eq!(kind(&p("one.txt")), Some(Kind::OneFile));
+        assert_eq!(kind(&p("app.txt")), Some(Kind::Index));
+        assert_eq!(kind(&p("s.toml")), None);
+        assert_eq!(kind(&p("list.txt")), None, "a list of files that are not traces");
+        assert_eq!(kind(&p("none.txt")), None);
     }
 }
