@@ -708,7 +708,9 @@ fn real_main() -> Result<Exit> {
             let source = Source::Trace(r.scenario.as_deref());
             let (output, out) = (r.output.as_deref(), r.out.as_deref());
             let (json, quiet, baseline) = (r.json, r.quiet, r.power_baseline);
-            return run(&args, &source, json, output, out, quiet, &r.probes, baseline);
+            return run(
+                &args, &source, json, output, out, quiet, &r.probes, baseline,
+            );
         }
         Command::Check { args } => {
             let scenario = load(&args)?;

@@ -75,7 +75,10 @@ fn rows_of(json: &Value, kind: &str) -> std::collections::BTreeMap<String, (u64,
         .map(|r| {
             (
                 r["name"].as_str().unwrap().to_string(),
-                (r["count"].as_u64().unwrap(), r["total_ps"].as_u64().unwrap()),
+                (
+                    r["count"].as_u64().unwrap(),
+                    r["total_ps"].as_u64().unwrap(),
+                ),
             )
         })
         .collect()

@@ -289,7 +289,10 @@ fn the_job_and_the_trace_must_agree_on_ranks() {
     let d = tempfile::tempdir().unwrap();
     let path = traced(d.path(), &["compute 1", "compute 1"], "");
     let e = Scenario::load(&path, &["workload.ranks=3".to_string()]).unwrap_err();
-    assert!(e.to_string().contains("the trace app.txt has 2 ranks"), "{e}");
+    assert!(
+        e.to_string().contains("the trace app.txt has 2 ranks"),
+        "{e}"
+    );
     // a script's own replay: found when it opens the trace
     tmp_file(
         d.path(),
@@ -372,7 +375,6 @@ fn collectives_run_on_their_communicator() {
         e.stop
     );
 }
-
 
 #[test]
 fn the_datatype_sizes_are_shared_read_only() {
@@ -500,7 +502,6 @@ fn a_line_without_an_end_is_named_after_at_most_64_mib_and_a_long_line_reads_in_
         err.len()
     );
 }
-
 
 /// Replays each case's text as rank 1's trace (the others only `init`) and checks that the run
 /// fails with the case's message.

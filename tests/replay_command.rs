@@ -38,7 +38,12 @@ fn the_replay_command_runs_a_trace_as_its_scenario_does() {
     traced(dir, &SMALL, "");
     let scenario = json_of(dir, &["run", "s.toml", "--json", "--profile"]);
     // the network given with --set: the same figures as the scenario's
-    let sets = ["--set", "network.topology=mesh", "--set", "network.dims=[4]"];
+    let sets = [
+        "--set",
+        "network.topology=mesh",
+        "--set",
+        "network.dims=[4]",
+    ];
     let mut args = vec!["replay", "app.txt", "--json", "--profile"];
     args.extend_from_slice(&sets);
     let direct = json_of(dir, &args);
@@ -52,7 +57,17 @@ fn the_replay_command_runs_a_trace_as_its_scenario_does() {
         "net.toml",
         "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\ntrace = 'other/o.txt'\nranks = 1\n",
     );
-    let by = json_of(dir, &["replay", "app.txt", "--scenario", "net.toml", "--json", "--profile"]);
+    let by = json_of(
+        dir,
+        &[
+            "replay",
+            "app.txt",
+            "--scenario",
+            "net.toml",
+            "--json",
+            "--profile",
+        ],
+    );
     assert_eq!(by["scenario"], "net.toml");
     assert_eq!(figures(by), figures(scenario.clone()));
     // the same trace as one file of every rank's lines
@@ -126,7 +141,14 @@ fn a_trace_given_to_run_or_check_says_how_to_replay_it() {
     // (with the sandbox lifted, a trace elsewhere is read)
     let o = mgensim_in(
         dir,
-        &["replay", "app.txt", "--scenario", "sub/net.toml", "--allow-io", "-q"],
+        &[
+            "replay",
+            "app.txt",
+            "--scenario",
+            "sub/net.toml",
+            "--allow-io",
+            "-q",
+        ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
 }
@@ -147,19 +169,30 @@ fn a_misspelt_replay_argument_is_warned_of_before_the_run() {
     assert!(loaded.notes[0].starts_with(want), "{:?}", loaded.notes);
     let o = mgensim_in(dir, &["check", "s.toml", "--set", "workload.args.flop=2e9"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).starts_with(&format!("warning: {want}")), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(&format!("warning: {want}")),
+        "{}",
+        stderr(&o)
+    );
     let args = ["run", "s.toml", "--json", "--set", "workload.args.flop=2e9"];
     let o = mgensim_in(dir, &args);
     let err = stderr(&o);
     assert!(err.starts_with(&format!("warning: {want}")), "{err}");
-    assert_eq!(err.matches("is not an argument").count(), 1, "said once: {err}");
+    assert_eq!(
+        err.matches("is not an argument").count(),
+        1,
+        "said once: {err}"
+    );
     let run: Value = serde_json::from_slice(&o.stdout).unwrap();
     let plain = json_of(dir, &["run", "s.toml", "--json"]);
     assert_eq!(run["predicted_time_ps"], plain["predicted_time_ps"]);
     // the rank computed 2,000 flop at the default 1 Gflop/s: 2 us, not 1 us
     assert!(run["ranks"]["finish_ps"]["max"].as_u64().unwrap() > 2_000_000);
     // a key the replay reads is no warning
-    let o = mgensim_in(dir, &["check", "s.toml", "--set", "workload.args.flops=2e9"]);
+    let o = mgensim_in(
+        dir,
+        &["check", "s.toml", "--set", "workload.args.flops=2e9"],
+    );
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
 }
 
@@ -222,7 +255,10 @@ fn a_replay_s_algorithm_and_ranks_are_checked_before_the_run() {
          args = { algo_allreduce = 'rign' }\n",
     );
     let err = stderr(&mgensim_in(dir, &["check", "bad.toml"]));
-    assert!(err.contains("bad.toml:6: key `workload.args.algo_allreduce`"), "{err}");
+    assert!(
+        err.contains("bad.toml:6: key `workload.args.algo_allreduce`"),
+        "{err}"
+    );
 }
 
 /// The profile of a replay in the program's terms, as mpiP gives it: a row per MPI function
@@ -282,7 +318,10 @@ fn the_profile_of_a_replay_gives_its_mpi_calls_each_counted_once() {
         .map(|r| r["total_ps"].as_u64().unwrap())
         .sum();
     let f = &json["ranks"]["finish_ps"];
-    assert_eq!(replayed, f["min"].as_u64().unwrap() + f["max"].as_u64().unwrap());
+    assert_eq!(
+        replayed,
+        f["min"].as_u64().unwrap() + f["max"].as_u64().unwrap()
+    );
     // the text gives the program's rows only, and says where the others are
     let o = mgensim_in(dir, &["run", "s.toml", "--profile"]);
     let text = String::from_utf8_lossy(&o.stdout);
@@ -290,8 +329,10 @@ fn the_profile_of_a_replay_gives_its_mpi_calls_each_counted_once() {
     assert!(profile.contains("\n  MPI_Wait "), "{profile}");
     assert!(!profile.contains("MGEN_"), "{profile}");
     assert!(
-        profile.contains("the 8 API calls and library regions they were replayed as: \
-                          summary.json, and profile.csv with --out"),
+        profile.contains(
+            "the 8 API calls and library regions they were replayed as: \
+                          summary.json, and profile.csv with --out"
+        ),
         "{profile}"
     );
 }

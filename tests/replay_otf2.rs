@@ -233,8 +233,15 @@ fn the_program_s_functions_replay_as_regions() {
     assert!(!plain.contains("region"), "{plain}");
     let profile = |trace: &str| -> serde_json::Value {
         let s = format!("{trace}/s.toml");
-        tmp_file(dir, &s, "[network]\ndims = [2]\ntopology = 'mesh'\n[workload]\ntrace = 'app.txt'\n");
-        let o = mgensim_in(dir, &["run", &s, "--json", "--profile", "--trace", "t.json"]);
+        tmp_file(
+            dir,
+            &s,
+            "[network]\ndims = [2]\ntopology = 'mesh'\n[workload]\ntrace = 'app.txt'\n",
+        );
+        let o = mgensim_in(
+            dir,
+            &["run", &s, "--json", "--profile", "--trace", "t.json"],
+        );
         assert!(o.status.success(), "{}", stderr(&o));
         serde_json::from_slice(&o.stdout).unwrap()
     };
@@ -252,7 +259,10 @@ fn the_program_s_functions_replay_as_regions() {
     let whole = finish["min"].as_u64().unwrap() + finish["max"].as_u64().unwrap();
     assert_eq!(row("replayed region", "main")["total_ps"], whole);
     let solve = &row("replayed region", "solve step");
-    assert_eq!((solve["count"].as_u64(), solve["ranks"].as_u64()), (Some(2), Some(2)));
+    assert_eq!(
+        (solve["count"].as_u64(), solve["ranks"].as_u64()),
+        (Some(2), Some(2))
+    );
     let recv = row("replayed", "MPI_Recv")["total_ps"].as_u64().unwrap();
     assert!(recv > 200_000, "{recv}");
     let by_hand = 2 * (1_000_000_000 + 999_000_000) + 200_000 + recv;
@@ -261,7 +271,12 @@ fn the_program_s_functions_replay_as_regions() {
     assert_eq!(row("replayed", "compute")["total_ps"], 2 * 3_999_000_000u64);
     // the timeline has the region's spans (as MGEN_region's)
     let tl = std::fs::read_to_string(dir.join("t.json")).unwrap();
-    assert_eq!(tl.matches("\"name\":\"solve step\"").count(), 2, "{}", &tl[..tl.len().min(600)]);
+    assert_eq!(
+        tl.matches("\"name\":\"solve step\"").count(),
+        2,
+        "{}",
+        &tl[..tl.len().min(600)]
+    );
     // without the regions: the same run, no region rows
     let plain = profile("plain");
     assert_eq!(plain["predicted_time_ps"], json["predicted_time_ps"]);

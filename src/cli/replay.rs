@@ -47,12 +47,14 @@ pub(crate) enum Source<'a> {
 pub(crate) fn load(a: &ScenarioArgs, source: &Source, sets: &[String]) -> Result<Scenario> {
     let allow_io = a.over.allow_io;
     match source {
-        Source::Scenario => Scenario::load_with(&a.scenario, sets, allow_io).map_err(|e| {
-            match hint(&a.scenario, &a.over.set) {
-                Some(h) => anyhow::anyhow!("{h}"),
-                None => e,
-            }
-        }),
+        Source::Scenario => {
+            Scenario::load_with(&a.scenario, sets, allow_io).map_err(|e| {
+                match hint(&a.scenario, &a.over.set) {
+                    Some(h) => anyhow::anyhow!("{h}"),
+                    None => e,
+                }
+            })
+        }
         Source::Trace(s) => mgensim::replay::command::scenario(&a.scenario, *s, sets, allow_io),
     }
 }

@@ -210,7 +210,10 @@ impl Profile {
                     ("call", CALLS[key as usize].to_string())
                 } else if key < REGIONS {
                     let k = (key - ACTIONS) as usize;
-                    ("replayed", crate::replay::mpi_name(k).unwrap_or("").to_string())
+                    (
+                        "replayed",
+                        crate::replay::mpi_name(k).unwrap_or("").to_string(),
+                    )
                 } else if key & TRACED != 0 {
                     ("replayed region", region(key))
                 } else {
@@ -329,7 +332,11 @@ mod tests {
         let row = |name: &str| rows.iter().find(|r| r.name == name).unwrap().clone();
         // named by the MPI function, counted once per action, lasting until the next
         assert_eq!(
-            (row("MPI_Send").kind, row("MPI_Send").count, row("MPI_Send").total_ps),
+            (
+                row("MPI_Send").kind,
+                row("MPI_Send").count,
+                row("MPI_Send").total_ps
+            ),
             ("replayed", 2, 400)
         );
         assert_eq!(

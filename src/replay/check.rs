@@ -156,7 +156,10 @@ mod tests {
         assert!(known.contains(&"algo_allreduce".to_string()), "{known:?}");
         assert_eq!(rules.check("flops", &toml::Value::Float(2e9)), None);
         let bad = rules.check("flops", &toml::Value::Float(-1.0)).unwrap();
-        assert!(bad.contains("must be a number > 0 (the rate of compute, flop/s); got -1"), "{bad}");
+        assert!(
+            bad.contains("must be a number > 0 (the rate of compute, flop/s); got -1"),
+            "{bad}"
+        );
         let bad = rules
             .check("algo_allreduce", &toml::Value::String("rign".into()))
             .unwrap();
@@ -186,7 +189,11 @@ mod tests {
         assert!(f.problems[0].1.contains("the trace app.txt has 8 ranks"));
         assert_eq!(f.warnings.len(), 3, "{:?}", f.warnings);
         // (in the order of the keys)
-        assert!(f.warnings[0].contains("`alltoallv` is replayed as it is"), "{:?}", f.warnings);
+        assert!(
+            f.warnings[0].contains("`alltoallv` is replayed as it is"),
+            "{:?}",
+            f.warnings
+        );
         assert!(
             f.warnings[1].starts_with(
                 "workload.args.flop is not an argument of the replay, which ignores it (did \
@@ -196,11 +203,16 @@ mod tests {
             f.warnings
         );
         assert!(
-            f.warnings[2].starts_with("workload.args.zzz is not an argument of the replay, \
-                                       which ignores it; its arguments: "),
+            f.warnings[2].starts_with(
+                "workload.args.zzz is not an argument of the replay, \
+                                       which ignores it; its arguments: "
+            ),
             "{:?}",
             f.warnings
         );
-        assert_eq!(job("job[0]", t, 8, Some(8), &args("flops = 1e9")), Found::default());
+        assert_eq!(
+            job("job[0]", t, 8, Some(8), &args("flops = 1e9")),
+            Found::default()
+        );
     }
 }

@@ -21,7 +21,10 @@ pub fn scenario(
     allow_io: bool,
 ) -> Result<Scenario> {
     if !trace.is_file() {
-        bail!("the trace {} does not exist (or is not a file)", trace.display());
+        bail!(
+            "the trace {} does not exist (or is not a file)",
+            trace.display()
+        );
     }
     if super::kind(trace).is_none() {
         bail!(
@@ -94,7 +97,9 @@ fn without_workload(text: &str, s: &Path) -> Result<String> {
     if let Some(w) = doc.get("workload").and_then(|w| w.as_table_like()) {
         for k in REPLACED {
             if let Some((key, item)) = w.get_key_value(k) {
-                let value = item.span().or_else(|| item.as_value().and_then(|v| v.span()));
+                let value = item
+                    .span()
+                    .or_else(|| item.as_value().and_then(|v| v.span()));
                 if let (Some(a), Some(b)) = (key.span(), value) {
                     spans.push(a.start..b.end);
                 }

@@ -137,7 +137,11 @@ fn decode(word: &str, out: &mut String) {
     let mut i = 0;
     while i < b.len() {
         let hex = |c: u8| (c as char).to_digit(16);
-        match (b[i], b.get(i + 1).and_then(|&c| hex(c)), b.get(i + 2).and_then(|&c| hex(c))) {
+        match (
+            b[i],
+            b.get(i + 1).and_then(|&c| hex(c)),
+            b.get(i + 2).and_then(|&c| hex(c)),
+        ) {
             (b'%', Some(h), Some(l)) => {
                 bytes.push((h * 16 + l) as u8);
                 i += 3;
@@ -199,8 +203,8 @@ impl Trace {
             .map_err(|e| format!("cannot read the trace index {}: {e}", index.display()))?;
         // (an editor's byte order mark is not part of the first file's name)
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let first = first_line(text)
-            .ok_or_else(|| format!("{}: the trace is empty", index.display()))?;
+        let first =
+            first_line(text).ok_or_else(|| format!("{}: the trace is empty", index.display()))?;
         // a trace line starts with a rank number and an action; an index line is a path
         let is_trace = is_trace_line(first);
         let folder = index.parent().unwrap_or(Path::new("."));
@@ -387,7 +391,10 @@ impl Trace {
         if name == "region_begin" {
             let shape = "a region's name is one word (%20 stands for a space)";
             let Some(w) = words.next() else {
-                return Err(format!("{}: `region_begin` needs the region's name: {shape}", at()));
+                return Err(format!(
+                    "{}: `region_begin` needs the region's name: {shape}",
+                    at()
+                ));
             };
             if let Some(more) = words.next() {
                 return Err(format!(
@@ -744,7 +751,10 @@ mod tests {
             )],
         );
         let a = t.next(0).unwrap().unwrap();
-        assert_eq!((a.name, a.text, a.args.len()), ("region_begin", "solve step#%zz", 0));
+        assert_eq!(
+            (a.name, a.text, a.args.len()),
+            ("region_begin", "solve step#%zz", 0)
+        );
         let a = t.next(0).unwrap().unwrap();
         assert_eq!((a.name, a.text), ("region_end", ""));
         let e = t.next(0).unwrap_err();
@@ -766,7 +776,11 @@ mod tests {
         assert_eq!(kind(&p("one.txt")), Some(Kind::OneFile));
         assert_eq!(kind(&p("app.txt")), Some(Kind::Index));
         assert_eq!(kind(&p("s.toml")), None);
-        assert_eq!(kind(&p("list.txt")), None, "a list of files that are not traces");
+        assert_eq!(
+            kind(&p("list.txt")),
+            None,
+            "a list of files that are not traces"
+        );
         assert_eq!(kind(&p("none.txt")), None);
     }
 }
