@@ -32,14 +32,14 @@ impl Rules {
     pub fn load() -> Result<Rules, String> {
         let lua = Lua::new();
         let dir = crate::files::library_dir().join("mgen");
+        // (as the run loads it: its bytecode compiled ahead, when it is that text)
         let module = |name: &str, env: &Table| -> Result<Table, String> {
             let path = dir.join(format!("{name}.lua"));
+            let path = path.canonicalize().unwrap_or(path);
             let text = crate::files::read_bounded(&path, crate::files::MAX_SOURCE)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
-            lua.load(text)
-                .set_name(format!("@{}", path.display()))
-                .set_environment(env.clone())
-                .call::<Table>(())
+            crate::script::precompiled::module(&lua, &path, &text)
+                .and_then(|f| f.call::<Table>(env.clone()))
                 .map_err(|e| format!("{}: {e}", path.display()))
         };
         let setup = || -> mlua::Result<Table> {
