@@ -336,3 +336,43 @@ fn the_profile_of_a_replay_gives_its_mpi_calls_each_counted_once() {
         "{profile}"
     );
 }
+
+/// A script of its own that replays with `MGEN_args` gets the same rules when the replay
+/// starts: an unknown algorithm stops it at once (no simulated time), a misspelt key is left
+/// unread and named by the run's warning about unread arguments.
+#[test]
+fn a_script_s_own_replay_checks_its_arguments_as_it_starts() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path();
+    traced(dir, &SMALL, "");
+    tmp_file(
+        dir,
+        "own.toml",
+        "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\nranks = 2\n\
+         code = 'require(\"mgen.replay\").run{ trace = \"app.txt\", args = MGEN_args }'\n",
+    );
+    let o = mgensim_in(
+        dir,
+        &["run", "own.toml", "--json", "--set", "workload.args.algo_allreduce=rign"],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "replay: `algo_allreduce`: \"rign\" is not an allreduce algorithm of mgen.coll \
+             (did you mean \"ring\"?); they are: rabenseifner, rd, recursive_doubling, ring"
+        ),
+        "{err}"
+    );
+    let partial: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(partial["predicted_time_ps"], 0, "stopped before any time passed");
+    let o = mgensim_in(dir, &["run", "own.toml", "-q", "--set", "workload.args.flop=2e9"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "MGEN_args.flop was never read by the script, which asked for `flops` instead"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}

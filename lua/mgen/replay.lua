@@ -173,7 +173,7 @@ local function setting(opts, args, key, default)
   if v == nil then v = args[key] end
   if v == nil then return default end
   local bad = replay.check_argument(key, v)
-  if bad then error(("replay: `%s` %s"):format(key, bad), 0) end
+  if bad then error(("replay: `%s`: %s"):format(key, bad), 0) end
   return v
 end
 
