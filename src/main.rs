@@ -702,7 +702,7 @@ fn real_main() -> Result<Exit> {
         }
         Command::Replay(r) => {
             let args = ScenarioArgs {
-                scenario: r.trace,
+                scenario: r.trace_file,
                 over: r.over,
             };
             let source = Source::Trace(r.scenario.as_deref());

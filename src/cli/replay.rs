@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 pub(crate) struct ReplayCommand {
     /// The trace: its index file (one line per rank naming the rank's file), or the one file
     /// of every rank's lines.
-    pub(crate) trace: PathBuf,
+    #[arg(value_name = "TRACE")]
+    pub(crate) trace_file: PathBuf,
     /// A scenario that gives the network and the other settings; the trace replaces its
     /// script and ranks (and must be below its folder: the sandbox's rule).
     #[arg(long, value_name = "FILE")]
