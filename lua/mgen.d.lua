@@ -236,6 +236,7 @@ function MGEN_trace_open(path) end
 ---@return number[]? args
 ---@return integer? comm its communicator: 0, the world, unless the line has a `comm=ID` word
 ---(mgensim's extension of the format, docs/replay.md)
+---@return string? name the name an action gives (`region_begin NAME`, `%XX` decoded), else nil
 function MGEN_trace_next() end
 
 ---Where this rank is in its trace: `file:line` of its last action (deadlock reports name it).

@@ -281,10 +281,11 @@ pub(crate) fn wait_request(
         }
         None => return Err(CallError::NotARequest { request, me }),
     };
-    // a wait is counted by the call that asked for it: a blocking send or receive counted
-    // itself when it posted (MGEN_Waitall counts each request it waits for)
-    if let (Some(p), Call::Wait | Call::Waitall | Call::Test) = (w.profile.as_deref_mut(), call) {
-        p.call(me, Api::of(call), 0);
+    // a call is counted once, when the script makes it: MGEN_Test here (it asks once);
+    // MGEN_Wait and MGEN_Waitall where they begin (`script/fast.rs`), not per request nor
+    // again when the rank resumes; a blocking send or receive when it posted
+    if let (Some(p), Call::Test) = (w.profile.as_deref_mut(), call) {
+        p.call(me, Api::Test, 0);
     }
     let rank = &mut w.ranks[me as usize];
     match w.mpi.take(rank, seq) {

@@ -1,7 +1,11 @@
 //! The `mgensim` command line.
 
+mod cli;
+
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
+use cli::process::{interrupt_flag, progress_line, watch_setup, STARTED};
+use cli::replay::Source;
 use mgensim::engine::Stop;
 use mgensim::limits::Limit;
 use mgensim::{Report, Scenario, Simulation};
@@ -229,10 +233,17 @@ enum Command {
         #[command(flatten)]
         args: ScenarioArgs,
     },
+    /// Replay a SimGrid time-independent trace (`smpirun -trace-ti`'s: an index naming a file
+    /// per rank, or one file), as `smpirun -replay` does, on the network --set gives or a
+    /// scenario's (--scenario FILE); prints the prediction as `run` does. The same run as a
+    /// scenario with `[workload] trace = FILE`.
+    ///
+    /// Example: mgensim replay app.txt --set network.dims=[4,4] --set workload.args.flops=2e9
+    Replay(cli::replay::ReplayCommand),
 }
 
 fn load(a: &ScenarioArgs) -> Result<Scenario> {
-    Scenario::load_with(&a.scenario, &overrides(&a.over)?, a.over.allow_io)
+    cli::replay::load(a, &Source::Scenario, &overrides(&a.over)?)
 }
 
 /// A time given on the command line: a bare number is seconds; "30s" as well as "30 s".
@@ -444,70 +455,10 @@ enum Exit {
     Interrupted = 130,
 }
 
-/// When the process started: `limits.wall_time` covers all of it.
-static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-
-/// Ctrl-C (or SIGTERM) sets the flag the engine watches; a second one exits at once, unless
-/// outputs are being written: then the first asks the writing to stop (what was staged is
-/// abandoned, the old outputs stay) and the process ends as soon as it has.
-///
-/// With `setup` (the scenario's name and the flag that says the run's set-up is over), a
-/// signal before the set-up is over ends the process at once: nothing has been computed.
-fn interrupt_flag(setup: Option<(String, Arc<AtomicBool>)>) -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let f = flag.clone();
-    let _ = ctrlc::set_handler(move || {
-        if let Some((name, over)) = &setup {
-            if !over.load(Ordering::SeqCst) {
-                eprintln!(
-                    "error: {name}: interrupted while the run was being set up (reading the \
-                     scenario and what it names, building the network and the ranks); \
-                     nothing was simulated"
-                );
-                mgensim::output::remove_temporaries();
-                std::process::exit(Exit::Interrupted as i32);
-            }
-        }
-        let second = f.swap(true, Ordering::SeqCst);
-        if mgensim::output::on_signal() == mgensim::output::OnSignal::Exit
-            && (second || mgensim::output::abort_requested())
-        {
-            mgensim::output::remove_temporaries();
-            std::process::exit(Exit::Interrupted as i32);
-        }
-    });
-    flag
-}
-
-/// Ends the process if `limits.wall_time` (`wall`) passes while the run is still being set up
-/// (building the network and the scripts, before the engine's own watch starts): nothing has
-/// been computed then, so there is nothing to write. `over` says the set-up is over.
-fn watch_setup(scenario: &Path, wall: mgensim::units::Time, over: &Arc<AtomicBool>) {
-    if wall == mgensim::units::Time::ZERO {
-        return;
-    }
-    let start = *STARTED.get_or_init(std::time::Instant::now);
-    let deadline = start + std::time::Duration::from_nanos((wall.ps() / 1000).max(1));
-    let (o, name) = (over.clone(), scenario.display().to_string());
-    std::thread::spawn(move || {
-        let now = std::time::Instant::now();
-        if deadline > now {
-            std::thread::sleep(deadline - now);
-        }
-        if !o.load(Ordering::SeqCst) {
-            eprintln!(
-                "error: {name}: wall-clock limit: `limits.wall_time` = {wall} passed while the \
-                 run was being set up (reading the scenario and what it names, building the \
-                 network and the ranks); nothing was simulated\n  raise it: --timeout 10min (0 = no limit)"
-            );
-            mgensim::output::remove_temporaries();
-            std::process::exit(Exit::Limit as i32);
-        }
-    });
-}
-
+#[allow(clippy::too_many_arguments)]
 fn run(
     args: &ScenarioArgs,
+    source: &Source,
     json: bool,
     output: Option<&Path>,
     out: Option<&Path>,
@@ -539,7 +490,13 @@ fn run(
     if let Some(t) = given {
         watch_setup(&args.scenario, t, &setup_over);
     }
-    let scenario = load(args)?;
+    let scenario = cli::replay::load(args, source, &overrides(&args.over)?)?;
+    // what reading the scenario found to warn of is said before the run (a replay's misspelt
+    // argument: hours before a long trace ends), not again at its end
+    for w in &scenario.notes {
+        eprintln!("warning: {}", mgensim::report::escaped(w));
+    }
+    let said = scenario.notes.clone();
     let baseline = if power_baseline {
         let mut base = scenario.clone();
         match base.power.as_mut() {
@@ -588,7 +545,7 @@ fn run(
                     .into(),
             );
         }
-        for w in &report.warnings {
+        for w in report.warnings.iter().filter(|w| !said.contains(w)) {
             // (a warning may quote a script's words: a trace's note)
             eprintln!("warning: {}", mgensim::report::escaped(w));
         }
@@ -698,6 +655,7 @@ fn real_main() -> Result<Exit> {
         } => {
             return run(
                 &args,
+                &Source::Scenario,
                 json,
                 output.as_deref(),
                 out.as_deref(),
@@ -743,8 +701,23 @@ fn real_main() -> Result<Exit> {
             let files = mgensim::output::draw_folder(&dir)?;
             emit(&format!("{}: wrote {}\n", dir.display(), files.join(", ")))?;
         }
+        Command::Replay(r) => {
+            let args = ScenarioArgs {
+                scenario: r.trace_file,
+                over: r.over,
+            };
+            let source = Source::Trace(r.scenario.as_deref());
+            let (output, out) = (r.output.as_deref(), r.out.as_deref());
+            let (json, quiet, baseline) = (r.json, r.quiet, r.power_baseline);
+            return run(
+                &args, &source, json, output, out, quiet, &r.probes, baseline,
+            );
+        }
         Command::Check { args } => {
             let scenario = load(&args)?;
+            for w in &scenario.notes {
+                eprintln!("warning: {w}");
+            }
             Simulation::new(&scenario)?;
             // a misspelt API name fails only when the line runs: found here before
             let unknown = mgensim::unknown_api_names(&scenario);
@@ -770,32 +743,6 @@ fn real_main() -> Result<Exit> {
 
 /// Writes to stdout in one piece. A reader that closed the pipe early (`| head`) wanted no
 /// more: that is not an error.
-/// A progress line on stderr, redrawn at most 4 times a second: simulated time, events per
-/// second, ranks finished.
-fn progress_line(sim: &mut Simulation) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::with_draw_target(
-        None,
-        indicatif::ProgressDrawTarget::stderr_with_hz(4),
-    );
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {elapsed} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-    );
-    let (b, started) = (bar.clone(), std::time::Instant::now());
-    sim.on_progress(move |p| {
-        let rate = p.events as f64 / started.elapsed().as_secs_f64().max(1e-9);
-        b.set_message(format!(
-            "simulated {}  {:.1} M events/s  ranks finished {}/{}",
-            p.now,
-            rate / 1e6,
-            p.finished,
-            p.ranks
-        ));
-        b.tick();
-    });
-    bar
-}
-
 fn emit(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {

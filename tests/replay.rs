@@ -2,35 +2,14 @@
 //! or a count worked out by hand on a tiny network, and what a bad trace gets.
 
 mod common;
+#[path = "support/traced.rs"]
+mod support;
 use common::*;
 use mgensim::{Scenario, Simulation};
 use std::path::Path;
+use support::traced;
 
 const OVERHEAD: u64 = 200_000; // NSIM's 200 ns per message call, the default
-
-/// Writes a trace of one file per rank (`lines[r]` is rank r's text, without its rank
-/// numbers: they are added) and its index, and a scenario replaying it on a line of 4 routers.
-fn traced(dir: &Path, lines: &[&str], extra: &str) -> std::path::PathBuf {
-    let mut index = String::new();
-    for (r, text) in lines.iter().enumerate() {
-        let body: String = text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .map(|l| format!("{r} {l}\n"))
-            .collect();
-        std::fs::write(dir.join(format!("r{r}.txt")), body).unwrap();
-        index += &format!("r{r}.txt\n");
-    }
-    std::fs::write(dir.join("app.txt"), index).unwrap();
-    tmp_file(
-        dir,
-        "s.toml",
-        &format!(
-            "[network]\ntopology = 'mesh'\ndims = [4]\n{extra}\n[workload]\ntrace = 'app.txt'\n"
-        ),
-    )
-}
 
 fn replay(dir: &Path, lines: &[&str], sets: &[&str]) -> Result<mgensim::Report, mgensim::SimError> {
     let path = traced(dir, lines, "");
@@ -306,8 +285,23 @@ fn an_index_naming_a_missing_file_is_named_by_its_line() {
 
 #[test]
 fn the_job_and_the_trace_must_agree_on_ranks() {
+    // a scenario's `trace`: found when it is read (tests/replay_command.rs has the message)
     let d = tempfile::tempdir().unwrap();
-    let e = replay(d.path(), &["compute 1", "compute 1"], &["workload.ranks=3"]).unwrap_err();
+    let path = traced(d.path(), &["compute 1", "compute 1"], "");
+    let e = Scenario::load(&path, &["workload.ranks=3".to_string()]).unwrap_err();
+    assert!(
+        e.to_string().contains("the trace app.txt has 2 ranks"),
+        "{e}"
+    );
+    // a script's own replay: found when it opens the trace
+    tmp_file(
+        d.path(),
+        "own.toml",
+        "[network]\ntopology = 'mesh'\ndims = [4]\n[workload]\nranks = 3\n\
+         code = 'require(\"mgen.replay\").run{ trace = \"app.txt\" }'\n",
+    );
+    let s = Scenario::load(&d.path().join("own.toml"), &[]).unwrap();
+    let e = Simulation::new(&s).unwrap().run().unwrap_err();
     assert!(
         e.stop
             .to_string()
@@ -379,78 +373,6 @@ fn collectives_run_on_their_communicator() {
             .contains("r0.txt:1: communicator 3 is used before"),
         "{}",
         e.stop
-    );
-}
-
-/// The Python that has the `otf2` module (Debian's python3-otf2), if any; under CI a missing
-/// one is a failure (`.ci/run` installs it).
-fn python_with_otf2() -> Option<String> {
-    for py in ["/usr/bin/python3", "python3"] {
-        let ok = std::process::Command::new(py)
-            .args(["-c", "import otf2"])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if ok {
-            return Some(py.to_string());
-        }
-    }
-    if std::env::var_os("CI").is_some() {
-        panic!("no Python with the otf2 module: `.ci/run` installs Debian's python3-otf2");
-    }
-    eprintln!(
-        "OTF2 test skipped: no Python with the otf2 module (apt-get install -y python3-otf2)"
-    );
-    None
-}
-
-#[test]
-fn an_otf2_trace_converts_with_its_communicators() {
-    let Some(py) = python_with_otf2() else { return };
-    let d = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| {
-        let o = std::process::Command::new(&py).args(args).output().unwrap();
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    };
-    let dir = d.path().to_str().unwrap().to_string();
-    // 4 ranks: a send, an isend/irecv pair, an allreduce in each half of a split, a bcast on
-    // a dup of the world, compute between them (tests/data/make_otf2.py)
-    run(&[
-        project().join("tests/data/make_otf2.py").to_str().unwrap(),
-        &format!("{dir}/otf2"),
-    ]);
-    run(&[
-        project().join("tools/otf2_to_ti.py").to_str().unwrap(),
-        &format!("{dir}/otf2/traces.otf2"),
-        &format!("{dir}/ti"),
-    ]);
-    let rank3 = std::fs::read_to_string(d.path().join("ti/app_files/rank-3.txt")).unwrap();
-    assert!(
-        rank3.contains("3 comm 2 1 3\n3 allreduce 800 0 6 comm=2\n"),
-        "{rank3}"
-    );
-    assert!(rank3.contains("3 isend 2 9 500 6\n"), "{rank3}");
-    let s = tmp_file(
-        d.path(),
-        "s.toml",
-        "[network]\ntopology = 'torus'\ndims = [2, 2]\n[workload]\ntrace = 'ti/app.txt'\n",
-    );
-    let r = run_path(&s);
-    // a send, an isend, recursive doubling on 2 ranks in each half (2 messages each), a
-    // binomial broadcast on 4 (3)
-    assert_eq!(r.network.messages, 1 + 1 + 2 * 2 + 3);
-    assert_eq!(r.network.bytes, 1000 + 500 + 4 * 800 + 3 * 64);
-    // the halves stayed apart: rank 0 heard only from rank 2 (the allreduce; it is the root
-    // of the broadcast); rank 1 got the send, rank 3's part and the broadcast from rank 0
-    assert_eq!(r.per_rank[0].bytes_received, 800);
-    assert_eq!(r.per_rank[1].bytes_received, 1000 + 800 + 64);
-    // 5 ms of traced time; rank 3 was outside MPI for 1 ms, 999.9 us twice (after its isend
-    // and its wait, 100 ns each) and 999 us twice (after the 1 us collectives), replayed at
-    // the 1 Gflop/s it was converted at
-    let t = r.predicted_time_ps;
-    assert!((5_000_000_000..5_010_000_000).contains(&t), "{t}");
-    assert_eq!(
-        r.per_rank[3].compute_ps,
-        (1_000_000 + 2 * 999_900 + 2 * 999_000) * 1000
     );
 }
 
@@ -578,70 +500,6 @@ fn a_line_without_an_end_is_named_after_at_most_64_mib_and_a_long_line_reads_in_
         err.len() < 2000,
         "the line is not echoed: {} bytes",
         err.len()
-    );
-}
-
-#[test]
-fn the_otf2_converter_refuses_bad_archives_taken_outputs_and_bad_rates_in_one_line() {
-    let Some(py) = python_with_otf2() else { return };
-    let d = tempfile::tempdir().unwrap();
-    let tool = project().join("tools/otf2_to_ti.py");
-    let conv = |args: &[&str]| {
-        let o = std::process::Command::new(&py)
-            .arg(&tool)
-            .args(args)
-            .current_dir(d.path())
-            .output()
-            .unwrap();
-        (
-            o.status.success(),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
-        )
-    };
-    tmp_file(d.path(), "traces.otf2", "not an archive\n");
-    std::fs::create_dir(d.path().join("taken")).unwrap();
-    tmp_file(&d.path().join("taken"), "app.txt", "r0.txt\n");
-    let cases: [(&[&str], &str); 5] = [
-        (
-            &["traces.otf2", "ti"],
-            "otf2_to_ti.py: traces.otf2: not a readable OTF2 archive",
-        ),
-        (
-            &["traces.otf2", "taken"],
-            "otf2_to_ti.py: taken/app.txt exists",
-        ),
-        (
-            &["traces.otf2", "ti", "--flops", "nan"],
-            "must be a positive number of flop/s, got 'nan'",
-        ),
-        (
-            &["traces.otf2", "ti", "--flops=-1e9"],
-            "must be a positive number of flop/s, got '-1e9'",
-        ),
-        (
-            &["traces.otf2", "ti", "--flops", "inf"],
-            "must be a positive number of flop/s, got 'inf'",
-        ),
-    ];
-    let mut failures = Vec::new();
-    for (args, want) in cases {
-        let (ok, err) = conv(args);
-        let last = err.trim_end().lines().last().unwrap_or("");
-        // (argparse says usage first; otherwise the message is the only line)
-        let lines = err
-            .trim_end()
-            .lines()
-            .filter(|l| !l.starts_with("usage:") && !l.starts_with("  "))
-            .count();
-        if ok || !last.contains(want) || lines != 1 {
-            failures.push(format!("{args:?}: ok={ok}: {err}"));
-        }
-    }
-    assert_no_failures(&failures, cases.len());
-    // the taken output is left as it was
-    assert_eq!(
-        std::fs::read_to_string(d.path().join("taken/app.txt")).unwrap(),
-        "r0.txt\n"
     );
 }
 
@@ -806,77 +664,4 @@ fn the_wall_clock_limit_stops_a_long_trace_being_read() {
         err.contains("passed while the run was being set up"),
         "{err}"
     );
-}
-
-#[test]
-fn the_shipped_otf2_sample_converts_and_replays() {
-    let Some(py) = python_with_otf2() else { return };
-    let d = tempfile::tempdir().unwrap();
-    let ti = d.path().join("ti");
-    let o = std::process::Command::new(&py)
-        .arg(project().join("tools/otf2_to_ti.py"))
-        .arg(project().join("examples/otf2_sample/traces.otf2"))
-        .arg(&ti)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let s = tmp_file(
-        &ti,
-        "s.toml",
-        "[network]\ndims = [2, 2]\n[workload]\ntrace = 'app.txt'\n",
-    );
-    let r = run_path(&s);
-    // what tests/data/make_otf2.py traces (as in the test above): a send, an isend, an
-    // allreduce of 800 B in each half, a broadcast of 64 B on 4 ranks, over 5 ms
-    assert_eq!(r.network.messages, 1 + 1 + 2 * 2 + 3);
-    assert_eq!(r.network.bytes, 1000 + 500 + 4 * 800 + 3 * 64);
-    assert!((5_000_000_000..5_010_000_000).contains(&r.predicted_time_ps));
-}
-
-/// `--profile` of a replay: a row per MPI action replayed, each from the rank asking for it to
-/// its asking for the next. Rank 0 computes 2,000 flop at 1 Gflop/s (2 us), sends 64 B
-/// (the send's overhead), and both ranks then meet in a barrier; rank 1 receives. A rank's
-/// replayed actions cover its whole time, so their totals add up to the ranks' finish times.
-#[test]
-fn the_profile_of_a_replay_has_a_row_per_mpi_action() {
-    let p = Params::nsim_ace();
-    let d = tempfile::tempdir().unwrap();
-    traced(
-        d.path(),
-        &[
-            "init\ncompute 2000\nsend 1 3 16 1\nbarrier\nfinalize",
-            "init\nrecv 0 3 16 1\nbarrier\nfinalize",
-        ],
-        "",
-    );
-    let o = mgensim_in(d.path(), &["run", "s.toml", "--json", "--profile"]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let rows = json["profile"].as_array().expect("a profile");
-    let row = |name: &str| {
-        rows.iter()
-            .find(|r| r["kind"] == "replayed" && r["name"] == name)
-            .unwrap_or_else(|| panic!("no row `replayed {name}` in {rows:?}"))
-            .clone()
-    };
-    assert_eq!(row("compute")["total_ps"], 2_000_000);
-    let n = |name: &str, field: &str| row(name)[field].as_u64().unwrap();
-    assert_eq!((n("send", "count"), n("send", "total_ps")), (1, OVERHEAD));
-    // rank 1's receive: from 0 until the 64 B are in its memory after rank 0's 2 us and
-    // overhead
-    let recv = 2_000_000 + OVERHEAD + p.dma(64) + p.fly(80, 2) + p.dma(64);
-    assert_eq!(row("recv")["total_ps"], recv);
-    assert_eq!((n("barrier", "count"), n("barrier", "ranks")), (2, 2));
-    for name in ["init", "finalize"] {
-        assert_eq!(row(name)["total_ps"], 0, "{name} takes no time");
-    }
-    let replayed: u64 = rows
-        .iter()
-        .filter(|r| r["kind"] == "replayed")
-        .map(|r| r["total_ps"].as_u64().unwrap())
-        .sum();
-    // (two ranks: the first and the last to finish)
-    let f = &json["ranks"]["finish_ps"];
-    let finish = f["min"].as_u64().unwrap() + f["max"].as_u64().unwrap();
-    assert_eq!(replayed, finish);
 }

@@ -11,6 +11,10 @@ OUT/NAME_files/rank-R.txt, one per MPI rank (the order of MPI_COMM_WORLD's locat
 What becomes what:
 - the time a rank spends outside MPI calls becomes `compute` of seconds x `--flops` flops
   (replay at the same rate to get the traced times back);
+- the functions Score-P recorded (user regions: every region not named MPI_...) become
+  `region_begin NAME` and `region_end` around what they did (mgensim's extension; NAME one
+  word, %XX standing for a space, `#` or `%`): the replay shows them as regions of the profile
+  and the timeline. `--no-regions` leaves them out (their time is compute all the same);
 - MPI_Send and MPI_Recv become `send` and `recv`; every other call that sends or receives
   (MPI_Sendrecv, ...) becomes `isend`/`irecv` waited for as the call returns; MPI_Isend and
   MPI_Irecv become `isend`/`irecv` (the receive posted where the program posted it, with the
@@ -85,6 +89,16 @@ def communicators(defs, rank_of):
     return ids, members
 
 
+def region_word(name):
+    """A region's name as one word of a trace line: each character that cannot be in one (a
+    space of any kind, a control character, `#`, `%`) written as its UTF-8 bytes, %XX each."""
+    def word(c):
+        if c.isspace() or not c.isprintable() or c in "#%":
+            return "".join(f"%{b:02X}" for b in c.encode("utf-8"))
+        return c
+    return "".join(word(c) for c in (name or "?"))
+
+
 def collective_line(op, sent, recv, n, root):
     """The TI line of collective `op` on `n` ranks from Score-P's byte counts at this rank
     (bytes, datatype MPI_BYTE): the block is what a one-to-all receives, what an all-to-one
@@ -109,7 +123,7 @@ def collective_line(op, sent, recv, n, root):
     }[op]
 
 
-def convert(path, out, name, flops):
+def convert(path, out, name, flops, regions=True):
     notes = collections.Counter()
     with otf2.reader.open(path) as trace:
         defs = trace.definitions
@@ -130,6 +144,14 @@ def convert(path, out, name, flops):
     lines = {r: [f"{r} init\n"] for r in range(p)}
     state = {r: {"last": None, "depth": 0, "region": None, "waits": [], "isends": {},
                  "known": set()} for r in range(p)}
+
+    def computed(r, t):
+        """Rank r's time outside MPI calls up to `t`, as `compute` (from its first event)."""
+        s = state[r]
+        if s["last"] is not None and t > s["last"]:
+            secs = (t - s["last"]) / resolution
+            lines[r].append(f"{r} compute {secs * flops:.6g}\n")
+        s["last"] = t
 
     def world_rank(comm, r):
         return members[comm][r] if comm in members else r
@@ -160,11 +182,13 @@ def convert(path, out, name, flops):
                 rname = ev.region.name or ""
                 if rname.startswith("MPI_"):
                     if s["depth"] == 0:
-                        if s["last"] is not None and ev.time > s["last"]:
-                            secs = (ev.time - s["last"]) / resolution
-                            out_.append(f"{r} compute {secs * flops:.6g}\n")
+                        computed(r, ev.time)
                         s["region"] = rname
                     s["depth"] += 1
+                elif s["depth"] == 0 and regions:
+                    # a function of the program (outside MPI calls): a region
+                    computed(r, ev.time)
+                    out_.append(f"{r} region_begin {region_word(rname)}\n")
                 elif s["last"] is None:
                     s["last"] = ev.time
             elif isinstance(ev, otf2.events.Leave):
@@ -174,6 +198,9 @@ def convert(path, out, name, flops):
                         out_.extend(s["waits"])
                         s["waits"] = []
                         s["last"] = ev.time
+                elif s["depth"] == 0 and regions:
+                    computed(r, ev.time)
+                    out_.append(f"{r} region_end\n")
             elif isinstance(ev, (otf2.events.MpiSend, otf2.events.MpiRecv)):
                 sending = isinstance(ev, otf2.events.MpiSend)
                 peer = world_rank(ev.communicator, ev.receiver if sending else ev.sender)
@@ -252,6 +279,9 @@ def main():
     ap.add_argument("--name", default="app", help="the trace's name (default app)")
     ap.add_argument("--flops", type=flop_rate, default=1e9,
                     help="flop/s to turn time outside MPI into `compute` (default 1e9)")
+    ap.add_argument("--no-regions", action="store_true",
+                    help="leave out the program's functions (user regions), which are "
+                         "written as `region_begin NAME` / `region_end` by default")
     a = ap.parse_args()
     if not os.path.isfile(a.trace):
         sys.exit(f"otf2_to_ti.py: {a.trace} does not exist")
@@ -266,7 +296,7 @@ def main():
     with tempfile.TemporaryFile() as aside:
         os.dup2(aside.fileno(), 2)
         try:
-            index, notes = convert(a.trace, a.out, a.name, a.flops)
+            index, notes = convert(a.trace, a.out, a.name, a.flops, not a.no_regions)
         except Exception as e:  # one line, whatever the archive's reader raised
             os.dup2(saved, 2)
             what = str(e).splitlines()[0][:200] if str(e) else type(e).__name__

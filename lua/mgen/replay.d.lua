@@ -41,7 +41,22 @@
 --                              communicator ID by its members' world ranks, in its rank order;
 --                              a `comm=ID` word on a collective's line runs it among them
 --                              (its root and sizes are the communicator's)
--- Requests still pending at the end of a rank's trace are waited for.
+--   region_begin NAME          (mgensim's extension, written by tools/otf2_to_ti.py for the
+--   region_end                 functions Score-P recorded) MGEN_region_begin(NAME) and
+--                              MGEN_region_end(): a region of the profile (kind `replayed
+--                              region`) and the timeline; NAME is one word, %XX a byte
+--                              (%20 a space); `args.name` holds it for an `on` hook
+-- Requests still pending at the end of a rank's trace are waited for, and regions still open
+-- are closed (noted).
+--
+-- The arguments (`args`, MGEN_args in a `trace =` scenario) are `flops`, `compute_scale`,
+-- `transport` and `algo_<collective>` for each collective replayed through mgen.coll
+-- (`replay.arguments()` lists them). A value the replay does not accept (an algorithm
+-- mgen.coll does not have, a rate <= 0) is an error naming it, with a "did you mean" and the
+-- list of what it accepts; only these keys are read, so a misspelt one is left unread and the
+-- run warns of it. In a `trace =` scenario (and `mgensim replay`) both are found before the
+-- run, when the scenario is read (`mgensim check` too): the error stops it, the warning is
+-- printed first.
 --
 -- SimGrid's older format (before 3.20, 2018) is read too: its spellings (`Isend`, `Irecv`,
 -- `waitAll`, `allReduce`, `allToAll`, `allToAllV`, `allGather`, `allGatherV`, `gatherV`,
@@ -66,6 +81,17 @@ local replay = {}
 ---The handlers of the actions, by name (see the table above).
 ---@type table<string, fun(ctx: table, args: number[])>
 replay.actions = {}
+
+---The replay's arguments (the keys of `opts.args` it reads), sorted.
+---@return string[]
+function replay.arguments() end
+
+---What is wrong with `value` for the argument `key` (a sentence, with a "did you mean" and the
+---values accepted where there is a list), or nil if nothing is.
+---@param key string
+---@param value any
+---@return string?
+function replay.check_argument(key, value) end
 
 ---Replays this rank's trace; returns its context (`rank`, `size`, `flops`, ...).
 ---@param opts mgen.replay.opts

@@ -12,7 +12,7 @@ local coll = require("mgen.coll")
 
 local replay = {}
 
-local floor, smatch = math.floor, string.match
+local floor = math.floor
 local Isend, Irecv, Wait, Waitall, Test = MGEN_Isend, MGEN_Irecv, MGEN_Wait, MGEN_Waitall, MGEN_Test
 local IGNORE = MGEN_STATUS_IGNORE
 local trace_next, trace_where, Comp = MGEN_trace_next, MGEN_trace_where, MGEN_Comp
@@ -82,6 +82,99 @@ end
 
 local function compute(ctx, flops)
   if flops > 0 then Comp(flops / ctx.flops * ctx.compute_scale) end
+end
+
+------------------------------------------------------------------------------------------
+-- the replay's arguments: `opts.args` (MGEN_args in a `trace =` scenario)
+
+-- The collectives replayed through mgen.coll, whose algorithm `algo_<name>` chooses.
+local COLLECTIVES = { "allgather", "allreduce", "alltoall", "barrier", "bcast", "gather", "reduce", "scatter" }
+local TRANSPORTS = { "message", "put" }
+
+-- The edit distance of `a` and `b`: letters inserted, deleted, replaced or two swapped.
+local function distance(a, b)
+  local before, prev = {}, {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur = { [0] = i }
+    for j = 1, #b do
+      local ai, bj = a:byte(i), b:byte(j)
+      local d = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ai == bj and 0 or 1))
+      if i > 1 and j > 1 and ai == b:byte(j - 1) and a:byte(i - 1) == bj then
+        d = math.min(d, before[j - 2] + 1)
+      end
+      cur[j] = d
+    end
+    before, prev = prev, cur
+  end
+  return prev[#b]
+end
+
+-- The closest of `names` to `word` if it is a likely typo (at most a third of its letters
+-- edited, or its initials: `rd` for recursive_doubling), else nil.
+local function nearest(word, names)
+  if type(word) ~= "string" then return nil end
+  local w = word:lower()
+  local best, bestd = nil, math.max(1, #w // 3) + 1
+  for _, k in ipairs(names) do
+    local d = (#w > 1 and w == k:gsub("(%a)%a*_?", "%1")) and 0 or distance(w, k)
+    if d < bestd then best, bestd = k, d end
+  end
+  return best
+end
+
+local function shown(v)
+  return type(v) == "string" and ("%q"):format(v) or tostring(v)
+end
+
+-- What is wrong with `value` for the replay's argument `key`, or nil if nothing is. (Asked
+-- before the run as well, by mgensim itself: src/replay/check.rs.)
+function replay.check_argument(key, value)
+  if key == "flops" then
+    if type(value) ~= "number" or not (value > 0 and value < math.huge) then
+      return ("must be a number > 0 (the rate of compute, flop/s); got %s"):format(shown(value))
+    end
+  elseif key == "compute_scale" then
+    if type(value) ~= "number" or not (value >= 0 and value < math.huge) then
+      return ("must be a number >= 0 (it multiplies every compute); got %s"):format(shown(value))
+    end
+  elseif key == "transport" then
+    for _, t in ipairs(TRANSPORTS) do if value == t then return nil end end
+    local near = nearest(value, TRANSPORTS)
+    return ("%s is not a transport of mgen.coll%s; they are: %s"):format(shown(value),
+      near and (" (did you mean %q?)"):format(near) or "", table.concat(TRANSPORTS, ", "))
+  else
+    local name, list = key:match("^algo_(.+)$"), nil
+    for _, c in ipairs(COLLECTIVES) do
+      if c == name then list = coll[name .. "_algorithms"]() end
+    end
+    if not list then return "is not an argument of the replay" end
+    for _, a in ipairs(list) do if value == a then return nil end end
+    local near = nearest(value, list)
+    return ("%s is not %s algorithm of mgen.coll%s; they are: %s"):format(shown(value),
+      name:match("^[aeiou]") and "an " .. name or "a " .. name,
+      near and (" (did you mean %q?)"):format(near) or "", table.concat(list, ", "))
+  end
+end
+
+-- The replay's arguments, sorted: flops, compute_scale, transport and algo_<collective>.
+function replay.arguments()
+  local keys = { "compute_scale", "flops", "transport" }
+  for _, c in ipairs(COLLECTIVES) do keys[#keys + 1] = "algo_" .. c end
+  table.sort(keys)
+  return keys
+end
+
+-- The value of argument `key`: `opts[key]` over `args[key]` over `default`, checked. Only the
+-- replay's own keys are read, so that a key it does not know is left unread (the run warns
+-- of it, with the name asked for instead).
+local function setting(opts, args, key, default)
+  local v = opts[key]
+  if v == nil then v = args[key] end
+  if v == nil then return default end
+  local bad = replay.check_argument(key, v)
+  if bad then error(("replay: `%s`: %s"):format(key, bad), 0) end
+  return v
 end
 
 -- What each action does. `a` holds its arguments (numbers); `ctx.dt(a, i)` is the bytes of the
@@ -218,6 +311,20 @@ replay.actions = {
     for i = 2, #a do g[i - 1] = floor(a[i]) end
     ctx.comms[floor(a[1])] = g
   end,
+  -- region_begin NAME, region_end (mgensim's): a function the program ran (a user region of
+  -- an OTF2 trace), a region of the profile and the timeline
+  region_begin = function(ctx, a)
+    MGEN_region_begin(a.name)
+    ctx.regions = ctx.regions + 1
+  end,
+  region_end = function(ctx)
+    if ctx.regions == 0 then
+      MGEN_trace_note("a region_end with no region open, passed over")
+      return
+    end
+    MGEN_region_end()
+    ctx.regions = ctx.regions - 1
+  end,
 }
 
 ---Replays a trace on this rank; see lua/mgen/replay.d.lua.
@@ -234,26 +341,24 @@ function replay.run(opts)
   local ctx = {
     rank = MGEN_Comm_rank(),
     size = size,
-    flops = opts.flops or args.flops or 1e9,
-    compute_scale = opts.compute_scale or args.compute_scale or 1,
-    transport = opts.transport or args.transport or "message",
+    flops = setting(opts, args, "flops", 1e9),
+    compute_scale = setting(opts, args, "compute_scale", 1),
+    transport = setting(opts, args, "transport", "message"),
     collectives = opts.collectives or {},
     requests = {},
     default_dt = 6,
     vcalls = {},
     comms = {},
     comm = 0,
+    regions = 0,
   }
-  -- algo_<collective> = "<algorithm>" among the args (a scan of the args: they are few)
-  for key, algo in pairs(args) do
-    local name = type(key) == "string" and smatch(key, "^algo_(.+)$")
-    if name and replay.actions[name] then
+  -- algo_<collective> = "<algorithm>" among the args
+  for _, name in ipairs(COLLECTIVES) do
+    local algo = setting({}, args, "algo_" .. name, nil)
+    if algo then
       ctx.collectives[name] = ctx.collectives[name] or {}
       ctx.collectives[name].algo = algo
     end
-  end
-  if type(ctx.flops) ~= "number" or ctx.flops <= 0 then
-    error(("replay: `flops` (the rate of compute, flop/s) must be a number > 0, got %s"):format(tostring(ctx.flops)), 2)
   end
   ctx.dt = function(a, i)
     local id = a[i]
@@ -270,8 +375,9 @@ function replay.run(opts)
   local on, each = opts.on or {}, opts.each
   local actions = replay.actions
   while true do
-    local name, a, comm = trace_next()
+    local name, a, comm, text = trace_next()
     if not name then break end
+    if text then a.name = text end
     -- the action's communicator: its members, this rank's place and the size
     ctx.comm = comm
     if comm == 0 then
@@ -292,8 +398,14 @@ function replay.run(opts)
       if f then f(ctx, a, actions[name]) else actions[name](ctx, a) end
     end
   end
-  -- requests the trace never waited for are waited for at its end
+  -- requests the trace never waited for are waited for at its end, and regions it left open
+  -- are closed there
   actions.waitall(ctx)
+  if ctx.regions > 0 then
+    MGEN_trace_note("regions still open at the end of a rank's trace, closed there")
+    for _ = 1, ctx.regions do MGEN_region_end() end
+    ctx.regions = 0
+  end
   return ctx
 end
 

@@ -321,6 +321,17 @@ impl Scenario {
         let mut machine = Machine::new(if p.is_empty() { nodes } else { 0 }, f.node.ranks_per_node);
         for (i, (key, w)) in files.into_iter().enumerate() {
             let (script_name, script_dir, source) = read_script(&w, &key, &base, allow_io, p);
+            // a trace says how many ranks it has
+            let traced = match (&w.trace, script_name.is_empty()) {
+                (Some(_), false) => match trace_ranks(&w, &base, allow_io) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        p.key(&format!("{key}.trace"), e);
+                        continue;
+                    }
+                },
+                _ => None,
+            };
             let ranks = match w.ranks {
                 Some(0) => {
                     p.key(&format!("{key}.ranks"), "must be at least 1");
@@ -334,18 +345,18 @@ impl Scenario {
                     );
                     continue;
                 }
-                // a trace says how many ranks it has
-                None if w.trace.is_some() && !script_name.is_empty() => {
-                    match trace_ranks(&w, &base, allow_io) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            p.key(&format!("{key}.trace"), e);
-                            continue;
-                        }
-                    }
-                }
-                None => slots.max(1),
+                None => traced.unwrap_or(slots.max(1)),
             };
+            // a replay is looked at before it runs: its ranks, its arguments (src/replay/check.rs)
+            if let (Some(n), Some(t)) = (traced, &w.trace) {
+                let none = toml::Table::new();
+                let args = w.args.as_ref().unwrap_or(&none);
+                let found = crate::replay::check::job(&key, t, n, w.ranks, args);
+                for (k, msg) in found.problems {
+                    p.key(&k, msg);
+                }
+                notes.extend(found.warnings);
+            }
             let name = w.name.clone().unwrap_or_else(|| {
                 if several {
                     format!("job{i}")
@@ -507,9 +518,7 @@ fn read_script(
                 (
                     format!("replay of {shown}"),
                     None,
-                    format!(
-                        "require(\"mgen.replay\").run{{ trace = [==[{shown}]==], args = MGEN_args }}"
-                    ),
+                    crate::replay::script_for(&shown),
                 )
             }
             Ok(path) => {

@@ -4,12 +4,20 @@
 //! put's node latency, plus the time it was blocked in it); for each region a script names
 //! (`MGEN_region`, the collectives of `mgen.coll`), how often it ran and the time inside it.
 //!
-//! A replayed trace (`mgen.replay`) adds a row per MPI action it replays (`replayed send`,
-//! `replayed allreduce`): the time from the rank asking for the action (`MGEN_trace_next`) to
-//! its asking for the next, so that a collective counts with every message it is made of.
+//! A replayed trace (`mgen.replay`) adds the program's own view, as mpiP gives it: a row of
+//! kind `replayed` per MPI function its actions record (`MPI_Allreduce`, `MPI_Wait`, and
+//! `compute` between calls; [`crate::replay::mpi_name`]), each the time from the rank asking
+//! for the action (`MGEN_trace_next`) to its asking for the next, so that a collective counts
+//! with every message it is made of and a rank's rows add up to its time; and a row of kind
+//! `replayed region` per region the trace recorded (a function of the program: an OTF2 user
+//! region), a region opened by the trace's `region_begin` rather than by a script or the
+//! library replaying an action. The API calls and the library's regions the actions were
+//! replayed as keep their own rows (`call`, `region`).
 //!
-//! A blocking call made of others counts once, under its own name: `MGEN_Recv`'s posting
-//! and its wait are both `MGEN_Recv`'s time. Each partition records its own ranks; the
+//! Every call counts once per call the script made. A blocking call made of others counts
+//! once, under its own name: `MGEN_Recv`'s posting and its wait are both `MGEN_Recv`'s time.
+//! A wait counts once however often the rank was resumed in it, and `MGEN_Waitall` once per
+//! list, not per request. Each partition records its own ranks; the
 //! profiles are gathered in a fixed order, so the figures are the same for any partitioning.
 
 /// The API calls the profile tells apart (the ones that can take a rank's time).
@@ -71,6 +79,17 @@ impl Api {
 const ACTIONS: u32 = CALLS.len() as u32;
 /// The first key of the regions (by their id in the names).
 const REGIONS: u32 = ACTIONS + crate::replay::ACTIONS.len() as u32;
+/// Set in a region's key for a region the replayed trace recorded.
+const TRACED: u32 = 1 << 31;
+
+/// The place of `region_begin` in [`crate::replay::ACTIONS`].
+const REGION_BEGIN: u32 = {
+    let mut i = 0;
+    while !matches!(crate::replay::ACTIONS[i].0.as_bytes(), b"region_begin") {
+        i += 1;
+    }
+    i as u32
+};
 
 /// One rank's figures for one call, action or region: `(key, count, ps)`, the key a call's
 /// [`Api`] value, [`ACTIONS`] plus an action's index, or [`REGIONS`] plus a region's id.
@@ -80,7 +99,8 @@ type Entry = (u32, u64, u64);
 pub struct Profile {
     /// Per global rank: its entries, in the order first met (a handful: found by a scan).
     ranks: Vec<Vec<Entry>>,
-    /// Per global rank: its open regions, `(id, start ps)`.
+    /// Per global rank: its open regions, `(key, start ps)` (the key [`REGIONS`] plus the
+    /// region's id, and [`TRACED`] for one the replayed trace opened).
     open: Vec<Vec<(u32, u64)>>,
     /// Per global rank: the replayed action it is in, `(index, start ps)`.
     acting: Vec<Option<(u32, u64)>>,
@@ -128,20 +148,26 @@ impl Profile {
         let slot = &mut self.acting[rank as usize];
         let was = std::mem::replace(slot, next.map(|k| (k as u32, t)));
         if let Some((k, start)) = was {
-            self.add(rank, ACTIONS + k, 1, t.saturating_sub(start));
+            // (what records no call of the program, a region or a definition, has no row)
+            if crate::replay::mpi_name(k as usize).is_some() {
+                self.add(rank, ACTIONS + k, 1, t.saturating_sub(start));
+            }
         }
     }
 
-    /// `rank` entered region `name` at `t` (ps).
+    /// `rank` entered region `name` at `t` (ps): one the replayed trace recorded if the rank
+    /// is replaying a `region_begin`.
     pub(crate) fn begin(&mut self, rank: u32, name: &str, t: u64) {
         let id = self.names.id(name);
-        self.open[rank as usize].push((id, t));
+        let traced = matches!(self.acting[rank as usize], Some((REGION_BEGIN, _)));
+        let key = (REGIONS + id) | if traced { TRACED } else { 0 };
+        self.open[rank as usize].push((key, t));
     }
 
     /// `rank` left its innermost region at `t` (ps).
     pub(crate) fn end(&mut self, rank: u32, t: u64) {
-        if let Some((id, start)) = self.open[rank as usize].pop() {
-            self.add(rank, REGIONS + id, 1, t.saturating_sub(start));
+        if let Some((key, start)) = self.open[rank as usize].pop() {
+            self.add(rank, key, 1, t.saturating_sub(start));
         }
     }
 
@@ -151,10 +177,11 @@ impl Profile {
         let ids = self.names.merge(&other.names);
         for (r, list) in other.ranks.into_iter().enumerate() {
             for (key, count, ps) in list {
-                let key = if key < REGIONS {
+                let (flag, k) = (key & TRACED, key & !TRACED);
+                let key = if k < REGIONS {
                     key
                 } else {
-                    REGIONS + ids[(key - REGIONS) as usize]
+                    (REGIONS + ids[(k - REGIONS) as usize]) | flag
                 };
                 self.add(r as u32, key, count, ps);
             }
@@ -178,17 +205,19 @@ impl Profile {
         let mut rows: Vec<ProfileRow> = by_key
             .into_iter()
             .map(|(key, (times, count))| {
+                let region = |k: u32| self.names.name((k & !TRACED) - REGIONS).to_string();
                 let (kind, name) = if key < ACTIONS {
                     ("call", CALLS[key as usize].to_string())
                 } else if key < REGIONS {
+                    let k = (key - ACTIONS) as usize;
                     (
                         "replayed",
-                        crate::replay::ACTIONS[(key - ACTIONS) as usize]
-                            .0
-                            .to_string(),
+                        crate::replay::mpi_name(k).unwrap_or("").to_string(),
                     )
+                } else if key & TRACED != 0 {
+                    ("replayed region", region(key))
                 } else {
-                    ("region", self.names.name(key - REGIONS).to_string())
+                    ("region", region(key))
                 };
                 let total: u64 = times.iter().sum();
                 ProfileRow {
@@ -221,8 +250,10 @@ impl Profile {
 /// One call or region of the profile, over the ranks that made it.
 #[derive(Clone, Debug, serde::Serialize, PartialEq)]
 pub struct ProfileRow {
-    /// `call` (an API function), `replayed` (an MPI action of a replayed trace, by its
-    /// trace name) or `region` (a name a script gave).
+    /// `call` (an API function), `region` (a name a script or mgensim's library gave),
+    /// `replayed` (an MPI function a replayed trace's actions record, `MPI_Allreduce`, or
+    /// `compute` or `sleep` between calls) or `replayed region` (a region the trace recorded:
+    /// a function of the program).
     pub kind: &'static str,
     /// The function's or the region's name.
     pub name: String,
@@ -287,29 +318,57 @@ mod tests {
         p.action(0, Some(k("send")), 100);
         p.call(0, Api::Send, 300);
         p.action(0, Some(k("allreduce")), 400);
+        // (a region the library opens while it replays an action is the library's)
+        p.begin(0, "coll.allreduce ring", 400);
+        p.end(0, 1400);
+        p.action(0, Some(k("region_begin")), 1400);
+        p.begin(0, "solver", 1400);
         p.action(0, Some(k("send")), 1400);
+        p.action(0, Some(k("region_end")), 1500);
+        p.end(0, 1500);
+        p.action(0, Some(k("comm")), 1500);
         p.action(0, None, 1500);
         let rows = p.rows(1500);
         let row = |name: &str| rows.iter().find(|r| r.name == name).unwrap().clone();
+        // named by the MPI function, counted once per action, lasting until the next
         assert_eq!(
-            (row("send").kind, row("send").count, row("send").total_ps),
+            (
+                row("MPI_Send").kind,
+                row("MPI_Send").count,
+                row("MPI_Send").total_ps
+            ),
             ("replayed", 2, 400)
         );
         assert_eq!(
-            (row("allreduce").count, row("allreduce").total_ps),
+            (row("MPI_Allreduce").count, row("MPI_Allreduce").total_ps),
             (1, 1000)
         );
         assert_eq!(row("MGEN_Send").kind, "call");
+        assert_eq!(row("coll.allreduce ring").kind, "region");
+        assert_eq!(
+            (row("solver").kind, row("solver").total_ps),
+            ("replayed region", 100)
+        );
+        // region_begin, region_end and comm record no call of the program: no row
+        let kinds: Vec<(&str, &str)> = rows.iter().map(|r| (r.kind, r.name.as_str())).collect();
+        assert_eq!(kinds.len(), 5, "{kinds:?}");
     }
 
     #[test]
     fn partitions_gathered_give_the_whole_profile() {
+        let begin = crate::replay::ACTIONS
+            .iter()
+            .position(|a| a.0 == "region_begin");
         let mut whole = Profile::new(2);
         let (mut a, mut b) = (Profile::new(2), Profile::new(2));
         for (p, r) in [(&mut whole, 0), (&mut a, 0)] {
             p.begin(r, "x", 0);
             p.call(r, Api::Put, 10);
             p.end(r, 10);
+            p.action(r, begin, 10);
+            p.begin(r, "y", 10);
+            p.action(r, None, 10);
+            p.end(r, 30);
         }
         for (p, r) in [(&mut whole, 1), (&mut b, 1)] {
             p.begin(r, "y", 0);

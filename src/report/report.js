@@ -89,15 +89,28 @@
       panel.appendChild(el("p", { class: "sub" }, "Not recorded: run with --profile (recorded unasked with --out up to 65,536 ranks)."));
       return;
     }
-    var t = el("table", { class: "profile", id: "profile" });
+    // a replay's rows: the program's own (its MPI calls and regions, as mpiP's), then apart
+    // the API calls and library regions they were replayed as
+    var mine = D.profile.filter(function (r) { return r.kind.indexOf("replayed") === 0; });
+    if (mine.length) {
+      panel.appendChild(table(mine, "profile", "the replayed trace's MPI call or region"));
+      panel.appendChild(el("p", { class: "sub" }, "The API calls and library regions the trace was replayed as:"));
+      panel.appendChild(table(D.profile.filter(function (r) { return mine.indexOf(r) < 0; }), "profile-api", "call or region"));
+    } else {
+      panel.appendChild(table(D.profile, "profile", "call or region"));
+    }
+  })();
+  function table(rows, id, what) {
+    var t = el("table", { class: "profile", id: id });
     var head = el("tr");
-    ["call, replayed MPI action or region", "share of the ranks' time", "count", "ranks", "least per rank", "mean per rank", "most per rank"].forEach(function (h) {
+    [what, "share of the ranks' time", "count", "ranks", "least per rank", "mean per rank", "most per rank"].forEach(function (h) {
       head.appendChild(el("th", {}, h));
     });
     t.appendChild(head);
-    D.profile.forEach(function (r) {
+    rows.forEach(function (r) {
       var tr = el("tr");
-      tr.appendChild(el("td", {}, (r.kind === "call" ? "" : r.kind + " ") + r.name));
+      var kind = { call: "", replayed: "", "replayed region": "region " }[r.kind];
+      tr.appendChild(el("td", {}, (kind === undefined ? r.kind + " " : kind) + r.name));
       var share = el("td");
       share.appendChild(el("span", { class: "bar", style: "width:" + Math.round(100 * Math.min(1, r.share)) + "px" }));
       share.appendChild(document.createTextNode(" " + pct(r.share)));
@@ -107,8 +120,8 @@
       });
       t.appendChild(tr);
     });
-    panel.appendChild(t);
-  })();
+    return t;
+  }
 
   // --- header, cards, stuck ranks ---
   document.getElementById("title").textContent = D.scenario;

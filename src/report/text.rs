@@ -438,8 +438,15 @@ impl Report {
             "profile            where the ranks' time went (share of all ranks' time; per rank \
              that made the call or entered the region: least, mean, most)"
         )?;
+        // a replay's is the program's own view, as mpiP's: its MPI calls and its regions (the
+        // API calls and library regions they were replayed as: summary.json, profile.csv)
+        let all = rows;
+        let replayed = |r: &&crate::probe::profile::ProfileRow| r.kind.starts_with("replayed");
+        let program: Vec<_> = rows.iter().filter(replayed).cloned().collect();
+        let rows = if program.is_empty() { rows } else { &program };
         let name = |r: &crate::probe::profile::ProfileRow| match r.kind {
-            "region" | "replayed" => format!("{} {}", r.kind, escaped(&r.name)),
+            "region" => format!("{} {}", r.kind, escaped(&r.name)),
+            "replayed region" => format!("region {}", escaped(&r.name)),
             _ => escaped(&r.name).into_owned(),
         };
         // (padded by characters, as `{:width$}` pads)
@@ -468,6 +475,14 @@ impl Report {
                 f,
                 "  ... and {} more (all of them: summary.json, and profile.csv with --out)",
                 rows.len() - SHOWN
+            )?;
+        }
+        if rows.len() < all.len() {
+            writeln!(
+                f,
+                "  (the replayed trace's MPI calls and regions; the {} API calls and library \
+                 regions they were replayed as: summary.json, and profile.csv with --out)",
+                all.len() - rows.len()
             )?;
         }
         Ok(())

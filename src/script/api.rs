@@ -541,7 +541,7 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
 }
 
 /// The scenario's `args` as a Lua value (dates become strings).
-pub(super) fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
+pub(crate) fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
     Ok(match v {
         toml::Value::String(s) => Value::String(lua.create_string(s)?),
         toml::Value::Integer(i) => Value::Integer(*i),

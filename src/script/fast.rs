@@ -116,15 +116,19 @@ fn closure(
 }
 
 /// `MGEN_trace_next()`: the rank's next traced action as its name, its arguments (a list of
-/// numbers) and its communicator; nothing at the end of its trace. A trace that cannot be
-/// read is an error naming its file and line.
+/// numbers), its communicator and, for an action that names something (`region_begin`), the
+/// name; nothing at the end of its trace. A trace that cannot be read is an error naming its
+/// file and line.
 unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
     thread_local! {
         /// The action's arguments, copied out of the trace so that nothing is borrowed while
         /// Lua allocates (a memory error unwinds over this frame).
         static ARGS: std::cell::Cell<Vec<f64>> = const { std::cell::Cell::new(Vec::new()) };
+        /// Its name, likewise.
+        static TEXT: std::cell::Cell<String> = const { std::cell::Cell::new(String::new()) };
     }
     let mut args = ARGS.take();
+    let mut text = TEXT.take();
     let next = guarded(l, "MGEN_trace_next", || {
         with_world(l, |w| {
             let me = w.current;
@@ -132,6 +136,8 @@ unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
                 a.map(|a| {
                     args.clear();
                     args.extend_from_slice(a.args);
+                    text.clear();
+                    text.push_str(a.text);
                     (a.kind, a.comm)
                 })
             });
@@ -145,10 +151,12 @@ unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
     let n = match next {
         None => {
             ARGS.set(args);
+            TEXT.set(text);
             busy(l, "MGEN_trace_next")
         }
         Some(Err(e)) => {
             ARGS.set(args);
+            TEXT.set(text);
             let msg = format!("replay: {e}");
             drop(e);
             raise(l, msg)
@@ -162,10 +170,16 @@ unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
                 ffi::lua_rawseti(l, -2, i as ffi::lua_Integer + 1);
             }
             ffi::lua_pushinteger(l, comm as ffi::lua_Integer);
-            3
+            if text.is_empty() {
+                3
+            } else {
+                ffi::lua_pushlstring(l, text.as_ptr().cast(), text.len());
+                4
+            }
         }
     };
     ARGS.set(args);
+    TEXT.set(text);
     n
 }
 
@@ -384,6 +398,18 @@ unsafe extern "C-unwind" fn irecv(l: *mut lua_State) -> c_int {
     push_int(l, handle)
 }
 
+/// Counts a call of `api` (`MGEN_Wait`, `MGEN_Waitall`) in the profile: once per call the
+/// script made, here where it begins (the full function it may fall back on counts nothing;
+/// neither does a wait taken up again when the rank resumes, nor each request of a list).
+unsafe fn counted(l: *mut lua_State, api: Api) {
+    guarded(l, api.name(), || {
+        with_world(l, |w| {
+            let me = w.current;
+            w.profile.as_deref_mut().map(|p| p.call(me, api, 0))
+        })
+    });
+}
+
 /// What waiting for one request came to.
 enum Waited {
     Done(calls::StatusValues),
@@ -451,6 +477,7 @@ unsafe fn return_status(l: *mut lua_State, st: calls::StatusValues) -> c_int {
 /// `MGEN_Wait(request, status?)`: its status, once it has completed (the rank waits until
 /// then); nothing with MGEN_STATUS_IGNORE.
 unsafe extern "C-unwind" fn wait(l: *mut lua_State) -> c_int {
+    counted(l, Api::Wait);
     let n = ffi::lua_gettop(l);
     if !(1..=2).contains(&n) {
         return full(l);
@@ -497,6 +524,7 @@ unsafe fn busy(l: *mut lua_State, func: &str) -> ! {
 /// that is not an integer goes to the full function); the statuses table (or nil) is the C
 /// function's second stack slot, kept across yields.
 unsafe extern "C-unwind" fn waitall(l: *mut lua_State) -> c_int {
+    counted(l, Api::Waitall);
     let n = ffi::lua_gettop(l);
     if !(1..=2).contains(&n) {
         return full(l);

@@ -20,7 +20,7 @@ mod io;
 mod module_text;
 mod modules;
 pub(crate) mod names;
-mod precompiled;
+pub(crate) mod precompiled;
 mod replay_api;
 #[cfg(unix)]
 mod watchdog;

@@ -55,6 +55,14 @@ pub(super) fn load(
         .into_function()
 }
 
+/// The function a module file of mgensim's library (`text`, read from `path`, a canonical
+/// path) compiles to, `function(_ENV, ...)`: from its bytecode when it is the one compiled
+/// ahead (for a look at the library outside a run: `replay/check.rs`).
+pub(crate) fn module(lua: &Lua, path: &std::path::Path, text: &str) -> mlua::Result<Function> {
+    let name = format!("@{}", path.display());
+    load(lua, &name, text, || wrap_module(text), None)?.call(())
+}
+
 /// `raw.module_chunk(text, fname)`, for the prelude's `require`: the function a module's file
 /// compiles to (`return function(_ENV, ...) <text> end`, in an empty environment), or nothing
 /// when it does not compile (the prelude then reports the module's own syntax error).

@@ -1,24 +1,7 @@
-//! SimGrid time-independent (TI) traces, read for replay: the index, and each rank's actions
-//! streamed from its file a line at a time.
-//!
-//! **The format** (what `smpirun -trace-ti` writes): an index file lists one trace file per
-//! rank, in rank order, each path relative to the index's folder; or the index is itself the
-//! trace, every rank's lines in one file. A line is `RANK ACTION ARG ...`, the rank counted
-//! from 0; `#` starts a comment. The actions and their arguments are those of
-//! [`ACTIONS`]; what each means to a replay is `lua/mgen/replay.lua`'s business.
-//!
-//! **Communicators** are mgensim's extension (SMPI's traces do not record them): a line
-//! `RANK comm ID W0 W1 ...` defines communicator ID by the world ranks of its members, in its
-//! rank order, and a word `comm=ID` on an action's line puts it on that communicator (its
-//! ranks, roots included, are then the communicator's). `tools/otf2_to_ti.py` writes them.
-//!
-//! **Memory.** A rank's cursor keeps its file, its offset and line number, and the bytes read
-//! ahead of its next line (at most [`CHUNK`] but for a longer line): memory does not grow with
-//! a trace's length. Files are reopened when needed through a small cache of open ones
-//! ([`OPEN_FILES`]), so that 65,536 ranks need not hold 65,536 descriptors. A one-file trace
-//! is read by every rank in full, skipping the others' lines: fine for small traces; large ones
-//! come as one file per rank.
+//! Reading a trace: its index, every rank's cursor into its file, and a line into an
+//! [`Action`] (see the module above for the format).
 
+use super::{Action, Error, ACTIONS, MAX_TAG};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -34,84 +17,12 @@ pub const MAX_LINE: usize = 64 << 20;
 /// Trace files kept open at once.
 pub const OPEN_FILES: usize = 64;
 
-/// The actions a TI trace may hold, with the fewest arguments each needs (after the name).
-pub const ACTIONS: [(&str, usize); 29] = [
-    ("init", 0),
-    ("finalize", 0),
-    ("compute", 1),
-    ("sleep", 1),
-    ("send", 3),
-    ("isend", 3),
-    ("recv", 3),
-    ("irecv", 3),
-    ("test", 0),
-    ("wait", 0),
-    ("waitall", 0),
-    ("barrier", 0),
-    ("bcast", 1),
-    ("reduce", 2),
-    ("allreduce", 2),
-    ("alltoall", 2),
-    ("alltoallv", 2),
-    ("gather", 2),
-    ("gatherv", 1),
-    ("scatter", 2),
-    ("scatterv", 1),
-    ("allgather", 2),
-    ("allgatherv", 1),
-    ("reducescatter", 1),
-    ("comm_size", 1),
-    ("comm_split", 0),
-    ("comm_dup", 0),
-    ("location", 2),
-    // mgensim's: `comm ID W0 W1 ...` defines communicator ID by its members' world ranks
-    ("comm", 2),
-];
-
-/// The largest tag a trace may give (MPI's: a tag is an `int`). The library's own exchanges
-/// (`mgen.coll`, `mgen.replay`) use tags from 2^61 up, which no trace value reaches.
-pub const MAX_TAG: i64 = (1 << 31) - 1;
-
-/// Bytes of the datatype a TI trace names by its number (SimGrid's predefined types: 0
-/// `MPI_DOUBLE`, 1 `MPI_INT`, 2 `MPI_CHAR`, ... 6 `MPI_BYTE`, ...), or None for a number it
-/// does not define.
-pub fn datatype_bytes(id: u32) -> Option<u64> {
-    const SIZES: [u64; 60] = [
-        8, 4, 1, 2, 8, 4, 1, 8, 1, 1, // double int char short long float byte ll schar uchar
-        2, 4, 8, 8, 16, 4, 1, 1, 2,
-        4, // ushort unsigned ulong ull ldouble wchar bool i8 i16 i32
-        8, 1, 2, 4, 8, 8, 16, 32, 8,
-        8, // i64 u8 u16 u32 u64 cfloat cdouble cldouble aint offset
-        8, 16, 16, 8, 8, 8, 16, 16, 4,
-        4, // float_int long_int double_int short_int 2int 2float 2double 2long real real4
-        8, 16, 8, 16, 16, 4, 2, 4, 8,
-        16, // real8 real16 complex8 complex16 complex32 integer1,2,4,8,16
-        32, 1, 8, 16, 32, 0, 0, 1, 8,
-        8, // ldouble_int cxx_bool cxx complexes ub lb packed ptr count
-    ];
-    SIZES.get(id as usize).copied()
-}
-
-/// One action of a rank: its name (one of [`ACTIONS`]), its arguments, and its communicator.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Action<'a> {
-    /// The action.
-    pub name: &'static str,
-    /// Its place in [`ACTIONS`].
-    pub kind: usize,
-    /// Its arguments, as numbers (held by the trace until its next action).
-    pub args: &'a [f64],
-    /// The communicator it is on, from a `comm=ID` word anywhere on the line (mgensim's
-    /// extension of the format; 0, the world, without one).
-    pub comm: u32,
-}
-
 /// How much of a trace's first file is looked at for the older format's spellings.
 pub const LEGACY_SNIFF: u64 = 64 << 10;
 
 /// The place in [`ACTIONS`] of an action's name: as SimGrid writes it now, or as its older
 /// format did (`Isend`, `waitAll`, `allToAllV`, ...: the same names in another case).
-fn action_kind(word: &str) -> Option<usize> {
+pub(crate) fn action_kind(word: &str) -> Option<usize> {
     ACTIONS
         .iter()
         .position(|a| a.0 == word)
@@ -136,6 +47,69 @@ fn older_format(file: &Path) -> bool {
     })
 }
 
+/// What a file is, when it is a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Every rank's lines in one file (`RANK ACTION ...`).
+    OneFile,
+    /// An index: a file per rank, listed in rank order.
+    Index,
+}
+
+/// Whether a trace's first line (after blank lines and comments) is a trace's: a rank number
+/// and an action this reader knows.
+fn is_trace_line(line: &str) -> bool {
+    let mut words = line.split('#').next().unwrap_or("").split_whitespace();
+    words.next().is_some_and(|w| w.parse::<u32>().is_ok())
+        && words.next().is_some_and(|w| action_kind(w).is_some())
+}
+
+/// The first line of `text` that is not blank or a comment.
+fn first_line(text: &str) -> Option<&str> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+}
+
+/// Where the index in `folder` finds a file it names as `written`: as written, by its last two
+/// parts (`app.txt_files/rank-3.txt`: a trace moved since it was written) or by its name.
+fn locate(folder: &Path, written: &str) -> Option<PathBuf> {
+    let written = Path::new(written);
+    let parts: Vec<_> = written.iter().collect();
+    let tail: PathBuf = parts[parts.len().saturating_sub(2)..].iter().collect();
+    [
+        folder.join(written),
+        folder.join(&tail),
+        folder.join(written.file_name().unwrap_or_default()),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+}
+
+/// What `path` is if it is a trace (its first 64 KiB looked at: a first line of a trace, or
+/// the name of a file beside it whose first line is), None if it is not one.
+pub fn kind(path: &Path) -> Option<Kind> {
+    let head = |p: &Path| -> Option<String> {
+        let mut bytes = Vec::new();
+        File::open(p)
+            .and_then(|f| f.take(LEGACY_SNIFF).read_to_end(&mut bytes))
+            .ok()?;
+        Some(String::from_utf8_lossy(&bytes).into_owned())
+    };
+    let text = head(path)?;
+    let first = first_line(&text)?;
+    if is_trace_line(first) {
+        return Some(Kind::OneFile);
+    }
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let file = locate(folder, first)?;
+    let inner = head(&file)?;
+    first_line(&inner)
+        .filter(|l| is_trace_line(l))
+        .map(|_| Kind::Index)
+}
+
 /// What a line of a trace holds.
 enum Line {
     /// An action: its place in [`ACTIONS`] and its communicator.
@@ -146,9 +120,6 @@ enum Line {
     Nothing,
 }
 
-/// Why a trace cannot be replayed, with where.
-pub type Error = String;
-
 /// A word of a trace as an error or a warning shows it: its first 40 characters, and `...`
 /// when there are more (a message never echoes megabytes of input).
 fn shown(word: &str) -> String {
@@ -156,6 +127,32 @@ fn shown(word: &str) -> String {
         Some((i, _)) => format!("{}...", &word[..i]),
         None => word.to_string(),
     }
+}
+
+/// `word` with each `%XX` (two hexadecimal digits) the byte it stands for, into `out`; a `%`
+/// not followed by two such digits stays as it is.
+fn decode(word: &str, out: &mut String) {
+    let b = word.as_bytes();
+    let mut bytes = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).and_then(|&c| hex(c)),
+            b.get(i + 2).and_then(|&c| hex(c)),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                bytes.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                bytes.push(c);
+                i += 1;
+            }
+        }
+    }
+    out.push_str(&String::from_utf8_lossy(&bytes));
 }
 
 /// A trace: its files and every rank's cursor.
@@ -171,10 +168,12 @@ pub struct Trace {
     open: Vec<(u32, File, u64)>,
     /// Whether the trace is in SimGrid's older format (before 3.20): point-to-point lines
     /// without a tag (see [`LEGACY_SNIFF`]).
-    legacy: bool,
+    pub(crate) legacy: bool,
     /// The arguments of the action [`Trace::next`] returned last (reused: no allocation per
     /// line).
     args: Vec<f64>,
+    /// The word of that action that names something (a region's name), or empty.
+    text: String,
     /// Lines skipped, by reason (unknown actions), with a count.
     pub skipped: BTreeMap<String, u64>,
     /// Notes of the replay (actions replayed approximately), with a count.
@@ -204,15 +203,10 @@ impl Trace {
             .map_err(|e| format!("cannot read the trace index {}: {e}", index.display()))?;
         // (an editor's byte order mark is not part of the first file's name)
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let first = text
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty() && !l.starts_with('#'))
-            .ok_or_else(|| format!("{}: the trace is empty", index.display()))?;
+        let first =
+            first_line(text).ok_or_else(|| format!("{}: the trace is empty", index.display()))?;
         // a trace line starts with a rank number and an action; an index line is a path
-        let mut words = first.split_whitespace();
-        let is_trace = words.next().is_some_and(|w| w.parse::<u32>().is_ok())
-            && words.next().is_some_and(|w| action_kind(w).is_some());
+        let is_trace = is_trace_line(first);
         let folder = index.parent().unwrap_or(Path::new("."));
         let (files, shared) = if is_trace {
             (vec![index.to_path_buf()], true)
@@ -223,26 +217,10 @@ impl Trace {
                 if l.is_empty() || l.starts_with('#') {
                     continue;
                 }
-                // a trace moved since it was written: its files are found beside the index
-                // by their last two parts (`app.txt_files/rank-3.txt`), or their name
-                let written = Path::new(l);
-                let tail: PathBuf = written
-                    .iter()
-                    .rev()
-                    .take(2)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                let found = [
-                    folder.join(written),
-                    folder.join(&tail),
-                    folder.join(written.file_name().unwrap_or_default()),
-                ]
-                .into_iter()
-                .find(|p| p.is_file());
+                // (a trace moved since it was written: its files are found beside the index)
+                let found = locate(folder, l);
                 let exists = found.is_some();
-                let p = found.unwrap_or_else(|| folder.join(written));
+                let p = found.unwrap_or_else(|| folder.join(l));
                 let p = resolve(&p).map_err(|e| format!("{}:{}: {e}", index.display(), i + 1))?;
                 if !exists {
                     return Err(format!(
@@ -266,6 +244,7 @@ impl Trace {
             open: Vec::new(),
             legacy,
             args: Vec::new(),
+            text: String::new(),
             skipped: BTreeMap::new(),
             notes,
         })
@@ -328,25 +307,34 @@ impl Trace {
             self.cursors.resize_with(r as usize + 1, Cursor::default);
         }
         let mut args = std::mem::take(&mut self.args);
-        let found = self.next_action(r, &mut args);
+        let mut text = std::mem::take(&mut self.text);
+        let found = self.next_action(r, &mut args, &mut text);
         self.args = args;
+        self.text = text;
         Ok(found?.map(|(kind, comm)| Action {
             name: ACTIONS[kind].0,
             kind,
             args: &self.args,
             comm,
+            text: &self.text,
         }))
     }
 
     /// The next line of rank `r`'s that is an action: its kind and communicator, its
-    /// arguments in `args`. Lines of other ranks (in a one-file trace), blank lines and
-    /// comments are passed over; unknown actions are counted and passed over.
-    fn next_action(&mut self, r: u32, args: &mut Vec<f64>) -> Result<Option<(usize, u32)>, Error> {
+    /// arguments in `args` and its word that names something in `text`. Lines of other ranks
+    /// (in a one-file trace), blank lines and comments are passed over; unknown actions are
+    /// counted and passed over.
+    fn next_action(
+        &mut self,
+        r: u32,
+        args: &mut Vec<f64>,
+        text: &mut String,
+    ) -> Result<Option<(usize, u32)>, Error> {
         loop {
             let Some((start, end)) = self.next_line(r)? else {
                 return Ok(None);
             };
-            match self.parse(r, start, end, args)? {
+            match self.parse(r, start, end, args, text)? {
                 Line::Action(kind, comm) => return Ok(Some((kind, comm))),
                 Line::Unknown(word) => *self.skipped.entry(word).or_default() += 1,
                 Line::Nothing => {}
@@ -355,7 +343,14 @@ impl Trace {
     }
 
     /// Parses rank `r`'s line at `start..end` of its cursor's buffer.
-    fn parse(&self, r: u32, start: usize, end: usize, args: &mut Vec<f64>) -> Result<Line, Error> {
+    fn parse(
+        &self,
+        r: u32,
+        start: usize,
+        end: usize,
+        args: &mut Vec<f64>,
+        name_text: &mut String,
+    ) -> Result<Line, Error> {
         let at = || self.position(r);
         let text = String::from_utf8_lossy(&self.cursors[r as usize].buf[start..end]);
         let text = text.split('#').next().unwrap_or("");
@@ -392,6 +387,25 @@ impl Trace {
         };
         let (name, need) = ACTIONS[kind];
         args.clear();
+        name_text.clear();
+        if name == "region_begin" {
+            let shape = "a region's name is one word (%20 stands for a space)";
+            let Some(w) = words.next() else {
+                return Err(format!(
+                    "{}: `region_begin` needs the region's name: {shape}",
+                    at()
+                ));
+            };
+            if let Some(more) = words.next() {
+                return Err(format!(
+                    "{}: `region_begin`: `{}` after the name: {shape}",
+                    at(),
+                    shown(more)
+                ));
+            }
+            decode(w, name_text);
+            return Ok(Line::Action(kind, 0));
+        }
         let mut comm = 0;
         // the second number as written (a point-to-point line's tag, shown when refused)
         let mut second = "";
@@ -565,162 +579,14 @@ impl Trace {
 
     /// The warnings of a finished replay: lines skipped and approximations, counted.
     pub fn warnings(&self) -> Vec<String> {
-        warnings(&self.index, self.legacy, &self.skipped, &self.notes)
-    }
-}
-
-/// The warnings of trace `index`: the format it was read in, the lines skipped (by action)
-/// and the approximations made (by what), each with its count.
-fn warnings(
-    index: &Path,
-    legacy: bool,
-    skipped: &BTreeMap<String, u64>,
-    notes: &BTreeMap<String, u64>,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    if legacy {
-        out.push(format!(
-            "replay of {}: read in SimGrid's older TI format (`Isend`, `waitAll`, ...), whose \
-             point-to-point lines have no tag: given tag 0, as SimGrid's replay did",
-            index.display()
-        ));
-    }
-    for (name, n) in skipped {
-        out.push(format!(
-            "replay of {}: {n} `{name}` lines skipped (an action mgensim does not know)",
-            index.display()
-        ));
-    }
-    for (what, n) in notes {
-        let times = if *n == 1 {
-            String::new()
-        } else {
-            format!(" ({n} times)")
-        };
-        out.push(format!("replay of {}: {what}{times}", index.display()));
-    }
-    out
-}
-
-/// The warnings of the traces that the partitions of a run replay, before they are gathered
-/// ([`Replays::absorb`]): a trace's counts summed over the partitions that read it, traces
-/// in the order of their job and index (the same for any partitioning).
-pub fn warnings_of<'a>(parts: impl IntoIterator<Item = &'a Replays>) -> Vec<String> {
-    type Counts = BTreeMap<String, u64>;
-    let mut all: BTreeMap<(u32, &Path), (bool, Counts, Counts)> = BTreeMap::new();
-    for part in parts {
-        for (job, t) in &part.traces {
-            let e = all.entry((*job, &t.index)).or_default();
-            e.0 |= t.legacy;
-            for (k, n) in &t.skipped {
-                *e.1.entry(k.clone()).or_default() += n;
-            }
-            for (k, n) in &t.notes {
-                *e.2.entry(k.clone()).or_default() += n;
-            }
-        }
-    }
-    all.iter()
-        .flat_map(|((_, index), (legacy, skipped, notes))| warnings(index, *legacy, skipped, notes))
-        .collect()
-}
-
-/// The traces a run replays, and which one each rank reads.
-#[derive(Default)]
-pub struct Replays {
-    /// Each trace with the job that opened it.
-    traces: Vec<(u32, Trace)>,
-    /// Per global rank: the trace it reads (index into `traces`) and its rank in it.
-    active: Vec<Option<(u32, u32)>>,
-}
-
-impl Replays {
-    /// Rank `global` (rank `rank` of job `job`) reads the trace at `index` (already checked
-    /// by the sandbox), opened once per job; returns the trace's rank count.
-    pub fn open(
-        &mut self,
-        job: u32,
-        global: u32,
-        rank: u32,
-        index: &Path,
-        resolve: impl Fn(&Path) -> Result<PathBuf, String>,
-    ) -> Result<u32, Error> {
-        let i = match self
-            .traces
-            .iter()
-            .position(|(j, t)| *j == job && t.index == index)
-        {
-            Some(i) => i,
-            None => {
-                self.traces.push((job, Trace::open(index, resolve)?));
-                self.traces.len() - 1
-            }
-        };
-        if self.active.len() <= global as usize {
-            self.active.resize(global as usize + 1, None);
-        }
-        self.active[global as usize] = Some((i as u32, rank));
-        self.traces[i].1.ranks()
-    }
-
-    fn of(&mut self, global: u32) -> Result<(&mut Trace, u32), Error> {
-        match self.active.get(global as usize).copied().flatten() {
-            Some((i, r)) => Ok((&mut self.traces[i as usize].1, r)),
-            None => Err("no trace is open on this rank: call MGEN_trace_open first".into()),
-        }
-    }
-
-    /// The next action of rank `global`'s trace, or None at its end.
-    pub fn next(&mut self, global: u32) -> Result<Option<Action<'_>>, Error> {
-        let (t, r) = self.of(global)?;
-        t.next(r)
-    }
-
-    /// Counts a note on rank `global`'s trace.
-    pub fn note(&mut self, global: u32, what: &str) -> Result<(), Error> {
-        self.of(global)?.0.note(what);
-        Ok(())
-    }
-
-    /// Where rank `global` is in its trace (`file:line`), if it replays one.
-    pub fn position(&self, global: u32) -> Option<String> {
-        let (i, r) = self.active.get(global as usize).copied().flatten()?;
-        Some(self.traces[i as usize].1.position(r))
-    }
-
-    /// The warnings of every trace replayed.
-    pub fn warnings(&self) -> Vec<String> {
-        warnings_of([self])
-    }
-
-    /// Gathers `other`, another partition's replays of the same run, into these: a trace
-    /// both replayed (the same job and index) counts its skipped lines and notes once.
-    pub fn absorb(&mut self, other: Replays) {
-        for (job, t) in other.traces {
-            match self
-                .traces
-                .iter_mut()
-                .find(|(j, mine)| *j == job && mine.index == t.index)
-            {
-                Some((_, mine)) => {
-                    for (k, n) in t.skipped {
-                        *mine.skipped.entry(k).or_default() += n;
-                    }
-                    for (k, n) in t.notes {
-                        *mine.notes.entry(k).or_default() += n;
-                    }
-                }
-                None => self.traces.push((job, t)),
-            }
-        }
-        self.traces
-            .sort_by(|a, b| (a.0, &a.1.index).cmp(&(b.0, &b.1.index)));
+        super::warnings(&self.index, self.legacy, &self.skipped, &self.notes)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::datatype_bytes;
 
     fn trace(dir: &Path, files: &[(&str, &str)]) -> Trace {
         for (name, text) in files {
@@ -869,5 +735,52 @@ mod tests {
         assert_eq!(now.next(0).unwrap().unwrap().args, &[1.0, 7.0, 50.0]);
         assert_eq!(now.next(0).unwrap().unwrap().args, &[1.0, 0.0, 9.0]);
         assert!(now.warnings().is_empty());
+    }
+
+    /// mgensim's regions: a name of one word, `%XX` decoded; a missing or two-word name is an
+    /// error naming the line.
+    #[test]
+    fn a_region_s_name_is_one_word_with_its_escapes_decoded() {
+        let d = tempfile::tempdir().unwrap();
+        let mut t = trace(
+            d.path(),
+            &[(
+                "all.txt",
+                "0 region_begin solve%20step%23%zz\n0 region_end\n0 region_begin\n\
+                 0 region_begin a b\n",
+            )],
+        );
+        let a = t.next(0).unwrap().unwrap();
+        assert_eq!(
+            (a.name, a.text, a.args.len()),
+            ("region_begin", "solve step#%zz", 0)
+        );
+        let a = t.next(0).unwrap().unwrap();
+        assert_eq!((a.name, a.text), ("region_end", ""));
+        let e = t.next(0).unwrap_err();
+        assert!(e.ends_with("all.txt:3: `region_begin` needs the region's name: a region's name is one word (%20 stands for a space)"), "{e}");
+        let e = t.next(0).unwrap_err();
+        assert!(e.ends_with("all.txt:4: `region_begin`: `b` after the name: a region's name is one word (%20 stands for a space)"), "{e}");
+    }
+
+    #[test]
+    fn a_trace_is_told_from_other_files() {
+        let d = tempfile::tempdir().unwrap();
+        let p = |n: &str| d.path().join(n);
+        std::fs::write(p("one.txt"), "# SMPI\n\n0 init\n1 init\n").unwrap();
+        std::fs::create_dir(p("app_files")).unwrap();
+        std::fs::write(p("app_files/r0.txt"), "0 init\n").unwrap();
+        std::fs::write(p("app.txt"), "/elsewhere/app_files/r0.txt\n").unwrap();
+        std::fs::write(p("s.toml"), "[network]\ndims = [4]\n").unwrap();
+        std::fs::write(p("list.txt"), "s.toml\n").unwrap();
+        assert_eq!(kind(&p("one.txt")), Some(Kind::OneFile));
+        assert_eq!(kind(&p("app.txt")), Some(Kind::Index));
+        assert_eq!(kind(&p("s.toml")), None);
+        assert_eq!(
+            kind(&p("list.txt")),
+            None,
+            "a list of files that are not traces"
+        );
+        assert_eq!(kind(&p("none.txt")), None);
     }
 }
