@@ -156,6 +156,19 @@ fn the_pair_bench_compares_like_with_like() {
         assert!(!out.status.success(), "{other} {more:?}: {err}");
         assert!(err.contains("print different results"), "{err}");
     }
+    // --differ pairs builds whose model changed, and says so, with the median and the spread
+    let out = Command::new("python3")
+        .arg(format!("{root}/bench/pair"))
+        .args([bin, &slower, "-n", "3", "--differ", "--", "run"])
+        .arg(format!("{root}/scenarios/barrier.toml"))
+        .current_dir(root)
+        .output()
+        .expect("python3 runs bench/pair");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("results differ (--differ)"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("round ")).count(), 3);
+    assert!(text.contains("; median "), "{text}");
 
     // two runs writing the same output folder (or summary file) would overwrite each other's
     for (writes, flag) in [(&["--out", "x"][..], "--out"), (&["-ox.json"][..], "-o")] {
