@@ -6,7 +6,8 @@ use super::placement::{self, Machine, PlacementFile};
 use super::problems::{self, Problems};
 use super::shape::check_topology;
 use super::*;
-use crate::words::plain_words;
+use crate::net::topology::keys::MAX_LATENCY;
+use crate::words::{bounded, plain_words};
 use anyhow::{anyhow, Context, Result};
 
 impl Scenario {
@@ -41,7 +42,7 @@ impl Scenario {
     ) -> Result<Scenario> {
         let file = path.display().to_string();
         let mut table: toml::Table =
-            toml::from_str(text).map_err(|e| anyhow!("{file}: {}", e.to_string().trim_end()))?;
+            toml::from_str(text).map_err(|e| anyhow!("{file}: {}", bounded(e.to_string().trim_end())))?;
         let mut p = Problems::new(file, text);
         // the keys --set (or a sweep's point) set, as problems name them
         let mut set = Vec::new();
@@ -142,6 +143,7 @@ impl Scenario {
             left_out: &mut notes,
         };
         let topo = check_topology(net, &f.node, given, foreign, &base, allow_io, p);
+        notes.extend(super::model::ignored(net, given));
         for (key, bw) in [
             ("network.link_bandwidth", net.link_bandwidth),
             ("network.switch_bandwidth", net.switch_bandwidth),
@@ -161,12 +163,32 @@ impl Scenario {
         if net.nic_link_bandwidth.is_some_and(|bw| bw.0 == 0) {
             p.key("network.nic_link_bandwidth", "must be greater than zero");
         }
+        // (a link's rate is finite, the NIC links' too: the node's own rates may be `inf`)
         for (key, bw) in [
-            ("network.link_bandwidth", net.link_bandwidth),
-            ("network.switch_bandwidth", net.switch_bandwidth),
+            ("network.link_bandwidth", Some(net.link_bandwidth)),
+            ("network.switch_bandwidth", Some(net.switch_bandwidth)),
+            ("network.nic_link_bandwidth", net.nic_link_bandwidth),
         ] {
-            if bw.is_infinite() {
+            if bw.is_some_and(|b| b.is_infinite()) {
                 p.key(key, "must be finite (a link always takes time)");
+            }
+        }
+        for (key, t) in [
+            ("network.routing_time", Some(net.routing_time)),
+            ("network.vc_alloc_time", Some(net.vc_alloc_time)),
+            ("network.switch_alloc_time", Some(net.switch_alloc_time)),
+            ("network.switch_latency", Some(net.switch_latency)),
+            ("network.cable_latency", Some(net.cable_latency)),
+            ("network.nic_cable_latency", net.nic_cable_latency),
+        ] {
+            match t {
+                Some(t) if t > MAX_LATENCY => p.key(
+                    key,
+                    format!(
+                        "{t} is longer than a link or a router's stage may take, {MAX_LATENCY}"
+                    ),
+                ),
+                _ => {}
             }
         }
         if net.mtu.0 == 0 || net.mtu.0 > 1 << 24 {

@@ -17,6 +17,7 @@
 
 mod keys;
 mod load;
+pub mod model;
 mod overrides;
 pub mod placement;
 mod problems;
