@@ -321,8 +321,12 @@ fn readable(name: &str, value: &str) -> String {
 /// or no varied key.
 fn y_against_keys(t: &Table, y: &str, what: &str) -> Result<(usize, usize)> {
     let yi = t.column(y).with_context(|| {
+        let near = crate::words::closest(y, t.header.iter().map(String::as_str))
+            .map(|c| format!("; did you mean `{c}`?"))
+            .unwrap_or_default();
         format!(
-            "no column `{y}` to {what} (columns: {})",
+            "no column `{}` to {what}{near} (columns: {})",
+            crate::words::shown(y),
             t.header.join(", ")
         )
     })?;
