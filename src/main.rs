@@ -34,9 +34,19 @@ struct ScenarioArgs {
     over: Overrides,
 }
 
-/// What changes a scenario's keys from the command line (`run`, `check`, `sweep`).
+/// What changes a scenario's keys from the command line (`run`, `sweep`): its keys, and how
+/// it is run.
 #[derive(clap::Args)]
 struct Overrides {
+    #[command(flatten)]
+    keys: KeyArgs,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// A scenario's keys from the command line (`run`, `check`, `sweep`).
+#[derive(clap::Args)]
+struct KeyArgs {
     /// Override a scenario key: KEY=VALUE with VALUE a TOML literal, e.g.
     /// `--set network.dims=[8,8,8]`, `--set workload.ranks=512`,
     /// `--set network.link_bandwidth="8 GB/s"`, `--set workload.args.algo=ring`
@@ -46,6 +56,15 @@ struct Overrides {
     /// Seed for the workload's random numbers (overrides `workload.seed`).
     #[arg(long)]
     seed: Option<u64>,
+    /// Lift the sandbox: let scripts use the whole Lua standard library (run programs, write
+    /// and read any file, load C modules). Only for scripts you trust; the summary says so.
+    #[arg(long)]
+    allow_io: bool,
+}
+
+/// How a run goes: its limits, threads and partitions (`run`, `sweep`; `check` runs nothing).
+#[derive(clap::Args, Default)]
+struct RunArgs {
     /// Stop the run after this much wall-clock time, e.g. `30s`, `10min` (sets
     /// `limits.wall_time`); the summary so far is still written, marked partial.
     #[arg(long, value_name = "TIME")]
@@ -64,10 +83,6 @@ struct Overrides {
     /// 1024 routers, by slabs, groups or pods). Any count prints the same results.
     #[arg(long, value_name = "N")]
     partitions: Option<u32>,
-    /// Lift the sandbox: let scripts use the whole Lua standard library (run programs, write
-    /// and read any file, load C modules). Only for scripts you trust; the summary says so.
-    #[arg(long)]
-    allow_io: bool,
 }
 
 /// What a run records beyond its summary.
@@ -138,10 +153,8 @@ enum Command {
         /// `--json`), whole or not at all.
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Also write an output folder: summary.json, links.csv (one line per link direction)
-        /// and ranks.csv (one line per rank); columns in the README. Written for partial runs
-        /// too.
-        #[arg(long, value_name = "DIR")]
+        /// Also write an output folder DIR (its files: see --help).
+        #[arg(long, value_name = "DIR", long_help = mgensim::output::folder_help())]
         out: Option<PathBuf>,
         /// No progress line (there is none anyway when stderr is not a terminal).
         #[arg(long, short = 'q')]
@@ -189,9 +202,8 @@ enum Command {
         /// Points run at once (default: one per core). The results do not depend on it.
         #[arg(long, short = 'j', value_name = "N")]
         jobs: Option<usize>,
-        /// Run only the points whose number is I modulo N (1 <= I <= N), e.g. one task of a
-        /// job array; writes DIR/sweep.shard-I-of-N.csv. Join the shards with --merge.
-        #[arg(long, value_name = "I/N")]
+        /// Run only one shard of the points (see --help); join the shards with --merge.
+        #[arg(long, value_name = "I/N", long_help = shard_help())]
         shard: Option<String>,
         /// Join the CSV files of a sweep's shards into DIR/sweep.csv and its plot. Every shard
         /// of the set must be there (by the names --shard gives them, and no point missing
@@ -226,13 +238,25 @@ enum Command {
     },
     /// Check a scenario and compile its script without running it.
     Check {
+        /// The scenario file (TOML).
+        scenario: PathBuf,
         #[command(flatten)]
-        args: ScenarioArgs,
+        keys: KeyArgs,
     },
 }
 
+/// `sweep --shard`'s help: which points a shard runs, as `sweep::in_shard` chooses them.
+fn shard_help() -> String {
+    format!(
+        "Run only {} (1 <= I <= N), e.g. one task of a 1-based job array \
+         (--shard $SLURM_ARRAY_TASK_ID/32); writes DIR/sweep.shard-I-of-N.csv. Join the shards \
+         with --merge.",
+        mgensim::sweep::SHARD_RULE
+    )
+}
+
 fn load(a: &ScenarioArgs) -> Result<Scenario> {
-    Scenario::load_with(&a.scenario, &overrides(&a.over)?, a.over.allow_io)
+    Scenario::load_with(&a.scenario, &overrides(&a.over)?, a.over.keys.allow_io)
 }
 
 /// A time given on the command line: a bare number is seconds; "30s" as well as "30 s".
@@ -245,9 +269,10 @@ fn seconds_if_bare(t: &str) -> String {
 }
 
 /// The `--set`s of the command line, with `--seed` and `--timeout` as keys.
-fn overrides(a: &Overrides) -> Result<Vec<String>> {
-    let mut set = a.set.clone();
-    if let Some(seed) = a.seed {
+fn overrides(o: &Overrides) -> Result<Vec<String>> {
+    let (k, a) = (&o.keys, &o.run);
+    let mut set = k.set.clone();
+    if let Some(seed) = k.seed {
         set.push(format!("workload.seed={seed}"));
     }
     if let Some(t) = &a.timeout {
@@ -300,7 +325,7 @@ fn sweep(
         text,
         sets: overrides(&args.over)?,
         axes,
-        allow_io: args.over.allow_io,
+        allow_io: args.over.keys.allow_io,
         power_baseline,
     };
     let total = sweep::grid(&sw.axes).len();
@@ -308,7 +333,7 @@ fn sweep(
         Some(s) => {
             let (i, n) = sweep::parse_shard(s)?;
             (
-                (0..total).filter(|p| p % n == i - 1).collect(),
+                (0..total).filter(|&p| sweep::in_shard(p, i, n)).collect(),
                 format!("sweep.shard-{i}-of-{n}"),
             )
         }
@@ -345,7 +370,7 @@ fn sweep(
             None => {}
         }
     };
-    let outcomes = sw.run(&which, threads, stop.clone(), &show)?;
+    let outcomes = sw.run_for(&which, threads, stop.clone(), &show, Some(y))?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -388,7 +413,13 @@ fn sweep(
 /// The most a shard's CSV file may hold.
 const SHARD_BYTES: u64 = 256 << 20;
 
-fn merge_shards(files: &[PathBuf], out: &Path, y: &str, allow_missing: bool) -> Result<Exit> {
+fn merge_shards(
+    files: &[PathBuf],
+    out: &Path,
+    y: &str,
+    table: bool,
+    allow_missing: bool,
+) -> Result<Exit> {
     use mgensim::sweep;
     let tables = files
         .iter()
@@ -417,8 +448,13 @@ fn merge_shards(files: &[PathBuf], out: &Path, y: &str, allow_missing: bool) -> 
     for m in &missing {
         eprintln!("warning: joined without {m}");
     }
-    let table = sweep::merge(&tables)?;
-    let (written, skipped) = sweep::write(out, "sweep", &table, Some(y), "")?;
+    let merged = sweep::merge(&tables)?;
+    // (the column to plot and show is checked before anything is written)
+    sweep::pivot(&merged, y)?;
+    let (written, skipped) = sweep::write(out, "sweep", &merged, Some(y), "")?;
+    if table {
+        emit(&sweep::pivot(&merged, y)?)?;
+    }
     if let Some(why) = skipped {
         eprintln!("warning: {why}");
     }
@@ -426,7 +462,7 @@ fn merge_shards(files: &[PathBuf], out: &Path, y: &str, allow_missing: bool) -> 
         "{}: wrote {} ({} points from {} files)\n",
         out.display(),
         written.join(", "),
-        table.rows.len(),
+        merged.rows.len(),
         files.len()
     ))?;
     Ok(Exit::Ok)
@@ -522,6 +558,7 @@ fn run(
     // map under --allow-io could wait forever)
     let given = args
         .over
+        .run
         .timeout
         .as_deref()
         .map(|t| {
@@ -721,7 +758,7 @@ fn real_main() -> Result<Exit> {
             quiet,
         } => {
             if !merge.is_empty() {
-                return merge_shards(&merge, &out, &y, allow_missing);
+                return merge_shards(&merge, &out, &y, table, allow_missing);
             }
             let scenario = scenario.expect("clap requires it without --merge");
             let args = ScenarioArgs { scenario, over };
@@ -742,8 +779,18 @@ fn real_main() -> Result<Exit> {
             let files = mgensim::output::draw_folder(&dir)?;
             emit(&format!("{}: wrote {}\n", dir.display(), files.join(", ")))?;
         }
-        Command::Check { args } => {
+        Command::Check { scenario, keys } => {
+            let args = ScenarioArgs {
+                scenario,
+                over: Overrides {
+                    keys,
+                    run: RunArgs::default(),
+                },
+            };
             let scenario = load(&args)?;
+            for note in &scenario.notes {
+                eprintln!("warning: {note}");
+            }
             Simulation::new(&scenario)?;
             // a misspelt API name fails only when the line runs: found here before
             let unknown = mgensim::unknown_api_names(&scenario);
