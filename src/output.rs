@@ -24,19 +24,52 @@ use std::sync::Mutex;
 /// columns).
 pub const FOLDER: [(&str, &str); 14] = [
     ("summary.json", "the summary, as --json prints it"),
-    ("links.csv", "one line per link direction: bytes, packets, busy time, backpressure"),
-    ("routers.csv", "one line per router: traffic out, busy and blocked time, buffers"),
-    ("ranks.csv", "one line per rank: finish time, where its time went, bytes and messages"),
-    ("nodes.csv", "one line per node: DMA and NIC links busy and their utilization"),
-    ("profile.csv", "time per API call and region (--profile; unasked up to 65,536 ranks)"),
-    ("links_timeseries.csv", "each link window by window (--interval)"),
-    ("links_power.csv", "energy and low-power time per link direction (with [power])"),
-    ("power_timeseries.csv", "power of all ports window by window ([power] and --interval)"),
-    ("buffer_history.csv", "every packet through a watched router's buffers (--buffer-history)"),
-    ("trace.json", "the timeline of the ranks, for ui.perfetto.dev (--plots)"),
+    (
+        "links.csv",
+        "one line per link direction: bytes, packets, busy time, backpressure",
+    ),
+    (
+        "routers.csv",
+        "one line per router: traffic out, busy and blocked time, buffers",
+    ),
+    (
+        "ranks.csv",
+        "one line per rank: finish time, where its time went, bytes and messages",
+    ),
+    (
+        "nodes.csv",
+        "one line per node: DMA and NIC links busy and their utilization",
+    ),
+    (
+        "profile.csv",
+        "time per API call and region (--profile; unasked up to 65,536 ranks)",
+    ),
+    (
+        "links_timeseries.csv",
+        "each link window by window (--interval)",
+    ),
+    (
+        "links_power.csv",
+        "energy and low-power time per link direction (with [power])",
+    ),
+    (
+        "power_timeseries.csv",
+        "power of all ports window by window ([power] and --interval)",
+    ),
+    (
+        "buffer_history.csv",
+        "every packet through a watched router's buffers (--buffer-history)",
+    ),
+    (
+        "trace.json",
+        "the timeline of the ranks, for ui.perfetto.dev (--plots)",
+    ),
     ("heatmap.svg", "link utilization over time (--plots)"),
     ("timeline.svg", "what each rank did over time (--plots)"),
-    ("report.html", "one page with all of it: summary, timeline, the network's load"),
+    (
+        "report.html",
+        "one page with all of it: summary, timeline, the network's load",
+    ),
 ];
 
 /// The names of [`FOLDER`]'s files.

@@ -149,7 +149,11 @@ mod tests {
         let line = "ab ".repeat(100_000);
         let b = bounded(&line);
         assert!(b.len() < LONGEST_LINE + 64, "{}", b.len());
-        assert!(b.ends_with("… (300000 characters)"), "{}", &b[b.len() - 40..]);
+        assert!(
+            b.ends_with("… (300000 characters)"),
+            "{}",
+            &b[b.len() - 40..]
+        );
         // a word far longer than any candidate is not compared at all
         assert_eq!(closest(&w, ["xx", "x"]), None);
     }

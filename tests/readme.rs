@@ -237,7 +237,13 @@ fn every_command_the_readme_shows_runs_and_prints_what_it_quotes() {
     }
     assert!(ran >= 17, "{ran} commands ran");
     // what the commands wrote is there
-    for f in ["out.json", "barrier.json", "ring/report.html", "rd/report.html", "sweep/sweep.csv"] {
+    for f in [
+        "out.json",
+        "barrier.json",
+        "ring/report.html",
+        "rd/report.html",
+        "sweep/sweep.csv",
+    ] {
         assert!(dir.path().join(f).is_file(), "{f}");
     }
 }
@@ -263,7 +269,10 @@ fn the_figures_the_readme_quotes_are_what_the_runs_print() {
             "barrier_s          min 466.714476 us",
         ),
     ] {
-        assert!(text.contains(readme_says), "the README no longer says {readme_says}");
+        assert!(
+            text.contains(readme_says),
+            "the README no longer says {readme_says}"
+        );
         assert!(barrier.contains(printed), "{printed}\n{barrier}");
     }
     // the HyperX shift: dimension order against UGAL
@@ -356,10 +365,16 @@ fn outputs_and_defaults_are_described_as_the_code_has_them() {
     assert_eq!(mgensim::config::lua_memory_for(1 << 20, 8 * gib).0, 4 * gib);
     assert_eq!(mgensim::config::lua_memory_for(1, 256 << 20).0, 256 << 20);
     // sweep --shard: the help, the README and the code agree on which points a shard runs
-    let help = run_in(&project(), "sweep --help", &["sweep".into(), "--help".into()]);
+    let help = run_in(
+        &project(),
+        "sweep --help",
+        &["sweep".into(), "--help".into()],
+    );
     assert!(help.contains(mgensim::sweep::SHARD_RULE), "{help}");
     assert!(text.contains("`--shard I/N` runs the points numbered I−1 modulo N"));
-    let shard_one: Vec<usize> = (0..7).filter(|&p| mgensim::sweep::in_shard(p, 1, 3)).collect();
+    let shard_one: Vec<usize> = (0..7)
+        .filter(|&p| mgensim::sweep::in_shard(p, 1, 3))
+        .collect();
     assert_eq!(shard_one, [0, 3, 6]);
 }
 
@@ -382,7 +397,10 @@ fn the_saturation_bench_s_docstring_and_page_say_what_it_runs() {
         doc.contains(&format!("between {warm} (WARM) and {stop} us")),
         "{doc}"
     );
-    assert!(doc.contains(&format!("a {} us window", stop - warm)), "{doc}");
+    assert!(
+        doc.contains(&format!("a {} us window", stop - warm)),
+        "{doc}"
+    );
     let page = squeeze(&page);
     assert!(page.contains(&format!("gaps for {stop} µs")));
     assert!(page.contains(&format!("between {warm} and {stop} µs")));

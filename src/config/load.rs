@@ -41,8 +41,8 @@ impl Scenario {
         allow_io: bool,
     ) -> Result<Scenario> {
         let file = path.display().to_string();
-        let mut table: toml::Table =
-            toml::from_str(text).map_err(|e| anyhow!("{file}: {}", bounded(e.to_string().trim_end())))?;
+        let mut table: toml::Table = toml::from_str(text)
+            .map_err(|e| anyhow!("{file}: {}", bounded(e.to_string().trim_end())))?;
         let mut p = Problems::new(file, text);
         // the keys --set (or a sweep's point) set, as problems name them
         let mut set = Vec::new();

@@ -11,7 +11,10 @@ use super::{NetworkConfig, NetworkModel};
 pub const PACKET_ONLY: [(&str, &str); 4] = [
     ("vcs", "the routers' virtual channels"),
     ("router", "how routers queue packets"),
-    ("buffer_bytes", "the routers' input buffers and the NICs' receive buffers"),
+    (
+        "buffer_bytes",
+        "the routers' input buffers and the NICs' receive buffers",
+    ),
     ("output_buffer_bytes", "the routers' output buffers"),
 ];
 
@@ -42,7 +45,10 @@ mod tests {
     fn the_flow_model_names_the_router_keys_it_ignores() {
         let mut net = NetworkConfig::default();
         let given = ["vcs".to_string(), "router".into(), "dims".into()];
-        assert!(ignored(&net, &given).is_empty(), "the packet model reads them");
+        assert!(
+            ignored(&net, &given).is_empty(),
+            "the packet model reads them"
+        );
         net.model = NetworkModel::Flow;
         let w = ignored(&net, &given);
         assert_eq!(w.len(), 2);

@@ -52,7 +52,8 @@ impl<'a> Problems<'a> {
         };
         let origin = if from_set { " (from --set)" } else { "" };
         let text = format!("{at}: key `{key}`{origin}: {msg}");
-        self.list.push((line.unwrap_or(usize::MAX), bounded(&text).into_owned()));
+        self.list
+            .push((line.unwrap_or(usize::MAX), bounded(&text).into_owned()));
     }
 
     /// A problem with the file as a whole.
@@ -72,7 +73,12 @@ impl<'a> Problems<'a> {
         }
         self.list.sort_by_key(|&(line, _)| line);
         let n = self.list.len();
-        let mut lines: Vec<String> = self.list.into_iter().take(MAX_SHOWN).map(|(_, m)| m).collect();
+        let mut lines: Vec<String> = self
+            .list
+            .into_iter()
+            .take(MAX_SHOWN)
+            .map(|(_, m)| m)
+            .collect();
         if n > MAX_SHOWN {
             lines.push(format!("... and {} more", n - MAX_SHOWN));
         }
@@ -159,13 +165,20 @@ mod tests {
     fn long_input_is_quoted_within_bounds_and_the_list_is_bounded() {
         let long = "x".repeat(1 << 20);
         let mut p = Problems::new("s.toml".into(), "");
-        p.key(&format!("network.{long}"), format!("cannot read \"{long}\""));
+        p.key(
+            &format!("network.{long}"),
+            format!("cannot read \"{long}\""),
+        );
         for i in 0..150 {
             p.general(format!("problem {i}"));
         }
         let msg = p.into_result().unwrap_err().to_string();
         assert!(msg.len() < 10_000, "{} bytes", msg.len());
         assert!(msg.starts_with("151 problems in the scenario:\n"));
-        assert!(msg.ends_with("\n... and 51 more"), "{}", &msg[msg.len() - 100..]);
+        assert!(
+            msg.ends_with("\n... and 51 more"),
+            "{}",
+            &msg[msg.len() - 100..]
+        );
     }
 }

@@ -302,10 +302,14 @@ mod tests {
         let full = z.full().expect("full at once");
         assert!(
             full.starts_with("`limits.time_series_memory` = 144 B cannot hold one window")
-                && full.contains("takes 192 B (48 bytes each); raise the limit to at least 192 bytes"),
+                && full
+                    .contains("takes 192 B (48 bytes each); raise the limit to at least 192 bytes"),
             "{full}"
         );
-        assert!(!full.contains("0 windows") && !full.contains("/ 0"), "{full}");
+        assert!(
+            !full.contains("0 windows") && !full.contains("/ 0"),
+            "{full}"
+        );
         // an adaptive series never fills
         let mut a = LinkSeries::new(100, true, 1, 3 * CELL_BYTES);
         a.sent(0, 1 << 40, (1 << 40) + 10, 8);

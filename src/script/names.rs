@@ -149,7 +149,9 @@ pub fn unknown_in(scenario: &crate::Scenario) -> Vec<String> {
         }
     }
     if more > 0 {
-        out.push(format!("... and {more} more names that are not part of the API"));
+        out.push(format!(
+            "... and {more} more names that are not part of the API"
+        ));
     }
     out
 }

@@ -40,7 +40,9 @@ pub(crate) fn unread_args<'a>(
 ) -> Vec<String> {
     let states: Vec<&Scripts> = states.collect();
     let stop = || {
-        let limit = states.first().and_then(|s| s.world.borrow().watch.check())?;
+        let limit = states
+            .first()
+            .and_then(|s| s.world.borrow().watch.check())?;
         Some(match limit {
             crate::limits::Limit::Interrupt => "the run was interrupted",
             _ => "the wall-clock limit passed",
@@ -224,7 +226,11 @@ mod tests {
         assert_eq!(w, warnings(&merged, &[], 2_720, || None));
         // a deadline passed stops them too
         let w = warnings(&merged, &[], CELLS, || Some("the wall-clock limit passed"));
-        assert!(w[300].ends_with("the wall-clock limit passed"), "{}", w[300]);
+        assert!(
+            w[300].ends_with("the wall-clock limit passed"),
+            "{}",
+            w[300]
+        );
     }
 
     #[test]

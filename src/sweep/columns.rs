@@ -14,7 +14,12 @@ use anyhow::{bail, Result};
 use std::collections::BTreeSet;
 
 /// The power figures of a point with `[power]`, and the ratios `--power-baseline` adds.
-const POWER: [&str; 4] = ["energy_j", "average_power_w", "low_power_fraction", "wakeups"];
+const POWER: [&str; 4] = [
+    "energy_j",
+    "average_power_w",
+    "low_power_fraction",
+    "wakeups",
+];
 const RATIOS: [&str; 3] = ["energy_ratio", "power_ratio", "time_ratio"];
 
 /// What is known of a sweep's columns before it runs.
@@ -75,10 +80,7 @@ impl Columns {
                 "--y {}: no such column; did you mean `{near}`? (the columns: {list}{more})",
                 shown(y)
             ),
-            None if !self.open => bail!(
-                "--y {}: no such column (the columns: {list})",
-                shown(y)
-            ),
+            None if !self.open => bail!("--y {}: no such column (the columns: {list})", shown(y)),
             None => Ok(()),
         }
     }
@@ -125,10 +127,7 @@ mod tests {
         let mut names = BTreeSet::new();
         let closed = "MGEN_report(\"barrier_s\", t)\nMGEN_report( 'bw_GBps' , b)";
         assert!(!reported(closed, &mut names));
-        assert_eq!(
-            names.iter().collect::<Vec<_>>(),
-            ["barrier_s", "bw_GBps"]
-        );
+        assert_eq!(names.iter().collect::<Vec<_>>(), ["barrier_s", "bw_GBps"]);
         assert!(reported("MGEN_report(algo .. \"_s\", t)", &mut names));
         assert!(reported("local c = require(\"mgen.coll\")", &mut names));
     }

@@ -318,9 +318,10 @@ impl<'f> Reader<'f> {
         }
         let mut at = 2;
         while at < words.len() {
-            let (kind, Some(other)) = (words[at], words.get(at + 1).and_then(|w| number(w)))
-            else {
-                let what = words.get(at + 1).map_or(String::new(), |w| format!(" {}", shown(w)));
+            let (kind, Some(other)) = (words[at], words.get(at + 1).and_then(|w| number(w))) else {
+                let what = words
+                    .get(at + 1)
+                    .map_or(String::new(), |w| format!(" {}", shown(w)));
                 return self.err(
                     line,
                     format!(
@@ -348,7 +349,9 @@ impl<'f> Reader<'f> {
                     self.name_router(other, line);
                     self.attach(id, other, line)
                 }
-                ("node", "node") => self.err(line, format!("node {id} cannot link to node {other}")),
+                ("node", "node") => {
+                    self.err(line, format!("node {id} cannot link to node {other}"))
+                }
                 ("router", "router") => {
                     self.name_router(other, line);
                     if other == id {
@@ -409,11 +412,9 @@ impl<'f> Reader<'f> {
             .iter()
             .filter_map(|(&r, &l)| too_big("router", r).map(|e| format!("{file}:{l}: {e}")))
             .chain(
-                self.nodes
-                    .iter()
-                    .filter_map(|(&n, &(_, l))| {
-                        too_big("node", n).map(|e| format!("{file}:{l}: {e}"))
-                    }),
+                self.nodes.iter().filter_map(|(&n, &(_, l))| {
+                    too_big("node", n).map(|e| format!("{file}:{l}: {e}"))
+                }),
             )
             .take(5)
             .collect()
@@ -459,11 +460,7 @@ impl<'f> Reader<'f> {
         let routers = self
             .declared_routers
             .map_or(self.named.len() as u32, |(n, _)| n);
-        let past: Vec<(u32, usize)> = self
-            .named
-            .range(routers..)
-            .map(|(&r, &l)| (r, l))
-            .collect();
+        let past: Vec<(u32, usize)> = self.named.range(routers..).map(|(&r, &l)| (r, l)).collect();
         for (r, line) in past {
             let how = match self.declared_routers {
                 Some((n, l)) => format!("line {l} declares {n} routers, 0 to {}", n - 1),
@@ -480,9 +477,10 @@ impl<'f> Reader<'f> {
 
     /// Nodes 0 to N − 1, each on a router.
     fn check_nodes(&mut self) {
-        let count = self
-            .declared_nodes
-            .map_or(self.nodes.keys().next_back().map_or(0, |&n| n + 1), |(n, _)| n);
+        let count = self.declared_nodes.map_or(
+            self.nodes.keys().next_back().map_or(0, |&n| n + 1),
+            |(n, _)| n,
+        );
         if let Some((n, l)) = self.declared_nodes {
             if let Some((&node, &(_, line))) = self.nodes.range(n..).next() {
                 self.err(

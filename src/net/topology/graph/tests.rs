@@ -1,8 +1,8 @@
 //! The graph family's tests: orders, classes and routes on small graphs, every error of a file.
 
 use super::*;
-use crate::units::Bandwidth;
 use crate::net::topology::walk;
+use crate::units::Bandwidth;
 
 fn graph(text: &str) -> Graph {
     Graph::parse("g", text, Time(600), GraphRouting::Minimal).unwrap()
