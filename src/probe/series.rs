@@ -64,6 +64,8 @@ pub struct LinkSeries {
     /// never on the machine or the partitions, so that every run of a scenario records the
     /// same and stops at the same time.
     max_cells: u64,
+    /// `limits.time_series_memory` as given (bytes; 0: no bound), for messages.
+    memory: u64,
     /// The time (ps) a fixed width stops at: the end of the last window its counters hold
     /// (`u64::MAX` for an adaptive series, which never fills). Fixed for the series' life: a
     /// fixed width never changes.
@@ -94,6 +96,7 @@ impl LinkSeries {
             table: Vec::new(),
             since: vec![0; channels],
             max_cells,
+            memory,
             horizon,
             full: false,
         }
@@ -119,7 +122,7 @@ impl LinkSeries {
                  --interval {}: a window of its {k} link directions takes {} ({CELL_BYTES} bytes \
                  each); raise the limit to at least {one} bytes (0: no limit), or use --plots \
                  without --interval, whose width adapts",
-                crate::units::Bytes(self.max_cells.saturating_mul(CELL_BYTES)),
+                crate::units::Bytes(self.memory),
                 crate::units::Time(self.width),
                 crate::units::Bytes(one),
             ));
@@ -130,7 +133,7 @@ impl LinkSeries {
              on past them: give an --interval of at least the run's length / {windows}, raise \
              the limit, or use --plots without --interval, whose width adapts",
             crate::units::Time(self.width),
-            crate::units::Bytes(self.max_cells.saturating_mul(CELL_BYTES)),
+            crate::units::Bytes(self.memory),
             crate::units::Time(self.horizon),
         ))
     }
