@@ -227,6 +227,18 @@ fn the_flow_model_warns_of_the_keys_it_ignores_and_link_rates_are_finite() {
         }
         assert!(!e.contains("network.dims"), "{e}");
     }
+    // nor does it ask of them what only the packet model needs: a buffer of a whole packet
+    let big = ["check", "s.toml", "--set", "network.mtu=\"64 KiB\""];
+    let o = mgensim_in(d.path(), &big);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut packet = big.to_vec();
+    packet.extend(["--set", "network.model=packet"]);
+    let o = mgensim_in(d.path(), &packet);
+    assert!(
+        stderr(&o).contains("key `network.buffer_bytes`: 8 KiB cannot hold one whole packet"),
+        "{}",
+        stderr(&o)
+    );
     // the same keys under the packet model: no word
     let o = mgensim_in(
         d.path(),

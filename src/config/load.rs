@@ -7,8 +7,8 @@ use super::problems::{self, Problems};
 use super::shape::check_topology;
 use super::*;
 use crate::net::topology::keys::MAX_LATENCY;
-use crate::words::{bounded, plain_words};
-use anyhow::{anyhow, Context, Result};
+use crate::words::{bounded, plain_words, shown};
+use anyhow::{anyhow, Result};
 
 impl Scenario {
     /// Reads a scenario file and applies `overrides` (`key.path=TOML-literal`), with the
@@ -47,7 +47,9 @@ impl Scenario {
         // the keys --set (or a sweep's point) set, as problems name them
         let mut set = Vec::new();
         for o in overrides {
-            let key = apply_override(&mut table, o).with_context(|| format!("--set {o}"))?;
+            // (a value of a megabyte is quoted within bounds, as in the file)
+            let key = apply_override(&mut table, o)
+                .map_err(|e| anyhow!("--set {}: {}", shown(o), bounded(&format!("{e:#}"))))?;
             p.overridden(&key);
             set.push(key);
         }
@@ -247,56 +249,7 @@ impl Scenario {
                 ),
             );
         }
-        let packet = net.mtu.0.saturating_add(net.header_bytes.0);
-        // (a buffer's bytes are counted in 32 bits; an output buffer's in 31)
-        let (most, most_ob) = (Bytes(u32::MAX as u64), Bytes(u32::MAX as u64 / 2));
-        if net.buffer_bytes.0 < packet {
-            p.key(
-                "network.buffer_bytes",
-                format!(
-                    "{} cannot hold one whole packet of {} (mtu + header_bytes); \
-                     virtual cut-through needs at least that",
-                    net.buffer_bytes,
-                    Bytes(packet)
-                ),
-            );
-        } else if net.buffer_bytes > most {
-            p.key(
-                "network.buffer_bytes",
-                format!(
-                    "{} is more than a buffer may hold in this model, {most} ({} bytes)",
-                    net.buffer_bytes, most.0
-                ),
-            );
-        }
-        let ob = net.output_buffer_bytes.0;
-        if ob != 0 && ob < packet {
-            p.key(
-                "network.output_buffer_bytes",
-                format!(
-                    "{} cannot hold one whole packet of {} (mtu + header_bytes); give 0 for \
-                     no output buffers, or at least that",
-                    net.output_buffer_bytes,
-                    Bytes(packet)
-                ),
-            );
-        } else if net.output_buffer_bytes > most_ob {
-            p.key(
-                "network.output_buffer_bytes",
-                format!(
-                    "{} is more than an output buffer may hold in this model, {most_ob} ({} \
-                     bytes)",
-                    net.output_buffer_bytes, most_ob.0
-                ),
-            );
-        }
-        if ob != 0 && net.router == super::RouterKind::OutputQueued {
-            p.key(
-                "network.output_buffer_bytes",
-                "an output-queued router has no crossbar to put output buffers after; \
-                 use router = \"input_queued\" or leave output_buffer_bytes at 0",
-            );
-        }
+        super::model::buffers(net, p);
         let nics = f.node.nics_per_node.max(1);
         let nodes = topo.as_ref().map_or(0, |t| (t.terminals() / nics) as u64);
         let slots = nodes * f.node.ranks_per_node as u64;

@@ -128,7 +128,8 @@ pub(super) fn check_topology(
     }
     let topo = topo.filter(|_| k.problems.is_empty())?;
     classes_in_bounds(&topo, own, p);
-    if let Some(v) = net.vcs {
+    // (the flow model has no virtual channels: it ignores the key, with a warning)
+    if let Some(v) = net.vcs.filter(|_| net.model == NetworkModel::Packet) {
         let classes = topo.vcs() as u32;
         if v < classes || v > super::MAX_VCS {
             p.key(
