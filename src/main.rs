@@ -1,6 +1,6 @@
 //! The `mgensim` command line.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use mgensim::engine::Stop;
 use mgensim::limits::Limit;
@@ -203,7 +203,7 @@ enum Command {
         #[arg(long, short = 'j', value_name = "N")]
         jobs: Option<usize>,
         /// Run only one shard of the points (see --help); join the shards with --merge.
-        #[arg(long, value_name = "I/N", long_help = shard_help())]
+        #[arg(long, value_name = "I/N", long_help = mgensim::sweep::shard_help())]
         shard: Option<String>,
         /// Join the CSV files of a sweep's shards into DIR/sweep.csv and its plot. Every shard
         /// of the set must be there (by the names --shard gives them, and no point missing
@@ -245,18 +245,9 @@ enum Command {
     },
 }
 
-/// `sweep --shard`'s help: which points a shard runs, as `sweep::in_shard` chooses them.
-fn shard_help() -> String {
-    format!(
-        "Run only {} (1 <= I <= N), e.g. one task of a 1-based job array \
-         (--shard $SLURM_ARRAY_TASK_ID/32); writes DIR/sweep.shard-I-of-N.csv. Join the shards \
-         with --merge.",
-        mgensim::sweep::SHARD_RULE
-    )
-}
-
 fn load(a: &ScenarioArgs) -> Result<Scenario> {
-    Scenario::load_with(&a.scenario, &overrides(&a.over)?, a.over.keys.allow_io)
+    let sets = overrides(&a.over.keys, &a.over.run)?;
+    Scenario::load_with(&a.scenario, &sets, a.over.keys.allow_io)
 }
 
 /// A time given on the command line: a bare number is seconds; "30s" as well as "30 s".
@@ -269,8 +260,7 @@ fn seconds_if_bare(t: &str) -> String {
 }
 
 /// The `--set`s of the command line, with `--seed` and `--timeout` as keys.
-fn overrides(o: &Overrides) -> Result<Vec<String>> {
-    let (k, a) = (&o.keys, &o.run);
+fn overrides(k: &KeyArgs, a: &RunArgs) -> Result<Vec<String>> {
     let mut set = k.set.clone();
     if let Some(seed) = k.seed {
         set.push(format!("workload.seed={seed}"));
@@ -323,7 +313,7 @@ fn sweep(
     let sw = Sweep {
         path: args.scenario.clone(),
         text,
-        sets: overrides(&args.over)?,
+        sets: overrides(&args.over.keys, &args.over.run)?,
         axes,
         allow_io: args.over.keys.allow_io,
         power_baseline,
@@ -410,9 +400,6 @@ fn sweep(
     })
 }
 
-/// The most a shard's CSV file may hold.
-const SHARD_BYTES: u64 = 256 << 20;
-
 fn merge_shards(
     files: &[PathBuf],
     out: &Path,
@@ -420,49 +407,18 @@ fn merge_shards(
     table: bool,
     allow_missing: bool,
 ) -> Result<Exit> {
-    use mgensim::sweep;
-    let tables = files
-        .iter()
-        .map(|f| {
-            let meta = std::fs::metadata(f).map_err(anyhow::Error::from)?;
-            if !meta.is_file() {
-                bail!("not a regular file: a shard is the CSV file `sweep --shard` wrote");
-            }
-            let text = mgensim::files::read_bounded(f, SHARD_BYTES).map_err(anyhow::Error::msg)?;
-            if !text.is_empty() && !text.ends_with('\n') {
-                bail!("the file ends in the middle of a line: it was cut (copied or written only in part)");
-            }
-            sweep::Table::from_csv(&text)
-        })
-        .zip(files)
-        .map(|(t, f)| t.with_context(|| format!("{}", f.display())))
-        .collect::<Result<Vec<_>>>()?;
-    let missing = sweep::missing_shards(files, &tables);
-    if !missing.is_empty() && !allow_missing {
-        bail!(
-            "the shards given are not the whole sweep: {}; give them all, or --allow-missing \
-             to join those given",
-            missing.join("; ")
-        );
-    }
-    for m in &missing {
-        eprintln!("warning: joined without {m}");
-    }
-    let merged = sweep::merge(&tables)?;
-    // (the column to plot and show is checked before anything is written)
-    sweep::pivot(&merged, y)?;
-    let (written, skipped) = sweep::write(out, "sweep", &merged, Some(y), "")?;
+    let joined = mgensim::sweep::join(files, out, y, allow_missing)?;
     if table {
-        emit(&sweep::pivot(&merged, y)?)?;
+        emit(&mgensim::sweep::pivot(&joined.table, y)?)?;
     }
-    if let Some(why) = skipped {
-        eprintln!("warning: {why}");
+    for w in &joined.warnings {
+        eprintln!("warning: {w}");
     }
     emit(&format!(
         "{}: wrote {} ({} points from {} files)\n",
         out.display(),
-        written.join(", "),
-        merged.rows.len(),
+        joined.written.join(", "),
+        joined.table.rows.len(),
         files.len()
     ))?;
     Ok(Exit::Ok)
@@ -779,15 +735,12 @@ fn real_main() -> Result<Exit> {
             let files = mgensim::output::draw_folder(&dir)?;
             emit(&format!("{}: wrote {}\n", dir.display(), files.join(", ")))?;
         }
-        Command::Check { scenario, keys } => {
-            let args = ScenarioArgs {
-                scenario,
-                over: Overrides {
-                    keys,
-                    run: RunArgs::default(),
-                },
-            };
-            let scenario = load(&args)?;
+        Command::Check {
+            scenario: path,
+            keys,
+        } => {
+            let sets = overrides(&keys, &RunArgs::default())?;
+            let scenario = Scenario::load_with(&path, &sets, keys.allow_io)?;
             for note in &scenario.notes {
                 eprintln!("warning: {note}");
             }
@@ -799,7 +752,7 @@ fn real_main() -> Result<Exit> {
             }
             emit(&format!(
                 "{}: ok ({} ranks on {} nodes, script {})\n",
-                args.scenario.display(),
+                path.display(),
                 scenario.ranks(),
                 scenario.nodes(),
                 scenario

@@ -15,6 +15,7 @@
 
 mod columns;
 mod grid;
+mod shards;
 mod table;
 
 use crate::config::Scenario;
@@ -22,6 +23,7 @@ use crate::engine::Simulation;
 use crate::Report;
 use anyhow::{bail, Context, Result};
 pub use grid::{check_axes, grid, parse_axis, parse_shard, parse_zip, Axis, MAX_POINTS};
+pub use shards::{join, shard_help, Joined, SHARD_BYTES};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
