@@ -91,7 +91,7 @@ impl Columns {
 fn reported(src: &str, names: &mut BTreeSet<String>) -> bool {
     let mut open = ["require", "dofile", "loadfile", "load"]
         .iter()
-        .any(|w| src.contains(w));
+        .any(|w| names_word(src, w));
     for (at, _) in src.match_indices("MGEN_report") {
         let rest = src[at + "MGEN_report".len()..].trim_start();
         let Some(rest) = rest.strip_prefix('(') else {
@@ -118,6 +118,14 @@ fn reported(src: &str, names: &mut BTreeSet<String>) -> bool {
     open
 }
 
+/// Whether `src` has `word` as a whole name (`load`, not `payload`).
+fn names_word(src: &str, word: &str) -> bool {
+    let part = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    src.match_indices(word).any(|(at, _)| {
+        !part(src[..at].chars().next_back()) && !part(src[at + word.len()..].chars().next())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +138,11 @@ mod tests {
         assert_eq!(names.iter().collect::<Vec<_>>(), ["barrier_s", "bw_GBps"]);
         assert!(reported("MGEN_report(algo .. \"_s\", t)", &mut names));
         assert!(reported("local c = require(\"mgen.coll\")", &mut names));
+        assert!(reported("local f = load(text)", &mut names));
+        assert!(!reported(
+            "local payload = 1 MGEN_report('x', payload)",
+            &mut names
+        ));
     }
 
     #[test]

@@ -109,12 +109,17 @@ impl Table {
             bail!("its header does not end with the column `error`: the file was cut");
         }
         let rows: Vec<Vec<String>> = it.collect();
-        if let Some(r) = rows.iter().find(|r| r.len() != header.len()) {
+        if let Some((i, r)) = rows
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.len() != header.len())
+        {
             bail!(
-                "a line has {} fields, the header {}: {}",
+                "record {} has {} fields, the header {}: {}",
+                i + 2,
                 r.len(),
                 header.len(),
-                r.join(",")
+                crate::words::shown(&r.join(","))
             );
         }
         Ok(Table { header, rows })
