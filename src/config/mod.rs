@@ -17,6 +17,7 @@
 
 mod keys;
 mod load;
+pub mod model;
 mod overrides;
 pub mod placement;
 mod problems;
@@ -250,6 +251,26 @@ impl Default for Limits {
             time_series_memory: Bytes(768 << 20),
         }
     }
+}
+
+/// Every key a scenario may give, as `table.key` (`network.dims`, `limits.wall_time`): the
+/// fields of the structs the tables are read into, asked of serde, and every topology
+/// family's keys; a `[[job]]` has a `[workload]`'s keys. The README's key table is checked
+/// against this list.
+pub fn scenario_keys() -> Vec<String> {
+    let sections: [(&str, &[&str]); 7] = [
+        ("network", shape::network_keys()),
+        ("node", keys::fields_of::<NodeConfig>()),
+        ("workload", keys::fields_of::<WorkloadFile>()),
+        ("placement", keys::fields_of::<PlacementFile>()),
+        ("limits", keys::fields_of::<Limits>()),
+        ("power", keys::fields_of::<PowerConfig>()),
+        ("engine", keys::fields_of::<EngineConfig>()),
+    ];
+    sections
+        .iter()
+        .flat_map(|(table, keys)| keys.iter().map(move |k| format!("{table}.{k}")))
+        .collect()
 }
 
 /// `limits.lua_memory` left out: sized to the run when the scenario is read
