@@ -79,12 +79,14 @@ struct RunArgs {
     #[arg(long, value_name = "TIME")]
     until: Option<String>,
     /// Threads that simulate the network's partitions (sets `engine.threads`; default: every
-    /// core when the network is cut in several, else 1). Any count prints the same results:
-    /// only the wall time changes. The flow model runs in one partition, on one thread.
+    /// core, no more than the partitions: a network too small to gain runs on one). Any count
+    /// prints the same results: only the wall time changes. The flow model runs in one
+    /// partition, on one thread.
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
-    /// Partitions the network is cut into (sets `engine.partitions`; default: about one per
-    /// 1024 routers, by slabs, groups or pods). Any count prints the same results.
+    /// Partitions the network is cut into (sets `engine.partitions`; default: one per thread,
+    /// as far as the network gains, about 1024 routers a partition, by slabs, groups or pods).
+    /// A thread runs its partitions as one. Any count prints the same results.
     #[arg(long, value_name = "N")]
     partitions: Option<u32>,
 }

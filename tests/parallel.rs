@@ -31,6 +31,9 @@ fn outputs(scenario: &str, threads: u32, dir: &Path, extra: &[&str]) -> BTreeMap
         out.to_str().expect("a path"),
         "--trace",
         trace.to_str().expect("a path"),
+        // (each partition on its own, even where a thread runs several: the cuts are tested)
+        "--set",
+        "engine.separate_partitions=true",
     ];
     args.extend_from_slice(extra);
     let o = mgensim_in(&project(), &args);

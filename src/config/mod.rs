@@ -311,12 +311,16 @@ mod lua_memory_tests {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct EngineConfig {
-    /// Threads that simulate the partitions (`--threads`); 0: every core when the network is
-    /// cut into several partitions, one otherwise.
+    /// Threads that simulate the partitions (`--threads`); 0: every core (no more than the
+    /// partitions: a network too small to gain from a cut runs on one).
     pub threads: u32,
-    /// Partitions the network is cut into (`--partitions`); 0: the network's default (about
-    /// one per 1024 routers, `partition.rs`).
+    /// Partitions the network is cut into (`--partitions`); 0: one per thread, as far as the
+    /// network gains (`partition::default_count`). A thread runs the partitions it is given
+    /// as one, unless `separate_partitions`.
     pub partitions: u32,
+    /// Simulate every partition on its own even where one thread runs several (each with its
+    /// own queue, windows and cut messages between them): slower, for testing the cuts.
+    pub separate_partitions: bool,
 }
 
 /// The most threads `engine.threads` may ask for.

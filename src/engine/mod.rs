@@ -629,6 +629,14 @@ impl Simulation {
                 p.unit
             );
         }
+        let asked = self.scenario.engine.partitions;
+        if asked > p.count && !self.scenario.engine.separate_partitions {
+            return format!(
+                "{asked} partitions asked, run as {}: a thread runs its partitions as one; \
+                 engine.separate_partitions keeps them apart",
+                p.count
+            );
+        }
         if self.threads_asked > self.threads && p.count > 1 {
             return format!(
                 "{} threads asked, one per partition at most: --partitions N cuts more",
