@@ -42,7 +42,7 @@ const PREFETCH_CLOSE: usize = 2;
 /// it the state stays in the caches and the stages are pure cost (the measurements behind the
 /// threshold: `docs/performance.md`). The stages change what is in the cache, never what the
 /// run computes.
-const PREFETCH_ABOVE: usize = 8 << 20;
+const PREFETCH_ABOVE: usize = 4 << 20;
 
 /// One partition's state: everything its events and its ranks' calls may touch.
 pub struct Part {
