@@ -221,7 +221,10 @@ mod tests {
         assert_eq!(w.check(), Some(Limit::Interrupt));
         w.record(Limit::Instructions, Some(3), None);
         w.record(Limit::Events, None, None);
-        assert_eq!(w.hit.as_ref().map(|h| (h.0, h.1)), Some((Limit::Instructions, Some(3))));
+        assert_eq!(
+            w.hit.as_ref().map(|h| (h.0, h.1)),
+            Some((Limit::Instructions, Some(3)))
+        );
     }
 
     #[test]

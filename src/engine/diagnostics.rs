@@ -165,7 +165,7 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
                 out.push(format!(
                     "a message from {} {} ({bytes} B) is here, unmatched: {why}",
                     name(src),
-                    crate::mpi::tag_words(t)
+                    crate::tags::tag_words(t)
                 ));
             }
             if here.len() > INSTEAD {
@@ -195,7 +195,7 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
                 out.push(format!(
                     "{} has posted a receive from {from} {}{why}",
                     name(to),
-                    crate::mpi::tag_words(t)
+                    crate::tags::tag_words(t)
                 ));
             }
             if posted.len() > INSTEAD {
@@ -319,9 +319,9 @@ fn request_words(
         w.nodes.name(peer as u32)
     };
     let what = if send {
-        format!("to {who} {}", crate::mpi::tag_words(tag))
+        format!("to {who} {}", crate::tags::tag_words(tag))
     } else {
-        format!("from {who} {}", crate::mpi::tag_words(tag))
+        format!("from {who} {}", crate::tags::tag_words(tag))
     };
     let part = if send { "send" } else { "receive" };
     let words = match call {

@@ -33,6 +33,7 @@ use crate::partition::Partitioning;
 use crate::probe::Probes;
 use crate::rank::Status;
 use crate::report::Report;
+pub use crate::report::{Execution, WindowStats};
 use crate::script::Scripts;
 use crate::units::Time;
 use diagnostics::{fits_in_memory, leftovers, script_line};
@@ -42,7 +43,6 @@ use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
-pub use crate::report::{Execution, WindowStats};
 use windows::Windows;
 
 /// Lua heap (bytes, all partitions' states together) from which the ended ranks' garbage is
@@ -148,7 +148,6 @@ pub struct Simulation {
 
 /// What [`Simulation::on_progress`] calls.
 type ProgressFn = Box<dyn FnMut(Progress)>;
-
 
 impl Simulation {
     /// Builds the network and the ranks, cut into partitions (`engine.partitions`, else the
@@ -321,7 +320,7 @@ impl Simulation {
 
     /// Turns the engine's cache tactics on or off for the whole run, whatever the size of the
     /// network's state: the prefetch stages. By default they are on while that state is
-    /// larger than 8 MiB (`PREFETCH_ABOVE`). They change what is in the cache, never what the
+    /// larger than 4 MiB (`PREFETCH_ABOVE`). They change what is in the cache, never what the
     /// run computes; this is for the tests that say so.
     pub fn cache_tactics(&mut self, on: bool) {
         for run in &self.runners {
