@@ -58,7 +58,7 @@ pub const SHIFT: u32 = 9;
 /// up to 512, 4.096 ns up to 1,024, else 512 ps ([`SHIFT`]). Fewer sources make fewer events a
 /// nanosecond, and each bucket entered costs as much whatever it holds, so a queue of fewer
 /// NICs wants wider buckets (the widths measured for each size, in callgrind instructions:
-/// `docs/performance.md`, "The bucket width by the NICs a queue serves" and after).
+/// `docs/journal.md`, "The bucket width by the NICs a queue serves" and after).
 pub fn bucket_shift_for(nics: u32) -> u32 {
     if nics <= 512 {
         11
