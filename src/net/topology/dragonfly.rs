@@ -18,8 +18,9 @@
 //!   parallel copies the destination node picks (`dst mod copies`).
 //! - `valiant`: first minimally to a random intermediate group (neither the source's nor the
 //!   destination's), then minimally on: at most two global hops.
-//! - `ugal`: UGAL-L; at the source router, minimal unless the queue on the minimal first hop
-//!   times its path length exceeds that of a Valiant path through a random group.
+//! - `ugal`: UGAL-L; at the source router, minimal unless the bytes queued for the minimal
+//!   first hop times its path length exceed those of a Valiant path through a random group by
+//!   more than a margin of one packet (`ugal.rs`).
 //!
 //! A packet's virtual channel is the number of global hops it has taken, so a channel of class
 //! `v` only ever waits for one of class `v` further along the local-global order of a group, or
@@ -30,7 +31,7 @@
 //! intermediate group `G`.
 
 use super::layout::Layout;
-use super::{At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers};
+use super::{ugal, At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers};
 use crate::units::{Bandwidth, Time};
 
 /// The routing rules of a dragonfly.
@@ -208,8 +209,8 @@ impl Dragonfly {
 
 impl Dragonfly {
     /// The route a packet takes from its source router: minimal, Valiant through a random
-    /// group, or (UGAL-L) whichever has the smaller product of the queue on its first hop and
-    /// its path length, minimal on a tie.
+    /// group, or (UGAL-L, `ugal.rs`) whichever has the smaller product of the bytes queued for
+    /// its first hop and its path length, minimal within the margin.
     fn choose<R: Routers>(&self, at: RouterId, dst: u32, routers: &mut R) -> u16 {
         match self.routing {
             DragonflyRouting::Minimal => MINIMAL,
@@ -222,9 +223,10 @@ impl Dragonfly {
                 let cost = |aux: u16| {
                     let first = self.route_to(at, dst, 0, aux).port;
                     let (l, g) = self.path_length(at, dst, aux);
-                    routers.queue(at, first) * (l + g) as u64
+                    (routers.queue(at, first), (l + g) as u64)
                 };
-                if cost(MINIMAL) <= cost(via) {
+                let ((qm, hm), (qv, hv)) = (cost(MINIMAL), cost(via));
+                if ugal::minimal_wins(qm, hm, qv, hv, routers.packet_bytes()) {
                     MINIMAL
                 } else {
                     routers.derouted();

@@ -16,9 +16,9 @@
 //!   is deadlock-free.
 //! - `ugal`: UGAL over the dimensions, the DAL idea with the dimension order kept: the first
 //!   dimension still to correct is crossed directly or through a random intermediate router of
-//!   that dimension, whichever has the smaller product of the queue on its first hop and its
-//!   hops (1 or 2), as UGAL-L decides, the direct hop winning ties and a margin of a few
-//!   packets ([`UGAL_THRESHOLD`]); a packet on its second hop of a dimension goes directly.
+//!   that dimension, whichever has the smaller product of the bytes queued for its first hop
+//!   and its hops (1 or 2), as UGAL-L decides, the direct hop winning ties and a margin of one
+//!   packet (`ugal.rs`); a packet on its second hop of a dimension goes directly.
 //!   At most `2N` hops. The first hop of a dimension takes class 0, the second
 //!   class 1; channels ordered by (dimension, class) only ever wait for later ones, so two
 //!   classes are deadlock-free.
@@ -27,7 +27,7 @@
 //! a pair's packets keep one path (and their order) while pairs spread over the copies.
 
 use super::layout::{self, FarLinks, Layout};
-use super::{At, Blocks, Family, Hop, Keys, RouterId, Routers, MAX_DIMS, NO_DIM};
+use super::{ugal, At, Blocks, Family, Hop, Keys, RouterId, Routers, MAX_DIMS, NO_DIM};
 
 /// The routing rules of a HyperX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +38,6 @@ pub enum HyperXRouting {
     /// by the queues (UGAL-L over the dimensions).
     Ugal,
 }
-
-/// Packets a HyperX's direct queue may exceed the detour's (times its hops) before UGAL
-/// derouts: without it, a single packet ahead would send the next one the long way, which
-/// costs uniform traffic more than it saves (bench/hyperx_saturation, docs/saturation.md).
-pub const UGAL_THRESHOLD: u64 = 4;
 
 /// A HyperX.
 #[derive(Clone, Debug)]
@@ -213,10 +208,14 @@ impl HyperX {
 }
 
 impl HyperX {
-    /// UGAL-L over a dimension: the direct hop unless its queue exceeds the queue on the
-    /// detour's first hop times its 2 hops by more than [`UGAL_THRESHOLD`] packets.
+    /// UGAL-L over a dimension: the direct hop (1 hop) unless its queue exceeds the queue on
+    /// the detour's first hop times its 2 hops by more than the margin ([`ugal`]).
     fn choose<R: Routers>(&self, at: RouterId, direct: Hop, detour: Hop, routers: &mut R) -> Hop {
-        if routers.queue(at, direct.port) <= 2 * routers.queue(at, detour.port) + UGAL_THRESHOLD {
+        let (qd, qn) = (
+            routers.queue(at, direct.port),
+            routers.queue(at, detour.port),
+        );
+        if ugal::minimal_wins(qd, 1, qn, 2, routers.packet_bytes()) {
             direct
         } else {
             routers.derouted();

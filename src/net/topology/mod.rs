@@ -24,6 +24,7 @@ pub mod graph;
 pub mod hyperx;
 pub mod keys;
 pub mod layout;
+pub mod ugal;
 
 pub use cube::{Cube, MAX_DIMS};
 pub use dragonfly::Dragonfly;
@@ -85,8 +86,11 @@ pub struct At {
 pub trait Routers {
     /// A random number from router `at`'s own stream (seeded from the run's seed and `at`).
     fn draw(&mut self, at: RouterId) -> u64;
-    /// Packets waiting for output `port` of router `at`, counting one being sent.
+    /// Bytes queued for output `port` of router `at`: those in the buffer it feeds (sent and
+    /// not yet given back) and those of the packets waiting for it ([`ugal`]).
     fn queue(&self, at: RouterId, port: u8) -> u64;
+    /// Bytes on the wire of the packet being routed (UGAL's margin is counted in them).
+    fn packet_bytes(&self) -> u64;
     /// A packet was sent off its minimal route (counted in the summary).
     fn derouted(&mut self);
 }
@@ -100,6 +104,9 @@ impl Routers for NoRouters {
         0
     }
     fn queue(&self, _: RouterId, _: u8) -> u64 {
+        0
+    }
+    fn packet_bytes(&self) -> u64 {
         0
     }
     fn derouted(&mut self) {}
