@@ -346,6 +346,7 @@ impl Family for Graph {
     const KEYS: &'static [&'static str] = &["graph"];
     const ROUTINGS: &'static [&'static str] = &["minimal", "up_down", "ugal"];
     const SIZE_KEY: &'static str = "network.graph";
+    const SHAPE_KEYS: &'static [&'static str] = &[];
 
     /// `graph`: the file, beside the scenario (below its folder unless `--allow-io`).
     fn from_keys(k: &mut Keys<'_>) -> Option<Graph> {
@@ -389,6 +390,21 @@ impl Family for Graph {
         if !k.size_fits("graph", g.g.routers as u64, nics) {
             return None;
         }
+        // (`network.nodes`: a graph has its file's, which must be enough)
+        if let Some(n) = super::sizing::wanted(k) {
+            let have = nics / k.nics.max(1) as u64;
+            if have < n {
+                k.problem(
+                    "nodes",
+                    format!(
+                        "{n} nodes asked, and the graph's file {name} has {have}: a graph is                          the size its file says"
+                    ),
+                );
+                return None;
+            }
+            let shape = format!("graph {name}");
+            super::sizing::note(k, n, &shape, have, "its file's: a graph is not resized");
+        }
         let mut g = g;
         Arc::get_mut(&mut g.g).expect("just built").file = name;
         Some(g)
@@ -410,6 +426,9 @@ impl Family for Graph {
             self.g.links,
             if c == 1 { "" } else { "es" }
         )
+    }
+    fn shape(&self) -> String {
+        self.g.file.clone()
     }
     fn routing(&self) -> &'static str {
         Self::ROUTINGS[self.routing as usize]
