@@ -1,9 +1,11 @@
-//! The line plot of a sweep (`sweep.svg`).
+//! The line plot of a sweep (`sweep.svg`): lines of colours, dashes and markers, and a legend
+//! beside the plot that says what they mean; the picture grows to hold the whole legend.
 
 use anyhow::{bail, Result};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
-/// One line of a sweep's plot: its label, its points, its colour and dash.
+/// One line of a sweep's plot: its label, its points, its colour, dash and marker.
 pub struct Line {
     /// The line's label.
     pub label: String,
@@ -14,12 +16,172 @@ pub struct Line {
     pub colour: usize,
     /// See `colour`.
     pub dash: usize,
+    /// Its points' marker: 0 a dot, then a square, a triangle, a cross and a ring, each drawn
+    /// around the ones before (a line that repeats another's values stays visible).
+    pub marker: usize,
+    /// A few words after the label (`same values as ...`).
+    pub note: Option<String>,
 }
 
-/// A line plot of a sweep: `y` against `x`, one line per value of a second key (colours) and
-/// of a third (dashes), the legend beside the plot, never over its lines. Axes are
-/// logarithmic where asked (for ranges stepped by a factor). `title` may have a second line
-/// (after `\n`), drawn smaller.
+/// What the legend says besides the lines: above them, what their styles mean (`colour:
+/// ranks`, `dash: algo`); below them, anything else (the network at each x).
+#[derive(Default)]
+pub struct Legend {
+    /// Lines above the lines' entries.
+    pub head: Vec<String>,
+    /// Lines below them.
+    pub tail: Vec<String>,
+}
+
+/// Most characters of a legend's line: a longer label is wrapped after a comma.
+const LEGEND_CHARS: usize = 60;
+
+/// The palette of the lines' colours.
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+/// Pixels from one legend line to the next.
+const ROW: i32 = 16;
+
+/// `text` in lines of at most [`LEGEND_CHARS`], cut after a comma or a space where it can be.
+fn wrap(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while rest.chars().count() > LEGEND_CHARS {
+        let cut = rest
+            .char_indices()
+            .take(LEGEND_CHARS)
+            .filter(|&(_, c)| c == ',' || c == ' ')
+            .map(|(i, c)| i + c.len_utf8())
+            .last()
+            .unwrap_or_else(|| {
+                rest.char_indices()
+                    .nth(LEGEND_CHARS)
+                    .map_or(rest.len(), |(i, _)| i)
+            });
+        out.push(rest[..cut].trim_end().to_string());
+        rest = rest[cut..].trim_start();
+    }
+    out.push(rest.to_string());
+    // (the lines after the first indented, to read as one entry)
+    for l in out.iter_mut().skip(1) {
+        l.insert_str(0, "   ");
+    }
+    out
+}
+
+/// What a legend's row begins with.
+#[derive(Clone, Copy, PartialEq)]
+enum Row {
+    /// Nothing: a row of text alone, at the legend's left edge.
+    Text,
+    /// The sample (colour, dash, marker) of the line of this index, then its label.
+    Line(usize),
+    /// Nothing, its text beside the samples: the rest of a line's label.
+    Beside,
+}
+
+/// Pixels from the legend's left edge to a line's label.
+const LABEL_X: i32 = 40;
+
+/// The legend's rows: what each begins with, and its text.
+fn legend_rows(lines: &[Line], legend: &Legend) -> Vec<(Row, String)> {
+    let mut rows: Vec<(Row, String)> = Vec::new();
+    for h in &legend.head {
+        rows.extend(wrap(h).into_iter().map(|t| (Row::Text, t)));
+    }
+    for (i, l) in lines.iter().enumerate() {
+        if lines.len() == 1 && l.label.is_empty() && l.note.is_none() {
+            // (one line of no name: the legend says only what its head and tail do)
+            continue;
+        }
+        let text = match &l.note {
+            Some(n) => format!("{} ({n})", l.label),
+            None => l.label.clone(),
+        };
+        for (k, t) in wrap(&text).into_iter().enumerate() {
+            rows.push((if k == 0 { Row::Line(i) } else { Row::Beside }, t));
+        }
+    }
+    for t in &legend.tail {
+        rows.extend(wrap(t).into_iter().map(|t| (Row::Text, t)));
+    }
+    rows
+}
+
+/// Draws the legend's `rows` on `side`: each line's sample (colour, dash, marker) and text.
+fn draw_legend(
+    side: &DrawingArea<SVGBackend<'_>, Shift>,
+    lines: &[Line],
+    rows: &[(Row, String)],
+) -> Result<()> {
+    for (k, (row, text)) in rows.iter().enumerate() {
+        let y = 20 + k as i32 * ROW;
+        let x = match *row {
+            Row::Line(i) => {
+                let l = &lines[i];
+                let c = PALETTE[l.colour % PALETTE.len()];
+                let style = c.stroke_width(2);
+                if l.dash == 0 {
+                    side.draw(&PathElement::new(vec![(4, y), (34, y)], style))?;
+                } else {
+                    let (on, off) = dash_of(l.dash);
+                    side.draw(&plotters::element::DashedPathElement::new(
+                        vec![(4, y), (34, y)],
+                        on,
+                        off,
+                        style,
+                    ))?;
+                }
+                marker(side, l.marker, (19, y), c)?;
+                LABEL_X
+            }
+            Row::Beside => LABEL_X,
+            Row::Text => 4,
+        };
+        side.draw(&Text::new(text.clone(), (x, y - 6), ("sans-serif", 12)))?;
+    }
+    Ok(())
+}
+
+/// Marker `m` of colour `c` at pixel `at` of `area`: a dot, then larger hollow shapes that
+/// frame the ones before.
+fn marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    m: usize,
+    at: (i32, i32),
+    c: RGBColor,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let line = c.stroke_width(1);
+    match m % 5 {
+        0 => area.draw(&Circle::new(at, 3, c.filled()))?,
+        1 => area.draw(&Rectangle::new(
+            [(at.0 - 5, at.1 - 5), (at.0 + 5, at.1 + 5)],
+            line,
+        ))?,
+        2 => area.draw(&TriangleMarker::new(at, 8, line))?,
+        3 => area.draw(&Cross::new(at, 6, line))?,
+        _ => area.draw(&Circle::new(at, 8, line))?,
+    }
+    Ok(())
+}
+
+/// A line plot of a sweep: `y` against `x`, one line per value of the other keys (colours,
+/// dashes and markers as `lines` say), the legend beside the plot, never over its lines nor
+/// cut (the picture is as tall as the legend needs, and wide enough for its longest line).
+/// Axes are logarithmic where asked (for ranges stepped by a factor). `title` may have a
+/// second line (after `\n`), drawn smaller.
 pub fn lines_svg(
     title: &str,
     x_desc: &str,
@@ -27,6 +189,7 @@ pub fn lines_svg(
     lines: &[Line],
     (log_x, log_y): (bool, bool),
     x_names: &[String],
+    legend: &Legend,
 ) -> Result<String> {
     let all: Vec<(f64, f64)> = lines.iter().flat_map(|l| l.points.clone()).collect();
     if all.is_empty() {
@@ -59,30 +222,25 @@ pub fn lines_svg(
         y0 = y0.min(0.0);
         y1 *= 1.05;
     }
-    let palette = [
-        RGBColor(31, 119, 180),
-        RGBColor(214, 39, 40),
-        RGBColor(44, 160, 44),
-        RGBColor(255, 127, 14),
-        RGBColor(148, 103, 189),
-        RGBColor(140, 86, 75),
-        RGBColor(227, 119, 194),
-        RGBColor(127, 127, 127),
-    ];
     let mut out = String::new();
     {
-        let labelled = lines.len() > 1 || !lines[0].label.is_empty();
-        let legend_w = if labelled {
-            let longest = lines
-                .iter()
-                .map(|l| l.label.chars().count())
-                .max()
-                .unwrap_or(0);
-            (longest as u32 * 7 + 50).clamp(120, 320)
+        let labelled = lines.len() > 1
+            || !lines[0].label.is_empty()
+            || !legend.head.is_empty()
+            || !legend.tail.is_empty();
+        let rows = if labelled {
+            legend_rows(lines, legend)
         } else {
-            0
+            Vec::new()
         };
-        let whole = SVGBackend::with_string(&mut out, (900 + legend_w, 600)).into_drawing_area();
+        let legend_w = rows
+            .iter()
+            .map(|(r, t)| t.chars().count() as u32 * 7 + if *r == Row::Text { 14 } else { 50 })
+            .max()
+            .map_or(0, |w| w.max(120));
+        let height = (55 + 30 + rows.len() as u32 * ROW as u32).max(600);
+        let whole =
+            SVGBackend::with_string(&mut out, (900 + legend_w, height)).into_drawing_area();
         whole.fill(&WHITE)?;
         let (head, body) = whole.split_vertically(55);
         let (first, second) = title.split_once('\n').unwrap_or((title, ""));
@@ -97,25 +255,11 @@ pub fn lines_svg(
         };
         head.draw(&Text::new(first.to_string(), (centre, 8), centred(20)))?;
         head.draw(&Text::new(second.to_string(), (centre, 33), centred(13)))?;
-        let (root, side) = body.split_horizontally(900);
-        // the legend: beside the plot, a sample of each line's colour and dash, and its label
-        for (i, l) in lines.iter().enumerate().filter(|_| labelled) {
-            let y = 20 + i as i32 * 18;
-            let c = palette[l.colour % palette.len()];
-            let style = c.stroke_width(2);
-            if l.dash == 0 {
-                side.draw(&PathElement::new(vec![(4, y), (34, y)], style))?;
-            } else {
-                let (on, off) = dash_of(l.dash);
-                side.draw(&plotters::element::DashedPathElement::new(
-                    vec![(4, y), (34, y)],
-                    on,
-                    off,
-                    style,
-                ))?;
-            }
-            side.draw(&Text::new(l.label.clone(), (40, y - 6), ("sans-serif", 12)))?;
-        }
+        let (left, side) = body.split_horizontally(900);
+        let (root, _) = left.split_vertically(545);
+        // the legend: beside the plot, a sample of each line's colour, dash and marker, and
+        // its label
+        draw_legend(&side, lines, &rows)?;
         macro_rules! draw {
             ($xr:expr, $yr:expr) => {{
                 let mut chart = ChartBuilder::on(&root)
@@ -139,7 +283,8 @@ pub fn lines_svg(
                     .y_label_formatter(&|y| short(*y))
                     .light_line_style(TRANSPARENT)
                     .bold_line_style(BLACK.mix(0.12))
-                    .x_labels(10)
+                    // (names: a label at each, none between)
+                    .x_labels(if x_names.is_empty() { 10 } else { x_names.len().max(2) })
                     .y_labels(if log_y { 30 } else { 10 })
                     .draw()?;
                 // a logarithmic axis labels whole decades and what is in them; the partial
@@ -166,7 +311,7 @@ pub fn lines_svg(
                     }
                 }
                 for l in lines {
-                    let c = palette[l.colour % palette.len()];
+                    let c = PALETTE[l.colour % PALETTE.len()];
                     if l.dash == 0 {
                         chart.draw_series(LineSeries::new(l.points.clone(), c.stroke_width(2)))?;
                     } else {
@@ -178,7 +323,11 @@ pub fn lines_svg(
                             c.stroke_width(2),
                         ))?;
                     }
-                    chart.draw_series(l.points.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                    let area = chart.plotting_area();
+                    for p in &l.points {
+                        // (pixels of the whole picture: what map_coordinate gives)
+                        marker(&whole, l.marker, area.map_coordinate(p), c)?;
+                    }
                 }
             }};
         }

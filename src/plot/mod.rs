@@ -11,7 +11,7 @@ mod lines;
 
 use crate::units::Time;
 use anyhow::{bail, Context, Result};
-pub use lines::{lines_svg, Line};
+pub use lines::{lines_svg, Legend, Line};
 use plotters::prelude::*;
 use std::path::Path;
 
