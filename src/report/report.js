@@ -516,7 +516,17 @@
     var y0 = Math.min.apply(null, ys), y1 = Math.max.apply(null, ys);
     var wUnits = Math.max(1, x1 - x0), hUnits = Math.max(1, y1 - y0);
     var scale = Math.max(6, Math.min(90, 1040 / (wUnits + 1), 620 / (hUnits + 1)));
-    var pad = scale * 0.8;
+    // (room for the arcs of a HyperX's longer links: a link d units long bows 0.11 d off its
+    // row or column, half its control point's 0.22 d)
+    var bow = 0;
+    if (T.far_links === "arc") {
+      T.links.forEach(function (l) {
+        var a = T.routers[l[0]], b = T.routers[l[1]];
+        var d = Math.sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]));
+        if (d > 1.5) bow = Math.max(bow, d * 0.11);
+      });
+    }
+    var pad = Math.max(scale * 0.8, bow * scale + Math.min(16, scale * 0.16) + 6);
     // (room for labels that start at the right end of the rows)
     var xr = Math.max.apply(null, T.routers.map(function (r) { return r[0]; }));
     var right = !T.centred_labels && T.labels.some(function (l) { return l[0] > xr; });
