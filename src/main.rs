@@ -189,10 +189,7 @@ enum Command {
         /// A key and its values: a list (`ring,rd`, `[4,4],[8,8]`) or an integer range
         /// (`2..512:x2` times 2, `1..64:+8` plus 8, `1..8`). May be repeated: the grid is
         /// every combination, the first key outermost.
-        #[arg(
-            long = "vary",
-            value_name = "KEY=VALUES"
-        )]
+        #[arg(long = "vary", value_name = "KEY=VALUES")]
         vary: Vec<String>,
         /// Keys varied together, value by value, as one more axis after the --vary ones: e.g.
         /// `--zip network.topology=torus,fattree --zip network.dims=[8,8,8],[4,4]` runs a torus

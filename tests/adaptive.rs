@@ -26,9 +26,8 @@ end";
 /// Runs `network` (the `[network]` table's lines) with `ranks` ranks running `code`, the
 /// scenario in `dir` (beside any graph file).
 fn run_in(dir: &std::path::Path, network: &str, ranks: u32, code: &str) -> Report {
-    let toml = format!(
-        "[network]\n{network}\n[workload]\nranks = {ranks}\ncode = '''\n{code}\n'''\n"
-    );
+    let toml =
+        format!("[network]\n{network}\n[workload]\nranks = {ranks}\ncode = '''\n{code}\n'''\n");
     let s = Scenario::from_str_with(&toml, &dir.join("s.toml"), &[]).expect("valid scenario");
     Simulation::new(&s).expect("builds").run().expect("runs")
 }
@@ -38,7 +37,10 @@ const BYTES_PER_PS: f64 = 4.0e9 / 1e12;
 
 fn gains(minimal: &Report, ugal: &Report, what: &str) {
     assert_eq!(minimal.network.nonminimal_packets, 0, "{what}");
-    assert!(ugal.network.nonminimal_packets > 0, "{what}: UGAL never detoured");
+    assert!(
+        ugal.network.nonminimal_packets > 0,
+        "{what}: UGAL never detoured"
+    );
     assert_eq!(minimal.network.bytes, ugal.network.bytes, "{what}");
     assert!(
         (ugal.predicted_time_ps as f64) < 0.85 * minimal.predicted_time_ps as f64,
@@ -52,7 +54,9 @@ fn gains(minimal: &Report, ugal: &Report, what: &str) {
 fn hyperx_ugal_detours_a_rotation_with_one_node_per_router_and_two_vcs() {
     let d = tempfile::tempdir().unwrap();
     let net = |r: &str| {
-        format!("topology = 'hyperx'\ndims = [4, 4, 4]\nnodes_per_router = 1\nvcs = 2\nrouting = '{r}'")
+        format!(
+            "topology = 'hyperx'\ndims = [4, 4, 4]\nnodes_per_router = 1\nvcs = 2\nrouting = '{r}'"
+        )
     };
     let dor = run_in(d.path(), &net("dimension_order"), 64, ROTATION);
     let ugal = run_in(d.path(), &net("ugal"), 64, ROTATION);
@@ -60,7 +64,11 @@ fn hyperx_ugal_detours_a_rotation_with_one_node_per_router_and_two_vcs() {
     assert_eq!(dor.network.bytes, 60 * BYTES);
     // dimension order: at least 4 MiB through one link at 4 GB/s (1.049 ms)
     let shared = 4.0 * BYTES as f64 / BYTES_PER_PS;
-    assert!(dor.predicted_time_ps as f64 >= shared, "{}", dor.predicted_time_ps);
+    assert!(
+        dor.predicted_time_ps as f64 >= shared,
+        "{}",
+        dor.predicted_time_ps
+    );
     gains(&dor, &ugal, "HyperX 4x4x4");
     // (and no better than one message alone: 1 MiB through its NIC, 262 us)
     assert!(ugal.predicted_time_ps as f64 >= BYTES as f64 / BYTES_PER_PS);

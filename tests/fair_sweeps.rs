@@ -208,10 +208,17 @@ fn the_table_of_a_zipped_topology_axis_has_a_column_per_topology() {
     // the columns are the topologies, not the dims the last zipped key holds (two alike)
     assert!(
         lines[1].starts_with("workload.ranks \\ network.topology (+1 zipped)")
-            && lines[1].split_whitespace().rev().take(3).eq(["fattree", "mesh", "torus"]),
+            && lines[1]
+                .split_whitespace()
+                .rev()
+                .take(3)
+                .eq(["fattree", "mesh", "torus"]),
         "{out}"
     );
-    assert!(lines[2].starts_with("8 ") && lines[3].starts_with("16 "), "{out}");
+    assert!(
+        lines[2].starts_with("8 ") && lines[3].starts_with("16 "),
+        "{out}"
+    );
     assert_eq!(lines[4], "the network of each column:", "{out}");
     // dims zipped with the topology are not a scaling study: the fat tree's 288 nodes warn
     assert!(
@@ -249,7 +256,10 @@ fn a_sweep_over_scenario_files_runs_each_as_run_does() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let csv = std::fs::read_to_string(d.path().join("sw/sweep.csv")).unwrap();
-    assert!(csv.starts_with("point,scenario,workload.args.algo,family,"), "{csv}");
+    assert!(
+        csv.starts_with("point,scenario,workload.args.algo,family,"),
+        "{csv}"
+    );
     let rows = records(&csv);
     let files: Vec<(&str, &str, &str)> = rows
         .iter()
@@ -364,11 +374,12 @@ fn identical_curves_stay_visible_and_the_legend_is_never_cut() {
         "{legend:?}"
     );
     // the second colour's squares: one per point and the legend's sample
-    let squares = svg
-        .matches("fill=\"none\" stroke=\"#D62728\"/>")
-        .count();
+    let squares = svg.matches("fill=\"none\" stroke=\"#D62728\"/>").count();
     assert_eq!(squares, 3 + 1, "{svg}");
-    assert!(legend.contains(&"colour: topology".to_string()), "{legend:?}");
+    assert!(
+        legend.contains(&"colour: topology".to_string()),
+        "{legend:?}"
+    );
     // 60 lines of long names: every legend row inside the picture, every name whole
     let names: Vec<String> = (0..60)
         .map(|i| format!("network number {i} of a long list, with words enough to wrap"))
@@ -385,7 +396,10 @@ fn identical_curves_stay_visible_and_the_legend_is_never_cut() {
         .parse()
         .unwrap();
     let all = texts(&svg);
-    assert!(all.iter().all(|(y, _)| *y + 12 <= height), "{height}: {all:?}");
+    assert!(
+        all.iter().all(|(y, _)| *y + 12 <= height),
+        "{height}: {all:?}"
+    );
     let joined: String = all
         .iter()
         .map(|t| t.1.as_str())

@@ -648,7 +648,9 @@ MGEN_rdma_poll(0)'''\n"
         // of its ends and control point, within the svg's width and height
         let attr = |name: &str| -> f64 {
             let at = topo.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
-            topo[at..at + topo[at..].find('"').unwrap()].parse().unwrap()
+            topo[at..at + topo[at..].find('"').unwrap()]
+                .parse()
+                .unwrap()
         };
         let (w, h) = (attr("width"), attr("height"));
         for d in topo.split(" d=\"M").skip(1) {
@@ -657,7 +659,10 @@ MGEN_rdma_poll(0)'''\n"
                 .split_whitespace()
                 .map(|x| x.parse().unwrap())
                 .collect();
-            let (mx, my) = ((v[0] + 2.0 * v[2] + v[4]) / 4.0, (v[1] + 2.0 * v[3] + v[5]) / 4.0);
+            let (mx, my) = (
+                (v[0] + 2.0 * v[2] + v[4]) / 4.0,
+                (v[1] + 2.0 * v[3] + v[5]) / 4.0,
+            );
             assert!(
                 (0.0..=w).contains(&mx) && (0.0..=h).contains(&my),
                 "{net}: an arc through ({mx}, {my}) outside {w} x {h}"

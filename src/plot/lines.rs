@@ -177,24 +177,11 @@ where
     Ok(())
 }
 
-/// A line plot of a sweep: `y` against `x`, one line per value of the other keys (colours,
-/// dashes and markers as `lines` say), the legend beside the plot, never over its lines nor
-/// cut (the picture is as tall as the legend needs, and wide enough for its longest line).
-/// Axes are logarithmic where asked (for ranges stepped by a factor). `title` may have a
-/// second line (after `\n`), drawn smaller.
-pub fn lines_svg(
-    title: &str,
-    x_desc: &str,
-    y_desc: &str,
-    lines: &[Line],
-    (log_x, log_y): (bool, bool),
-    x_names: &[String],
-    legend: &Legend,
-) -> Result<String> {
-    let all: Vec<(f64, f64)> = lines.iter().flat_map(|l| l.points.clone()).collect();
-    if all.is_empty() {
-        bail!("nothing to plot: no point has a value");
-    }
+/// The axes' ranges of points `all` (not empty), `(x0, x1, log_x), (y0, y1, log_y)`: a margin
+/// beyond the first and last points, the y axis from 0 unless logarithmic; an axis is
+/// logarithmic where asked and its values are all positive.
+#[allow(clippy::type_complexity)]
+fn ranges(all: &[(f64, f64)], log_x: bool, log_y: bool) -> ((f64, f64, bool), (f64, f64, bool)) {
     let (mut x0, mut x1) = all
         .iter()
         .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
@@ -222,6 +209,28 @@ pub fn lines_svg(
         y0 = y0.min(0.0);
         y1 *= 1.05;
     }
+    ((x0, x1, log_x), (y0, y1, log_y))
+}
+
+/// A line plot of a sweep: `y` against `x`, one line per value of the other keys (colours,
+/// dashes and markers as `lines` say), the legend beside the plot, never over its lines nor
+/// cut (the picture is as tall as the legend needs, and wide enough for its longest line).
+/// Axes are logarithmic where asked (for ranges stepped by a factor). `title` may have a
+/// second line (after `\n`), drawn smaller.
+pub fn lines_svg(
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    lines: &[Line],
+    (log_x, log_y): (bool, bool),
+    x_names: &[String],
+    legend: &Legend,
+) -> Result<String> {
+    let all: Vec<(f64, f64)> = lines.iter().flat_map(|l| l.points.clone()).collect();
+    if all.is_empty() {
+        bail!("nothing to plot: no point has a value");
+    }
+    let ((x0, x1, log_x), (y0, y1, log_y)) = ranges(&all, log_x, log_y);
     let mut out = String::new();
     {
         let labelled = lines.len() > 1
@@ -239,8 +248,7 @@ pub fn lines_svg(
             .max()
             .map_or(0, |w| w.max(120));
         let height = (55 + 30 + rows.len() as u32 * ROW as u32).max(600);
-        let whole =
-            SVGBackend::with_string(&mut out, (900 + legend_w, height)).into_drawing_area();
+        let whole = SVGBackend::with_string(&mut out, (900 + legend_w, height)).into_drawing_area();
         whole.fill(&WHITE)?;
         let (head, body) = whole.split_vertically(55);
         let (first, second) = title.split_once('\n').unwrap_or((title, ""));
@@ -284,7 +292,11 @@ pub fn lines_svg(
                     .light_line_style(TRANSPARENT)
                     .bold_line_style(BLACK.mix(0.12))
                     // (names: a label at each, none between)
-                    .x_labels(if x_names.is_empty() { 10 } else { x_names.len().max(2) })
+                    .x_labels(if x_names.is_empty() {
+                        10
+                    } else {
+                        x_names.len().max(2)
+                    })
                     .y_labels(if log_y { 30 } else { 10 })
                     .draw()?;
                 // a logarithmic axis labels whole decades and what is in them; the partial

@@ -30,15 +30,15 @@ use crate::config::Scenario;
 use crate::engine::Simulation;
 use crate::Report;
 use anyhow::{bail, Context, Result};
+pub use chart::{plot, plot_about};
 pub use grid::{check_axes, grid, parse_axis, parse_shard, parse_zip, Axis, MAX_POINTS};
+pub use pivot::pivot;
+pub use record::Record;
 pub use shards::{join, shard_help, Joined, SHARD_BYTES};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-pub use chart::{plot, plot_about};
-pub use pivot::pivot;
-pub use record::Record;
 pub use table::{merge, missing_shards, write, Table};
 
 /// The key of an axis of scenario files (`--vary scenario=a.toml,b.toml`): each point reads

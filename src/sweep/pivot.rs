@@ -148,29 +148,27 @@ fn networks(
         }
         Some(of)
     };
-    let (what, list): (&str, Vec<(String, &str)>) = match (
-        one_each(|n| n.1).filter(|_| by_columns),
-        one_each(|n| n.0),
-    ) {
-        (Some(of), _) => (
-            "column",
-            of.into_iter().map(|(c, n)| (cols[c].clone(), n)).collect(),
-        ),
-        (None, Some(of)) => (
-            "row",
-            of.into_iter().map(|(r, n)| (rows[r].clone(), n)).collect(),
-        ),
-        (None, None) => {
-            let mut l: Vec<(String, &str)> = Vec::new();
-            for n in nets {
-                let at = format!("{} | {}", rows[n.0], cols[n.1]);
-                if !l.iter().any(|x| x.0 == at) {
-                    l.push((at, &n.2));
+    let (what, list): (&str, Vec<(String, &str)>) =
+        match (one_each(|n| n.1).filter(|_| by_columns), one_each(|n| n.0)) {
+            (Some(of), _) => (
+                "column",
+                of.into_iter().map(|(c, n)| (cols[c].clone(), n)).collect(),
+            ),
+            (None, Some(of)) => (
+                "row",
+                of.into_iter().map(|(r, n)| (rows[r].clone(), n)).collect(),
+            ),
+            (None, None) => {
+                let mut l: Vec<(String, &str)> = Vec::new();
+                for n in nets {
+                    let at = format!("{} | {}", rows[n.0], cols[n.1]);
+                    if !l.iter().any(|x| x.0 == at) {
+                        l.push((at, &n.2));
+                    }
                 }
+                ("point", l)
             }
-            ("point", l)
-        }
-    };
+        };
     let w = list.iter().map(|x| x.0.chars().count()).max().unwrap_or(0);
     let mut out = format!("the network of each {what}:\n");
     for (at, n) in list {
@@ -213,10 +211,38 @@ mod tests {
         let t = table(
             &h,
             &[
-                &["0", "8", "torus", "[2,2,2]", "torus", "2x2x2", "8", "8", "12", "1000000", ""],
-                &["1", "8", "fattree", "[]", "fattree", "radix 4, 2 levels", "6", "8", "8", "2000000", ""],
-                &["2", "64", "torus", "[2,2,2]", "torus", "2x2x2", "8", "8", "12", "3000000", ""],
-                &["3", "64", "fattree", "[]", "fattree", "radix 4, 2 levels", "6", "8", "8", "", "timed out"],
+                &[
+                    "0", "8", "torus", "[2,2,2]", "torus", "2x2x2", "8", "8", "12", "1000000", "",
+                ],
+                &[
+                    "1",
+                    "8",
+                    "fattree",
+                    "[]",
+                    "fattree",
+                    "radix 4, 2 levels",
+                    "6",
+                    "8",
+                    "8",
+                    "2000000",
+                    "",
+                ],
+                &[
+                    "2", "64", "torus", "[2,2,2]", "torus", "2x2x2", "8", "8", "12", "3000000", "",
+                ],
+                &[
+                    "3",
+                    "64",
+                    "fattree",
+                    "[]",
+                    "fattree",
+                    "radix 4, 2 levels",
+                    "6",
+                    "8",
+                    "8",
+                    "",
+                    "timed out",
+                ],
             ],
         );
         assert_eq!(
@@ -235,11 +261,15 @@ mod tests {
     fn a_zipped_key_of_repeated_values_stays_in_its_group() {
         // topology zipped with dims, two topologies of the same dims: the columns are still
         // the topologies (the key that tells the points apart), whatever order the keys are in
-        for (h, a, b) in [
-            ("network.topology", 2, 3),
-            ("network.dims", 3, 2),
-        ] {
-            let mut header = vec!["point", "workload.ranks", "", "", "predicted_time_ps", "error"];
+        for (h, a, b) in [("network.topology", 2, 3), ("network.dims", 3, 2)] {
+            let mut header = vec![
+                "point",
+                "workload.ranks",
+                "",
+                "",
+                "predicted_time_ps",
+                "error",
+            ];
             header[a] = "network.topology";
             header[b] = "network.dims";
             let row = |p: &'static str, r: &'static str, t: &'static str, d: &'static str, y| {
@@ -262,8 +292,14 @@ mod tests {
             let p = pivot(&t, "predicted_time_ps").unwrap();
             let lines: Vec<&str> = p.lines().collect();
             assert_eq!(lines.len(), 4, "{p}");
-            assert!(lines[1].ends_with("network.topology (+1 zipped)  torus  mesh  fattree"), "{p}");
-            assert!(lines[2].starts_with("8 ") && lines[2].ends_with("1 us  2 us     3 us"), "{p}");
+            assert!(
+                lines[1].ends_with("network.topology (+1 zipped)  torus  mesh  fattree"),
+                "{p}"
+            );
+            assert!(
+                lines[2].starts_with("8 ") && lines[2].ends_with("1 us  2 us     3 us"),
+                "{p}"
+            );
         }
     }
 }

@@ -149,7 +149,10 @@ fn sizes_warning(
     type Group<'a> = (Vec<&'a str>, Option<u64>);
     let mut groups: Vec<(Group, BTreeMap<u64, Vec<(usize, &Record)>>)> = Vec::new();
     for (p, values, r, _) in points {
-        let g: Group = (sizing.iter().map(|&i| values[i].as_str()).collect(), r.asked);
+        let g: Group = (
+            sizing.iter().map(|&i| values[i].as_str()).collect(),
+            r.asked,
+        );
         let at = match groups.iter().position(|x| x.0 == g) {
             Some(at) => at,
             None => {
@@ -313,11 +316,13 @@ mod tests {
         let w = warnings(&keys, &scaling(&ax), &pts);
         assert_eq!(
             w,
-            ["the points with the same network.nodes = 64 compare machines of different \
+            [
+                "the points with the same network.nodes = 64 compare machines of different \
               sizes: 64 nodes (points 0 and 1 more: torus 4x4x4), 72 nodes (points 1 and 1 \
               more: fattree radix 12, 2 levels); each family has its nearest full shape of at \
               least 64 nodes, and a family's figures are for its size; sweep.csv records each \
-              point's family, shape, routers, nodes and links"]
+              point's family, shape, routers, nodes and links"
+            ]
         );
         // every point of one size: nothing to say
         let pts: Vec<(usize, &[String], &Record, &[String])> = [0, 2]

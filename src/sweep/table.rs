@@ -268,7 +268,10 @@ pub fn merge(tables: &[Table]) -> Result<Table> {
     let mut header = vec!["point".to_string()];
     header.extend(k.iter().cloned());
     // (the points' networks, where any shard recorded them)
-    if tables.iter().any(|t| t.column(record::COLUMNS[0]).is_some()) {
+    if tables
+        .iter()
+        .any(|t| t.column(record::COLUMNS[0]).is_some())
+    {
         header.extend(record::COLUMNS.iter().map(|s| s.to_string()));
     }
     header.extend(FIGURES.iter().map(|s| s.to_string()));
