@@ -268,7 +268,7 @@ class Scenario:
 
     @property
     def resolved(self) -> Dict[str, Any]:
-        """Its keys with every default filled in (times in ps, sizes in bytes, rates in B/s)."""
+        """Its keys with every default filled in, written as a scenario writes them."""
         return _json.loads(self._n.resolved_json())
 
     def __repr__(self) -> str:
@@ -496,8 +496,8 @@ def sweep(scenario: Scenario, vary: Optional[Mapping[str, Values]] = None,
         e.result = rows
         raise e
     if failed:
-        first = failed[0]
-        _warnings.warn(f"{len(failed)} point(s) of the sweep failed (their rows hold the error); "
-                       f"the first, point {first[0]}: {first[1].splitlines()[0]}",
-                       MgensimWarning, stacklevel=2)
+        point, error = failed[0]
+        said = " | ".join(l.strip() for l in error.splitlines() if l.strip())
+        _warnings.warn(f"{len(failed)} of the sweep's points failed (their rows hold the error); "
+                       f"the first, point {point}: {said[:400]}", MgensimWarning, stacklevel=2)
     return rows

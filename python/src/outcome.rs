@@ -148,7 +148,9 @@ impl Outcome {
             Outcome::Stopped(stop, r) => (r, Some(stop)),
         };
         let text = stop.as_ref().map(|s| format!("{name}: {s}"));
-        let place = stop.as_ref().map(|s| place(s, report.as_ref().map(|r| r.inner())));
+        let place = stop
+            .as_ref()
+            .map(|s| place(s, report.as_ref().map(|r| r.inner()).as_deref()));
         let result: Option<Py<Report>> = report.map(|r| Py::new(py, r)).transpose()?;
         let result_obj = || result.as_ref().map_or_else(|| py.None(), |r| r.clone_ref(py).into_any());
         // Ctrl-C: the caller's loop must stop too, whatever the run had come to

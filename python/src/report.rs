@@ -4,13 +4,18 @@
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
 
 /// What one run computed (the package's `mgensim.Result` wraps it).
 #[pyclass(frozen, module = "mgensim._native")]
 pub struct Report {
-    report: mgensim::Report,
+    /// (behind a lock only so that the summary's text can leave out a profile recorded only
+    /// for the page, for a moment: nothing else changes it)
+    report: Mutex<mgensim::Report>,
     /// The summary as `--json` prints it.
     summary: String,
+    /// The summary has the profile (asked for, or a folder written).
+    profile_in_summary: bool,
     /// The run asked for `--plots`: the folder gets the timeline, and the pictures if drawn.
     plots: bool,
     /// The pictures can be drawn (the run kept their records).
@@ -38,16 +43,17 @@ impl Report {
             s?
         };
         Ok(Report {
-            report,
+            report: Mutex::new(report),
             summary,
+            profile_in_summary,
             plots,
             pictures,
         })
     }
 
     /// The library's report.
-    pub(crate) fn inner(&self) -> &mgensim::Report {
-        &self.report
+    pub(crate) fn inner(&self) -> MutexGuard<'_, mgensim::Report> {
+        self.report.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -56,32 +62,32 @@ impl Report {
     /// When the last rank's script ended (ps).
     #[getter]
     fn predicted_time_ps(&self) -> u64 {
-        self.report.predicted_time_ps
+        self.inner().predicted_time_ps
     }
 
     /// Whether the run stopped before every rank finished.
     #[getter]
     fn partial(&self) -> bool {
-        self.report.partial
+        self.inner().partial
     }
 
     /// Why a run that stopped early stopped, as the command line says it; None otherwise.
     #[getter]
     fn stop(&self) -> Option<String> {
-        self.report.stop.clone()
+        self.inner().stop.clone()
     }
 
     /// What the scripts left behind, and what reading the scenario left out (the command
     /// line's `warning:` lines).
     #[getter]
     fn warnings(&self) -> Vec<String> {
-        self.report.warnings.clone()
+        self.inner().warnings.clone()
     }
 
     /// The scenario's file, as given.
     #[getter]
     fn scenario(&self) -> String {
-        self.report.scenario.clone()
+        self.inner().scenario.clone()
     }
 
     /// The summary as `mgensim run --json` prints it.
@@ -91,7 +97,13 @@ impl Report {
 
     /// The summary as `mgensim run` prints it (text).
     fn summary_text(&self) -> PyResult<String> {
-        mgensim::run::summary(&self.report, false).map_err(|e| PyValueError::new_err(format!("{e:#}")))
+        let mut r = self.inner();
+        let profile = (!self.profile_in_summary).then(|| r.profile.take()).flatten();
+        let text = mgensim::run::summary(&r, false);
+        if profile.is_some() {
+            r.profile = profile;
+        }
+        text.map_err(|e| PyValueError::new_err(format!("{e:#}")))
     }
 
     /// The CSV file `name` of the output folder (`links`, `ranks`, `routers`, `nodes`,
@@ -99,7 +111,7 @@ impl Report {
     /// None when the run did not record it.
     fn csv(&self, name: &str) -> PyResult<Option<String>> {
         use mgensim::output as o;
-        let r = &self.report;
+        let r = &*self.inner();
         Ok(match name {
             "links" => Some(o::links_csv(r)),
             "ranks" => Some(o::ranks_csv(r)),
@@ -121,17 +133,17 @@ impl Report {
 
     /// The ranks' timeline as Chrome trace-event JSON, if the run recorded it.
     fn trace(&self) -> Option<String> {
-        self.report.trace.clone()
+        self.inner().trace.clone()
     }
 
     /// `report.html`: the page of the output folder (one self-contained file).
     fn html(&self, py: Python<'_>) -> String {
-        py.detach(|| mgensim::report::html_page(&self.report))
+        py.detach(|| mgensim::report::html_page(&self.inner()))
     }
 
     /// Writes the output folder `dir` as `mgensim run --out DIR` does (whole or not at all).
     fn write(&self, py: Python<'_>, dir: PathBuf) -> PyResult<()> {
-        py.detach(|| mgensim::run::write_folder(&dir, &self.report, self.plots, self.pictures))
+        py.detach(|| mgensim::run::write_folder(&dir, &self.inner(), self.plots, self.pictures))
             .map_err(|e| PyOSError::new_err(format!("{e:#}")))
     }
 }
