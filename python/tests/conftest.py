@@ -13,10 +13,15 @@ MGENSIM = Path(os.environ.get("MGENSIM_BIN", ROOT / "target" / "release" / "mgen
 
 
 
+def pytest_configure(config):
+    """The tests run in the project's folder, as the command line is run there, so that the
+    scenarios' relative paths (and the `scenario` the summaries name) are the same."""
+    os.chdir(ROOT)
+
+
 @pytest.fixture(autouse=True)
 def at_root(monkeypatch):
-    """Every test runs in the project's folder, as the command line is run there, so that
-    the scenarios' relative paths (and the `scenario` the summaries name) are the same."""
+    """(and each test starts there again, whatever the one before did)"""
     monkeypatch.chdir(ROOT)
 
 
