@@ -107,11 +107,7 @@ fn chosen(stop: &Stop) -> bool {
 }
 
 /// An exception of type `E` with message `text` and the attributes `attrs`.
-fn raise<E: pyo3::PyTypeInfo>(
-    py: Python<'_>,
-    text: String,
-    attrs: &[(&str, Py<PyAny>)],
-) -> PyErr {
+fn raise<E: pyo3::PyTypeInfo>(py: Python<'_>, text: String, attrs: &[(&str, Py<PyAny>)]) -> PyErr {
     let e = PyErr::from_type(py.get_type::<E>(), text);
     for (name, v) in attrs {
         if let Err(x) = e.value(py).setattr(*name, v) {
@@ -135,7 +131,10 @@ impl Outcome {
                     py,
                     format!("{e:#}"),
                     &[
-                        ("report", format!("{e:#}").into_pyobject(py)?.into_any().unbind()),
+                        (
+                            "report",
+                            format!("{e:#}").into_pyobject(py)?.into_any().unbind(),
+                        ),
                         ("kind", "baseline".into_pyobject(py)?.into_any().unbind()),
                         ("rank", none()),
                         ("file", none()),
@@ -152,13 +151,19 @@ impl Outcome {
             .as_ref()
             .map(|s| place(s, report.as_ref().map(|r| r.inner()).as_deref()));
         let result: Option<Py<Report>> = report.map(|r| Py::new(py, r)).transpose()?;
-        let result_obj = || result.as_ref().map_or_else(|| py.None(), |r| r.clone_ref(py).into_any());
+        let result_obj = || {
+            result
+                .as_ref()
+                .map_or_else(|| py.None(), |r| r.clone_ref(py).into_any())
+        };
         // Ctrl-C: the caller's loop must stop too, whatever the run had come to
         if let Asked::Signal(e) = asked {
             if !e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
                 return Err(e); // (a Python signal handler raised something of its own)
             }
-            let said = text.clone().unwrap_or_else(|| format!("{name}: interrupted after the run ended"));
+            let said = text
+                .clone()
+                .unwrap_or_else(|| format!("{name}: interrupted after the run ended"));
             return Err(raise::<Interrupted>(
                 py,
                 said.clone(),
@@ -169,7 +174,8 @@ impl Outcome {
             ));
         }
         let Some(stop) = stop else {
-            return result.ok_or_else(|| RunError::new_err("a finished run without a report (a bug)"));
+            return result
+                .ok_or_else(|| RunError::new_err("a finished run without a report (a bug)"));
         };
         if chosen(&stop) {
             if let Some(r) = result {

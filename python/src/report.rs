@@ -98,7 +98,9 @@ impl Report {
     /// The summary as `mgensim run` prints it (text).
     fn summary_text(&self) -> PyResult<String> {
         let mut r = self.inner();
-        let profile = (!self.profile_in_summary).then(|| r.profile.take()).flatten();
+        let profile = (!self.profile_in_summary)
+            .then(|| r.profile.take())
+            .flatten();
         let text = mgensim::run::summary(&r, false);
         if profile.is_some() {
             r.profile = profile;

@@ -78,7 +78,12 @@ impl Scenario {
     /// and anchors its relative paths and its sandbox).
     #[staticmethod]
     #[pyo3(signature = (text, path, allow_io = false))]
-    fn from_text(py: Python<'_>, text: String, path: PathBuf, allow_io: bool) -> PyResult<Scenario> {
+    fn from_text(
+        py: Python<'_>,
+        text: String,
+        path: PathBuf,
+        allow_io: bool,
+    ) -> PyResult<Scenario> {
         py.detach(|| Scenario::make(path, text, Vec::new(), allow_io))
     }
 
@@ -93,7 +98,12 @@ impl Scenario {
     /// scenario's folder) or by inline `code`, whichever is given; its other keys and `--set`s
     /// stay. Its text is written anew (comments and layout are not kept).
     #[pyo3(signature = (script = None, code = None))]
-    fn with_workload(&self, py: Python<'_>, script: Option<String>, code: Option<String>) -> PyResult<Scenario> {
+    fn with_workload(
+        &self,
+        py: Python<'_>,
+        script: Option<String>,
+        code: Option<String>,
+    ) -> PyResult<Scenario> {
         let (key, value) = match (script, code) {
             (Some(s), None) => ("script", s),
             (None, Some(c)) => ("code", c),
@@ -131,7 +141,8 @@ impl Scenario {
     /// `mgensim check`: builds the network and the ranks, compiles the scripts, and finds the
     /// `MGEN_` names they use that the API does not have.
     fn check(&self, py: Python<'_>) -> PyResult<()> {
-        py.detach(|| mgensim::run::check(&self.checked)).map_err(scenario_error)
+        py.detach(|| mgensim::run::check(&self.checked))
+            .map_err(scenario_error)
     }
 
     /// The file it was read from (or stands for).
@@ -271,9 +282,8 @@ impl Scenario {
             };
             match sim.run() {
                 Ok(mut r) => {
-                    let failed = baseline.and_then(|b| {
-                        mgensim::run::compare_with_baseline(&mut r, &b, false).err()
-                    });
+                    let failed = baseline
+                        .and_then(|b| mgensim::run::compare_with_baseline(&mut r, &b, false).err());
                     match report(r) {
                         Ok(r) => Outcome::Done(r, failed),
                         Err(e) => Outcome::Setup(e),

@@ -10,7 +10,9 @@ pub(crate) fn toml_value(value: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
     if value.is_instance_of::<PyBool>() {
         return Ok(toml::Value::Boolean(value.extract()?));
     }
-    if value.is_instance_of::<PyInt>() || value.hasattr("__index__")? && !value.is_instance_of::<PyFloat>() {
+    if value.is_instance_of::<PyInt>()
+        || value.hasattr("__index__")? && !value.is_instance_of::<PyFloat>()
+    {
         return match value.extract::<i64>() {
             Ok(i) => Ok(toml::Value::Integer(i)),
             Err(_) => Err(PyValueError::new_err(format!(
@@ -38,7 +40,10 @@ pub(crate) fn toml_value(value: &Bound<'_, PyAny>) -> PyResult<toml::Value> {
             let key: String = k.extract().map_err(|_| {
                 PyTypeError::new_err(format!(
                     "a scenario's keys are strings, not {}",
-                    k.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+                    k.get_type()
+                        .name()
+                        .map(|n| n.to_string())
+                        .unwrap_or_default()
                 ))
             })?;
             t.insert(key, toml_value(&v)?);
@@ -101,7 +106,9 @@ impl serde::Serialize for Json<'_, '_> {
         if let Ok(d) = v.cast::<PyDict>() {
             let mut m = s.serialize_map(Some(d.len()))?;
             for (k, x) in d.iter() {
-                let k: String = k.extract().map_err(|_| S::Error::custom("a key is not a str"))?;
+                let k: String = k
+                    .extract()
+                    .map_err(|_| S::Error::custom("a key is not a str"))?;
                 m.serialize_entry(&k, &Json(&x))?;
             }
             return m.end();
@@ -120,7 +127,10 @@ impl serde::Serialize for Json<'_, '_> {
         }
         Err(S::Error::custom(format!(
             "{} is not JSON",
-            v.get_type().name().map(|n| n.to_string()).unwrap_or_default()
+            v.get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default()
         )))
     }
 }

@@ -56,3 +56,12 @@ def test_dumps_writes_floats_and_text_as_the_command_line():
     assert json.loads(mgensim.dumps(value)) == value
     with pytest.raises(TypeError):
         mgensim.dumps({"x": object()})
+
+
+def test_the_power_baseline_is_the_command_lines():
+    p = cli("run", "scenarios/replay/is_power.toml", "--power-baseline", "--json", "-q", check=0)
+    r = mgensim.Scenario.load("scenarios/replay/is_power.toml").run(power_baseline=True)
+    assert masked(r.summary_json) == masked(p.stdout)
+    assert r.summary["power"]["baseline"]["time_ratio"] >= 1.0
+    with pytest.raises(mgensim.ScenarioError, match="--power-baseline compares with links that sleep"):
+        mgensim.Scenario.load("scenarios/put_ring.toml").run(power_baseline=True)
