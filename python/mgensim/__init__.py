@@ -47,6 +47,13 @@ class MgensimWarning(UserWarning):
     scenario left out."""
 
 
+if not _os.environ.get("MGENSIM_LUA_DIR") and not _os.path.isdir(_native.LUA_DIR):
+    _warnings.warn(f"mgensim's Lua library is not at {_native.LUA_DIR}, in the checkout the module "
+                   f"was built from: scripts that use mgen.coll and the like will not find it; set "
+                   f"MGENSIM_LUA_DIR to a copy of the checkout's lua/ folder, or reinstall "
+                   f"(pip install ./python)", MgensimWarning, stacklevel=2)
+
+
 def _pandas():
     try:
         import pandas
