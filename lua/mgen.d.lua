@@ -338,8 +338,9 @@ function print(...) end
 -- Limits. A rank that runs more than `limits.instructions` Lua instructions (default 10^9)
 -- without a call that gives control back to the simulator (a blocking MGEN call, or the end of
 -- the script) is stopped with its line: an endless loop ends the run instead of hanging it.
--- pcall cannot catch the stop. `limits.lua_memory` (default 8 GiB) caps the Lua heap of all
--- ranks together. Coroutines a script creates count against its rank's budget. Counting makes
+-- pcall cannot catch the stop. `limits.lua_memory` caps the Lua heap of all ranks together
+-- (default: 256 MiB and 1 MiB per rank, at most half of the machine's memory and at least
+-- 256 MiB). Coroutines a script creates count against its rank's budget. Counting makes
 -- pure-Lua code about 2x slower, so a rank's instructions are counted only once a stretch
 -- between two blocking calls has run 10-20 ms of wall time (a rank stopped at the limit has
 -- run that much more); coroutines a script creates are always counted.

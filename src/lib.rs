@@ -21,6 +21,7 @@ pub(crate) mod cut;
 pub mod engine;
 pub mod event;
 pub mod files;
+pub mod host;
 pub mod limits;
 pub(crate) mod mpi;
 pub mod net;

@@ -2,7 +2,7 @@
 
 mod cli;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use cli::process::{interrupt_flag, progress_line, watch_setup, STARTED};
 use cli::replay::Source;
@@ -38,9 +38,19 @@ struct ScenarioArgs {
     over: Overrides,
 }
 
-/// What changes a scenario's keys from the command line (`run`, `check`, `sweep`).
+/// What changes a scenario's keys from the command line (`run`, `sweep`): its keys, and how
+/// it is run.
 #[derive(clap::Args)]
 struct Overrides {
+    #[command(flatten)]
+    keys: KeyArgs,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// A scenario's keys from the command line (`run`, `check`, `sweep`).
+#[derive(clap::Args)]
+struct KeyArgs {
     /// Override a scenario key: KEY=VALUE with VALUE a TOML literal, e.g.
     /// `--set network.dims=[8,8,8]`, `--set workload.ranks=512`,
     /// `--set network.link_bandwidth="8 GB/s"`, `--set workload.args.algo=ring`
@@ -50,6 +60,15 @@ struct Overrides {
     /// Seed for the workload's random numbers (overrides `workload.seed`).
     #[arg(long)]
     seed: Option<u64>,
+    /// Lift the sandbox: let scripts use the whole Lua standard library (run programs, write
+    /// and read any file, load C modules). Only for scripts you trust; the summary says so.
+    #[arg(long)]
+    allow_io: bool,
+}
+
+/// How a run goes: its limits, threads and partitions (`run`, `sweep`; `check` runs nothing).
+#[derive(clap::Args, Default)]
+struct RunArgs {
     /// Stop the run after this much wall-clock time, e.g. `30s`, `10min` (sets
     /// `limits.wall_time`); the summary so far is still written, marked partial.
     #[arg(long, value_name = "TIME")]
@@ -60,18 +79,16 @@ struct Overrides {
     #[arg(long, value_name = "TIME")]
     until: Option<String>,
     /// Threads that simulate the network's partitions (sets `engine.threads`; default: every
-    /// core when the network is cut in several, else 1). Any count prints the same results:
-    /// only the wall time changes. The flow model runs in one partition, on one thread.
+    /// core, no more than the partitions: a network too small to gain runs on one). Any count
+    /// prints the same results: only the wall time changes. The flow model runs in one
+    /// partition, on one thread.
     #[arg(long, value_name = "N")]
     threads: Option<u32>,
-    /// Partitions the network is cut into (sets `engine.partitions`; default: about one per
-    /// 1024 routers, by slabs, groups or pods). Any count prints the same results.
+    /// Partitions the network is cut into (sets `engine.partitions`; default: one per thread,
+    /// as far as the network gains, about 1024 routers a partition, by slabs, groups or pods).
+    /// A thread runs its partitions as one. Any count prints the same results.
     #[arg(long, value_name = "N")]
     partitions: Option<u32>,
-    /// Lift the sandbox: let scripts use the whole Lua standard library (run programs, write
-    /// and read any file, load C modules). Only for scripts you trust; the summary says so.
-    #[arg(long)]
-    allow_io: bool,
 }
 
 /// What a run records beyond its summary.
@@ -128,10 +145,8 @@ enum Command {
         /// `--json`), whole or not at all.
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Also write an output folder: summary.json, links.csv (one line per link direction)
-        /// and ranks.csv (one line per rank); columns in the README. Written for partial runs
-        /// too.
-        #[arg(long, value_name = "DIR")]
+        /// Also write an output folder DIR (its files: see --help).
+        #[arg(long, value_name = "DIR", long_help = mgensim::output::folder_help())]
         out: Option<PathBuf>,
         /// No progress line (there is none anyway when stderr is not a terminal).
         #[arg(long, short = 'q')]
@@ -179,9 +194,8 @@ enum Command {
         /// Points run at once (default: one per core). The results do not depend on it.
         #[arg(long, short = 'j', value_name = "N")]
         jobs: Option<usize>,
-        /// Run only the points whose number is I modulo N (1 <= I <= N), e.g. one task of a
-        /// job array; writes DIR/sweep.shard-I-of-N.csv. Join the shards with --merge.
-        #[arg(long, value_name = "I/N")]
+        /// Run only one shard of the points (see --help); join the shards with --merge.
+        #[arg(long, value_name = "I/N", long_help = mgensim::sweep::shard_help())]
         shard: Option<String>,
         /// Join the CSV files of a sweep's shards into DIR/sweep.csv and its plot. Every shard
         /// of the set must be there (by the names --shard gives them, and no point missing
@@ -216,8 +230,10 @@ enum Command {
     },
     /// Check a scenario and compile its script without running it.
     Check {
+        /// The scenario file (TOML).
+        scenario: PathBuf,
         #[command(flatten)]
-        args: ScenarioArgs,
+        keys: KeyArgs,
     },
     /// Replay a SimGrid time-independent trace (`smpirun -trace-ti`'s: an index naming a file
     /// per rank, or one file), as `smpirun -replay` does, on the network --set gives or a
@@ -229,19 +245,19 @@ enum Command {
 }
 
 fn load(a: &ScenarioArgs) -> Result<Scenario> {
-    cli::replay::load(a, &Source::Scenario, &overrides(&a.over)?)
+    cli::replay::load(a, &Source::Scenario, &overrides(&a.over.keys, &a.over.run)?)
 }
 
 /// The `--set`s of the command line, with `--seed`, `--timeout` and the others as keys.
-fn overrides(a: &Overrides) -> Result<Vec<String>> {
+fn overrides(k: &KeyArgs, a: &RunArgs) -> Result<Vec<String>> {
     mgensim::run::Options {
-        seed: a.seed,
+        seed: k.seed,
         timeout: a.timeout.clone(),
         threads: a.threads,
         partitions: a.partitions,
         until: a.until.clone(),
     }
-    .sets(&a.set)
+    .sets(&k.set)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -271,9 +287,9 @@ fn sweep(
     let sw = Sweep {
         path: args.scenario.clone(),
         text,
-        sets: overrides(&args.over)?,
+        sets: overrides(&args.over.keys, &args.over.run)?,
         axes,
-        allow_io: args.over.allow_io,
+        allow_io: args.over.keys.allow_io,
         power_baseline,
     };
     let total = sweep::grid(&sw.axes).len();
@@ -281,7 +297,7 @@ fn sweep(
         Some(s) => {
             let (i, n) = sweep::parse_shard(s)?;
             (
-                (0..total).filter(|p| p % n == i - 1).collect(),
+                (0..total).filter(|&p| sweep::in_shard(p, i, n)).collect(),
                 format!("sweep.shard-{i}-of-{n}"),
             )
         }
@@ -318,7 +334,7 @@ fn sweep(
             None => {}
         }
     };
-    let outcomes = sw.run(&which, threads, stop.clone(), &show)?;
+    let outcomes = sw.run_for(&which, threads, stop.clone(), &show, Some(y))?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -358,48 +374,25 @@ fn sweep(
     })
 }
 
-/// The most a shard's CSV file may hold.
-const SHARD_BYTES: u64 = 256 << 20;
-
-fn merge_shards(files: &[PathBuf], out: &Path, y: &str, allow_missing: bool) -> Result<Exit> {
-    use mgensim::sweep;
-    let tables = files
-        .iter()
-        .map(|f| {
-            let meta = std::fs::metadata(f).map_err(anyhow::Error::from)?;
-            if !meta.is_file() {
-                bail!("not a regular file: a shard is the CSV file `sweep --shard` wrote");
-            }
-            let text = mgensim::files::read_bounded(f, SHARD_BYTES).map_err(anyhow::Error::msg)?;
-            if !text.is_empty() && !text.ends_with('\n') {
-                bail!("the file ends in the middle of a line: it was cut (copied or written only in part)");
-            }
-            sweep::Table::from_csv(&text)
-        })
-        .zip(files)
-        .map(|(t, f)| t.with_context(|| format!("{}", f.display())))
-        .collect::<Result<Vec<_>>>()?;
-    let missing = sweep::missing_shards(files, &tables);
-    if !missing.is_empty() && !allow_missing {
-        bail!(
-            "the shards given are not the whole sweep: {}; give them all, or --allow-missing \
-             to join those given",
-            missing.join("; ")
-        );
+fn merge_shards(
+    files: &[PathBuf],
+    out: &Path,
+    y: &str,
+    table: bool,
+    allow_missing: bool,
+) -> Result<Exit> {
+    let joined = mgensim::sweep::join(files, out, y, allow_missing)?;
+    if table {
+        emit(&mgensim::sweep::pivot(&joined.table, y)?)?;
     }
-    for m in &missing {
-        eprintln!("warning: joined without {m}");
-    }
-    let table = sweep::merge(&tables)?;
-    let (written, skipped) = sweep::write(out, "sweep", &table, Some(y), "")?;
-    if let Some(why) = skipped {
-        eprintln!("warning: {why}");
+    for w in &joined.warnings {
+        eprintln!("warning: {w}");
     }
     emit(&format!(
         "{}: wrote {} ({} points from {} files)\n",
         out.display(),
-        written.join(", "),
-        table.rows.len(),
+        joined.written.join(", "),
+        joined.table.rows.len(),
         files.len()
     ))?;
     Ok(Exit::Ok)
@@ -435,6 +428,7 @@ fn run(
     // map under --allow-io could wait forever)
     let given = args
         .over
+        .run
         .timeout
         .as_deref()
         .map(|t| {
@@ -452,7 +446,7 @@ fn run(
     if let Some(t) = given {
         watch_setup(&args.scenario, t, &setup_over);
     }
-    let scenario = cli::replay::load(args, source, &overrides(&args.over)?)?;
+    let scenario = cli::replay::load(args, source, &overrides(&args.over.keys, &args.over.run)?)?;
     // what reading the scenario found to warn of is said before the run (a replay's misspelt
     // argument: hours before a long trace ends), not again at its end
     for w in &scenario.notes {
@@ -597,7 +591,7 @@ fn real_main() -> Result<Exit> {
             quiet,
         } => {
             if !merge.is_empty() {
-                return merge_shards(&merge, &out, &y, allow_missing);
+                return merge_shards(&merge, &out, &y, table, allow_missing);
             }
             let scenario = scenario.expect("clap requires it without --merge");
             let args = ScenarioArgs { scenario, over };
@@ -630,16 +624,26 @@ fn real_main() -> Result<Exit> {
                 &args, &source, json, output, out, quiet, &r.probes, baseline,
             );
         }
-        Command::Check { args } => {
+        Command::Check {
+            scenario: path,
+            keys,
+        } => {
+            let args = ScenarioArgs {
+                scenario: path.clone(),
+                over: Overrides {
+                    keys,
+                    run: RunArgs::default(),
+                },
+            };
             let scenario = load(&args)?;
-            for w in &scenario.notes {
-                eprintln!("warning: {w}");
+            for note in &scenario.notes {
+                eprintln!("warning: {}", mgensim::report::escaped(note));
             }
             // (a misspelt API name fails only when the line runs: found here before)
             mgensim::run::check(&scenario)?;
             emit(&format!(
                 "{}: ok ({} ranks on {} nodes, script {})\n",
-                args.scenario.display(),
+                path.display(),
                 scenario.ranks(),
                 scenario.nodes(),
                 scenario

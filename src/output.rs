@@ -19,23 +19,83 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-/// Every file mgensim writes into an output folder (what a new set replaces).
-pub const FOLDER_FILES: [&str; 14] = [
-    "summary.json",
-    "links.csv",
-    "routers.csv",
-    "ranks.csv",
-    "nodes.csv",
-    "profile.csv",
-    "links_timeseries.csv",
-    "links_power.csv",
-    "power_timeseries.csv",
-    "buffer_history.csv",
-    "trace.json",
-    "heatmap.svg",
-    "timeline.svg",
-    "report.html",
+/// Every file mgensim writes into an output folder (what a new set replaces), each with what
+/// it holds in a line (`mgensim run --help` lists them from here; the README gives their
+/// columns).
+pub const FOLDER: [(&str, &str); 14] = [
+    ("summary.json", "the summary, as --json prints it"),
+    (
+        "links.csv",
+        "one line per link direction: bytes, packets, busy time, backpressure",
+    ),
+    (
+        "routers.csv",
+        "one line per router: traffic out, busy and blocked time, buffers",
+    ),
+    (
+        "ranks.csv",
+        "one line per rank: finish time, where its time went, bytes and messages",
+    ),
+    (
+        "nodes.csv",
+        "one line per node: DMA and NIC links busy and their utilization",
+    ),
+    (
+        "profile.csv",
+        "time per API call and region (--profile; unasked up to 65,536 ranks)",
+    ),
+    (
+        "links_timeseries.csv",
+        "each link window by window (--interval)",
+    ),
+    (
+        "links_power.csv",
+        "energy and low-power time per link direction (with [power])",
+    ),
+    (
+        "power_timeseries.csv",
+        "power of all ports window by window ([power] and --interval)",
+    ),
+    (
+        "buffer_history.csv",
+        "every packet through a watched router's buffers (--buffer-history)",
+    ),
+    (
+        "trace.json",
+        "the timeline of the ranks, for ui.perfetto.dev (--plots)",
+    ),
+    ("heatmap.svg", "link utilization over time (--plots)"),
+    ("timeline.svg", "what each rank did over time (--plots)"),
+    (
+        "report.html",
+        "one page with all of it: summary, timeline, the network's load",
+    ),
 ];
+
+/// The names of [`FOLDER`]'s files.
+pub const FOLDER_FILES: [&str; 14] = {
+    let mut names = [""; 14];
+    let mut i = 0;
+    while i < FOLDER.len() {
+        names[i] = FOLDER[i].0;
+        i += 1;
+    }
+    names
+};
+
+/// The files of an output folder, a line each, as `run --help` lists them after `--out`.
+pub fn folder_help() -> String {
+    let width = FOLDER.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    let lines: Vec<String> = FOLDER
+        .iter()
+        .map(|(name, what)| format!("  {name:<width$}  {what}"))
+        .collect();
+    format!(
+        "Also write an output folder DIR, whole files or none (for partial runs too); columns \
+         in the README. It holds:\n{}",
+        lines.join("\n")
+    )
+}
 
 /// Temporary files and staging folders being written now (removed by [`remove_temporaries`]).
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());

@@ -42,7 +42,7 @@ const PREFETCH_CLOSE: usize = 2;
 /// it the state stays in the caches and the stages are pure cost (the measurements behind the
 /// threshold: `docs/performance.md`). The stages change what is in the cache, never what the
 /// run computes.
-const PREFETCH_ABOVE: usize = 8 << 20;
+const PREFETCH_ABOVE: usize = 4 << 20;
 
 /// One partition's state: everything its events and its ranks' calls may touch.
 pub struct Part {
@@ -137,10 +137,11 @@ impl Part {
         Part::build(s, Some(1), 1).0.remove(0)
     }
 
-    /// The run cut into `count` partitions (when `None`, the network's default for `threads`
-    /// threads, `partition::default_count`; one when the model cannot be cut: the flow model,
-    /// or hops between routers that take no time), each with its share of the state
-    /// (`partition.rs`).
+    /// The run cut into `count` partitions for `threads` threads (when `None`, the network's
+    /// default, `partition::default_count`; no more than the threads, whose partitions would
+    /// run as one, unless `engine.separate_partitions`; one when the model cannot be cut: the
+    /// flow model, or hops between routers that take no time), each with its share of the
+    /// state (`partition.rs`).
     pub(crate) fn build(
         s: &Scenario,
         count: Option<u32>,
@@ -189,9 +190,11 @@ impl Part {
             )));
         }
         let cuttable = !flow && net.epoch().is_some();
+        // (a thread runs the partitions it is given as one, unless they are to stay apart)
         let count = match count {
             _ if !cuttable => 1,
-            Some(n) => n,
+            Some(n) if s.engine.separate_partitions => n,
+            Some(n) => n.min(threads.max(1)),
             None => crate::partition::default_count(&net.topo, threads),
         };
         let mut parts =

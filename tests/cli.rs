@@ -173,3 +173,193 @@ fn a_run_that_stops_early_gives_how_far_it_got_not_a_prediction() {
         "{text}"
     );
 }
+
+/// `check` runs nothing: it offers no option that stops a run (it offered `--timeout`,
+/// `--until`, `--threads` and `--partitions`, each described as "Stop the run ..."), and
+/// refuses them.
+#[test]
+fn check_offers_only_what_a_check_uses() {
+    let help = mgensim(&["check", "--help"]);
+    let text = String::from_utf8_lossy(&help.stdout).to_string();
+    for given in ["--set", "--seed", "--allow-io"] {
+        assert!(text.contains(given), "{given}: {text}");
+    }
+    for refused in ["--timeout", "--until", "--threads", "--partitions"] {
+        assert!(!text.contains(refused), "{refused}: {text}");
+        let o = mgensim(&["check", "scenarios/put_ring.toml", refused, "1"]);
+        assert_eq!(o.status.code(), Some(2), "{refused}: {}", stderr(&o));
+    }
+    assert!(!text.contains("Stop the run"), "{text}");
+    // run still has them all, and lists every file of an output folder
+    let help = mgensim(&["run", "--help"]);
+    let text = String::from_utf8_lossy(&help.stdout).to_string();
+    for option in ["--timeout", "--until", "--threads", "--partitions", "--set"] {
+        assert!(text.contains(option), "{option}");
+    }
+    for f in mgensim::output::FOLDER_FILES {
+        assert!(text.contains(f), "run --help lists {f}");
+    }
+}
+
+/// The flow model names each router-only key a scenario gives and says why it ignores it;
+/// a NIC link's rate is finite as every link's is.
+#[test]
+fn the_flow_model_warns_of_the_keys_it_ignores_and_link_rates_are_finite() {
+    let d = tempfile::tempdir().unwrap();
+    tmp_file(
+        d.path(),
+        "s.toml",
+        "[network]\nmodel = 'flow'\ndims = [4]\nvcs = 7\nrouter = 'output_queued'\n\
+         [workload]\ncode = 'MGEN_Comp(1e-9)'\n",
+    );
+    let want = [
+        "warning: network.vcs is ignored: the flow model (network.model = \"flow\") has no \
+         buffers, virtual channels or router queues, and vcs sets the routers' virtual channels",
+        "warning: network.router is ignored: the flow model (network.model = \"flow\") has no \
+         buffers, virtual channels or router queues, and router sets how routers queue packets",
+    ];
+    for args in [&["check", "s.toml"][..], &["run", "s.toml", "-q"]] {
+        let (cmd, o) = (args[0], mgensim_in(d.path(), args));
+        let e = stderr(&o);
+        assert!(o.status.success(), "{cmd}: {e}");
+        for w in want {
+            assert!(e.contains(w), "{cmd}: {w}\n{e}");
+        }
+        assert!(!e.contains("network.dims"), "{e}");
+    }
+    // nor does it ask of them what only the packet model needs: a buffer of a whole packet
+    let big = ["check", "s.toml", "--set", "network.mtu=\"64 KiB\""];
+    let o = mgensim_in(d.path(), &big);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut packet = big.to_vec();
+    packet.extend(["--set", "network.model=packet"]);
+    let o = mgensim_in(d.path(), &packet);
+    assert!(
+        stderr(&o).contains("key `network.buffer_bytes`: 8 KiB cannot hold one whole packet"),
+        "{}",
+        stderr(&o)
+    );
+    // the same keys under the packet model: no word
+    let o = mgensim_in(
+        d.path(),
+        &["check", "s.toml", "--set", "network.model=packet"],
+    );
+    assert!(
+        o.status.success() && !stderr(&o).contains("warning"),
+        "{}",
+        stderr(&o)
+    );
+    // "inf" is no link's rate, the NIC links' included (the node's rates may be)
+    for key in ["link_bandwidth", "nic_link_bandwidth", "switch_bandwidth"] {
+        let o = mgensim_in(
+            d.path(),
+            &[
+                "check",
+                "s.toml",
+                "--set",
+                &format!("network.{key}=\"inf\""),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(1), "{key}");
+        assert!(
+            stderr(&o).contains(&format!(
+                "key `network.{key}` (from --set): must be finite (a link always takes time)"
+            )),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = mgensim_in(
+        d.path(),
+        &["check", "s.toml", "--set", "node.dma_bandwidth=\"inf\""],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Whatever a message quotes of its input is cut to bounds: a TOML value, a key, a script's
+/// name, a line of a megabyte gives a message of a line or two, its long word cut with an
+/// ellipsis and its length; and `check` lists at most 100 unknown API names of a script of
+/// many, quickly (its lists were quadratic).
+#[test]
+fn messages_quote_input_within_bounds() {
+    let d = tempfile::tempdir().unwrap();
+    let w = "x".repeat(1 << 20);
+    let cases = [
+        (
+            format!("[network]\ndims = [2]\nlink_bandwidth = '{w}'\n"),
+            "key `network.link_bandwidth`: cannot read \"xxxx",
+        ),
+        (
+            format!("[network]\ntopology = '{w}'\n"),
+            "key `network.topology`: `xxxx",
+        ),
+        (
+            format!("[network]\ndims = [2]\n{w} = 1\n"),
+            "key `network.xxxx",
+        ),
+        (
+            format!("[network]\ndims = [2]\nrouter = '{w}'\n"),
+            "key `network.router`: unknown variant `xxxx",
+        ),
+        (
+            format!("[network]\ndims = [2] {w}\n"),
+            "TOML parse error at line 4",
+        ),
+    ];
+    for (network, want) in &cases {
+        tmp_file(
+            d.path(),
+            "s.toml",
+            &format!("[workload]\ncode = 'x = 1'\n{network}"),
+        );
+        let o = mgensim_in(d.path(), &["check", "s.toml"]);
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{}", &e[..e.len().min(300)]);
+        assert!(e.len() < 2000, "{want}: {} bytes", e.len());
+        assert!(e.contains(want), "{want}\n{e}");
+        assert!(e.contains("… (10485"), "{e}");
+    }
+    // a latency past 1 h (which 64 bits of picoseconds hold, and a hop adds several of)
+    tmp_file(
+        d.path(),
+        "s.toml",
+        "[network]\ndims = [2]\ncable_latency = '18446744073709551615 ps'\nrouting_time = '2 h'\n\
+         [workload]\ncode = 'x = 1'\n",
+    );
+    let e = stderr(&mgensim_in(d.path(), &["check", "s.toml"]));
+    for want in [
+        "s.toml:3: key `network.cable_latency`: 18446744.07371 s is longer than a link or \
+         a router's stage may take, 3600 s",
+        "s.toml:4: key `network.routing_time`: 7200 s is longer than a link or a router's stage \
+         may take, 3600 s",
+    ] {
+        assert!(e.contains(want), "{want}\n{e}");
+    }
+    // 100,000 unknown API names: the first 100, and a count of the rest
+    let script: String = (0..100_000)
+        .map(|i| format!("x = MGEN_name_{i}\n"))
+        .collect();
+    std::fs::write(d.path().join("w.lua"), script).unwrap();
+    tmp_file(
+        d.path(),
+        "s.toml",
+        "[network]\ndims = [2]\n[workload]\nscript = 'w.lua'\n",
+    );
+    let t = std::time::Instant::now();
+    let o = mgensim_in(d.path(), &["check", "s.toml"]);
+    let e = stderr(&o);
+    assert!(t.elapsed().as_secs() < 60, "{:?}", t.elapsed());
+    assert_eq!(
+        e.matches("is not part of mgensim's API").count(),
+        100,
+        "{e}"
+    );
+    assert!(
+        e.contains("w.lua:100: `MGEN_name_99` is not part of mgensim's API"),
+        "{e}"
+    );
+    assert!(
+        e.contains("... and 99900 more names that are not part of the API"),
+        "{e}"
+    );
+}

@@ -131,3 +131,106 @@ fn a_misspelt_algorithm_or_transport_gets_the_nearest() {
     }
     assert_no_failures(&failures, cases.len());
 }
+
+/// The "did you mean" over the unread keys of `MGEN_args` is bounded work: 300 keys against
+/// 200,000 names asked for (each comparison a product of lengths) took 11-23 s past a 3 s
+/// `--timeout`; now the comparisons stop at a fixed budget, the same for any partitions, and
+/// a last warning says how many keys were not compared.
+#[test]
+fn the_unread_args_suggestions_are_bounded_work() {
+    let d = tempfile::tempdir().unwrap();
+    let keys: Vec<String> = (0..300)
+        .map(|i| format!("key_number_{i:04} = {i}"))
+        .collect();
+    tmp_file(
+        d.path(),
+        "s.toml",
+        &format!(
+            "[network]\ndims = [2]\n[workload]\nranks = 1\nscript = 'w.lua'\nargs = {{ {} }}\n",
+            keys.join(", ")
+        ),
+    );
+    std::fs::write(
+        d.path().join("w.lua"),
+        "for i = 1, 200000 do local _ = MGEN_args['asked_key_' .. i] end\n",
+    )
+    .unwrap();
+    let t = std::time::Instant::now();
+    let o = mgensim_in(d.path(), &["run", "s.toml", "-q", "--timeout", "3s"]);
+    let took = t.elapsed();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(err.matches("was never read by the script").count(), 300);
+    assert!(
+        err.contains(
+            "warning: the 300 last of the unread MGEN_args keys were not compared with the names \
+             the scripts asked for: the scripts asked for too many names to compare them all"
+        ),
+        "{}",
+        &err[err.len().saturating_sub(600)..]
+    );
+    // (the script's own loop takes under a second; the comparisons a few tenths at most)
+    assert!(took.as_secs() < 30, "{took:?}");
+    // a few names asked for: every key compared, the misspelt one named
+    std::fs::write(
+        d.path().join("w.lua"),
+        "local _ = MGEN_args.key_nmuber_0002\n",
+    )
+    .unwrap();
+    let o = mgensim_in(d.path(), &["run", "s.toml", "-q"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "MGEN_args.key_number_0002 was never read by the script, which asked for \
+             `key_nmuber_0002` instead: a misspelt key?"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("were not compared"), "{err}");
+}
+
+/// A misspelt `--y` is found before any point of a sweep runs, with the column meant.
+#[test]
+fn a_misspelt_sweep_column_is_named_before_any_point_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let scen = project().join("scenarios/random_ring.toml");
+    let scen = scen.to_str().unwrap();
+    let sweep = |y: &str| {
+        mgensim_in(
+            d.path(),
+            &[
+                "sweep",
+                scen,
+                "--vary",
+                "workload.ranks=8,16",
+                "--set",
+                "network.dims=[4,4]",
+                "--set",
+                "workload.args.bytes=4096",
+                "--y",
+                y,
+                "-q",
+                "--out",
+                "out",
+            ],
+        )
+    };
+    let o = sweep("bandwith_GBps");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--y bandwith_GBps: no such column; did you mean `bandwidth_GBps`?"),
+        "{err}"
+    );
+    assert!(!err.contains("point 0"), "no point ran: {err}");
+    assert!(!d.path().join("out").exists(), "nothing written");
+    let o = sweep("predicted_time");
+    assert!(
+        stderr(&o).contains("did you mean `predicted_time_ps`?"),
+        "{}",
+        stderr(&o)
+    );
+    // the column the script reports is known before the run
+    let o = sweep("bandwidth_GBps");
+    assert!(o.status.success(), "{}", stderr(&o));
+}

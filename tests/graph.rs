@@ -436,3 +436,113 @@ fn the_shipped_graphs_are_what_their_scripts_write() {
     .expect("a valid graph");
     assert_eq!(g.links(), 200 * 6 / 2);
 }
+
+/// A BookSim weight is exact or refused: the largest the cable latency allows (1 h in all)
+/// adds exactly its cables to the time; one past it is an error naming the line, the weight
+/// and that largest (2^32 − 1 on 1 s cables saturated the latency and wrapped: the run
+/// predicted less than weight 1).
+#[test]
+fn an_extreme_weight_is_exact_or_refused_never_wrapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let second = 1_000_000_000_000u64;
+    let on_1s = |w: &str| {
+        let g = graph_file(
+            dir.path(),
+            "w.anynet",
+            &format!("router 0 node 0 router 1 {w}\nrouter 1 node 1\n"),
+        );
+        format!("{g}\ncable_latency = '1 s'")
+    };
+    let send = "if MGEN_Comm_rank() == 0 then MGEN_Send(1, 8, 0) else MGEN_Recv(0, 8, 0) end";
+    let time = |w: u64| {
+        let path = tmp_file(dir.path(), "s.toml", &on(&on_1s(&w.to_string()), 2, send));
+        run_path(&path).predicted_time_ps
+    };
+    let one = time(1);
+    assert!(one > 3 * second, "three cables of 1 s: {one}");
+    // 3600 cables of 1 s: 1 h, the most a link may take; exactly 3599 s more than weight 1
+    assert_eq!(time(3600), one + 3599 * second);
+    // (a weight past 64 bits too)
+    for w in ["3601", "4294967295", "99999999999999999999999"] {
+        let e = refused(dir.path(), &on_1s(w));
+        let want = format!(
+            "w.anynet:1: router 0 -> router 1: weight {w} makes the link {w} × 1 s \
+             (network.cable_latency) long, longer than a link may take, 3600 s; the largest \
+             weight is 3600"
+        );
+        assert!(e.contains(&want), "{e}");
+    }
+    // the default cable latency (0.6 ns) allows every 32-bit weight, exactly
+    let g = graph_file(
+        dir.path(),
+        "w.anynet",
+        &format!("router 0 node 0 router 1 {}\nrouter 1 node 1\n", u32::MAX),
+    );
+    let path = tmp_file(dir.path(), "s.toml", &on(&g, 2, send));
+    let g1 = graph_file(
+        dir.path(),
+        "b.anynet",
+        "router 0 node 0 router 1\nrouter 1 node 1\n",
+    );
+    let base = tmp_file(dir.path(), "b.toml", &on(&g1, 2, send));
+    assert_eq!(
+        run_path(&path).predicted_time_ps,
+        run_path(&base).predicted_time_ps + (u32::MAX as u64 - 1) * 600
+    );
+    // a class's latency and rate are bounded alike
+    tmp_file(
+        dir.path(),
+        "g.graph",
+        "class far latency=2h\nclass fast bandwidth=inf\nlink 0 1\nnode 0 0\nnode 1 1\n",
+    );
+    let e = refused(dir.path(), "topology = 'graph'\ngraph = 'g.graph'");
+    assert!(
+        e.contains("g.graph:1: latency `2h`: 7200 s is longer than a link may take, 3600 s"),
+        "{e}"
+    );
+    assert!(
+        e.contains("g.graph:2: a class's bandwidth must be finite (a link always takes time)"),
+        "{e}"
+    );
+}
+
+/// A word of a graph or anynet file is quoted within bounds: a word of a megabyte gives a
+/// message of a line (its first 40 characters, an ellipsis and its length).
+#[test]
+fn errors_quote_a_long_word_of_a_graph_file_within_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = "x".repeat(1 << 20);
+    let cut = format!("{}… (1048576 characters)", "x".repeat(40));
+    for (file, text, want) in [
+        (
+            "g.graph",
+            format!("{w} 0 1\nnode 0 0\n"),
+            format!("g.graph:1: `{cut}` starts no statement"),
+        ),
+        (
+            "g.graph",
+            format!("class a latency={w}\nlink 0 1\nnode 0 0\n"),
+            format!("g.graph:1: latency `{cut}`: cannot read \"{cut}\""),
+        ),
+        (
+            "g.graph",
+            format!("link 0 1 {w}\nnode 0 0\n"),
+            format!("g.graph:1: class `{cut}` is not defined"),
+        ),
+        (
+            "g.anynet",
+            format!("router 0 node 0 router 1 {w}\nrouter 1 node 1\n"),
+            format!("g.anynet:1: expected `node N` or `router R` at `{cut}`"),
+        ),
+        (
+            "g.anynet",
+            format!("router 0 {w} 1\nrouter 1 node 1\n"),
+            format!("g.anynet:1: `{cut}`: expected `node` or `router`"),
+        ),
+    ] {
+        tmp_file(dir.path(), file, &text);
+        let e = refused(dir.path(), &format!("topology = 'graph'\ngraph = '{file}'"));
+        assert!(e.len() < 1000, "{} bytes: {}", e.len(), &e[..300]);
+        assert!(e.contains(&want), "{want}\n{e}");
+    }
+}

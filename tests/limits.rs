@@ -473,3 +473,46 @@ fn a_runaway_script_stops_at_a_memory_limit_sized_to_the_run() {
         stderr(&o)
     );
 }
+
+/// A time series memory below one window says what one window takes, not that it "holds 0
+/// windows" and to give "an --interval of at least the run's length / 0".
+#[test]
+fn a_time_series_memory_below_one_window_names_what_one_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |memory: &str| {
+        mgensim(
+            dir.path(),
+            &[
+                "run",
+                common::project()
+                    .join("scenarios/put_ring.toml")
+                    .to_str()
+                    .unwrap(),
+                "--out",
+                "o",
+                "--interval",
+                "10ns",
+                "-q",
+                "--set",
+                &format!("limits.time_series_memory=\"{memory}\""),
+            ],
+        )
+    };
+    let o = run("1 KiB");
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    // a 4x4x4 torus: 64 routers of 6 links and a NIC link each way, 512 directions of 48 B
+    assert!(
+        e.contains(
+            "`limits.time_series_memory` = 1 KiB cannot hold one window of the time series of \
+             --interval 10 ns: a window of its 512 link directions takes 24 KiB (48 bytes each); \
+             raise the limit to at least 24576 bytes (0: no limit)"
+        ),
+        "{e}"
+    );
+    assert!(!e.contains("0 windows") && !e.contains("/ 0"), "{e}");
+    // one window's worth is enough to start
+    let o = run("24 KiB");
+    let e = stderr(&o);
+    assert!(e.contains("holds 1 windows of 512 link directions"), "{e}");
+}

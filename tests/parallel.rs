@@ -31,6 +31,9 @@ fn outputs(scenario: &str, threads: u32, dir: &Path, extra: &[&str]) -> BTreeMap
         out.to_str().expect("a path"),
         "--trace",
         trace.to_str().expect("a path"),
+        // (each partition on its own, even where a thread runs several: the cuts are tested)
+        "--set",
+        "engine.separate_partitions=true",
     ];
     args.extend_from_slice(extra);
     let o = mgensim_in(&project(), &args);
@@ -207,7 +210,11 @@ fn a_packet_streamed_across_a_cut_before_its_read_ends_completes() {
     for threads in ["1", "2"] {
         let cut = common::run_with(
             toml,
-            &["engine.partitions=2", &format!("engine.threads={threads}")],
+            &[
+                "engine.partitions=2",
+                "engine.separate_partitions=true",
+                &format!("engine.threads={threads}"),
+            ],
         );
         assert_eq!(cut.host.execution.partitions, 2);
         assert_eq!(cut.deterministic_json(), whole.deterministic_json());

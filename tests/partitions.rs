@@ -33,6 +33,8 @@ fn run(dir: &Path, parts: u32, threads: u32) -> (String, Vec<u8>) {
             &threads.to_string(),
             "--out",
             out.to_str().unwrap(),
+            "--set",
+            "engine.separate_partitions=true",
         ],
     );
     assert!(
@@ -61,4 +63,44 @@ fn a_node_whose_nics_sit_on_routers_far_apart_keeps_them_in_one_partition() {
             "{parts} partitions on {threads} threads differ from one"
         );
     }
+}
+
+/// The partition count in a run's `summary.json`, and the note of its `host` line.
+fn host(dir: &Path, extra: &[&str]) -> (u64, u64, String) {
+    let mut args = vec!["run", "ring.toml", "--json"];
+    args.extend_from_slice(extra);
+    let o = common::mgensim_in(dir, &args);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let h = &v["host"];
+    (
+        h["partitions"].as_u64().unwrap(),
+        h["threads"].as_u64().unwrap(),
+        h["partition_note"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+#[test]
+fn a_thread_runs_the_partitions_it_is_given_as_one_unless_told_to_keep_them_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    common::tmp_file(dir.path(), "ring.graph", GRAPH);
+    common::tmp_file(dir.path(), "ring.toml", SCENARIO);
+    let (parts, threads, note) = host(dir.path(), &["--partitions", "4", "--threads", "1"]);
+    assert_eq!((parts, threads), (1, 1), "{note}");
+    assert!(note.contains("4 partitions asked, run as 1"), "{note}");
+    let (parts, threads, _) = host(dir.path(), &["--partitions", "4", "--threads", "2"]);
+    assert_eq!((parts, threads), (2, 2));
+    let (parts, threads, note) = host(
+        dir.path(),
+        &[
+            "--partitions",
+            "4",
+            "--threads",
+            "1",
+            "--set",
+            "engine.separate_partitions=true",
+        ],
+    );
+    assert_eq!((parts, threads), (4, 1));
+    assert_eq!(note, "");
 }

@@ -54,6 +54,8 @@ fn command(scenario: &Path, parts: u32, threads: u32, out: &Path, extra: &[&str]
         .arg("--trace")
         .arg(out.join("trace.json"))
         .arg("--profile")
+        // (each partition on its own, even where one thread runs several: the cuts are tested)
+        .args(["--set", "engine.separate_partitions=true"])
         .args(extra)
         .current_dir(project())
         .stdout(Stdio::piped())

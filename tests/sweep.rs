@@ -497,3 +497,92 @@ fn the_table_pivots_the_last_key_into_columns_in_readable_units() {
     );
     assert!(out.lines().nth(2).unwrap().ends_with(" us"), "{out}");
 }
+
+/// `--shard I/N` runs the points numbered I−1 modulo N (0 first), as its help says; and
+/// `--merge --table` prints the joined table (it took `--table` and printed nothing).
+#[test]
+fn a_shard_runs_what_its_help_says_and_a_merge_prints_its_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = mgensim_in(dir.path(), &["sweep", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout).to_string();
+    assert!(
+        help.contains(
+            "Run only the points whose number (0 first, as sweep.csv's `point`) is I-1 modulo N"
+        ),
+        "{help}"
+    );
+    let grid = [
+        "--vary",
+        "workload.args.algo=ring",
+        "--vary",
+        "workload.ranks=2..64:x2",
+        "--set",
+        "network.dims=[4,4,4]",
+        "-q",
+        "--out",
+        "shards",
+    ];
+    for s in ["1/3", "2/3", "3/3"] {
+        let mut a = grid.to_vec();
+        a.extend(["--shard", s]);
+        let o = sweep_cli(dir.path(), &a);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let points = |shard: &str| -> Vec<String> {
+        let t = std::fs::read_to_string(dir.path().join(format!("shards/sweep.shard-{shard}.csv")))
+            .unwrap();
+        csv_records(&t)[1..].iter().map(|r| r[0].clone()).collect()
+    };
+    // six points, 0 to 5: shard 1 of 3 holds 0 and 3
+    assert_eq!(points("1-of-3"), ["0", "3"]);
+    assert_eq!(points("2-of-3"), ["1", "4"]);
+    assert_eq!(points("3-of-3"), ["2", "5"]);
+    let o = mgensim_in(
+        dir.path(),
+        &[
+            "sweep",
+            "--merge",
+            "shards/sweep.shard-1-of-3.csv",
+            "shards/sweep.shard-2-of-3.csv",
+            "shards/sweep.shard-3-of-3.csv",
+            "--out",
+            "merged",
+            "--table",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "predicted_time_ps", "{out}");
+    assert!(
+        lines[1].starts_with("workload.args.algo \\ workload.ranks"),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with("ring") && lines[2].matches(" us").count() == 6,
+        "{out}"
+    );
+    assert!(lines[3].starts_with("merged: wrote sweep.csv"), "{out}");
+    // a column the merged table does not have is named before anything is written
+    let o = mgensim_in(
+        dir.path(),
+        &[
+            "sweep",
+            "--merge",
+            "shards/sweep.shard-1-of-3.csv",
+            "shards/sweep.shard-2-of-3.csv",
+            "shards/sweep.shard-3-of-3.csv",
+            "--out",
+            "other",
+            "--y",
+            "barier_s",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("did you mean `barrier_s`?"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.path().join("other").exists());
+}

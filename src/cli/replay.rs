@@ -46,11 +46,11 @@ pub(crate) enum Source<'a> {
 
 /// The scenario of `source`, with the overrides `sets` (the scenario of `a` for a scenario).
 pub(crate) fn load(a: &ScenarioArgs, source: &Source, sets: &[String]) -> Result<Scenario> {
-    let allow_io = a.over.allow_io;
+    let allow_io = a.over.keys.allow_io;
     match source {
         Source::Scenario => {
             Scenario::load_with(&a.scenario, sets, allow_io).map_err(|e| {
-                match hint(&a.scenario, &a.over.set) {
+                match hint(&a.scenario, &a.over.keys.set) {
                     Some(h) => anyhow::anyhow!("{h}"),
                     None => e,
                 }

@@ -6,8 +6,9 @@ use super::placement::{self, Machine, PlacementFile};
 use super::problems::{self, Problems};
 use super::shape::check_topology;
 use super::*;
-use crate::words::plain_words;
-use anyhow::{anyhow, Context, Result};
+use crate::net::topology::keys::MAX_LATENCY;
+use crate::words::{bounded, plain_words, shown};
+use anyhow::{anyhow, Result};
 
 impl Scenario {
     /// Reads a scenario file and applies `overrides` (`key.path=TOML-literal`), with the
@@ -40,13 +41,15 @@ impl Scenario {
         allow_io: bool,
     ) -> Result<Scenario> {
         let file = path.display().to_string();
-        let mut table: toml::Table =
-            toml::from_str(text).map_err(|e| anyhow!("{file}: {}", e.to_string().trim_end()))?;
+        let mut table: toml::Table = toml::from_str(text)
+            .map_err(|e| anyhow!("{file}: {}", bounded(e.to_string().trim_end())))?;
         let mut p = Problems::new(file, text);
         // the keys --set (or a sweep's point) set, as problems name them
         let mut set = Vec::new();
         for o in overrides {
-            let key = apply_override(&mut table, o).with_context(|| format!("--set {o}"))?;
+            // (a value of a megabyte is quoted within bounds, as in the file)
+            let key = apply_override(&mut table, o)
+                .map_err(|e| anyhow!("--set {}: {}", shown(o), bounded(&format!("{e:#}"))))?;
             p.overridden(&key);
             set.push(key);
         }
@@ -142,6 +145,7 @@ impl Scenario {
             left_out: &mut notes,
         };
         let topo = check_topology(net, &f.node, given, foreign, &base, allow_io, p);
+        notes.extend(super::model::ignored(net, given));
         for (key, bw) in [
             ("network.link_bandwidth", net.link_bandwidth),
             ("network.switch_bandwidth", net.switch_bandwidth),
@@ -161,12 +165,32 @@ impl Scenario {
         if net.nic_link_bandwidth.is_some_and(|bw| bw.0 == 0) {
             p.key("network.nic_link_bandwidth", "must be greater than zero");
         }
+        // (a link's rate is finite, the NIC links' too: the node's own rates may be `inf`)
         for (key, bw) in [
-            ("network.link_bandwidth", net.link_bandwidth),
-            ("network.switch_bandwidth", net.switch_bandwidth),
+            ("network.link_bandwidth", Some(net.link_bandwidth)),
+            ("network.switch_bandwidth", Some(net.switch_bandwidth)),
+            ("network.nic_link_bandwidth", net.nic_link_bandwidth),
         ] {
-            if bw.is_infinite() {
+            if bw.is_some_and(|b| b.is_infinite()) {
                 p.key(key, "must be finite (a link always takes time)");
+            }
+        }
+        for (key, t) in [
+            ("network.routing_time", Some(net.routing_time)),
+            ("network.vc_alloc_time", Some(net.vc_alloc_time)),
+            ("network.switch_alloc_time", Some(net.switch_alloc_time)),
+            ("network.switch_latency", Some(net.switch_latency)),
+            ("network.cable_latency", Some(net.cable_latency)),
+            ("network.nic_cable_latency", net.nic_cable_latency),
+        ] {
+            match t {
+                Some(t) if t > MAX_LATENCY => p.key(
+                    key,
+                    format!(
+                        "{t} is longer than a link or a router's stage may take, {MAX_LATENCY}"
+                    ),
+                ),
+                _ => {}
             }
         }
         if net.mtu.0 == 0 || net.mtu.0 > 1 << 24 {
@@ -225,56 +249,7 @@ impl Scenario {
                 ),
             );
         }
-        let packet = net.mtu.0.saturating_add(net.header_bytes.0);
-        // (a buffer's bytes are counted in 32 bits; an output buffer's in 31)
-        let (most, most_ob) = (Bytes(u32::MAX as u64), Bytes(u32::MAX as u64 / 2));
-        if net.buffer_bytes.0 < packet {
-            p.key(
-                "network.buffer_bytes",
-                format!(
-                    "{} cannot hold one whole packet of {} (mtu + header_bytes); \
-                     virtual cut-through needs at least that",
-                    net.buffer_bytes,
-                    Bytes(packet)
-                ),
-            );
-        } else if net.buffer_bytes > most {
-            p.key(
-                "network.buffer_bytes",
-                format!(
-                    "{} is more than a buffer may hold in this model, {most} ({} bytes)",
-                    net.buffer_bytes, most.0
-                ),
-            );
-        }
-        let ob = net.output_buffer_bytes.0;
-        if ob != 0 && ob < packet {
-            p.key(
-                "network.output_buffer_bytes",
-                format!(
-                    "{} cannot hold one whole packet of {} (mtu + header_bytes); give 0 for \
-                     no output buffers, or at least that",
-                    net.output_buffer_bytes,
-                    Bytes(packet)
-                ),
-            );
-        } else if net.output_buffer_bytes > most_ob {
-            p.key(
-                "network.output_buffer_bytes",
-                format!(
-                    "{} is more than an output buffer may hold in this model, {most_ob} ({} \
-                     bytes)",
-                    net.output_buffer_bytes, most_ob.0
-                ),
-            );
-        }
-        if ob != 0 && net.router == super::RouterKind::OutputQueued {
-            p.key(
-                "network.output_buffer_bytes",
-                "an output-queued router has no crossbar to put output buffers after; \
-                 use router = \"input_queued\" or leave output_buffer_bytes at 0",
-            );
-        }
+        super::model::buffers(net, p);
         let nics = f.node.nics_per_node.max(1);
         let nodes = topo.as_ref().map_or(0, |t| (t.terminals() / nics) as u64);
         let slots = nodes * f.node.ranks_per_node as u64;
@@ -439,7 +414,7 @@ impl Scenario {
         let mut limits = f.limits;
         if limits.lua_memory == super::LUA_MEMORY_FOR_THE_RUN {
             let ranks: u64 = jobs.iter().map(|j| j.workload.ranks).sum();
-            limits.lua_memory = super::lua_memory_for(ranks, crate::limits::machine_memory());
+            limits.lua_memory = super::lua_memory_for(ranks, crate::host::machine_memory());
         }
         Some(Scenario {
             path: path.to_path_buf(),

@@ -17,6 +17,7 @@
 
 mod keys;
 mod load;
+pub mod model;
 mod overrides;
 pub mod placement;
 mod problems;
@@ -252,6 +253,26 @@ impl Default for Limits {
     }
 }
 
+/// Every key a scenario may give, as `table.key` (`network.dims`, `limits.wall_time`): the
+/// fields of the structs the tables are read into, asked of serde, and every topology
+/// family's keys; a `[[job]]` has a `[workload]`'s keys. The README's key table is checked
+/// against this list.
+pub fn scenario_keys() -> Vec<String> {
+    let sections: [(&str, &[&str]); 7] = [
+        ("network", shape::network_keys()),
+        ("node", keys::fields_of::<NodeConfig>()),
+        ("workload", keys::fields_of::<WorkloadFile>()),
+        ("placement", keys::fields_of::<PlacementFile>()),
+        ("limits", keys::fields_of::<Limits>()),
+        ("power", keys::fields_of::<PowerConfig>()),
+        ("engine", keys::fields_of::<EngineConfig>()),
+    ];
+    sections
+        .iter()
+        .flat_map(|(table, keys)| keys.iter().map(move |k| format!("{table}.{k}")))
+        .collect()
+}
+
 /// `limits.lua_memory` left out: sized to the run when the scenario is read
 /// ([`lua_memory_for`]).
 pub const LUA_MEMORY_FOR_THE_RUN: Bytes = Bytes(u64::MAX);
@@ -290,12 +311,16 @@ mod lua_memory_tests {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct EngineConfig {
-    /// Threads that simulate the partitions (`--threads`); 0: every core when the network is
-    /// cut into several partitions, one otherwise.
+    /// Threads that simulate the partitions (`--threads`); 0: every core (no more than the
+    /// partitions: a network too small to gain from a cut runs on one).
     pub threads: u32,
-    /// Partitions the network is cut into (`--partitions`); 0: the network's default (about
-    /// one per 1024 routers, `partition.rs`).
+    /// Partitions the network is cut into (`--partitions`); 0: one per thread, as far as the
+    /// network gains (`partition::default_count`). A thread runs the partitions it is given
+    /// as one, unless `separate_partitions`.
     pub partitions: u32,
+    /// Simulate every partition on its own even where one thread runs several (each with its
+    /// own queue, windows and cut messages between them): slower, for testing the cuts.
+    pub separate_partitions: bool,
 }
 
 /// The most threads `engine.threads` may ask for.

@@ -2,9 +2,15 @@
 //!
 //! Each problem is tied to a key path (`network.link_bandwidth`) when it has one; the key's
 //! line in the file is found from the TOML document's spans, and a key that came from
-//! `--set` says so instead.
+//! `--set` says so instead. What a problem quotes of the input is cut to bounds
+//! ([`bounded`]), and at most [`MAX_SHOWN`] problems are listed.
 
+use crate::words::bounded;
 use std::fmt::Display;
+
+/// The most problems listed (the first in the order of the file; the count says how many
+/// more there are).
+const MAX_SHOWN: usize = 100;
 
 /// The problems found in one scenario file.
 pub(super) struct Problems<'a> {
@@ -45,15 +51,15 @@ impl<'a> Problems<'a> {
             None => self.file.clone(),
         };
         let origin = if from_set { " (from --set)" } else { "" };
-        self.list.push((
-            line.unwrap_or(usize::MAX),
-            format!("{at}: key `{key}`{origin}: {msg}"),
-        ));
+        let text = format!("{at}: key `{key}`{origin}: {msg}");
+        self.list
+            .push((line.unwrap_or(usize::MAX), bounded(&text).into_owned()));
     }
 
     /// A problem with the file as a whole.
     pub(super) fn general(&mut self, msg: impl Display) {
-        self.list.push((0, format!("{}: {msg}", self.file)));
+        let text = format!("{}: {msg}", self.file);
+        self.list.push((0, bounded(&text).into_owned()));
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -67,7 +73,15 @@ impl<'a> Problems<'a> {
         }
         self.list.sort_by_key(|&(line, _)| line);
         let n = self.list.len();
-        let lines: Vec<String> = self.list.into_iter().map(|(_, m)| m).collect();
+        let mut lines: Vec<String> = self
+            .list
+            .into_iter()
+            .take(MAX_SHOWN)
+            .map(|(_, m)| m)
+            .collect();
+        if n > MAX_SHOWN {
+            lines.push(format!("... and {} more", n - MAX_SHOWN));
+        }
         let head = if n > 1 {
             format!("{n} problems in the scenario:\n")
         } else {
@@ -145,5 +159,26 @@ mod tests {
         p.key("network.dims", "bad");
         let msg = p.into_result().unwrap_err().to_string();
         assert_eq!(msg, "s.toml: key `network.dims` (from --set): bad");
+    }
+
+    #[test]
+    fn long_input_is_quoted_within_bounds_and_the_list_is_bounded() {
+        let long = "x".repeat(1 << 20);
+        let mut p = Problems::new("s.toml".into(), "");
+        p.key(
+            &format!("network.{long}"),
+            format!("cannot read \"{long}\""),
+        );
+        for i in 0..150 {
+            p.general(format!("problem {i}"));
+        }
+        let msg = p.into_result().unwrap_err().to_string();
+        assert!(msg.len() < 10_000, "{} bytes", msg.len());
+        assert!(msg.starts_with("151 problems in the scenario:\n"));
+        assert!(
+            msg.ends_with("\n... and 51 more"),
+            "{}",
+            &msg[msg.len() - 100..]
+        );
     }
 }

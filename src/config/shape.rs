@@ -4,6 +4,7 @@
 
 use super::problems::Problems;
 use super::*;
+use crate::net::topology::keys::MAX_LATENCY;
 use crate::net::topology::{Keys, Topo};
 use std::sync::OnceLock;
 
@@ -126,7 +127,9 @@ pub(super) fn check_topology(
         p.key(key, msg);
     }
     let topo = topo.filter(|_| k.problems.is_empty())?;
-    if let Some(v) = net.vcs {
+    classes_in_bounds(&topo, own, p);
+    // (the flow model has no virtual channels: it ignores the key, with a warning)
+    if let Some(v) = net.vcs.filter(|_| net.model == NetworkModel::Packet) {
         let classes = topo.vcs() as u32;
         if v < classes || v > super::MAX_VCS {
             p.key(
@@ -141,4 +144,36 @@ pub(super) fn check_topology(
         }
     }
     Some(topo)
+}
+
+/// Every link class of `topo` (the dragonfly's global links, a fat tree's levels, a graph's
+/// classes) has a finite rate and a latency of at most [`MAX_LATENCY`], as the scenario's own
+/// links: a problem of the family's key of that figure (`own` are the family's keys) for each
+/// that has not.
+fn classes_in_bounds(topo: &Topo, own: &[&str], p: &mut Problems) {
+    let key_of = |part: &str| {
+        own.iter()
+            .find(|k| k.contains(part))
+            .map_or("network.topology".to_string(), |k| format!("network.{k}"))
+    };
+    for c in topo.link_classes() {
+        if c.bandwidth.is_some_and(|b| b.is_infinite()) {
+            p.key(
+                &key_of("link_bandwidth"),
+                format!(
+                    "the {} links' rate must be finite (a link always takes time)",
+                    c.name
+                ),
+            );
+        }
+        if let Some(t) = c.latency.filter(|&t| t > MAX_LATENCY) {
+            p.key(
+                &key_of("cable_latency"),
+                format!(
+                    "the {} links' latency, {t}, is longer than a link may take, {MAX_LATENCY}",
+                    c.name
+                ),
+            );
+        }
+    }
 }

@@ -375,8 +375,8 @@ pub(crate) fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
         routers * (ports * per_port + 28) + terminals * (48 + 128 + 16) + s.ranks() * (200 + 3700);
     // what can be had: the memory available now (not the machine's total: other processes
     // hold some), and the process's address-space limit (`ulimit -v`) if it has one
-    let available = crate::report::proc_bytes("/proc/meminfo", "MemAvailable:")
-        .or_else(|| crate::report::proc_bytes("/proc/meminfo", "MemTotal:"));
+    let available = crate::host::proc_bytes("/proc/meminfo", "MemAvailable:")
+        .or_else(|| crate::host::proc_bytes("/proc/meminfo", "MemTotal:"));
     let mut limit = available.map(|a| (a, "the memory this machine has available now"));
     #[cfg(unix)]
     {

@@ -42,7 +42,7 @@ use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
-pub use windows::WindowStats;
+pub use crate::report::{Execution, WindowStats};
 use windows::Windows;
 
 /// Lua heap (bytes, all partitions' states together) from which the ended ranks' garbage is
@@ -149,23 +149,6 @@ pub struct Simulation {
 /// What [`Simulation::on_progress`] calls.
 type ProgressFn = Box<dyn FnMut(Progress)>;
 
-/// How a run was simulated, for the summary's `host` line: threads, partitions, windows.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Execution {
-    /// Threads that ran the partitions.
-    pub threads: u32,
-    /// Partitions, and what the cut follows (`slab`, `group`, `pod`).
-    pub partitions: u32,
-    /// What a partition is: slabs of a torus, groups of a dragonfly, pods of a fat tree.
-    #[serde(rename = "partition_unit")]
-    pub unit: &'static str,
-    /// The windows and the cut messages.
-    pub windows: WindowStats,
-    /// Why the run has fewer partitions or threads than it could use, and the flag that
-    /// changes it (empty when nothing is to be said).
-    #[serde(rename = "partition_note", skip_serializing_if = "String::is_empty")]
-    pub note: String,
-}
 
 impl Simulation {
     /// Builds the network and the ranks, cut into partitions (`engine.partitions`, else the
@@ -627,6 +610,14 @@ impl Simulation {
                 self.threads_asked,
                 crate::partition::ROUTERS_PER_PART,
                 p.unit
+            );
+        }
+        let asked = self.scenario.engine.partitions;
+        if asked > p.count && !self.scenario.engine.separate_partitions {
+            return format!(
+                "{asked} partitions asked, run as {}: a thread runs its partitions as one; \
+                 engine.separate_partitions keeps them apart",
+                p.count
             );
         }
         if self.threads_asked > self.threads && p.count > 1 {

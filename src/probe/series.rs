@@ -7,7 +7,7 @@
 //! (byte-picoseconds) are split exactly at window edges, so the windows of a link sum to its
 //! totals in `links.csv`.
 //!
-//! Windows are a dense table, `windows × channels` counters of 32 bytes, grown as simulated
+//! Windows are a dense table, `windows × channels` counters of [`CELL_BYTES`] (48) bytes, grown as simulated
 //! time advances. With an adaptive width (`--plots` without `--interval`) the table never
 //! holds more than [`ADAPTIVE_WINDOWS`] windows: when time runs past them, neighbours merge
 //! in pairs and the width doubles.
@@ -64,6 +64,8 @@ pub struct LinkSeries {
     /// never on the machine or the partitions, so that every run of a scenario records the
     /// same and stops at the same time.
     max_cells: u64,
+    /// `limits.time_series_memory` as given (bytes; 0: no bound), for messages.
+    memory: u64,
     /// The time (ps) a fixed width stops at: the end of the last window its counters hold
     /// (`u64::MAX` for an adaptive series, which never fills). Fixed for the series' life: a
     /// fixed width never changes.
@@ -94,6 +96,7 @@ impl LinkSeries {
             table: Vec::new(),
             since: vec![0; channels],
             max_cells,
+            memory,
             horizon,
             full: false,
         }
@@ -112,13 +115,25 @@ impl LinkSeries {
         }
         let k = self.channels.max(1) as u64;
         let windows = self.max_cells / k;
+        if windows == 0 {
+            let one = k.saturating_mul(CELL_BYTES);
+            return Some(format!(
+                "`limits.time_series_memory` = {} cannot hold one window of the time series of \
+                 --interval {}: a window of its {k} link directions takes {} ({CELL_BYTES} bytes \
+                 each); raise the limit to at least {one} bytes (0: no limit), or use --plots \
+                 without --interval, whose width adapts",
+                crate::units::Bytes(self.memory),
+                crate::units::Time(self.width),
+                crate::units::Bytes(one),
+            ));
+        }
         Some(format!(
             "the time series of --interval {} holds {windows} windows of {k} link directions \
              in `limits.time_series_memory` = {}, the first {} of the run, and the run went \
              on past them: give an --interval of at least the run's length / {windows}, raise \
              the limit, or use --plots without --interval, whose width adapts",
             crate::units::Time(self.width),
-            crate::units::Bytes(self.max_cells.saturating_mul(CELL_BYTES)),
+            crate::units::Bytes(self.memory),
             crate::units::Time(self.horizon),
         ))
     }
@@ -321,6 +336,20 @@ mod tests {
         // a packet that starts past the last window records nothing
         s.sent(0, 300, 310, 8);
         assert_eq!((s.get(1, 0).bytes, s.get(2, 0).bytes), (8, 8));
+        // memory for less than one window: the message says what one takes, not "0 windows"
+        let mut z = LinkSeries::new(100, false, 4, 3 * CELL_BYTES);
+        z.sent(0, 10, 20, 8);
+        let full = z.full().expect("full at once");
+        assert!(
+            full.starts_with("`limits.time_series_memory` = 144 B cannot hold one window")
+                && full
+                    .contains("takes 192 B (48 bytes each); raise the limit to at least 192 bytes"),
+            "{full}"
+        );
+        assert!(
+            !full.contains("0 windows") && !full.contains("/ 0"),
+            "{full}"
+        );
         // an adaptive series never fills
         let mut a = LinkSeries::new(100, true, 1, 3 * CELL_BYTES);
         a.sent(0, 1 << 40, (1 << 40) + 10, 8);

@@ -98,6 +98,8 @@ pub(super) fn body(
 pub(super) fn identifiers(src: &str) -> Vec<&str> {
     let b = src.as_bytes();
     let mut out: Vec<&str> = Vec::new();
+    // (each once: a set, so that a script of millions of names costs their count, not its square)
+    let mut seen = std::collections::HashSet::new();
     let mut i = 0;
     // the last significant character before the current token, and the one before it
     let (mut prev, mut prev2) = (b' ', b' ');
@@ -154,7 +156,7 @@ pub(super) fn identifiers(src: &str) -> Vec<&str> {
             }
             let word = &src[start..i];
             let field = prev == b':' && prev2 != b':' || prev == b'.' && prev2 != b'.';
-            if !field && !KEYWORDS.contains(&word) && !out.contains(&word) {
+            if !field && !KEYWORDS.contains(&word) && seen.insert(word) {
                 out.push(word);
             }
             (prev2, prev) = (prev, b'a');

@@ -22,6 +22,7 @@ mod modules;
 pub(crate) mod names;
 pub(crate) mod precompiled;
 mod replay_api;
+mod unread;
 #[cfg(unix)]
 mod watchdog;
 #[cfg(not(unix))]
@@ -86,6 +87,7 @@ pub(crate) struct Scripts {
 }
 
 pub(crate) use crate::files::library_dir;
+pub(crate) use unread::unread_args;
 
 impl Scripts {
     /// Builds the Lua state, installs the API and compiles the workload (a syntax error is
@@ -407,7 +409,7 @@ impl Scripts {
     }
 
     /// For each job some rank of this state looked at `MGEN_args` for: the keys none of them
-    /// read, and the names they asked for instead (see [`unread_args`]).
+    /// read, and the names they asked for instead, in no order (see [`unread_args`]).
     fn unread_keys(&self) -> Vec<(usize, Vec<String>, Vec<String>)> {
         let Ok(rows) = self.unread.call::<Vec<Table>>(()) else {
             return Vec::new();
@@ -450,51 +452,6 @@ fn with_hint(message: String) -> String {
         },
         None => message,
     }
-}
-
-/// Warnings about the keys of `MGEN_args` that no rank of their job read in any of the
-/// partitions' states, each with the nearest name a script asked for (found or not: `alg`
-/// given where the script reads `algo`) (`jobs` names the jobs, in order).
-pub(crate) fn unread_args<'a>(
-    states: impl Iterator<Item = &'a Scripts>,
-    jobs: &[String],
-) -> Vec<String> {
-    use std::collections::{BTreeMap, BTreeSet};
-    // job -> (unread in every state that saw it, asked for in any: found or not)
-    let mut merged: BTreeMap<usize, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
-    for s in states {
-        for (j, unread, missed) in s.unread_keys() {
-            let unread: BTreeSet<String> = unread.into_iter().collect();
-            let e = merged
-                .entry(j)
-                .or_insert_with(|| (unread.clone(), BTreeSet::new()));
-            e.0 = e.0.intersection(&unread).cloned().collect();
-            e.1.extend(missed);
-        }
-    }
-    let mut out = Vec::new();
-    for (j, (keys, missed)) in merged {
-        for key in keys {
-            let nearest = missed
-                .iter()
-                .map(|m| (strsim::damerau_levenshtein(&key, m), m))
-                // (never a whole word replaced: `c` is not a misspelt `a`)
-                .filter(|&(d, m)| d <= 2.max(m.len() / 3) && d < key.len().min(m.len()))
-                .min();
-            let job = match jobs.get(j.wrapping_sub(1)) {
-                Some(name) if jobs.len() > 1 => format!(" of job `{name}`"),
-                _ => String::new(),
-            };
-            out.push(match nearest {
-                Some((_, m)) => format!(
-                    "MGEN_args.{key}{job} was never read by the script, which asked for \
-                     `{m}` instead: a misspelt key?"
-                ),
-                None => format!("MGEN_args.{key}{job} was never read by the script"),
-            });
-        }
-    }
-    out
 }
 
 /// The engine's side of the limits, for the prelude: `raw.stop` (run by the count hook every

@@ -56,12 +56,16 @@ fn is_api_global(name: &str) -> bool {
 }
 
 /// The API name closest to `name` among `candidates`, if close enough to be a likely typo
-/// (case aside, at most a third of its letters edited).
+/// (case aside, at most a third of its letters edited). A name whose length is too far from a
+/// candidate's to be within that is not compared with it (a name of a megabyte costs its
+/// length, not its length times the candidates').
 fn closest(name: &str, candidates: &[&'static str]) -> Option<&'static str> {
+    let n = name.chars().count();
+    let limit = (n / 3).max(1);
     let lower = name.to_ascii_lowercase();
-    let limit = (lower.chars().count() / 3).max(1);
     candidates
         .iter()
+        .filter(|c| c.chars().count().abs_diff(n) <= limit)
         .map(|&c| {
             (
                 strsim::damerau_levenshtein(&lower, &c.to_ascii_lowercase()),
@@ -94,48 +98,60 @@ pub(crate) fn hint(error: &str) -> Option<String> {
 }
 
 /// The `MGEN_` names in Lua source `text` that the API does not have, each with its line
-/// (1-based) and the nearest API name, if any; comments and strings are passed over, and a
-/// name the script assigns itself (`MGEN_mine = ...`, `function MGEN_mine()`) is its own.
-fn unknown_globals(text: &str) -> Vec<(u32, String, Option<&'static str>)> {
+/// (1-based), in order; comments and strings are passed over, and a name the script assigns
+/// itself (`MGEN_mine = ...`, `function MGEN_mine()`) is its own.
+fn unknown_globals(text: &str) -> Vec<(u32, &str)> {
     let words = code_words(text);
-    let own: Vec<&str> = words
+    let own: std::collections::HashSet<&str> = words
         .iter()
         .filter(|w| w.assigned)
         .map(|w| w.word)
         .collect();
-    let mut out: Vec<(u32, String, Option<&'static str>)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<(u32, &str)> = Vec::new();
     for w in &words {
         if !w.word.starts_with("MGEN_") || is_api_global(w.word) || own.contains(&w.word) {
             continue;
         }
-        if out.iter().any(|(_, n, _)| n == w.word) {
+        if !seen.insert(w.word) {
             continue;
         }
-        out.push((
-            w.line,
-            w.word.to_string(),
-            closest(w.word, &names().globals),
-        ));
+        out.push((w.line, w.word));
     }
     out
 }
 
+/// The most unknown names `mgensim check` lists (the count says how many more there are).
+const MAX_LISTED: usize = 100;
+
 /// What `mgensim check` says of every job's script: each `MGEN_` name it uses that the API
-/// does not have, as `file:line: ...`, with the nearest API name.
+/// does not have, as `file:line: ...`, with the nearest API name (the first [`MAX_LISTED`],
+/// each quoted within bounds).
 pub fn unknown_in(scenario: &crate::Scenario) -> Vec<String> {
     let mut out = Vec::new();
+    let mut more = 0usize;
     for job in &scenario.jobs {
         let w = &job.workload;
-        for (line, name, near) in unknown_globals(&w.source) {
-            let hint = match near {
+        for (line, name) in unknown_globals(&w.source) {
+            if out.len() == MAX_LISTED {
+                more += 1;
+                continue;
+            }
+            let hint = match closest(name, &names().globals) {
                 Some(n) => format!("; did you mean {n}?"),
                 None => String::new(),
             };
             out.push(format!(
-                "{}:{line}: `{name}` is not part of mgensim's API (lua/mgen.d.lua lists it){hint}",
-                w.script_name
+                "{}:{line}: `{}` is not part of mgensim's API (lua/mgen.d.lua lists it){hint}",
+                w.script_name,
+                crate::words::shown(name)
             ));
         }
+    }
+    if more > 0 {
+        out.push(format!(
+            "... and {more} more names that are not part of the API"
+        ));
     }
     out
 }
@@ -291,12 +307,15 @@ mod tests {
                     x.MGEN_field = 1\n\
                     if MGEN_Comm_Rank() == 0 then MGEN_Comp(1) end\n\
                     MGEN_rdma_pol(1)\n";
-        let found = unknown_globals(text);
+        let found: Vec<(u32, &str, Option<&str>)> = unknown_globals(text)
+            .into_iter()
+            .map(|(l, n)| (l, n, closest(n, &names().globals)))
+            .collect();
         assert_eq!(
             found,
             [
-                (7, "MGEN_rdma_pol".to_string(), Some("MGEN_rdma_poll")),
-                (11, "MGEN_Comm_Rank".to_string(), Some("MGEN_Comm_rank")),
+                (7, "MGEN_rdma_pol", Some("MGEN_rdma_poll")),
+                (11, "MGEN_Comm_Rank", Some("MGEN_Comm_rank")),
             ]
         );
     }

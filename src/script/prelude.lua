@@ -514,8 +514,8 @@ end
 -- For each job some rank of this state looked at MGEN_args for: the keys no rank of this state
 -- read, and the names they asked for (found or not, the candidates of a "did you mean"):
 -- { {job, {unread...}, {asked...}}, ... },
--- in a stable order. (The engine keeps a key unread only if every state that saw its job says
--- so.)
+-- in no order: the engine sorts them (and keeps a key unread only if every state that saw its
+-- job says so).
 local function unread_args()
   local out = {}
   for j = 1, #jobs do
@@ -531,8 +531,6 @@ local function unread_args()
       for k in next, s.read do
         if type(k) == "string" then missed[#missed + 1] = k end
       end
-      table.sort(keys)
-      table.sort(missed)
       out[#out + 1] = { j, keys, missed }
     end
   end

@@ -10,9 +10,12 @@
 //! Points run on worker threads, each with its own simulation (and Lua state). Results are
 //! put back in point order, and the table holds only what the model computed (no wall times),
 //! so `sweep.csv` is the same byte for byte whatever the number of threads. `--shard i/n`
-//! runs the points whose number is `i` modulo `n`; [`merge`] joins the shards' tables.
+//! runs the points whose number (0 first, as `point` in the table) is `i − 1` modulo `n`
+//! ([`in_shard`]); [`merge`] joins the shards' tables.
 
+mod columns;
 mod grid;
+mod shards;
 mod table;
 
 use crate::config::Scenario;
@@ -20,6 +23,7 @@ use crate::engine::Simulation;
 use crate::Report;
 use anyhow::{bail, Context, Result};
 pub use grid::{check_axes, grid, parse_axis, parse_shard, parse_zip, Axis, MAX_POINTS};
+pub use shards::{join, shard_help, Joined, SHARD_BYTES};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -142,11 +146,32 @@ impl Sweep {
         stop: Arc<AtomicBool>,
         done: &(dyn Fn(&Outcome) + Sync),
     ) -> Result<Vec<Outcome>> {
+        self.run_for(which, threads, stop, done, None)
+    }
+
+    /// [`Sweep::run`], for a table whose column `y` (`--y`) is to be plotted or shown: it is
+    /// checked, with every point's scenario, before any point runs (a misspelt `--y` gets the
+    /// nearest column; one that only a script can tell is checked after the run).
+    pub fn run_for(
+        &self,
+        which: &[usize],
+        threads: usize,
+        stop: Arc<AtomicBool>,
+        done: &(dyn Fn(&Outcome) + Sync),
+        y: Option<&str>,
+    ) -> Result<Vec<Outcome>> {
         let points = grid(&self.axes);
+        let keys: Vec<String> = self.axes.iter().map(|a| a.key.clone()).collect();
+        let mut columns = columns::Columns::new(&keys);
         // every point's scenario is checked before any runs: a typo fails at once
         for &i in which {
-            self.scenario(&points[i])
+            let s = self
+                .scenario(&points[i])
                 .with_context(|| format!("point {i} ({})", self.describe(&points[i])))?;
+            columns.add(&s, self.power_baseline);
+        }
+        if let Some(y) = y {
+            columns.check(y)?;
         }
         let next = AtomicUsize::new(0);
         let results = Mutex::new(Vec::with_capacity(which.len()));
@@ -260,3 +285,12 @@ const FIGURES: [&str; 6] = [
     "average_link_bandwidth_bps",
     "link_efficiency",
 ];
+
+/// What `--shard I/N` runs, in words (the command's help says it too).
+pub const SHARD_RULE: &str = "the points whose number (0 first, as sweep.csv's `point`) is \
+                              I-1 modulo N";
+
+/// Whether point `p` (0 first) is in shard `i` of `n` (`i` from 1): `p mod n = i − 1`.
+pub fn in_shard(p: usize, i: usize, n: usize) -> bool {
+    p % n == i - 1
+}

@@ -109,12 +109,17 @@ impl Table {
             bail!("its header does not end with the column `error`: the file was cut");
         }
         let rows: Vec<Vec<String>> = it.collect();
-        if let Some(r) = rows.iter().find(|r| r.len() != header.len()) {
+        if let Some((i, r)) = rows
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.len() != header.len())
+        {
             bail!(
-                "a line has {} fields, the header {}: {}",
+                "record {} has {} fields, the header {}: {}",
+                i + 2,
                 r.len(),
                 header.len(),
-                r.join(",")
+                crate::words::shown(&r.join(","))
             );
         }
         Ok(Table { header, rows })
@@ -321,8 +326,12 @@ fn readable(name: &str, value: &str) -> String {
 /// or no varied key.
 fn y_against_keys(t: &Table, y: &str, what: &str) -> Result<(usize, usize)> {
     let yi = t.column(y).with_context(|| {
+        let near = crate::words::closest(y, t.header.iter().map(String::as_str))
+            .map(|c| format!("; did you mean `{c}`?"))
+            .unwrap_or_default();
         format!(
-            "no column `{y}` to {what} (columns: {})",
+            "no column `{}` to {what}{near} (columns: {})",
+            crate::words::shown(y),
             t.header.join(", ")
         )
     })?;

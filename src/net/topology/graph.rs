@@ -55,11 +55,13 @@
 //! The routes are tables of hops per destination router, state and router, one byte each:
 //! routers with nodes × 2 × classes × routers bytes, at most [`MAX_TABLES`].
 
-use super::keys::closest;
+mod parse;
+
 use super::layout::Layout;
-use super::{At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers, MAX_LINK_CLASSES};
-use crate::units::{Bandwidth, Time};
-use std::collections::{BTreeMap, VecDeque};
+use super::{At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers};
+use crate::units::Time;
+use parse::parse;
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// The most bytes the routing tables may take.
@@ -138,398 +140,6 @@ struct Built {
     states: usize,
 }
 
-/// The file, read: what each line said.
-struct Parsed {
-    routers: u32,
-    /// `(a, b, class a→b, class b→a, line)`.
-    links: Vec<(u32, u32, u8, u8, usize)>,
-    /// Per node: its router.
-    nodes: Vec<u32>,
-    classes: Vec<LinkClass>,
-    /// Per router, the first line that names it (0: only declared by `routers N`).
-    lines: Vec<usize>,
-}
-
-/// Reads a graph file's text (`file` names it in errors); every error as `file:line: what`.
-fn parse(file: &str, text: &str, cable: Time) -> Result<Parsed, Vec<String>> {
-    let mut errors = Vec::new();
-    let mut err = |line: usize, msg: String| {
-        if errors.len() < 20 {
-            errors.push(format!("{file}:{line}: {msg}"));
-        }
-    };
-    let mut declared_routers: Option<(u32, usize)> = None;
-    let mut declared_nodes: Option<(u32, usize)> = None;
-    // named classes by name; weights by weight
-    let mut classes: Vec<LinkClass> = Vec::new();
-    let mut class_line: BTreeMap<String, (u8, usize)> = BTreeMap::new();
-    let mut weights: BTreeMap<u32, u8> = BTreeMap::new();
-    // links of `link` lines; BookSim's by the pair, each direction's weight
-    let mut links: Vec<(u32, u32, u8, u8, usize)> = Vec::new();
-    let mut link_line: BTreeMap<(u32, u32), usize> = BTreeMap::new();
-    let mut anynet: BTreeMap<(u32, u32), (u32, u32, usize)> = BTreeMap::new();
-    let mut nodes: BTreeMap<u32, (u32, usize)> = BTreeMap::new();
-    // every router named, with the first line naming it
-    let mut named: BTreeMap<u32, usize> = BTreeMap::new();
-    let number = |w: &str| w.parse::<u32>().ok();
-    // (a number past these is an error, not a table of billions)
-    let too_big = |what: &str, n: u32| -> Option<String> {
-        let most = if what == "router" {
-            MAX_ROUTERS
-        } else {
-            MAX_NODES
-        };
-        (n >= most)
-            .then(|| format!("{what} {n} is past the most a graph may have ({most} {what}s)"))
-    };
-    let mut attach =
-        |node: u32, router: u32, line: usize, err: &mut dyn FnMut(usize, String)| match nodes
-            .get(&node)
-        {
-            Some(&(r, l)) if r != router => err(
-                line,
-                format!("node {node} is on router {r} already (line {l}); a node is on one router"),
-            ),
-            Some(_) => {}
-            None => {
-                nodes.insert(node, (router, line));
-            }
-        };
-    for (i, raw) in text.lines().enumerate() {
-        let line = i + 1;
-        let words: Vec<&str> = raw
-            .split('#')
-            .next()
-            .unwrap_or("")
-            .split_whitespace()
-            .collect();
-        let Some(&head) = words.first() else { continue };
-        let mut name_router = |r: u32| {
-            named.entry(r).or_insert(line);
-        };
-        match head {
-            "routers" | "nodes" => match (words.get(1).and_then(|w| number(w)), words.len()) {
-                (Some(n), 2) if n > 0 => {
-                    let slot = if head == "routers" {
-                        &mut declared_routers
-                    } else {
-                        &mut declared_nodes
-                    };
-                    let what = if head == "routers" { "router" } else { "node" };
-                    match (slot, too_big(what, n - 1)) {
-                        (_, Some(e)) => err(line, e),
-                        (Some((_, l)), _) => {
-                            err(line, format!("`{head}` is given twice (line {l})"))
-                        }
-                        (slot, None) => *slot = Some((n, line)),
-                    }
-                }
-                _ => err(
-                    line,
-                    format!("expected `{head} N`, N a whole number above 0"),
-                ),
-            },
-            "class" => {
-                let Some(&name) = words.get(1) else {
-                    err(
-                        line,
-                        "expected `class NAME [bandwidth=RATE] [latency=TIME]`".into(),
-                    );
-                    continue;
-                };
-                if name.parse::<u32>().is_ok() {
-                    err(
-                        line,
-                        format!("a class's name is a word, not a number (`{name}`)"),
-                    );
-                    continue;
-                }
-                let mut class = LinkClass {
-                    name: name.to_string(),
-                    bandwidth: None,
-                    latency: None,
-                };
-                for w in &words[2..] {
-                    match w.split_once('=') {
-                        Some(("bandwidth", v)) => match Bandwidth::parse(v) {
-                            Ok(b) if b.0 > 0 => class.bandwidth = Some(b),
-                            Ok(_) => {
-                                err(line, "a class's bandwidth must be greater than zero".into())
-                            }
-                            Err(e) => err(line, format!("bandwidth `{v}`: {e}")),
-                        },
-                        Some(("latency", v)) => match Time::parse(v) {
-                            Ok(t) => class.latency = Some(t),
-                            Err(e) => err(line, format!("latency `{v}`: {e}")),
-                        },
-                        _ => err(
-                            line,
-                            format!("`{w}`: a class takes `bandwidth=RATE` and `latency=TIME`"),
-                        ),
-                    }
-                }
-                if let Some(&(_, l)) = class_line.get(name) {
-                    err(line, format!("class `{name}` is defined twice (line {l})"));
-                } else {
-                    classes.push(class);
-                    class_line.insert(name.to_string(), (classes.len() as u8, line));
-                }
-            }
-            "link" => {
-                let (a, b) = match (
-                    words.get(1).and_then(|w| number(w)),
-                    words.get(2).and_then(|w| number(w)),
-                ) {
-                    (Some(a), Some(b)) => (a, b),
-                    _ => {
-                        err(
-                            line,
-                            "expected `link A B [COUNT] [CLASS]`, A and B router numbers".into(),
-                        );
-                        continue;
-                    }
-                };
-                let (mut count, mut class) = (1u32, 0u8);
-                for w in &words[3..] {
-                    if let Some(n) = number(w) {
-                        count = n;
-                    } else if let Some(&(k, _)) = class_line.get(*w) {
-                        class = k;
-                    } else {
-                        let near = closest(w, class_line.keys().map(String::as_str))
-                            .map(|c| format!("; did you mean `{c}`?"))
-                            .unwrap_or_default();
-                        err(
-                            line,
-                            format!("class `{w}` is not defined above this line{near}"),
-                        );
-                    }
-                }
-                name_router(a);
-                name_router(b);
-                if a == b {
-                    err(line, format!("router {a} links to itself"));
-                    continue;
-                }
-                if count == 0 || count > 255 {
-                    err(
-                        line,
-                        format!("{count} links: a link's count is 1 to 255 (a router's ports)"),
-                    );
-                    continue;
-                }
-                let pair = (a.min(b), a.max(b));
-                if let Some(l) = link_line.get(&pair) {
-                    err(
-                        line,
-                        format!(
-                            "routers {a} and {b} are linked on line {l} already (for parallel \
-                             links give their count: `link {a} {b} 2`)"
-                        ),
-                    );
-                    continue;
-                }
-                link_line.insert(pair, line);
-                for _ in 0..count {
-                    links.push((a, b, class, class, line));
-                }
-            }
-            "router" | "node" => {
-                // BookSim: a head, then `node N [W]` and `router S [W]`; or `node N R`
-                let Some(id) = words.get(1).and_then(|w| number(w)) else {
-                    err(line, format!("expected `{head} N`, N a whole number"));
-                    continue;
-                };
-                if head == "node" && words.len() == 3 {
-                    if let Some(r) = number(words[2]) {
-                        name_router(r);
-                        attach(id, r, line, &mut err);
-                        continue;
-                    }
-                }
-                if head == "router" {
-                    name_router(id);
-                }
-                let mut at = 2;
-                while at < words.len() {
-                    let (kind, Some(other)) =
-                        (words[at], words.get(at + 1).and_then(|w| number(w)))
-                    else {
-                        err(
-                            line,
-                            format!(
-                                "expected `node N` or `router R` at `{}`",
-                                words[at..].join(" ")
-                            ),
-                        );
-                        break;
-                    };
-                    at += 2;
-                    let weight = match words.get(at).and_then(|w| number(w)) {
-                        Some(w) => {
-                            at += 1;
-                            w
-                        }
-                        None => 1,
-                    };
-                    match (head, kind) {
-                        ("router", "node") => attach(other, id, line, &mut err),
-                        ("node", "router") => {
-                            name_router(other);
-                            attach(id, other, line, &mut err)
-                        }
-                        ("node", "node") => {
-                            err(line, format!("node {id} cannot link to node {other}"))
-                        }
-                        ("router", "router") => {
-                            name_router(other);
-                            if other == id {
-                                err(line, format!("router {id} links to itself"));
-                                continue;
-                            }
-                            if weight == 0 {
-                                err(line, "a link's latency weight must be at least 1".into());
-                                continue;
-                            }
-                            let pair = (id.min(other), id.max(other));
-                            let e = anynet.entry(pair).or_insert((1, 1, line));
-                            if id < other {
-                                e.0 = weight;
-                            } else {
-                                e.1 = weight;
-                            }
-                        }
-                        _ => err(line, format!("`{kind}`: expected `node` or `router`")),
-                    }
-                }
-            }
-            other => {
-                let near = closest(
-                    other,
-                    ["routers", "nodes", "class", "link", "node", "router"],
-                )
-                .map(|c| format!("; did you mean `{c}`?"))
-                .unwrap_or_default();
-                err(
-                    line,
-                    format!(
-                        "`{other}` starts no statement (routers, nodes, class, link, node, \
-                         router){near}"
-                    ),
-                );
-            }
-        }
-    }
-    // numbers past what a graph may have: named at their first line, and nothing more read
-    let past: Vec<String> = named
-        .iter()
-        .filter_map(|(&r, &l)| too_big("router", r).map(|e| format!("{file}:{l}: {e}")))
-        .chain(
-            nodes
-                .iter()
-                .filter_map(|(&n, &(_, l))| too_big("node", n).map(|e| format!("{file}:{l}: {e}"))),
-        )
-        .take(5)
-        .collect();
-    if !past.is_empty() {
-        errors.extend(past);
-        return Err(errors);
-    }
-    // BookSim's links: one each, classes by weight
-    for (&(a, b), &(wa, wb, line)) in &anynet {
-        if let Some(l) = link_line.get(&(a, b)) {
-            err(
-                line,
-                format!("routers {a} and {b} are linked on line {l} already, by a `link` line"),
-            );
-            continue;
-        }
-        let mut class_of = |w: u32| -> u8 {
-            if w == 1 {
-                return 0;
-            }
-            *weights.entry(w).or_insert_with(|| {
-                classes.push(LinkClass {
-                    name: format!("weight {w}"),
-                    bandwidth: None,
-                    latency: Some(Time(cable.0.saturating_mul(w as u64))),
-                });
-                classes.len() as u8
-            })
-        };
-        let (ca, cb) = (class_of(wa), class_of(wb));
-        links.push((a, b, ca, cb, line));
-    }
-    if classes.len() > MAX_LINK_CLASSES {
-        err(
-            0,
-            format!(
-                "{} link classes (named and by weight); at most {MAX_LINK_CLASSES}",
-                classes.len()
-            ),
-        );
-    }
-    // routers: 0 to R - 1
-    let routers = declared_routers.map_or(named.len() as u32, |(n, _)| n);
-    for (&r, &line) in &named {
-        if r >= routers {
-            let how = match declared_routers {
-                Some((n, l)) => format!("line {l} declares {n} routers, 0 to {}", n - 1),
-                None => format!(
-                    "the file names {routers} routers, so they are numbered 0 to {} (or declare \
-                     them with `routers N`)",
-                    routers.saturating_sub(1)
-                ),
-            };
-            err(line, format!("router {r} does not exist: {how}"));
-        }
-    }
-    // nodes: 0 to N - 1, each on a router
-    let count = declared_nodes.map_or(nodes.keys().next_back().map_or(0, |&n| n + 1), |(n, _)| n);
-    if let Some((n, l)) = declared_nodes {
-        if let Some((&node, &(_, line))) = nodes.range(n..).next() {
-            err(
-                line,
-                format!("node {node} does not exist: line {l} declares {n} nodes"),
-            );
-        }
-    }
-    if nodes.is_empty() {
-        err(0, "the graph has no node (give `node N R` lines)".into());
-    } else if let Some(missing) = (0..count).find(|n| !nodes.contains_key(n)) {
-        let (&last, &(_, line)) = nodes.iter().next_back().expect("not empty");
-        err(
-            line,
-            format!(
-                "node {missing} is on no router (nodes are numbered from 0 without gaps, up to \
-                 node {} here)",
-                count.max(last + 1) - 1
-            ),
-        );
-    }
-    if !errors.is_empty() {
-        // (a line 0 is the file as a whole)
-        return Err(errors
-            .into_iter()
-            .map(|e| e.replace(&format!("{file}:0: "), &format!("{file}: ")))
-            .collect());
-    }
-    links.sort_by_key(|l| l.4);
-    let mut lines = vec![0; routers as usize];
-    for (&r, &line) in &named {
-        if let Some(l) = lines.get_mut(r as usize) {
-            *l = line;
-        }
-    }
-    Ok(Parsed {
-        routers,
-        links,
-        nodes: nodes.values().map(|&(r, _)| r).collect(),
-        classes,
-        lines,
-    })
-}
-
 /// Routers in breadth-first order from `from`: the hops to each (`u32::MAX`: not reached).
 fn bfs(adj: &[Vec<RouterId>], from: &[RouterId]) -> Vec<u32> {
     let mut d = vec![u32::MAX; adj.len()];
@@ -606,6 +216,88 @@ fn tables(adj: &[Vec<RouterId>], rank: &[u32], dests: &[RouterId], classes: usiz
         }
     }
     hops
+}
+
+/// A central router: the middle of a longest shortest path found by two sweeps.
+fn central(adj: &[Vec<RouterId>]) -> usize {
+    let r = adj.len();
+    let d0 = bfs(adj, &[0]);
+    let u = (0..r)
+        .max_by_key(|&i| (d0[i], std::cmp::Reverse(i)))
+        .unwrap_or(0);
+    let du = bfs(adj, &[u as u32]);
+    let v = (0..r)
+        .max_by_key(|&i| (du[i], std::cmp::Reverse(i)))
+        .unwrap_or(0);
+    let dv = bfs(adj, &[v as u32]);
+    let half = du[v] / 2;
+    (0..r)
+        .filter(|&i| du[i] == half && du[i] + dv[i] == du[v])
+        .min()
+        .unwrap_or(0)
+}
+
+/// The routes of the first of `orders` (its name and each router's rank) and the fewest
+/// classes with which every route between routers with nodes (`dests`) is a shortest path;
+/// else the set with the fewest hops past the shortest: (order, classes, tables, those
+/// hops). `None` when no set reaches every pair.
+fn choose(
+    adj: &[Vec<RouterId>],
+    dests: &[RouterId],
+    orders: &[(&'static str, &Vec<u32>)],
+    routing: GraphRouting,
+) -> Option<(&'static str, usize, Vec<u8>, u64)> {
+    let r = adj.len();
+    let states_cost = |c: usize| dests.len() as u64 * 2 * c as u64 * r as u64;
+    // shortest paths between routers with nodes, to tell a minimal set of routes
+    // (between routers with nodes only: a row per destination, a column per source)
+    let shortest: Vec<Vec<u8>> = dests
+        .iter()
+        .map(|&d| {
+            let all = bfs(adj, &[d]);
+            dests
+                .iter()
+                .map(|&s| all[s as usize].min(FAR as u32) as u8)
+                .collect()
+        })
+        .collect();
+    let most = match routing {
+        GraphRouting::Minimal => MAX_TURN_CLASSES,
+        GraphRouting::UpDown => 1,
+    };
+    // (order, classes, tables, routes longer than the shortest); the first set that is
+    // minimal, else the one with the fewest excess hops
+    let mut best: Option<(&'static str, usize, Vec<u8>, u64)> = None;
+    'orders: for &(order, rank) in orders {
+        for c in 1..=most {
+            if states_cost(c) > MAX_TABLES {
+                break;
+            }
+            let hops = tables(adj, rank, dests, c);
+            let (mut excess, mut reached) = (0u64, true);
+            for (di, _) in dests.iter().enumerate() {
+                for (si, &src) in dests.iter().enumerate() {
+                    let h = hops[di * 2 * c * r + src as usize];
+                    if h == FAR {
+                        reached = false;
+                    } else {
+                        excess += h.saturating_sub(shortest[di][si]) as u64;
+                    }
+                }
+            }
+            if !reached {
+                continue;
+            }
+            let better = best.as_ref().map_or(true, |b| excess < b.3);
+            if better {
+                best = Some((order, c, hops, excess));
+            }
+            if excess == 0 {
+                break 'orders;
+            }
+        }
+    }
+    best
 }
 
 impl Built {
@@ -726,24 +418,7 @@ impl Graph {
             .collect();
         let level = bfs(&adj, &dests);
         let levels_rank = rank_by(r, |i| (level[i] as i64, i));
-        let root = {
-            // a central router: the middle of a longest shortest path found by two sweeps
-            let d0 = bfs(&adj, &[0]);
-            let u = (0..r)
-                .max_by_key(|&i| (d0[i], std::cmp::Reverse(i)))
-                .unwrap_or(0);
-            let du = bfs(&adj, &[u as u32]);
-            let v = (0..r)
-                .max_by_key(|&i| (du[i], std::cmp::Reverse(i)))
-                .unwrap_or(0);
-            let dv = bfs(&adj, &[v as u32]);
-            let half = du[v] / 2;
-            (0..r)
-                .filter(|&i| du[i] == half && du[i] + dv[i] == du[v])
-                .min()
-                .unwrap_or(0)
-        };
-        let depth = bfs(&adj, &[root as u32]);
+        let depth = bfs(&adj, &[central(&adj) as u32]);
         let tree_rank = rank_by(r, |i| (-(depth[i] as i64), i));
         let states_cost = |c: usize| dests.len() as u64 * 2 * c as u64 * r as u64;
         if states_cost(1) > MAX_TABLES {
@@ -755,58 +430,12 @@ impl Graph {
                 crate::units::Bytes(MAX_TABLES)
             )]);
         }
-        // shortest paths between routers with nodes, to tell a minimal set of routes
-        // (between routers with nodes only: a row per destination, a column per source)
-        let shortest: Vec<Vec<u8>> = dests
-            .iter()
-            .map(|&d| {
-                let all = bfs(&adj, &[d]);
-                dests
-                    .iter()
-                    .map(|&s| all[s as usize].min(FAR as u32) as u8)
-                    .collect()
-            })
-            .collect();
-        let most = match routing {
-            GraphRouting::Minimal => MAX_TURN_CLASSES,
-            GraphRouting::UpDown => 1,
-        };
-        // (order, classes, tables, routes longer than the shortest); the first set that is
-        // minimal, else the one with the fewest excess hops
-        let mut best: Option<(&'static str, usize, Vec<u8>, u64, bool)> = None;
-        'orders: for (order, rank) in [
+        let orders = [
             ("hops from the nearest router with nodes", &levels_rank),
             ("a spanning tree from a central router", &tree_rank),
-        ] {
-            for c in 1..=most {
-                if states_cost(c) > MAX_TABLES {
-                    break;
-                }
-                let hops = tables(&adj, rank, &dests, c);
-                let (mut excess, mut reached) = (0u64, true);
-                for (di, _) in dests.iter().enumerate() {
-                    for (si, &src) in dests.iter().enumerate() {
-                        let h = hops[di * 2 * c * r + src as usize];
-                        if h == FAR {
-                            reached = false;
-                        } else {
-                            excess += h.saturating_sub(shortest[di][si]) as u64;
-                        }
-                    }
-                }
-                if !reached {
-                    continue;
-                }
-                let better = best.as_ref().map_or(true, |b| excess < b.3);
-                if better {
-                    best = Some((order, c, hops, excess, true));
-                }
-                if excess == 0 {
-                    break 'orders;
-                }
-            }
-        }
-        let Some((order, c, hops, longer, _)) = best else {
+        ];
+        let best = choose(&adj, &dests, &orders, routing);
+        let Some((order, c, hops, longer)) = best else {
             return Err(vec![format!(
                 "{file}: some routes are longer than {} hops: mgensim routes a graph whose \
                  routes fit in 254",
@@ -1095,193 +724,4 @@ impl Family for Graph {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::net::topology::walk;
-
-    fn graph(text: &str) -> Graph {
-        Graph::parse("g", text, Time(600), GraphRouting::Minimal).unwrap()
-    }
-
-    fn errors(text: &str) -> Vec<String> {
-        Graph::parse("g", text, Time(600), GraphRouting::Minimal).unwrap_err()
-    }
-
-    /// A two-level fat tree of 4 leaves (2 nodes each) and 2 spines, in BookSim's words.
-    const TREE: &str = "
-router 0 node 0 node 1 router 4 router 5
-router 1 node 2 node 3 router 4 router 5
-router 2 node 4 node 5 router 4 router 5
-router 3 node 6 node 7 router 4 router 5
-";
-
-    #[test]
-    fn a_fat_tree_in_booksim_s_words_routes_up_and_down_on_one_class() {
-        let g = graph(TREE);
-        assert_eq!((g.routers(), g.ports(), g.nics(), g.links()), (6, 4, 8, 8));
-        assert_eq!(g.vcs(), 1, "{}", g.order());
-        assert_eq!(g.longer_routes(), 0);
-        // ports: nodes first, then the spines in order
-        assert_eq!(g.nic_port(3), (1, 1));
-        assert_eq!(g.neighbour(1, 2), Some((4, 1)));
-        assert_eq!(g.neighbour(1, 3), Some((5, 1)));
-        assert_eq!(g.neighbour(5, 0), Some((0, 3)));
-        // same leaf: no hop; another leaf: up to the spine the source's digit picks, down
-        assert_eq!(walk(&g, 0, 1).0, vec![0]);
-        assert_eq!(walk(&g, 0, 7).0, vec![0, 4, 3]);
-        assert_eq!(walk(&g, 1, 7).0, vec![0, 5, 3]);
-        assert_eq!(walk(&g, 2, 4).0, vec![1, 4, 2]);
-        for s in 0..8 {
-            for d in 0..8 {
-                let (path, vcs) = walk(&g, s, d);
-                assert!(vcs.iter().all(|&v| v == 0));
-                assert_eq!(path.len() as u32 - 1, g.distance(s, d));
-            }
-        }
-    }
-
-    #[test]
-    fn a_ring_needs_a_turn_and_takes_a_second_class_for_it() {
-        // a ring of 6 routers, a node each: every router is lowest, ordered by number; the
-        // shortest route 5 -> 0 -> 1 goes down, then up
-        let text = "link 0 1\nlink 1 2\nlink 2 3\nlink 3 4\nlink 4 5\nlink 5 0\n\
-                    node 0 0\nnode 1 1\nnode 2 2\nnode 3 3\nnode 4 4\nnode 5 5\n";
-        let g = graph(text);
-        assert_eq!(g.vcs(), 2);
-        assert_eq!(g.longer_routes(), 0);
-        let (path, vcs) = walk(&g, 5, 1);
-        assert_eq!(path, vec![5, 0, 1]);
-        assert_eq!(vcs, vec![0, 1], "the turn at router 0 moves to class 1");
-        for s in 0..6 {
-            for d in 0..6 {
-                let k = (d + 6 - s) % 6;
-                assert_eq!(walk(&g, s, d).0.len() as u32 - 1, k.min(6 - k));
-            }
-        }
-        // up*/down* alone: one class, and some routes go the long way round
-        let u = Graph::parse("g", text, Time(600), GraphRouting::UpDown).unwrap();
-        assert_eq!(u.vcs(), 1);
-        assert!(u.longer_routes() > 0);
-        assert_eq!(walk(&u, 5, 1).0.len() - 1, 4, "5 -> 4 -> 3 -> 2 -> 1");
-    }
-
-    #[test]
-    fn classes_weights_and_parallel_links_are_read() {
-        let g = graph(
-            "class global bandwidth=12.5GB/s latency=30ns\n\
-             link 0 1 2 global\nrouter 1 router 2 3\nnode 0 0\nnode 1 router 2\n",
-        );
-        let classes = g.link_classes();
-        assert_eq!(classes[0].name, "global");
-        assert_eq!(classes[0].bandwidth, Some(Bandwidth(12_500_000_000)));
-        assert_eq!(classes[0].latency, Some(Time::from_ns(30)));
-        assert_eq!(classes[1].name, "weight 3");
-        assert_eq!(classes[1].latency, Some(Time(1800)));
-        // router 0: node, two links to 1; router 1: two to 0, one to 2
-        assert_eq!(g.link(0, 1).class, 1);
-        assert_eq!(g.link(0, 2).class, 1);
-        assert_eq!(g.neighbour(1, 2), Some((2, 1)));
-        assert_eq!(g.link(1, 2).class, 2, "1 -> 2 weighs 3");
-        assert_eq!(g.link(2, 1).class, 0, "2 -> 1 keeps weight 1");
-    }
-
-    #[test]
-    fn every_error_names_its_line() {
-        let cases: &[(&str, &str)] = &[
-            ("link 0 0\nnode 0 0\n", "g:1: router 0 links to itself"),
-            (
-                "router 2 router 2\nnode 0 2\n",
-                "g:1: router 2 links to itself",
-            ),
-            (
-                "routers 2\nlink 0 1\nlink 1 5\nnode 0 0\n",
-                "g:3: router 5 does not exist: line 1 declares 2 routers, 0 to 1",
-            ),
-            (
-                "link 0 1\nlink 1 7\nnode 0 0\n",
-                "g:2: router 7 does not exist: the file names 3 routers",
-            ),
-            (
-                "link 0 1\nnode 0 0\nnode 2 1\n",
-                "g:3: node 1 is on no router",
-            ),
-            (
-                "link 0 1\nnode 0 0\nnode 0 1\n",
-                "g:3: node 0 is on router 0 already (line 2)",
-            ),
-            (
-                "link 0 1\nlink 2 3\nnode 0 0\nnode 1 2\n",
-                "g:2: the graph is in more than one piece: routers 2, 3 cannot be reached",
-            ),
-            (
-                "link 0 1 fast\nnode 0 0\n",
-                "g:1: class `fast` is not defined",
-            ),
-            (
-                "link 0 1\nlink 1 0\nnode 0 0\n",
-                "g:2: routers 1 and 0 are linked on line 1 already",
-            ),
-            ("lnk 0 1\nnode 0 0\n", "g:1: `lnk` starts no statement"),
-            ("link 0 1\n", "g: the graph has no node"),
-            (
-                "link 0 1\nnode 4000000000 1\n",
-                "g:2: node 4000000000 is past the most a graph may have",
-            ),
-            (
-                "link 0 4000000000\nnode 0 0\n",
-                "g:1: router 4000000000 is past the most",
-            ),
-            (
-                "routers 4000000000\nnode 0 0\n",
-                "g:1: router 3999999999 is past the most",
-            ),
-            (
-                "link 0 1 1000000000\nnode 0 0\n",
-                "g:1: 1000000000 links: a link's count is 1 to 255",
-            ),
-        ];
-        for (text, want) in cases {
-            let e = errors(text);
-            assert!(e.iter().any(|x| x.starts_with(want)), "{text:?}: {e:?}");
-        }
-    }
-
-    #[test]
-    fn random_regular_graphs_route_every_pair_without_a_cycle_of_classes() {
-        // routes stay within the classes and each pair's hops match its table
-        let mut seed = 12345u64;
-        for trial in 0..6 {
-            let n = 10 + 2 * trial;
-            let mut text = String::new();
-            let mut links = std::collections::BTreeSet::new();
-            // a ring for connectedness, then chords
-            for i in 0..n {
-                links.insert((i.min((i + 1) % n), i.max((i + 1) % n)));
-            }
-            for _ in 0..n {
-                seed = seed
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let (a, b) = ((seed >> 33) as u32 % n, (seed >> 13) as u32 % n);
-                if a != b {
-                    links.insert((a.min(b), a.max(b)));
-                }
-            }
-            for (a, b) in &links {
-                text += &format!("link {a} {b}\n");
-            }
-            for i in 0..n {
-                text += &format!("node {i} {i}\n");
-            }
-            let g = graph(&text);
-            for s in 0..n {
-                for d in 0..n {
-                    let (path, vcs) = walk(&g, s, d);
-                    assert!(vcs.windows(2).all(|w| w[0] <= w[1]), "classes only grow");
-                    assert!(vcs.iter().all(|&v| v < g.vcs()));
-                    assert_eq!(path.len() as u32 - 1, g.distance(s, d));
-                }
-            }
-        }
-    }
-}
+mod tests;

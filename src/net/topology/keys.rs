@@ -13,6 +13,11 @@ use std::path::Path;
 /// 32 bits with room to spare.
 pub const MAX_NICS: u64 = u32::MAX as u64 / 16;
 
+/// The longest a link's latency or a router's pipeline stage may be: 1 h, beyond any network
+/// and far within what picoseconds hold (a packet's hop adds a few of them to a time below
+/// the horizon, [`Time::HORIZON`]: no sum can wrap).
+pub const MAX_LATENCY: Time = Time(3_600 * crate::units::PS_PER_S);
+
 /// The scenario as the chosen family sees it, and what it found wrong.
 pub struct Keys<'a> {
     /// `network.topology` as written (`"torus"`, `"fattree"`, ...).
