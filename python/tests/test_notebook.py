@@ -11,6 +11,7 @@ NOTEBOOK = ROOT / "examples" / "barriers.ipynb"
 def test_the_notebook_runs_and_plots(monkeypatch):
     monkeypatch.chdir(NOTEBOOK.parent)
     try:
+        import ipykernel  # noqa: F401  (the kernel nbclient starts)
         import nbclient
         import nbformat
     except ImportError:
