@@ -3,6 +3,7 @@ the main thread) raises Interrupted with the partial result; a `cancel` event re
 run lets the interpreter go: other threads run meanwhile."""
 
 import _thread
+import signal
 import threading
 import time
 
@@ -13,27 +14,52 @@ import mgensim
 # long enough never to end by itself in these tests: a thousand 512-rank barriers (minutes)
 LONG = {"workload.args.repeat": 1000}
 
+# (if a stop is not seen, the run is cancelled after this long: the test fails, it never hangs)
+GUARD = 30.0
+
 
 def long_scenario():
     return mgensim.Scenario.load("scenarios/barrier.toml").set(LONG)
 
 
-def test_ctrl_c_stops_a_run_within_a_second_with_its_partial_result():
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C as a terminal or a notebook's kernel delivers it: Python's own SIGINT handler
+    (raising KeyboardInterrupt) must be installed, as it is in an interactive interpreter and
+    a kernel. A process started in the background by a shell (a CI runner's `cmd &`) starts
+    with SIGINT ignored, and `_thread.interrupt_main()` then does nothing: the handler is put
+    in place for the test and the one before restored after."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield _thread.interrupt_main
+    signal.signal(signal.SIGINT, before)
+
+
+def guarded():
+    """A cancel event set after GUARD seconds, and its timer (to cancel once done)."""
+    cancel = threading.Event()
+    timer = threading.Timer(GUARD, cancel.set)
+    timer.start()
+    return cancel, timer
+
+
+def test_ctrl_c_stops_a_run_within_a_second_with_its_partial_result(ctrl_c):
     s = long_scenario()
     asked = []
 
     def press_ctrl_c():
         asked.append(time.monotonic())
-        _thread.interrupt_main()  # what Ctrl-C in a terminal or a notebook's interrupt does
+        ctrl_c()  # what Ctrl-C in a terminal or a notebook's interrupt does
 
     timer = threading.Timer(1.0, press_ctrl_c)
+    cancel, guard = guarded()
     timer.start()
     try:
         with pytest.raises(mgensim.Interrupted) as e:
-            s.run(threads=1)
+            s.run(threads=1, cancel=cancel)
         stopped = time.monotonic()
     finally:
         timer.cancel()
+        guard.cancel()
     assert isinstance(e.value, KeyboardInterrupt)
     assert stopped - asked[0] < 1.0, f"stopped {stopped - asked[0]:.2f} s after Ctrl-C"
     r = e.value.result
@@ -74,16 +100,24 @@ def test_the_run_lets_the_interpreter_go():
     assert n > 100_000, f"this thread counted only {n} while the run went on"
 
 
-def test_ctrl_c_stops_a_sweep_with_the_points_that_finished():
+def test_ctrl_c_stops_a_sweep_with_the_points_that_finished(ctrl_c):
     s = mgensim.Scenario.load("scenarios/barrier.toml")
-    timer = threading.Timer(1.5, _thread.interrupt_main)
+    timer = threading.Timer(1.5, ctrl_c)
+    cancel, guard = guarded()
     timer.start()
     try:
         with pytest.raises(mgensim.Interrupted) as e:
-            # small points first (they finish), then points that would run for minutes
-            mgensim.sweep(s, vary={"workload.args.repeat": [1, 1, 100000, 100000]}, processes=1)
+            # small points first (8 ranks once: milliseconds, they finish), then points that
+            # would run for hours (512 ranks, 100,000 barriers)
+            mgensim.sweep(s, zip={"network.dims": [[2, 2, 2], [2, 2, 2], [8, 8, 8], [8, 8, 8]],
+                                  "workload.ranks": [8, 8, 512, 512],
+                                  "workload.args.repeat": [1, 1, 100000, 100000]},
+                          processes=1, cancel=cancel)
     finally:
         timer.cancel()
+        guard.cancel()
+    assert not cancel.is_set(), "Ctrl-C did not stop the sweep: the guard did"
     rows = e.value.result
     assert list(rows["point"]) == [0, 1]
+    assert list(rows["workload.ranks"]) == [8, 8]
     assert rows["error"].isna().all()
