@@ -11,8 +11,9 @@
 //! back to the ranks through the [`engine`]. [`config`] reads scenarios, [`units`] holds the
 //! unit newtypes and [`report`] the summary; [`probe`] records time series, buffer histories
 //! and timelines when asked. The public surface is what the command line, the tests and the
-//! benchmarks use; the model's internals are `pub(crate)`. How the modules depend on each
-//! other: `docs/architecture.md`.
+//! benchmarks use; the model's internals are `pub(crate)`. [`run`] is what a front end (the
+//! command line, the Python module) does around the engine to make a run. How the modules
+//! depend on each other: `docs/architecture.md`.
 
 pub(crate) mod calls;
 pub mod config;
@@ -38,6 +39,7 @@ pub(crate) mod rank;
 pub(crate) mod rdma;
 pub mod replay;
 pub mod report;
+pub mod run;
 pub(crate) mod script;
 pub mod sim;
 pub mod sweep;

@@ -8,7 +8,7 @@ use cli::process::{interrupt_flag, progress_line, watch_setup, STARTED};
 use cli::replay::Source;
 use mgensim::engine::Stop;
 use mgensim::limits::Limit;
-use mgensim::{Report, Scenario, Simulation};
+use mgensim::{Report, Scenario};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -121,28 +121,14 @@ struct ProbeArgs {
 
 impl ProbeArgs {
     fn probes(&self) -> Result<mgensim::probe::Probes> {
-        let interval = match &self.interval {
-            Some(t) => {
-                Some(mgensim::units::Time::parse(t).with_context(|| format!("--interval {t}"))?)
-            }
-            None => None,
-        };
-        let buffer_history = self
-            .buffer_history
-            .iter()
-            .map(|s| {
-                mgensim::probe::parse_watch(s)
-                    .map_err(|e| anyhow::anyhow!("--buffer-history {s}: {e}"))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        Ok(mgensim::probe::Probes {
-            interval,
-            adaptive: self.plots,
-            buffer_history,
-            trace: self.trace.is_some() || self.plots,
+        mgensim::run::Records {
+            interval: self.interval.clone(),
+            buffer_history: self.buffer_history.clone(),
+            plots: self.plots,
+            trace: self.trace.is_some(),
             profile: self.profile,
-            report: false,
-        })
+        }
+        .probes()
     }
 }
 
@@ -262,40 +248,16 @@ fn load(a: &ScenarioArgs) -> Result<Scenario> {
     cli::replay::load(a, &Source::Scenario, &overrides(&a.over.keys, &a.over.run)?)
 }
 
-/// A time given on the command line: a bare number is seconds; "30s" as well as "30 s".
-fn seconds_if_bare(t: &str) -> String {
-    if t.trim().parse::<f64>().is_ok() {
-        format!("{t} s")
-    } else {
-        t.to_string()
-    }
-}
-
-/// The `--set`s of the command line, with `--seed` and `--timeout` as keys.
+/// The `--set`s of the command line, with `--seed`, `--timeout` and the others as keys.
 fn overrides(k: &KeyArgs, a: &RunArgs) -> Result<Vec<String>> {
-    let mut set = k.set.clone();
-    if let Some(seed) = k.seed {
-        set.push(format!("workload.seed={seed}"));
+    mgensim::run::Options {
+        seed: k.seed,
+        timeout: a.timeout.clone(),
+        threads: a.threads,
+        partitions: a.partitions,
+        until: a.until.clone(),
     }
-    if let Some(t) = &a.timeout {
-        let t = seconds_if_bare(t);
-        mgensim::units::Time::parse(&t).with_context(|| format!("--timeout {t}"))?;
-        set.push(format!("limits.wall_time={}", toml::Value::String(t)));
-    }
-    if let Some(n) = a.threads {
-        set.push(format!("engine.threads={n}"));
-    }
-    if let Some(n) = a.partitions {
-        set.push(format!("engine.partitions={n}"));
-    }
-    if let Some(t) = &a.until {
-        mgensim::units::Time::parse(t).with_context(|| format!("--until {t}"))?;
-        set.push(format!(
-            "limits.simulated_time={}",
-            toml::Value::String(t.clone())
-        ));
-    }
-    Ok(set)
+    .sets(&k.set)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -478,7 +440,7 @@ fn run(
         .timeout
         .as_deref()
         .map(|t| {
-            mgensim::units::Time::parse(&seconds_if_bare(t))
+            mgensim::units::Time::parse(&mgensim::run::seconds_if_bare(t))
                 .with_context(|| format!("--timeout {t}"))
         })
         .transpose()?;
@@ -499,33 +461,22 @@ fn run(
         eprintln!("warning: {}", mgensim::report::escaped(w));
     }
     let said = scenario.notes.clone();
-    let baseline = if power_baseline {
-        let mut base = scenario.clone();
-        match base.power.as_mut() {
-            Some(p) if p.enabled => p.enabled = false,
-            _ => anyhow::bail!(
-                "--power-baseline compares with links that sleep: {} has no `[power]` with \
-                 enabled = true (add `[power]`, or --set power.enabled=true)",
-                args.scenario.display()
-            ),
-        }
-        Some(base)
-    } else {
-        None
-    };
+    let baseline = power_baseline
+        .then(|| mgensim::run::baseline_of(&scenario, &args.scenario.display().to_string()))
+        .transpose()?;
     if given.is_none() {
         watch_setup(&args.scenario, scenario.limits.wall_time, &setup_over);
     }
-    let mut sim = Simulation::new(&scenario)?;
-    if let Some(start) = STARTED.get() {
-        sim.count_wall_time_from(*start);
-    }
-    if baseline.is_none() {
-        // (a baseline run comes after: it must not find this run's memory still held)
-        sim.last_in_process();
-    }
-    sim.probe(&probes)?;
-    sim.set_interrupt(interrupt);
+    let mut sim = mgensim::run::simulation(
+        &scenario,
+        &mgensim::run::Setup {
+            probes,
+            interrupt: Some(interrupt),
+            wall_from: STARTED.get().copied(),
+            // (a baseline run comes after: it must not find this run's memory still held)
+            last_in_process: baseline.is_none(),
+        },
+    )?;
     setup_over.store(true, Ordering::SeqCst);
     let bar = (!quiet && std::io::stderr().is_terminal()).then(|| progress_line(&mut sim));
     let json = json || output.is_some_and(|o| o.extension().is_some_and(|e| e == "json"));
@@ -539,35 +490,14 @@ fn run(
         }
         // a run stopped promptly (a signal, the wall clock) kept neither record the pictures
         // are drawn from: its set is written without them
-        let pictures = probe.plots && (report.series.is_some() || report.trace.is_some());
-        if probe.plots && !pictures && out.is_some() {
-            report.warnings.push(
-                "--plots: no pictures drawn: the run stopped before the records they are drawn \
-                 from were written"
-                    .into(),
-            );
-        }
+        let pictures = mgensim::run::pictures(report, probe.plots, out.is_some());
         for w in report.warnings.iter().filter(|w| !said.contains(w)) {
             // (a warning may quote a script's words: a trace's note)
             eprintln!("warning: {}", mgensim::report::escaped(w));
         }
         if let Some(dir) = out {
             // the pictures are drawn from the staged folder: it gets the trace too
-            let trace = report.trace.as_deref().filter(|_| probe.plots);
-            mgensim::output::write_set(dir, report, trace, |stage| {
-                if !pictures {
-                    return Ok(());
-                }
-                // (a message names the files as they will be, in DIR, not the staging folder)
-                mgensim::output::draw_folder(stage)
-                    .map(|_| ())
-                    .map_err(|e| {
-                        let shown = format!("{e:#}")
-                            .replace(&stage.display().to_string(), &dir.display().to_string());
-                        std::io::Error::other(shown)
-                    })
-            })
-            .with_context(|| format!("cannot write the output folder {}", dir.display()))?;
+            mgensim::run::write_folder(dir, report, probe.plots, pictures)?;
         }
         if let (Some(trace), Some(path)) = (&report.trace, &probe.trace) {
             mgensim::output::write_atomic(path, trace.as_bytes())
@@ -576,12 +506,7 @@ fn run(
         if let Some(t) = origin {
             report.measure_host(t.elapsed());
         }
-        let report = &*report;
-        let text = if json {
-            serde_json::to_string_pretty(report)? + "\n"
-        } else {
-            report.to_string()
-        };
+        let text = mgensim::run::summary(report, json)?;
         match output {
             Some(path) => mgensim::output::write_atomic(path, text.as_bytes())
                 .with_context(|| format!("cannot write {}", path.display())),
@@ -607,15 +532,7 @@ fn run(
     match result {
         Ok(mut report) => {
             if let Some(base) = baseline {
-                let mut b = Simulation::new(&base)?;
-                b.last_in_process();
-                let b = b.run().map_err(|e| {
-                    anyhow::anyhow!("the baseline run (links always on): {}", e.stop)
-                })?;
-                let t = report.predicted_time_ps;
-                if let Some(p) = report.power.as_mut() {
-                    p.compare(t, &b);
-                }
+                mgensim::run::compare_with_baseline(&mut report, &base, true)?;
             }
             if let Some(exit) = written(write(&mut report))? {
                 return Ok(exit);
@@ -733,12 +650,8 @@ fn real_main() -> Result<Exit> {
             for note in &scenario.notes {
                 eprintln!("warning: {}", mgensim::report::escaped(note));
             }
-            Simulation::new(&scenario)?;
-            // a misspelt API name fails only when the line runs: found here before
-            let unknown = mgensim::unknown_api_names(&scenario);
-            if !unknown.is_empty() {
-                anyhow::bail!("{}", unknown.join("\n"));
-            }
+            // (a misspelt API name fails only when the line runs: found here before)
+            mgensim::run::check(&scenario)?;
             emit(&format!(
                 "{}: ok ({} ranks on {} nodes, script {})\n",
                 path.display(),

@@ -319,6 +319,16 @@ fn uses(root: &Path) -> Vec<Use> {
     rust_files(&src, &mut files);
     let rel = |p: &PathBuf| p.strip_prefix(&src).unwrap().to_path_buf();
     let modules: BTreeSet<Vec<String>> = files.iter().map(|p| module_of(&rel(p))).collect();
+    // what lib.rs re-exports at the top (`crate::Simulation` is `crate::engine::Simulation`)
+    let lib = tokens(&std::fs::read_to_string(src.join("lib.rs")).unwrap());
+    let mut top = Paths { toks: &lib, modules: &modules, found: Vec::new() };
+    top.scan(&[]);
+    let reexported: BTreeMap<String, Vec<String>> = top
+        .found
+        .into_iter()
+        .filter(|(path, _, export)| *export && path.len() > 1)
+        .map(|(path, _, _)| (path.last().unwrap().clone(), path))
+        .collect();
     let mut out = Vec::new();
     for p in &files {
         let r = rel(p);
@@ -342,7 +352,10 @@ fn uses(root: &Path) -> Vec<Use> {
                 continue;
             }
             // the longest existing module the path reaches
-            let mut m = path.clone();
+            let mut m = match path.first().and_then(|name| reexported.get(name)) {
+                Some(full) => full.clone(),
+                None => path.clone(),
+            };
             while !m.is_empty() && !modules.contains(&m) {
                 m.pop();
             }

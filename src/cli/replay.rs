@@ -1,5 +1,5 @@
 //! `mgensim replay TRACE`: a trace run directly, as `smpirun -replay` runs one (the library's
-//! `replay::command` makes its scenario); and what `run` or `check` say when given a trace.
+//! `config::replay` makes its scenario); and what `run` or `check` say when given a trace.
 
 use crate::{Overrides, ProbeArgs, ScenarioArgs};
 use anyhow::Result;
@@ -56,7 +56,7 @@ pub(crate) fn load(a: &ScenarioArgs, source: &Source, sets: &[String]) -> Result
                 }
             })
         }
-        Source::Trace(s) => mgensim::replay::command::scenario(&a.scenario, *s, sets, allow_io),
+        Source::Trace(s) => mgensim::config::replay::scenario(&a.scenario, *s, sets, allow_io),
     }
 }
 

@@ -21,6 +21,7 @@ pub mod model;
 mod overrides;
 pub mod placement;
 mod problems;
+pub mod replay;
 mod shape;
 
 pub use overrides::apply_override;

@@ -30,7 +30,6 @@
 //! job's); [`command`] makes the scenario of `mgensim replay`.
 
 pub mod check;
-pub mod command;
 pub mod trace;
 
 use std::collections::BTreeMap;

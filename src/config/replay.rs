@@ -3,7 +3,7 @@
 //! workload the trace replaces. The run is the one of a scenario with `[workload] trace =
 //! TRACE`: the same figures.
 
-use crate::Scenario;
+use super::Scenario;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -26,7 +26,7 @@ pub fn scenario(
             trace.display()
         );
     }
-    if super::kind(trace).is_none() {
+    if crate::replay::kind(trace).is_none() {
         bail!(
             "{} is not a time-independent trace: its first line is neither `RANK ACTION ...` \
              (a trace, every rank's lines in one file) nor the name of a rank's file beside it \
