@@ -467,21 +467,22 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
     }
     // one wait per function the script may have called, so that an error names it (MGEN_Recv
     // and friends wait through these; a name is not an argument: nothing more to convert)
-    for (name, func, blocking) in [
-        ("wait", "MGEN_Wait", true),
-        ("wait_send", "MGEN_Send", true),
-        ("wait_recv", "MGEN_Recv", true),
-        ("wait_sendrecv", "MGEN_Sendrecv", true),
-        ("wait_waitall", "MGEN_Waitall", true),
-        ("test", "MGEN_Test", false),
+    use crate::rank::Call;
+    for (name, call, blocking) in [
+        ("wait", Call::Wait, true),
+        ("wait_send", Call::Send, true),
+        ("wait_recv", Call::Recv, true),
+        ("wait_sendrecv", Call::Sendrecv, true),
+        ("wait_waitall", Call::Waitall, true),
+        ("test", Call::Test, false),
     ] {
+        let func = call.name();
         let f = world.clone();
         raw.set(
             name,
             lua.create_function(move |lua, h: Value| {
                 let hv = int_arg(lua, 1, &h, func, "request")?;
                 let mut w = f.borrow_mut();
-                let call = crate::rank::Call::of(func);
                 match crate::calls::wait_request(&mut w, hv, call, blocking) {
                     Err(e) => Err(call_error(lua, 1, func, e)),
                     Ok(Some((source, tag, bytes))) => Ok(mlua::MultiValue::from_iter([
