@@ -34,7 +34,7 @@ pub enum Wait {
 /// name it, in the words [`Call::wait_words`] gives: a script that called `MGEN_Recv` never saw
 /// the request it waits on). The calls that wait on a request are those of the API's table
 /// (`api/mod.rs`) that block on one (`Blocks::Request`).
-pub use crate::api::Call;
+pub(crate) use crate::api::Call;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {

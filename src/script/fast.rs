@@ -27,7 +27,7 @@
 //! `RefCell` an `Rc` keeps alive as the Lua state's app data) and the full function
 //! (`MGEN_trace_next`, which has none, has the actions' names there).
 
-use crate::api::{Call, Made};
+use crate::api::{Call, Fast, Made};
 use crate::calls;
 use crate::part::Part;
 use crate::probe::profile::Api;
@@ -92,7 +92,10 @@ pub(super) fn install(
     lua.set_app_data(KeepPart(world.clone()));
     let globals = lua.globals();
     for &c in Call::ALL {
-        let Some(f) = function(c) else { continue };
+        if c.entry().fast == Fast::No {
+            continue;
+        }
+        let f = function(c).expect("a call marked fast has a C function (a test holds them)");
         let name = c.name();
         let fast = if has_full(c) {
             let full: Function = globals.get(name)?;
@@ -363,7 +366,7 @@ unsafe extern "C-unwind" fn rdma_get(l: *mut lua_State) -> c_int {
 }
 
 /// `MGEN_rdma_poll(tag)`: returns at once if a put with `tag` has arrived, else yields (the
-/// rank now waits for one; `raw.poll` in `api.rs`).
+/// rank now waits for one; `calls::poll`, as the full function).
 unsafe extern "C-unwind" fn rdma_poll(l: *mut lua_State) -> c_int {
     // SAFETY: `l` is the state Lua called this C closure on (made by `install`: upvalue 1 the
     // `Part`, 2 the full function), its arguments on the stack, with the `LUA_MINSTACK` free slots
@@ -384,7 +387,7 @@ unsafe extern "C-unwind" fn rdma_poll(l: *mut lua_State) -> c_int {
 }
 
 /// `MGEN_acp_complete(handle)`: returns at once if the transfer is complete, else yields (the
-/// rank now waits for it; `raw.complete` in `api.rs`).
+/// rank now waits for it; `calls::complete`, as the full function).
 unsafe extern "C-unwind" fn acp_complete(l: *mut lua_State) -> c_int {
     // SAFETY: `l` is the state Lua called this C closure on (made by `install`: upvalue 1 the
     // `Part`, 2 the full function), its arguments on the stack, with the `LUA_MINSTACK` free slots
@@ -584,7 +587,6 @@ unsafe extern "C-unwind" fn region_end(l: *mut lua_State) -> c_int {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::api::Fast;
 
     /// The calls with a C function are those the API's table marks fast, and only the one
     /// made by nothing else lacks a full function.

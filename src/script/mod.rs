@@ -21,6 +21,7 @@ mod module_text;
 mod modules;
 pub(crate) mod names;
 pub(crate) mod precompiled;
+mod ops;
 mod replay_api;
 mod unread;
 #[cfg(unix)]
