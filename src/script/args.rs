@@ -125,9 +125,10 @@ pub(super) fn bytes_arg(lua: &Lua, v: &Value, func: &str, max: u64) -> mlua::Res
 pub(super) const MOST: usize = 6;
 
 /// An argument's value as its rule decoded it (`api::Rule`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(super) enum Val {
     /// Left out (an optional argument), or kept by no rule (`Comm`, `StatusIgnore`).
+    #[default]
     Absent,
     /// An integer (a tag, a handle, a request; a receive's source: a rank of the job or
     /// `MGEN_ANY_SOURCE`).
@@ -282,11 +283,5 @@ fn number(lua: &Lua, v: &Value, func: &str, a: &crate::api::Arg) -> mlua::Result
                 describe(other)
             ),
         )),
-    }
-}
-
-impl Default for Val {
-    fn default() -> Val {
-        Val::Absent
     }
 }
