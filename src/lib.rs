@@ -22,7 +22,9 @@ pub(crate) mod cut;
 pub mod engine;
 pub mod event;
 pub mod files;
+pub mod host;
 pub mod limits;
+pub(crate) mod lualib;
 pub(crate) mod mpi;
 pub mod net;
 pub(crate) mod nic;
@@ -41,6 +43,7 @@ pub mod report;
 pub(crate) mod script;
 pub mod sim;
 pub mod sweep;
+pub(crate) mod tags;
 pub mod units;
 pub mod words;
 

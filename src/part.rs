@@ -49,7 +49,7 @@ pub struct Part {
     /// Which partition this is (`partition.rs`).
     pub id: u16,
     /// The most bytes one transfer may move: what the run's slowest rate (DMA, memory, a
-    /// link or crossbar) moves in [`crate::calls::LONGEST_TRANSFER`], so that no time a
+    /// link or crossbar) moves in [`crate::units::LONGEST_TRANSFER`], so that no time a
     /// transfer's own bytes take can pass what 64 bits of picoseconds hold.
     pub(crate) max_bytes: u64,
     /// Time of the event being processed.
@@ -197,8 +197,7 @@ impl Part {
             Some(n) => n.min(threads.max(1)),
             None => crate::partition::default_count(&net.topo, threads),
         };
-        let mut parts =
-            Partitioning::new(&net.topo, nodes.nics_per_node, &nodes.rank_node, count);
+        let mut parts = Partitioning::new(&net.topo, nodes.nics_per_node, &nodes.rank_node, count);
         if !cuttable {
             parts.whole_because = Some(if flow {
                 "the flow model is simulated as one partition"
@@ -220,7 +219,7 @@ impl Part {
             .slowest_link()
             .min(s.node.dma_rate())
             .min(s.node.memory_bandwidth);
-        let max_bytes = crate::calls::max_transfer_bytes(slowest);
+        let max_bytes = crate::units::max_transfer_bytes(slowest);
         let nets = net.split(&parts);
         let nicss = nics.split(n);
         let mpis = mpi.split(n);

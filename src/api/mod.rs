@@ -12,7 +12,7 @@
 //! `lua/mgen.d.lua`, the reference, is held to the table by a test (`stub.rs`): every call and
 //! constant documented, with the table's argument names, optional ones marked, and nothing more.
 //!
-//! This module is a leaf: it names no other module of mgensim.
+//! It names no other module of mgensim but `tags.rs` (the wildcards' values).
 
 #[cfg(test)]
 mod stub;
@@ -403,8 +403,8 @@ pub(crate) enum Value {
 /// The API's constants: name and value.
 pub(crate) const CONSTANTS: &[(&str, Value)] = &[
     ("MGEN_COMM_WORLD", Value::Int(0)),
-    ("MGEN_ANY_SOURCE", Value::Int(-1)),
-    ("MGEN_ANY_TAG", Value::Int(-1)),
+    ("MGEN_ANY_SOURCE", Value::Int(crate::tags::ANY_SOURCE)),
+    ("MGEN_ANY_TAG", Value::Int(crate::tags::ANY_TAG)),
     ("MGEN_STATUS_IGNORE", Value::False),
     ("MGEN_SCENARIO_DIR", Value::OfTheRun),
     ("MGEN_args", Value::OfTheRun),

@@ -414,7 +414,7 @@ impl Scenario {
         let mut limits = f.limits;
         if limits.lua_memory == super::LUA_MEMORY_FOR_THE_RUN {
             let ranks: u64 = jobs.iter().map(|j| j.workload.ranks).sum();
-            limits.lua_memory = super::lua_memory_for(ranks, crate::limits::machine_memory());
+            limits.lua_memory = super::lua_memory_for(ranks, crate::host::machine_memory());
         }
         Some(Scenario {
             path: path.to_path_buf(),

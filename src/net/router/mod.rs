@@ -78,6 +78,7 @@
 //! Router channels move data at the slower of `link_bandwidth` and `switch_bandwidth`; an
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
 
+mod across;
 mod arrivals;
 mod credit;
 mod held;
