@@ -1,4 +1,5 @@
 #![warn(missing_docs, unreachable_pub)]
+#![deny(unsafe_op_in_unsafe_fn)]
 //! mgensim: an interconnection-network simulator whose workloads are Lua scripts.
 //!
 //! Every rank of a job runs the same Lua script as its own coroutine, calling an MPI-like API
@@ -15,6 +16,7 @@
 //! command line, the Python module) does around the engine to make a run. How the modules
 //! depend on each other: `docs/architecture.md`.
 
+pub(crate) mod api;
 pub(crate) mod calls;
 pub mod config;
 pub(crate) mod cut;

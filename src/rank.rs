@@ -31,42 +31,10 @@ pub enum Wait {
 }
 
 /// The call a rank blocked in on an MPI request, as the script wrote it (deadlock reports
-/// name it: a script that called `MGEN_Recv` never saw the request it waits on).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Call {
-    Wait,
-    Waitall,
-    Send,
-    Recv,
-    Sendrecv,
-    Test,
-}
-
-impl Call {
-    /// The call of the API function named `func` (`MGEN_Recv`, ...; any other: `MGEN_Wait`).
-    pub fn of(func: &str) -> Call {
-        match func {
-            "MGEN_Waitall" => Call::Waitall,
-            "MGEN_Send" => Call::Send,
-            "MGEN_Recv" => Call::Recv,
-            "MGEN_Sendrecv" => Call::Sendrecv,
-            "MGEN_Test" => Call::Test,
-            _ => Call::Wait,
-        }
-    }
-
-    /// The API function's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Call::Wait => "MGEN_Wait",
-            Call::Waitall => "MGEN_Waitall",
-            Call::Send => "MGEN_Send",
-            Call::Recv => "MGEN_Recv",
-            Call::Sendrecv => "MGEN_Sendrecv",
-            Call::Test => "MGEN_Test",
-        }
-    }
-}
+/// name it, in the words [`Call::wait_words`] gives: a script that called `MGEN_Recv` never saw
+/// the request it waits on). The calls that wait on a request are those of the API's table
+/// (`api/mod.rs`) that block on one (`Blocks::Request`).
+pub(crate) use crate::api::Call;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {

@@ -347,3 +347,64 @@ fn what_scripts_write_is_whole_lines_per_rank_never_joined_with_another_or_the_s
         stderr(&o)
     );
 }
+
+/// Every call made from the API's table names itself, the argument and the script's line when
+/// an argument breaks its rule, whichever way it is made: a Rust function (`MGEN_acp_copy`,
+/// strict `MGEN_region_end`), a prelude wrapper of each form over primitives named as the call
+/// (`MGEN_Send` posts with `MGEN_Isend`'s operation, `MGEN_Sendrecv` its receive first with
+/// `MGEN_Irecv`'s), and through the fast path's hand-over (`MGEN_Wait`, `MGEN_acp_complete`).
+#[test]
+fn each_call_of_the_table_names_itself_and_the_argument_at_the_script_line() {
+    let cases = [
+        (
+            "MGEN_acp_copy(0, 1, 8, 'x')",
+            "MGEN_acp_copy: `tag` must be an integer, got the string \"x\"",
+        ),
+        (
+            "MGEN_region_end(1)",
+            "MGEN_region_end takes no arguments: it ends the innermost region",
+        ),
+        (
+            "MGEN_Send('d', 8, 0)",
+            "MGEN_Send: `dest` must be an integer, got the string \"d\"",
+        ),
+        (
+            "MGEN_Recv(0, 'b', 0)",
+            "MGEN_Recv: `bytes` must be an integer, got the string \"b\"",
+        ),
+        (
+            "MGEN_Sendrecv(1, 8, 0, 1, 8, 't')",
+            "MGEN_Sendrecv: `tag` must be an integer, got the string \"t\"",
+        ),
+        (
+            "MGEN_Wait('r')",
+            "MGEN_Wait: `request` must be an integer, got the string \"r\"",
+        ),
+        (
+            "MGEN_Test('r')",
+            "MGEN_Test: `request` must be an integer, got the string \"r\"",
+        ),
+        (
+            "MGEN_acp_complete(1.5)",
+            "MGEN_acp_complete: `handle` must be an integer, got 1.5",
+        ),
+        (
+            "MGEN_region(5, print)",
+            "MGEN_region: `name` must be a string, got number",
+        ),
+        (
+            "MGEN_trace_open(5)",
+            "MGEN_trace_open: `path` must be a file name (a string), got integer",
+        ),
+        (
+            "MGEN_report('x', 0/0)",
+            "MGEN_report: `value` must be a finite number, got NaN",
+        ),
+    ];
+    for (call, want) in cases {
+        let e = run_err(&format!(
+            "[network]\ndims = [4]\n[workload]\ncode = '''\nlocal x = 1\n{call}'''\n"
+        ));
+        assert!(e.contains(&format!(":2: {want}")), "{call}: {e}");
+    }
+}

@@ -324,12 +324,7 @@ fn request_words(
         format!("from {who} {}", crate::tags::tag_words(tag))
     };
     let part = if send { "send" } else { "receive" };
-    let words = match call {
-        Call::Send | Call::Recv => format!("{} {what}", call.name()),
-        Call::Sendrecv => format!("{}, its {part} {what}", call.name()),
-        Call::Wait | Call::Test => format!("{} for a {part} {what}", call.name()),
-        Call::Waitall => format!("{}, at a {part} {what}", call.name()),
-    };
+    let words = call.wait_words(part, &what);
     let on = (peer != crate::mpi::ANY_SOURCE).then_some(peer as u32);
     let on_what = if send {
         OnWhat::Receive {

@@ -185,7 +185,7 @@ impl Part {
                 Wait::Nothing => None,
                 Wait::Poll(_) => Some(Api::Poll),
                 Wait::Complete(_) => Some(Api::Complete),
-                Wait::Request(_, call) => Some(Api::of(call)),
+                Wait::Request(_, call) => Some(call),
                 Wait::Sync => Some(Api::Test),
             };
             if let Some(api) = api {

@@ -48,19 +48,22 @@ fn advise(p: *mut u8, size: usize) {
 unsafe impl GlobalAlloc for HugePages {
     #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc(layout);
+        // SAFETY: the caller keeps `GlobalAlloc::alloc`'s contract, passed on unchanged.
+        let p = unsafe { System.alloc(layout) };
         advise(p, layout.size());
         p
     }
     #[inline]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(layout);
+        // SAFETY: as `alloc`.
+        let p = unsafe { System.alloc_zeroed(layout) };
         advise(p, layout.size());
         p
     }
     #[inline]
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
-        System.dealloc(p, layout)
+        // SAFETY: `p` came from this allocator (the caller's contract), which is `System`'s.
+        unsafe { System.dealloc(p, layout) }
     }
     /// A large block grows into a new block, advised before the old contents are copied in:
     /// growing in place (`mremap`) would keep the pages already touched at 4 KiB, half of a
@@ -68,13 +71,23 @@ unsafe impl GlobalAlloc for HugePages {
     #[inline]
     unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size < THRESHOLD || new_size <= layout.size() {
-            return System.realloc(p, layout, new_size);
+            // SAFETY: the caller's `realloc` contract, passed on unchanged.
+            return unsafe { System.realloc(p, layout, new_size) };
         }
-        let new = Layout::from_size_align_unchecked(new_size, layout.align());
-        let q = self.alloc(new);
+        // SAFETY: `new_size` is non-zero and, rounded up to the align of a valid layout, does
+        // not overflow (`realloc`'s contract); `q` is a fresh block of `new_size` >
+        // `layout.size()` bytes, so the copy stays inside both, and `p` is freed once, with
+        // the layout it was made with.
+        let q = unsafe {
+            let new = Layout::from_size_align_unchecked(new_size, layout.align());
+            self.alloc(new)
+        };
         if !q.is_null() {
-            std::ptr::copy_nonoverlapping(p, q, layout.size());
-            System.dealloc(p, layout);
+            // SAFETY: as above.
+            unsafe {
+                std::ptr::copy_nonoverlapping(p, q, layout.size());
+                System.dealloc(p, layout);
+            }
         }
         q
     }

@@ -20,60 +20,12 @@
 //! list, not per request. Each partition records its own ranks; the
 //! profiles are gathered in a fixed order, so the figures are the same for any partitioning.
 
-/// The API calls the profile tells apart (the ones that can take a rank's time).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Api {
-    Comp,
-    Put,
-    Get,
-    Poll,
-    Complete,
-    Isend,
-    Irecv,
-    Send,
-    Recv,
-    Sendrecv,
-    Wait,
-    Waitall,
-    Test,
-}
+/// The API calls the profile tells apart: those of the API's table (`api/mod.rs`) it gives a
+/// row (`profiled`), by their [`crate::api::Call`] value.
+pub(crate) use crate::api::Call as Api;
 
 /// The calls' names, by [`Api`] value.
-const CALLS: [&str; 13] = [
-    "MGEN_Comp",
-    "MGEN_rdma_put",
-    "MGEN_rdma_get",
-    "MGEN_rdma_poll",
-    "MGEN_acp_complete",
-    "MGEN_Isend",
-    "MGEN_Irecv",
-    "MGEN_Send",
-    "MGEN_Recv",
-    "MGEN_Sendrecv",
-    "MGEN_Wait",
-    "MGEN_Waitall",
-    "MGEN_Test",
-];
-
-impl Api {
-    /// The API function's name.
-    pub(crate) fn name(self) -> &'static str {
-        CALLS[self as usize]
-    }
-
-    /// The message-passing call of `call` (a blocking call, or a wait).
-    pub(crate) fn of(call: crate::rank::Call) -> Api {
-        use crate::rank::Call;
-        match call {
-            Call::Wait => Api::Wait,
-            Call::Waitall => Api::Waitall,
-            Call::Send => Api::Send,
-            Call::Recv => Api::Recv,
-            Call::Sendrecv => Api::Sendrecv,
-            Call::Test => Api::Test,
-        }
-    }
-}
+const CALLS: &[crate::api::Entry] = crate::api::CALLS;
 
 /// The first key of the replayed actions (by their index in [`crate::replay::ACTIONS`]).
 const ACTIONS: u32 = CALLS.len() as u32;
@@ -133,12 +85,14 @@ impl Profile {
     /// `rank` made call `api`, which took `ps` of its time.
     #[inline]
     pub(crate) fn call(&mut self, rank: u32, api: Api, ps: u64) {
+        debug_assert!(api.entry().profiled, "{} has no row", api.name());
         self.add(rank, api as u32, 1, ps);
     }
 
     /// `rank` was blocked in call `api` (already counted) for `ps`.
     #[inline]
     pub(crate) fn blocked(&mut self, rank: u32, api: Api, ps: u64) {
+        debug_assert!(api.entry().profiled, "{} has no row", api.name());
         self.add(rank, api as u32, 0, ps);
     }
 
@@ -207,7 +161,7 @@ impl Profile {
             .map(|(key, (times, count))| {
                 let region = |k: u32| self.names.name((k & !TRACED) - REGIONS).to_string();
                 let (kind, name) = if key < ACTIONS {
-                    ("call", CALLS[key as usize].to_string())
+                    ("call", CALLS[key as usize].name.to_string())
                 } else if key < REGIONS {
                     let k = (key - ACTIONS) as usize;
                     (

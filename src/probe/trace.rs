@@ -289,20 +289,21 @@ impl Trace {
         spans.truncate(self.limit);
         spans.extend(self.marks.iter().copied());
         spans.sort_by_key(|s| s.rank);
+        use crate::api::Call;
         let mut ev = String::new();
         for s in spans.iter().chain(&closing) {
             let pid = job_of(s.rank);
             let local = |r: u32| r - jobs.get(job_of(r)).map_or(0, |j| j.base);
             let (name, cat, args): (String, &str, String) = match s.what {
-                What::Compute => ("MGEN_Comp".into(), "compute", String::new()),
-                What::Poll(tag) => ("MGEN_rdma_poll".into(), "wait", format!("\"tag\":{tag}")),
+                What::Compute => (Call::Comp.name().into(), "compute", String::new()),
+                What::Poll(tag) => (Call::Poll.name().into(), "wait", format!("\"tag\":{tag}")),
                 What::Complete(h) => (
-                    "MGEN_acp_complete".into(),
+                    Call::Complete.name().into(),
                     "wait",
                     format!("\"handle\":{h}"),
                 ),
                 What::Wait(call) => (call.into(), "wait", String::new()),
-                What::Test => ("MGEN_Test".into(), "wait", String::new()),
+                What::Test => (Call::Test.name().into(), "wait", String::new()),
                 What::Call {
                     name,
                     peer,

@@ -1,19 +1,22 @@
-//! The MGEN API as Rust functions on the Lua state (documented for users in `lua/mgen.d.lua`).
+//! The MGEN API as Lua functions, made from the API's table (`api/mod.rs`; documented for
+//! users in `lua/mgen.d.lua`).
 //!
-//! Every function acts for the rank that is running, `Part::current`. Non-blocking calls
-//! advance that rank's clock and schedule events at it; the blocking ones are thin Lua wrappers
-//! (in `prelude.lua`) over `raw.poll` and `raw.complete`, which either satisfy the call at once or
-//! record the wait. The four hottest calls (puts, gets, polls, completions) are then replaced
-//! by C functions (`fast.rs`) that take the common case themselves and hand every other call,
-//! errors included, to the functions defined here.
+//! Every function acts for the rank that is running, `Part::current`. A call made in Rust
+//! (`Made::Rust`) is one function: its arguments decoded by their rules (`args.rs`), then its
+//! operation (`ops.rs`). A call that may block is a wrapper of the prelude's of its form
+//! (`Made::Prelude`), over primitives made here for that call (`raw.calls`: its operation, a
+//! post named as it, a wait that records what the rank waits for), so that every error names
+//! the function the script called. The calls the table marks fast are then replaced by C
+//! functions (`fast.rs`) that take the common case themselves and hand every other call,
+//! errors included, to the functions made here.
 
 use super::args::*;
+use super::ops::Ops;
+use crate::api::{Call, Form, Made};
 use crate::files::FileAccess;
 use crate::limits::Limit;
-use crate::mpi::{ANY_SOURCE, ANY_TAG};
 use crate::part::Part;
-use crate::rdma::OpKind;
-use mlua::{Lua, Table, Value, Variadic};
+use mlua::{Function, Lua, Table, Value, Variadic};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -29,187 +32,158 @@ pub(crate) fn install(
     files: FileAccess,
     module_dirs: Vec<PathBuf>,
 ) -> mlua::Result<Table> {
-    ranks_and_time(lua, globals, &world)?;
-    rdma(lua, globals, &world)?;
-    records(lua, globals, &world, scenario_dir)?;
-    messages(lua, globals, &world)?;
-    let replay_files = files.clone();
+    let ops = Rc::new(Ops::new(world.clone(), files.clone()));
     let raw = raw(lua, &world, files, module_dirs)?;
-    super::replay_api::install(lua, globals, &raw, &world, replay_files)?;
+    calls(lua, globals, &raw, &ops)?;
+    constants(globals, scenario_dir)?;
+    random(lua, globals, &world)?;
+    super::replay_api::install(lua, &raw)?;
     Ok(raw)
 }
 
-/// Who the rank is, its clock and its computing: `MGEN_Comm_rank`, `MGEN_Comm_size`,
-/// `MGEN_COMM_WORLD`, `MGEN_Wtime`, `MGEN_Comp`.
-fn ranks_and_time(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
-    let f = world.clone();
-    globals.set(
-        "MGEN_Comm_rank",
-        lua.create_function(move |_, _comm: Option<Value>| {
-            let w = f.borrow();
-            Ok(w.current - w.nodes.job(w.current).base)
-        })?,
-    )?;
-    let f = world.clone();
-    globals.set(
-        "MGEN_Comm_size",
-        lua.create_function(move |_, _comm: Option<Value>| Ok(job_span(&f.borrow()).1))?,
-    )?;
-    globals.set("MGEN_COMM_WORLD", 0)?;
-
-    let f = world.clone();
-    globals.set(
-        "MGEN_Wtime",
-        lua.create_function(move |_, ()| {
-            let w = f.borrow();
-            Ok(w.ranks[w.current as usize].clock.as_secs_f64())
-        })?,
-    )?;
-
-    let f = world.clone();
-    globals.set(
-        "MGEN_Comp",
-        lua.create_function(move |lua, secs: Value| {
-            let s = match secs {
-                Value::Integer(i) => i as f64,
-                Value::Number(n) => n,
-                ref other => {
-                    return Err(error(
-                        lua,
-                        1,
-                        format!(
-                            "MGEN_Comp: `seconds` must be a number, got {}",
-                            describe(other)
-                        ),
-                    ))
-                }
-            };
-            let mut w = f.borrow_mut();
-            crate::calls::compute(&mut w, s).map_err(|e| call_error(lua, 1, "MGEN_Comp", e))?;
-            Ok(())
-        })?,
-    )?;
-
-    Ok(())
-}
-
-/// RDMA: `MGEN_rdma_put`, `MGEN_rdma_get`, `MGEN_acp_copy` (the blocking poll and completion
-/// are the prelude's, over `raw.poll` and `raw.complete`).
-fn rdma(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
-    // MGEN_rdma_put(dest, bytes, tag, nic?) and MGEN_rdma_get(src, bytes, tag, nic?)
-    for (func, kind, peer_name) in [
-        ("MGEN_rdma_put", OpKind::Put, "dest"),
-        ("MGEN_rdma_get", OpKind::Get, "src"),
-    ] {
-        let f = world.clone();
-        globals.set(
-            func,
-            lua.create_function(
-                move |lua, (peer, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
-                    let (base, size, nics) = job_span(&f.borrow());
-                    let peer = base + rank_arg(lua, &peer, func, peer_name, size)?;
-                    let bytes = bytes_arg(lua, &bytes, func, f.borrow().max_bytes)?;
-                    let tag = int_arg(lua, 1, &tag, func, "tag")?;
-                    let nic = nic_arg(lua, nic, func, nics)?;
-                    Ok(f.borrow_mut().issue(kind, peer, bytes, tag, nic))
-                },
-            )?,
-        )?;
+/// Every call of the API's table: a global for those made in Rust, and for those the prelude
+/// makes, `raw.calls`: a list of `{ name, form, ... }` with the primitives of the call's form
+/// (`now`: the call's operation; `post`, `send`, `recv`: the operation of the call posted,
+/// named as this one; `wait`, `test`: a wait on a request, as this call; `begin`, `end`: the
+/// names of the calls a region runs between; `status`: whether it returns the status).
+fn calls(lua: &Lua, globals: &Table, raw: &Table, ops: &Rc<Ops>) -> mlua::Result<()> {
+    let prelude = lua.create_table()?;
+    for &c in Call::ALL {
+        match c.entry().made {
+            Made::Rust => globals.set(c.name(), operation(lua, ops, c, c)?)?,
+            Made::RustStrict => globals.set(c.name(), strict(lua, ops, c)?)?,
+            Made::Prelude(form) => prelude.push(primitives(lua, ops, c, form)?)?,
+            Made::FastOnly => {}
+        }
     }
-
-    let f = world.clone();
-    globals.set(
-        "MGEN_acp_copy",
-        lua.create_function(move |lua, (src, dst, bytes, tag, nic): (Value, Value, Value, Option<Value>, Option<Value>)| {
-            let (base, size, nics) = job_span(&f.borrow());
-            let src = base + rank_arg(lua, &src, "MGEN_acp_copy", "src", size)?;
-            let dst = base + rank_arg(lua, &dst, "MGEN_acp_copy", "dst", size)?;
-            let bytes = bytes_arg(lua, &bytes, "MGEN_acp_copy", f.borrow().max_bytes)?;
-            let tag = match tag {
-                None | Some(Value::Nil) => 0,
-                Some(t) => int_arg(lua, 1, &t, "MGEN_acp_copy", "tag")?,
-            };
-            let nic = nic_arg(lua, nic, "MGEN_acp_copy", nics)?;
-            let mut w = f.borrow_mut();
-            let me = w.current;
-            if src == me {
-                Ok(w.issue(OpKind::Put, dst, bytes, tag, nic))
-            } else if dst == me {
-                Ok(w.issue(OpKind::Get, src, bytes, tag, nic))
-            } else {
-                Err(error(
-                    lua,
-                    1,
-                    format!(
-                        "MGEN_acp_copy: rank {} is neither `src` ({}) nor `dst` ({}); third-party copies are not modelled",
-                        me - base, src - base, dst - base
-                    ),
-                ))
-            }
-        })?,
-    )?;
-
-    Ok(())
+    raw.set("calls", prelude)
 }
 
-/// What a rank records and draws: regions, `MGEN_report`, `MGEN_SCENARIO_DIR`, and its own
-/// `math.random`.
-fn records(lua: &Lua, globals: &Table, world: &W, scenario_dir: &Path) -> mlua::Result<()> {
-    // MGEN_region_begin(name) / MGEN_region_end(): a named span on the rank's timeline
-    let f = world.clone();
-    globals.set(
-        "MGEN_region_begin",
-        lua.create_function(move |lua, name: Value| {
-            let name = str_arg(lua, &name, "MGEN_region_begin", "name")?;
-            crate::calls::region_begin(&mut f.borrow_mut(), &name);
-            Ok(())
-        })?,
-    )?;
-    let f = world.clone();
-    globals.set(
-        "MGEN_region_end",
-        lua.create_function(move |lua, args: mlua::MultiValue| {
-            if !args.is_empty() {
-                return Err(error(
-                    lua,
-                    1,
-                    "MGEN_region_end takes no arguments: it ends the innermost region".into(),
-                ));
-            }
-            crate::calls::region_end(&mut f.borrow_mut())
-                .map_err(|e| call_error(lua, 1, "MGEN_region_end", e))
-        })?,
-    )?;
+/// A call's arguments as a function takes them (one more than a call of the table has are
+/// ignored, as Lua ignores extra arguments).
+type Six = (
+    Option<Value>,
+    Option<Value>,
+    Option<Value>,
+    Option<Value>,
+    Option<Value>,
+    Option<Value>,
+);
+const _: () = assert!(MOST == 6);
 
-    let f = world.clone();
-    globals.set(
-        "MGEN_report",
-        lua.create_function(move |lua, (name, value): (Value, Value)| {
-            let name = str_arg(lua, &name, "MGEN_report", "name")?;
-            let v = match value {
-                Value::Integer(i) => i as f64,
-                Value::Number(n) if n.is_finite() => n,
-                ref other => {
-                    return Err(error(
-                        lua,
-                        1,
-                        format!(
-                            "MGEN_report: `value` must be a finite number, got {}",
-                            describe(other)
-                        ),
-                    ))
-                }
-            };
-            f.borrow_mut().report(name, v);
-            Ok(())
-        })?,
-    )?;
+/// The function of call `op`'s operation, its arguments decoded by `op`'s rules, for the call
+/// `made` the script made (which errors and the profile name).
+fn operation(lua: &Lua, ops: &Rc<Ops>, op: Call, made: Call) -> mlua::Result<Function> {
+    let ops = ops.clone();
+    lua.create_function(move |lua, v: Six| {
+        let values = [v.0, v.1, v.2, v.3, v.4, v.5];
+        let a = decode(lua, &ops.world, made.name(), op.entry().args, values)?;
+        ops.run(lua, op, made, a)
+    })
+}
 
+/// As [`operation`], for a call that refuses arguments past those its entry lists.
+fn strict(lua: &Lua, ops: &Rc<Ops>, c: Call) -> mlua::Result<Function> {
+    let ops = ops.clone();
+    lua.create_function(move |lua, v: Variadic<Value>| {
+        if v.len() > c.entry().args.len() {
+            return Err(error(lua, 1, Ops::too_many(c)));
+        }
+        let mut v = v.into_iter();
+        let values = std::array::from_fn(|_| v.next());
+        let a = decode(lua, &ops.world, c.name(), c.entry().args, values)?;
+        ops.run(lua, c, c, a)
+    })
+}
+
+/// The entry of `raw.calls` for call `c`, made by the prelude's `form`.
+fn primitives(lua: &Lua, ops: &Rc<Ops>, c: Call, form: Form) -> mlua::Result<Table> {
+    let t = lua.create_table()?;
+    t.set("name", c.name())?;
+    let kind = match form {
+        Form::Take => {
+            t.set("now", operation(lua, ops, c, c)?)?;
+            "take"
+        }
+        Form::Wait => {
+            t.set("wait", wait(lua, ops, c, true)?)?;
+            "wait"
+        }
+        Form::WaitAll => {
+            t.set("wait", wait(lua, ops, c, true)?)?;
+            "waitall"
+        }
+        Form::Test => {
+            t.set("test", wait(lua, ops, c, false)?)?;
+            "test"
+        }
+        Form::PostWait { post, status } => {
+            t.set("post", operation(lua, ops, post, c)?)?;
+            t.set("wait", wait(lua, ops, c, true)?)?;
+            t.set("status", status)?;
+            "postwait"
+        }
+        Form::Exchange { send, recv } => {
+            t.set("send", operation(lua, ops, send, c)?)?;
+            t.set("recv", operation(lua, ops, recv, c)?)?;
+            t.set("wait", wait(lua, ops, c, true)?)?;
+            "exchange"
+        }
+        Form::Region { begin, end } => {
+            t.set("begin", begin.name())?;
+            t.set("end", end.name())?;
+            "region"
+        }
+        Form::TraceOpen => {
+            t.set("now", operation(lua, ops, c, c)?)?;
+            "trace_open"
+        }
+    };
+    t.set("form", kind)?;
+    Ok(t)
+}
+
+/// A wait on one request as call `call` (`MGEN_Recv` waits through its own, so that an error
+/// names it): its status `(source, tag, bytes)` once complete; else, if `blocking`, nil (the
+/// rank now waits for it), or false (`MGEN_Test`).
+fn wait(lua: &Lua, ops: &Rc<Ops>, call: Call, blocking: bool) -> mlua::Result<Function> {
+    let f = ops.world.clone();
+    lua.create_function(move |lua, h: Value| {
+        let func = call.name();
+        let hv = int_arg(lua, 1, &h, func, "request")?;
+        let mut w = f.borrow_mut();
+        match crate::calls::wait_request(&mut w, hv, call, blocking) {
+            Err(e) => Err(call_error(lua, 1, func, e)),
+            Ok(Some((source, tag, bytes))) => Ok(mlua::MultiValue::from_iter([
+                Value::Integer(source),
+                Value::Integer(tag),
+                Value::Integer(bytes),
+            ])),
+            Ok(None) if blocking => Ok(mlua::MultiValue::from_iter([Value::Nil])),
+            Ok(None) => Ok(mlua::MultiValue::from_iter([Value::Boolean(false)])),
+        }
+    })
+}
+
+/// The API's constants (`api::CONSTANTS`), and `MGEN_SCENARIO_DIR` (`MGEN_args` is each
+/// job's, set by the prelude).
+fn constants(globals: &Table, scenario_dir: &Path) -> mlua::Result<()> {
+    use crate::api::Value as V;
+    for &(name, value) in crate::api::CONSTANTS {
+        match value {
+            V::Int(i) => globals.set(name, i)?,
+            V::False => globals.set(name, false)?,
+            V::OfTheRun => {}
+        }
+    }
     let dir = scenario_dir
         .canonicalize()
         .unwrap_or_else(|_| scenario_dir.to_path_buf());
-    globals.set("MGEN_SCENARIO_DIR", dir.display().to_string())?;
+    globals.set("MGEN_SCENARIO_DIR", dir.display().to_string())
+}
 
+/// The rank's own `math.random` and `math.randomseed` (each rank has its generator).
+fn random(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
     // per-rank math.random
     let math: Table = globals.get("math")?;
     let f = world.clone();
@@ -235,47 +209,6 @@ fn records(lua: &Lua, globals: &Table, world: &W, scenario_dir: &Path) -> mlua::
                 ));
             }
             Ok(Value::Integer(rng.range(lo, hi)))
-        })?,
-    )?;
-    // MGEN_random_ring(n, x): x's neighbours in util.permutation(n)'s ring, drawn once for
-    // every rank whose generator is in the same state (the 64K ranks of a random ring would
-    // otherwise each draw, and search, a permutation of 64K: 2^32 steps of Lua)
-    let f = world.clone();
-    let drawn: RefCell<Option<RingDraw>> = RefCell::new(None);
-    globals.set(
-        "MGEN_random_ring",
-        lua.create_function(move |lua, (n, x): (Value, Value)| {
-            let n = int_arg(lua, 1, &n, "MGEN_random_ring", "n")?;
-            let x = int_arg(lua, 1, &x, "MGEN_random_ring", "x")?;
-            if !(1..=1 << 31).contains(&n) {
-                return Err(error(
-                    lua,
-                    1,
-                    format!("MGEN_random_ring: `n` must be in 1..2^31, got {n}"),
-                ));
-            }
-            if !(0..n).contains(&x) {
-                return Err(error(
-                    lua,
-                    1,
-                    format!("MGEN_random_ring: `x` must be in 0..{}, got {x}", n - 1),
-                ));
-            }
-            let mut w = f.borrow_mut();
-            let cur = w.current as usize;
-            let rng = &mut w.ranks[cur].rng;
-            let mut d = drawn.borrow_mut();
-            if !d
-                .as_ref()
-                .is_some_and(|d| d.before == *rng && d.pos.len() == n as usize)
-            {
-                *d = Some(RingDraw::draw(*rng, n as u32));
-            }
-            let d = d.as_ref().expect("drawn above");
-            *rng = d.after;
-            let n = n as usize;
-            let p = d.pos[x as usize] as usize;
-            Ok((d.perm[(p + n - 1) % n], d.perm[(p + 1) % n]))
         })?,
     )?;
     let f = world.clone();
@@ -310,210 +243,14 @@ fn records(lua: &Lua, globals: &Table, world: &W, scenario_dir: &Path) -> mlua::
     Ok(())
 }
 
-/// One permutation drawn for `MGEN_random_ring`: the generator's state before and after the
-/// draw, the permutation and each element's position in it.
-struct RingDraw {
-    before: crate::random::Xoshiro,
-    after: crate::random::Xoshiro,
-    perm: Vec<u32>,
-    pos: Vec<u32>,
-}
-
-impl RingDraw {
-    /// `util.permutation(n)`'s Fisher-Yates, draw for draw: for `i = n..2`, swap element `i`
-    /// with element `math.random(i)` (1-based).
-    fn draw(mut rng: crate::random::Xoshiro, n: u32) -> RingDraw {
-        let before = rng;
-        let mut perm: Vec<u32> = (0..n).collect();
-        for i in (2..=n as i64).rev() {
-            let j = rng.range(1, i);
-            perm.swap(i as usize - 1, j as usize - 1);
-        }
-        let mut pos = vec![0u32; n as usize];
-        for (p, &v) in perm.iter().enumerate() {
-            pos[v as usize] = p as u32;
-        }
-        RingDraw {
-            before,
-            after: rng,
-            perm,
-            pos,
-        }
-    }
-}
-
-/// Message passing: `MGEN_Isend`, `MGEN_Irecv` and their constants (the waits are the
-/// prelude's, over `raw.wait` and `raw.test`).
-fn messages(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
-    globals.set("MGEN_ANY_SOURCE", ANY_SOURCE)?;
-    globals.set("MGEN_ANY_TAG", ANY_TAG)?;
-    let f = world.clone();
-    globals.set(
-        "MGEN_Isend",
-        lua.create_function(
-            move |lua, (dest, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
-                isend(lua, &f, "MGEN_Isend", dest, bytes, tag, nic)
-            },
-        )?,
-    )?;
-    let f = world.clone();
-    globals.set(
-        "MGEN_Irecv",
-        lua.create_function(move |lua, (src, bytes, tag): (Value, Value, Value)| {
-            irecv(lua, &f, "MGEN_Irecv", src, bytes, tag)
-        })?,
-    )?;
-    Ok(())
-}
-
-/// The same as `MGEN_Isend` and `MGEN_Irecv`, for the prelude's blocking calls built on them
-/// (`MGEN_Send`, `MGEN_Recv`, `MGEN_Sendrecv`): one each, whose errors name that function.
-fn messages_as(lua: &Lua, raw: &Table, world: &W) -> mlua::Result<()> {
-    for (name, func) in [
-        ("isend_send", "MGEN_Send"),
-        ("isend_sendrecv", "MGEN_Sendrecv"),
-    ] {
-        let f = world.clone();
-        raw.set(
-            name,
-            lua.create_function(
-                move |lua, (dest, bytes, tag, nic): (Value, Value, Value, Option<Value>)| {
-                    isend(lua, &f, func, dest, bytes, tag, nic)
-                },
-            )?,
-        )?;
-    }
-    for (name, func) in [
-        ("irecv_recv", "MGEN_Recv"),
-        ("irecv_sendrecv", "MGEN_Sendrecv"),
-    ] {
-        let f = world.clone();
-        raw.set(
-            name,
-            lua.create_function(move |lua, (src, bytes, tag): (Value, Value, Value)| {
-                irecv(lua, &f, func, src, bytes, tag)
-            })?,
-        )?;
-    }
-    Ok(())
-}
-
-/// The profile's call of the script's function `func` (`MGEN_Send`: [`Api::Send`], ...).
-fn api_of(func: &str) -> crate::probe::profile::Api {
-    use crate::probe::profile::Api;
-    match func {
-        "MGEN_Send" => Api::Send,
-        "MGEN_Recv" => Api::Recv,
-        "MGEN_Sendrecv" => Api::Sendrecv,
-        "MGEN_Irecv" => Api::Irecv,
-        _ => Api::Isend,
-    }
-}
-
-/// `MGEN_Isend(dest, bytes, tag, nic?)` as the script's function `func`: the request handle.
-#[allow(clippy::too_many_arguments)]
-fn isend(
-    lua: &Lua,
-    f: &W,
-    func: &str,
-    dest: Value,
-    bytes: Value,
-    tag: Value,
-    nic: Option<Value>,
-) -> mlua::Result<i64> {
-    let (_, size, nics) = job_span(&f.borrow());
-    let dest = rank_arg(lua, &dest, func, "dest", size)?;
-    let nic = nic_arg(lua, nic, func, nics)?;
-    let bytes = bytes_arg(lua, &bytes, func, f.borrow().max_bytes)?;
-    let tag = int_arg(lua, 1, &tag, func, "tag")?;
-    let tag = crate::calls::send_tag(tag).map_err(|e| call_error(lua, 1, func, e))?;
-    Ok(crate::calls::isend(
-        &mut f.borrow_mut(),
-        api_of(func),
-        dest,
-        bytes,
-        tag,
-        nic,
-    ))
-}
-
-/// `MGEN_Irecv(src, bytes, tag)` as the script's function `func`: the request handle.
-fn irecv(lua: &Lua, f: &W, func: &str, src: Value, bytes: Value, tag: Value) -> mlua::Result<i64> {
-    let (_, size, _) = job_span(&f.borrow());
-    let src = match src {
-        Value::Integer(ANY_SOURCE) => ANY_SOURCE,
-        ref v => rank_arg(lua, v, func, "src", size)? as i64,
-    };
-    let bytes = bytes_arg(lua, &bytes, func, f.borrow().max_bytes)?;
-    let tag = int_arg(lua, 1, &tag, func, "tag")?;
-    let tag = crate::calls::recv_tag(tag).map_err(|e| call_error(lua, 1, func, e))?;
-    Ok(crate::calls::irecv(
-        &mut f.borrow_mut(),
-        api_of(func),
-        src,
-        bytes,
-        tag,
-    ))
-}
-
-/// The raw primitives, seen only by the prelude: waits, poll and completion, the sandbox's
-/// file functions, the limits, and `print`.
+/// The raw primitives, seen only by the prelude: the sandbox's file functions, the limits,
+/// `print` and what it asks about the running rank (the API's own are made by [`calls`]).
 fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> mlua::Result<Table> {
     // raw primitives, seen only by the prelude
     let raw = lua.create_table()?;
-    messages_as(lua, &raw, world)?;
     for t in ["std_modules", "job_modules", "rank_modules"] {
         raw.set(t, lua.create_table()?)?;
     }
-    // one wait per function the script may have called, so that an error names it (MGEN_Recv
-    // and friends wait through these; a name is not an argument: nothing more to convert)
-    for (name, func, blocking) in [
-        ("wait", "MGEN_Wait", true),
-        ("wait_send", "MGEN_Send", true),
-        ("wait_recv", "MGEN_Recv", true),
-        ("wait_sendrecv", "MGEN_Sendrecv", true),
-        ("wait_waitall", "MGEN_Waitall", true),
-        ("test", "MGEN_Test", false),
-    ] {
-        let f = world.clone();
-        raw.set(
-            name,
-            lua.create_function(move |lua, h: Value| {
-                let hv = int_arg(lua, 1, &h, func, "request")?;
-                let mut w = f.borrow_mut();
-                let call = crate::rank::Call::of(func);
-                match crate::calls::wait_request(&mut w, hv, call, blocking) {
-                    Err(e) => Err(call_error(lua, 1, func, e)),
-                    Ok(Some((source, tag, bytes))) => Ok(mlua::MultiValue::from_iter([
-                        Value::Integer(source),
-                        Value::Integer(tag),
-                        Value::Integer(bytes),
-                    ])),
-                    Ok(None) if blocking => Ok(mlua::MultiValue::from_iter([Value::Nil])),
-                    Ok(None) => Ok(mlua::MultiValue::from_iter([Value::Boolean(false)])),
-                }
-            })?,
-        )?;
-    }
-    let f = world.clone();
-    raw.set(
-        "poll",
-        lua.create_function(move |lua, tag: Value| {
-            let tag = int_arg(lua, 2, &tag, "MGEN_rdma_poll", "tag")?;
-            Ok(crate::calls::poll(&mut f.borrow_mut(), tag))
-        })?,
-    )?;
-    let f = world.clone();
-    raw.set(
-        "complete",
-        lua.create_function(move |lua, h: Value| {
-            let hv = int_arg(lua, 2, &h, "MGEN_acp_complete", "handle")?;
-            let mut w = f.borrow_mut();
-            let seq = crate::calls::take_handle(&mut w, hv)
-                .map_err(|e| call_error(lua, 2, "MGEN_acp_complete", e))?;
-            Ok(crate::calls::complete(&mut w, seq))
-        })?,
-    )?;
     super::io::files_api(lua, &raw, files, module_dirs)?;
     rank_api(lua, &raw, world.clone())?;
     let f = world.clone();

@@ -120,3 +120,168 @@ pub(super) fn bytes_arg(lua: &Lua, v: &Value, func: &str, max: u64) -> mlua::Res
     let b = int_arg(lua, 1, v, func, "bytes")?;
     crate::calls::bytes(b, max).map_err(|e| call_error(lua, 1, func, e))
 }
+
+/// Most arguments a call of the table takes (`MGEN_Sendrecv`'s six).
+pub(super) const MOST: usize = 6;
+
+/// An argument's value as its rule decoded it (`api::Rule`).
+#[derive(Clone, Debug, Default)]
+pub(super) enum Val {
+    /// Left out (an optional argument), or kept by no rule (`Comm`, `StatusIgnore`).
+    #[default]
+    Absent,
+    /// An integer (a tag, a handle, a request; a receive's source: a rank of the job or
+    /// `MGEN_ANY_SOURCE`).
+    Int(i64),
+    /// A rank of the caller's job (numbered in the job).
+    Rank(u32),
+    Bytes(u64),
+    Nic(Option<u32>),
+    Num(f64),
+    Str(String),
+    /// A value handed on as it is (a list, a function, a file name).
+    Lua(Value),
+}
+
+/// What a call's operation is given: its arguments, decoded, by place.
+pub(super) struct Args(pub(super) [Val; MOST]);
+
+impl Args {
+    /// Argument `i`, an integer (a left-out one: `or`).
+    pub(super) fn int_or(&self, i: usize, or: i64) -> i64 {
+        match self.0[i] {
+            Val::Int(v) => v,
+            Val::Absent => or,
+            ref v => mismatch(i, v),
+        }
+    }
+    pub(super) fn int(&self, i: usize) -> i64 {
+        match self.0[i] {
+            Val::Int(v) => v,
+            ref v => mismatch(i, v),
+        }
+    }
+    pub(super) fn rank(&self, i: usize) -> u32 {
+        match self.0[i] {
+            Val::Rank(v) => v,
+            ref v => mismatch(i, v),
+        }
+    }
+    pub(super) fn bytes(&self, i: usize) -> u64 {
+        match self.0[i] {
+            Val::Bytes(v) => v,
+            ref v => mismatch(i, v),
+        }
+    }
+    pub(super) fn nic(&self, i: usize) -> Option<u32> {
+        match self.0[i] {
+            Val::Nic(v) => v,
+            Val::Absent => None,
+            ref v => mismatch(i, v),
+        }
+    }
+    pub(super) fn num(&self, i: usize) -> f64 {
+        match self.0[i] {
+            Val::Num(v) => v,
+            ref v => mismatch(i, v),
+        }
+    }
+    pub(super) fn take_str(&mut self, i: usize) -> String {
+        match std::mem::replace(&mut self.0[i], Val::Absent) {
+            Val::Str(s) => s,
+            ref v => mismatch(i, v),
+        }
+    }
+    pub(super) fn lua(&self, i: usize) -> &Value {
+        match &self.0[i] {
+            Val::Lua(v) => v,
+            v => mismatch(i, v),
+        }
+    }
+}
+
+/// An operation asked for an argument its rule does not give: the table (`api/mod.rs`) and
+/// the operation (`ops.rs`) disagree, a bug of ours.
+#[cold]
+fn mismatch(i: usize, v: &Val) -> ! {
+    panic!(
+        "argument {} decoded as {v:?}: the API's table and the operation disagree",
+        i + 1
+    )
+}
+
+/// Decodes the arguments `values` of a call by the rules of `args` (its entry's), in order:
+/// the first that breaks its rule is an error naming the function `func` (the call the script
+/// made), the argument and the script line.
+pub(super) fn decode(
+    lua: &Lua,
+    w: &std::cell::RefCell<Part>,
+    func: &str,
+    args: &[crate::api::Arg],
+    values: [Option<Value>; MOST],
+) -> mlua::Result<Args> {
+    use crate::api::Rule;
+    let (size, nics, max) = {
+        let w = w.borrow();
+        let (_, size, nics) = job_span(&w);
+        (size, nics, w.max_bytes)
+    };
+    let mut out = Args(Default::default());
+    for ((a, v), slot) in args.iter().zip(values).zip(out.0.iter_mut()) {
+        if a.optional && matches!(v, None | Some(Value::Nil)) {
+            continue;
+        }
+        let v = v.unwrap_or(Value::Nil);
+        let int = |v: &Value| int_arg(lua, 1, v, func, a.name);
+        let rule =
+            |r: Result<i64, crate::calls::CallError>| r.map_err(|e| call_error(lua, 1, func, e));
+        *slot = match a.rule {
+            Rule::Rank => Val::Rank(rank_arg(lua, &v, func, a.name, size)?),
+            Rule::RankOrAny => match v {
+                Value::Integer(crate::mpi::ANY_SOURCE) => Val::Int(crate::mpi::ANY_SOURCE),
+                ref v => Val::Int(rank_arg(lua, v, func, a.name, size)? as i64),
+            },
+            Rule::Bytes => Val::Bytes(bytes_arg(lua, &v, func, max)?),
+            Rule::Int | Rule::Handle | Rule::Request => Val::Int(int(&v)?),
+            Rule::SendTag => Val::Int(rule(crate::calls::send_tag(int(&v)?))?),
+            Rule::RecvTag => Val::Int(rule(crate::calls::recv_tag(int(&v)?))?),
+            Rule::Nic => Val::Nic(nic_arg(lua, Some(v), func, nics)?),
+            Rule::Seconds | Rule::Finite => Val::Num(number(lua, &v, func, a)?),
+            Rule::Name => Val::Str(str_arg(lua, &v, func, a.name)?),
+            Rule::Path => match v {
+                Value::String(_) => Val::Lua(v),
+                ref other => {
+                    let got = describe(other);
+                    let msg = format!(
+                        "{func}: `{}` must be a file name (a string), got {got}",
+                        a.name
+                    );
+                    return Err(error(lua, 1, msg));
+                }
+            },
+            Rule::Requests | Rule::Function | Rule::Rest => Val::Lua(v),
+            Rule::Comm | Rule::StatusIgnore => Val::Absent,
+        };
+    }
+    Ok(out)
+}
+
+/// A number argument: seconds (any number: the operation says what is out of range) or a
+/// finite number.
+fn number(lua: &Lua, v: &Value, func: &str, a: &crate::api::Arg) -> mlua::Result<f64> {
+    let finite = a.rule == crate::api::Rule::Finite;
+    match *v {
+        Value::Integer(i) => Ok(i as f64),
+        Value::Number(n) if !finite || n.is_finite() => Ok(n),
+        ref other => Err(error(
+            lua,
+            1,
+            format!(
+                "{func}: `{}` must be a {}number, got {}",
+                a.name,
+                if finite { "finite " } else { "" },
+                describe(other)
+            ),
+        )),
+    }
+}

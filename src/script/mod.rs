@@ -19,6 +19,7 @@ mod fast;
 mod io;
 mod modules;
 pub(crate) mod names;
+mod ops;
 
 mod replay_api;
 mod unread;
@@ -339,15 +340,19 @@ impl Scripts {
         if let Some(w) = &self.watchdog {
             w.begin(co);
         }
-        let status = ffi::lua_resume(co, ptr::null_mut(), nargs, &mut nres);
-        if let Some(w) = &self.watchdog {
-            w.end(co);
+        // SAFETY: `co` is rank `i`'s coroutine, alive and suspended (the caller's contract),
+        // with `nargs` values pushed for it; the watchdog is given the coroutine it runs.
+        unsafe {
+            let status = ffi::lua_resume(co, ptr::null_mut(), nargs, &mut nres);
+            if let Some(w) = &self.watchdog {
+                w.end(co);
+            }
+            if status == ffi::LUA_YIELD {
+                ffi::lua_pop(co, nres);
+                return Outcome::Blocked;
+            }
+            self.ended(co, status, nres, i, li)
         }
-        if status == ffi::LUA_YIELD {
-            ffi::lua_pop(co, nres);
-            return Outcome::Blocked;
-        }
-        self.ended(co, status, nres, i, li)
     }
 
     /// What rank `i`'s resume that did not yield came to: it finished, or failed.
@@ -365,7 +370,8 @@ impl Scripts {
         li: usize,
     ) -> Outcome {
         if status == ffi::LUA_OK {
-            ffi::lua_pop(co, nres);
+            // SAFETY: the `nres` results of the resume that ended are on `co`'s stack.
+            unsafe { ffi::lua_pop(co, nres) };
             let _ = self.forget.call::<()>(i);
             self.threads.borrow_mut()[li] = ptr::null_mut();
             return Outcome::Finished;
@@ -378,9 +384,13 @@ impl Scripts {
             return Outcome::Stopped(Limit::LuaMemory);
         }
         // the error object moves to the main state, then to the prelude's `failure`
-        let err = self.lua.exec_raw::<Value>((), |state| {
-            ffi::lua_xmove(co, state, 1);
-        });
+        // SAFETY: the failed resume left its error object on top of `co`, a thread of this
+        // state; `exec_raw` runs on the main state with room for it.
+        let err = unsafe {
+            self.lua.exec_raw::<Value>((), |state| {
+                ffi::lua_xmove(co, state, 1);
+            })
+        };
         self.threads.borrow_mut()[li] = ptr::null_mut();
         let msg = match err {
             Ok(Value::Error(e)) if is_memory_error(&e) => {
@@ -557,7 +567,7 @@ fn without_prelude(tb: &str) -> String {
     let fast = |l: &str| {
         let name = l.trim().strip_prefix("[C]: in function '");
         name.and_then(|n| n.strip_suffix('\''))
-            .is_some_and(|n| fast::NAMES.contains(&n))
+            .is_some_and(fast::hands_on)
     };
     let kept: Vec<&str> = kept
         .iter()

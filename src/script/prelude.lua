@@ -23,27 +23,30 @@ local tostring, select, concat, type, error, pcall = tostring, select, table.con
 local next, rawget, rawset, setmetatable, getmetatable = next, rawget, rawset, setmetatable, getmetatable
 local load, pack, unpack, format = load, table.pack, table.unpack, string.format
 local sbyte, sfind, gsub = string.byte, string.find, string.gsub
-local poll_now, complete_now, write, stop_now = raw.poll, raw.complete, raw.write, raw.stop
+local write, stop_now = raw.write, raw.stop
 local current, engine_took = raw.current, raw.engine_took
 local sandbox = opts.sandbox
 local ALLOW = " (mgensim run --allow-io lifts the sandbox)"
 
--- Blocking calls: the engine decides at once when it can (the condition is already met);
--- otherwise it records what the rank waits for and the rank yields until that happens.
--- (The engine's C versions, script/fast.rs, take calls with integer arguments themselves and
--- pass these wrappers the rest.)
-function G.MGEN_rdma_poll(tag)
-  if not poll_now(tag) then yield() end
+-- The calls the prelude makes: one wrapper per call of the API's table (src/api/mod.rs) made
+-- by one of these forms, over the primitives script/api.rs made for that call (`raw.calls`:
+-- `now`, the call's operation; `post`, `send`, `recv`, an operation it posts with, named as
+-- the call; `wait` and `test`, a wait on a request as the call), so that an error names the
+-- function the script called. (The engine's C versions, script/fast.rs, take calls with
+-- integer arguments themselves and pass these wrappers the rest. No tail calls in these
+-- wrappers: they would hide the script's line from tracebacks.)
+local forms = {}
+
+-- A call the engine decides at once when it can (the condition is already met); otherwise it
+-- records what the rank waits for and the rank yields until that happens.
+function forms.take(c)
+  local now = c.now
+  return function(x)
+    if not now(x) then yield() end
+  end
 end
 
-function G.MGEN_acp_complete(handle)
-  if not complete_now(handle) then yield() end
-end
-
--- Message passing: a request completes in simulated time; waiting yields until it has. The
--- blocking calls built here wait and post through primitives of their own (`raw.wait_recv`,
--- `raw.isend_send`, ...), so that an error names the function the script called.
-local test_now = raw.test
+-- Message passing: a request completes in simulated time; waiting yields until it has.
 local function waiter(wait_now)
   return function(req)
     local source, tag, bytes = wait_now(req)
@@ -54,65 +57,78 @@ local function waiter(wait_now)
     return { source = source, tag = tag, bytes = bytes }
   end
 end
-local Wait = waiter(raw.wait)
-local WaitSend, WaitRecv = waiter(raw.wait_send), waiter(raw.wait_recv)
-local WaitSendrecv, WaitWaitall = waiter(raw.wait_sendrecv), waiter(raw.wait_waitall)
 -- (the second argument, MGEN_STATUS_IGNORE or nothing, is checked by the C versions in
 -- script/fast.rs, which call these only after that)
-G.MGEN_STATUS_IGNORE = false
-function G.MGEN_Wait(req, status)
-  local st = Wait(req)
-  if status ~= false then return st end
+function forms.wait(c)
+  local wait = waiter(c.wait)
+  return function(req, status)
+    local st = wait(req)
+    if status ~= false then return st end
+  end
 end
 
-function G.MGEN_Waitall(reqs, status)
-  local statuses = {}
-  for i = 1, #reqs do statuses[i] = WaitWaitall(reqs[i]) end
-  if status ~= false then return statuses end
+function forms.waitall(c)
+  local wait = waiter(c.wait)
+  return function(reqs, status)
+    local statuses = {}
+    for i = 1, #reqs do statuses[i] = wait(reqs[i]) end
+    if status ~= false then return statuses end
+  end
 end
 
 -- Test answers for the rank's own clock: first let the engine catch up with it.
-function G.MGEN_Test(req)
-  raw.sync()
-  yield()
-  local source, tag, bytes = test_now(req)
-  if source then return true, { source = source, tag = tag, bytes = bytes } end
-  return false
+function forms.test(c)
+  local test_now, sync = c.test, raw.sync
+  return function(req)
+    sync()
+    yield()
+    local source, tag, bytes = test_now(req)
+    if source then return true, { source = source, tag = tag, bytes = bytes } end
+    return false
+  end
 end
 
-local isend_send, isend_sendrecv = raw.isend_send, raw.isend_sendrecv
-local irecv_recv, irecv_sendrecv = raw.irecv_recv, raw.irecv_sendrecv
-function G.MGEN_Send(dest, bytes, tag, nic)
-  WaitSend(isend_send(dest, bytes, tag, nic))
+-- Posts (MGEN_Isend's or MGEN_Irecv's operation), then waits.
+function forms.postwait(c)
+  local post, wait = c.post, waiter(c.wait)
+  if c.status then
+    return function(...)
+      local status = wait(post(...))
+      return status
+    end
+  end
+  return function(...)
+    wait(post(...))
+  end
 end
 
--- (no tail calls in these wrappers: they would hide the script's line from tracebacks)
-function G.MGEN_Recv(src, bytes, tag)
-  local status = WaitRecv(irecv_recv(src, bytes, tag))
-  return status
-end
-
-function G.MGEN_Sendrecv(dest, send_bytes, send_tag, src, recv_bytes, recv_tag)
-  local r = irecv_sendrecv(src, recv_bytes, recv_tag)
-  local s = isend_sendrecv(dest, send_bytes, send_tag)
-  WaitSendrecv(s)
-  local status = WaitSendrecv(r)
-  return status
+-- Posts the receive (arguments 4 to 6), then the send (1 to 3), and waits for both.
+function forms.exchange(c)
+  local send, recv, wait = c.send, c.recv, waiter(c.wait)
+  return function(dest, send_bytes, send_tag, src, recv_bytes, recv_tag)
+    local r = recv(src, recv_bytes, recv_tag)
+    local s = send(dest, send_bytes, send_tag)
+    wait(s)
+    local status = wait(r)
+    return status
+  end
 end
 
 -- A named span on the rank's timeline around fn(...); returns what fn returns.
-local region_begin, region_end = G.MGEN_region_begin, G.MGEN_region_end
-function G.MGEN_region(name, fn, ...)
-  if type(name) ~= "string" then
-    error(format("MGEN_region: `name` must be a string, got %s", type(name)), 2)
+function forms.region(c)
+  local region_begin, region_end, call = G[c.begin], G[c["end"]], c.name
+  return function(name, fn, ...)
+    if type(name) ~= "string" then
+      error(format("%s: `name` must be a string, got %s", call, type(name)), 2)
+    end
+    if type(fn) ~= "function" then
+      error(format("%s: `fn` must be a function, got %s", call, type(fn)), 2)
+    end
+    region_begin(name)
+    local results = pack(fn(...))
+    region_end()
+    return unpack(results, 1, results.n)
   end
-  if type(fn) ~= "function" then
-    error(format("MGEN_region: `fn` must be a function, got %s", type(fn)), 2)
-  end
-  region_begin(name)
-  local results = pack(fn(...))
-  region_end()
-  return unpack(results, 1, results.n)
 end
 
 -- print from a rank goes to stderr with the rank and its simulated time.
@@ -226,10 +242,18 @@ end
 
 -- MGEN_trace_open: the trace's ranks, and the bytes of each datatype number (one table for
 -- every rank, read-only)
-local trace_open, trace_sizes = raw.trace_open, frozen(raw.trace_sizes, "MGEN_trace_open's sizes")
-function G.MGEN_trace_open(path)
-  local ranks = trace_open(path)
-  return ranks, trace_sizes
+local trace_sizes = frozen(raw.trace_sizes, "MGEN_trace_open's sizes")
+function forms.trace_open(c)
+  local trace_open = c.now
+  return function(path)
+    local ranks = trace_open(path)
+    return ranks, trace_sizes
+  end
+end
+
+for i = 1, #raw.calls do
+  local c = raw.calls[i]
+  G[c.name] = forms[c.form](c)
 end
 
 -- Lua turns an error whose message is exactly "not enough memory" into a memory error: a

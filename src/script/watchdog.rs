@@ -257,8 +257,9 @@ impl Watchdog {
             s.epoch.store(e + 1, Ordering::Release);
         });
         // (a signal arriving from here on finds no running coroutine)
-        if !co.is_null() && ffi::lua_gethookmask(co) != 0 {
-            ffi::lua_sethook(co, None, 0, 0);
+        // SAFETY: `co` is not null, hence alive (the caller's contract), and of this thread.
+        if !co.is_null() && unsafe { ffi::lua_gethookmask(co) } != 0 {
+            unsafe { ffi::lua_sethook(co, None, 0, 0) };
         }
     }
 }
@@ -270,10 +271,12 @@ impl Watchdog {
 /// # Safety
 /// `co` must be a live coroutine of this thread's Lua state, about to run.
 pub(super) unsafe fn adopt(co: *mut lua_State) {
-    if let Some(h) = ffi::lua_gethook(co) {
+    // SAFETY: `co` is a live coroutine of this thread's state (the caller's contract).
+    if let Some(h) = unsafe { ffi::lua_gethook(co) } {
         HOOK.store(h as usize, Ordering::Relaxed);
         if !ARMING.with(|a| a.at_once.get()) {
-            ffi::lua_sethook(co, None, 0, 0);
+            // SAFETY: as above.
+            unsafe { ffi::lua_sethook(co, None, 0, 0) };
         }
     }
     ARMING.with(|a| a.running.set(co));
