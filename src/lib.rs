@@ -39,6 +39,7 @@ pub mod report;
 pub(crate) mod script;
 pub mod sim;
 pub mod sweep;
+pub mod traffic;
 pub mod units;
 pub mod words;
 

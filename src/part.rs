@@ -114,6 +114,8 @@ pub struct Part {
     pub profile: Option<Box<crate::probe::profile::Profile>>,
     /// The traces ranks replay (`MGEN_trace_open`).
     pub replays: crate::replay::Replays,
+    /// The synthetic traffic of this partition's NICs (`traffic/`), if a job has some.
+    pub traffic: Option<Box<crate::traffic::Traffic>>,
     /// Most events the partitions this one gathered held pending at once, summed.
     peak_events: u64,
     /// This partition reads every rank and channel (see [`Part::become_whole`]).
@@ -229,7 +231,7 @@ impl Part {
         } else {
             Rdma::split(n)
         };
-        let out = nets
+        let mut out: Vec<Part> = nets
             .into_iter()
             .zip(nicss)
             .zip(mpis)
@@ -274,11 +276,19 @@ impl Part {
                     profile: None,
                     unsaid: None,
                     replays: crate::replay::Replays::default(),
+                    traffic: None,
                     peak_events: 0,
                     whole: false,
                 }
             })
             .collect();
+        // synthetic traffic: its generators, on the NICs of each partition
+        let mut queues: Vec<&mut EventQueue<Event>> = out.iter_mut().map(|p| &mut p.queue).collect();
+        if let Some(t) = crate::traffic::Traffic::build(s, &nodes, &parts.nic, &mut queues) {
+            for (p, t) in out.iter_mut().zip(t) {
+                p.traffic = Some(Box::new(t));
+            }
+        }
         (out, parts)
     }
 
@@ -619,6 +629,9 @@ impl Part {
             mine.absorb(*theirs);
         }
         self.replays.absorb(std::mem::take(&mut other.replays));
+        if let (Some(mine), Some(theirs)) = (self.traffic.as_deref_mut(), other.traffic.take()) {
+            mine.absorb(*theirs);
+        }
     }
 
     /// Most events this partition held pending at once, and those of the partitions it
@@ -722,6 +735,9 @@ impl Part {
             mpi,
             ranks,
             trace,
+            traffic,
+            events,
+            events_by_kind,
             ..
         } = self;
         let tr = trace.as_deref_mut();
@@ -748,11 +764,14 @@ impl Part {
                     envelope(m, nics, mpi, ranks, t, q);
                     delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
                 }
-                Arrival::Nothing => {}
+                Arrival::Nothing | Arrival::Synthetic(_) => {}
             },
             Event::ChannelFree(c) => {
                 if let Some(nic) = net.channel_free(c, t, q) {
                     nics.staging_freed(nic, net, t, q);
+                    if let Some(g) = traffic.as_deref_mut() {
+                        g.freed(nic, t, q);
+                    }
                 }
             }
             Event::TxDmaDone(pkt) => {
@@ -765,6 +784,11 @@ impl Part {
             }
             Event::NicArrive(p) => match nics.arrive(p, net, t, q) {
                 Arrival::Nothing => {}
+                Arrival::Synthetic(p) => {
+                    if let Some(g) = traffic.as_deref_mut() {
+                        g.arrived(p, nics, net, t, q);
+                    }
+                }
                 Arrival::Envelope(m) => envelope(m, nics, mpi, ranks, t, q),
                 Arrival::Delivered(m) => delivered(m, nics, net, rdma, mpi, ranks, tr, t, q),
                 Arrival::EnvelopeDelivered(m) => {
@@ -780,6 +804,16 @@ impl Part {
             Event::OpStart(op) => rdma.start(op, nics, net, t, q),
             Event::P2pStart(m) => mpi.start(m, nics, net, t, q),
             Event::CtsStart(m) => mpi.send_cts(m, nics, net, t, q),
+            Event::Traffic(what) => {
+                if let Some(g) = traffic.as_deref_mut() {
+                    if !g.event(what, nics, net, t, q) {
+                        // (a reading of this partition's links, one per partition: no event
+                        // of the model, and not counted as one)
+                        *events -= 1;
+                        events_by_kind[ev.kind()] -= 1;
+                    }
+                }
+            }
             Event::RankWake(_) => unreachable!("handled by advance"),
         }
     }
@@ -847,6 +881,7 @@ fn delivered(
         MsgKind::Eager | MsgKind::Rts | MsgKind::Cts | MsgKind::RndvData => {
             mpi.delivered(msg.kind, msg.op, ranks, nics, net, t, q)
         }
+        MsgKind::Synthetic => unreachable!("synthetic packets are measured as they arrive"),
     }
 }
 

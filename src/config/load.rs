@@ -394,6 +394,12 @@ impl Scenario {
                     }
                 }
             };
+            // synthetic traffic: its keys read, the script its ranks run made (traffic/)
+            let (traffic, script_name, source) =
+                match read_traffic(&w, &key, ranks, net, &f.node, topo.as_ref(), &base, allow_io, p) {
+                    Some(t) => (Some(t.clone()), format!("traffic {}", t.name), t.script()),
+                    None => (None, script_name, source),
+                };
             jobs.push(Job {
                 name,
                 workload: Workload {
@@ -404,6 +410,7 @@ impl Scenario {
                     ranks,
                     seed: w.seed,
                     args: w.args.unwrap_or_default(),
+                    traffic,
                 },
                 nodes: placed.unwrap_or_default(),
             });
@@ -449,6 +456,49 @@ impl Scenario {
     }
 }
 
+/// The synthetic traffic of a job (`traffic/keys.rs`), its problems reported under `key`;
+/// None without `traffic` (the other traffic keys are then each an error) or with a problem.
+#[allow(clippy::too_many_arguments)]
+fn read_traffic(
+    w: &WorkloadFile,
+    key: &str,
+    ranks: u64,
+    net: &super::NetworkConfig,
+    node: &super::NodeConfig,
+    topo: Option<&crate::net::topology::Topo>,
+    base: &Path,
+    allow_io: bool,
+    p: &mut Problems,
+) -> Option<std::sync::Arc<crate::traffic::Spec>> {
+    let keys = w.traffic_keys();
+    if keys.traffic.is_some() && net.model == super::NetworkModel::Flow {
+        p.key(
+            &format!("{key}.traffic"),
+            "synthetic traffic is measured packet by packet: it needs network.model = \
+             \"packet\" (the flow model has no packets)",
+        );
+        return None;
+    }
+    let c = crate::traffic::keys::Context {
+        ranks,
+        seed: w.seed,
+        net,
+        node,
+        topo,
+        base,
+        allow_io,
+    };
+    match crate::traffic::keys::read(&keys, &c) {
+        Ok(spec) => Some(std::sync::Arc::new(spec)),
+        Err(problems) => {
+            for (k, msg) in problems {
+                p.key(&format!("{key}.{k}"), msg);
+            }
+            None
+        }
+    }
+}
+
 /// The ranks of the trace a workload replays.
 fn trace_ranks(w: &WorkloadFile, base: &Path, allow_io: bool) -> Result<u64, String> {
     let files = crate::files::FileAccess::new(base, &[], allow_io);
@@ -471,6 +521,16 @@ fn read_script(
     allow_io: bool,
     p: &mut Problems,
 ) -> (String, Option<PathBuf>, String) {
+    if w.traffic.is_some() {
+        if w.script.is_some() || w.code.is_some() || w.trace.is_some() || w.args.is_some() {
+            p.key(
+                &format!("{key}.traffic"),
+                "synthetic traffic needs no script: give `traffic` without `script`, `code`, \
+                 `trace` or `args`",
+            );
+        }
+        return (String::new(), None, String::new());
+    }
     if let Some(t) = &w.trace {
         if w.script.is_some() || w.code.is_some() {
             p.key(

@@ -310,6 +310,9 @@ impl fmt::Display for Report {
             writeln!(f, "{line}")?;
         }
         writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
+        for t in self.traffic.iter().flatten() {
+            write!(f, "{}", t.text())?;
+        }
         if let Some(rows) = self.profile.as_ref().filter(|r| !r.is_empty()) {
             self.write_profile(f, rows)?;
         }
