@@ -189,7 +189,7 @@ impl Traffic {
                 q.push(Time(w1), Event::Traffic(SNAPSHOT | (t as u32) << 1 | 1));
             }
             for s in 0..tr.slots.len() {
-                let first = tr.earliest(s);
+                let first = tr.earliest(s, 0);
                 if first != NEVER {
                     tr.wake(s, first, q);
                 }
@@ -247,15 +247,16 @@ impl Traffic {
         }
     }
 
-    /// When slot `s` next has a message to inject: the oldest waiting message's creation time
-    /// over its generators still running ([`NEVER`]: none).
+    /// When slot `s` next has a message to inject, seen at `now` (ps): the oldest waiting
+    /// message's creation time over its generators whose traffic has not ended by then
+    /// ([`NEVER`]: none).
     #[inline]
-    fn earliest(&self, s: usize) -> u64 {
+    fn earliest(&self, s: usize, now: u64) -> u64 {
         let sl = self.slots[s];
         let mut t = NEVER;
         for g in &self.gens[sl.first as usize..(sl.first + sl.count) as usize] {
-            let due = g.due();
-            if due < self.jobs[g.job as usize].spec.end() {
+            let (due, end) = (g.due(), self.jobs[g.job as usize].spec.end());
+            if now < end && due < end {
                 t = t.min(due);
             }
         }
@@ -284,7 +285,8 @@ impl Traffic {
             }
         }
         let Some((_, i)) = pick else {
-            let next = self.earliest(s);
+            // (every generator still running waits for its next message)
+            let next = self.earliest(s, t);
             if next != NEVER {
                 self.wake(s, next, q);
             }
@@ -330,9 +332,9 @@ impl Traffic {
         if !sent {
             return; // (no record: the run stops with why)
         }
-        let next = self.earliest(s).max(t + spec.wire_time(wire));
-        if next != NEVER && next < u64::MAX {
-            self.wake(s, next, q);
+        let next = self.earliest(s, t);
+        if next != NEVER {
+            self.wake(s, next.max(t + spec.wire_time(wire)), q);
         }
     }
 
