@@ -218,7 +218,12 @@ fn process_of(k: &Keys, spec: &Spec, bad: &mut dyn FnMut(&str, String)) -> Proce
             if cycle == 0 {
                 bad("cycle", "must be longer than 0 ps".into());
             }
-            let p = spec.load * cycle as f64 * spec.nic_rate.0 as f64 / 1e12 / spec.mean_wire();
+            let p = Spec {
+                process: Process::Bernoulli { cycle },
+                ..spec.clone()
+            }
+            .per_cycle()
+            .unwrap_or(0.0);
             if p > 1.0 + 1e-9 && spec.load > 0.0 {
                 bad(
                     "cycle",

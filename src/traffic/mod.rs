@@ -25,6 +25,8 @@
 //! is never sent (a measured packet left so is counted as unfinished).
 
 pub mod bound;
+pub mod curve;
+pub mod curve_svg;
 mod gen;
 pub mod keys;
 pub mod pattern;
@@ -137,6 +139,17 @@ impl Spec {
             .map(|&(b, _)| pattern::cut(b, self.mtu, self.header).1)
             .min()
             .unwrap_or(self.header)
+    }
+
+    /// A Bernoulli process's probability of a message per cycle at this load (None for the
+    /// other processes): above 1, the process cannot make the load.
+    pub fn per_cycle(&self) -> Option<f64> {
+        match self.process {
+            Process::Bernoulli { cycle } => {
+                Some(self.load * cycle as f64 * self.nic_rate.0 as f64 / 1e12 / self.mean_wire())
+            }
+            _ => None,
+        }
     }
 
     /// Time (ps) `wire` bytes take on an injection link.
