@@ -214,3 +214,18 @@ pub fn report(
     }
     out
 }
+
+/// `latency_histogram.csv`: for each traffic job, a line per latency bucket that holds a
+/// measured packet, `[from_ps, to_ps)` with the packets whose latency (from creation) and
+/// whose network latency (from entering the injection channel) fall in it; None without
+/// synthetic traffic.
+pub fn histogram_csv(r: &crate::Report) -> Option<String> {
+    let jobs = r.traffic.as_ref()?;
+    let mut out = String::from("job,from_ps,to_ps,packets,packets_by_network_latency\n");
+    for s in jobs {
+        for &(lo, hi, a, b) in &s.histogram {
+            out += &format!("{},{lo},{hi},{a},{b}\n", crate::output::csv_field(&s.job));
+        }
+    }
+    Some(out)
+}
