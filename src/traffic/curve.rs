@@ -445,7 +445,7 @@ mod tests {
         assert_eq!(r.len(), 20);
         assert_eq!((r[0], r[19]), (0.05, 1.0));
         assert_eq!(parse_loads("0.1..0.5:+0.2").unwrap(), [0.1, 0.3, 0.5]);
-        let e = parse_loads("0.1..1.5").unwrap_err().to_string();
+        let e = parse_loads("0.1,1.5").unwrap_err().to_string();
         assert!(e.contains("1.5 is not a load"), "{e}");
         let e = parse_loads("0.1,x").unwrap_err().to_string();
         assert!(e.contains("`x` is not a number"), "{e}");
