@@ -139,8 +139,9 @@ fn the_curve_command_writes_its_files_the_same_for_any_count_of_threads() {
     let loads: Vec<&str> = csv[1..].iter().map(|r| r[2].as_str()).collect();
     assert_eq!(loads, ["0.2", "0.3", "0.4", "0.5", "0.525", "0.55", "0.575", "0.6"]);
     let sat = csv_records(&written[0].1);
-    assert_eq!(sat[0][3], "saturation_load");
-    assert_eq!((sat[1][3].as_str(), sat[1][4].as_str()), ("0.5", "0.525"));
+    assert_eq!(sat[0][4], "saturation_load");
+    assert_eq!((sat[1][4].as_str(), sat[1][5].as_str()), ("0.5", "0.525"));
+    assert_eq!(sat[1][2], "0.2");
 }
 
 #[test]

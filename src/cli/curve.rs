@@ -16,9 +16,9 @@ pub(crate) struct CurveCommand {
     /// each is a line of the plot (times the points of --vary).
     #[arg(required = true, value_name = "SCENARIO")]
     scenarios: Vec<PathBuf>,
-    /// The offered loads every case runs first: a list (`0.1,0.3,0.5`) or a range, stepped by
-    /// 0.05 (`0.05..1.0`) or by its own step (`0.1..0.9:+0.1`); fractions of each node's
-    /// injection bandwidth.
+    /// The offered loads every case runs first: a list of loads (`0.1,0.3,0.5`) and ranges,
+    /// stepped by 0.05 (`0.05..1.0`) or by their own step (`0.02,0.1..0.9:+0.1`); fractions of
+    /// each node's injection bandwidth.
     #[arg(long, value_name = "LOADS", default_value = "0.05..1.0")]
     loads: String,
     /// The width of load the search for the saturation stops at.
@@ -29,6 +29,10 @@ pub(crate) struct CurveCommand {
     /// repeated: every combination.
     #[arg(long = "vary", value_name = "KEY=VALUES")]
     vary: Vec<String>,
+    /// Keys varied together, value by value, as one more axis after the --vary ones (as
+    /// `sweep --zip` takes them).
+    #[arg(long = "zip", value_name = "KEY=VALUES")]
+    zip: Vec<String>,
     /// Key overrides for every run, as for `run`.
     #[command(flatten)]
     over: Overrides,
@@ -46,7 +50,8 @@ pub(crate) struct CurveCommand {
 /// The cases of the command: each scenario at each point of the --vary grid.
 fn cases(c: &CurveCommand) -> Result<Vec<Case>> {
     use mgensim::sweep;
-    let axes = c.vary.iter().map(|v| sweep::parse_axis(v)).collect::<Result<Vec<_>>>()?;
+    let mut axes = c.vary.iter().map(|v| sweep::parse_axis(v)).collect::<Result<Vec<_>>>()?;
+    axes.extend(sweep::parse_zip(&c.zip)?);
     sweep::check_axes(&axes)?;
     let grid = sweep::grid(&axes);
     let sets = overrides(&c.over.keys, &c.over.run)?;
@@ -67,8 +72,11 @@ fn cases(c: &CurveCommand) -> Result<Vec<Case>> {
             }
             for (a, v) in axes.iter().zip(values) {
                 s.push(format!("{}={v}", a.key));
+                // (a key left out at this point, `[]`, is not named)
                 let short = a.key.rsplit('.').next().unwrap_or(&a.key);
-                words.push(format!("{short}={v}"));
+                if v != "[]" {
+                    words.push(format!("{short}={v}"));
+                }
             }
             let scenario = Scenario::from_str_opts(&text, path, &s, c.over.keys.allow_io)?;
             for note in &scenario.notes {

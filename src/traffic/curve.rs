@@ -76,15 +76,21 @@ pub struct Saturation {
     pub accepted: Option<f64>,
 }
 
-/// The loads of `--loads`: a list (`0.1,0.3,0.5`), a range stepped by 0.05 (`0.05..1.0`) or
-/// by a step of its own (`0.1..0.9:+0.1`); each above 0 and at most 1.
+/// The loads of `--loads`: a comma-separated list of loads (`0.1,0.3`) and ranges, stepped
+/// by 0.05 (`0.05..1.0`) or by a step of their own (`0.1..0.9:+0.1`); each above 0 and at
+/// most 1.
 pub fn parse_loads(spec: &str) -> Result<Vec<f64>> {
     let num = |w: &str| -> Result<f64> {
         w.trim()
             .parse::<f64>()
             .map_err(|_| anyhow::anyhow!("--loads {spec}: `{}` is not a number", w.trim()))
     };
-    let mut loads = if let Some((a, rest)) = spec.split_once("..") {
+    let mut loads = Vec::new();
+    for item in spec.split(',') {
+        let Some((a, rest)) = item.split_once("..") else {
+            loads.push(num(item)?);
+            continue;
+        };
         let (b, step) = match rest.split_once(":+") {
             Some((b, s)) => (num(b)?, num(s)?),
             None => (num(rest)?, 0.05),
@@ -94,18 +100,16 @@ pub fn parse_loads(spec: &str) -> Result<Vec<f64>> {
             bail!("--loads {spec}: a range is FROM..TO with FROM <= TO, or FROM..TO:+STEP with a step above 0");
         }
         let count = ((b - a) / step + 1e-9).floor() as usize + 1;
-        if count > MAX_LOADS {
-            bail!("--loads {spec}: {count} loads, more than {MAX_LOADS}");
+        if count + loads.len() > MAX_LOADS {
+            bail!("--loads {spec}: more than {MAX_LOADS} loads");
         }
-        (0..count).map(|i| round(a + i as f64 * step)).collect::<Vec<f64>>()
-    } else {
-        spec.split(',').map(num).collect::<Result<Vec<f64>>>()?
-    };
+        loads.extend((0..count).map(|i| round(a + i as f64 * step)));
+    }
     if let Some(bad) = loads.iter().find(|&&l| !(l > 0.0 && l <= 1.0)) {
         bail!("--loads {spec}: {bad} is not a load: a fraction of each node's injection bandwidth, above 0 and at most 1");
     }
     if loads.len() > MAX_LOADS {
-        bail!("--loads {spec}: {} loads, more than {MAX_LOADS}", loads.len());
+        bail!("--loads {spec}: more than {MAX_LOADS} loads");
     }
     loads.sort_by(f64::total_cmp);
     loads.dedup();
@@ -374,18 +378,18 @@ pub fn csv(cases: &[Case], points: &[Point]) -> String {
 /// `saturation.csv`: a line per case.
 pub fn saturation_csv(cases: &[Case], points: &[Point], sats: &[Saturation], precision: f64) -> String {
     let mut out = String::from(
-        "case,label,zero_load_latency_ps,saturation_load,first_unstable_load,precision,\
-         accepted_at_saturation,ideal,ideal_channel\n",
+        "case,label,lowest_load,lowest_load_latency_ps,saturation_load,first_unstable_load,\
+         precision,accepted_at_saturation,ideal,ideal_channel\n",
     );
     for (c, (case, sat)) in cases.iter().zip(sats).enumerate() {
-        let zero = points
-            .iter()
-            .find(|p| p.case == c)
+        let first = points.iter().find(|p| p.case == c);
+        let zero = first
             .and_then(|p| p.summary.packet_latency_ps.as_ref())
             .map_or(String::new(), |l| l.mean.to_string());
         out += &format!(
-            "{c},{},{zero},{},{},{precision},{},{},{}\n",
+            "{c},{},{},{zero},{},{},{precision},{},{},{}\n",
             crate::output::csv_field(&case.label),
+            first.map_or(String::new(), |p| p.load.to_string()),
             sat.stable,
             sat.unstable.map_or(String::new(), |u| u.to_string()),
             sat.accepted.map_or(String::new(), |a| format!("{a:.6}")),
@@ -399,9 +403,15 @@ pub fn saturation_csv(cases: &[Case], points: &[Point], sats: &[Saturation], pre
 /// The table printed: a line per case.
 pub fn table(cases: &[Case], points: &[Point], sats: &[Saturation], precision: f64) -> String {
     let width = cases.iter().map(|c| c.label.chars().count()).max().unwrap_or(0).max(5);
+    let lowest = points.iter().map(|p| p.load).fold(f64::INFINITY, f64::min);
     let mut out = format!(
         "{:<width$}  {:>12}  {:>17}  {:>8}  {:>6}  {:>9}\n",
-        "case", "zero-load lat", "saturation", "accepted", "ideal", "sat/ideal"
+        "case",
+        format!("latency@{lowest}"),
+        "saturation",
+        "accepted",
+        "ideal",
+        "sat/ideal"
     );
     for (c, (case, sat)) in cases.iter().zip(sats).enumerate() {
         let zero = points
@@ -428,8 +438,9 @@ pub fn table(cases: &[Case], points: &[Point], sats: &[Saturation], precision: f
         );
     }
     out += &format!(
-        "(saturation: the highest stable load, within {precision}; stable: every packet of the \
-         window delivered, accepted >= {ACCEPTED_MIN} x offered, latency growth <= {GROWTH_MAX})\n"
+        "(latency: the mean packet latency at the lowest load; saturation: the highest stable \
+         load, within {precision}; stable: every packet of the window delivered, accepted >= \
+         {ACCEPTED_MIN} x offered, latency growth <= {GROWTH_MAX})\n"
     );
     out
 }
@@ -445,6 +456,7 @@ mod tests {
         assert_eq!(r.len(), 20);
         assert_eq!((r[0], r[19]), (0.05, 1.0));
         assert_eq!(parse_loads("0.1..0.5:+0.2").unwrap(), [0.1, 0.3, 0.5]);
+        assert_eq!(parse_loads("0.02,0.2..0.3").unwrap(), [0.02, 0.2, 0.25, 0.3]);
         let e = parse_loads("0.1,1.5").unwrap_err().to_string();
         assert!(e.contains("1.5 is not a load"), "{e}");
         let e = parse_loads("0.1,x").unwrap_err().to_string();

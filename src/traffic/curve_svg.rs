@@ -75,7 +75,7 @@ pub fn svg(title: &str, cases: &[Case], points: &[Point], sats: &[Saturation]) -
         })
         .collect();
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(34);
-    let legend_w = (longest as u32 * 7 + 50).clamp(200, 560);
+    let legend_w = (longest as u32 * 7 + 50).clamp(200, 1400);
     let mut out = String::new();
     {
         let whole = SVGBackend::with_string(&mut out, (W + legend_w, H + 55)).into_drawing_area();
