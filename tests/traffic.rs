@@ -215,3 +215,51 @@ fn a_curve_needs_synthetic_traffic_and_loads_it_can_make() {
     let o = mgensim_in(dir.path(), &["curve", "line.toml", "--loads", "0.5,1.2"]);
     assert!(stderr(&o).contains("1.2 is not a load"), "{}", stderr(&o));
 }
+
+/// `mgen.traffic`, the patterns for scripts, sends where the synthetic workload sends: every
+/// fixed pattern's destination of every rank of 64, against the workload's own (`Pattern`).
+#[test]
+fn the_lua_library_s_patterns_are_the_workload_s() {
+    use mgensim::traffic::Pattern;
+    let code = r#"
+local traffic = require("mgen.traffic")
+if MGEN_Comm_rank() == 0 then
+  for _, p in ipairs({ "transpose", "bitcomp", "bitrev", "shuffle", "tornado", "neighbor", "shift" }) do
+    local sum = 0
+    for s = 0, 63 do
+      local d = traffic.dest(p, s, 64, { grid = { 8, 8 }, shift = 9 })
+      sum = sum + (s + 1) * (d or -1) * 1000 + (d and 0 or 1)
+    end
+    MGEN_report(p, sum)
+  end
+  local ok, err = pcall(traffic.dest, "bitrev", 0, 12)
+  MGEN_report("bitrev_12_refused", (not ok and err:find("power%-of%-two count of ranks, not 12")) and 1 or 0)
+end
+"#;
+    let r = run(&format!(
+        "[network]\ntopology = \"mesh\"\ndims = [2]\n[workload]\nranks = 2\ncode = '''{code}'''\n"
+    ));
+    let grid = vec![8, 8];
+    for (name, p) in [
+        ("transpose", Pattern::Transpose(8)),
+        ("bitcomp", Pattern::BitComplement),
+        ("bitrev", Pattern::BitReverse(6)),
+        ("shuffle", Pattern::Shuffle(6)),
+        ("tornado", Pattern::Tornado(grid.clone())),
+        ("neighbor", Pattern::Neighbor(grid.clone())),
+        ("shift", Pattern::Shift(9)),
+    ] {
+        let want: i64 = (0..64u32)
+            .map(|s| match p.fixed_dest(s, 64, false) {
+                Some(d) => (s as i64 + 1) * d as i64 * 1000,
+                None => -(s as i64 + 1) * 1000 + 1,
+            })
+            .sum();
+        assert_eq!(r.metrics[name].mean, want as f64, "{name}");
+    }
+    // (hand figures: transpose sends 1 = (1, 0) to 8 = (0, 1); tornado on 8 x 8 moves (0, 0)
+    // by 3 in both)
+    assert_eq!(Pattern::Transpose(8).fixed_dest(1, 64, false), Some(8));
+    assert_eq!(Pattern::Tornado(grid).fixed_dest(0, 64, false), Some(3 + 8 * 3));
+    assert_eq!(r.metrics["bitrev_12_refused"].mean, 1.0);
+}

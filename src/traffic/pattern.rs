@@ -165,6 +165,19 @@ impl Pattern {
         (d != s || to_self).then_some(d)
     }
 
+    /// The destination of rank `s` of `n` under a pattern that draws nothing (None for
+    /// `uniform`, `hotspot` and `matrix`, and for a rank that would send to itself without
+    /// `to_self`).
+    pub fn fixed_dest(&self, s: u32, n: u32, to_self: bool) -> Option<u32> {
+        match self {
+            Pattern::Uniform | Pattern::Hotspot(..) | Pattern::Matrix(_) => None,
+            _ => {
+                let d = self.fixed(s, n);
+                (d != s || to_self).then_some(d)
+            }
+        }
+    }
+
     /// The destination of rank `s` under a pattern that draws nothing.
     fn fixed(&self, s: u32, n: u32) -> u32 {
         match self {
