@@ -1,9 +1,9 @@
 //! Compiles mgensim's own Lua (the prelude and the library under `lua/mgen/`) to Lua bytecode,
 //! so that a run loads it rather than parsing 60 KB of Lua each time it starts (see
-//! `src/script/precompiled.rs`, which uses a chunk only when its source is the one compiled
+//! `src/lualib/precompiled.rs`, which uses a chunk only when its source is the one compiled
 //! here, and parses the text otherwise).
 
-#[path = "src/script/module_text.rs"]
+#[path = "src/lualib/module_text.rs"]
 mod module_text;
 
 use std::fmt::Write as _;
@@ -16,7 +16,7 @@ fn main() {
     let library = manifest.join("lua/mgen");
     println!("cargo:rerun-if-changed={}", prelude.display());
     println!("cargo:rerun-if-changed={}", library.display());
-    println!("cargo:rerun-if-changed=src/script/module_text.rs");
+    println!("cargo:rerun-if-changed=src/lualib/module_text.rs");
 
     let lua = mlua::Lua::new();
     // (chunk name, source text as read, compiled chunk)

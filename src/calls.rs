@@ -56,7 +56,7 @@ pub(crate) enum CallError {
     NoRegion,
     #[error("`seconds` = {seconds} would take the rank's clock, at {at} s, past the latest simulated time, {h:.6} s (about {d:.1} days); simulated time does not wrap", h = Time::HORIZON.as_secs_f64(), d = Time::HORIZON.as_secs_f64() / 86400.0)]
     ClockPastHorizon { seconds: f64, at: f64 },
-    #[error("`bytes` = {bytes} is more than one transfer may move in this run, {max} bytes: at the run's slowest rate (DMA, memory, a link or a crossbar) they would take longer than {t:.1} days, and simulated time does not wrap", t = LONGEST_TRANSFER.as_secs_f64() / 86400.0)]
+    #[error("`bytes` = {bytes} is more than one transfer may move in this run, {max} bytes: at the run's slowest rate (DMA, memory, a link or a crossbar) they would take longer than {t:.1} days, and simulated time does not wrap", t = crate::units::LONGEST_TRANSFER.as_secs_f64() / 86400.0)]
     TransferTooLong { bytes: u64, max: u64 },
 }
 
@@ -100,20 +100,6 @@ pub(crate) fn rank(value: i64, size: u32, arg: &'static str) -> Result<u32, Call
     } else {
         Err(CallError::NotARank { arg, value, size })
     }
-}
-
-/// The longest one transfer's own bytes may take at the run's slowest rate: 2^61 ps (about
-/// 26.7 days), a quarter of [`Time::HORIZON`], so that a transfer started before the horizon
-/// ends within what 64 bits of picoseconds hold.
-pub(crate) const LONGEST_TRANSFER: Time = Time(1 << 61);
-
-/// The most bytes one transfer may move when the slowest rate of the run is `slowest`.
-pub(crate) fn max_transfer_bytes(slowest: crate::units::Bandwidth) -> u64 {
-    if slowest == crate::units::Bandwidth::INFINITE {
-        return u64::MAX;
-    }
-    let b = LONGEST_TRANSFER.ps() as u128 * slowest.0 as u128 / 1_000_000_000_000;
-    b.min(u64::MAX as u128) as u64
 }
 
 /// A size in bytes of one transfer, at most `max` (the running partition's
@@ -376,12 +362,6 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("`bytes` = 11 is more than one transfer may move in this run, 10 bytes"));
-        // 2^61 ps at 1 B/s, and at 4 GB/s
-        assert_eq!(max_transfer_bytes(crate::units::Bandwidth(1)), 2_305_843);
-        assert_eq!(
-            max_transfer_bytes(crate::units::Bandwidth(4_000_000_000)),
-            9_223_372_036_854_775
-        );
         assert_eq!(nic(None, 1), Ok(None));
         assert_eq!(nic(Some(1), 2), Ok(Some(1)));
         assert_eq!(

@@ -5,6 +5,10 @@
 /// carry.
 pub type PktId = u32;
 
+/// In an [`Event::TxDmaDone`], the mark of a NIC's id (the packet its DMA streams) rather
+/// than a packet's.
+pub(crate) const STREAMED: u32 = 1 << 31;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 /// An event of the model: what happens to a packet, a channel, a transfer or a rank.
 pub enum Event {
@@ -27,7 +31,8 @@ pub enum Event {
     /// packet has arrived).
     FlowArrive(u32),
     /// A NIC's transmit DMA has read one packet's payload from memory.
-    /// (The NIC is the packet's source.)
+    /// (The NIC is the packet's source.) With [`STREAMED`] set, the rest is a NIC's id: the
+    /// packet that NIC's DMA streams (cut-through DMA; the packet may have left already).
     TxDmaDone(PktId),
     /// A packet's tail has arrived in its destination NIC.
     NicArrive(PktId),

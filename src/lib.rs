@@ -16,15 +16,19 @@
 
 pub(crate) mod calls;
 pub mod config;
+pub mod curve;
 pub(crate) mod cut;
 pub mod engine;
 pub mod event;
 pub mod files;
+pub mod host;
 pub mod limits;
+pub(crate) mod lualib;
 pub(crate) mod mpi;
 pub mod net;
 pub(crate) mod nic;
 pub(crate) mod node;
+pub mod openloop;
 pub mod output;
 pub(crate) mod part;
 pub mod partition;
@@ -39,6 +43,7 @@ pub mod report;
 pub(crate) mod script;
 pub mod sim;
 pub mod sweep;
+pub(crate) mod tags;
 pub mod traffic;
 pub mod units;
 pub mod words;

@@ -16,24 +16,6 @@ use std::time::{Duration, Instant};
 /// Events between two looks at the interrupt flag and the clock (a power of two).
 pub const CHECK_EVERY: u64 = 1 << 14;
 
-/// This machine's memory in bytes (`sysconf`), or 16 GiB where it cannot be asked.
-pub fn machine_memory() -> u64 {
-    #[cfg(unix)]
-    {
-        // SAFETY: sysconf reads a system figure; a failure is -1, handled below
-        let (pages, size) = unsafe {
-            (
-                libc::sysconf(libc::_SC_PHYS_PAGES),
-                libc::sysconf(libc::_SC_PAGESIZE),
-            )
-        };
-        if pages > 0 && size > 0 {
-            return (pages as u64).saturating_mul(size as u64);
-        }
-    }
-    16 << 30
-}
-
 /// What stopped a run before its end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
@@ -239,7 +221,10 @@ mod tests {
         assert_eq!(w.check(), Some(Limit::Interrupt));
         w.record(Limit::Instructions, Some(3), None);
         w.record(Limit::Events, None, None);
-        assert_eq!(w.hit.as_ref().map(|h| (h.0, h.1)), Some((Limit::Instructions, Some(3))));
+        assert_eq!(
+            w.hit.as_ref().map(|h| (h.0, h.1)),
+            Some((Limit::Instructions, Some(3)))
+        );
     }
 
     #[test]

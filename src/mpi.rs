@@ -35,10 +35,7 @@ use crate::units::{Bandwidth, Bytes, Time};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// `MGEN_ANY_SOURCE`: a receive that matches a message from any rank.
-pub(crate) const ANY_SOURCE: i64 = -1;
-/// `MGEN_ANY_TAG`: a receive that matches a message with any tag.
-pub(crate) const ANY_TAG: i64 = -1;
+pub(crate) use crate::tags::{ANY_SOURCE, ANY_TAG};
 
 const REQ_BIT: u32 = 1 << 31;
 
@@ -709,19 +706,5 @@ impl Mpi {
         let requests = &self.queues[rank.id as usize].requests;
         let (_, id) = requests.iter().find(|&&(s, _)| s == seq)?;
         self.reqs.get(*id).done
-    }
-}
-
-/// A tag as a script would read it: `with tag 5`, `with any tag`, or whose messages the
-/// library's tags are (`lua/mgen.d.lua`: 2^61 and up).
-pub(crate) fn tag_words(tag: i64) -> String {
-    if tag == ANY_TAG {
-        "with any tag".to_string()
-    } else if tag >= 1 << 62 {
-        "of a collective (mgen.coll)".to_string()
-    } else if tag >= 1 << 61 {
-        "of an exchange replayed by mgen.replay".to_string()
-    } else {
-        format!("with tag {tag}")
     }
 }

@@ -20,6 +20,7 @@
 
 use crate::cut::{Done, Pool};
 use crate::event::Event;
+use crate::event::STREAMED;
 use crate::net::flow::FlowNet;
 use crate::net::packet::{Packet, PktId, NONE};
 use crate::net::Network;
@@ -31,10 +32,6 @@ use std::sync::Arc;
 
 /// Packets the transmit DMA may have staged ahead of the link (double buffering).
 pub(crate) const STAGING_SLOTS: u32 = 2;
-
-/// In an [`Event::TxDmaDone`], the mark of a NIC's id (the packet its DMA streams) rather
-/// than a packet's.
-pub(crate) const STREAMED: u32 = 1 << 31;
 
 /// What a message is for; the RDMA and message-passing layers give it meaning on arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -42,14 +42,14 @@ const PREFETCH_CLOSE: usize = 2;
 /// it the state stays in the caches and the stages are pure cost (the measurements behind the
 /// threshold: `docs/performance.md`). The stages change what is in the cache, never what the
 /// run computes.
-const PREFETCH_ABOVE: usize = 8 << 20;
+const PREFETCH_ABOVE: usize = 4 << 20;
 
 /// One partition's state: everything its events and its ranks' calls may touch.
 pub struct Part {
     /// Which partition this is (`partition.rs`).
     pub id: u16,
     /// The most bytes one transfer may move: what the run's slowest rate (DMA, memory, a
-    /// link or crossbar) moves in [`crate::calls::LONGEST_TRANSFER`], so that no time a
+    /// link or crossbar) moves in [`crate::units::LONGEST_TRANSFER`], so that no time a
     /// transfer's own bytes take can pass what 64 bits of picoseconds hold.
     pub(crate) max_bytes: u64,
     /// Time of the event being processed.
@@ -115,7 +115,7 @@ pub struct Part {
     /// The traces ranks replay (`MGEN_trace_open`).
     pub replays: crate::replay::Replays,
     /// The synthetic traffic of this partition's NICs (`traffic/`), if a job has some.
-    pub traffic: Option<Box<crate::traffic::Traffic>>,
+    pub traffic: Option<Box<crate::openloop::Traffic>>,
     /// Most events the partitions this one gathered held pending at once, summed.
     peak_events: u64,
     /// This partition reads every rank and channel (see [`Part::become_whole`]).
@@ -199,8 +199,7 @@ impl Part {
             Some(n) => n.min(threads.max(1)),
             None => crate::partition::default_count(&net.topo, threads),
         };
-        let mut parts =
-            Partitioning::new(&net.topo, nodes.nics_per_node, &nodes.rank_node, count);
+        let mut parts = Partitioning::new(&net.topo, nodes.nics_per_node, &nodes.rank_node, count);
         if !cuttable {
             parts.whole_because = Some(if flow {
                 "the flow model is simulated as one partition"
@@ -222,7 +221,7 @@ impl Part {
             .slowest_link()
             .min(s.node.dma_rate())
             .min(s.node.memory_bandwidth);
-        let max_bytes = crate::calls::max_transfer_bytes(slowest);
+        let max_bytes = crate::units::max_transfer_bytes(slowest);
         let nets = net.split(&parts);
         let nicss = nics.split(n);
         let mpis = mpi.split(n);
@@ -284,7 +283,7 @@ impl Part {
             .collect();
         // synthetic traffic: its generators, on the NICs of each partition
         let mut queues: Vec<&mut EventQueue<Event>> = out.iter_mut().map(|p| &mut p.queue).collect();
-        if let Some(t) = crate::traffic::Traffic::build(s, &nodes, &parts.nic, &mut queues) {
+        if let Some(t) = crate::openloop::Traffic::build(s, &nodes, &parts.nic, &mut queues) {
             for (p, t) in out.iter_mut().zip(t) {
                 p.traffic = Some(Box::new(t));
             }

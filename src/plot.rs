@@ -394,7 +394,7 @@ impl TimelineData {
                             "{name} to rank {}, {}, {}",
                             a["peer"],
                             crate::units::Bytes(a["bytes"].as_u64().unwrap_or(0)),
-                            crate::mpi::tag_words(a["tag"].as_i64().unwrap_or(0))
+                            crate::tags::tag_words(a["tag"].as_i64().unwrap_or(0))
                         ),
                         Some(Kind::Poll) => format!("blocked in {name}(tag {})", a["tag"]),
                         Some(Kind::Complete) => format!("blocked in {name}"),

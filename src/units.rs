@@ -447,6 +447,20 @@ serde_unit!(Bandwidth, "a bandwidth such as \"4.0 GB/s\"", |_| Err(
     "a bandwidth needs a unit: write it as a string such as \"4.0 GB/s\""
 ));
 
+/// The longest one transfer's own bytes may take at the run's slowest rate: 2^61 ps (about
+/// 26.7 days), a quarter of [`Time::HORIZON`], so that a transfer started before the horizon
+/// ends within what 64 bits of picoseconds hold.
+pub const LONGEST_TRANSFER: Time = Time(1 << 61);
+
+/// The most bytes one transfer may move when the slowest rate of the run is `slowest`.
+pub fn max_transfer_bytes(slowest: Bandwidth) -> u64 {
+    if slowest == Bandwidth::INFINITE {
+        return u64::MAX;
+    }
+    let b = LONGEST_TRANSFER.ps() as u128 * slowest.0 as u128 / 1_000_000_000_000;
+    b.min(u64::MAX as u128) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,5 +513,16 @@ mod tests {
         assert_eq!(Time(1_234_567_000).to_string(), "1.234567 ms");
         assert_eq!(Bytes(2048).to_string(), "2 KiB");
         assert_eq!(Bandwidth(2_800_000_000).to_string(), "2.8 GB/s");
+    }
+
+    /// 2^61 ps at 1 B/s, and at 4 GB/s.
+    #[test]
+    fn the_longest_transfer_in_bytes() {
+        assert_eq!(max_transfer_bytes(Bandwidth(1)), 2_305_843);
+        assert_eq!(
+            max_transfer_bytes(Bandwidth(4_000_000_000)),
+            9_223_372_036_854_775
+        );
+        assert_eq!(max_transfer_bytes(Bandwidth::INFINITE), u64::MAX);
     }
 }

@@ -157,7 +157,12 @@ fn a_failed_rank_comes_first_as_failed_and_the_others_as_they_were() {
     // at 0 ps, runs too), so that the figures do not depend on the partitions
     assert_eq!(
         states,
-        [(2, "failed"), (0, "blocked"), (1, "blocked"), (3, "blocked")]
+        [
+            (2, "failed"),
+            (0, "blocked"),
+            (1, "blocked"),
+            (3, "blocked")
+        ]
     );
     assert_eq!(
         unfinished[0]["waits_for"],

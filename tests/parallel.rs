@@ -210,7 +210,11 @@ fn a_packet_streamed_across_a_cut_before_its_read_ends_completes() {
     for threads in ["1", "2"] {
         let cut = common::run_with(
             toml,
-            &["engine.partitions=2", &format!("engine.threads={threads}")],
+            &[
+                "engine.partitions=2",
+                "engine.separate_partitions=true",
+                &format!("engine.threads={threads}"),
+            ],
         );
         assert_eq!(cut.host.execution.partitions, 2);
         assert_eq!(cut.deterministic_json(), whole.deterministic_json());

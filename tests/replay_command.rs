@@ -353,7 +353,13 @@ fn a_script_s_own_replay_checks_its_arguments_as_it_starts() {
     );
     let o = mgensim_in(
         dir,
-        &["run", "own.toml", "--json", "--set", "workload.args.algo_allreduce=rign"],
+        &[
+            "run",
+            "own.toml",
+            "--json",
+            "--set",
+            "workload.args.algo_allreduce=rign",
+        ],
     );
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
@@ -365,8 +371,14 @@ fn a_script_s_own_replay_checks_its_arguments_as_it_starts() {
         "{err}"
     );
     let partial: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(partial["predicted_time_ps"], 0, "stopped before any time passed");
-    let o = mgensim_in(dir, &["run", "own.toml", "-q", "--set", "workload.args.flop=2e9"]);
+    assert_eq!(
+        partial["predicted_time_ps"], 0,
+        "stopped before any time passed"
+    );
+    let o = mgensim_in(
+        dir,
+        &["run", "own.toml", "-q", "--set", "workload.args.flop=2e9"],
+    );
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains(

@@ -144,7 +144,10 @@ fn same_everywhere(
                         assert!(
                             got.files[name] == *bytes,
                             "{label}: {name} differs from {l0}:\n{}\n---\n{}",
-                            String::from_utf8_lossy(bytes).chars().take(3000).collect::<String>(),
+                            String::from_utf8_lossy(bytes)
+                                .chars()
+                                .take(3000)
+                                .collect::<String>(),
                             String::from_utf8_lossy(&got.files[name])
                                 .chars()
                                 .take(3000)
@@ -263,11 +266,7 @@ fn sigterm_stops_ranks_that_loop_in_every_partition() {
         "if me % 128 == 9 then while true do end end",
         "instructions = 0",
     );
-    let o = same_everywhere(
-        &s,
-        &[],
-        Some((libc::SIGTERM, Duration::from_millis(1500))),
-    );
+    let o = same_everywhere(&s, &[], Some((libc::SIGTERM, Duration::from_millis(1500))));
     assert_eq!(o.code, Some(130), "{}", stderr_of(&o));
     let err = text(&o, "stderr");
     assert!(err.contains("interrupted"), "{err}");

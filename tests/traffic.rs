@@ -5,8 +5,8 @@
 
 mod common;
 use common::*;
-use mgensim::traffic::curve::{self, Curve};
-use mgensim::traffic::Summary;
+use mgensim::curve::{self, Curve};
+use mgensim::openloop::Summary;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ fn traffic_of(r: &mgensim::Report) -> &Summary {
     &r.traffic.as_ref().expect("a traffic section")[0]
 }
 
-fn class<'a>(s: &'a Summary, name: &str) -> &'a mgensim::traffic::ClassLoad {
+fn class<'a>(s: &'a Summary, name: &str) -> &'a mgensim::openloop::ClassLoad {
     s.link_loads.iter().find(|c| c.class == name).unwrap_or_else(|| panic!("{name}: {:?}", s.link_loads))
 }
 

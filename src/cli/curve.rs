@@ -1,10 +1,10 @@
 //! `mgensim curve`: load-latency curves of scenarios with synthetic traffic, and their
-//! saturation (the library's `traffic::curve` runs them; this reads the command line, prints
+//! saturation (the library's `curve` runs them; this reads the command line, prints
 //! the table and writes the files).
 
 use crate::{emit, overrides, Exit, Overrides};
 use anyhow::{Context, Result};
-use mgensim::traffic::curve::{self, Case, Curve};
+use mgensim::curve::{self, Case, Curve};
 use mgensim::Scenario;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -161,7 +161,7 @@ pub(crate) fn run(c: &CurveCommand) -> Result<Exit> {
             curve::saturation_csv(&curve.cases, &points, &sats, curve.precision),
         ),
     ];
-    match mgensim::traffic::curve_svg::svg(&title(&curve.cases), &curve.cases, &points, &sats) {
+    match mgensim::curve::svg::svg(&title(&curve.cases), &curve.cases, &points, &sats) {
         Ok(svg) => files.push(("curve.svg", svg)),
         Err(e) => eprintln!("warning: no curve.svg: {e}"),
     }

@@ -421,7 +421,7 @@ impl Scenario {
         let mut limits = f.limits;
         if limits.lua_memory == super::LUA_MEMORY_FOR_THE_RUN {
             let ranks: u64 = jobs.iter().map(|j| j.workload.ranks).sum();
-            limits.lua_memory = super::lua_memory_for(ranks, crate::limits::machine_memory());
+            limits.lua_memory = super::lua_memory_for(ranks, crate::host::machine_memory());
         }
         Some(Scenario {
             path: path.to_path_buf(),
@@ -482,9 +482,14 @@ fn read_traffic(
     let c = crate::traffic::keys::Context {
         ranks,
         seed: w.seed,
-        net,
-        node,
-        topo,
+        mtu: net.mtu,
+        header: net.header_bytes,
+        nic_rate: {
+            let link = net.nic_link_bandwidth.unwrap_or(net.link_bandwidth);
+            node.nic_bandwidth.unwrap_or(link).min(link)
+        },
+        nics_per_node: node.nics_per_node,
+        grid: topo.and_then(|t| node_grid(t, node.nics_per_node)),
         base,
         allow_io,
     };
@@ -497,6 +502,20 @@ fn read_traffic(
             None
         }
     }
+}
+
+/// The nodes of network `t` as a grid, first dimension fastest (synthetic traffic's `tornado`
+/// and `neighbor`): a mesh's or torus's routers with one node each, a HyperX's routers with its
+/// nodes per router as the first dimension; None for any other network.
+fn node_grid(t: &crate::net::topology::Topo, nics_per_node: u32) -> Option<Vec<u32>> {
+    let per_router = t.terminals() / t.routers().max(1) / nics_per_node.max(1);
+    let mut dims = t.dims();
+    if t.name() == "hyperx" && per_router > 1 {
+        dims.insert(0, per_router);
+    } else if t.grid().is_none() || per_router != 1 {
+        return None;
+    }
+    Some(dims)
 }
 
 /// The ranks of the trace a workload replays.

@@ -165,7 +165,7 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
                 out.push(format!(
                     "a message from {} {} ({bytes} B) is here, unmatched: {why}",
                     name(src),
-                    crate::mpi::tag_words(t)
+                    crate::tags::tag_words(t)
                 ));
             }
             if here.len() > INSTEAD {
@@ -195,7 +195,7 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
                 out.push(format!(
                     "{} has posted a receive from {from} {}{why}",
                     name(to),
-                    crate::mpi::tag_words(t)
+                    crate::tags::tag_words(t)
                 ));
             }
             if posted.len() > INSTEAD {
@@ -319,9 +319,9 @@ fn request_words(
         w.nodes.name(peer as u32)
     };
     let what = if send {
-        format!("to {who} {}", crate::mpi::tag_words(tag))
+        format!("to {who} {}", crate::tags::tag_words(tag))
     } else {
-        format!("from {who} {}", crate::mpi::tag_words(tag))
+        format!("from {who} {}", crate::tags::tag_words(tag))
     };
     let part = if send { "send" } else { "receive" };
     let words = match call {
@@ -375,8 +375,8 @@ pub(crate) fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
         routers * (ports * per_port + 28) + terminals * (48 + 128 + 16) + s.ranks() * (200 + 3700);
     // what can be had: the memory available now (not the machine's total: other processes
     // hold some), and the process's address-space limit (`ulimit -v`) if it has one
-    let available = crate::report::proc_bytes("/proc/meminfo", "MemAvailable:")
-        .or_else(|| crate::report::proc_bytes("/proc/meminfo", "MemTotal:"));
+    let available = crate::host::proc_bytes("/proc/meminfo", "MemAvailable:")
+        .or_else(|| crate::host::proc_bytes("/proc/meminfo", "MemTotal:"));
     let mut limit = available.map(|a| (a, "the memory this machine has available now"));
     #[cfg(unix)]
     {

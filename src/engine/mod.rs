@@ -33,6 +33,7 @@ use crate::partition::Partitioning;
 use crate::probe::Probes;
 use crate::rank::Status;
 use crate::report::Report;
+pub use crate::report::{Execution, WindowStats};
 use crate::script::Scripts;
 use crate::units::Time;
 use diagnostics::{fits_in_memory, leftovers, script_line};
@@ -42,7 +43,6 @@ use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
-pub use windows::WindowStats;
 use windows::Windows;
 
 /// Lua heap (bytes, all partitions' states together) from which the ended ranks' garbage is
@@ -148,24 +148,6 @@ pub struct Simulation {
 
 /// What [`Simulation::on_progress`] calls.
 type ProgressFn = Box<dyn FnMut(Progress)>;
-
-/// How a run was simulated, for the summary's `host` line: threads, partitions, windows.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Execution {
-    /// Threads that ran the partitions.
-    pub threads: u32,
-    /// Partitions, and what the cut follows (`slab`, `group`, `pod`).
-    pub partitions: u32,
-    /// What a partition is: slabs of a torus, groups of a dragonfly, pods of a fat tree.
-    #[serde(rename = "partition_unit")]
-    pub unit: &'static str,
-    /// The windows and the cut messages.
-    pub windows: WindowStats,
-    /// Why the run has fewer partitions or threads than it could use, and the flag that
-    /// changes it (empty when nothing is to be said).
-    #[serde(rename = "partition_note", skip_serializing_if = "String::is_empty")]
-    pub note: String,
-}
 
 impl Simulation {
     /// Builds the network and the ranks, cut into partitions (`engine.partitions`, else the
@@ -338,7 +320,7 @@ impl Simulation {
 
     /// Turns the engine's cache tactics on or off for the whole run, whatever the size of the
     /// network's state: the prefetch stages. By default they are on while that state is
-    /// larger than 8 MiB (`PREFETCH_ABOVE`). They change what is in the cache, never what the
+    /// larger than 4 MiB (`PREFETCH_ABOVE`). They change what is in the cache, never what the
     /// run computes; this is for the tests that say so.
     pub fn cache_tactics(&mut self, on: bool) {
         for run in &self.runners {

@@ -25,21 +25,8 @@ use super::Stop;
 use crate::config::Limits;
 use crate::cut::Lookahead;
 use crate::limits::Limit;
+use crate::report::WindowStats;
 use crate::units::Time;
-
-/// What the windows of one run have done, for the summary's `host` line and the benchmarks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct WindowStats {
-    /// Windows simulated.
-    pub windows: u64,
-    /// Cut messages delivered.
-    pub messages: u64,
-    /// Windows whose end was set by a packet held across a cut (shorter than an epoch).
-    pub short: u64,
-    /// Windows with several partitions to run that ran on one thread because more threads
-    /// were measured not to pay (`engine/governor.rs`; 0 on one thread).
-    pub alone: u64,
-}
 
 /// The window loop of one run.
 pub(crate) struct Windows {

@@ -38,7 +38,7 @@ impl Rules {
             let path = path.canonicalize().unwrap_or(path);
             let text = crate::files::read_bounded(&path, crate::files::MAX_SOURCE)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
-            crate::script::precompiled::module(&lua, &path, &text)
+            crate::lualib::precompiled::module(&lua, &path, &text)
                 .and_then(|f| f.call::<Table>(env.clone()))
                 .map_err(|e| format!("{}: {e}", path.display()))
         };
@@ -78,7 +78,7 @@ impl Rules {
     /// What is wrong with `value` for argument `key`, or None if nothing is.
     pub fn check(&self, key: &str, value: &toml::Value) -> Option<String> {
         let f = self.replay.get::<mlua::Function>("check_argument").ok()?;
-        let v = crate::script::api::toml_to_lua(&self.lua, value).ok()?;
+        let v = crate::lualib::toml_to_lua(&self.lua, value).ok()?;
         f.call::<Option<String>>((key, v)).ok().flatten()
     }
 }

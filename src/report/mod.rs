@@ -183,7 +183,7 @@ pub struct HostSummary {
     /// How the run was simulated: threads, partitions, windows (they change how fast it ran,
     /// never what it predicts).
     #[serde(flatten)]
-    pub execution: crate::engine::Execution,
+    pub execution: Execution,
     /// Most events pending at once, summed over the partitions (to within the queue's growth
     /// step).
     pub peak_pending_events: u64,
@@ -285,7 +285,7 @@ pub struct Report {
     pub trace: Option<String>,
     /// What synthetic traffic measured, one entry per job that has some (`traffic/`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub traffic: Option<Vec<crate::traffic::Summary>>,
+    pub traffic: Option<Vec<crate::openloop::Summary>>,
 }
 
 /// Energy of the network's link directions over the run (TraceRP, docs/model.md §8).
@@ -597,7 +597,7 @@ impl Report {
                 packet_hops_per_s: per_s(w.net.stats.packet_hops),
                 peak_memory_bytes: peak_memory(),
                 lua_memory_bytes: lua_memory as u64,
-                execution: crate::engine::Execution::default(),
+                execution: Execution::default(),
                 peak_pending_events: w.peak_events(),
                 peak_packets: w.net.peak_packets(),
             },
@@ -628,7 +628,7 @@ impl Report {
             traffic: w
                 .traffic
                 .as_deref()
-                .map(|t| crate::traffic::report(s, t, w.now.ps(), &w.net)),
+                .map(|t| crate::openloop::report(s, t, w.now.ps(), &w.net)),
             buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
             trace_dropped: w.trace.as_ref().map_or((0, 0), |t| t.dropped()),
             profile: w.profile.as_ref().map(|p| p.rows(finish.iter().sum())),
@@ -724,18 +724,12 @@ impl Report {
 
 /// Peak resident set size of this process, from /proc (Linux); 0 elsewhere.
 pub fn peak_memory() -> u64 {
-    proc_bytes("/proc/self/status", "VmHWM:").unwrap_or(0)
-}
-
-/// A `key: N kB` line of a Linux /proc file, in bytes (None elsewhere).
-pub fn proc_bytes(file: &str, key: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(file).ok()?;
-    let line = text.lines().find(|l| l.starts_with(key))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    crate::host::proc_bytes("/proc/self/status", "VmHWM:").unwrap_or(0)
 }
 
 mod bottleneck;
+mod execution;
+pub use execution::{Execution, WindowStats};
 mod html;
 mod text;
 pub use html::page as html_page;

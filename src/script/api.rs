@@ -540,31 +540,6 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
     Ok(raw)
 }
 
-/// The scenario's `args` as a Lua value (dates become strings).
-pub(crate) fn toml_to_lua(lua: &Lua, v: &toml::Value) -> mlua::Result<Value> {
-    Ok(match v {
-        toml::Value::String(s) => Value::String(lua.create_string(s)?),
-        toml::Value::Integer(i) => Value::Integer(*i),
-        toml::Value::Float(x) => Value::Number(*x),
-        toml::Value::Boolean(b) => Value::Boolean(*b),
-        toml::Value::Datetime(d) => Value::String(lua.create_string(d.to_string())?),
-        toml::Value::Array(a) => {
-            let t = lua.create_table_with_capacity(a.len(), 0)?;
-            for (i, x) in a.iter().enumerate() {
-                t.raw_set(i + 1, toml_to_lua(lua, x)?)?;
-            }
-            Value::Table(t)
-        }
-        toml::Value::Table(m) => {
-            let t = lua.create_table_with_capacity(0, m.len())?;
-            for (k, x) in m {
-                t.raw_set(k.as_str(), toml_to_lua(lua, x)?)?;
-            }
-            Value::Table(t)
-        }
-    })
-}
-
 /// What the prelude asks about the running rank: its number (`raw.current`), whether the
 /// engine has taken it (`raw.engine_took`: it waits, or is scheduled to go on at its clock,
 /// so a coroutine of its that yielded must yield the rank too) and `raw.sync` (`MGEN_Test`:

@@ -17,10 +17,9 @@ mod args;
 mod bind;
 mod fast;
 mod io;
-mod module_text;
 mod modules;
 pub(crate) mod names;
-pub(crate) mod precompiled;
+
 mod replay_api;
 mod unread;
 #[cfg(unix)]
@@ -171,7 +170,7 @@ impl Scripts {
                     t.set("size", w.ranks)?;
                     t.set(
                         "args",
-                        api::toml_to_lua(&lua, &toml::Value::Table(w.args.clone()))?,
+                        crate::lualib::toml_to_lua(&lua, &toml::Value::Table(w.args.clone()))?,
                     )?;
                     Ok(t)
                 })
@@ -188,11 +187,18 @@ impl Scripts {
             Function,
             Function,
         );
-        precompiled::install(&lua, &raw).map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
+        crate::lualib::precompiled::install(&lua, &raw)
+            .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let (spawn, start, forget, failure, where_, require_slow, unread): Returned =
-            precompiled::load(&lua, "=mgensim prelude", PRELUDE, || PRELUDE.into(), None)
-                .and_then(|f| f.call((globals.clone(), raw.clone(), jobs.clone(), opts)))
-                .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
+            crate::lualib::precompiled::load(
+                &lua,
+                "=mgensim prelude",
+                PRELUDE,
+                || PRELUDE.into(),
+                None,
+            )
+            .and_then(|f| f.call((globals.clone(), raw.clone(), jobs.clone(), opts)))
+            .map_err(|e| anyhow!("internal error in the Lua prelude: {e}"))?;
         let mut firsts = Vec::new();
         let mut first = 0u32;
         for j in &s.jobs {

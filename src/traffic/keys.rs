@@ -3,9 +3,7 @@
 
 use super::pattern::{self, Matrix, Pattern, Sizes, NAMES};
 use super::{Process, Spec};
-use crate::config::{NetworkConfig, NodeConfig};
-use crate::net::topology::Topo;
-use crate::units::{Bytes, Time};
+use crate::units::{Bandwidth, Bytes, Time};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -50,12 +48,18 @@ pub struct Context<'a> {
     pub ranks: u64,
     /// `workload.seed` (a random permutation's).
     pub seed: u64,
-    /// `[network]`.
-    pub net: &'a NetworkConfig,
-    /// `[node]`.
-    pub node: &'a NodeConfig,
-    /// The network, when it could be built.
-    pub topo: Option<&'a Topo>,
+    /// `network.mtu`.
+    pub mtu: Bytes,
+    /// `network.header_bytes`.
+    pub header: Bytes,
+    /// The rate a NIC injects at: its link's (`network.nic_link_bandwidth`), at most
+    /// `node.nic_bandwidth`.
+    pub nic_rate: Bandwidth,
+    /// `node.nics_per_node`.
+    pub nics_per_node: u32,
+    /// The network's nodes as a grid, first dimension fastest, when it has one (a mesh's or
+    /// torus's routers with a node each; a HyperX's, its nodes per router first).
+    pub grid: Option<Vec<u32>>,
     /// The scenario's folder, and whether files anywhere may be read (`--allow-io`).
     pub base: &'a Path,
     /// `--allow-io`.
@@ -164,11 +168,10 @@ pub fn read(k: &Keys, c: &Context) -> Result<Spec, Vec<Problem>> {
             bad(key, format!("is for traffic = \"{to}\", not \"{name}\""));
         }
     }
-    let mtu = c.net.mtu.0.max(1);
-    let header = c.net.header_bytes.0;
+    let mtu = c.mtu.0.max(1);
+    let header = c.header.0;
     let sizes = sizes_of(k.size.as_ref(), mtu, &mut bad);
-    let nic_link = c.net.nic_link_bandwidth.unwrap_or(c.net.link_bandwidth);
-    let nic_rate = c.node.nic_bandwidth.unwrap_or(nic_link).min(nic_link);
+    let nic_rate = c.nic_rate;
     let window = |key: &str, v: Option<Time>, default: Time, bad: &mut dyn FnMut(&str, String)| {
         let t = v.unwrap_or(default);
         if t > Time::from_secs_f64(3600.0).expect("an hour") {
@@ -497,14 +500,8 @@ fn grid_of(k: &Keys, c: &Context, n: u32, bad: &mut dyn FnMut(&str, String)) -> 
         }
         return Some(g.iter().map(|&x| x as u32).collect());
     }
-    let own = c.topo.and_then(|t| {
-        let per_router = t.terminals() / t.routers().max(1) / c.node.nics_per_node.max(1);
-        let mut dims = t.dims();
-        if t.name() == "hyperx" && per_router > 1 {
-            dims.insert(0, per_router);
-        } else if t.grid().is_none() || per_router != 1 {
-            return None;
-        }
+    let own = c.grid.as_ref().and_then(|dims| {
+        let mut dims = dims.clone();
         let ranks_per_node = (n as u64 / dims.iter().map(|&d| d as u64).product::<u64>()) as u32;
         if ranks_per_node > 1 {
             dims.insert(0, ranks_per_node);

@@ -354,12 +354,12 @@ impl Network {
             self.apply(c);
         }
         // the release this event was for, applied now or earlier at this picosecond
-        let up = self.channels[c as usize].released_up;
+        let staging = self.channels[c as usize].released_staging;
         if current {
             self.channels[c as usize].scheduled = false;
         }
         self.try_send(c, now, q);
-        (up == STAGING).then(|| c - self.nr)
+        staging.then(|| c - self.nr)
     }
 
     /// Applies channel `c`'s own release at the time its tail left: the channel is idle, and
@@ -373,7 +373,7 @@ impl Network {
         let (up, rel) = (ch.releasing_up, ch.releasing);
         ch.releasing = NONE;
         // (a link that only woke up released nothing)
-        ch.released_up = if rel == NONE { NONE } else { up };
+        ch.released_staging = rel != NONE && up == STAGING;
         if let Some(pw) = self.power.as_deref_mut() {
             pw.idle(c, at.ps());
         }

@@ -78,6 +78,7 @@
 //! Router channels move data at the slower of `link_bandwidth` and `switch_bandwidth`; an
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
 
+mod across;
 mod arrivals;
 mod credit;
 mod held;
@@ -203,8 +204,12 @@ struct Channel {
     /// input buffer's release is recorded for its feeder when the send starts: `credit.rs`.)
     releasing_up: u32,
     releasing: u32,
-    /// What the last release applied freed, for its event: [`STAGING`] or `NONE`.
-    released_up: u32,
+    /// The last release applied freed a NIC's staging slot (for its event).
+    released_staging: bool,
+    /// Its last look ended starved: it waits to be woken by credit into these virtual
+    /// channels of the next buffer, a bit each (`credit.rs`); 0: it does not wait. (On the
+    /// first line: every look writes it.)
+    waiting: u8,
     // ---- second line: the buffer this channel feeds, and counters (its credit is in
     // `Network::credit`)
     /// Σ change × time of change of the bytes held (byte·ps): the integral of the occupancy
@@ -231,9 +236,6 @@ struct Channel {
     /// The channel is idle with a ready packet that has no credit in the buffer it feeds
     /// (backpressure, *starved*), since its last send (for the statistics).
     blocked: bool,
-    /// Its last look ended starved: it waits to be woken by credit into these virtual
-    /// channels of the next buffer, a bit each (`credit.rs`); 0: it does not wait.
-    waiting: u8,
 }
 
 /// Input-queued: the bit of `Network::xbar` (a time, below 2^63 ps) set when an output
@@ -241,6 +243,9 @@ struct Channel {
 const STARVED_ON: u64 = 1 << 63;
 
 const _: () = assert!(std::mem::size_of::<Channel>() == 128);
+// (what every look reads and writes is on the first line)
+const _: () = assert!(std::mem::offset_of!(Channel, waiting) < 64);
+const _: () = assert!(std::mem::offset_of!(Channel, occ_moment) == 64);
 
 /// Bits of `Channel::releasing` that hold the virtual channel.
 const VC_BITS: u32 = 3;
@@ -405,7 +410,8 @@ impl Network {
             next: NONE,
             releasing_up: NONE,
             releasing: NONE,
-            released_up: NONE,
+            released_staging: false,
+            waiting: 0,
             occ_moment: 0,
             credit_wake_at: u64::MAX,
             blocked_ps: 0,
@@ -415,7 +421,6 @@ impl Network {
             packets: 0,
             occ: 0,
             blocked: false,
-            waiting: 0,
         };
         let ob_bytes = if iq {
             net.output_buffer_bytes.0 as u32

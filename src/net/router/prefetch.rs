@@ -18,7 +18,7 @@ impl Network {
             Event::RouterReady(p) | Event::NicArrive(p) | Event::RxDmaDone(p) => {
                 prefetch(self.packets.get(p))
             }
-            Event::TxDmaDone(p) if p & crate::nic::STREAMED == 0 => prefetch(self.packets.get(p)),
+            Event::TxDmaDone(p) if p & crate::event::STREAMED == 0 => prefetch(self.packets.get(p)),
             _ => {}
         }
     }

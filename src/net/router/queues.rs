@@ -68,13 +68,9 @@ impl Network {
         // checked against it once, where reading it through `self` again after each store
         // checks it again)
         let mut chans = *self.channels;
-        // (whether it waits for credit is what this look finds; a credit wake-up due at this
-        // picosecond would only look again)
-        let ch = &mut chans[c as usize];
-        ch.waiting = 0;
-        if ch.credit_wake_at == now.ps() {
-            ch.credit_wake_at = u64::MAX;
-        }
+        // (whether it waits for credit is what this look finds: until it ends starved, a credit
+        // wake-up finds it waiting for nothing, and does nothing)
+        chans[c as usize].waiting = 0;
         if self.outbuf && c < self.nr {
             return self.try_send_ob(c, now, q);
         }
@@ -226,6 +222,11 @@ impl Network {
         let ch = &mut self.channels[c as usize];
         ch.waiting = starved;
         if starved != 0 {
+            // (a credit wake-up due at this picosecond would only look again: this look is
+            // the one it was for, and the channel waits for the next release from now)
+            if ch.credit_wake_at == now.ps() {
+                ch.credit_wake_at = u64::MAX;
+            }
             if !ch.blocked {
                 ch.blocked = true;
                 ch.blocked_ps -= now.ps() as i64;

@@ -7,7 +7,7 @@
 //! may take several (`Topo::multipath`: random up-routes, Valiant, UGAL), each pair's route
 //! is drawn [`SAMPLES`] times and the load split among the draws.
 
-use super::Spec;
+use crate::traffic::Spec;
 use crate::config::Scenario;
 use crate::net::Network;
 use crate::units::Time;
@@ -89,7 +89,15 @@ pub fn ideal_within(
     let name = links
         .iter()
         .position(|&x| x == c)
-        .map(|i| crate::report::link_name(&net.link_loads(Time::ZERO)[i]))
+        .map(|i| {
+            // (as the summary names a link: report::link_name)
+            let l = &net.link_loads(Time::ZERO)[i];
+            match (l.port, l.to_nic) {
+                (None, _) => format!("NIC {} -> router {}", l.from, l.to),
+                (Some(q), true) => format!("router {} port {q} -> NIC {}", l.from, l.to),
+                (Some(q), false) => format!("router {} port {q} -> router {}", l.from, l.to),
+            }
+        })
         .unwrap_or_else(|| format!("channel {c}"));
     let per_unit = net.channel_rate(c).0 as f64 / b / spec.nic_rate.0 as f64;
     let sampled = if samples > 1 {

@@ -7,7 +7,7 @@
 //! latency of a stable load (or at the highest latency, if none is stable), and a point above
 //! it is drawn on the top edge, hollow (`curve.csv` has its value).
 
-use super::curve::{Case, Point, Saturation};
+use super::{Case, Point, Saturation};
 use anyhow::{bail, Result};
 use plotters::prelude::*;
 

@@ -31,7 +31,7 @@ fn find(name: &str, source: &str) -> Option<&'static [u8]> {
 
 /// Loads `source` as the chunk `name` (`=...` or `@file`) in `env` (or the globals): from its
 /// bytecode when it is one compiled ahead, from `text` (the source as compiled) otherwise.
-pub(super) fn load(
+pub(crate) fn load(
     lua: &Lua,
     name: &str,
     source: &str,
@@ -66,7 +66,7 @@ pub(crate) fn module(lua: &Lua, path: &std::path::Path, text: &str) -> mlua::Res
 /// `raw.module_chunk(text, fname)`, for the prelude's `require`: the function a module's file
 /// compiles to (`return function(_ENV, ...) <text> end`, in an empty environment), or nothing
 /// when it does not compile (the prelude then reports the module's own syntax error).
-pub(super) fn install(lua: &Lua, raw: &Table) -> mlua::Result<()> {
+pub(crate) fn install(lua: &Lua, raw: &Table) -> mlua::Result<()> {
     raw.set(
         "module_chunk",
         lua.create_function(|lua, (text, fname): (mlua::String, String)| {

@@ -21,9 +21,10 @@
 //! there. The loads run never depend on the count of threads: the files written are the same
 //! for any `-j`.
 
-use super::Summary;
+use crate::openloop::Summary;
 use crate::config::Scenario;
 use crate::engine::Simulation;
+use crate::openloop::Latency;
 use anyhow::{bail, Result};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -38,6 +39,8 @@ pub const PER_ROUND: usize = 3;
 pub const MAX_ROUNDS: usize = 24;
 /// Most loads `--loads` may list.
 pub const MAX_LOADS: usize = 1000;
+
+pub mod svg;
 
 /// One case: its label and its scenario (checked, with synthetic traffic).
 pub struct Case {
@@ -331,7 +334,7 @@ pub fn case(label: String, s: Scenario, file: &str) -> Result<Case> {
     let nodes = crate::node::Nodes::new(&s);
     let info = &nodes.jobs[j];
     let spec = s.jobs[j].workload.traffic.clone().expect("found above");
-    let ideal = super::bound::ideal(&s, &spec, j, info.base, info.size);
+    let ideal = crate::openloop::bound::ideal(&s, &spec, j, info.base, info.size);
     Ok(Case {
         label,
         scenario: s,
@@ -348,7 +351,7 @@ pub fn csv(cases: &[Case], points: &[Point]) -> String {
     );
     for p in points {
         let s = &p.summary;
-        let lat = |f: fn(&super::Latency) -> u64, l: &Option<super::Latency>| {
+        let lat = |f: fn(&Latency) -> u64, l: &Option<Latency>| {
             l.as_ref().map_or(String::new(), |l| f(l).to_string())
         };
         out += &format!(

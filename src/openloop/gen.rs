@@ -17,9 +17,9 @@
 //! Events of the partition's own (a slot's look, the snapshots of the links at a window's ends)
 //! are scheduled here and never cross a cut: a slot's NIC is this partition's.
 
-use super::pattern::cut;
 use super::stats::{Stats, Summary};
-use super::{Process, Spec};
+use crate::traffic::pattern::cut;
+use crate::traffic::{Process, Spec};
 use crate::event::Event;
 use crate::net::Network;
 use crate::nic::Nics;
@@ -436,7 +436,7 @@ impl Traffic {
             stats[g.job as usize].offered_bytes += bytes;
             stats[g.job as usize].measured += packets;
         }
-        let classes = crate::traffic::stats::class_names(net);
+        let classes = super::stats::class_names(net);
         self.jobs
             .iter()
             .zip(&stats)

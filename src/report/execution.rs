@@ -1,0 +1,35 @@
+//! How a run was executed (threads, partitions, windows): figures of the host, not of the
+//! model, reported in the `host` line and `summary.json`'s `host` only. The engine fills them
+//! in (`engine/`).
+
+/// What the windows of one run have done, for the summary's `host` line and the benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct WindowStats {
+    /// Windows simulated.
+    pub windows: u64,
+    /// Cut messages delivered.
+    pub messages: u64,
+    /// Windows whose end was set by a packet held across a cut (shorter than an epoch).
+    pub short: u64,
+    /// Windows with several partitions to run that ran on one thread because more threads
+    /// were measured not to pay (`engine/governor.rs`; 0 on one thread).
+    pub alone: u64,
+}
+
+/// How a run was simulated, for the summary's `host` line: threads, partitions, windows.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Execution {
+    /// Threads that ran the partitions.
+    pub threads: u32,
+    /// Partitions, and what the cut follows (`slab`, `group`, `pod`).
+    pub partitions: u32,
+    /// What a partition is: slabs of a torus, groups of a dragonfly, pods of a fat tree.
+    #[serde(rename = "partition_unit")]
+    pub unit: &'static str,
+    /// The windows and the cut messages.
+    pub windows: WindowStats,
+    /// Why the run has fewer partitions or threads than it could use, and the flag that
+    /// changes it (empty when nothing is to be said).
+    #[serde(rename = "partition_note", skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
