@@ -2,7 +2,7 @@
 //! run is cut into partitions (`partition.rs`), each with its Lua state (`runner.rs`: the
 //! loop that alternates between a partition's events and its ranks' coroutines), simulated
 //! window by window (`windows.rs`, on threads: `threads.rs`) and gathered at the end into
-//! one report. The model's state and its operations are a partition's (`part.rs`); what the
+//! one report. The model's state and its operations are a partition's (`part/`); what the
 //! engine says about a run that cannot go on is in `diagnostics.rs`.
 //!
 //! Data flows one way: a script calls the API (operations) → the NIC cuts packets → routers

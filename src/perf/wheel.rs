@@ -2,7 +2,7 @@
 //! below the last one taken: the credit wake-ups (`net/router/credit.rs`), due about a
 //! serialization after they are pushed, and hundreds of thousands a simulated millisecond.
 //!
-//! A timing wheel with an overflow heap, as the event queue (`sim/queue.rs`) but for keys alone.
+//! A timing wheel with an overflow heap, as the event queue (`sim/queue/`) but for keys alone.
 //! Time is cut into buckets of 2^[`SHIFT`] ps (1.024 ns). The bucket being taken, `base`, is a
 //! sorted list (`current`, greatest first, taken from the end); the [`SLOTS`] − 1 buckets after it
 //! (about 1 µs) are unsorted lists in a ring (`slots`), with a bitmap of the non-empty ones; a

@@ -70,7 +70,7 @@ struct Span {
 
 /// The spans recorded so far, and the regions still open on each rank.
 ///
-/// Each partition of a run records its own ranks' timeline (`part.rs`); the engine gathers
+/// Each partition of a run records its own ranks' timeline (`part/`); the engine gathers
 /// them at the end ([`Trace::absorb`]). What comes out depends only on the model: spans are
 /// written rank by rank, each rank's in the order they were recorded, and a bounded timeline
 /// keeps the spans that start first (then by rank), whichever partition recorded them.

@@ -79,6 +79,7 @@
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
 
 mod across;
+mod build;
 mod arrivals;
 mod credit;
 mod held;
@@ -88,6 +89,7 @@ mod paths;
 mod prefetch;
 mod queues;
 mod routing;
+mod shares;
 #[cfg(test)]
 mod tests;
 
@@ -362,139 +364,6 @@ pub struct Network {
     peak_packets: u64,
 }
 impl Network {
-    /// The network of shape `topo` with the routers and links `net` describes, for nodes as
-    /// `node` describes them (NICs per node and their rate), with links that sleep if `power`
-    /// says so; `seed` seeds the random choices of routing (fat tree up-routes, dragonfly
-    /// Valiant).
-    pub fn new(
-        topo: &Topo,
-        net: &NetworkConfig,
-        node: &NodeConfig,
-        power: Option<&PowerConfig>,
-        seed: u64,
-    ) -> Network {
-        let topo = topo.clone();
-        let routers = topo.routers();
-        let ports = topo.ports() as u32;
-        let classes = topo.vcs() as u32;
-        let vcs = net.vc_count(topo.vcs()).clamp(classes, MAX_VCS as u32);
-        let mut vc_lo = [vcs as u8; MAX_CLASSES + 1];
-        for (k, lo) in vc_lo.iter_mut().enumerate().take(classes as usize) {
-            *lo = (k as u32 * vcs / classes) as u8;
-        }
-        let iq = net.router == RouterKind::InputQueued;
-        let terminals = topo.terminals();
-        let mut link_to = Vec::with_capacity((routers * ports) as usize);
-        for r in 0..routers {
-            for q in 0..ports {
-                link_to.push(
-                    match (topo.neighbour(r, q as u8), topo.port_nic(r, q as u8)) {
-                        (Some((n, back)), _) => n * ports + back as u32,
-                        (None, Some(nic)) => TO_NIC | nic,
-                        (None, None) => NONE,
-                    },
-                );
-            }
-        }
-        let nchan = (routers * ports + terminals) as usize;
-        let cap = net.buffer_bytes.0 as u32;
-        let channel = Channel {
-            queues: [EMPTY; MAX_CLASSES],
-            queued: 0,
-            busy: false,
-            scheduled: false,
-            rr: 0,
-            flags: 0,
-            free_at: 0,
-            wake_at: u64::MAX,
-            next: NONE,
-            releasing_up: NONE,
-            releasing: NONE,
-            released_staging: false,
-            waiting: 0,
-            occ_moment: 0,
-            credit_wake_at: u64::MAX,
-            blocked_ps: 0,
-            bytes: 0,
-            busy_ps: 0,
-            occ_peak: 0,
-            packets: 0,
-            occ: 0,
-            blocked: false,
-        };
-        let ob_bytes = if iq {
-            net.output_buffer_bytes.0 as u32
-        } else {
-            0
-        };
-        let (class_bw, class_cable) = link_classes(&topo, net, node, ob_bytes > 0);
-        // (queuing a packet at its next router as it is sent needs every hop to take the same
-        // time, head to head: NIC links as slow as the others)
-        let early = topo.fixed_routes()
-            && class_cable[CLASS_INJECT as usize] == class_cable[CLASS_LINK as usize];
-        let mut net = Network {
-            returns: Returns::new(nchan),
-            arrivals: Arrivals::default(),
-            epoch_shift: None,
-            topo,
-            ports,
-            classes,
-            vcs,
-            vc_lo,
-            inq: SharedVec::new(if iq {
-                vec![IN_EMPTY; nchan * vcs as usize]
-            } else {
-                Vec::new()
-            }),
-            xbar: SharedVec::new(if iq { vec![0; nchan] } else { Vec::new() }),
-            iq,
-            ob: SharedVec::new(if ob_bytes > 0 {
-                vec![OutBuf::new(ob_bytes); (routers * ports) as usize]
-            } else {
-                Vec::new()
-            }),
-            outbuf: ob_bytes > 0,
-            switch_bw: net.switch_bandwidth,
-            xmemo: (0, Time::ZERO),
-            routers,
-            nr: routers * ports,
-            link_to: link_to.into(),
-            channels: SharedVec::new(vec![channel; nchan]),
-            credit: SharedVec::new(vec![cap; nchan * vcs as usize]),
-            capacity: cap,
-            early,
-            packets: PacketPool::default(),
-            prefetching: false,
-            router_delay: net.router_delay(),
-            class_bw,
-            class_cable,
-            memo: [(0, Time::ZERO); CLASSES],
-            rngs: SharedVec::new(
-                (0..routers)
-                    .map(|r| Xoshiro::for_entity(seed, r as u64))
-                    .collect(),
-            ),
-            stats: NetworkStats::default(),
-            series: None,
-            history: None,
-            power: power
-                .filter(|p| p.enabled)
-                .map(|p| Box::new(Power::new(p.t_sleep.ps(), p.t_wake.ps(), nchan))),
-            me: 0,
-            parts: 1,
-            owner: vec![0u16; nchan].into(),
-            router_owner: vec![0u16; routers as usize].into(),
-            fed_owner: vec![0u16; nchan].into(),
-            outbox: vec![Default::default()],
-            cut_held: Default::default(),
-            overflowed: None,
-            peak_packets: 0,
-        };
-        net.wire();
-        net.epoch_shift = net.epoch_shift();
-        net
-    }
-
     /// log2 of the longest power-of-two span of picoseconds no longer than the shortest time
     /// from a router sending a packet to the next router being able to use it (a cable and
     /// the pipeline): the epoch of arrivals (see the module's doc). `None` if that time is
@@ -562,157 +431,9 @@ impl Network {
             + self.packets.peak() * std::mem::size_of::<super::packet::Packet>()
     }
 
-    /// The network as partition `me` of `parts` sees it: the same arrays (each element owned
-    /// by one partition, checked in debug builds), its own packets, releases, arrivals,
-    /// counters and outbox. The partitions' networks are made once, by [`Network::split`].
-    fn view_for(&self, me: u16, fed_owner: &std::sync::Arc<[u16]>) -> Network {
-        let vcs = self.vcs as usize;
-        let n = self.parts as usize;
-        let mut returns = Returns::new(0);
-        returns.lists = self.returns.lists.clone().owned_by(&self.owner, 1, me);
-        Network {
-            topo: self.topo.clone(),
-            ports: self.ports,
-            classes: self.classes,
-            vcs: self.vcs,
-            vc_lo: self.vc_lo,
-            inq: self.inq.clone().owned_by(fed_owner, vcs, me),
-            xbar: self.xbar.clone().owned_by(fed_owner, 1, me),
-            iq: self.iq,
-            ob: self
-                .ob
-                .clone()
-                .owned_by(&self.owner[..self.ob.len()], 1, me),
-            outbuf: self.outbuf,
-            switch_bw: self.switch_bw,
-            xmemo: (0, Time::ZERO),
-            routers: self.routers,
-            nr: self.nr,
-            link_to: self.link_to.clone(),
-            channels: self.channels.clone().owned_by(&self.owner, 1, me),
-            credit: self.credit.clone().owned_by(&self.owner, vcs, me),
-            returns,
-            arrivals: Arrivals::default(),
-            epoch_shift: self.epoch_shift,
-            capacity: self.capacity,
-            early: self.early,
-            packets: PacketPool::default(),
-            prefetching: false,
-            router_delay: self.router_delay,
-            class_bw: self.class_bw,
-            class_cable: self.class_cable,
-            memo: [(0, Time::ZERO); CLASSES],
-            rngs: self.rngs.clone().owned_by(&self.router_owner, 1, me),
-            stats: NetworkStats::default(),
-            series: None,
-            history: None,
-            power: self.power.clone(),
-            me,
-            parts: self.parts,
-            owner: self.owner.clone(),
-            router_owner: self.router_owner.clone(),
-            fed_owner: fed_owner.clone(),
-            outbox: vec![Default::default(); n],
-            cut_held: Default::default(),
-            overflowed: None,
-            peak_packets: 0,
-        }
-    }
-
-    /// This network cut into the partitions `parts` describes: one [`Network`] each (see
-    /// [`Network::view_for`]), the channels that lead from one partition to another marked
-    /// (their packets cross as cut messages, `cut.rs`). A network not yet used.
-    pub(crate) fn split(mut self, parts: &crate::partition::Partitioning) -> Vec<Network> {
-        if parts.count <= 1 {
-            return vec![self];
-        }
-        let (nr, ports) = (self.nr as usize, self.ports as usize);
-        let nchan = self.channels.len();
-        let owner: Vec<u16> = (0..nchan)
-            .map(|c| {
-                if c < nr {
-                    parts.router[c / ports]
-                } else {
-                    parts.nic[c - nr]
-                }
-            })
-            .collect();
-        let mut fed = owner.clone();
-        for (c, f) in fed.iter_mut().enumerate().take(nr) {
-            let next = self.channels[c].next;
-            if next != NONE {
-                *f = parts.router[next as usize];
-                if *f != owner[c] {
-                    self.channels[c].flags |= CUT;
-                }
-            }
-        }
-        self.parts = parts.count as u16;
-        self.owner = owner.into();
-        self.router_owner = parts.router.clone().into();
-        let fed: std::sync::Arc<[u16]> = fed.into();
-        self.fed_owner = fed.clone();
-        (0..parts.count as u16)
-            .map(|me| self.view_for(me, &fed))
-            .collect()
-    }
-
-    /// Gathers `other`, another partition's network of the same run that is done, into this
-    /// one: its totals and records.
-    pub(crate) fn absorb(&mut self, other: &mut Network) {
-        let (a, b) = (&mut self.stats, &other.stats);
-        a.packet_hops += b.packet_hops;
-        a.link_bytes += b.link_bytes;
-        a.wrap_hops += b.wrap_hops;
-        a.global_hops += b.global_hops;
-        a.nonminimal += b.nonminimal;
-        self.peak_packets += other.packets.peak() as u64 + other.peak_packets;
-        if let (Some(mine), Some(theirs)) = (self.series.as_deref_mut(), other.series.take()) {
-            mine.absorb(*theirs);
-        }
-        if let (Some(mine), Some(theirs)) = (self.history.as_deref_mut(), other.history.take()) {
-            mine.absorb(*theirs);
-        }
-    }
-
     /// Most packets the partitions held at once, summed over them (a figure of the engine's).
     pub(crate) fn peak_packets(&self) -> u64 {
         self.packets.peak() as u64 + self.peak_packets
-    }
-
-    /// From now on this network reads every channel (the run is over; debug builds stop
-    /// checking who owns what).
-    pub(crate) fn become_whole(&mut self) {
-        self.channels = self.channels.whole();
-        self.credit = self.credit.whole();
-        self.inq = self.inq.whole();
-        self.xbar = self.xbar.whole();
-        self.ob = self.ob.whole();
-        self.rngs = self.rngs.whole();
-        self.returns.lists = self.returns.lists.whole();
-        // (the releases recorded for another partition's channels are in its records, not
-        // these: all those due by the run's end were applied by it, `Network::settle_all`)
-        for c in 0..self.channels.len() {
-            if self.owner[c] != self.me {
-                self.returns.forget(c);
-            }
-        }
-        if let Some(p) = self.power.as_deref_mut() {
-            p.links = p.links.whole();
-        }
-        self.me = 0;
-        self.owner = vec![0u16; self.channels.len()].into();
-    }
-
-    /// This network's partition, and how many there are.
-    pub(crate) fn partition(&self) -> (u16, u16) {
-        (self.me, self.parts)
-    }
-
-    /// Whether channel `c` is this partition's.
-    #[inline]
-    pub(crate) fn owns(&self, c: u32) -> bool {
-        self.owner[c as usize] == self.me
     }
 
     /// The shortest packet held in a buffer fed across a cut (wire bytes), if any: with the
@@ -977,46 +698,4 @@ impl Network {
         self.enqueue(c, vc, h);
         self.look_at(c, crossed.max(hp.ready), q);
     }
-}
-
-/// Each link class's rate and latency from the scenario: links between routers at the slower
-/// of their link and switch (the link's own rate when output buffers make the crossbar a stage
-/// of its own, `outbuf`); NIC links at `network.nic_link_bandwidth` (injection also capped
-/// by `node.nic_bandwidth`, and with no switch before it); the topology's own classes (a
-/// dragonfly's global links, a fat tree's levels, a graph's classes) at their own figures
-/// where given.
-fn link_classes(
-    topo: &Topo,
-    net: &NetworkConfig,
-    node: &NodeConfig,
-    outbuf: bool,
-) -> ([Bandwidth; CLASSES], [Time; CLASSES]) {
-    let switch = if outbuf {
-        Bandwidth::INFINITE
-    } else {
-        net.switch_bandwidth
-    };
-    let nic_link = net.nic_link_bandwidth.unwrap_or(net.link_bandwidth);
-    let nic_cable = net.nic_cable_latency.unwrap_or(net.cable_latency);
-    let mut bw = [net.link_bandwidth.min(switch); CLASSES];
-    let mut cable = [net.cable_latency; CLASSES];
-    bw[CLASS_INJECT as usize] = node.nic_bandwidth.unwrap_or(nic_link).min(nic_link);
-    bw[CLASS_EJECT as usize] = nic_link.min(switch);
-    cable[CLASS_INJECT as usize] = nic_cable;
-    cable[CLASS_EJECT as usize] = nic_cable;
-    for (i, c) in topo
-        .link_classes()
-        .iter()
-        .take(MAX_LINK_CLASSES)
-        .enumerate()
-    {
-        let k = CLASS_FAMILY as usize + i;
-        if let Some(b) = c.bandwidth {
-            bw[k] = b.min(switch);
-        }
-        if let Some(t) = c.latency {
-            cable[k] = t;
-        }
-    }
-    (bw, cable)
 }

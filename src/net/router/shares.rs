@@ -1,0 +1,154 @@
+//! The network cut into partitions' shares (`view_for`, `split`) and gathered into one again
+//! at the end of the run (`absorb`, `become_whole`); which routers a partition owns.
+
+use super::*;
+
+impl Network {
+    /// The network as partition `me` of `parts` sees it: the same arrays (each element owned
+    /// by one partition, checked in debug builds), its own packets, releases, arrivals,
+    /// counters and outbox. The partitions' networks are made once, by [`Network::split`].
+    fn view_for(&self, me: u16, fed_owner: &std::sync::Arc<[u16]>) -> Network {
+        let vcs = self.vcs as usize;
+        let n = self.parts as usize;
+        let mut returns = Returns::new(0);
+        returns.lists = self.returns.lists.clone().owned_by(&self.owner, 1, me);
+        Network {
+            topo: self.topo.clone(),
+            ports: self.ports,
+            classes: self.classes,
+            vcs: self.vcs,
+            vc_lo: self.vc_lo,
+            inq: self.inq.clone().owned_by(fed_owner, vcs, me),
+            xbar: self.xbar.clone().owned_by(fed_owner, 1, me),
+            iq: self.iq,
+            ob: self
+                .ob
+                .clone()
+                .owned_by(&self.owner[..self.ob.len()], 1, me),
+            outbuf: self.outbuf,
+            switch_bw: self.switch_bw,
+            xmemo: (0, Time::ZERO),
+            routers: self.routers,
+            nr: self.nr,
+            link_to: self.link_to.clone(),
+            channels: self.channels.clone().owned_by(&self.owner, 1, me),
+            credit: self.credit.clone().owned_by(&self.owner, vcs, me),
+            returns,
+            arrivals: Arrivals::default(),
+            epoch_shift: self.epoch_shift,
+            capacity: self.capacity,
+            early: self.early,
+            packets: PacketPool::default(),
+            prefetching: false,
+            router_delay: self.router_delay,
+            class_bw: self.class_bw,
+            class_cable: self.class_cable,
+            memo: [(0, Time::ZERO); CLASSES],
+            rngs: self.rngs.clone().owned_by(&self.router_owner, 1, me),
+            stats: NetworkStats::default(),
+            series: None,
+            history: None,
+            power: self.power.clone(),
+            me,
+            parts: self.parts,
+            owner: self.owner.clone(),
+            router_owner: self.router_owner.clone(),
+            fed_owner: fed_owner.clone(),
+            outbox: vec![Default::default(); n],
+            cut_held: Default::default(),
+            overflowed: None,
+            peak_packets: 0,
+        }
+    }
+
+    /// This network cut into the partitions `parts` describes: one [`Network`] each (see
+    /// [`Network::view_for`]), the channels that lead from one partition to another marked
+    /// (their packets cross as cut messages, `cut.rs`). A network not yet used.
+    pub(crate) fn split(mut self, parts: &crate::partition::Partitioning) -> Vec<Network> {
+        if parts.count <= 1 {
+            return vec![self];
+        }
+        let (nr, ports) = (self.nr as usize, self.ports as usize);
+        let nchan = self.channels.len();
+        let owner: Vec<u16> = (0..nchan)
+            .map(|c| {
+                if c < nr {
+                    parts.router[c / ports]
+                } else {
+                    parts.nic[c - nr]
+                }
+            })
+            .collect();
+        let mut fed = owner.clone();
+        for (c, f) in fed.iter_mut().enumerate().take(nr) {
+            let next = self.channels[c].next;
+            if next != NONE {
+                *f = parts.router[next as usize];
+                if *f != owner[c] {
+                    self.channels[c].flags |= CUT;
+                }
+            }
+        }
+        self.parts = parts.count as u16;
+        self.owner = owner.into();
+        self.router_owner = parts.router.clone().into();
+        let fed: std::sync::Arc<[u16]> = fed.into();
+        self.fed_owner = fed.clone();
+        (0..parts.count as u16)
+            .map(|me| self.view_for(me, &fed))
+            .collect()
+    }
+
+    /// Gathers `other`, another partition's network of the same run that is done, into this
+    /// one: its totals and records.
+    pub(crate) fn absorb(&mut self, other: &mut Network) {
+        let (a, b) = (&mut self.stats, &other.stats);
+        a.packet_hops += b.packet_hops;
+        a.link_bytes += b.link_bytes;
+        a.wrap_hops += b.wrap_hops;
+        a.global_hops += b.global_hops;
+        a.nonminimal += b.nonminimal;
+        self.peak_packets += other.packets.peak() as u64 + other.peak_packets;
+        if let (Some(mine), Some(theirs)) = (self.series.as_deref_mut(), other.series.take()) {
+            mine.absorb(*theirs);
+        }
+        if let (Some(mine), Some(theirs)) = (self.history.as_deref_mut(), other.history.take()) {
+            mine.absorb(*theirs);
+        }
+    }
+
+    /// From now on this network reads every channel (the run is over; debug builds stop
+    /// checking who owns what).
+    pub(crate) fn become_whole(&mut self) {
+        self.channels = self.channels.whole();
+        self.credit = self.credit.whole();
+        self.inq = self.inq.whole();
+        self.xbar = self.xbar.whole();
+        self.ob = self.ob.whole();
+        self.rngs = self.rngs.whole();
+        self.returns.lists = self.returns.lists.whole();
+        // (the releases recorded for another partition's channels are in its records, not
+        // these: all those due by the run's end were applied by it, `Network::settle_all`)
+        for c in 0..self.channels.len() {
+            if self.owner[c] != self.me {
+                self.returns.forget(c);
+            }
+        }
+        if let Some(p) = self.power.as_deref_mut() {
+            p.links = p.links.whole();
+        }
+        self.me = 0;
+        self.owner = vec![0u16; self.channels.len()].into();
+    }
+
+    /// This network's partition, and how many there are.
+    pub(crate) fn partition(&self) -> (u16, u16) {
+        (self.me, self.parts)
+    }
+
+    /// Whether channel `c` is this partition's.
+    #[inline]
+    pub(crate) fn owns(&self, c: u32) -> bool {
+        self.owner[c as usize] == self.me
+    }
+}

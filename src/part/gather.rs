@@ -1,0 +1,80 @@
+//! What crosses between partitions during the run (the outbox sent, the cut messages taken
+//! in) and how they become one at its end (`absorb`, `become_whole`).
+
+use super::*;
+
+impl Part {
+    /// Moves what the layers above the network send across cuts (a message or a send done
+    /// with) into the network's outbox, which the engine empties after each window.
+    pub(crate) fn flush_outbox(&mut self) {
+        for (to, done) in self.mpi.outbox.drain(..) {
+            self.net.outbox[to as usize].done.push(done);
+        }
+    }
+
+    /// Takes in what another partition sent this one in the last window (`cut.rs`): its
+    /// arrivals, releases and dones, each kind in the order sent.
+    pub(crate) fn take_cuts(&mut self, mail: &Mail) {
+        for a in &mail.arrive {
+            let (arrival, packet) = a.parts();
+            self.net.arrive_across(arrival, packet);
+        }
+        for r in &mail.release {
+            self.net.released_across(r.feeder, r.at, r.bytes, r.vc);
+        }
+        for d in &mail.done {
+            match d.pool {
+                CutPool::Msg => self.nics.done(d.id),
+                CutPool::P2p => self.mpi.done(d.id),
+            }
+        }
+    }
+
+    /// Gathers `other`, another partition of the same run that is done, into this one: its
+    /// counts, statistics, metrics and records (the run is over).
+    pub(crate) fn absorb(&mut self, other: &mut Part) {
+        self.now = self.now.max(other.now);
+        self.events += other.events;
+        for (a, b) in self.events_by_kind.iter_mut().zip(other.events_by_kind) {
+            *a += b;
+        }
+        self.finished += other.finished;
+        for (name, m) in std::mem::take(&mut other.metrics) {
+            self.metrics.entry(name).or_default().merge(&m);
+        }
+        self.time_went_back = self.time_went_back.or(other.time_went_back);
+        if self.stalled.is_none() {
+            self.stalled = other.stalled.take();
+        }
+        self.net.absorb(&mut other.net);
+        self.nics.absorb(&other.nics);
+        self.rdma.issued += other.rdma.issued;
+        self.mpi.sent += other.mpi.sent;
+        self.peak_events += other.queue.peak() as u64;
+        if let (Some(mine), Some(theirs)) = (self.trace.as_deref_mut(), other.trace.take()) {
+            mine.absorb(*theirs);
+        }
+        if let (Some(mine), Some(theirs)) = (self.profile.as_deref_mut(), other.profile.take()) {
+            mine.absorb(*theirs);
+        }
+        self.replays.absorb(std::mem::take(&mut other.replays));
+        if let (Some(mine), Some(theirs)) = (self.traffic.as_deref_mut(), other.traffic.take()) {
+            mine.absorb(*theirs);
+        }
+    }
+
+    /// From now on this partition reads every rank and channel (no partition runs any more;
+    /// debug builds stop checking who owns what).
+    pub(crate) fn become_whole(&mut self) {
+        if self.whole {
+            return;
+        }
+        self.whole = true;
+        self.ranks = self.ranks.whole();
+        self.net.become_whole();
+        self.mpi.become_whole();
+        if let Some(h) = self.net.history.as_deref_mut() {
+            h.sort();
+        }
+    }
+}
