@@ -260,8 +260,8 @@ enum Command {
     /// each load, in parallel, its saturation found by a search to --precision; writes
     /// DIR/curve.csv, DIR/saturation.csv and DIR/curve.svg (one line per case).
     ///
-    /// Example: mgensim curve scenarios/hyperx_uniform.toml --loads 0.05..1.0
-    /// --vary network.routing=dimension_order,ugal
+    /// Example: mgensim curve scenarios/hyperx_traffic.toml --loads 0.05..1.0
+    /// --vary network.routing=minimal,up_down
     Curve(cli::curve::CurveCommand),
 }
 
