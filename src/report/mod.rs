@@ -538,57 +538,7 @@ impl Report {
                         .unwrap_or(0),
                 })
                 .collect(),
-            network: NetworkSummary {
-                topology: s.topo.name().to_string(),
-                shape: s.topo.describe(),
-                routing: s.topo.routing().to_string(),
-                dims: s.topo.dims(),
-                nodes: s.nodes(),
-                bytes: w.nics.stats.payload_bytes,
-                packets: w.nics.stats.packets,
-                packets_delivered: w.nics.stats.packets_delivered,
-                packet_hops: w.net.stats.packet_hops,
-                link_bytes: w.net.stats.link_bytes,
-                wrap_hops: w.net.stats.wrap_hops,
-                global_hops: w.net.stats.global_hops,
-                nonminimal_packets: w.net.stats.nonminimal,
-                messages: w.nics.stats.messages,
-                message_latency_ps: {
-                    let st = &w.nics.stats;
-                    (st.data_messages > 0).then(|| Spread {
-                        min: st.latency_min_ps,
-                        mean: (st.latency_sum_ps / st.data_messages as u128) as u64,
-                        max: st.latency_max_ps,
-                    })
-                },
-                placement_hint: placement_hint(w),
-                message_hops: {
-                    let st = &w.nics.stats;
-                    (st.data_messages > 0).then(|| Hops {
-                        mean: st.hops_sum as f64 / st.data_messages as f64,
-                        max: st.hops_max,
-                    })
-                },
-                transfers: w.rdma.issued,
-                events: w.events,
-                events_by_kind: Event::KINDS
-                    .iter()
-                    .zip(w.events_by_kind)
-                    .filter(|&(_, n)| n > 0)
-                    .map(|(k, n)| (k.to_string(), n))
-                    .collect(),
-                quiet_ps: w.now.ps(),
-                links: 0,
-                average_link_bandwidth_bps: 0.0,
-                link_efficiency: 0.0,
-                credit_blocked_ps: 0,
-                flow_model: w.nics.flow.as_deref().map(|f| FlowWork {
-                    flows: f.stats.flows,
-                    recomputes: f.stats.recomputes,
-                    rates_recomputed: f.stats.recomputed,
-                    largest_component: f.stats.largest,
-                }),
-            },
+            network: NetworkSummary::of(s, w),
             metrics: w.metrics.clone(),
             host: HostSummary {
                 wall_s,
@@ -601,24 +551,7 @@ impl Report {
                 peak_pending_events: w.peak_events(),
                 peak_packets: w.net.peak_packets(),
             },
-            per_rank: w
-                .all_ranks()
-                .iter()
-                .map(|r| RankStats {
-                    job: w.nodes.job_index(r.id),
-                    job_rank: r.id - w.nodes.job(r.id).base,
-                    node: w.nodes.rank_node[r.id as usize],
-                    poll_wait_ps: r.waited[0].ps(),
-                    complete_wait_ps: r.waited[1].ps(),
-                    mpi_wait_ps: r.waited[2].ps(),
-                    finish_ps: r.clock.ps(),
-                    bytes_sent: r.bytes_sent,
-                    bytes_received: r.bytes_received,
-                    messages_sent: r.messages_sent,
-                    compute_ps: r.compute.ps(),
-                    finished: done(r),
-                })
-                .collect(),
+            per_rank: rank_stats(w),
             per_link: w.net.link_loads(w.now),
             per_node: Vec::new(),
             layout: s.topo.layout(),
@@ -632,27 +565,7 @@ impl Report {
             buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
             trace_dropped: w.trace.as_ref().map_or((0, 0), |t| t.dropped()),
             profile: w.profile.as_ref().map(|p| p.rows(finish.iter().sum())),
-            trace: w.trace.as_ref().map(|t| {
-                let tracks: Vec<crate::probe::trace::Track> = w
-                    .nodes
-                    .jobs
-                    .iter()
-                    .map(|j| crate::probe::trace::Track {
-                        name: &j.name,
-                        base: j.base,
-                        size: j.size,
-                    })
-                    .collect();
-                // (regions still open on an unfinished rank run to the stop)
-                t.to_json(&tracks, |r| {
-                    let rank = &w.ranks[r as usize];
-                    if done(rank) {
-                        rank.clock.ps()
-                    } else {
-                        rank.clock.ps().max(stop_ps)
-                    }
-                })
-            }),
+            trace: trace_json(w, stop_ps),
         }
         .with_link_averages()
         .with_power(s.power.as_ref())
@@ -720,6 +633,113 @@ impl Report {
         v.as_object_mut().expect("an object").remove("host");
         serde_json::to_string_pretty(&v).expect("a value serializes")
     }
+}
+
+impl NetworkSummary {
+    /// What the network of scenario `s` did in partition `w` (the whole run, gathered); the
+    /// links' averages are filled in by [`Report::with_link_averages`].
+    fn of(s: &Scenario, w: &Part) -> NetworkSummary {
+        NetworkSummary {
+            topology: s.topo.name().to_string(),
+            shape: s.topo.describe(),
+            routing: s.topo.routing().to_string(),
+            dims: s.topo.dims(),
+            nodes: s.nodes(),
+            bytes: w.nics.stats.payload_bytes,
+            packets: w.nics.stats.packets,
+            packets_delivered: w.nics.stats.packets_delivered,
+            packet_hops: w.net.stats.packet_hops,
+            link_bytes: w.net.stats.link_bytes,
+            wrap_hops: w.net.stats.wrap_hops,
+            global_hops: w.net.stats.global_hops,
+            nonminimal_packets: w.net.stats.nonminimal,
+            messages: w.nics.stats.messages,
+            message_latency_ps: {
+                let st = &w.nics.stats;
+                (st.data_messages > 0).then(|| Spread {
+                    min: st.latency_min_ps,
+                    mean: (st.latency_sum_ps / st.data_messages as u128) as u64,
+                    max: st.latency_max_ps,
+                })
+            },
+            placement_hint: placement_hint(w),
+            message_hops: {
+                let st = &w.nics.stats;
+                (st.data_messages > 0).then(|| Hops {
+                    mean: st.hops_sum as f64 / st.data_messages as f64,
+                    max: st.hops_max,
+                })
+            },
+            transfers: w.rdma.issued,
+            events: w.events,
+            events_by_kind: Event::KINDS
+                .iter()
+                .zip(w.events_by_kind)
+                .filter(|&(_, n)| n > 0)
+                .map(|(k, n)| (k.to_string(), n))
+                .collect(),
+            quiet_ps: w.now.ps(),
+            links: 0,
+            average_link_bandwidth_bps: 0.0,
+            link_efficiency: 0.0,
+            credit_blocked_ps: 0,
+            flow_model: w.nics.flow.as_deref().map(|f| FlowWork {
+                flows: f.stats.flows,
+                recomputes: f.stats.recomputes,
+                rates_recomputed: f.stats.recomputed,
+                largest_component: f.stats.largest,
+            }),
+        }
+    }
+}
+
+/// Each rank's figures (`ranks.csv`), in rank order.
+fn rank_stats(w: &Part) -> Vec<RankStats> {
+    let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
+    w.all_ranks()
+        .iter()
+        .map(|r| RankStats {
+            job: w.nodes.job_index(r.id),
+            job_rank: r.id - w.nodes.job(r.id).base,
+            node: w.nodes.rank_node[r.id as usize],
+            poll_wait_ps: r.waited[0].ps(),
+            complete_wait_ps: r.waited[1].ps(),
+            mpi_wait_ps: r.waited[2].ps(),
+            finish_ps: r.clock.ps(),
+            bytes_sent: r.bytes_sent,
+            bytes_received: r.bytes_received,
+            messages_sent: r.messages_sent,
+            compute_ps: r.compute.ps(),
+            finished: done(r),
+        })
+        .collect()
+}
+
+/// The ranks' timeline as Chrome trace-event JSON, if it was recorded: regions still open on
+/// an unfinished rank run to the stop, `stop_ps`.
+fn trace_json(w: &Part, stop_ps: u64) -> Option<String> {
+    let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
+    w.trace.as_ref().map(|t| {
+        let tracks: Vec<crate::probe::trace::Track> = w
+            .nodes
+            .jobs
+            .iter()
+            .map(|j| crate::probe::trace::Track {
+                name: &j.name,
+                base: j.base,
+                size: j.size,
+            })
+            .collect();
+        // (regions still open on an unfinished rank run to the stop)
+        t.to_json(&tracks, |r| {
+            let rank = &w.ranks[r as usize];
+            if done(rank) {
+                rank.clock.ps()
+            } else {
+                rank.clock.ps().max(stop_ps)
+            }
+        })
+    })
 }
 
 /// Peak resident set size of this process, from /proc (Linux); 0 elsewhere.

@@ -183,6 +183,29 @@ impl fmt::Display for Report {
                 self.predicted_time_ps
             )?;
         }
+        self.write_ranks(f)?;
+        self.write_network(f)?;
+        if let Some(rows) = self.profile.as_ref().filter(|r| !r.is_empty()) {
+            self.write_profile(f, rows)?;
+        }
+        self.write_power(f)?;
+        self.write_metrics(f)?;
+        if !self.sandbox {
+            writeln!(
+                f,
+                "sandbox            off (--allow-io): scripts had the whole Lua library"
+            )?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "warning            {}", escaped(w))?;
+        }
+        self.write_host(f)
+    }
+}
+
+impl Report {
+    /// The ranks' finish times, or which had not finished and why; each job's time.
+    fn write_ranks(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = &self.ranks.finish_ps;
         let rk = &self.ranks;
         if rk.finished == rk.count {
@@ -246,6 +269,12 @@ impl fmt::Display for Report {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// What the network did: transfers, messages, latency, hops, bytes, packets, links.
+    fn write_network(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = &self.network;
         writeln!(
             f,
             "transfers          {} puts/gets; the NICs delivered {} messages (data and control)",
@@ -313,9 +342,11 @@ impl fmt::Display for Report {
         for t in self.traffic.iter().flatten() {
             write!(f, "{}", t.text())?;
         }
-        if let Some(rows) = self.profile.as_ref().filter(|r| !r.is_empty()) {
-            self.write_profile(f, rows)?;
-        }
+        Ok(())
+    }
+
+    /// The network's energy, and against always-on links when a baseline ran.
+    fn write_power(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(p) = &self.power {
             writeln!(
                 f,
@@ -339,6 +370,11 @@ impl fmt::Display for Report {
                 )?;
             }
         }
+        Ok(())
+    }
+
+    /// The metrics the script reported (`MGEN_report`), a name ending in `_s` as a time.
+    fn write_metrics(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (name, m) in &self.metrics {
             // a name ending in `_s` is seconds (the API's convention): shown as a time
             let seconds = name.ends_with("_s");
@@ -357,15 +393,12 @@ impl fmt::Display for Report {
                 )?;
             }
         }
-        if !self.sandbox {
-            writeln!(
-                f,
-                "sandbox            off (--allow-io): scripts had the whole Lua library"
-            )?;
-        }
-        for w in &self.warnings {
-            writeln!(f, "warning            {}", escaped(w))?;
-        }
+        Ok(())
+    }
+
+    /// How the run was simulated: wall time, events, memory, threads and partitions.
+    fn write_host(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = &self.network;
         let h = &self.host;
         let x = &h.execution;
         let cut = if x.partitions > 1 {

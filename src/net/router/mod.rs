@@ -79,8 +79,8 @@
 //! injection channel at the NIC's rate (`nic_bandwidth`, else the link's) with no pipeline.
 
 mod across;
-mod build;
 mod arrivals;
+mod build;
 mod credit;
 mod held;
 mod observe;

@@ -310,28 +310,8 @@ impl Network {
             );
         }
         let serialize = memo.1;
-        // dequeue
-        let ci = self.cr(c, vc_in);
-        self.credit[ci] -= p.wire;
-        if from_ob {
-            self.ob_pop(c, k, pkt);
-        }
+        self.dequeue(&mut chans[c as usize], c, k, vc_in, pkt, prev, &p);
         let ch = &mut chans[c as usize];
-        if !from_ob {
-            ch.queued -= 1;
-            let f = &mut ch.queues[k as usize];
-            if prev == NONE {
-                f.head = p.next;
-            }
-            if f.tail == pkt {
-                f.tail = prev;
-            }
-            ch.rr = if k + 1 == self.classes {
-                0
-            } else {
-                k as u8 + 1
-            };
-        }
 
         // (at least a picosecond, even for a packet of no bytes at all: a channel releases at
         // most once per picosecond, and its event names that one release)
@@ -356,12 +336,10 @@ impl Network {
             ch.blocked = false;
             ch.blocked_ps += now.ps() as i64;
         }
-        // an event for the tail only if something queued here will wait for it (see the
-        // module's doc): a packet that is ready by then; packets ready only later need a
-        // wake-up at the first of them instead.
-        // An injection channel's release frees a staging slot of its NIC: only a packet staged
-        // behind this one waits for it (the NIC's DMA waits for a slot only while one is, as it
-        // has STAGING_SLOTS = 2: this packet's and the queued one's).
+        // an event for the tail only if something queued here will wait for it (the module's
+        // doc): a packet ready by then; packets ready only later need a wake-up at the first
+        // of them instead. An injection channel's release frees a staging slot of its NIC:
+        // only a packet staged behind this one waits for it (STAGING_SLOTS = 2).
         let queued = ch.queued > 0;
         if prev != NONE && !from_ob {
             self.packets.get_mut(prev).next = p.next;
@@ -393,21 +371,15 @@ impl Network {
         if waited {
             q.push(tail_leaves, Event::ChannelFree(c));
         }
-        self.occupy(c, now, p.wire as i64);
-        if let Some(s) = &mut self.series {
-            s.sent(c, now.ps(), tail_leaves.ps(), p.wire as u64);
-        }
-        let held = if self.history.is_some() {
-            let h = self.history.as_deref_mut().expect("checked");
-            if is_router && !from_ob && h.watches(c / self.ports) {
-                h.depart(pkt, (c % self.ports) as u8, now.ps(), tail_leaves.ps());
-            }
-            self.capacity - self.credit[self.cr(c, vc_in)]
-        } else {
-            0
-        };
-        self.stats.packet_hops += 1;
-        self.stats.link_bytes += p.wire as u64;
+        let held = self.record_sent(
+            c,
+            vc_in,
+            pkt,
+            p.wire,
+            is_router && !from_ob,
+            now,
+            tail_leaves,
+        );
         let cable = self.class_cable[class];
         let head_arrives = now + cable;
         let pm = self.packets.get_mut(pkt);
@@ -454,6 +426,79 @@ impl Network {
             self.xbar[p.from as usize] = tail_leaves.ps();
             self.next_in_buffer(p.from, p.held_vc, pkt, p.in_next, tail_leaves, now, q);
         }
+    }
+}
+
+impl Network {
+    /// Takes packet `pkt` (after `prev` in its queue; `prev` is [`OUTBUF`] for one leaving
+    /// channel `c`'s output buffer) off the queue of class `k` on channel `c` (`ch`, the
+    /// caller's view of it), and gives its bytes' credit back to input virtual channel `vc_in`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn dequeue(
+        &mut self,
+        ch: &mut Channel,
+        c: u32,
+        k: u32,
+        vc_in: u32,
+        pkt: PktId,
+        prev: PktId,
+        p: &Packet,
+    ) {
+        let ci = self.cr(c, vc_in);
+        self.credit[ci] -= p.wire;
+        if prev == OUTBUF {
+            self.ob_pop(c, k, pkt);
+            return;
+        }
+        ch.queued -= 1;
+        let f = &mut ch.queues[k as usize];
+        if prev == NONE {
+            f.head = p.next;
+        }
+        if f.tail == pkt {
+            f.tail = prev;
+        }
+        ch.rr = if k + 1 == self.classes {
+            0
+        } else {
+            k as u8 + 1
+        };
+    }
+
+    /// What a packet of `wire` bytes sent on channel `c` from `now` until its tail leaves at
+    /// `tail_leaves` adds to the records: the channel's occupancy, the time series, the buffer
+    /// history (`leaves_input`: it left a router's input buffer) and the hop counts. Returns
+    /// the bytes left held in the buffer it came from (input virtual channel `vc_in`), for the
+    /// history (0 when no history is kept).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn record_sent(
+        &mut self,
+        c: u32,
+        vc_in: u32,
+        pkt: PktId,
+        wire: u32,
+        leaves_input: bool,
+        now: Time,
+        tail_leaves: Time,
+    ) -> u32 {
+        self.occupy(c, now, wire as i64);
+        if let Some(s) = &mut self.series {
+            s.sent(c, now.ps(), tail_leaves.ps(), wire as u64);
+        }
+        let held = if self.history.is_some() {
+            let h = self.history.as_deref_mut().expect("checked");
+            if leaves_input && h.watches(c / self.ports) {
+                h.depart(pkt, (c % self.ports) as u8, now.ps(), tail_leaves.ps());
+            }
+            self.capacity - self.credit[self.cr(c, vc_in)]
+        } else {
+            0
+        };
+        self.stats.packet_hops += 1;
+        self.stats.link_bytes += wire as u64;
+        held
     }
 }
 
