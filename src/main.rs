@@ -176,20 +176,20 @@ enum Command {
     /// plot DIR/sweep.svg of the predicted time (or --y) against the first varied key, one
     /// line per value of the others.
     ///
+    /// Each point records its network (family, shape, routers, nodes, links); a sweep whose
+    /// points differ in node count says so before it runs.
+    ///
     /// Example: mgensim sweep scenarios/barrier.toml --vary workload.ranks=2..512:x2
     /// --vary workload.args.algo=ring,rd
     Sweep {
-        /// The scenario file (TOML); none with --merge.
-        #[arg(required_unless_present = "merge")]
-        scenario: Option<PathBuf>,
+        /// The scenario file (TOML); none with --merge. Several files are an axis of their
+        /// own, the first (`scenario`), as `--vary scenario=a.toml,b.toml` is.
+        #[arg(required_unless_present = "merge", num_args = 1..)]
+        scenario: Vec<PathBuf>,
         /// A key and its values: a list (`ring,rd`, `[4,4],[8,8]`) or an integer range
         /// (`2..512:x2` times 2, `1..64:+8` plus 8, `1..8`). May be repeated: the grid is
         /// every combination, the first key outermost.
-        #[arg(
-            long = "vary",
-            value_name = "KEY=VALUES",
-            required_unless_present_any = ["merge", "zip"]
-        )]
+        #[arg(long = "vary", value_name = "KEY=VALUES")]
         vary: Vec<String>,
         /// Keys varied together, value by value, as one more axis after the --vary ones: e.g.
         /// `--zip network.topology=torus,fattree --zip network.dims=[8,8,8],[4,4]` runs a torus
@@ -308,6 +308,7 @@ fn overrides(k: &KeyArgs, a: &RunArgs) -> Result<Vec<String>> {
 #[allow(clippy::too_many_arguments)]
 fn sweep(
     args: &ScenarioArgs,
+    files: &[PathBuf],
     vary: &[String],
     zip: &[String],
     jobs: Option<usize>,
@@ -319,12 +320,14 @@ fn sweep(
     power_baseline: bool,
 ) -> Result<Exit> {
     use mgensim::sweep::{self, Sweep};
-    let axes = vary
-        .iter()
-        .map(|v| sweep::parse_axis(v))
-        .collect::<Result<Vec<_>>>()?;
-    let mut axes = axes;
+    let mut axes = sweep::files_axis(files);
+    for v in vary {
+        axes.push(sweep::parse_axis(v)?);
+    }
     axes.extend(sweep::parse_zip(zip)?);
+    if axes.is_empty() {
+        anyhow::bail!("nothing to vary: give --vary KEY=VALUES, --zip or several scenario files");
+    }
     sweep::check_axes(&axes)?;
     let text = mgensim::files::read_bounded(&args.scenario, mgensim::files::MAX_SOURCE)
         .map_err(|e| anyhow::anyhow!("{e}"))
@@ -379,7 +382,12 @@ fn sweep(
             None => {}
         }
     };
-    let outcomes = sw.run_for(&which, threads, stop.clone(), &show, Some(y))?;
+    // every point's scenario is read before any runs: a typo fails at once, warnings first
+    let prepared = sw.prepare(&which, Some(y))?;
+    for w in &prepared.warnings {
+        eprintln!("warning: {w}");
+    }
+    let outcomes = sw.run_prepared(&prepared, &which, threads, stop.clone(), &show)?;
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
@@ -683,10 +691,13 @@ fn real_main() -> Result<Exit> {
             if !merge.is_empty() {
                 return merge_shards(&merge, &out, &y, table, allow_missing);
             }
-            let scenario = scenario.expect("clap requires it without --merge");
-            let args = ScenarioArgs { scenario, over };
+            let args = ScenarioArgs {
+                scenario: scenario.first().cloned().context("no scenario file")?,
+                over,
+            };
             return sweep(
                 &args,
+                &scenario,
                 &vary,
                 &zip,
                 jobs,

@@ -271,7 +271,7 @@ fn every_error_of_a_graph_file_names_the_scenario_s_key_and_the_file_s_line() {
         ),
         (
             "topology = 'graph'\ngraph = 'g.graph'\nrouting = 'up-down'",
-            "`up-down` is not a routing of topology `graph` (it has: minimal, up_down); did you mean `up_down`?",
+            "`up-down` is not a routing of topology `graph` (it has: minimal, up_down, ugal); did you mean `up_down`?",
         ),
         (
             "topology = 'graph'\ngraph = 'g.graph'\ndims = [4]",

@@ -295,7 +295,7 @@ fn the_figures_the_readme_quotes_are_what_the_runs_print() {
         "network.routing=ugal",
     ]));
     let said = format!("({dor} against {ugal})");
-    assert_eq!(said, "(2.12 ms against 0.86 ms)");
+    assert_eq!(said, "(2.12 ms against 0.71 ms)");
     assert!(text.contains(&said), "the README should say {said}");
     // a runaway 4-rank script stops at the default memory of 4 ranks
     assert!(text.contains("a runaway 4-rank script stops at 260 MiB"));

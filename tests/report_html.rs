@@ -558,7 +558,7 @@ fn every_topology_is_drawn() {
         "link 0 1\nlink 1 2\nlink 2 3\nlink 3 4\nlink 4 0\n\
          node 0 0\nnode 1 1\nnode 2 2\nnode 3 3\nnode 4 4\n",
     );
-    let cases: [(&str, usize, &[&str]); 8] = [
+    let cases: [(&str, usize, &[&str]); 9] = [
         (
             "topology = 'fattree'\nradix = 4\nlevels = 2",
             6,
@@ -587,6 +587,7 @@ fn every_topology_is_drawn() {
             ],
         ),
         ("topology = 'hyperx'\ndims = [3, 2]", 6, &[]),
+        ("topology = 'hyperx'\ndims = [12]", 12, &[]),
         (
             "topology = 'graph'\ngraph = 'tree.anynet'",
             6,
@@ -631,6 +632,42 @@ MGEN_rdma_poll(0)'''\n"
             .collect();
         assert_eq!(drawn, *labels, "{net}");
         assert!(topo.matches("<line").count() > 0, "{net}");
+        // a graph's routers are numbered, each once
+        let numbers: Vec<&str> = topo
+            .split("class=\"router-number\"")
+            .skip(1)
+            .map(|t| &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()])
+            .collect();
+        let want: Vec<String> = if net.contains("graph") {
+            (0..*routers).map(|r| r.to_string()).collect()
+        } else {
+            vec![]
+        };
+        assert_eq!(numbers, want, "{net}");
+        // every arc (a HyperX's longer links) inside the picture: its middle, (a + 2m + b) / 4
+        // of its ends and control point, within the svg's width and height
+        let attr = |name: &str| -> f64 {
+            let at = topo.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+            topo[at..at + topo[at..].find('"').unwrap()]
+                .parse()
+                .unwrap()
+        };
+        let (w, h) = (attr("width"), attr("height"));
+        for d in topo.split(" d=\"M").skip(1) {
+            let v: Vec<f64> = d[..d.find('"').unwrap()]
+                .replace('Q', " ")
+                .split_whitespace()
+                .map(|x| x.parse().unwrap())
+                .collect();
+            let (mx, my) = (
+                (v[0] + 2.0 * v[2] + v[4]) / 4.0,
+                (v[1] + 2.0 * v[3] + v[5]) / 4.0,
+            );
+            assert!(
+                (0.0..=w).contains(&mx) && (0.0..=h).contains(&my),
+                "{net}: an arc through ({mx}, {my}) outside {w} x {h}"
+            );
+        }
         // the network's caption speaks of wrap-around links only where there are some (a
         // torus, and Tofu's rings)
         let sub = &dom[dom.find("<p class=\"sub\" id=\"topology-sub\">").unwrap()..];

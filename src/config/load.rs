@@ -146,151 +146,14 @@ impl Scenario {
         };
         let topo = check_topology(net, &f.node, given, foreign, &base, allow_io, p);
         notes.extend(super::model::ignored(net, given));
-        for (key, bw) in [
-            ("network.link_bandwidth", net.link_bandwidth),
-            ("network.switch_bandwidth", net.switch_bandwidth),
-            ("node.dma_bandwidth", f.node.dma_bandwidth),
-            ("node.memory_bandwidth", f.node.memory_bandwidth),
-        ] {
-            if bw.0 == 0 {
-                p.key(key, "must be greater than zero");
-            }
-        }
-        if let Some(bw) = f.node.nic_bandwidth {
-            if bw.0 == 0 {
-                p.key("node.nic_bandwidth", "must be greater than zero");
-            }
-        }
-        // the NIC links' rate, where given (the families check their own classes')
-        if net.nic_link_bandwidth.is_some_and(|bw| bw.0 == 0) {
-            p.key("network.nic_link_bandwidth", "must be greater than zero");
-        }
-        // (a link's rate is finite, the NIC links' too: the node's own rates may be `inf`)
-        for (key, bw) in [
-            ("network.link_bandwidth", Some(net.link_bandwidth)),
-            ("network.switch_bandwidth", Some(net.switch_bandwidth)),
-            ("network.nic_link_bandwidth", net.nic_link_bandwidth),
-        ] {
-            if bw.is_some_and(|b| b.is_infinite()) {
-                p.key(key, "must be finite (a link always takes time)");
-            }
-        }
-        for (key, t) in [
-            ("network.routing_time", Some(net.routing_time)),
-            ("network.vc_alloc_time", Some(net.vc_alloc_time)),
-            ("network.switch_alloc_time", Some(net.switch_alloc_time)),
-            ("network.switch_latency", Some(net.switch_latency)),
-            ("network.cable_latency", Some(net.cable_latency)),
-            ("network.nic_cable_latency", net.nic_cable_latency),
-        ] {
-            match t {
-                Some(t) if t > MAX_LATENCY => p.key(
-                    key,
-                    format!(
-                        "{t} is longer than a link or a router's stage may take, {MAX_LATENCY}"
-                    ),
-                ),
-                _ => {}
-            }
-        }
-        if net.mtu.0 == 0 || net.mtu.0 > 1 << 24 {
-            p.key(
-                "network.mtu",
-                format!("{} is out of range (1 B to 16 MiB)", net.mtu),
-            );
-        } else if net.mtu < net.header_bytes {
-            p.key(
-                "network.mtu",
-                format!(
-                    "{} is smaller than a packet's header ({}, `network.header_bytes`); \
-                     packets would carry more header than payload",
-                    net.mtu, net.header_bytes
-                ),
-            );
-        }
-        if net.header_bytes.0 > 1 << 16 {
-            p.key(
-                "network.header_bytes",
-                format!("{} is out of range (0 to 64 KiB)", net.header_bytes),
-            );
-        }
-        if let Some(pw) = &f.power {
-            for (key, w) in [
-                ("power.p_base_per_port", pw.p_base_per_port),
-                ("power.p_dynamic", pw.p_dynamic),
-            ] {
-                if !(w.is_finite() && (0.0..=1e6).contains(&w)) {
-                    p.key(key, format!("{w} W is out of range (0 to 1e6 W)"));
-                }
-            }
-            for (key, t) in [("power.t_sleep", pw.t_sleep), ("power.t_wake", pw.t_wake)] {
-                if t.ps() > 3_600 * 1_000_000_000_000 {
-                    p.key(key, format!("{t} is out of range (0 to 1 h)"));
-                }
-            }
-        }
-        if f.engine.threads > super::MAX_THREADS {
-            p.key(
-                "engine.threads",
-                format!(
-                    "{} is out of range (0: every core, or 1 to {})",
-                    f.engine.threads,
-                    super::MAX_THREADS
-                ),
-            );
-        }
-        if f.engine.partitions > super::MAX_PARTITIONS {
-            p.key(
-                "engine.partitions",
-                format!(
-                    "{} is out of range (0: the network's default, or 1 to {})",
-                    f.engine.partitions,
-                    super::MAX_PARTITIONS
-                ),
-            );
-        }
+        check_rates(net, &f.node, p);
+        check_power_and_engine(f.power.as_ref(), &f.engine, p);
         super::model::buffers(net, p);
         let nics = f.node.nics_per_node.max(1);
         let nodes = topo.as_ref().map_or(0, |t| (t.terminals() / nics) as u64);
         let slots = nodes * f.node.ranks_per_node as u64;
         // the jobs, each with the key its problems are reported under
-        let files: Vec<(String, WorkloadFile)> = match (f.workload, f.job) {
-            (Some(_), Some(_)) => {
-                p.key(
-                    "job",
-                    "give either one [workload] or several [[job]] tables, not both",
-                );
-                Vec::new()
-            }
-            (None, Some(jobs)) if jobs.is_empty() => {
-                p.key("job", "an empty list of jobs");
-                Vec::new()
-            }
-            (None, Some(jobs)) => {
-                if f.placement.is_some() {
-                    p.key(
-                        "placement",
-                        "with [[job]] tables, give each job its own `placement`",
-                    );
-                }
-                jobs.into_iter()
-                    .enumerate()
-                    .map(|(i, j)| (format!("job[{i}]"), j))
-                    .collect()
-            }
-            (w, None) => {
-                let mut w = w.unwrap_or_default();
-                match (&w.placement, f.placement) {
-                    (Some(_), Some(_)) => p.key(
-                        "placement",
-                        "given twice, as [placement] and as workload.placement",
-                    ),
-                    (None, Some(pl)) => w.placement = Some(pl),
-                    _ => {}
-                }
-                vec![("workload".to_string(), w)]
-            }
-        };
+        let files = job_files(f.workload, f.job, f.placement, p);
         let several = files.len() > 1;
         let mut jobs = Vec::new();
         let mut machine = Machine::new(if p.is_empty() { nodes } else { 0 }, f.node.ranks_per_node);
@@ -342,57 +205,21 @@ impl Scenario {
             if jobs.iter().any(|j: &Job| j.name == name) {
                 p.key(&format!("{key}.name"), format!("`{name}` names two jobs"));
             }
-            let pl = w.placement.clone().unwrap_or_default();
             let placed = if nodes == 0 || !p.is_empty() {
                 None
-            } else if let Some(file) = &pl.file {
-                let pkey = if key == "workload" && w.placement.is_some() {
-                    "placement.file".to_string()
-                } else {
-                    format!("{key}.placement.file")
-                };
-                match crate::files::read_referenced(
-                    &base,
-                    file,
-                    allow_io,
-                    crate::files::MAX_PLACEMENT,
-                ) {
-                    Err(e) => {
-                        p.key(&pkey, e);
-                        None
-                    }
-                    Ok((path, text)) => {
-                        match placement::read_map(&path.display().to_string(), &text, ranks, nodes)
-                            .and_then(|m| machine.take(&m).map(|()| m))
-                        {
-                            Ok(m) => Some(m),
-                            Err(es) => {
-                                for e in es {
-                                    p.key(&pkey, e);
-                                }
-                                None
-                            }
-                        }
-                    }
-                }
             } else {
-                match machine.place(pl.policy, ranks, w.seed) {
-                    Ok(m) => Some(m),
-                    Err(e) => {
-                        let msg = if several {
-                            e
-                        } else {
-                            format!(
-                                "{ranks} ranks do not fit on {nodes} nodes \
-                                 ({} rank(s) per node, node.ranks_per_node); enlarge the \
-                                 network or raise node.ranks_per_node",
-                                f.node.ranks_per_node
-                            )
-                        };
-                        p.key(&format!("{key}.ranks"), msg);
-                        None
-                    }
-                }
+                place(
+                    &w,
+                    &key,
+                    ranks,
+                    nodes,
+                    several,
+                    f.node.ranks_per_node,
+                    &base,
+                    allow_io,
+                    &mut machine,
+                    p,
+                )
             };
             // synthetic traffic: its keys read, the script its ranks run made (traffic/)
             let (traffic, script_name, source) =
@@ -453,6 +280,229 @@ impl Scenario {
     /// The first job's workload (the only one, without `[[job]]` tables).
     pub fn workload(&self) -> &Workload {
         &self.jobs[0].workload
+    }
+}
+
+/// The rates and times of `[network]` and `[node]` that every network has: rates above zero
+/// and a link's finite, stages no longer than [`MAX_LATENCY`], the MTU and header in range.
+fn check_rates(net: &super::NetworkConfig, node: &super::NodeConfig, p: &mut Problems) {
+    for (key, bw) in [
+        ("network.link_bandwidth", net.link_bandwidth),
+        ("network.switch_bandwidth", net.switch_bandwidth),
+        ("node.dma_bandwidth", node.dma_bandwidth),
+        ("node.memory_bandwidth", node.memory_bandwidth),
+    ] {
+        if bw.0 == 0 {
+            p.key(key, "must be greater than zero");
+        }
+    }
+    if let Some(bw) = node.nic_bandwidth {
+        if bw.0 == 0 {
+            p.key("node.nic_bandwidth", "must be greater than zero");
+        }
+    }
+    // the NIC links' rate, where given (the families check their own classes')
+    if net.nic_link_bandwidth.is_some_and(|bw| bw.0 == 0) {
+        p.key("network.nic_link_bandwidth", "must be greater than zero");
+    }
+    // (a link's rate is finite, the NIC links' too: the node's own rates may be `inf`)
+    for (key, bw) in [
+        ("network.link_bandwidth", Some(net.link_bandwidth)),
+        ("network.switch_bandwidth", Some(net.switch_bandwidth)),
+        ("network.nic_link_bandwidth", net.nic_link_bandwidth),
+    ] {
+        if bw.is_some_and(|b| b.is_infinite()) {
+            p.key(key, "must be finite (a link always takes time)");
+        }
+    }
+    for (key, t) in [
+        ("network.routing_time", Some(net.routing_time)),
+        ("network.vc_alloc_time", Some(net.vc_alloc_time)),
+        ("network.switch_alloc_time", Some(net.switch_alloc_time)),
+        ("network.switch_latency", Some(net.switch_latency)),
+        ("network.cable_latency", Some(net.cable_latency)),
+        ("network.nic_cable_latency", net.nic_cable_latency),
+    ] {
+        match t {
+            Some(t) if t > MAX_LATENCY => p.key(
+                key,
+                format!("{t} is longer than a link or a router's stage may take, {MAX_LATENCY}"),
+            ),
+            _ => {}
+        }
+    }
+    if net.mtu.0 == 0 || net.mtu.0 > 1 << 24 {
+        p.key(
+            "network.mtu",
+            format!("{} is out of range (1 B to 16 MiB)", net.mtu),
+        );
+    } else if net.mtu < net.header_bytes {
+        p.key(
+            "network.mtu",
+            format!(
+                "{} is smaller than a packet's header ({}, `network.header_bytes`); \
+                 packets would carry more header than payload",
+                net.mtu, net.header_bytes
+            ),
+        );
+    }
+    if net.header_bytes.0 > 1 << 16 {
+        p.key(
+            "network.header_bytes",
+            format!("{} is out of range (0 to 64 KiB)", net.header_bytes),
+        );
+    }
+}
+
+/// `[power]`'s watts and times, and `[engine]`'s thread and partition counts, in range.
+fn check_power_and_engine(
+    power: Option<&super::PowerConfig>,
+    engine: &super::EngineConfig,
+    p: &mut Problems,
+) {
+    if let Some(pw) = power {
+        for (key, w) in [
+            ("power.p_base_per_port", pw.p_base_per_port),
+            ("power.p_dynamic", pw.p_dynamic),
+        ] {
+            if !(w.is_finite() && (0.0..=1e6).contains(&w)) {
+                p.key(key, format!("{w} W is out of range (0 to 1e6 W)"));
+            }
+        }
+        for (key, t) in [("power.t_sleep", pw.t_sleep), ("power.t_wake", pw.t_wake)] {
+            if t.ps() > 3_600 * 1_000_000_000_000 {
+                p.key(key, format!("{t} is out of range (0 to 1 h)"));
+            }
+        }
+    }
+    if engine.threads > super::MAX_THREADS {
+        p.key(
+            "engine.threads",
+            format!(
+                "{} is out of range (0: every core, or 1 to {})",
+                engine.threads,
+                super::MAX_THREADS
+            ),
+        );
+    }
+    if engine.partitions > super::MAX_PARTITIONS {
+        p.key(
+            "engine.partitions",
+            format!(
+                "{} is out of range (0: the network's default, or 1 to {})",
+                engine.partitions,
+                super::MAX_PARTITIONS
+            ),
+        );
+    }
+}
+
+/// The jobs of a scenario file, each with the key its problems are reported under: its one
+/// `[workload]` (with `[placement]` folded in) or its `[[job]]` tables.
+fn job_files(
+    workload: Option<WorkloadFile>,
+    job: Option<Vec<WorkloadFile>>,
+    placement: Option<PlacementFile>,
+    p: &mut Problems,
+) -> Vec<(String, WorkloadFile)> {
+    match (workload, job) {
+        (Some(_), Some(_)) => {
+            p.key(
+                "job",
+                "give either one [workload] or several [[job]] tables, not both",
+            );
+            Vec::new()
+        }
+        (None, Some(jobs)) if jobs.is_empty() => {
+            p.key("job", "an empty list of jobs");
+            Vec::new()
+        }
+        (None, Some(jobs)) => {
+            if placement.is_some() {
+                p.key(
+                    "placement",
+                    "with [[job]] tables, give each job its own `placement`",
+                );
+            }
+            jobs.into_iter()
+                .enumerate()
+                .map(|(i, j)| (format!("job[{i}]"), j))
+                .collect()
+        }
+        (w, None) => {
+            let mut w = w.unwrap_or_default();
+            match (&w.placement, placement) {
+                (Some(_), Some(_)) => p.key(
+                    "placement",
+                    "given twice, as [placement] and as workload.placement",
+                ),
+                (None, Some(pl)) => w.placement = Some(pl),
+                _ => {}
+            }
+            vec![("workload".to_string(), w)]
+        }
+    }
+}
+
+/// Where the `ranks` of job `w` (reported under `key`) go on the `nodes` of `machine`: the
+/// placement file's map, or the policy's; None with the problem said.
+#[allow(clippy::too_many_arguments)]
+fn place(
+    w: &WorkloadFile,
+    key: &str,
+    ranks: u64,
+    nodes: u64,
+    several: bool,
+    ranks_per_node: u32,
+    base: &Path,
+    allow_io: bool,
+    machine: &mut Machine,
+    p: &mut Problems,
+) -> Option<Vec<u32>> {
+    let pl = w.placement.clone().unwrap_or_default();
+    if let Some(file) = &pl.file {
+        let pkey = if key == "workload" && w.placement.is_some() {
+            "placement.file".to_string()
+        } else {
+            format!("{key}.placement.file")
+        };
+        match crate::files::read_referenced(&base, file, allow_io, crate::files::MAX_PLACEMENT) {
+            Err(e) => {
+                p.key(&pkey, e);
+                None
+            }
+            Ok((path, text)) => {
+                match placement::read_map(&path.display().to_string(), &text, ranks, nodes)
+                    .and_then(|m| machine.take(&m).map(|()| m))
+                {
+                    Ok(m) => Some(m),
+                    Err(es) => {
+                        for e in es {
+                            p.key(&pkey, e);
+                        }
+                        None
+                    }
+                }
+            }
+        }
+    } else {
+        match machine.place(pl.policy, ranks, w.seed) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                let msg = if several {
+                    e
+                } else {
+                    format!(
+                        "{ranks} ranks do not fit on {nodes} nodes \
+                         ({} rank(s) per node, node.ranks_per_node); enlarge the \
+                         network or raise node.ranks_per_node",
+                        ranks_per_node
+                    )
+                };
+                p.key(&format!("{key}.ranks"), msg);
+                None
+            }
+        }
     }
 }
 

@@ -39,6 +39,9 @@ pub struct NetworkConfig {
     pub topology: String,
     /// Route choice by the family's name for it; the family's first when left out.
     pub routing: Option<String>,
+    /// Nodes the network has at least: any family picks its nearest full shape of that many
+    /// instead of its shape keys (`net/topology/sizing.rs`), for comparisons of one size.
+    pub nodes: Option<u64>,
     /// Each direction of each link (NSIM-ACE: 4.0 GB/s).
     pub link_bandwidth: Bandwidth,
     /// Crossbar throughput (NSIM-ACE: 4.0 GB/s); a router output moves data at the slower of
@@ -118,6 +121,7 @@ impl Default for NetworkConfig {
         NetworkConfig {
             topology: "torus".to_string(),
             routing: None,
+            nodes: None,
             link_bandwidth: Bandwidth(4_000_000_000),
             switch_bandwidth: Bandwidth(4_000_000_000),
             routing_time: Time::from_ns(4),

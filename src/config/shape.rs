@@ -50,6 +50,49 @@ fn keys_of(topology: &str) -> Option<&'static [&'static str]> {
         .map(|f| f.keys)
 }
 
+/// The keys of family `topology` that set its node count ([`Topo`]'s `SHAPE_KEYS`).
+fn own_shape(topology: &str) -> &'static [&'static str] {
+    Topo::families()
+        .into_iter()
+        .find(|f| f.names.iter().any(|n| n.0 == topology))
+        .map_or(&[], |f| f.shape_keys)
+}
+
+/// `network.nodes` as the family reads it, and the family's keys of its size `table` keeps:
+/// one of them set by `--set` or a sweep's point (`set`) replaces the other given by the file,
+/// which is left out with a note; given in the same place, both go to the family (which
+/// tells which may go together, `net/topology/sizing.rs`).
+fn sized_by(
+    net: &NetworkConfig,
+    shape: &[&str],
+    table: &mut toml::Table,
+    set: &[String],
+    left_out: &mut Vec<String>,
+) -> Option<u64> {
+    let nodes = net.nodes?;
+    let was_set = |key: &str| set.iter().any(|s| s == &format!("network.{key}"));
+    let given: Vec<&str> = shape
+        .iter()
+        .copied()
+        .filter(|k| table.contains_key(*k))
+        .collect();
+    if was_set("nodes") {
+        for key in given.iter().filter(|k| !was_set(k)) {
+            table.remove(*key);
+            left_out.push(format!(
+                "network.{key} left out: network.nodes = {nodes} was set by --set or a sweep's \
+                 point, and sizes the network"
+            ));
+        }
+    } else if let Some(key) = given.iter().find(|k| was_set(k)) {
+        left_out.push(format!(
+            "network.nodes = {nodes} left out: network.{key} was set by --set or a sweep's point"
+        ));
+        return None;
+    }
+    Some(nodes)
+}
+
 /// Whether the value of family key `key` says "none" on topology `topology`: an empty list
 /// for a key the topology does not have (a sweep that zips a torus's `dims` with a fat tree's
 /// `[]`).
@@ -116,7 +159,15 @@ pub(super) fn check_topology(
             format!("is a key of {owners}, not of topology `{name}`{how}"),
         );
     }
+    let nodes = sized_by(
+        net,
+        own_shape(name),
+        &mut table,
+        foreign.set,
+        foreign.left_out,
+    );
     let mut k = Keys::new(name, &table, base);
+    k.nodes = nodes;
     k.routing = net.routing.as_deref();
     k.nics = nics.clamp(1, 16);
     k.cable_latency = net.cable_latency;
@@ -126,6 +177,7 @@ pub(super) fn check_topology(
     for (key, msg) in &k.problems {
         p.key(key, msg);
     }
+    foreign.left_out.append(&mut k.notes);
     let topo = topo.filter(|_| k.problems.is_empty())?;
     classes_in_bounds(&topo, own, p);
     // (the flow model has no virtual channels: it ignores the key, with a warning)

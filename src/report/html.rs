@@ -133,6 +133,8 @@ struct Topology {
     centred_labels: bool,
     /// A sentence under the picture.
     note: Option<&'static str>,
+    /// Each router drawn with its number (a graph's).
+    numbered: bool,
     /// `[x, y, name, utilization of its output ports]`.
     routers: Vec<(f32, f32, String, f32)>,
     /// Router-to-router link directions: `[from, to, utilization, name]`.
@@ -153,6 +155,9 @@ struct Topology {
 #[derive(Serialize)]
 struct Heat {
     rows: Vec<String>,
+    /// Where each router's links begin (then the NICs' injection links): `[row, label]`, for
+    /// the rows' labels when there are too many rows to name each.
+    groups: Vec<(u32, String)>,
     columns: u32,
     column_ps: u64,
     /// `[row, column, utilization]` of the cells that are not zero.
@@ -371,6 +376,7 @@ fn topology(r: &Report) -> Option<Topology> {
         far_links: layout.far_links,
         centred_labels: layout.centred_labels,
         note: layout.note,
+        numbered: layout.numbered,
         routers,
         links,
         labels: layout.labels.clone(),
@@ -434,6 +440,7 @@ fn heat(r: &Report) -> Option<Heat> {
             }
         })
         .collect();
+    let groups = row_groups(r, per_row, rows_n);
     let mut cells = Vec::new();
     for (k, &b) in busy.iter().enumerate() {
         if b == 0 {
@@ -448,11 +455,47 @@ fn heat(r: &Report) -> Option<Heat> {
     let scale = Scale::of(cells.iter().map(|c| c.2));
     Some(Heat {
         rows,
+        groups,
         columns: cols,
         column_ps: per_col as u64 * s.width_ps,
         cells,
         scale,
     })
+}
+
+/// The heat map's rows (`per_row` links each, `rows` of them) in groups: where the links of
+/// each router begin (`router 3 (1,0)`, with its place where the network is drawn), then the
+/// NICs' injection links; a row starts the group of its first link.
+fn row_groups(r: &Report, per_row: usize, rows: usize) -> Vec<(u32, String)> {
+    let mut groups: Vec<(u32, String)> = Vec::new();
+    let mut last = None;
+    for i in 0..rows {
+        let Some(l) = r.per_link.get(i * per_row) else {
+            break;
+        };
+        let key = l.port.map(|_| l.from);
+        if i > 0 && key == last {
+            continue;
+        }
+        last = key;
+        let label = match key {
+            None => "NICs' injection links".to_string(),
+            Some(router) => {
+                let at = match r
+                    .layout
+                    .as_ref()
+                    .and_then(|x| x.places.get(router as usize))
+                {
+                    Some(p) if p.2.starts_with('(') => format!(" {}", p.2),
+                    Some(p) => format!(" ({})", p.2),
+                    None => String::new(),
+                };
+                format!("router {router}{at}")
+            }
+        };
+        groups.push((i as u32, label));
+    }
+    groups
 }
 
 fn html_escape(s: &str) -> String {

@@ -516,7 +516,17 @@
     var y0 = Math.min.apply(null, ys), y1 = Math.max.apply(null, ys);
     var wUnits = Math.max(1, x1 - x0), hUnits = Math.max(1, y1 - y0);
     var scale = Math.max(6, Math.min(90, 1040 / (wUnits + 1), 620 / (hUnits + 1)));
-    var pad = scale * 0.8;
+    // (room for the arcs of a HyperX's longer links: a link d units long bows 0.11 d off its
+    // row or column, half its control point's 0.22 d)
+    var bow = 0;
+    if (T.far_links === "arc") {
+      T.links.forEach(function (l) {
+        var a = T.routers[l[0]], b = T.routers[l[1]];
+        var d = Math.sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]));
+        if (d > 1.5) bow = Math.max(bow, d * 0.11);
+      });
+    }
+    var pad = Math.max(scale * 0.8, bow * scale + Math.min(16, scale * 0.16) + 6);
     // (room for labels that start at the right end of the rows)
     var xr = Math.max.apply(null, T.routers.map(function (r) { return r[0]; }));
     var right = !T.centred_labels && T.labels.some(function (l) { return l[0] > xr; });
@@ -559,12 +569,25 @@
       t.textContent = l[2];
       svg.appendChild(t);
     });
-    var nodes = T.routers.map(function (r) {
+    var nodes = T.routers.map(function (r, i) {
       var c = sel("circle", { cx: px(r[0]), cy: py(r[1]), r: rr, stroke: "#333", "stroke-width": 0.6 });
-      c.dataset.name = "router " + T.routers.indexOf(r) + " " + r[2];
+      c.dataset.name = "router " + i + " " + r[2];
       svg.appendChild(c);
       return c;
     });
+    // a graph's routers are named by their numbers alone: each drawn beside its router (up to
+    // 512 of them; beyond, the tooltip says it)
+    if (T.numbered && T.routers.length <= 512) {
+      var fs = Math.max(8, Math.min(13, rr * 1.3));
+      T.routers.forEach(function (r, i) {
+        var t = sel("text", { x: px(r[0]) + rr * 0.7, y: py(r[1]) - rr * 0.7, "font-size": fs,
+          fill: "#111", "font-weight": "bold", stroke: "#fff", "stroke-width": 3, "stroke-linejoin": "round",
+          "paint-order": "stroke", "pointer-events": "none" });
+        t.setAttribute("class", "router-number");
+        t.textContent = String(i);
+        svg.appendChild(t);
+      });
+    }
     svg.addEventListener("mousemove", function (ev) {
       var t = ev.target;
       if (t.dataset && t.dataset.name) showTip(ev, t.dataset.name + ": " + t.dataset.value);
@@ -640,7 +663,7 @@
   if (Hm && Hm.rows.length) {
     var rows = Hm.rows.length, cols = Hm.columns;
     var named = rows <= 40;
-    var left = named ? 240 : 60, right = 10, topPad = 10, bottom = 34;
+    var left = 240, right = 10, topPad = 10, bottom = 34;
     var rowH = Math.max(2, Math.min(18, Math.floor(560 / rows)));
     var width = 1100, plotW = width - left - right, plotH = rowH * rows;
     canvas.width = width;
@@ -662,14 +685,32 @@
     if (named) {
       Hm.rows.forEach(function (name, i) { g.fillText(name, left - 6, topPad + (i + 0.5) * rowH); });
     } else {
-      g.fillText("link", left - 6, topPad + plotH / 2);
+      // too many rows to name each: the router whose links begin at a row names it, with a
+      // tick, as many as fit 12 pixels apart (the tooltip names every row)
+      var lastY = -1e9;
+      g.strokeStyle = "#888";
+      Hm.groups.forEach(function (gr) {
+        var y = topPad + gr[0] * rowH;
+        if (y - lastY < 12) return;
+        lastY = y;
+        g.beginPath();
+        g.moveTo(left - 4, y + 0.5);
+        g.lineTo(left, y + 0.5);
+        g.stroke();
+        g.textBaseline = "top";
+        g.fillText(gr[1], left - 6, y);
+      });
+      g.textBaseline = "middle";
     }
     g.textAlign = "center";
     g.textBaseline = "top";
     var total = cols * Hm.column_ps;
     for (var t = 0; t <= 5; t++) {
+      // (the last label ends at the plot's edge: centred, the page's edge cut it)
+      g.textAlign = t === 5 ? "right" : "center";
       g.fillText(time(total * t / 5), left + plotW * t / 5, topPad + plotH + 4);
     }
+    g.textAlign = "center";
     g.fillText("simulated time", left + plotW / 2, topPad + plotH + 19);
     var cell = {};
     Hm.cells.forEach(function (c) { cell[c[0] * cols + c[1]] = c[2]; });

@@ -51,7 +51,7 @@ pub fn parse_zip(specs: &[String]) -> Result<Vec<Axis>> {
 }
 
 /// The axes in groups varied together: a group is an axis and the `zipped` ones after it.
-fn groups(axes: &[Axis]) -> Vec<&[Axis]> {
+pub(crate) fn groups(axes: &[Axis]) -> Vec<&[Axis]> {
     let mut out = Vec::new();
     let mut start = 0;
     for i in 1..=axes.len() {

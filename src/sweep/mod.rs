@@ -5,7 +5,12 @@
 //! (`ring,rd`, `[4,4],[8,8]`: commas inside brackets do not split) or an integer range:
 //! `2..512:x2` (times 2), `1..10:+3` (plus 3), `1..8` (plus 1); ends are included when a step
 //! lands on them. Each value is a TOML literal, or a string when it is a bare word, as for
-//! `--set`.
+//! `--set`. The key [`SCENARIO`] varies the scenario file itself (several files on the command
+//! line are that axis, first).
+//!
+//! Every point's scenario is read before any runs: a bad key stops the sweep at once, and
+//! what the sweep warns of is said once, at the start (`record.rs`: machines of different
+//! sizes, keys left out). Each point's network is recorded beside its figures.
 //!
 //! Points run on worker threads, each with its own simulation (and Lua state). Results are
 //! put back in point order, and the table holds only what the model computed (no wall times),
@@ -13,8 +18,11 @@
 //! runs the points whose number (0 first, as `point` in the table) is `i − 1` modulo `n`
 //! ([`in_shard`]); [`merge`] joins the shards' tables.
 
+mod chart;
 mod columns;
 mod grid;
+mod pivot;
+pub mod record;
 mod shards;
 mod table;
 
@@ -22,13 +30,44 @@ use crate::config::Scenario;
 use crate::engine::Simulation;
 use crate::Report;
 use anyhow::{bail, Context, Result};
+pub use chart::{plot, plot_about};
 pub use grid::{check_axes, grid, parse_axis, parse_shard, parse_zip, Axis, MAX_POINTS};
+pub use pivot::pivot;
+pub use record::Record;
 pub use shards::{join, shard_help, Joined, SHARD_BYTES};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-pub use table::{merge, missing_shards, pivot, plot, plot_about, write, Table};
+pub use table::{merge, missing_shards, write, Table};
+
+/// The key of an axis of scenario files (`--vary scenario=a.toml,b.toml`): each point reads
+/// its own file (relative to where mgensim runs), the `--set`s and other keys applied to it.
+pub const SCENARIO: &str = "scenario";
+
+/// The axis of scenario files a sweep given several (`mgensim sweep a.toml b.toml ...`) has
+/// first; none for one file. A path that would not read back as itself is TOML-quoted.
+pub fn files_axis(files: &[std::path::PathBuf]) -> Vec<Axis> {
+    if files.len() < 2 {
+        return Vec::new();
+    }
+    let values = files
+        .iter()
+        .map(|f| {
+            let raw = f.to_string_lossy().into_owned();
+            if table::shown(&raw) == raw && !raw.is_empty() {
+                raw
+            } else {
+                toml::Value::String(raw).to_string()
+            }
+        })
+        .collect();
+    vec![Axis {
+        key: SCENARIO.to_string(),
+        values,
+        zipped: false,
+    }]
+}
 
 /// What one point predicted, or why it failed.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +76,8 @@ pub struct Outcome {
     pub point: usize,
     /// The value of each varied key.
     pub values: Vec<String>,
+    /// Its network (`None` only where its scenario could not be read).
+    pub record: Option<Record>,
     /// Its figures, or why it failed.
     pub result: std::result::Result<Figures, String>,
 }
@@ -114,12 +155,24 @@ pub struct Sweep {
 
 impl Sweep {
     /// What the sweep is of, for its plot's title: the scenario's file name and, unless a
-    /// point changes the network, the network (`barrier.toml, torus 8x8x8 (512 nodes)`).
+    /// point changes the network, the network (`barrier.toml, torus 8x8x8 (512 nodes)`); the
+    /// files' names for a sweep over files.
     pub fn about(&self) -> String {
-        let file = self.path.file_name().map_or_else(
-            || self.path.display().to_string(),
-            |f| f.to_string_lossy().into_owned(),
-        );
+        let name = |p: &Path| {
+            p.file_name().map_or_else(
+                || p.display().to_string(),
+                |f| f.to_string_lossy().into_owned(),
+            )
+        };
+        if let Some(a) = self.axes.iter().find(|a| a.key == SCENARIO) {
+            let files: Vec<String> = a
+                .values
+                .iter()
+                .map(|v| name(Path::new(&table::shown(v))))
+                .collect();
+            return files.join(", ");
+        }
+        let file = name(&self.path);
         let varied = self.axes.iter().any(|a| a.key.starts_with("network."));
         match Scenario::from_str_opts(&self.text, &self.path, &self.sets, self.allow_io) {
             Ok(s) if !varied => format!("{file}, {}", s.topo.describe()),
@@ -127,14 +180,58 @@ impl Sweep {
         }
     }
 
-    /// The scenario of point `values` (checked: a bad key or value is an error naming it).
+    /// The scenario of point `values` (checked: a bad key or value is an error naming it):
+    /// its file (the sweep's, or the one its [`SCENARIO`] value names) with the `--set`s and
+    /// its keys' values.
     pub fn scenario(&self, values: &[String]) -> Result<Scenario> {
         let mut sets = self.sets.clone();
+        let mut file = None;
         for (a, v) in self.axes.iter().zip(values) {
-            sets.push(format!("{}={v}", a.key));
+            if a.key == SCENARIO {
+                file = Some(std::path::PathBuf::from(table::shown(v)));
+            } else {
+                sets.push(format!("{}={v}", a.key));
+            }
         }
-        let s = Scenario::from_str_opts(&self.text, &self.path, &sets, self.allow_io)?;
+        let s = match file {
+            Some(path) => {
+                let text = crate::files::read_bounded(&path, crate::files::MAX_SOURCE)
+                    .map_err(|e| anyhow::anyhow!("cannot read scenario {}: {e}", path.display()))?;
+                Scenario::from_str_opts(&text, &path, &sets, self.allow_io)?
+            }
+            None => Scenario::from_str_opts(&self.text, &self.path, &sets, self.allow_io)?,
+        };
         Ok(s)
+    }
+
+    /// Reads the scenario of every point of `which` (an error names the first that fails), and
+    /// checks `y` (`--y`) against the columns they will have: each point's network, and what
+    /// to warn of before the run.
+    pub fn prepare(&self, which: &[usize], y: Option<&str>) -> Result<Prepared> {
+        let points = grid(&self.axes);
+        let keys: Vec<String> = self.axes.iter().map(|a| a.key.clone()).collect();
+        let mut columns = columns::Columns::new(&keys);
+        let mut read = Vec::with_capacity(which.len());
+        for &i in which {
+            let s = self
+                .scenario(&points[i])
+                .with_context(|| format!("point {i} ({})", self.describe(&points[i])))?;
+            columns.add(&s, self.power_baseline);
+            read.push((i, Record::of(&s), s.notes));
+        }
+        if let Some(y) = y {
+            columns.check(y)?;
+        }
+        let seen: Vec<(usize, &[String], &Record, &[String])> = read
+            .iter()
+            .map(|(i, r, n)| (*i, points[*i].as_slice(), r, n.as_slice()))
+            .collect();
+        let warnings = record::warnings(&keys, &record::scaling(&self.axes), &seen);
+        Ok(Prepared {
+            warnings,
+            records: read.into_iter().map(|(i, r, _)| (i, r)).collect(),
+            points,
+        })
     }
 
     /// Runs the points numbered in `which` on `threads` threads; `done` is called (from the
@@ -160,19 +257,21 @@ impl Sweep {
         done: &(dyn Fn(&Outcome) + Sync),
         y: Option<&str>,
     ) -> Result<Vec<Outcome>> {
-        let points = grid(&self.axes);
-        let keys: Vec<String> = self.axes.iter().map(|a| a.key.clone()).collect();
-        let mut columns = columns::Columns::new(&keys);
         // every point's scenario is checked before any runs: a typo fails at once
-        for &i in which {
-            let s = self
-                .scenario(&points[i])
-                .with_context(|| format!("point {i} ({})", self.describe(&points[i])))?;
-            columns.add(&s, self.power_baseline);
-        }
-        if let Some(y) = y {
-            columns.check(y)?;
-        }
+        let prepared = self.prepare(which, y)?;
+        self.run_prepared(&prepared, which, threads, stop, done)
+    }
+
+    /// [`Sweep::run`] of the points `prepared` (by [`Sweep::prepare`]) read.
+    pub fn run_prepared(
+        &self,
+        prepared: &Prepared,
+        which: &[usize],
+        threads: usize,
+        stop: Arc<AtomicBool>,
+        done: &(dyn Fn(&Outcome) + Sync),
+    ) -> Result<Vec<Outcome>> {
+        let points = &prepared.points;
         let next = AtomicUsize::new(0);
         let results = Mutex::new(Vec::with_capacity(which.len()));
         let baselines = Baselines::default();
@@ -191,6 +290,7 @@ impl Sweep {
                     let o = Outcome {
                         point: i,
                         values: points[i].clone(),
+                        record: prepared.records.get(&i).cloned(),
                         result,
                     };
                     done(&o);
@@ -270,6 +370,16 @@ impl Sweep {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// A sweep's points as [`Sweep::prepare`] read them.
+pub struct Prepared {
+    /// What to warn of before the run, each once (`record.rs`).
+    pub warnings: Vec<String>,
+    /// Each point's network, by point.
+    pub records: BTreeMap<usize, Record>,
+    /// Every point of the grid.
+    points: Vec<Vec<String>>,
 }
 
 /// Baseline runs already made, by their scenario (JSON).

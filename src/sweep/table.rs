@@ -1,4 +1,6 @@
-//! A sweep's table: its CSV (read back for `--merge`), the merge of shards, and the plot.
+//! A sweep's table: its CSV (read back for `--merge`), the merge of shards, and where the
+//! varied keys and each point's network are in it (the plot is `chart.rs`, the `--table`
+//! `pivot.rs`).
 
 use super::*;
 
@@ -12,8 +14,9 @@ pub struct Table {
 }
 
 impl Table {
-    /// The table of `outcomes` of a sweep over `keys`: `point`, the keys, the figures, one
-    /// column per reported metric (their mean over ranks), and `error`.
+    /// The table of `outcomes` of a sweep over `keys`: `point`, the keys, the point's network
+    /// ([`record::COLUMNS`]), the figures, one column per reported metric (their mean over
+    /// ranks), and `error`.
     pub fn new(keys: &[String], outcomes: &[Outcome]) -> Table {
         let metrics: std::collections::BTreeSet<&String> = outcomes
             .iter()
@@ -22,6 +25,7 @@ impl Table {
             .collect();
         let mut header = vec!["point".to_string()];
         header.extend(keys.iter().cloned());
+        header.extend(record::COLUMNS.iter().map(|s| s.to_string()));
         header.extend(FIGURES.iter().map(|s| s.to_string()));
         header.extend(metrics.iter().map(|m| m.to_string()));
         header.push("error".into());
@@ -31,6 +35,10 @@ impl Table {
                 .map(|o| {
                     let mut row = vec![o.point.to_string()];
                     row.extend(o.values.iter().map(|v| shown(v)));
+                    match &o.record {
+                        Some(r) => row.extend(r.fields()),
+                        None => row.resize(row.len() + record::COLUMNS.len(), String::new()),
+                    }
                     match &o.result {
                         Ok(f) => {
                             row.extend([
@@ -129,6 +137,62 @@ impl Table {
     pub fn column(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|h| h == name)
     }
+
+    /// One past the varied keys' columns (they start at 1): where the points' networks begin
+    /// (a table written before they were recorded goes straight to the figures).
+    pub(super) fn keys_end(&self) -> usize {
+        self.column(record::COLUMNS[0])
+            .or_else(|| self.column(FIGURES[0]))
+            .unwrap_or(1)
+    }
+
+    /// Row `r`'s network in words, if the table records it.
+    pub(super) fn network(&self, r: &[String]) -> Option<String> {
+        let at = self.column(record::COLUMNS[0])?;
+        let f = r.get(at..at + record::COLUMNS.len())?;
+        (!f[0].is_empty()).then(|| record::words(f))
+    }
+
+    /// The varied keys' columns in groups of keys that vary together: a key whose values
+    /// follow from the previous key's, or the previous key's from its, row by row (keys zipped
+    /// with `--zip`), is in the previous key's group, unless one of the two has one value. Each group's first
+    /// column is the key whose values tell its points apart (the first such; the group's first
+    /// key where none does): its value names the group's.
+    pub(super) fn key_groups(&self) -> Vec<Vec<usize>> {
+        // the distinct values of columns `cs` together
+        let distinct = |cs: &[usize]| {
+            let mut v: Vec<Vec<&str>> = self
+                .rows
+                .iter()
+                .map(|r| cs.iter().map(|&c| r[c].as_str()).collect())
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v.len()
+        };
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for c in 1..self.keys_end() {
+            // one follows from the other: the pairs are as many as the values of one of them
+            // (a key of one value beside one of more is an axis of its own: varied on
+            // purpose, to be shown as one)
+            let with_last = c > 1 && {
+                let (pairs, a, b) = (distinct(&[c - 1, c]), distinct(&[c - 1]), distinct(&[c]));
+                (pairs == a || pairs == b) && (a == 1) == (b == 1)
+            };
+            match groups.last_mut() {
+                Some(g) if with_last => g.push(c),
+                _ => groups.push(vec![c]),
+            }
+        }
+        for g in &mut groups {
+            let all = distinct(g);
+            if let Some(i) = g.iter().position(|&c| distinct(&[c]) == all) {
+                let lead = g.remove(i);
+                g.insert(0, lead);
+            }
+        }
+        groups
+    }
 }
 
 /// `v` to `decimals` places, without trailing zeros (`519067.489`, not 519067.48880608124).
@@ -186,10 +250,7 @@ fn one_line(e: &str) -> String {
 /// in point order. The varied keys must be the same.
 pub fn merge(tables: &[Table]) -> Result<Table> {
     let first = tables.first().context("nothing to merge")?;
-    let keys = |t: &Table| -> Vec<String> {
-        let end = t.column(FIGURES[0]).unwrap_or(1);
-        t.header[1..end].to_vec()
-    };
+    let keys = |t: &Table| -> Vec<String> { t.header[1..t.keys_end()].to_vec() };
     let k = keys(first);
     let mut metrics = std::collections::BTreeSet::new();
     for t in tables {
@@ -206,6 +267,13 @@ pub fn merge(tables: &[Table]) -> Result<Table> {
     }
     let mut header = vec!["point".to_string()];
     header.extend(k.iter().cloned());
+    // (the points' networks, where any shard recorded them)
+    if tables
+        .iter()
+        .any(|t| t.column(record::COLUMNS[0]).is_some())
+    {
+        header.extend(record::COLUMNS.iter().map(|s| s.to_string()));
+    }
     header.extend(FIGURES.iter().map(|s| s.to_string()));
     header.extend(metrics.iter().cloned());
     header.push("error".into());
@@ -302,29 +370,9 @@ fn list(items: &[String]) -> String {
     s
 }
 
-/// A value of column `name` in readable units: `..._ps` and `..._s` columns as times (`14.4
-/// us`), others as written.
-fn readable(name: &str, value: &str) -> String {
-    let time = if name.ends_with("_ps") {
-        value.parse::<u64>().ok().map(crate::units::Time)
-    } else if name.ends_with("_s") {
-        value
-            .parse::<f64>()
-            .ok()
-            .and_then(crate::units::Time::from_secs_f64)
-    } else {
-        None
-    };
-    match time {
-        Some(t) => t.to_string(),
-        None => value.to_string(),
-    }
-}
-
-/// Column `y`'s index and the end of the varied keys' columns (they start at 1), to `what`
-/// (plot, show) the one against the others: an error naming the columns if there is no `y`,
-/// or no varied key.
-fn y_against_keys(t: &Table, y: &str, what: &str) -> Result<(usize, usize)> {
+/// Column `y`'s index, to `what` (plot, show) it against the varied keys: an error naming the
+/// columns if there is no `y` (with the nearest), or no varied key.
+pub(super) fn y_column(t: &Table, y: &str, what: &str) -> Result<usize> {
     let yi = t.column(y).with_context(|| {
         let near = crate::words::closest(y, t.header.iter().map(String::as_str))
             .map(|c| format!("; did you mean `{c}`?"))
@@ -335,243 +383,10 @@ fn y_against_keys(t: &Table, y: &str, what: &str) -> Result<(usize, usize)> {
             t.header.join(", ")
         )
     })?;
-    let end = t.column(FIGURES[0]).unwrap_or(1);
-    if end < 2 {
+    if t.keys_end() < 2 {
         bail!("no varied key to {what} `{y}` against");
     }
-    Ok((yi, end))
-}
-
-/// The table as a pivot (`sweep --table`): column `y` in readable units, a row per value of
-/// the varied keys but the last (in table order), a column per value of the last; a point that
-/// failed says `failed`. With one varied key, a row per value.
-pub fn pivot(t: &Table, y: &str) -> Result<String> {
-    let (yi, end) = y_against_keys(t, y, "show")?;
-    let err = t.column("error");
-    let keys = &t.header[1..end];
-    // rows: the values of the keys but the last; columns: the last key's values
-    let (row_keys, col_key) = if keys.len() == 1 {
-        (&keys[..1], None)
-    } else {
-        (&keys[..keys.len() - 1], Some(end - 1))
-    };
-    let row_of = |r: &Vec<String>| r[1..1 + row_keys.len()].join(" ");
-    let mut rows: Vec<String> = Vec::new();
-    let mut cols: Vec<String> = Vec::new();
-    let mut cells: std::collections::BTreeMap<(usize, usize), String> = Default::default();
-    for r in &t.rows {
-        let name = row_of(r);
-        let ri = rows.iter().position(|x| *x == name).unwrap_or_else(|| {
-            rows.push(name);
-            rows.len() - 1
-        });
-        let col = col_key.map_or_else(|| y.to_string(), |c| r[c].clone());
-        let ci = cols.iter().position(|x| *x == col).unwrap_or_else(|| {
-            cols.push(col);
-            cols.len() - 1
-        });
-        let failed = err.is_some_and(|e| !r[e].is_empty());
-        let cell = if failed {
-            "failed".to_string()
-        } else {
-            readable(y, &r[yi])
-        };
-        cells.insert((ri, ci), cell);
-    }
-    // the corner names the rows' keys, and the columns' key
-    let corner = match col_key {
-        Some(c) => format!("{} \\ {}", row_keys.join(" "), t.header[c]),
-        None => row_keys.join(" "),
-    };
-    let mut grid = vec![std::iter::once(corner)
-        .chain(cols.iter().cloned())
-        .collect::<Vec<_>>()];
-    for (ri, name) in rows.iter().enumerate() {
-        let mut line = vec![name.clone()];
-        for ci in 0..cols.len() {
-            line.push(cells.get(&(ri, ci)).cloned().unwrap_or_default());
-        }
-        grid.push(line);
-    }
-    let widths: Vec<usize> = (0..grid[0].len())
-        .map(|c| grid.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = format!("{y}\n");
-    for line in &grid {
-        let cells: Vec<String> = line
-            .iter()
-            .enumerate()
-            .map(|(c, s)| {
-                if c == 0 {
-                    format!("{s:<w$}", w = widths[c])
-                } else {
-                    format!("{s:>w$}", w = widths[c])
-                }
-            })
-            .collect();
-        out += cells.join("  ").trim_end();
-        out.push('\n');
-    }
-    Ok(out)
-}
-
-/// The line plot of a table: column `y` against the first varied key, one line per value of
-/// the other keys. Axes are logarithmic when all values are positive and span 16× or more.
-pub fn plot(t: &Table, y: &str) -> Result<String> {
-    plot_about(t, y, "")
-}
-
-/// [`plot`], with a second line under the title saying what was swept (`about`: the
-/// scenario and its network).
-pub fn plot_about(t: &Table, y: &str, about: &str) -> Result<String> {
-    let (yi, end) = y_against_keys(t, y, "plot")?;
-    // a key of numbers is an axis of numbers; any other is one of names, in table order. So is
-    // a key stepped by a constant factor (`2..512:x2`): evenly spaced, as on a log axis, but
-    // with every value written under its point
-    let values: Vec<f64> = t
-        .rows
-        .iter()
-        .filter_map(|r| r[1].parse::<f64>().ok())
-        .collect();
-    let numeric = values.len() == t.rows.len() && !geometric(&values);
-    let mut names: Vec<String> = Vec::new();
-    if !numeric {
-        for r in &t.rows {
-            if !names.contains(&r[1]) {
-                names.push(r[1].clone());
-            }
-        }
-    }
-    let ys: Vec<f64> = t
-        .rows
-        .iter()
-        .filter_map(|r| r[yi].parse::<f64>().ok())
-        .collect();
-    let y_axis = axis(y, &ys);
-    let mut lines: Vec<crate::plot::Line> = Vec::new();
-    let (mut colours, mut dashes) = (Vec::new(), Vec::new());
-    for r in &t.rows {
-        let x = if numeric {
-            r[1].parse::<f64>().ok()
-        } else {
-            names.iter().position(|n| *n == r[1]).map(|i| i as f64)
-        };
-        let (Some(x), Ok(v)) = (x, r[yi].parse::<f64>()) else {
-            continue;
-        };
-        let v = v * y_axis.1;
-        // a line per value of the other keys, each named by its last part (`ranks=16`); the
-        // second of them (if any) is the line's dash, the others its colour
-        let label = (2..end)
-            .map(|i| format!("{}={}", short_key(&t.header[i]), r[i]))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let dash_key = (end > 3).then_some(3);
-        let colour_of: String = (2..end)
-            .filter(|&i| Some(i) != dash_key)
-            .map(|i| r[i].as_str())
-            .collect::<Vec<_>>()
-            .join("\u{1}");
-        let colour = index_of(&mut colours, colour_of);
-        let dash = dash_key.map_or(0, |i| index_of(&mut dashes, r[i].clone()));
-        match lines.iter_mut().find(|l| l.label == label) {
-            Some(l) => l.points.push((x, v)),
-            None => lines.push(crate::plot::Line {
-                label,
-                points: vec![(x, v)],
-                colour,
-                dash,
-            }),
-        }
-    }
-    if lines.is_empty() {
-        bail!("nothing to plot: no point has a value of `{y}`");
-    }
-    let spans = |f: &dyn Fn(&(f64, f64)) -> f64| {
-        let v: Vec<f64> = lines.iter().flat_map(|l| l.points.iter().map(f)).collect();
-        let (lo, hi) = v
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
-        lo > 0.0 && hi >= 16.0 * lo
-    };
-    let log = (numeric && spans(&|p| p.0), spans(&|p| p.1));
-    let y_desc = y_axis.0;
-    let title = y_desc.split(" (").next().unwrap_or(&y_desc).to_string();
-    crate::plot::lines_svg(
-        &format!("{title} against {}\n{about}", t.header[1]),
-        &t.header[1],
-        &y_desc,
-        &lines,
-        log,
-        &names,
-    )
-}
-
-/// The place of `v` in `seen`, added at the end if it is new.
-fn index_of(seen: &mut Vec<String>, v: String) -> usize {
-    match seen.iter().position(|s| *s == v) {
-        Some(i) => i,
-        None => {
-            seen.push(v);
-            seen.len() - 1
-        }
-    }
-}
-
-/// A key as a legend names it: its last part (`workload.ranks` is `ranks`).
-fn short_key(key: &str) -> &str {
-    key.rsplit('.').next().unwrap_or(key)
-}
-
-/// Whether `v` (three values or more, all positive) steps by one constant factor other than 1.
-fn geometric(v: &[f64]) -> bool {
-    let mut sorted = v.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted.dedup();
-    if sorted.len() < 3 || sorted[0] <= 0.0 {
-        return false;
-    }
-    let f = sorted[1] / sorted[0];
-    f > 1.0 + 1e-9
-        && sorted
-            .windows(2)
-            .all(|w| ((w[1] / w[0]) / f - 1.0).abs() < 1e-6)
-}
-
-/// The label of column `col` of a sweep's table with its unit, and the factor that turns the
-/// column's values (`values`) into that unit: times in the unit that suits their largest
-/// value, rates in GB/s, shares in %, bytes in KB, MB or GB.
-fn axis(col: &str, values: &[f64]) -> (String, f64) {
-    let top = values.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
-    let time = |name: &str, per_second: f64| {
-        let secs = top / per_second;
-        let (unit, f) = [(1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")]
-            .into_iter()
-            .find(|&(u, _)| secs >= u)
-            .map_or(("ps", 1e12), |(u, n)| (n, 1.0 / u));
-        (format!("{name} ({unit})"), f / per_second)
-    };
-    let bytes = |name: &str| {
-        let (unit, f) = [(1e9, "GB"), (1e6, "MB"), (1e3, "KB")]
-            .into_iter()
-            .find(|&(u, _)| top >= u)
-            .map_or(("B", 1.0), |(u, n)| (n, 1.0 / u));
-        (format!("{name} ({unit})"), f)
-    };
-    match col {
-        "predicted_time_ps" => time("predicted time", 1e12),
-        "events" => ("events processed".into(), 1.0),
-        "packet_hops" => ("packet-hops (link traversals)".into(), 1.0),
-        "link_bytes" => bytes("bytes over links"),
-        "average_link_bandwidth_bps" => ("mean link bandwidth (GB/s)".into(), 1e-9),
-        "link_efficiency" => ("mean link utilization (%)".into(), 100.0),
-        c if c.ends_with("_ps") => time(c, 1e12),
-        c if c.ends_with("_s") => time(c, 1.0),
-        c if c.ends_with("_GBps") => (format!("{c} (GB/s)"), 1.0),
-        c if c.ends_with("_bps") => (format!("{c} (GB/s)"), 1e-9),
-        c if c.ends_with("_bytes") => bytes(c),
-        c => (c.to_string(), 1.0),
-    }
+    Ok(yi)
 }
 
 /// Writes the table as `name.csv` into `dir`, and its plot of `plot_y` as `name.svg` (`about`
@@ -590,7 +405,7 @@ pub fn write(
     let mut files = vec![csv];
     let mut skipped = None;
     if let Some(y) = plot_y {
-        match plot_about(t, y, about) {
+        match super::chart::plot_about(t, y, about) {
             Ok(svg) => {
                 let f = format!("{name}.svg");
                 crate::output::write_atomic(&dir.join(&f), svg.as_bytes())
@@ -605,7 +420,7 @@ pub fn write(
 
 /// A value as the table shows it: a TOML string without its quotes (`"4 GB/s"` is `4 GB/s`),
 /// anything else as written.
-fn shown(v: &str) -> String {
+pub(super) fn shown(v: &str) -> String {
     match toml::from_str::<toml::Table>(&format!("v = {v}")) {
         Ok(t) => match t.get("v") {
             Some(toml::Value::String(s)) => s.clone(),
@@ -690,70 +505,5 @@ mod tests {
         );
         assert_eq!(metric("barrier_s", 1.5e-13), "0");
         assert_eq!(metric("bandwidth_GBps", 2.324000660001), "2.32400066");
-    }
-
-    #[test]
-    fn axes_carry_their_units() {
-        let close = |(l, f): (String, f64), label: &str, factor: f64| {
-            assert_eq!(l, label);
-            assert!((f / factor - 1.0).abs() < 1e-12, "{f} against {factor}");
-        };
-        // a time in the unit of its largest value
-        close(
-            axis("predicted_time_ps", &[2.5e9]),
-            "predicted time (ms)",
-            1e-9,
-        );
-        close(
-            axis("predicted_time_ps", &[800.0]),
-            "predicted time (ps)",
-            1.0,
-        );
-        close(axis("barrier_s", &[1.4e-5, 2e-6]), "barrier_s (us)", 1e6);
-        close(
-            axis("link_efficiency", &[0.5]),
-            "mean link utilization (%)",
-            100.0,
-        );
-        close(axis("link_bytes", &[3e7]), "bytes over links (MB)", 1e-6);
-        close(
-            axis("average_link_bandwidth_bps", &[3e9]),
-            "mean link bandwidth (GB/s)",
-            1e-9,
-        );
-        close(axis("my_count", &[3.0]), "my_count", 1.0);
-    }
-
-    #[test]
-    fn a_range_stepped_by_a_factor_is_an_axis_of_its_values() {
-        assert!(geometric(&[2.0, 4.0, 8.0, 16.0]));
-        assert!(
-            geometric(&[16.0, 2.0, 8.0, 4.0, 4.0]),
-            "in any order, repeated"
-        );
-        assert!(!geometric(&[1.0, 2.0, 3.0]));
-        assert!(!geometric(&[2.0, 4.0]), "two points say nothing");
-        let t = Table {
-            header: ["point", "workload.ranks", "predicted_time_ps"]
-                .map(String::from)
-                .to_vec(),
-            rows: [
-                (2, 1_000_000),
-                (4, 2_000_000),
-                (8, 4_000_000),
-                (16, 9_000_000),
-            ]
-            .iter()
-            .enumerate()
-            .map(|(i, (x, y))| vec![i.to_string(), x.to_string(), y.to_string()])
-            .collect(),
-        };
-        let svg = plot(&t, "predicted_time_ps").unwrap();
-        for label in ["2", "4", "8", "16", "predicted time (us)"] {
-            assert!(
-                svg.contains(&format!(">\n{label}\n<")) || svg.contains(&format!(">{label}<")),
-                "{label}"
-            );
-        }
     }
 }

@@ -276,6 +276,28 @@ impl Returns {
         found
     }
 
+    /// Feeder `c`'s releases due by `now` and not applied, in bytes, all virtual channels
+    /// (adaptive routing's view of the buffer it feeds, without applying them).
+    #[inline]
+    pub(super) fn due_all(&self, c: u32, now: u64) -> u64 {
+        let l = self.lists[c as usize];
+        if l.at > now {
+            return 0;
+        }
+        if l.last == NONE {
+            return (l.bytes_vc >> VC_BITS) as u64;
+        }
+        let mut bytes = 0;
+        self.walk(c, |at, bytes_vc| {
+            if at > now {
+                return false;
+            }
+            bytes += (bytes_vc >> VC_BITS) as u64;
+            true
+        });
+        bytes
+    }
+
     /// Feeder `c`'s releases due by `now` and not applied, in bytes per virtual channel `vc`.
     fn due_into(&self, c: u32, vc: u32, now: u64) -> u64 {
         let mut bytes = 0;
@@ -587,6 +609,12 @@ mod tests {
                         .map(|x| x.1 as u64)
                         .sum::<u64>();
                     assert_eq!(r.due_into(c as u32, vc, now), want, "step {step}");
+                    let all = m
+                        .iter()
+                        .filter(|x| x.0 <= now)
+                        .map(|x| x.1 as u64)
+                        .sum::<u64>();
+                    assert_eq!(r.due_all(c as u32, now), all, "step {step}");
                     let after = m.iter().find(|x| x.0 > now && vcs & (1 << x.2) != 0);
                     assert_eq!(r.first_after(c as u32, vcs, now), after.map(|x| x.0));
                 }

@@ -5,13 +5,15 @@ use super::*;
 use crate::net::topology::Routers;
 
 /// What a family's routing may ask of the routers at time `now`: their random streams and the
-/// queues on their outputs.
+/// queues on their outputs, for a packet of `wire` bytes.
 struct Here<'a> {
     channels: &'a SharedVec<Channel>,
+    returns: &'a Returns,
     rngs: &'a mut SharedVec<Xoshiro>,
     nonminimal: &'a mut u64,
     ports: u32,
     now: u64,
+    wire: u32,
 }
 
 impl Routers for Here<'_> {
@@ -19,11 +21,20 @@ impl Routers for Here<'_> {
     fn draw(&mut self, at: RouterId) -> u64 {
         self.rngs[at as usize].next_u64()
     }
-    /// Packets queued for the output, and one whose tail is still leaving.
+    /// Bytes queued for the output: those it has sent into the buffer it feeds and that are
+    /// still there at `now` (the credit it has used: BookSim's measure), and the packets
+    /// waiting for it here, each counted at the routed packet's size (only their number is
+    /// kept). Read only by adaptive routing: nothing is kept for it.
     #[inline]
     fn queue(&self, at: RouterId, port: u8) -> u64 {
-        let ch = &self.channels[(at * self.ports + port as u32) as usize];
-        ch.queued as u64 + (ch.busy && ch.free_at > self.now) as u64
+        let c = at * self.ports + port as u32;
+        let ch = &self.channels[c as usize];
+        let held = (ch.occ as u64).saturating_sub(self.returns.due_all(c, self.now));
+        held + ch.queued as u64 * self.wire as u64
+    }
+    #[inline]
+    fn packet_bytes(&self) -> u64 {
+        self.wire as u64
     }
     #[inline]
     fn derouted(&mut self) {
@@ -56,13 +67,16 @@ impl Network {
     /// The hop packet `pkt` takes from router `p.at` (at time `now`).
     #[inline]
     pub(super) fn next_hop(&mut self, pkt: PktId, now: Time) -> Hop {
-        let p = at(self.packets.get(pkt));
+        let packet = self.packets.get(pkt);
+        let (p, wire) = (at(packet), packet.wire);
         let mut here = Here {
             channels: &self.channels,
+            returns: &self.returns,
             rngs: &mut self.rngs,
             nonminimal: &mut self.stats.nonminimal,
             ports: self.ports,
             now: now.ps(),
+            wire,
         };
         self.topo.route(p, &mut here)
     }

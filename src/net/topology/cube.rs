@@ -265,9 +265,11 @@ impl Family for Cube {
     const KEYS: &'static [&'static str] = &["dims"];
     const ROUTINGS: &'static [&'static str] = &["dimension_order"];
     const SIZE_KEY: &'static str = "network.dims";
+    const SHAPE_KEYS: &'static [&'static str] = &["dims"];
 
     /// `dims` (default `[8, 8, 8]`): 1 to 6 dimensions of 1 to 65,535 routers (Tofu: the
-    /// outer three); one router per node, with its `node.nics_per_node` NICs.
+    /// outer three), or picked by `network.nodes` (`sizing.rs`); one router per node, with its
+    /// `node.nics_per_node` NICs.
     fn from_keys(k: &mut Keys<'_>) -> Option<Cube> {
         let kind = match k.name {
             "mesh" => CubeKind::Mesh,
@@ -275,7 +277,17 @@ impl Family for Cube {
             _ => CubeKind::Torus,
         };
         k.routing(Self::ROUTINGS);
-        let dims: Vec<u32> = k.get("dims").unwrap_or_else(|| vec![8, 8, 8]);
+        // (`network.nodes`: 3 dimensions, the most nearly cubic that hold them; Tofu's outer
+        // x y z around its 12-node unit)
+        let sized = super::sizing::wanted(k);
+        if sized.is_some() && !super::sizing::alone(k, &["dims"]) {
+            return None;
+        }
+        let unit = if kind == CubeKind::Tofu { 12 } else { 1 };
+        let dims: Vec<u32> = match sized {
+            Some(n) => super::sizing::near_cubic(n.div_ceil(unit), 3),
+            None => k.get("dims").unwrap_or_else(|| vec![8, 8, 8]),
+        };
         let (lo, hi) = if kind == CubeKind::Tofu {
             (3, 3)
         } else {
@@ -302,7 +314,6 @@ impl Family for Cube {
         if k.failed() {
             return None;
         }
-        let unit = if kind == CubeKind::Tofu { 12 } else { 1 };
         let routers = dims
             .iter()
             .fold(unit as u64, |a, &d| a.saturating_mul(d as u64));
@@ -314,7 +325,12 @@ impl Family for Cube {
             k.problem("node.nics_per_node", "too many ports per router");
             return None;
         }
-        Some(Cube::new(kind, &dims, k.nics as u8))
+        let cube = Cube::new(kind, &dims, k.nics as u8);
+        if let Some(n) = sized {
+            let how = "3 dimensions, the most nearly cubic that hold them";
+            super::sizing::note(k, n, &cube.describe(), routers, how);
+        }
+        Some(cube)
     }
 
     fn name(&self) -> &'static str {
@@ -330,6 +346,13 @@ impl Family for Cube {
             CubeKind::Torus => format!("torus {}", dims.join("x")),
             CubeKind::Mesh => format!("mesh {}", dims.join("x")),
             CubeKind::Tofu => format!("Tofu {} (x y z) x 2x3x2 (a b c)", dims.join("x")),
+        }
+    }
+    fn shape(&self) -> String {
+        let dims: Vec<String> = self.dims().iter().map(u32::to_string).collect();
+        match self.kind {
+            CubeKind::Tofu => format!("{} x 2x3x2", dims.join("x")),
+            _ => dims.join("x"),
         }
     }
     fn routing(&self) -> &'static str {

@@ -18,8 +18,9 @@
 //!   parallel copies the destination node picks (`dst mod copies`).
 //! - `valiant`: first minimally to a random intermediate group (neither the source's nor the
 //!   destination's), then minimally on: at most two global hops.
-//! - `ugal`: UGAL-L; at the source router, minimal unless the queue on the minimal first hop
-//!   times its path length exceeds that of a Valiant path through a random group.
+//! - `ugal`: UGAL-L; at the source router, minimal unless the bytes queued for the minimal
+//!   first hop times its path length exceed those of a Valiant path through a random group by
+//!   more than a margin of one packet (`ugal.rs`).
 //!
 //! A packet's virtual channel is the number of global hops it has taken, so a channel of class
 //! `v` only ever waits for one of class `v` further along the local-global order of a group, or
@@ -30,7 +31,7 @@
 //! intermediate group `G`.
 
 use super::layout::Layout;
-use super::{At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers};
+use super::{ugal, At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers};
 use crate::units::{Bandwidth, Time};
 
 /// The routing rules of a dragonfly.
@@ -208,8 +209,8 @@ impl Dragonfly {
 
 impl Dragonfly {
     /// The route a packet takes from its source router: minimal, Valiant through a random
-    /// group, or (UGAL-L) whichever has the smaller product of the queue on its first hop and
-    /// its path length, minimal on a tie.
+    /// group, or (UGAL-L, `ugal.rs`) whichever has the smaller product of the bytes queued for
+    /// its first hop and its path length, minimal within the margin.
     fn choose<R: Routers>(&self, at: RouterId, dst: u32, routers: &mut R) -> u16 {
         match self.routing {
             DragonflyRouting::Minimal => MINIMAL,
@@ -222,9 +223,10 @@ impl Dragonfly {
                 let cost = |aux: u16| {
                     let first = self.route_to(at, dst, 0, aux).port;
                     let (l, g) = self.path_length(at, dst, aux);
-                    routers.queue(at, first) * (l + g) as u64
+                    (routers.queue(at, first), (l + g) as u64)
                 };
-                if cost(MINIMAL) <= cost(via) {
+                let ((qm, hm), (qv, hv)) = (cost(MINIMAL), cost(via));
+                if ugal::minimal_wins(qm, hm, qv, hv, routers.packet_bytes()) {
                     MINIMAL
                 } else {
                     routers.derouted();
@@ -233,6 +235,46 @@ impl Dragonfly {
             }
         }
     }
+}
+
+/// The `(a, p, h, g)` that `network.nodes = n` picks (`nics` NIC ports a node): `a = 2h`
+/// and `p = h` where not given, the smallest `h` (or the one given) whose largest dragonfly
+/// holds `n` nodes within 255 ports a router, then the fewest groups `g` whose `g − 1` divides
+/// the `a·h` global links of a group (every global port used: `a·h / (g − 1)` links between
+/// each pair of groups).
+fn fit(
+    n: u64,
+    nics: u32,
+    a: Option<u32>,
+    p: Option<u32>,
+    h: Option<u32>,
+) -> Option<(u32, u32, u32, u32)> {
+    let nics = nics.max(1) as u64;
+    let hs = match h {
+        Some(h) => h..=h,
+        None => 1..=127,
+    };
+    for h in hs {
+        let (a, p) = (a.unwrap_or(2 * h), p.unwrap_or(h));
+        if a == 0 || p == 0 || p as u64 + a as u64 - 1 + h as u64 > 255 {
+            continue;
+        }
+        let ah = a as u64 * h as u64;
+        let groups = (1..=ah + 1).filter(|&g| {
+            if ah == 0 {
+                g == 1
+            } else {
+                g >= 2 && ah % (g - 1) == 0
+            }
+        });
+        for g in groups {
+            let ports = a as u64 * p as u64 * g;
+            if ports % nics == 0 && ports / nics >= n && g <= 65_000 {
+                return Some((a, p, h, g as u32));
+            }
+        }
+    }
+    None
 }
 
 impl Family for Dragonfly {
@@ -247,22 +289,59 @@ impl Family for Dragonfly {
     ];
     const ROUTINGS: &'static [&'static str] = &["minimal", "valiant", "ugal"];
     const SIZE_KEY: &'static str = "network.groups";
+    const SHAPE_KEYS: &'static [&'static str] = &[
+        "routers_per_group",
+        "nodes_per_router",
+        "global_links_per_router",
+        "groups",
+    ];
 
     /// `routers_per_group` (`a`, 6), `nodes_per_router` (`p`, 3), `global_links_per_router`
     /// (`h`, 3) and `groups` (`a·h + 1` when left out: one global link between every pair of
-    /// groups); the global links at their own rate and latency where given.
+    /// groups), or picked by `network.nodes` (`sizing.rs`); the global links at their own rate
+    /// and latency where given.
     fn from_keys(k: &mut Keys<'_>) -> Option<Dragonfly> {
         let routing = match k.routing(Self::ROUTINGS) {
             1 => DragonflyRouting::Valiant,
             2 => DragonflyRouting::Ugal,
             _ => DragonflyRouting::Minimal,
         };
-        let a = k.get("routers_per_group").unwrap_or(6u32);
-        let p = k.get("nodes_per_router").unwrap_or(3u32);
-        let h = k.get("global_links_per_router").unwrap_or(3u32);
-        let g = k
-            .get("groups")
-            .unwrap_or(a.saturating_mul(h).saturating_add(1));
+        let (a, p, h): (Option<u32>, Option<u32>, Option<u32>) = (
+            k.get("routers_per_group"),
+            k.get("nodes_per_router"),
+            k.get("global_links_per_router"),
+        );
+        // (`network.nodes`: the balanced dragonfly of the fewest nodes that hold them)
+        let sized = super::sizing::wanted(k);
+        let (a, p, h, g) = match sized {
+            Some(n) => {
+                if !super::sizing::alone(k, &["groups"]) {
+                    return None;
+                }
+                let Some(shape) = fit(n, k.nics, a, p, h) else {
+                    k.problem(
+                        "nodes",
+                        format!(
+                            "no dragonfly of at most 255 ports a router{} has {n} nodes with                              every global port used",
+                            if a.or(p).or(h).is_some() {
+                                " and the a, p, h given"
+                            } else {
+                                ""
+                            }
+                        ),
+                    );
+                    return None;
+                };
+                shape
+            }
+            None => {
+                let (a, p, h) = (a.unwrap_or(6), p.unwrap_or(3), h.unwrap_or(3));
+                let g = k
+                    .get("groups")
+                    .unwrap_or(a.saturating_mul(h).saturating_add(1));
+                (a, p, h, g)
+            }
+        };
         let bw: Option<Bandwidth> = k.get("global_link_bandwidth");
         let latency: Option<Time> = k.get("global_cable_latency");
         for (key, v, lo) in [
@@ -307,6 +386,17 @@ impl Family for Dragonfly {
         }
         let mut d = Dragonfly::new(a, p, h, g, routing);
         d.global = (bw, latency);
+        if let Some(n) = sized {
+            let how = "a = 2p = 2h where not given, the smallest h that holds them with every \
+                       global port used, then the fewest groups";
+            super::sizing::note(
+                k,
+                n,
+                &d.describe(),
+                routers * p as u64 / k.nics.max(1) as u64,
+                how,
+            );
+        }
         Some(d)
     }
 
@@ -318,6 +408,9 @@ impl Family for Dragonfly {
             "dragonfly, {} groups of {} routers, {} nodes and {} global links each",
             self.g, self.a, self.p, self.h
         )
+    }
+    fn shape(&self) -> String {
+        format!("a={} p={} h={} g={}", self.a, self.p, self.h, self.g)
     }
     fn routing(&self) -> &'static str {
         Self::ROUTINGS[self.routing as usize]

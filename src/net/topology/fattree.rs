@@ -188,6 +188,33 @@ impl FatTree {
     }
 }
 
+/// NIC ports of the full-bisection tree of radix `r` and `l` levels: `r` for one switch,
+/// else `2 (r/2)^l` (`None` past `u64`).
+fn full_tree_ports(r: u32, l: u32) -> Option<u64> {
+    if l == 1 {
+        return Some(r as u64);
+    }
+    (0..l).try_fold(2u64, |a, _| a.checked_mul(r as u64 / 2))
+}
+
+/// The radix and levels of the full-bisection tree `network.nodes = n` picks (`nics` NIC ports
+/// a node): the fewest levels of radix `radix`; else the smallest even radix of `levels`
+/// levels; else the smallest radix of the fewest levels from 2 that a radix of at most 254
+/// reaches. Its NIC ports share out `nics` to a node.
+fn fit(n: u64, nics: u32, radix: Option<u32>, levels: Option<u32>) -> Option<(u32, u32)> {
+    let nics = nics.max(1) as u64;
+    let holds =
+        |r: u32, l: u32| full_tree_ports(r, l).is_some_and(|p| p % nics == 0 && p / nics >= n);
+    match (radix, levels) {
+        (Some(r), _) => (1..=MAX_LEVELS as u32)
+            .find(|&l| holds(r, l))
+            .map(|l| (r, l)),
+        (None, Some(l)) => (2..=254).step_by(2).find(|&r| holds(r, l)).map(|r| (r, l)),
+        (None, None) => (2..=MAX_LEVELS as u32)
+            .find_map(|l| (2..=254).step_by(2).find(|&r| holds(r, l)).map(|r| (r, l))),
+    }
+}
+
 impl Family for FatTree {
     const NAMES: &'static [(&'static str, &'static str)] = &[("fattree", "fat tree")];
     const KEYS: &'static [&'static str] = &[
@@ -200,9 +227,11 @@ impl Family for FatTree {
     ];
     const ROUTINGS: &'static [&'static str] = &["straight_up", "straight_down", "random"];
     const SIZE_KEY: &'static str = "network.radix";
+    const SHAPE_KEYS: &'static [&'static str] = &["radix", "levels", "down_ports", "up_ports"];
 
     /// `radix` and `levels` (default 24 and 2: the largest full-bisection tree of `radix`-port
-    /// switches), or `down_ports` and `up_ports` level by level; the links above each level
+    /// switches; picked by `network.nodes` where it is given, `sizing.rs`), or `down_ports`
+    /// and `up_ports` level by level; the links above each level
     /// at their own rate and latency where `level_link_bandwidth` and `level_cable_latency`
     /// say.
     fn from_keys(k: &mut Keys<'_>) -> Option<FatTree> {
@@ -211,10 +240,36 @@ impl Family for FatTree {
             2 => FatTreeRouting::Random,
             _ => FatTreeRouting::StraightUp,
         };
-        let radix: Option<u32> = k.get("radix");
-        let levels: Option<u32> = k.get("levels");
+        let mut radix: Option<u32> = k.get("radix");
+        let mut levels: Option<u32> = k.get("levels");
         let down: Option<Vec<u32>> = k.get("down_ports");
         let up: Option<Vec<u32>> = k.get("up_ports");
+        // (`network.nodes`: the full-bisection tree of the fewest nodes that hold them)
+        let sized = super::sizing::wanted(k);
+        if let Some(n) = sized {
+            let fixed: &[&str] = match (radix, levels) {
+                (Some(_), Some(_)) => &["levels", "down_ports", "up_ports"],
+                _ => &["down_ports", "up_ports"],
+            };
+            if !super::sizing::alone(k, fixed) {
+                return None;
+            }
+            match fit(n, k.nics, radix, levels) {
+                Some((r, l)) => (radix, levels) = (Some(r), Some(l)),
+                None => {
+                    let within = match (radix, levels) {
+                        (Some(r), _) => format!("of radix {r} and at most 8 levels"),
+                        (_, Some(l)) => format!("of {l} levels and radix at most 254"),
+                        _ => "of radix at most 254 and at most 8 levels".to_string(),
+                    };
+                    k.problem(
+                        "nodes",
+                        format!("no full-bisection fat tree {within} has {n} nodes"),
+                    );
+                    return None;
+                }
+            }
+        }
         let explicit = down.is_some() || up.is_some();
         if explicit && (radix.is_some() || levels.is_some()) {
             k.problem(
@@ -330,6 +385,22 @@ impl Family for FatTree {
         if let Some(l) = latency {
             t.levels_latency = l.into_iter().map(Some).collect();
         }
+        if let Some(n) = sized {
+            let how = match (k.given("radix"), k.given("levels")) {
+                (true, _) => {
+                    "the full-bisection tree of the fewest levels of its radix that holds them"
+                }
+                (_, true) => {
+                    "the full-bisection tree of the smallest radix of its levels that holds them"
+                }
+                _ => {
+                    "the full-bisection tree of the smallest radix that holds them in 2 levels; \
+                     3 or more only past radix 254"
+                }
+            };
+            let shape = format!("fat tree of {}", t.shape());
+            super::sizing::note(k, n, &shape, nodes / k.nics.max(1) as u64, how);
+        }
         Some(t)
     }
 
@@ -345,6 +416,20 @@ impl Family for FatTree {
             d.join(","),
             u.join(",")
         )
+    }
+    /// `radix R, L levels` for the full-bisection tree of `R`-port switches, else its ports
+    /// level by level.
+    fn shape(&self) -> String {
+        let l = self.levels();
+        let top = self.down[l - 1];
+        let full = self.down[..l - 1].iter().all(|&d| 2 * d == top)
+            && self.up[..l - 1].iter().all(|&u| 2 * u == top);
+        if full {
+            return format!("radix {top}, {l} level{}", if l == 1 { "" } else { "s" });
+        }
+        let d: Vec<String> = self.down.iter().map(u32::to_string).collect();
+        let u: Vec<String> = self.up.iter().map(u32::to_string).collect();
+        format!("down {} up {}", d.join(","), u.join(","))
     }
     fn routing(&self) -> &'static str {
         Self::ROUTINGS[self.routing as usize]

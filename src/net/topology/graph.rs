@@ -45,24 +45,31 @@
 //! - `routing = "minimal"` (the default): the fewest classes, up to three, with which every
 //!   route between routers with nodes is a shortest path; where three do not suffice, the
 //!   shortest routes of at most two turns. `routing = "up_down"`: one class, no turn (routes
-//!   may be longer than the shortest).
+//!   may be longer than the shortest). `routing = "ugal"`: adaptive, UGAL-L between the
+//!   shortest route and a detour through a random router with nodes, the next hop among the
+//!   shortest by the queues, on three classes (two where three do not fit), in an order in
+//!   which every pair is also reached without a turn (`ugal.rs`).
 //!
-//! Among the next hops that keep a route shortest, a packet takes the `(src / P) mod n`-th in
-//! port order, `n` the choices here and `P` the product of the choices it had before (the
-//! source's digits, as the fat tree's `straight_up`): a pair's packets keep one path, and
-//! sources spread over the paths.
+//! Under `minimal` and `up_down`, among the next hops that keep a route shortest, a packet
+//! takes the `(src / P) mod n`-th in port order, `n` the choices here and `P` the product of
+//! the choices it had before (the source's digits, as the fat tree's `straight_up`): a pair's
+//! packets keep one path, and sources spread over the paths.
 //!
 //! The routes are tables of hops per destination router, state and router, one byte each:
-//! routers with nodes × 2 × classes × routers bytes, at most [`MAX_TABLES`].
+//! routers with nodes × 2 × classes × routers bytes, at most [`MAX_TABLES`] (`tables.rs`).
+//! The report draws a graph as its structure shows it, its routers numbered (`draw.rs`).
 
+mod draw;
 mod parse;
+mod tables;
+mod ugal;
 
 use super::layout::Layout;
 use super::{At, Blocks, Family, Hop, Keys, Link, LinkClass, RouterId, Routers};
 use crate::units::Time;
 use parse::parse;
-use std::collections::VecDeque;
 use std::sync::Arc;
+use tables::{bfs, central, choose, rank_by};
 
 /// The most bytes the routing tables may take.
 pub const MAX_TABLES: u64 = 256 << 20;
@@ -88,6 +95,9 @@ pub enum GraphRouting {
     Minimal,
     /// One class, no turn.
     UpDown,
+    /// At the source, the shortest route or one through a random router with nodes, by the
+    /// queues (UGAL-L, `ugal.rs`); the next hop among the shortest by the queues.
+    Ugal,
 }
 
 /// What a router port is.
@@ -133,171 +143,13 @@ struct Built {
     /// Per router, its index among the destinations (routers with nodes), `u32::MAX` if it
     /// has none.
     dest: Vec<u32>,
+    /// The destinations (routers with nodes), by index.
+    dests: Vec<RouterId>,
     /// Hops to destination `d` from router `r` in state `s` (`(d · states + s) · routers + r`),
     /// [`FAR`] when there is no route.
     hops: Vec<u8>,
     /// States: 2 per class (before and after going down).
     states: usize,
-}
-
-/// Routers in breadth-first order from `from`: the hops to each (`u32::MAX`: not reached).
-fn bfs(adj: &[Vec<RouterId>], from: &[RouterId]) -> Vec<u32> {
-    let mut d = vec![u32::MAX; adj.len()];
-    let mut q = VecDeque::new();
-    for &f in from {
-        d[f as usize] = 0;
-        q.push_back(f);
-    }
-    while let Some(v) = q.pop_front() {
-        for &n in &adj[v as usize] {
-            if d[n as usize] == u32::MAX {
-                d[n as usize] = d[v as usize] + 1;
-                q.push_back(n);
-            }
-        }
-    }
-    d
-}
-
-/// The order by `key` (ascending), as each router's place in it.
-fn rank_by(routers: usize, key: impl Fn(usize) -> (i64, usize)) -> Vec<u32> {
-    let mut order: Vec<usize> = (0..routers).collect();
-    order.sort_by_key(|&r| key(r));
-    let mut rank = vec![0u32; routers];
-    for (i, &r) in order.iter().enumerate() {
-        rank[r] = i as u32;
-    }
-    rank
-}
-
-/// The hop tables for `classes` classes in the order `rank` (see [`Built::hops`]).
-fn tables(adj: &[Vec<RouterId>], rank: &[u32], dests: &[RouterId], classes: usize) -> Vec<u8> {
-    let n = adj.len();
-    let states = 2 * classes;
-    let mut hops = vec![FAR; dests.len() * states * n];
-    let mut q = VecDeque::new();
-    for (di, &d) in dests.iter().enumerate() {
-        let base = di * states * n;
-        for s in 0..states {
-            hops[base + s * n + d as usize] = 0;
-            q.push_back((d, s));
-        }
-        // backwards: which states of which routers reach (v, s) in one hop
-        while let Some((v, s)) = q.pop_front() {
-            let h = hops[base + s * n + v as usize];
-            if h >= FAR - 1 {
-                continue;
-            }
-            let (turns, down) = (s / 2, s % 2 == 1);
-            for &u in &adj[v as usize] {
-                let up = rank[v as usize] > rank[u as usize];
-                let mut from = [usize::MAX; 2];
-                if up && !down {
-                    // going up ends in the up phase: from it, or from down by a turn
-                    from[0] = turns * 2;
-                    if turns > 0 {
-                        from[1] = (turns - 1) * 2 + 1;
-                    }
-                } else if !up && down {
-                    // going down ends in the down phase, from either
-                    from = [turns * 2, turns * 2 + 1];
-                }
-                for ps in from {
-                    if ps == usize::MAX {
-                        continue;
-                    }
-                    let slot = &mut hops[base + ps * n + u as usize];
-                    if *slot == FAR {
-                        *slot = h + 1;
-                        q.push_back((u, ps));
-                    }
-                }
-            }
-        }
-    }
-    hops
-}
-
-/// A central router: the middle of a longest shortest path found by two sweeps.
-fn central(adj: &[Vec<RouterId>]) -> usize {
-    let r = adj.len();
-    let d0 = bfs(adj, &[0]);
-    let u = (0..r)
-        .max_by_key(|&i| (d0[i], std::cmp::Reverse(i)))
-        .unwrap_or(0);
-    let du = bfs(adj, &[u as u32]);
-    let v = (0..r)
-        .max_by_key(|&i| (du[i], std::cmp::Reverse(i)))
-        .unwrap_or(0);
-    let dv = bfs(adj, &[v as u32]);
-    let half = du[v] / 2;
-    (0..r)
-        .filter(|&i| du[i] == half && du[i] + dv[i] == du[v])
-        .min()
-        .unwrap_or(0)
-}
-
-/// The routes of the first of `orders` (its name and each router's rank) and the fewest
-/// classes with which every route between routers with nodes (`dests`) is a shortest path;
-/// else the set with the fewest hops past the shortest: (order, classes, tables, those
-/// hops). `None` when no set reaches every pair.
-fn choose(
-    adj: &[Vec<RouterId>],
-    dests: &[RouterId],
-    orders: &[(&'static str, &Vec<u32>)],
-    routing: GraphRouting,
-) -> Option<(&'static str, usize, Vec<u8>, u64)> {
-    let r = adj.len();
-    let states_cost = |c: usize| dests.len() as u64 * 2 * c as u64 * r as u64;
-    // shortest paths between routers with nodes, to tell a minimal set of routes
-    // (between routers with nodes only: a row per destination, a column per source)
-    let shortest: Vec<Vec<u8>> = dests
-        .iter()
-        .map(|&d| {
-            let all = bfs(adj, &[d]);
-            dests
-                .iter()
-                .map(|&s| all[s as usize].min(FAR as u32) as u8)
-                .collect()
-        })
-        .collect();
-    let most = match routing {
-        GraphRouting::Minimal => MAX_TURN_CLASSES,
-        GraphRouting::UpDown => 1,
-    };
-    // (order, classes, tables, routes longer than the shortest); the first set that is
-    // minimal, else the one with the fewest excess hops
-    let mut best: Option<(&'static str, usize, Vec<u8>, u64)> = None;
-    'orders: for &(order, rank) in orders {
-        for c in 1..=most {
-            if states_cost(c) > MAX_TABLES {
-                break;
-            }
-            let hops = tables(adj, rank, dests, c);
-            let (mut excess, mut reached) = (0u64, true);
-            for (di, _) in dests.iter().enumerate() {
-                for (si, &src) in dests.iter().enumerate() {
-                    let h = hops[di * 2 * c * r + src as usize];
-                    if h == FAR {
-                        reached = false;
-                    } else {
-                        excess += h.saturating_sub(shortest[di][si]) as u64;
-                    }
-                }
-            }
-            if !reached {
-                continue;
-            }
-            let better = best.as_ref().map_or(true, |b| excess < b.3);
-            if better {
-                best = Some((order, c, hops, excess));
-            }
-            if excess == 0 {
-                break 'orders;
-            }
-        }
-    }
-    best
 }
 
 impl Built {
@@ -421,12 +273,14 @@ impl Graph {
         let depth = bfs(&adj, &[central(&adj) as u32]);
         let tree_rank = rank_by(r, |i| (-(depth[i] as i64), i));
         let states_cost = |c: usize| dests.len() as u64 * 2 * c as u64 * r as u64;
-        if states_cost(1) > MAX_TABLES {
+        // (UGAL's detours take a class of their own: two at least)
+        let fewest = if routing == GraphRouting::Ugal { 2 } else { 1 };
+        if states_cost(fewest) > MAX_TABLES {
             return Err(vec![format!(
                 "{file}: {} routers with nodes and {r} routers need {} of routing tables; at \
                  most {}",
                 dests.len(),
-                crate::units::Bytes(states_cost(1)),
+                crate::units::Bytes(states_cost(fewest)),
                 crate::units::Bytes(MAX_TABLES)
             )]);
         }
@@ -465,6 +319,7 @@ impl Graph {
                 classes_used: c as u8,
                 longer,
                 dest,
+                dests,
                 hops,
                 states: 2 * c,
             }),
@@ -489,13 +344,15 @@ impl Graph {
 impl Family for Graph {
     const NAMES: &'static [(&'static str, &'static str)] = &[("graph", "graph")];
     const KEYS: &'static [&'static str] = &["graph"];
-    const ROUTINGS: &'static [&'static str] = &["minimal", "up_down"];
+    const ROUTINGS: &'static [&'static str] = &["minimal", "up_down", "ugal"];
     const SIZE_KEY: &'static str = "network.graph";
+    const SHAPE_KEYS: &'static [&'static str] = &[];
 
     /// `graph`: the file, beside the scenario (below its folder unless `--allow-io`).
     fn from_keys(k: &mut Keys<'_>) -> Option<Graph> {
         let routing = match k.routing(Self::ROUTINGS) {
             1 => GraphRouting::UpDown,
+            2 => GraphRouting::Ugal,
             _ => GraphRouting::Minimal,
         };
         let Some(name) = k.get::<String>("graph") else {
@@ -533,6 +390,21 @@ impl Family for Graph {
         if !k.size_fits("graph", g.g.routers as u64, nics) {
             return None;
         }
+        // (`network.nodes`: a graph has its file's, which must be enough)
+        if let Some(n) = super::sizing::wanted(k) {
+            let have = nics / k.nics.max(1) as u64;
+            if have < n {
+                k.problem(
+                    "nodes",
+                    format!(
+                        "{n} nodes asked, and the graph's file {name} has {have}: a graph is                          the size its file says"
+                    ),
+                );
+                return None;
+            }
+            let shape = format!("graph {name}");
+            super::sizing::note(k, n, &shape, have, "its file's: a graph is not resized");
+        }
         let mut g = g;
         Arc::get_mut(&mut g.g).expect("just built").file = name;
         Some(g)
@@ -554,6 +426,9 @@ impl Family for Graph {
             self.g.links,
             if c == 1 { "" } else { "es" }
         )
+    }
+    fn shape(&self) -> String {
+        self.g.file.clone()
     }
     fn routing(&self) -> &'static str {
         Self::ROUTINGS[self.routing as usize]
@@ -612,8 +487,11 @@ impl Family for Graph {
 
     // (out of line: its scan of the ports would swell every caller of `Topo::route`)
     #[inline(never)]
-    fn route<R: Routers>(&self, p: At, _: &mut R) -> Hop {
+    fn route<R: Routers>(&self, p: At, routers: &mut R) -> Hop {
         let g = &*self.g;
+        if self.routing == GraphRouting::Ugal {
+            return ugal::route(g, p, routers);
+        }
         let (dr, dq) = g.nic_at[p.dst as usize];
         if p.at == dr {
             return Hop {
@@ -651,7 +529,7 @@ impl Family for Graph {
         }
     }
     fn multipath(&self) -> bool {
-        false
+        self.routing == GraphRouting::Ugal
     }
     fn distance(&self, src: u32, dst: u32) -> u32 {
         let (sr, _) = self.g.nic_at[src as usize];
@@ -671,55 +549,10 @@ impl Family for Graph {
         }
     }
 
-    /// Rows by hops from the nearest router with nodes (those at the bottom), each row's
-    /// routers spread evenly in the order of their numbers; when every router has nodes, a
-    /// circle.
+    /// Drawn as its structure shows it (`draw.rs`): a HyperX's grid, a tree's levels, or
+    /// placed by forces; every router numbered.
     fn layout(&self) -> Layout {
-        let g = &*self.g;
-        let n = g.routers as usize;
-        let top = g.level.iter().copied().max().unwrap_or(0);
-        let name = |r: usize| {
-            let nodes = (0..g.ports as usize)
-                .filter(|&q| matches!(g.port[r * g.ports as usize + q], Port::Nic(_)))
-                .count();
-            match nodes {
-                0 => "no node".to_string(),
-                1 => "1 node".to_string(),
-                k => format!("{k} nodes"),
-            }
-        };
-        if top == 0 {
-            let radius = (n as f32 / std::f32::consts::TAU).max(1.0) * 1.5;
-            let places = (0..n)
-                .map(|r| {
-                    let a = std::f32::consts::TAU * r as f32 / n.max(1) as f32;
-                    (radius * a.cos(), radius * a.sin(), name(r))
-                })
-                .collect();
-            return Layout::new(places, Vec::new());
-        }
-        let mut rows: Vec<Vec<usize>> = vec![Vec::new(); top as usize + 1];
-        for r in 0..n {
-            rows[g.level[r] as usize].push(r);
-        }
-        let widest = rows.iter().map(Vec::len).max().unwrap_or(1) as f32;
-        let gap = (widest / 4.0).clamp(2.0, 12.0);
-        let mut places = vec![(0.0, 0.0, String::new()); n];
-        let mut labels = Vec::new();
-        for (l, row) in rows.iter().enumerate() {
-            let span = widest / row.len().max(1) as f32;
-            let y = (top as usize - l) as f32 * gap;
-            for (i, &r) in row.iter().enumerate() {
-                places[r] = ((i as f32 + 0.5) * span, y, name(r));
-            }
-            let what = match l {
-                0 => "routers with nodes".to_string(),
-                1 => "1 hop from the nodes".to_string(),
-                l => format!("{l} hops from the nodes"),
-            };
-            labels.push((widest + 0.6, y, what));
-        }
-        Layout::new(places, labels)
+        draw::layout(&self.g)
     }
 }
 

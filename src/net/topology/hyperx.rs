@@ -16,9 +16,9 @@
 //!   is deadlock-free.
 //! - `ugal`: UGAL over the dimensions, the DAL idea with the dimension order kept: the first
 //!   dimension still to correct is crossed directly or through a random intermediate router of
-//!   that dimension, whichever has the smaller product of the queue on its first hop and its
-//!   hops (1 or 2), as UGAL-L decides, the direct hop winning ties and a margin of a few
-//!   packets ([`UGAL_THRESHOLD`]); a packet on its second hop of a dimension goes directly.
+//!   that dimension, whichever has the smaller product of the bytes queued for its first hop
+//!   and its hops (1 or 2), as UGAL-L decides, the direct hop winning ties and a margin of one
+//!   packet (`ugal.rs`); a packet on its second hop of a dimension goes directly.
 //!   At most `2N` hops. The first hop of a dimension takes class 0, the second
 //!   class 1; channels ordered by (dimension, class) only ever wait for later ones, so two
 //!   classes are deadlock-free.
@@ -27,7 +27,7 @@
 //! a pair's packets keep one path (and their order) while pairs spread over the copies.
 
 use super::layout::{self, FarLinks, Layout};
-use super::{At, Blocks, Family, Hop, Keys, RouterId, Routers, MAX_DIMS, NO_DIM};
+use super::{ugal, At, Blocks, Family, Hop, Keys, RouterId, Routers, MAX_DIMS, NO_DIM};
 
 /// The routing rules of a HyperX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,11 +38,6 @@ pub enum HyperXRouting {
     /// by the queues (UGAL-L over the dimensions).
     Ugal,
 }
-
-/// Packets a HyperX's direct queue may exceed the detour's (times its hops) before UGAL
-/// derouts: without it, a single packet ahead would send the next one the long way, which
-/// costs uniform traffic more than it saves (bench/hyperx_saturation, docs/saturation.md).
-pub const UGAL_THRESHOLD: u64 = 4;
 
 /// A HyperX.
 #[derive(Clone, Debug)]
@@ -213,10 +208,14 @@ impl HyperX {
 }
 
 impl HyperX {
-    /// UGAL-L over a dimension: the direct hop unless its queue exceeds the queue on the
-    /// detour's first hop times its 2 hops by more than [`UGAL_THRESHOLD`] packets.
+    /// UGAL-L over a dimension: the direct hop (1 hop) unless its queue exceeds the queue on
+    /// the detour's first hop times its 2 hops by more than the margin ([`ugal`]).
     fn choose<R: Routers>(&self, at: RouterId, direct: Hop, detour: Hop, routers: &mut R) -> Hop {
-        if routers.queue(at, direct.port) <= 2 * routers.queue(at, detour.port) + UGAL_THRESHOLD {
+        let (qd, qn) = (
+            routers.queue(at, direct.port),
+            routers.queue(at, detour.port),
+        );
+        if ugal::minimal_wins(qd, 1, qn, 2, routers.packet_bytes()) {
             direct
         } else {
             routers.derouted();
@@ -225,13 +224,31 @@ impl HyperX {
     }
 }
 
+/// The dims `network.nodes = n` picks for a HyperX of `t` nodes a router (`nics` NIC ports a
+/// node): 3 dimensions, the most nearly cubic of at least `⌈n · nics / t⌉` routers whose NIC
+/// ports share out `nics` to a node.
+fn fit(n: u64, nics: u32, t: u32) -> Vec<u32> {
+    let (nics, t) = (nics.max(1) as u64, t as u64);
+    let mut target = (n.saturating_mul(nics)).div_ceil(t);
+    loop {
+        let dims = super::sizing::near_cubic(target, 3);
+        let routers = dims.iter().fold(1u64, |a, &d| a.saturating_mul(d as u64));
+        if routers.saturating_mul(t) % nics == 0 || routers >= u32::MAX as u64 {
+            return dims;
+        }
+        target = routers + 1;
+    }
+}
+
 impl Family for HyperX {
     const NAMES: &'static [(&'static str, &'static str)] = &[("hyperx", "HyperX")];
     const KEYS: &'static [&'static str] = &["dims", "links_per_pair", "nodes_per_router"];
     const ROUTINGS: &'static [&'static str] = &["dimension_order", "ugal"];
     const SIZE_KEY: &'static str = "network.dims";
+    const SHAPE_KEYS: &'static [&'static str] = &["dims", "nodes_per_router"];
 
-    /// `dims` (routers per dimension, 1 to 6 dimensions; `[8, 8, 8]` when left out),
+    /// `dims` (routers per dimension, 1 to 6 dimensions; `[8, 8, 8]` when left out, picked
+    /// by `network.nodes` where it is given, `sizing.rs`),
     /// `links_per_pair` (`K`, 1) and `nodes_per_router` (`T`, 1); a router's ports, `T` and
     /// `K` to each other router of each dimension, at most 255.
     fn from_keys(k: &mut Keys<'_>) -> Option<HyperX> {
@@ -239,9 +256,17 @@ impl Family for HyperX {
             1 => HyperXRouting::Ugal,
             _ => HyperXRouting::DimensionOrder,
         };
-        let dims: Vec<u32> = k.get("dims").unwrap_or_else(|| vec![8, 8, 8]);
         let links = k.get("links_per_pair").unwrap_or(1u32);
         let nodes = k.get("nodes_per_router").unwrap_or(1u32);
+        // (`network.nodes`: 3 dimensions, the most nearly cubic that hold them, `T` a router)
+        let sized = super::sizing::wanted(k);
+        if sized.is_some() && !super::sizing::alone(k, &["dims"]) {
+            return None;
+        }
+        let dims: Vec<u32> = match sized {
+            Some(n) => fit(n, k.nics, nodes.max(1)),
+            None => k.get("dims").unwrap_or_else(|| vec![8, 8, 8]),
+        };
         if dims.is_empty() || dims.len() > MAX_DIMS {
             k.problem(
                 "dims",
@@ -280,7 +305,13 @@ impl Family for HyperX {
         if !k.size_fits("dims", routers, routers * nodes as u64) {
             return None;
         }
-        Some(HyperX::new(&dims, links, nodes, routing))
+        let h = HyperX::new(&dims, links, nodes, routing);
+        if let Some(n) = sized {
+            let how = "3 dimensions, the most nearly cubic that hold them";
+            let got = routers * nodes as u64 / k.nics.max(1) as u64;
+            super::sizing::note(k, n, &h.describe(), got, how);
+        }
+        Some(h)
     }
 
     fn name(&self) -> &'static str {
@@ -295,6 +326,10 @@ impl Family for HyperX {
             if t == 1 { "" } else { "s" },
             if k == 1 { "" } else { "s" }
         )
+    }
+    fn shape(&self) -> String {
+        let dims: Vec<String> = self.dims.iter().map(u32::to_string).collect();
+        format!("{} T={} K={}", dims.join("x"), self.nodes, self.links)
     }
     fn routing(&self) -> &'static str {
         Self::ROUTINGS[self.routing as usize]

@@ -36,8 +36,13 @@ pub struct Keys<'a> {
     pub base: &'a Path,
     /// `--allow-io`: files it names may be anywhere.
     pub allow_io: bool,
+    /// `network.nodes`: the family picks its nearest full shape of at least that many nodes
+    /// (`sizing.rs`).
+    pub nodes: Option<u64>,
     /// `(key, problem)`, the key in full (`network.radix`).
     pub problems: Vec<(String, String)>,
+    /// What the family says of the shape it picked, in words (the scenario's notes).
+    pub notes: Vec<String>,
 }
 
 impl<'a> Keys<'a> {
@@ -53,7 +58,9 @@ impl<'a> Keys<'a> {
             link_bandwidth: Bandwidth(4_000_000_000),
             base,
             allow_io: false,
+            nodes: None,
             problems: Vec::new(),
+            notes: Vec::new(),
         }
     }
 

@@ -35,6 +35,9 @@ pub struct Layout {
     pub centred_labels: bool,
     /// A sentence the report adds under the picture.
     pub note: Option<&'static str>,
+    /// Each router is drawn with its number (a graph's, where the number is all that names
+    /// it).
+    pub numbered: bool,
 }
 
 impl Layout {
@@ -47,6 +50,7 @@ impl Layout {
             far_links: FarLinks::Line,
             centred_labels: false,
             note: None,
+            numbered: false,
         }
     }
 }

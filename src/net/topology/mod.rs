@@ -24,6 +24,8 @@ pub mod graph;
 pub mod hyperx;
 pub mod keys;
 pub mod layout;
+pub mod sizing;
+pub mod ugal;
 
 pub use cube::{Cube, MAX_DIMS};
 pub use dragonfly::Dragonfly;
@@ -85,8 +87,11 @@ pub struct At {
 pub trait Routers {
     /// A random number from router `at`'s own stream (seeded from the run's seed and `at`).
     fn draw(&mut self, at: RouterId) -> u64;
-    /// Packets waiting for output `port` of router `at`, counting one being sent.
+    /// Bytes queued for output `port` of router `at`: those in the buffer it feeds (sent and
+    /// not yet given back) and those of the packets waiting for it ([`ugal`]).
     fn queue(&self, at: RouterId, port: u8) -> u64;
+    /// Bytes on the wire of the packet being routed (UGAL's margin is counted in them).
+    fn packet_bytes(&self) -> u64;
     /// A packet was sent off its minimal route (counted in the summary).
     fn derouted(&mut self);
 }
@@ -100,6 +105,9 @@ impl Routers for NoRouters {
         0
     }
     fn queue(&self, _: RouterId, _: u8) -> u64 {
+        0
+    }
+    fn packet_bytes(&self) -> u64 {
         0
     }
     fn derouted(&mut self) {}
@@ -165,6 +173,9 @@ pub trait Family: Sized {
     const ROUTINGS: &'static [&'static str];
     /// The key a problem of its size is told under (`network.dims`).
     const SIZE_KEY: &'static str;
+    /// Its keys that set its node count: `network.nodes` set by `--set` or a sweep's point
+    /// leaves the file's out (`sizing.rs`).
+    const SHAPE_KEYS: &'static [&'static str];
 
     /// The network the keys describe, or `None` with the problems in `k`.
     fn from_keys(k: &mut Keys<'_>) -> Option<Self>;
@@ -172,6 +183,9 @@ pub trait Family: Sized {
     fn name(&self) -> &'static str;
     /// Its shape in words, for the summary.
     fn describe(&self) -> String;
+    /// Its shape in a few words, without the family's name, for a sweep's record and legend
+    /// (`8x8x8`, `radix 32, 2 levels`, `a=8 p=4 h=4 g=17`).
+    fn shape(&self) -> String;
     /// Its routing's name, as `network.routing` gives it.
     fn routing(&self) -> &'static str;
 
@@ -250,6 +264,7 @@ macro_rules! families {
                     names: <$ty>::NAMES,
                     keys: <$ty>::KEYS,
                     routings: <$ty>::ROUTINGS,
+                    shape_keys: <$ty>::SHAPE_KEYS,
                 }),*]
             }
 
@@ -287,6 +302,10 @@ macro_rules! families {
             /// Its shape in words, for the summary.
             pub fn describe(&self) -> String {
                 match self { $(Topo::$variant(t) => t.describe()),* }
+            }
+            /// Its shape in a few words, without the family's name.
+            pub fn shape(&self) -> String {
+                match self { $(Topo::$variant(t) => t.shape()),* }
             }
             /// Its routing's name.
             pub fn routing(&self) -> &'static str {
@@ -394,6 +413,8 @@ pub struct FamilyInfo {
     pub keys: &'static [&'static str],
     /// [`Family::ROUTINGS`].
     pub routings: &'static [&'static str],
+    /// [`Family::SHAPE_KEYS`].
+    pub shape_keys: &'static [&'static str],
 }
 
 impl Topo {
@@ -419,6 +440,18 @@ impl Topo {
                 .collect::<Vec<_>>()
                 .join("\n")),
         }
+    }
+
+    /// Bidirectional links between routers (parallel links counted each).
+    pub fn links(&self) -> u64 {
+        let ends: u64 = (0..self.routers())
+            .map(|r| {
+                (0..self.ports())
+                    .filter(|&q| self.neighbour(r, q).is_some())
+                    .count() as u64
+            })
+            .sum();
+        ends / 2
     }
 
     /// Which families have key `key`, in the words messages use (`a mesh, torus, Tofu or

@@ -189,3 +189,215 @@ fn random_regular_graphs_route_every_pair_without_a_cycle_of_classes() {
         }
     }
 }
+
+/// Routers for UGAL's tests: queues from a seeded stream (or one output made long), draws
+/// from another, detours counted.
+struct Stub {
+    seed: u64,
+    long: Option<(u32, u8)>,
+    detours: u32,
+}
+
+impl Stub {
+    fn next(&mut self) -> u64 {
+        self.seed = self
+            .seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.seed >> 33
+    }
+}
+
+impl Routers for Stub {
+    fn draw(&mut self, _: RouterId) -> u64 {
+        self.next()
+    }
+    fn queue(&self, at: RouterId, port: u8) -> u64 {
+        match self.long {
+            Some(l) if l == (at, port) => 1 << 30,
+            Some(_) => 0,
+            // (a stream read through a shared view: mixed from the place asked)
+            None => (self.seed ^ (at as u64 * 7919 + port as u64 * 104729)) % 5 * 2048,
+        }
+    }
+    fn packet_bytes(&self) -> u64 {
+        2048
+    }
+    fn derouted(&mut self) {
+        self.detours += 1;
+    }
+}
+
+/// The channels (router, port, class) a packet from NIC `src` to NIC `dst` takes under UGAL
+/// with the stub's queues and draws, checking that each link pairs up and that it ends at
+/// `dst`.
+fn ugal_walk(g: &Graph, src: u32, dst: u32, stub: &mut Stub) -> Vec<(u32, u8, u8)> {
+    let (mut at, _) = g.nic_port(src);
+    let mut p = At {
+        at,
+        src,
+        dst,
+        vc: 0,
+        dim: crate::net::topology::NO_DIM,
+        aux: 0,
+    };
+    let mut hops = Vec::new();
+    loop {
+        stub.next();
+        let h = g.route(p, stub);
+        match g.neighbour(at, h.port) {
+            None => {
+                assert_eq!(g.port_nic(at, h.port), Some(dst), "{src} -> {dst}");
+                return hops;
+            }
+            Some((n, _)) => {
+                hops.push((at, h.port, h.vc));
+                assert!(h.vc < g.vcs(), "class {} of {}", h.vc, g.vcs());
+                (at, p.at, p.vc, p.dim, p.aux) = (n, n, h.vc, h.dim, h.aux);
+                assert!(hops.len() < 1000, "{src} -> {dst} loops");
+            }
+        }
+    }
+}
+
+/// Whether the channel dependencies (each hop of a route waits for the next) close a cycle.
+fn has_cycle(edges: &std::collections::BTreeSet<((u32, u8, u8), (u32, u8, u8))>) -> bool {
+    let mut out: std::collections::BTreeMap<(u32, u8, u8), Vec<(u32, u8, u8)>> = Default::default();
+    for &(a, b) in edges {
+        out.entry(a).or_default().push(b);
+        out.entry(b).or_default();
+    }
+    // depth-first, colours: 0 new, 1 on the stack, 2 done
+    let mut colour: std::collections::BTreeMap<(u32, u8, u8), u8> = Default::default();
+    fn visit(
+        v: (u32, u8, u8),
+        out: &std::collections::BTreeMap<(u32, u8, u8), Vec<(u32, u8, u8)>>,
+        colour: &mut std::collections::BTreeMap<(u32, u8, u8), u8>,
+    ) -> bool {
+        colour.insert(v, 1);
+        for &w in &out[&v] {
+            match colour.get(&w).copied().unwrap_or(0) {
+                1 => return true,
+                0 if visit(w, out, colour) => return true,
+                _ => {}
+            }
+        }
+        colour.insert(v, 2);
+        false
+    }
+    let keys: Vec<_> = out.keys().copied().collect();
+    keys.into_iter()
+        .any(|v| colour.get(&v).copied().unwrap_or(0) == 0 && visit(v, &out, &mut colour))
+}
+
+#[test]
+fn ugal_routes_close_no_cycle_of_channel_dependencies() {
+    // a ring with chords, a 3x3 HyperX and a ring: every route UGAL may take (random queues
+    // and draws, many times over) together leave the channel dependencies acyclic, and each
+    // route ends where it should
+    let mut texts = Vec::new();
+    let mut ring = String::new();
+    for i in 0..9 {
+        ring += &format!("link {i} {}\nnode {i} {i}\n", (i + 1) % 9);
+    }
+    texts.push(ring.clone() + "link 0 4\nlink 2 7\nlink 3 8\n");
+    texts.push(ring);
+    let mut hx = String::new();
+    for a in 0..9u32 {
+        for b in a + 1..9 {
+            if (a % 3 == b % 3) != (a / 3 == b / 3) {
+                hx += &format!("link {a} {b}\n");
+            }
+        }
+        hx += &format!("node {a} {a}\n");
+    }
+    texts.push(hx);
+    for text in &texts {
+        let g = Graph::parse("g", text, Time(600), GraphRouting::Ugal).unwrap();
+        assert!(g.vcs() >= 2 && g.multipath());
+        let mut stub = Stub {
+            seed: 7,
+            long: None,
+            detours: 0,
+        };
+        let mut edges = std::collections::BTreeSet::new();
+        for round in 0..40 {
+            for s in 0..9 {
+                for d in 0..9 {
+                    let hops = ugal_walk(&g, s, d, &mut stub);
+                    assert!(
+                        hops.windows(2).all(|w| w[0].2 <= w[1].2),
+                        "classes only grow"
+                    );
+                    if round == 0 && s != d {
+                        assert!(hops.len() as u32 >= g.distance(s, d));
+                    }
+                    for w in hops.windows(2) {
+                        edges.insert((w[0], w[1]));
+                    }
+                }
+            }
+        }
+        assert!(stub.detours > 100, "random queues send some the long way");
+        assert!(!has_cycle(&edges), "{text}");
+    }
+}
+
+#[test]
+fn ugal_detours_when_the_shortest_route_s_first_hop_is_long() {
+    // the 9-router ring: node 0 to node 2 goes 0 -> 1 -> 2 (port of router 0 toward 1)
+    let mut ring = String::new();
+    for i in 0..9 {
+        ring += &format!("link {i} {}\nnode {i} {i}\n", (i + 1) % 9);
+    }
+    let g = Graph::parse("g", &ring, Time(600), GraphRouting::Ugal).unwrap();
+    let mut quiet = Stub {
+        seed: 1,
+        long: Some((5, 0)),
+        detours: 0,
+    };
+    assert_eq!(
+        ugal_walk(&g, 0, 2, &mut quiet).len(),
+        2,
+        "nothing queued: shortest"
+    );
+    assert_eq!(quiet.detours, 0);
+    let toward_1 = (0..g.ports())
+        .find(|&q| g.neighbour(0, q).map(|n| n.0) == Some(1))
+        .unwrap();
+    // with router 0's port toward 1 full, a detour is taken whenever the drawn intermediate
+    // is reached without it (routers 5 to 8: their leg leaves by 8, turn-free in the order by
+    // number); through 1, 3 or 4 it would queue there too, and the shortest route stays
+    let mut took = 0;
+    for seed in 0..40 {
+        let mut blocked = Stub {
+            seed,
+            long: Some((0, toward_1)),
+            detours: 0,
+        };
+        let hops = ugal_walk(&g, 0, 2, &mut blocked);
+        if blocked.detours == 1 {
+            took += 1;
+            assert_eq!(
+                g.neighbour(0, hops[0].1).unwrap().0,
+                8,
+                "the detour leaves the other way"
+            );
+            // (through 8 the second leg comes back by 0: 0 -> 8 | 8 -> 0 -> 1 -> 2, a turn
+            // at 0 in its class 1)
+            assert!(
+                hops.len() >= 4,
+                "0 -> 8 -> .. -> m (>= 5) -> .. -> 2: {hops:?}"
+            );
+            assert_eq!(hops[0].2, 0, "the first leg in class 0: {hops:?}");
+            assert!(
+                hops.last().unwrap().2 >= 1,
+                "the second leg from class 1: {hops:?}"
+            );
+        } else {
+            assert_eq!(hops.len(), 2);
+        }
+    }
+    // the draws pick 4 of the 7 intermediates: about 23 of 40
+    assert!((12..=34).contains(&took), "{took} detours of 40");
+}
