@@ -605,10 +605,10 @@ impl Simulation {
             let routers = p.router.len();
             return format!(
                 "{} threads asked, but {routers} routers are too few to gain from a cut \
-                 (a partition holds about {} routers and two {}s): --partitions N cuts it anyway",
+                 (a partition holds about {} routers and two {}): --partitions N cuts it anyway",
                 self.threads_asked,
                 crate::partition::ROUTERS_PER_PART,
-                p.unit
+                crate::report::units(p.unit)
             );
         }
         let asked = self.scenario.engine.partitions;

@@ -33,3 +33,11 @@ pub struct Execution {
     #[serde(rename = "partition_note", skip_serializing_if = "String::is_empty")]
     pub note: String,
 }
+
+/// A partition unit in the plural: `slab` -> `slabs`, `run of routers` -> `runs of routers`.
+pub(crate) fn units(unit: &str) -> String {
+    match unit.split_once(" of ") {
+        Some((a, b)) => format!("{a}s of {b}"),
+        None => format!("{unit}s"),
+    }
+}

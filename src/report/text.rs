@@ -407,11 +407,7 @@ impl Report {
                 0 => String::new(),
                 n => format!(", {n} of them on one thread, where more did not pay"),
             };
-            // ("slab" → "slabs", "run of routers" → "runs of routers")
-            let units = match x.unit.split_once(" of ") {
-                Some((a, b)) => format!("{a}s of {b}"),
-                None => format!("{}s", x.unit),
-            };
+            let units = super::execution::units(x.unit);
             format!(
                 "{} partitions ({units}, {} windows{alone}, {} cut messages)",
                 x.partitions, x.windows.windows, x.windows.messages
