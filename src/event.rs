@@ -47,6 +47,9 @@ pub enum Event {
     CtsStart(u32),
     /// A rank may continue its script.
     RankWake(u32),
+    /// Synthetic traffic (`traffic/`): a NIC's generators look at its injection channel, or
+    /// the links' counters are read at a measurement window's end.
+    Traffic(u32),
 }
 
 const _: () = assert!(std::mem::size_of::<Event>() == 8);
@@ -55,7 +58,7 @@ impl Event {
     /// Kinds of event, named as in a run's summary (`network.events_by_kind`): the variants'
     /// then `credit_wake`, a starved channel woken by credit coming back (not an [`Event`]: the
     /// network keeps those itself, `net/router/credit.rs`).
-    pub const KINDS: [&'static str; 14] = [
+    pub const KINDS: [&'static str; 15] = [
         "router_ready",
         "head_ready",
         "channel_free",
@@ -69,11 +72,12 @@ impl Event {
         "p2p_start",
         "cts_start",
         "rank_wake",
+        "traffic",
         "credit_wake",
     ];
 
     /// The index of `credit_wake` in [`Event::KINDS`].
-    pub const CREDIT_WAKE: usize = 13;
+    pub const CREDIT_WAKE: usize = 14;
 
     /// This event's index in [`Event::KINDS`].
     #[inline]
@@ -92,6 +96,7 @@ impl Event {
             Event::P2pStart(_) => 10,
             Event::CtsStart(_) => 11,
             Event::RankWake(_) => 12,
+            Event::Traffic(_) => 13,
         }
     }
 }

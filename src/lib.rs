@@ -19,6 +19,7 @@
 pub(crate) mod api;
 pub(crate) mod calls;
 pub mod config;
+pub mod curve;
 pub(crate) mod cut;
 pub mod engine;
 pub mod event;
@@ -30,6 +31,7 @@ pub(crate) mod mpi;
 pub mod net;
 pub(crate) mod nic;
 pub(crate) mod node;
+pub mod openloop;
 pub mod output;
 pub(crate) mod part;
 pub mod partition;
@@ -46,6 +48,7 @@ pub(crate) mod script;
 pub mod sim;
 pub mod sweep;
 pub(crate) mod tags;
+pub mod traffic;
 pub mod units;
 pub mod words;
 

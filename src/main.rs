@@ -242,6 +242,13 @@ enum Command {
     ///
     /// Example: mgensim replay app.txt --set network.dims=[4,4] --set workload.args.flops=2e9
     Replay(cli::replay::ReplayCommand),
+    /// Load-latency curves of synthetic traffic: each scenario (and point of --vary) run at
+    /// each load, in parallel, its saturation found by a search to --precision; writes
+    /// DIR/curve.csv, DIR/saturation.csv and DIR/curve.svg (one line per case).
+    ///
+    /// Example: mgensim curve scenarios/hyperx_traffic.toml --loads 0.05..1.0
+    /// --vary network.routing=minimal,up_down
+    Curve(cli::curve::CurveCommand),
 }
 
 fn load(a: &ScenarioArgs) -> Result<Scenario> {
@@ -619,6 +626,7 @@ fn real_main() -> Result<Exit> {
                 power_baseline,
             );
         }
+        Command::Curve(c) => return cli::curve::run(&c),
         Command::Plot { dir } => {
             let files = mgensim::output::draw_folder(&dir)?;
             emit(&format!("{}: wrote {}\n", dir.display(), files.join(", ")))?;

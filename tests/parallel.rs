@@ -129,6 +129,7 @@ scenarios! {
     fattree_random_ring: "scenarios/fattree_random_ring.toml", ["--interval", "20us"];
     halo3d: "scenarios/halo3d.toml", ["--profile", "--interval", "50us"];
     hyperx_shift: "scenarios/hyperx_shift.toml", ["--set", "network.routing=ugal", "--interval", "50us"];
+    hyperx_traffic: "scenarios/hyperx_traffic.toml", ["--interval", "10us", "--set", "workload.process=burst"];
     jellyfish: "scenarios/jellyfish.toml", ["--interval", "20us", "--buffer-history", "router=3"];
     nbody_exchange: "scenarios/nbody_exchange.toml", [];
     put_ring: "scenarios/put_ring.toml", ["--buffer-history", "router=1"];
@@ -157,6 +158,7 @@ fn every_shipped_scenario_is_compared() {
         "fattree_random_ring",
         "halo3d",
         "hyperx_shift",
+        "hyperx_traffic",
         "jellyfish",
         "nbody_exchange",
         "put_ring",

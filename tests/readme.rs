@@ -385,24 +385,23 @@ fn the_saturation_bench_s_docstring_and_page_say_what_it_runs() {
     let page = std::fs::read_to_string(project().join("docs/saturation.md")).unwrap();
     let line = bench
         .lines()
-        .find(|l| l.starts_with("STOP, WARM = "))
-        .expect("bench/saturation sets STOP, WARM");
-    let us: Vec<f64> = line["STOP, WARM = ".len()..]
+        .find(|l| l.starts_with("WARMUP, MEASURE = "))
+        .expect("bench/saturation sets WARMUP, MEASURE");
+    let us: Vec<f64> = line["WARMUP, MEASURE = ".len()..]
         .split(',')
         .map(|v| v.trim().parse::<f64>().unwrap() * 1e6)
         .collect();
-    let (stop, warm) = (us[0].round() as u64, us[1].round() as u64);
+    let (warm, window) = (us[0].round() as u64, us[1].round() as u64);
+    let end = warm + window;
     let doc = squeeze(bench.split("\"\"\"").nth(1).unwrap());
-    assert!(doc.contains(&format!("for {stop} us")), "{doc}");
+    assert!(doc.contains(&format!("created in a {window} us window")), "{doc}");
     assert!(
-        doc.contains(&format!("between {warm} (WARM) and {stop} us")),
+        doc.contains(&format!("between {warm} (WARMUP) and {end} us (WARMUP + MEASURE)")),
         "{doc}"
     );
-    assert!(
-        doc.contains(&format!("a {} us window", stop - warm)),
-        "{doc}"
-    );
+    // the scenarios it writes say the same
+    assert!(bench.contains("warmup = \\\"{WARMUP * 1e6:g} us\\\""));
+    assert!(bench.contains("measure = \\\"{MEASURE * 1e6:g} us\\\""));
     let page = squeeze(&page);
-    assert!(page.contains(&format!("gaps for {stop} µs")));
-    assert!(page.contains(&format!("between {warm} and {stop} µs")));
+    assert!(page.contains(&format!("created between {warm} and {end} µs")), "docs/saturation.md");
 }

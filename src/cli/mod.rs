@@ -1,6 +1,7 @@
 //! The command line's own modules (the binary's, not the library's): the process around a
-//! run, and `mgensim replay`.
+//! run, `mgensim replay` and `mgensim curve`.
 
+pub(crate) mod curve;
 pub(crate) mod process;
 pub(crate) mod replay;
 

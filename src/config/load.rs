@@ -221,6 +221,12 @@ impl Scenario {
                     p,
                 )
             };
+            // synthetic traffic: its keys read, the script its ranks run made (traffic/)
+            let (traffic, script_name, source) =
+                match read_traffic(&w, &key, ranks, net, &f.node, topo.as_ref(), &base, allow_io, p) {
+                    Some(t) => (Some(t.clone()), format!("traffic {}", t.name), t.script()),
+                    None => (None, script_name, source),
+                };
             jobs.push(Job {
                 name,
                 workload: Workload {
@@ -231,6 +237,7 @@ impl Scenario {
                     ranks,
                     seed: w.seed,
                     args: w.args.unwrap_or_default(),
+                    traffic,
                 },
                 nodes: placed.unwrap_or_default(),
             });
@@ -499,6 +506,68 @@ fn place(
     }
 }
 
+/// The synthetic traffic of a job (`traffic/keys.rs`), its problems reported under `key`;
+/// None without `traffic` (the other traffic keys are then each an error) or with a problem.
+#[allow(clippy::too_many_arguments)]
+fn read_traffic(
+    w: &WorkloadFile,
+    key: &str,
+    ranks: u64,
+    net: &super::NetworkConfig,
+    node: &super::NodeConfig,
+    topo: Option<&crate::net::topology::Topo>,
+    base: &Path,
+    allow_io: bool,
+    p: &mut Problems,
+) -> Option<std::sync::Arc<crate::traffic::Spec>> {
+    let keys = w.traffic_keys();
+    if keys.traffic.is_some() && net.model == super::NetworkModel::Flow {
+        p.key(
+            &format!("{key}.traffic"),
+            "synthetic traffic is measured packet by packet: it needs network.model = \
+             \"packet\" (the flow model has no packets)",
+        );
+        return None;
+    }
+    let c = crate::traffic::keys::Context {
+        ranks,
+        seed: w.seed,
+        mtu: net.mtu,
+        header: net.header_bytes,
+        nic_rate: {
+            let link = net.nic_link_bandwidth.unwrap_or(net.link_bandwidth);
+            node.nic_bandwidth.unwrap_or(link).min(link)
+        },
+        nics_per_node: node.nics_per_node,
+        grid: topo.and_then(|t| node_grid(t, node.nics_per_node)),
+        base,
+        allow_io,
+    };
+    match crate::traffic::keys::read(&keys, &c) {
+        Ok(spec) => Some(std::sync::Arc::new(spec)),
+        Err(problems) => {
+            for (k, msg) in problems {
+                p.key(&format!("{key}.{k}"), msg);
+            }
+            None
+        }
+    }
+}
+
+/// The nodes of network `t` as a grid, first dimension fastest (synthetic traffic's `tornado`
+/// and `neighbor`): a mesh's or torus's routers with one node each, a HyperX's routers with its
+/// nodes per router as the first dimension; None for any other network.
+fn node_grid(t: &crate::net::topology::Topo, nics_per_node: u32) -> Option<Vec<u32>> {
+    let per_router = t.terminals() / t.routers().max(1) / nics_per_node.max(1);
+    let mut dims = t.dims();
+    if t.name() == "hyperx" && per_router > 1 {
+        dims.insert(0, per_router);
+    } else if t.grid().is_none() || per_router != 1 {
+        return None;
+    }
+    Some(dims)
+}
+
 /// The ranks of the trace a workload replays.
 fn trace_ranks(w: &WorkloadFile, base: &Path, allow_io: bool) -> Result<u64, String> {
     let files = crate::files::FileAccess::new(base, &[], allow_io);
@@ -521,6 +590,16 @@ fn read_script(
     allow_io: bool,
     p: &mut Problems,
 ) -> (String, Option<PathBuf>, String) {
+    if w.traffic.is_some() {
+        if w.script.is_some() || w.code.is_some() || w.trace.is_some() || w.args.is_some() {
+            p.key(
+                &format!("{key}.traffic"),
+                "synthetic traffic needs no script: give `traffic` without `script`, `code`, \
+                 `trace` or `args`",
+            );
+        }
+        return (String::new(), None, String::new());
+    }
     if let Some(t) = &w.trace {
         if w.script.is_some() || w.code.is_some() {
             p.key(

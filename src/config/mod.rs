@@ -384,6 +384,45 @@ struct WorkloadFile {
     #[serde(default)]
     args: Option<toml::Table>,
     placement: Option<PlacementFile>,
+    // synthetic traffic instead of a script (`traffic/keys.rs` reads and checks them)
+    traffic: Option<String>,
+    load: Option<f64>,
+    process: Option<String>,
+    burst: Option<f64>,
+    cycle: Option<Time>,
+    size: Option<toml::Value>,
+    to_self: Option<bool>,
+    hotspot: Option<Vec<i64>>,
+    hotspot_fraction: Option<f64>,
+    matrix: Option<PathBuf>,
+    shift: Option<i64>,
+    grid: Option<Vec<i64>>,
+    warmup: Option<Time>,
+    measure: Option<Time>,
+    drain: Option<Time>,
+}
+
+impl WorkloadFile {
+    /// Its keys of synthetic traffic.
+    fn traffic_keys(&self) -> crate::traffic::keys::Keys {
+        crate::traffic::keys::Keys {
+            traffic: self.traffic.clone(),
+            load: self.load,
+            process: self.process.clone(),
+            burst: self.burst,
+            cycle: self.cycle,
+            size: self.size.clone(),
+            to_self: self.to_self,
+            hotspot: self.hotspot.clone(),
+            hotspot_fraction: self.hotspot_fraction,
+            matrix: self.matrix.clone(),
+            shift: self.shift,
+            grid: self.grid.clone(),
+            warmup: self.warmup,
+            measure: self.measure,
+            drain: self.drain,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -423,6 +462,9 @@ pub struct Workload {
     pub seed: u64,
     /// Handed to every rank as `MGEN_args`.
     pub args: toml::Table,
+    /// Synthetic traffic the job's ranks inject (`traffic/`), instead of what a script sends.
+    #[serde(skip)]
+    pub traffic: Option<std::sync::Arc<crate::traffic::Spec>>,
 }
 
 /// One job: a workload and where its ranks run.

@@ -22,8 +22,9 @@ use std::sync::Mutex;
 /// Every file mgensim writes into an output folder (what a new set replaces), each with what
 /// it holds in a line (`mgensim run --help` lists them from here; the README gives their
 /// columns).
-pub const FOLDER: [(&str, &str); 14] = [
+pub const FOLDER: [(&str, &str); 15] = [
     ("summary.json", "the summary, as --json prints it"),
+    ("latency_histogram.csv", "synthetic traffic: packets by latency, bucket by bucket"),
     (
         "links.csv",
         "one line per link direction: bytes, packets, busy time, backpressure",
@@ -73,8 +74,8 @@ pub const FOLDER: [(&str, &str); 14] = [
 ];
 
 /// The names of [`FOLDER`]'s files.
-pub const FOLDER_FILES: [&str; 14] = {
-    let mut names = [""; 14];
+pub const FOLDER_FILES: [&str; 15] = {
+    let mut names = [""; 15];
     let mut i = 0;
     while i < FOLDER.len() {
         names[i] = FOLDER[i].0;
@@ -365,6 +366,7 @@ fn stage_files(stage: &Path, report: &crate::Report, trace: Option<&str>) -> std
     write("links_power.csv", links_power_csv(report))?;
     write("power_timeseries.csv", power_timeseries_csv(report))?;
     write("buffer_history.csv", buffer_history_csv(report))?;
+    write("latency_histogram.csv", report.traffic.as_deref().map(crate::openloop::histogram_csv))?;
     write("trace.json", trace.map(str::to_string))?;
     write("report.html", Some(crate::report::html_page(report)))?;
     let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)? + "\n";

@@ -95,7 +95,7 @@ impl Part {
         } else {
             Rdma::split(n)
         };
-        let out = nets
+        let mut out: Vec<Part> = nets
             .into_iter()
             .zip(nicss)
             .zip(mpis)
@@ -140,11 +140,19 @@ impl Part {
                     profile: None,
                     unsaid: None,
                     replays: crate::replay::Replays::default(),
+                    traffic: None,
                     peak_events: 0,
                     whole: false,
                 }
             })
             .collect();
+        // synthetic traffic: its generators, on the NICs of each partition
+        let mut queues: Vec<&mut EventQueue<Event>> = out.iter_mut().map(|p| &mut p.queue).collect();
+        if let Some(t) = crate::openloop::Traffic::build(s, &nodes, &parts.nic, &mut queues) {
+            for (p, t) in out.iter_mut().zip(t) {
+                p.traffic = Some(Box::new(t));
+            }
+        }
         (out, parts)
     }
 }

@@ -172,6 +172,9 @@ impl Part {
             mpi,
             ranks,
             trace,
+            traffic,
+            events,
+            events_by_kind,
             ..
         } = self;
         let tr = trace.as_deref_mut();
@@ -198,11 +201,14 @@ impl Part {
                     envelope(m, nics, mpi, ranks, t, q);
                     delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
                 }
-                Arrival::Nothing => {}
+                Arrival::Nothing | Arrival::Synthetic(_) => {}
             },
             Event::ChannelFree(c) => {
                 if let Some(nic) = net.channel_free(c, t, q) {
                     nics.staging_freed(nic, net, t, q);
+                    if let Some(g) = traffic.as_deref_mut() {
+                        g.freed(nic, t, q);
+                    }
                 }
             }
             Event::TxDmaDone(pkt) => {
@@ -215,6 +221,11 @@ impl Part {
             }
             Event::NicArrive(p) => match nics.arrive(p, net, t, q) {
                 Arrival::Nothing => {}
+                Arrival::Synthetic(p) => {
+                    if let Some(g) = traffic.as_deref_mut() {
+                        g.arrived(p, nics, net, t, q);
+                    }
+                }
                 Arrival::Envelope(m) => envelope(m, nics, mpi, ranks, t, q),
                 Arrival::Delivered(m) => delivered(m, nics, net, rdma, mpi, ranks, tr, t, q),
                 Arrival::EnvelopeDelivered(m) => {
@@ -230,6 +241,16 @@ impl Part {
             Event::OpStart(op) => rdma.start(op, nics, net, t, q),
             Event::P2pStart(m) => mpi.start(m, nics, net, t, q),
             Event::CtsStart(m) => mpi.send_cts(m, nics, net, t, q),
+            Event::Traffic(what) => {
+                if let Some(g) = traffic.as_deref_mut() {
+                    if !g.event(what, nics, net, t, q) {
+                        // (a reading of this partition's links, one per partition: no event
+                        // of the model, and not counted as one)
+                        *events -= 1;
+                        events_by_kind[ev.kind()] -= 1;
+                    }
+                }
+            }
             Event::RankWake(_) => unreachable!("handled by advance"),
         }
     }
@@ -340,5 +361,6 @@ fn delivered(
         MsgKind::Eager | MsgKind::Rts | MsgKind::Cts | MsgKind::RndvData => {
             mpi.delivered(msg.kind, msg.op, ranks, nics, net, t, q)
         }
+        MsgKind::Synthetic => unreachable!("synthetic packets are measured as they arrive"),
     }
 }

@@ -58,6 +58,9 @@ impl Part {
             mine.absorb(*theirs);
         }
         self.replays.absorb(std::mem::take(&mut other.replays));
+        if let (Some(mine), Some(theirs)) = (self.traffic.as_deref_mut(), other.traffic.take()) {
+            mine.absorb(*theirs);
+        }
     }
 
     /// From now on this partition reads every rank and channel (no partition runs any more;

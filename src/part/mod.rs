@@ -114,6 +114,8 @@ pub struct Part {
     pub profile: Option<Box<crate::probe::profile::Profile>>,
     /// The traces ranks replay (`MGEN_trace_open`).
     pub replays: crate::replay::Replays,
+    /// The synthetic traffic of this partition's NICs (`openloop/`), if a job has some.
+    pub traffic: Option<Box<crate::openloop::Traffic>>,
     /// Most events the partitions this one gathered held pending at once, summed.
     peak_events: u64,
     /// This partition reads every rank and channel (see [`Part::become_whole`]).

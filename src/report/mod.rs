@@ -283,6 +283,9 @@ pub struct Report {
     /// The ranks' timeline as Chrome trace-event JSON, if it was recorded (`--trace`).
     #[serde(skip)]
     pub trace: Option<String>,
+    /// What synthetic traffic measured, one entry per job that has some (`traffic/`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<Vec<crate::openloop::Summary>>,
 }
 
 /// Energy of the network's link directions over the run (TraceRP, docs/model.md §8).
@@ -555,6 +558,10 @@ impl Report {
             bound: None,
             power: None,
             series: SeriesTable::new(w),
+            traffic: w
+                .traffic
+                .as_deref()
+                .map(|t| crate::openloop::report(s, t, w.now.ps(), &w.net)),
             buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
             trace_dropped: w.trace.as_ref().map_or((0, 0), |t| t.dropped()),
             profile: w.profile.as_ref().map(|p| p.rows(finish.iter().sum())),

@@ -339,6 +339,9 @@ impl Report {
             writeln!(f, "{line}")?;
         }
         writeln!(f, "network quiet at   {}", Time(n.quiet_ps))?;
+        for t in self.traffic.iter().flatten() {
+            write!(f, "{}", t.text())?;
+        }
         Ok(())
     }
 

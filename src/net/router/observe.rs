@@ -124,6 +124,16 @@ impl Network {
         })
     }
 
+    /// This partition's links, in channel order, each with its class (0 between routers, 1
+    /// injection, 2 ejection, then the topology's own, `Topo::link_classes`), the bytes it
+    /// has sent and its time spent sending (ps) so far (`traffic/`: a window's link loads).
+    pub(crate) fn own_link_counters(&self) -> impl Iterator<Item = (u8, u64, u64)> + '_ {
+        self.link_channels().filter(|&c| self.owns(c)).map(|c| {
+            let ch = &self.channels[c as usize];
+            ((ch.flags >> CLASS_SHIFT) & CLASS_MASK, ch.bytes, ch.busy_ps)
+        })
+    }
+
     /// What every link that exists carried until `now`: router channels first (router by
     /// router, port by port), then the NICs' injection links. Reads every partition's
     /// channels: only when none runs.
