@@ -127,7 +127,7 @@ const KEEP: usize = 1 << 12;
 /// The pools whose records cross partitions (`perf/stable.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Pool {
-    /// A NIC message (`nic.rs`).
+    /// A NIC message (`nic/`).
     Msg,
     /// A message-passing send (`mpi.rs`).
     P2p,

@@ -8,7 +8,7 @@
 //! terminal ids. A call names one of its node's NICs by index, or takes them in turn (round
 //! robin, per rank); the transfer arrives at the NIC of the same index on the peer's node, as
 //! with the rails of a multi-rail network. A transfer between two ranks of one node never
-//! enters the network: it goes from the transmit DMA to the receive DMA (`nic.rs`).
+//! enters the network: it goes from the transmit DMA to the receive DMA (`nic/`).
 
 use crate::config::Scenario;
 

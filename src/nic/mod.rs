@@ -257,42 +257,6 @@ impl Nics {
         }
     }
 
-    /// These NICs seen by `parts` partitions: one `Nics` each, sharing the NICs' state (each
-    /// NIC changed by its own partition only), with their own messages, which all can read.
-    pub(crate) fn split(self, parts: u32) -> Vec<Nics> {
-        if parts <= 1 {
-            return vec![self];
-        }
-        let bits = crate::perf::stable::part_bits(parts);
-        let mut all: Vec<Nics> = (0..parts)
-            .map(|p| Nics {
-                nics: self.nics.clone(),
-                per_node: self.per_node,
-                msgs: Stable::new(p, bits),
-                all_msgs: self.all_msgs.clone(),
-                sending: Vec::new(),
-                receiving: Mirror::new(bits),
-                bits,
-                dma: self.dma,
-                mtu: self.mtu,
-                header: self.header,
-                cut_through: self.cut_through,
-                flow: None,
-                flow_ended: Vec::new(),
-                stats: self.stats.clone(),
-                traffic: self
-                    .traffic
-                    .as_ref()
-                    .map(|t| Box::new(crate::probe::traffic::Traffic::new_like(t))),
-            })
-            .collect();
-        let dir = crate::perf::stable::directory(&all.iter().map(|n| &n.msgs).collect::<Vec<_>>());
-        for n in &mut all {
-            n.all_msgs = dir.clone();
-        }
-        all
-    }
-
     /// Message `m` (live; this partition's, or one whose packet reached this partition).
     #[inline]
     pub fn msg(&self, m: u32) -> &Msg {
@@ -381,28 +345,6 @@ impl Nics {
                 None
             }
         }
-    }
-
-    /// [`Nics::send`] in the flow model: the message is routed once, as it starts, and moves
-    /// as a flow.
-    #[cold]
-    #[inline(never)]
-    fn send_flow(&mut self, mut msg: Msg, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
-        let (src, dst) = (msg.src, msg.dst);
-        let path = if src / self.per_node != dst / self.per_node {
-            net.path(src, dst, now)
-        } else {
-            Vec::new()
-        };
-        // (a path is its injection channel, its router-to-router links and its ejection)
-        msg.hops = path.len().saturating_sub(2).min(u8::MAX as usize) as u8;
-        let Some(m) = self.alloc(msg, net) else {
-            return;
-        };
-        self.start_sending(m, Sending::default());
-        self.stats.packets += msg.packets as u64;
-        let fl = self.flow.as_deref_mut().expect("the flow model");
-        fl.start(net, m, src, dst, msg.bytes, path, now, q);
     }
 
     fn push_tx(&mut self, nic: u32, m: u32) {
@@ -638,53 +580,6 @@ impl Nics {
         }
     }
 
-    /// Flow model: an [`Event::FlowDone`]. Adds to `ended` the messages whose bytes have all
-    /// been read by now (their senders' buffers are free again).
-    pub fn flow_done(
-        &mut self,
-        what: u32,
-        net: &mut Network,
-        now: Time,
-        q: &mut EventQueue<Event>,
-        ended: &mut Vec<u32>,
-    ) {
-        let Some(fl) = self.flow.as_deref_mut() else {
-            return;
-        };
-        let from = ended.len();
-        fl.done(net, what, now, q, ended);
-        for &m in &ended[from..] {
-            let msg = *self.msg(m);
-            let took = self.dma.transfer_time(Bytes(msg.bytes)).ps();
-            self.nics[msg.src as usize].tx_busy += took;
-            self.nics[msg.dst as usize].rx_busy += took;
-        }
-    }
-
-    /// Flow model: message `m` is in its destination's memory ([`Event::FlowArrive`]); the
-    /// caller must [`Nics::free`] it once handled.
-    pub fn flow_arrive(&mut self, m: u32, now: Time) -> Arrival {
-        let msg = *self.msg(m);
-        let st = &mut self.stats;
-        st.packets_delivered += msg.packets as u64;
-        st.payload_bytes += msg.bytes;
-        st.messages += 1;
-        if !msg.kind.is_control() {
-            let took = (now - msg.issued).ps();
-            st.data_messages += 1;
-            st.latency_sum_ps += took as u128;
-            st.latency_min_ps = st.latency_min_ps.min(took);
-            st.latency_max_ps = st.latency_max_ps.max(took);
-            st.hops_sum += msg.hops as u64;
-            st.hops_max = st.hops_max.max(msg.hops as u32);
-        }
-        if msg.kind.has_envelope() {
-            Arrival::EnvelopeDelivered(m)
-        } else {
-            Arrival::Delivered(m)
-        }
-    }
-
     /// Time each NIC's transmit and receive DMA engines spent moving payload, in NIC order
     /// (ps; a transfer that runs past the stop counts whole). Reads every NIC: only when no
     /// partition runs.
@@ -726,103 +621,13 @@ impl Nics {
         }
     }
 
-    /// Gathers the totals of `other`, another partition's NICs of the same run.
-    pub(crate) fn absorb(&mut self, other: &Nics) {
-        let (a, b) = (&mut self.stats, &other.stats);
-        a.packets += b.packets;
-        a.packets_delivered += b.packets_delivered;
-        a.payload_bytes += b.payload_bytes;
-        a.messages += b.messages;
-        a.data_messages += b.data_messages;
-        a.latency_sum_ps += b.latency_sum_ps;
-        a.latency_min_ps = a.latency_min_ps.min(b.latency_min_ps);
-        a.latency_max_ps = a.latency_max_ps.max(b.latency_max_ps);
-        if let (Some(t), Some(u)) = (self.traffic.as_deref_mut(), other.traffic.as_deref()) {
-            t.absorb(u);
-        }
-        let (a, b) = (&mut self.stats, &other.stats);
-        a.hops_sum += b.hops_sum;
-        a.hops_max = a.hops_max.max(b.hops_max);
-    }
-
     /// Message `m`, this partition's, is done with on the side that received it.
     pub(crate) fn done(&mut self, m: u32) {
         self.msgs.release(m);
     }
 
-    /// A packet of synthetic traffic (`traffic/`), `wire` bytes from NIC `src` to NIC `dst`,
-    /// of traffic job `job`, created at `created`: a record of its own (which says when it
-    /// was created and entered the NIC's injection channel), then into that channel at `now`,
-    /// without DMA and through the routers even to its own node. False when no record could
-    /// be made (the network then says why, and the run stops).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn send_synthetic(
-        &mut self,
-        src: u32,
-        dst: u32,
-        wire: u32,
-        job: u8,
-        created: Time,
-        net: &mut Network,
-        now: Time,
-        q: &mut EventQueue<Event>,
-    ) -> bool {
-        // (`op` holds how long it waited in its source: ps below 2^31, else ns with the top
-        // bit set; `hops`, unused by packets, its traffic job)
-        let wait = (now - created).ps();
-        let op = if wait < 1 << 31 {
-            wait as u32
-        } else {
-            (1 << 31) | (wait / 1000).min((1 << 31) - 1) as u32
-        };
-        let msg = Msg {
-            kind: MsgKind::Synthetic,
-            op,
-            src,
-            dst,
-            issued: now,
-            bytes: (wire - self.header) as u64,
-            packets: 1,
-            hops: job,
-        };
-        let Some(m) = self.alloc(msg, net) else {
-            return false;
-        };
-        self.stats.packets += 1;
-        let mut p = Packet::new(m, wire, src, dst);
-        p.only = true;
-        let pkt = net.packets.alloc(p);
-        net.inject(src, pkt, now, q);
-        true
-    }
-
-    /// What the record of synthetic message `m` says: when its packet was created, when it
-    /// entered its NIC's injection channel, and its traffic job.
-    #[inline]
-    pub(crate) fn synthetic_of(&self, m: u32) -> (Time, Time, u8) {
-        let msg = self.msg(m);
-        let wait = if msg.op & (1 << 31) == 0 {
-            msg.op as u64
-        } else {
-            (msg.op & !(1 << 31)) as u64 * 1000
-        };
-        (msg.issued - Time(wait), msg.issued, msg.hops)
-    }
-
-    /// A packet of synthetic traffic, measured, leaves the network at its destination NIC:
-    /// the buffer it held gets its credit back at once (no DMA), and its record is freed.
-    pub(crate) fn synthetic_done(
-        &mut self,
-        pkt: PktId,
-        net: &mut Network,
-        now: Time,
-        q: &mut EventQueue<Event>,
-    ) {
-        net.release_rx(pkt, now, q);
-        let p = *net.packets.get(pkt);
-        net.packets.release(pkt);
-        self.stats.packets_delivered += 1;
-        self.stats.payload_bytes += (p.wire - self.header) as u64;
-        self.free(p.msg, 1, net);
-    }
 }
+
+mod flow;
+mod shares;
+mod synthetic;
