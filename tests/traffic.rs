@@ -80,6 +80,9 @@ fn a_packet_alone_on_a_graph_takes_the_hand_computed_latency() {
     assert_eq!(t.hops.unwrap().mean, 2.0);
     // 2 sources, one message per 80 B / (0.01 x 4 GB/s) = 2 us, over 50 us
     assert_eq!(t.packets, 2 * 25);
+    // a run of synthetic traffic lasts its windows: no "bounded by" (its ranks wait in
+    // MGEN_Comp-like sleeps while the NICs generate, which read as compute)
+    assert!(r.bound.is_none(), "{:?}", r.bound);
 }
 
 /// Bit complement on the line saturates where its middle links are full: at half of each

@@ -133,7 +133,8 @@ impl Report {
     pub(super) fn find_bound(&self) -> Option<Bound> {
         let t = self.predicted_time_ps;
         let span = self.span_ps();
-        if t == 0 || span == 0 || self.per_rank.is_empty() {
+        // (synthetic traffic runs for its windows: its figures are the loads it accepted)
+        if t == 0 || span == 0 || self.per_rank.is_empty() || self.traffic.is_some() {
             return None;
         }
         let pct = |x: u64, of: u64| 100.0 * x as f64 / of.max(1) as f64;
