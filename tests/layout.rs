@@ -321,7 +321,11 @@ fn uses(root: &Path) -> Vec<Use> {
     let modules: BTreeSet<Vec<String>> = files.iter().map(|p| module_of(&rel(p))).collect();
     // what lib.rs re-exports at the top (`crate::Simulation` is `crate::engine::Simulation`)
     let lib = tokens(&std::fs::read_to_string(src.join("lib.rs")).unwrap());
-    let mut top = Paths { toks: &lib, modules: &modules, found: Vec::new() };
+    let mut top = Paths {
+        toks: &lib,
+        modules: &modules,
+        found: Vec::new(),
+    };
     top.scan(&[]);
     let reexported: BTreeMap<String, Vec<String>> = top
         .found

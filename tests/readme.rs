@@ -394,14 +394,22 @@ fn the_saturation_bench_s_docstring_and_page_say_what_it_runs() {
     let (warm, window) = (us[0].round() as u64, us[1].round() as u64);
     let end = warm + window;
     let doc = squeeze(bench.split("\"\"\"").nth(1).unwrap());
-    assert!(doc.contains(&format!("created in a {window} us window")), "{doc}");
     assert!(
-        doc.contains(&format!("between {warm} (WARMUP) and {end} us (WARMUP + MEASURE)")),
+        doc.contains(&format!("created in a {window} us window")),
+        "{doc}"
+    );
+    assert!(
+        doc.contains(&format!(
+            "between {warm} (WARMUP) and {end} us (WARMUP + MEASURE)"
+        )),
         "{doc}"
     );
     // the scenarios it writes say the same
     assert!(bench.contains("warmup = \\\"{WARMUP * 1e6:g} us\\\""));
     assert!(bench.contains("measure = \\\"{MEASURE * 1e6:g} us\\\""));
     let page = squeeze(&page);
-    assert!(page.contains(&format!("created between {warm} and {end} µs")), "docs/saturation.md");
+    assert!(
+        page.contains(&format!("created between {warm} and {end} µs")),
+        "docs/saturation.md"
+    );
 }

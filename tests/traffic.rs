@@ -20,7 +20,10 @@ fn traffic_of(r: &mgensim::Report) -> &Summary {
 }
 
 fn class<'a>(s: &'a Summary, name: &str) -> &'a mgensim::openloop::ClassLoad {
-    s.link_loads.iter().find(|c| c.class == name).unwrap_or_else(|| panic!("{name}: {:?}", s.link_loads))
+    s.link_loads
+        .iter()
+        .find(|c| c.class == name)
+        .unwrap_or_else(|| panic!("{name}: {:?}", s.link_loads))
 }
 
 #[test]
@@ -33,11 +36,17 @@ fn a_permutation_loads_each_link_as_worked_out_by_hand() {
     let router = class(t, "router");
     assert_eq!(router.links, 6);
     assert!(close(router.max_utilization, 2.0 * 0.4), "{router:?}");
-    assert!(close(router.mean_utilization, 8.0 / 6.0 * 0.4), "{router:?}");
+    assert!(
+        close(router.mean_utilization, 8.0 / 6.0 * 0.4),
+        "{router:?}"
+    );
     for nic in ["injection", "ejection"] {
         let c = class(t, nic);
         assert_eq!(c.links, 4);
-        assert!(close(c.mean_utilization, 0.4) && close(c.max_utilization, 0.4), "{c:?}");
+        assert!(
+            close(c.mean_utilization, 0.4) && close(c.max_utilization, 0.4),
+            "{c:?}"
+        );
     }
     assert!(close(t.offered, 0.4) && close(t.accepted, 0.4), "{t:?}");
     // the routes' bound: the middle links carry twice a NIC's load
@@ -60,7 +69,11 @@ fn a_packet_alone_on_a_graph_takes_the_hand_computed_latency() {
     // three routers in a line: node 0 on router 0, node 1 on router 2 (node 2, on router 1,
     // has no rank); each rank sends to the other, one packet per 2 us, so no two meet
     let dir = tempfile::tempdir().unwrap();
-    tmp_file(dir.path(), "line.graph", "link 0 1\nlink 1 2\nnode 0 0\nnode 1 2\nnode 2 1\n");
+    tmp_file(
+        dir.path(),
+        "line.graph",
+        "link 0 1\nlink 1 2\nnode 0 0\nnode 1 2\nnode 2 1\n",
+    );
     let s = tmp_file(
         dir.path(),
         "s.toml",
@@ -75,7 +88,10 @@ fn a_packet_alone_on_a_graph_takes_the_hand_computed_latency() {
     assert_eq!(alone, 20_000 + 4 * 600 + 3 * 140_000);
     for l in [&t.packet_latency_ps, &t.network_latency_ps] {
         let l = l.as_ref().unwrap();
-        assert_eq!((l.min, l.mean, l.p50, l.p99, l.max), (alone, alone, alone, alone, alone));
+        assert_eq!(
+            (l.min, l.mean, l.p50, l.p99, l.max),
+            (alone, alone, alone, alone, alone)
+        );
     }
     assert_eq!(t.hops.unwrap().mean, 2.0);
     // 2 sources, one message per 80 B / (0.01 x 4 GB/s) = 2 us, over 50 us
@@ -98,7 +114,9 @@ fn the_curve_finds_the_saturation_the_busiest_link_sets() {
         loads: curve::parse_loads("0.1..0.9:+0.2").unwrap(),
         precision,
     };
-    let (points, sats) = c.run(2, Arc::new(AtomicBool::new(false)), &|_, _, _| {}).unwrap();
+    let (points, sats) = c
+        .run(2, Arc::new(AtomicBool::new(false)), &|_, _, _| {})
+        .unwrap();
     let sat = &sats[0];
     let hi = sat.unstable.expect("an unstable load");
     assert!(hi - sat.stable <= precision, "{sat:?}");
@@ -110,7 +128,10 @@ fn the_curve_finds_the_saturation_the_busiest_link_sets() {
     assert_eq!(points.iter().filter(|p| !p.searched).count(), 5);
     // every stable point below the saturation accepts what it offered
     for p in points.iter().filter(|p| p.unstable.is_none()) {
-        assert!(p.summary.accepted >= curve::ACCEPTED_MIN * p.summary.offered, "{p:?}");
+        assert!(
+            p.summary.accepted >= curve::ACCEPTED_MIN * p.summary.offered,
+            "{p:?}"
+        );
     }
     // the point at 0.9 is unstable, and says why
     let last = points.last().unwrap();
@@ -126,21 +147,42 @@ fn the_curve_command_writes_its_files_the_same_for_any_count_of_threads() {
         let out = format!("c{j}");
         let o = mgensim_in(
             dir.path(),
-            &["curve", "line.toml", "--loads", "0.2,0.6", "--precision", "0.05", "-j", j, "-q", "--out", &out],
+            &[
+                "curve",
+                "line.toml",
+                "--loads",
+                "0.2,0.6",
+                "--precision",
+                "0.05",
+                "-j",
+                j,
+                "-q",
+                "--out",
+                &out,
+            ],
         );
         assert!(o.status.success(), "{}", stderr(&o));
         let stdout = String::from_utf8_lossy(&o.stdout);
-        assert!(stdout.contains("wrote curve.csv, saturation.csv, curve.svg"), "{stdout}");
+        assert!(
+            stdout.contains("wrote curve.csv, saturation.csv, curve.svg"),
+            "{stdout}"
+        );
         let read = |f: &str| std::fs::read_to_string(dir.path().join(&out).join(f)).unwrap();
         let svg = read("curve.svg");
-        assert!(svg.starts_with("<svg") && svg.contains("saturation 0."), "{svg}");
+        assert!(
+            svg.starts_with("<svg") && svg.contains("saturation 0."),
+            "{svg}"
+        );
         written.push((read("curve.csv"), read("saturation.csv"), svg));
     }
     assert_eq!(written[0], written[1]);
     // 0.2 and 0.6, then quarters of 0.2..0.6 (0.3, 0.4, 0.5), then of 0.5..0.6
     let csv = csv_records(&written[0].0);
     let loads: Vec<&str> = csv[1..].iter().map(|r| r[2].as_str()).collect();
-    assert_eq!(loads, ["0.2", "0.3", "0.4", "0.5", "0.525", "0.55", "0.575", "0.6"]);
+    assert_eq!(
+        loads,
+        ["0.2", "0.3", "0.4", "0.5", "0.525", "0.55", "0.575", "0.6"]
+    );
     let sat = csv_records(&written[0].1);
     assert_eq!(sat[0][4], "saturation_load");
     assert_eq!((sat[1][4].as_str(), sat[1][5].as_str()), ("0.5", "0.525"));
@@ -155,13 +197,30 @@ fn the_output_folder_has_the_latency_histogram() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(dir.path().join("o/latency_histogram.csv")).unwrap();
     let rows = csv_records(&text);
-    assert_eq!(rows[0], ["job", "from_ps", "to_ps", "packets", "packets_by_network_latency"]);
+    assert_eq!(
+        rows[0],
+        [
+            "job",
+            "from_ps",
+            "to_ps",
+            "packets",
+            "packets_by_network_latency"
+        ]
+    );
     // every measured packet is in one bucket, by either latency; buckets hold their values
-    let count = |i: usize| rows[1..].iter().map(|r| r[i].parse::<u64>().unwrap()).sum::<u64>();
+    let count = |i: usize| {
+        rows[1..]
+            .iter()
+            .map(|r| r[i].parse::<u64>().unwrap())
+            .sum::<u64>()
+    };
     assert_eq!((count(3), count(4)), (4000, 4000));
     let p = Params::nsim_ace();
     let first = &rows[1];
-    let (lo, hi) = (first[1].parse::<u64>().unwrap(), first[2].parse::<u64>().unwrap());
+    let (lo, hi) = (
+        first[1].parse::<u64>().unwrap(),
+        first[2].parse::<u64>().unwrap(),
+    );
     assert!(lo <= p.fly(80, 2) && p.fly(80, 2) < hi, "{first:?}");
     // the JSON summary has the same section
     let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -194,8 +253,13 @@ fn bad_traffic_keys_are_each_named() {
     tmp_file(dir.path(), "m.txt", "0 1 2.5\n1 9 1\n");
     let mut failures = Vec::new();
     for (keys, want) in cases {
-        let ranks = if keys.contains("ranks") { "" } else { "ranks = 8\n" };
-        let text = format!("[network]\ntopology = \"mesh\"\ndims = [8]\n[workload]\n{ranks}{keys}\n");
+        let ranks = if keys.contains("ranks") {
+            ""
+        } else {
+            "ranks = 8\n"
+        };
+        let text =
+            format!("[network]\ntopology = \"mesh\"\ndims = [8]\n[workload]\n{ranks}{keys}\n");
         let path = tmp_file(dir.path(), "s.toml", &text);
         match mgensim::Scenario::load(&path, &[]) {
             Ok(_) => failures.push(format!("{keys}: accepted")),
@@ -211,9 +275,22 @@ fn bad_traffic_keys_are_each_named() {
 #[test]
 fn a_curve_needs_synthetic_traffic_and_loads_it_can_make() {
     let dir = tempfile::tempdir().unwrap();
-    let o = mgensim_in(&project(), &["curve", "scenarios/barrier.toml", "-q", "--out", dir.path().to_str().unwrap()]);
+    let o = mgensim_in(
+        &project(),
+        &[
+            "curve",
+            "scenarios/barrier.toml",
+            "-q",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ],
+    );
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("has no synthetic traffic"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("has no synthetic traffic"),
+        "{}",
+        stderr(&o)
+    );
     tmp_file(dir.path(), "line.toml", LINE);
     let o = mgensim_in(dir.path(), &["curve", "line.toml", "--loads", "0.5,1.2"]);
     assert!(stderr(&o).contains("1.2 is not a load"), "{}", stderr(&o));
@@ -263,6 +340,9 @@ end
     // (hand figures: transpose sends 1 = (1, 0) to 8 = (0, 1); tornado on 8 x 8 moves (0, 0)
     // by 3 in both)
     assert_eq!(Pattern::Transpose(8).fixed_dest(1, 64, false), Some(8));
-    assert_eq!(Pattern::Tornado(grid).fixed_dest(0, 64, false), Some(3 + 8 * 3));
+    assert_eq!(
+        Pattern::Tornado(grid).fixed_dest(0, 64, false),
+        Some(3 + 8 * 3)
+    );
     assert_eq!(r.metrics["bitrev_12_refused"].mean, 1.0);
 }

@@ -50,7 +50,11 @@ pub(crate) struct CurveCommand {
 /// The cases of the command: each scenario at each point of the --vary grid.
 fn cases(c: &CurveCommand) -> Result<Vec<Case>> {
     use mgensim::sweep;
-    let mut axes = c.vary.iter().map(|v| sweep::parse_axis(v)).collect::<Result<Vec<_>>>()?;
+    let mut axes = c
+        .vary
+        .iter()
+        .map(|v| sweep::parse_axis(v))
+        .collect::<Result<Vec<_>>>()?;
     axes.extend(sweep::parse_zip(&c.zip)?);
     sweep::check_axes(&axes)?;
     let grid = sweep::grid(&axes);
@@ -102,7 +106,9 @@ fn title(cases: &[Case]) -> String {
         .find_map(|j| j.workload.traffic.as_ref())
         .map(|t| t.describe())
         .unwrap_or_default();
-    let traffic = traffic.rsplit_once(", load").map_or(traffic.as_str(), |t| t.0);
+    let traffic = traffic
+        .rsplit_once(", load")
+        .map_or(traffic.as_str(), |t| t.0);
     format!("Load-latency: {traffic}")
 }
 
@@ -132,7 +138,11 @@ pub(crate) fn run(c: &CurveCommand) -> Result<Exit> {
                     .packet_latency_ps
                     .as_ref()
                     .map_or("-".into(), |l| mgensim::units::Time(l.mean).to_string()),
-                if p.unstable.is_some() { " (unstable)" } else { "" }
+                if p.unstable.is_some() {
+                    " (unstable)"
+                } else {
+                    ""
+                }
             ),
             Err(e) => format!("failed: {}", e.lines().next().unwrap_or("")),
         };

@@ -222,11 +222,20 @@ impl Scenario {
                 )
             };
             // synthetic traffic: its keys read, the script its ranks run made (traffic/)
-            let (traffic, script_name, source) =
-                match read_traffic(&w, &key, ranks, net, &f.node, topo.as_ref(), &base, allow_io, p) {
-                    Some(t) => (Some(t.clone()), format!("traffic {}", t.name), t.script()),
-                    None => (None, script_name, source),
-                };
+            let (traffic, script_name, source) = match read_traffic(
+                &w,
+                &key,
+                ranks,
+                net,
+                &f.node,
+                topo.as_ref(),
+                &base,
+                allow_io,
+                p,
+            ) {
+                Some(t) => (Some(t.clone()), format!("traffic {}", t.name), t.script()),
+                None => (None, script_name, source),
+            };
             jobs.push(Job {
                 name,
                 workload: Workload {

@@ -21,10 +21,10 @@
 //! there. The loads run never depend on the count of threads: the files written are the same
 //! for any `-j`.
 
-use crate::openloop::Summary;
 use crate::config::Scenario;
 use crate::engine::Simulation;
 use crate::openloop::Latency;
+use crate::openloop::Summary;
 use anyhow::{bail, Result};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -218,7 +218,11 @@ impl Curve {
                 let (lo, hi) = bracket(&runs);
                 found.push((lo, hi));
                 if let Some(hi) = hi.filter(|_| round < MAX_ROUNDS) {
-                    tasks.extend(next_loads(lo, hi, self.precision).into_iter().map(|l| (c, l)));
+                    tasks.extend(
+                        next_loads(lo, hi, self.precision)
+                            .into_iter()
+                            .map(|l| (c, l)),
+                    );
                 }
             }
             if tasks.is_empty() {
@@ -281,7 +285,13 @@ impl Curve {
     }
 
     /// One run of case `c` at `load`.
-    fn point(&self, c: usize, load: f64, searched: bool, stop: Arc<AtomicBool>) -> Result<Point, String> {
+    fn point(
+        &self,
+        c: usize,
+        load: f64,
+        searched: bool,
+        stop: Arc<AtomicBool>,
+    ) -> Result<Point, String> {
         let s = at_load(&self.cases[c].scenario, load)?;
         let mut sim = Simulation::new(&s).map_err(|e| format!("{e:#}"))?;
         sim.set_interrupt(stop);
@@ -371,7 +381,8 @@ pub fn csv(cases: &[Case], points: &[Point]) -> String {
             s.hops.map_or(String::new(), |h| format!("{:.4}", h.mean)),
             s.packets,
             s.unfinished,
-            s.latency_growth.map_or(String::new(), |g| format!("{g:.4}")),
+            s.latency_growth
+                .map_or(String::new(), |g| format!("{g:.4}")),
             p.unstable.is_none()
         );
     }
@@ -379,7 +390,12 @@ pub fn csv(cases: &[Case], points: &[Point]) -> String {
 }
 
 /// `saturation.csv`: a line per case.
-pub fn saturation_csv(cases: &[Case], points: &[Point], sats: &[Saturation], precision: f64) -> String {
+pub fn saturation_csv(
+    cases: &[Case],
+    points: &[Point],
+    sats: &[Saturation],
+    precision: f64,
+) -> String {
     let mut out = String::from(
         "case,label,lowest_load,lowest_load_latency_ps,saturation_load,first_unstable_load,\
          precision,accepted_at_saturation,ideal,ideal_channel\n",
@@ -396,7 +412,9 @@ pub fn saturation_csv(cases: &[Case], points: &[Point], sats: &[Saturation], pre
             sat.stable,
             sat.unstable.map_or(String::new(), |u| u.to_string()),
             sat.accepted.map_or(String::new(), |a| format!("{a:.6}")),
-            case.ideal.as_ref().map_or(String::new(), |i| format!("{:.6}", i.0)),
+            case.ideal
+                .as_ref()
+                .map_or(String::new(), |i| format!("{:.6}", i.0)),
             crate::output::csv_field(case.ideal.as_ref().map_or("", |i| i.1.as_str())),
         );
     }
@@ -405,7 +423,12 @@ pub fn saturation_csv(cases: &[Case], points: &[Point], sats: &[Saturation], pre
 
 /// The table printed: a line per case.
 pub fn table(cases: &[Case], points: &[Point], sats: &[Saturation], precision: f64) -> String {
-    let width = cases.iter().map(|c| c.label.chars().count()).max().unwrap_or(0).max(5);
+    let width = cases
+        .iter()
+        .map(|c| c.label.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
     let lowest = points.iter().map(|p| p.load).fold(f64::INFINITY, f64::min);
     let mut out = format!(
         "{:<width$}  {:>12}  {:>17}  {:>8}  {:>6}  {:>9}\n",
@@ -459,7 +482,10 @@ mod tests {
         assert_eq!(r.len(), 20);
         assert_eq!((r[0], r[19]), (0.05, 1.0));
         assert_eq!(parse_loads("0.1..0.5:+0.2").unwrap(), [0.1, 0.3, 0.5]);
-        assert_eq!(parse_loads("0.02,0.2..0.3").unwrap(), [0.02, 0.2, 0.25, 0.3]);
+        assert_eq!(
+            parse_loads("0.02,0.2..0.3").unwrap(),
+            [0.02, 0.2, 0.25, 0.3]
+        );
         let e = parse_loads("0.1,1.5").unwrap_err().to_string();
         assert!(e.contains("1.5 is not a load"), "{e}");
         let e = parse_loads("0.1,x").unwrap_err().to_string();
@@ -504,7 +530,13 @@ mod tests {
     #[test]
     fn the_bracket_takes_the_lowest_unstable_load_and_the_stable_one_below_it() {
         // (a stable load above an unstable one, noise, is not the saturation)
-        let runs = [(0.1, true), (0.2, true), (0.3, false), (0.4, true), (0.5, false)];
+        let runs = [
+            (0.1, true),
+            (0.2, true),
+            (0.3, false),
+            (0.4, true),
+            (0.5, false),
+        ];
         assert_eq!(bracket(&runs), (0.2, Some(0.3)));
         assert_eq!(bracket(&[(0.1, false)]), (0.0, Some(0.1)));
         assert_eq!(bracket(&[(0.1, true), (0.2, true)]), (0.2, None));

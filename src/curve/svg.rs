@@ -34,13 +34,23 @@ fn marker(
     c: RGBColor,
     filled: bool,
 ) -> Result<()> {
-    let style = if filled { c.filled() } else { c.stroke_width(2) };
+    let style = if filled {
+        c.filled()
+    } else {
+        c.stroke_width(2)
+    };
     let (x, y) = at;
     match shape % 4 {
         0 => area.draw(&Circle::new(at, 4, style))?,
-        1 => area.draw(&Polygon::new(vec![(x, y - 5), (x - 5, y + 4), (x + 5, y + 4)], style))?,
+        1 => area.draw(&Polygon::new(
+            vec![(x, y - 5), (x - 5, y + 4), (x + 5, y + 4)],
+            style,
+        ))?,
         2 => area.draw(&Rectangle::new([(x - 4, y - 4), (x + 4, y + 4)], style))?,
-        _ => area.draw(&Polygon::new(vec![(x, y - 5), (x - 5, y), (x, y + 5), (x + 5, y)], style))?,
+        _ => area.draw(&Polygon::new(
+            vec![(x, y - 5), (x - 5, y), (x, y + 5), (x + 5, y)],
+            style,
+        ))?,
     }
     Ok(())
 }
@@ -50,17 +60,29 @@ pub fn svg(title: &str, cases: &[Case], points: &[Point], sats: &[Saturation]) -
     if points.iter().all(|p| p.summary.packet_latency_ps.is_none()) {
         bail!("nothing to draw: no run delivered a measured packet");
     }
-    let lat = |p: &Point| p.summary.packet_latency_ps.as_ref().map(|l| l.mean as f64 / 1e6);
+    let lat = |p: &Point| {
+        p.summary
+            .packet_latency_ps
+            .as_ref()
+            .map(|l| l.mean as f64 / 1e6)
+    };
     let stable_top = points
         .iter()
         .filter(|p| p.unstable.is_none())
         .filter_map(lat)
         .fold(0.0, f64::max);
     let all_top = points.iter().filter_map(lat).fold(0.0, f64::max);
-    let y1 = if stable_top > 0.0 { (stable_top * 2.0).min(all_top * 1.05) } else { all_top * 1.05 };
+    let y1 = if stable_top > 0.0 {
+        (stable_top * 2.0).min(all_top * 1.05)
+    } else {
+        all_top * 1.05
+    };
     let y1 = if y1 > 0.0 { y1 } else { 1.0 };
     let x1 = points.iter().map(|p| p.load).fold(0.0, f64::max).max(
-        cases.iter().filter_map(|c| c.ideal.as_ref().map(|i| i.0)).fold(0.0, f64::max),
+        cases
+            .iter()
+            .filter_map(|c| c.ideal.as_ref().map(|i| i.0))
+            .fold(0.0, f64::max),
     ) * 1.05;
     let labels: Vec<String> = cases
         .iter()
@@ -70,11 +92,19 @@ pub fn svg(title: &str, cases: &[Case], points: &[Point], sats: &[Saturation]) -
                 Some(_) => format!("saturation {:.3}", s.stable),
                 None => format!("stable to {:.3}", s.stable),
             };
-            let ideal = c.ideal.as_ref().map_or(String::new(), |i| format!(", ideal {:.3}", i.0));
+            let ideal = c
+                .ideal
+                .as_ref()
+                .map_or(String::new(), |i| format!(", ideal {:.3}", i.0));
             format!("{} ({sat}{ideal})", c.label)
         })
         .collect();
-    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0).max(34);
+    let longest = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(34);
     let legend_w = (longest as u32 * 7 + 50).clamp(200, 1400);
     let mut out = String::new();
     {
@@ -105,7 +135,11 @@ pub fn svg(title: &str, cases: &[Case], points: &[Point], sats: &[Saturation]) -
         .iter()
         .enumerate()
         {
-            side.draw(&Text::new(note.to_string(), (4, y + k as i32 * 16), ("sans-serif", 11)))?;
+            side.draw(&Text::new(
+                note.to_string(),
+                (4, y + k as i32 * 16),
+                ("sans-serif", 11),
+            ))?;
         }
         let mut chart = ChartBuilder::on(&root)
             .margin(15)

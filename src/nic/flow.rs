@@ -8,7 +8,13 @@ impl Nics {
     /// as a flow.
     #[cold]
     #[inline(never)]
-    pub(super) fn send_flow(&mut self, mut msg: Msg, net: &mut Network, now: Time, q: &mut EventQueue<Event>) {
+    pub(super) fn send_flow(
+        &mut self,
+        mut msg: Msg,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let (src, dst) = (msg.src, msg.dst);
         let path = if src / self.per_node != dst / self.per_node {
             net.path(src, dst, now)

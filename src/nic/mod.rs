@@ -625,7 +625,6 @@ impl Nics {
     pub(crate) fn done(&mut self, m: u32) {
         self.msgs.release(m);
     }
-
 }
 
 mod flow;

@@ -7,9 +7,9 @@
 //! may take several (`Topo::multipath`: random up-routes, Valiant, UGAL), each pair's route
 //! is drawn [`SAMPLES`] times and the load split among the draws.
 
-use crate::traffic::Spec;
 use crate::config::Scenario;
 use crate::net::Network;
+use crate::traffic::Spec;
 use crate::units::Time;
 
 /// Routes worked out at most (pairs times draws) for `mgensim curve`: beyond, no bound is

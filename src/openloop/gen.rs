@@ -18,14 +18,14 @@
 //! are scheduled here and never cross a cut: a slot's NIC is this partition's.
 
 use super::stats::{Stats, Summary};
-use crate::traffic::pattern::cut;
-use crate::traffic::{Process, Spec};
 use crate::event::Event;
 use crate::net::Network;
 use crate::nic::Nics;
 use crate::node::Nodes;
 use crate::random::Xoshiro;
 use crate::sim::EventQueue;
+use crate::traffic::pattern::cut;
+use crate::traffic::{Process, Spec};
 use crate::units::Time;
 use std::sync::Arc;
 
@@ -161,8 +161,12 @@ impl Traffic {
                     let nic = nodes.nic(r, rail);
                     let shared = sharers[&nodes.rank_node[r as usize]];
                     let seed = nodes.job(r).seed;
-                    let rng = Xoshiro::for_entity(seed, STREAM ^ (r as u64 * k as u64 + rail as u64));
-                    all.push((nic, Gen::new(&tj.spec, t as u16, r - tj.base, tj.n, rail, shared, rng)));
+                    let rng =
+                        Xoshiro::for_entity(seed, STREAM ^ (r as u64 * k as u64 + rail as u64));
+                    all.push((
+                        nic,
+                        Gen::new(&tj.spec, t as u16, r - tj.base, tj.n, rail, shared, rng),
+                    ));
                 }
             }
         }
@@ -224,12 +228,7 @@ impl Traffic {
     /// NIC `nic`'s injection channel has sent a packet's tail with another waiting behind it
     /// (a packet of another job's transfer): a slot there looks again.
     #[inline]
-    pub(crate) fn freed(
-        &mut self,
-        nic: u32,
-        now: Time,
-        q: &mut EventQueue<Event>,
-    ) {
+    pub(crate) fn freed(&mut self, nic: u32, now: Time, q: &mut EventQueue<Event>) {
         if let Ok(s) = self.slots.binary_search_by_key(&nic, |sl| sl.nic) {
             if self.slots[s].wake > now.ps() {
                 self.wake(s, now.ps(), q);
@@ -280,7 +279,10 @@ impl Traffic {
         for i in sl.first as usize..(sl.first + sl.count) as usize {
             let g = &self.gens[i];
             let due = g.due();
-            if due <= t && t < self.jobs[g.job as usize].spec.end() && pick.is_none_or(|p| due < p.0) {
+            if due <= t
+                && t < self.jobs[g.job as usize].spec.end()
+                && pick.is_none_or(|p| due < p.0)
+            {
                 pick = Some((due, i));
             }
         }
@@ -432,7 +434,9 @@ impl Traffic {
         for g in &self.gens {
             let spec = &self.jobs[g.job as usize].spec;
             let (w0, w1) = spec.window();
-            let (bytes, packets) = g.clone().unmade(spec, self.jobs[g.job as usize].n, w0, w1.min(until));
+            let (bytes, packets) =
+                g.clone()
+                    .unmade(spec, self.jobs[g.job as usize].n, w0, w1.min(until));
             stats[g.job as usize].offered_bytes += bytes;
             stats[g.job as usize].measured += packets;
         }
@@ -452,7 +456,15 @@ impl Traffic {
 impl Gen {
     /// Rank `src` of a traffic job of `n` ranks, on NIC `rail` of its node, which `sharers`
     /// of its job's ranks share.
-    fn new(spec: &Spec, job: u16, src: u32, n: u32, rail: u32, sharers: u32, mut rng: Xoshiro) -> Gen {
+    fn new(
+        spec: &Spec,
+        job: u16,
+        src: u32,
+        n: u32,
+        rail: u32,
+        sharers: u32,
+        mut rng: Xoshiro,
+    ) -> Gen {
         let share = spec.load * spec.pattern.share(src, n, spec.to_self) / sharers as f64;
         // (bytes per ps this source offers, and the mean gap between its messages)
         let rate = share * spec.nic_rate.0 as f64 / 1e12;
@@ -530,7 +542,9 @@ impl Gen {
         let mut rng = self.rng.clone();
         match spec.process {
             Process::Bernoulli { cycle } => {
-                self.next = self.next.saturating_add(self.cycles(&mut rng).saturating_mul(cycle));
+                self.next = self
+                    .next
+                    .saturating_add(self.cycles(&mut rng).saturating_mul(cycle));
             }
             Process::Periodic => {
                 self.next = (self.param + self.made as f64 * self.gap).round() as u64;

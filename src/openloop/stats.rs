@@ -319,7 +319,13 @@ impl Summary {
         let (w0, w1) = spec.window();
         let span = (w1 - w0) as f64;
         let capacity = span * spec.nic_rate.0 as f64 / 1e12 * tj.nics as f64;
-        let frac = |b: u64| if capacity > 0.0 { b as f64 / capacity } else { 0.0 };
+        let frac = |b: u64| {
+            if capacity > 0.0 {
+                b as f64 / capacity
+            } else {
+                0.0
+            }
+        };
         let arrived = st.latency.count;
         let growth = (st.halves[0].0 > 0 && st.halves[1].0 > 0).then(|| {
             let m = |h: (u64, u128)| h.1 as f64 / h.0 as f64;
@@ -363,7 +369,10 @@ impl Summary {
                 .enumerate()
                 .filter(|(_, c)| c.links > 0)
                 .map(|(i, c)| ClassLoad {
-                    class: classes.get(i).cloned().unwrap_or_else(|| format!("class {i}")),
+                    class: classes
+                        .get(i)
+                        .cloned()
+                        .unwrap_or_else(|| format!("class {i}")),
                     links: c.links,
                     bytes: c.bytes,
                     mean_utilization: c.busy as f64 / (c.links as f64 * span),
@@ -460,7 +469,10 @@ mod tests {
             d.add(1_234_567);
         }
         let s = d.summary().unwrap();
-        assert_eq!((s.min, s.mean, s.p50, s.p99, s.max), (1_234_567, 1_234_567, 1_234_567, 1_234_567, 1_234_567));
+        assert_eq!(
+            (s.min, s.mean, s.p50, s.p99, s.max),
+            (1_234_567, 1_234_567, 1_234_567, 1_234_567, 1_234_567)
+        );
         let mut d = Dist::default();
         for v in 1..=1000u64 {
             d.add(v * 1000);
@@ -468,7 +480,15 @@ mod tests {
         let s = d.summary().unwrap();
         assert_eq!(s.mean, 500_500);
         // (the least value of the bucket that holds the 500th and the 990th value)
-        assert!(s.p50 <= 500_000 && s.p50 as f64 > 500_000.0 * (1.0 - 1.0 / 128.0), "{}", s.p50);
-        assert!(s.p99 <= 990_000 && s.p99 as f64 > 990_000.0 * (1.0 - 1.0 / 128.0), "{}", s.p99);
+        assert!(
+            s.p50 <= 500_000 && s.p50 as f64 > 500_000.0 * (1.0 - 1.0 / 128.0),
+            "{}",
+            s.p50
+        );
+        assert!(
+            s.p99 <= 990_000 && s.p99 as f64 > 990_000.0 * (1.0 - 1.0 / 128.0),
+            "{}",
+            s.p99
+        );
     }
 }

@@ -24,7 +24,10 @@ use std::sync::Mutex;
 /// columns).
 pub const FOLDER: [(&str, &str); 15] = [
     ("summary.json", "the summary, as --json prints it"),
-    ("latency_histogram.csv", "synthetic traffic: packets by latency, bucket by bucket"),
+    (
+        "latency_histogram.csv",
+        "synthetic traffic: packets by latency, bucket by bucket",
+    ),
     (
         "links.csv",
         "one line per link direction: bytes, packets, busy time, backpressure",
@@ -366,7 +369,13 @@ fn stage_files(stage: &Path, report: &crate::Report, trace: Option<&str>) -> std
     write("links_power.csv", links_power_csv(report))?;
     write("power_timeseries.csv", power_timeseries_csv(report))?;
     write("buffer_history.csv", buffer_history_csv(report))?;
-    write("latency_histogram.csv", report.traffic.as_deref().map(crate::openloop::histogram_csv))?;
+    write(
+        "latency_histogram.csv",
+        report
+            .traffic
+            .as_deref()
+            .map(crate::openloop::histogram_csv),
+    )?;
     write("trace.json", trace.map(str::to_string))?;
     write("report.html", Some(crate::report::html_page(report)))?;
     let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)? + "\n";

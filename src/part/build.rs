@@ -147,7 +147,8 @@ impl Part {
             })
             .collect();
         // synthetic traffic: its generators, on the NICs of each partition
-        let mut queues: Vec<&mut EventQueue<Event>> = out.iter_mut().map(|p| &mut p.queue).collect();
+        let mut queues: Vec<&mut EventQueue<Event>> =
+            out.iter_mut().map(|p| &mut p.queue).collect();
         if let Some(t) = crate::openloop::Traffic::build(s, &nodes, &parts.nic, &mut queues) {
             for (p, t) in out.iter_mut().zip(t) {
                 p.traffic = Some(Box::new(t));

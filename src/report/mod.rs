@@ -749,8 +749,8 @@ pub fn peak_memory() -> u64 {
 
 mod bottleneck;
 mod execution;
-pub use execution::{Execution, WindowStats};
 pub(crate) use execution::units;
+pub use execution::{Execution, WindowStats};
 mod html;
 mod text;
 pub use html::page as html_page;

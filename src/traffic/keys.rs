@@ -183,7 +183,10 @@ pub fn read(k: &Keys, c: &Context) -> Result<Spec, Vec<Problem>> {
     let measure = window("measure", k.measure, MEASURE, &mut bad);
     let drain = window("drain", k.drain, measure, &mut bad);
     if measure == Time::ZERO {
-        bad("measure", "must be longer than 0 s: the window the figures are measured over".into());
+        bad(
+            "measure",
+            "must be longer than 0 s: the window the figures are measured over".into(),
+        );
     }
     let mut spec = Spec {
         name: name.to_string(),
@@ -240,7 +243,9 @@ fn process_of(k: &Keys, spec: &Spec, bad: &mut dyn FnMut(&str, String)) -> Proce
                     ),
                 );
             }
-            Process::Bernoulli { cycle: cycle.max(1) }
+            Process::Bernoulli {
+                cycle: cycle.max(1),
+            }
         }
         "exponential" | "poisson" => Process::Exponential,
         "burst" | "on_off" => match k.burst {
@@ -272,10 +277,16 @@ fn process_of(k: &Keys, spec: &Spec, bad: &mut dyn FnMut(&str, String)) -> Proce
         }
     };
     if k.burst.is_some() && !matches!(process, Process::Burst { .. }) {
-        bad("burst", format!("is for process = \"burst\", not \"{name}\""));
+        bad(
+            "burst",
+            format!("is for process = \"burst\", not \"{name}\""),
+        );
     }
     if k.cycle.is_some() && !matches!(process, Process::Bernoulli { .. }) {
-        bad("cycle", format!("is for process = \"bernoulli\", not \"{name}\""));
+        bad(
+            "cycle",
+            format!("is for process = \"bernoulli\", not \"{name}\""),
+        );
     }
     process
 }
@@ -310,7 +321,13 @@ fn sizes_of(v: Option<&toml::Value>, mtu: u64, bad: &mut dyn FnMut(&str, String)
                         entries.push((b.0, w));
                     }
                     Ok(_) => {
-                        bad("size", format!("the weight of `{}` must be a number above 0", crate::words::shown(size)));
+                        bad(
+                            "size",
+                            format!(
+                                "the weight of `{}` must be a number above 0",
+                                crate::words::shown(size)
+                            ),
+                        );
                         return None;
                     }
                     Err(e) => {
@@ -350,7 +367,11 @@ fn sizes_of(v: Option<&toml::Value>, mtu: u64, bad: &mut dyn FnMut(&str, String)
     if let Some(&(b, _)) = out.entries.iter().find(|e| e.0 / mtu > 1 << 20) {
         bad(
             "size",
-            format!("{} is more than a million packets of {}", Bytes(b), Bytes(mtu)),
+            format!(
+                "{} is more than a million packets of {}",
+                Bytes(b),
+                Bytes(mtu)
+            ),
         );
         return None;
     }
@@ -426,7 +447,10 @@ fn pattern_of(
                 if h < 0 || h >= n as i64 {
                     bad(
                         "hotspot",
-                        format!("rank {h} is not one of the job's {n} ranks (0 to {})", n - 1),
+                        format!(
+                            "rank {h} is not one of the job's {n} ranks (0 to {})",
+                            n - 1
+                        ),
                     );
                     return None;
                 }
@@ -442,7 +466,9 @@ fn pattern_of(
             if !(f > 0.0 && f <= 1.0) {
                 bad(
                     "hotspot_fraction",
-                    format!("{f}: the share of messages sent to the hot spots, above 0 and at most 1"),
+                    format!(
+                        "{f}: the share of messages sent to the hot spots, above 0 and at most 1"
+                    ),
                 );
                 return None;
             }
@@ -557,7 +583,9 @@ fn read_matrix(file: &Path, c: &Context, n: u32) -> Result<Vec<(u32, u32, f64)>,
         out.push((s, d, w));
     }
     if out.is_empty() {
-        return Err(format!("{shown} has no entry (`SOURCE DESTINATION WEIGHT` lines)"));
+        return Err(format!(
+            "{shown} has no entry (`SOURCE DESTINATION WEIGHT` lines)"
+        ));
     }
     Ok(out)
 }

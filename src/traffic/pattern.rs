@@ -251,11 +251,8 @@ impl Pattern {
                     Vec::new()
                 };
                 let mine = hot.binary_search(&s).is_ok() && !to_self;
-                let targets: Vec<u32> = hot
-                    .iter()
-                    .copied()
-                    .filter(|&h| h != s || to_self)
-                    .collect();
+                let targets: Vec<u32> =
+                    hot.iter().copied().filter(|&h| h != s || to_self).collect();
                 if targets.is_empty() && mine {
                     out.extend(uniform_all(*f));
                 } else {
@@ -415,7 +412,10 @@ mod tests {
             seen[d as usize] += 1;
         }
         assert_eq!(seen[2], 0);
-        assert!(seen.iter().enumerate().all(|(i, &c)| i == 2 || c > 1100), "{seen:?}");
+        assert!(
+            seen.iter().enumerate().all(|(i, &c)| i == 2 || c > 1100),
+            "{seen:?}"
+        );
     }
 
     #[test]
@@ -426,11 +426,22 @@ mod tests {
             .filter(|_| matches!(hot.dest(3, 16, false, &mut rng), Some(0 | 7)))
             .count();
         // 0.5 + 0.5 * 2/15 of the draws
-        assert!((to_hot as f64 / 1e4 - (0.5 + 1.0 / 15.0)).abs() < 0.02, "{to_hot}");
-        let m = Matrix::new(3, &[(0, 1, 3.0), (0, 2, 1.0), (1, 2, 2.0), (2, 2, 5.0)], false);
+        assert!(
+            (to_hot as f64 / 1e4 - (0.5 + 1.0 / 15.0)).abs() < 0.02,
+            "{to_hot}"
+        );
+        let m = Matrix::new(
+            3,
+            &[(0, 1, 3.0), (0, 2, 1.0), (1, 2, 2.0), (2, 2, 5.0)],
+            false,
+        );
         assert_eq!(m.share, vec![1.0, 0.5, 0.0]);
         let mat = Pattern::Matrix(Arc::new(m));
-        assert_eq!(mat.dest(2, 3, false, &mut rng), None, "its only entry is itself");
+        assert_eq!(
+            mat.dest(2, 3, false, &mut rng),
+            None,
+            "its only entry is itself"
+        );
         let ones = (0..10_000)
             .filter(|_| mat.dest(0, 3, false, &mut rng) == Some(1))
             .count();
