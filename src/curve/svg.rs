@@ -11,16 +11,7 @@ use super::{Case, Point, Saturation};
 use anyhow::{bail, Result};
 use plotters::prelude::*;
 
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(255, 127, 14),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-];
+use crate::plot::PALETTE;
 
 /// Pixels of the plot (the legend is beside it).
 const W: u32 = 860;

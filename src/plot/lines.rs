@@ -36,17 +36,7 @@ pub struct Legend {
 /// Most characters of a legend's line: a longer label is wrapped after a comma.
 const LEGEND_CHARS: usize = 60;
 
-/// The palette of the lines' colours.
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(31, 119, 180),
-    RGBColor(214, 39, 40),
-    RGBColor(44, 160, 44),
-    RGBColor(255, 127, 14),
-    RGBColor(148, 103, 189),
-    RGBColor(140, 86, 75),
-    RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
-];
+use super::PALETTE;
 
 /// Pixels from one legend line to the next.
 const ROW: i32 = 16;

@@ -15,6 +15,18 @@ pub use lines::{lines_svg, Legend, Line};
 use plotters::prelude::*;
 use std::path::Path;
 
+/// The palette of the lines' colours (a sweep's plot, a load-latency curve).
+pub(crate) const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
 /// Most rows (groups of links) and columns (groups of windows) of the heat map.
 pub const HEAT_ROWS: usize = 200;
 /// Columns (time windows) of the heat map at most.
