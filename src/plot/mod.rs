@@ -472,24 +472,7 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
         shown.iter().enumerate().map(|(i, &t)| (t, i)).collect();
     let end = d.end;
     let bin = end / TIMELINE_BINS as f64;
-    // time per (row, bin, kind)
-    let mut time = vec![[0.0f64; KINDS.len()]; shown.len() * TIMELINE_BINS];
-    for (t, a, b, kind, _, _) in &d.spans {
-        let (Some(&row), Some(k)) = (row_of.get(t), kind) else {
-            continue;
-        };
-        let (first, last) = (
-            (a / bin) as usize,
-            ((b / bin) as usize).min(TIMELINE_BINS - 1),
-        );
-        for i in first..=last {
-            let (lo, hi) = (i as f64 * bin, (i + 1) as f64 * bin);
-            let overlap = b.min(hi) - a.max(lo);
-            if overlap > 0.0 {
-                time[row * TIMELINE_BINS + i][*k as usize] += overlap;
-            }
-        }
-    }
+    let time = time_per_bin(&d, &row_of, shown.len(), bin);
     let mut out = String::new();
     {
         let rows = shown.len();
@@ -580,29 +563,7 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
                 },
             ))?;
         }
-        // what took most of each bin, merged into runs
-        let mut bars = Vec::new();
-        for row in 0..rows {
-            let mut run: Option<(usize, usize)> = None; // (start bin, kind)
-            for i in 0..=TIMELINE_BINS {
-                let k = (i < TIMELINE_BINS).then(|| {
-                    let t = &time[row * TIMELINE_BINS + i];
-                    let (k, &most) = t
-                        .iter()
-                        .enumerate()
-                        .max_by(|a, b| a.1.total_cmp(b.1))
-                        .unwrap_or((0, &0.0));
-                    (most > 0.0 && t.iter().sum::<f64>() >= bin * 0.25).then_some(k)
-                });
-                let k = k.flatten();
-                if run.map(|r| r.1) != k {
-                    if let Some((s, kind)) = run {
-                        bars.push((row, s, i, kind));
-                    }
-                    run = k.map(|k| (i, k));
-                }
-            }
-        }
+        let bars = runs_of_bins(&time, rows, bin);
         chart.draw_series(bars.into_iter().map(|(row, a, b, kind)| {
             let r = row as f64;
             Rectangle::new(
@@ -631,6 +592,66 @@ pub fn timeline_svg(trace: &str) -> Result<String> {
         root.present()?;
     }
     Ok(out)
+}
+
+/// The time each shown rank (its row in `row_of`, `rows` of them) spent in each kind of
+/// span, per bin of `bin` microseconds: `[row * TIMELINE_BINS + bin][kind]`.
+fn time_per_bin(
+    d: &TimelineData,
+    row_of: &std::collections::HashMap<u64, usize>,
+    rows: usize,
+    bin: f64,
+) -> Vec<[f64; KINDS.len()]> {
+    let mut time = vec![[0.0f64; KINDS.len()]; rows * TIMELINE_BINS];
+    for (t, a, b, kind, _, _) in &d.spans {
+        let (Some(&row), Some(k)) = (row_of.get(t), kind) else {
+            continue;
+        };
+        let (first, last) = (
+            (a / bin) as usize,
+            ((b / bin) as usize).min(TIMELINE_BINS - 1),
+        );
+        for i in first..=last {
+            let (lo, hi) = (i as f64 * bin, (i + 1) as f64 * bin);
+            let overlap = b.min(hi) - a.max(lo);
+            if overlap > 0.0 {
+                time[row * TIMELINE_BINS + i][*k as usize] += overlap;
+            }
+        }
+    }
+    time
+}
+
+/// What took most of each bin of each row (a kind that filled at least a quarter of the bin),
+/// merged into runs: `(row, first bin, bin after the last, kind)`.
+fn runs_of_bins(
+    time: &[[f64; KINDS.len()]],
+    rows: usize,
+    bin: f64,
+) -> Vec<(usize, usize, usize, usize)> {
+    let mut bars = Vec::new();
+    for row in 0..rows {
+        let mut run: Option<(usize, usize)> = None; // (start bin, kind)
+        for i in 0..=TIMELINE_BINS {
+            let k = (i < TIMELINE_BINS).then(|| {
+                let t = &time[row * TIMELINE_BINS + i];
+                let (k, &most) = t
+                    .iter()
+                    .enumerate()
+                    .max_by(|a, b| a.1.total_cmp(b.1))
+                    .unwrap_or((0, &0.0));
+                (most > 0.0 && t.iter().sum::<f64>() >= bin * 0.25).then_some(k)
+            });
+            let k = k.flatten();
+            if run.map(|r| r.1) != k {
+                if let Some((s, kind)) = run {
+                    bars.push((row, s, i, kind));
+                }
+                run = k.map(|k| (i, k));
+            }
+        }
+    }
+    bars
 }
 
 /// Most spans (calls, waits) the timeline of `report.html` holds; later ones are left out,

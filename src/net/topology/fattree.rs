@@ -277,68 +277,7 @@ impl Family for FatTree {
                 "give either `radix` and `levels` or `down_ports` and `up_ports`, not both",
             );
         }
-        let (down, up) = match (down, up) {
-            (Some(_), None) => {
-                k.problem(
-                    "up_ports",
-                    "missing; `down_ports` and `up_ports` go together, one entry per level",
-                );
-                return None;
-            }
-            (None, Some(_)) => {
-                k.problem(
-                    "down_ports",
-                    "missing; `down_ports` and `up_ports` go together, one entry per level",
-                );
-                return None;
-            }
-            (Some(d), Some(u)) => {
-                if d.is_empty() || d.len() > MAX_LEVELS || d.len() != u.len() {
-                    k.problem(
-                        "down_ports",
-                        format!(
-                            "{} levels of down ports and {} of up ports; give 1 to 8 levels, the \
-                             same number of each",
-                            d.len(),
-                            u.len()
-                        ),
-                    );
-                } else if d.contains(&0) {
-                    k.problem("down_ports", "every level needs a port down");
-                } else if u[u.len() - 1] != 0 || u[..u.len() - 1].contains(&0) {
-                    k.problem(
-                        "up_ports",
-                        "every level but the top needs ports up, and the top has none (end \
-                         the list with 0)",
-                    );
-                } else if d.iter().zip(&u).any(|(&a, &b)| a as u64 + b as u64 > 255) {
-                    k.problem("down_ports", "a switch may have at most 255 ports");
-                }
-                (d, u)
-            }
-            (None, None) => {
-                let r = radix.unwrap_or(24);
-                if r < 2 || r % 2 == 1 || r > 254 {
-                    k.problem(
-                        "radix",
-                        format!("{r} is out of range (an even number of ports, 2 to 254)"),
-                    );
-                }
-                let l = levels.unwrap_or(2);
-                if !(1..=MAX_LEVELS as u32).contains(&l) {
-                    k.problem("levels", format!("{l} is out of range (1 to 8)"));
-                }
-                if k.failed() {
-                    return None;
-                }
-                let n = l as usize;
-                let mut down = vec![r / 2; n - 1];
-                down.push(r);
-                let mut up = vec![r / 2; n - 1];
-                up.push(0);
-                (down, up)
-            }
-        };
+        let (down, up) = ports_per_level(k, down, up, radix, levels)?;
         // the links above each level but the top: one entry each
         let levels = down.len();
         let wanted = levels.saturating_sub(1);
@@ -545,6 +484,82 @@ impl Family for FatTree {
         }
         Layout::new(places, labels)
     }
+}
+
+/// Ports down and up per level, leaves first: `down_ports` and `up_ports` as given (checked:
+/// 1 to 8 levels, the same number of each, every level a port down, every level but the top
+/// ports up), or those of a full-bisection tree of `radix` ports and `levels` levels (24 and
+/// 2 by default). None when a problem was told.
+fn ports_per_level(
+    k: &mut Keys<'_>,
+    down: Option<Vec<u32>>,
+    up: Option<Vec<u32>>,
+    radix: Option<u32>,
+    levels: Option<u32>,
+) -> Option<(Vec<u32>, Vec<u32>)> {
+    let (down, up) = match (down, up) {
+        (Some(_), None) => {
+            k.problem(
+                "up_ports",
+                "missing; `down_ports` and `up_ports` go together, one entry per level",
+            );
+            return None;
+        }
+        (None, Some(_)) => {
+            k.problem(
+                "down_ports",
+                "missing; `down_ports` and `up_ports` go together, one entry per level",
+            );
+            return None;
+        }
+        (Some(d), Some(u)) => {
+            if d.is_empty() || d.len() > MAX_LEVELS || d.len() != u.len() {
+                k.problem(
+                    "down_ports",
+                    format!(
+                        "{} levels of down ports and {} of up ports; give 1 to 8 levels, the \
+                         same number of each",
+                        d.len(),
+                        u.len()
+                    ),
+                );
+            } else if d.contains(&0) {
+                k.problem("down_ports", "every level needs a port down");
+            } else if u[u.len() - 1] != 0 || u[..u.len() - 1].contains(&0) {
+                k.problem(
+                    "up_ports",
+                    "every level but the top needs ports up, and the top has none (end \
+                     the list with 0)",
+                );
+            } else if d.iter().zip(&u).any(|(&a, &b)| a as u64 + b as u64 > 255) {
+                k.problem("down_ports", "a switch may have at most 255 ports");
+            }
+            (d, u)
+        }
+        (None, None) => {
+            let r = radix.unwrap_or(24);
+            if r < 2 || r % 2 == 1 || r > 254 {
+                k.problem(
+                    "radix",
+                    format!("{r} is out of range (an even number of ports, 2 to 254)"),
+                );
+            }
+            let l = levels.unwrap_or(2);
+            if !(1..=MAX_LEVELS as u32).contains(&l) {
+                k.problem("levels", format!("{l} is out of range (1 to 8)"));
+            }
+            if k.failed() {
+                return None;
+            }
+            let n = l as usize;
+            let mut down = vec![r / 2; n - 1];
+            down.push(r);
+            let mut up = vec![r / 2; n - 1];
+            up.push(0);
+            (down, up)
+        }
+    };
+    Some((down, up))
 }
 
 #[cfg(test)]
