@@ -73,6 +73,7 @@ pub(crate) fn run_sweep(
                 outcomes.push(Outcome {
                     point: i,
                     values: values.clone(),
+                    record: None,
                     result: Err(format!("{e:#}")),
                 });
             }

@@ -475,7 +475,7 @@ fn place(
         } else {
             format!("{key}.placement.file")
         };
-        match crate::files::read_referenced(&base, file, allow_io, crate::files::MAX_PLACEMENT) {
+        match crate::files::read_referenced(base, file, allow_io, crate::files::MAX_PLACEMENT) {
             Err(e) => {
                 p.key(&pkey, e);
                 None

@@ -474,7 +474,7 @@ impl Gen {
             f64::INFINITY
         };
         let mut g = Gen {
-            rng: rng.clone(),
+            rng,
             job,
             src,
             rail,
@@ -539,7 +539,7 @@ impl Gen {
     #[inline]
     fn advance(&mut self, spec: &Spec, wire: u64) {
         self.made += 1;
-        let mut rng = self.rng.clone();
+        let mut rng = self.rng;
         match spec.process {
             Process::Bernoulli { cycle } => {
                 self.next = self

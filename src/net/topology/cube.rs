@@ -314,9 +314,7 @@ impl Family for Cube {
         if k.failed() {
             return None;
         }
-        let routers = dims
-            .iter()
-            .fold(unit as u64, |a, &d| a.saturating_mul(d as u64));
+        let routers = dims.iter().fold(unit, |a, &d| a.saturating_mul(d as u64));
         if !k.size_fits("dims", routers, routers.saturating_mul(k.nics as u64)) {
             return None;
         }
