@@ -22,7 +22,7 @@ static ALLOC: mgensim::perf::hugepages::HugePages = mgensim::perf::hugepages::Hu
 /// Predict how a communication pattern performs on an interconnection network.
 ///
 /// A scenario (TOML) names a network and a Lua workload that every rank runs as its own
-/// coroutine. Keys left out take the NSIM-ACE defaults; see README.md for every key.
+/// coroutine. Keys left out take the NSIM-ACE defaults; see docs/keys.md for every key.
 #[derive(Parser)]
 #[command(name = "mgensim", version, about, long_about = None)]
 struct Cli {

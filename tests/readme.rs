@@ -1,4 +1,5 @@
-//! The README against the program: every command line it shows runs, the figures it quotes
+//! The README, the guide and the key reference (docs/guide.md, docs/keys.md) against the
+//! program: every command line they show runs, the figures it quotes
 //! beside them are what the runs print, its key table is the scenario's own list of keys, and
 //! what it says of outputs and defaults is what the code does (and what the other documents
 //! say).
@@ -46,8 +47,14 @@ struct Shown {
     quoted: Vec<String>,
 }
 
+/// What a user reads first: the README, then the guide and the key reference it points to
+/// (docs/guide.md, docs/keys.md), one after the other (the README's commands first).
 fn readme() -> String {
-    std::fs::read_to_string(project().join("README.md")).expect("README.md")
+    ["README.md", "docs/guide.md", "docs/keys.md"]
+        .iter()
+        .map(|f| std::fs::read_to_string(project().join(f)).expect(f))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The words of a shell command line: blanks split, quotes group and are removed, a backslash

@@ -260,7 +260,7 @@ impl Default for Limits {
 
 /// Every key a scenario may give, as `table.key` (`network.dims`, `limits.wall_time`): the
 /// fields of the structs the tables are read into, asked of serde, and every topology
-/// family's keys; a `[[job]]` has a `[workload]`'s keys. The README's key table is checked
+/// family's keys; a `[[job]]` has a `[workload]`'s keys. The key table of docs/keys.md is checked
 /// against this list.
 pub fn scenario_keys() -> Vec<String> {
     let sections: [(&str, &[&str]); 7] = [

@@ -109,7 +109,7 @@ pub fn read(k: &Keys, c: &Context) -> Result<Spec, Vec<Problem>> {
             bad(
                 key,
                 "is a key of synthetic traffic: give `traffic` too (\"uniform\", \"transpose\", \
-                 ...; see the README's key table)"
+                 ...; see docs/keys.md)"
                     .into(),
             );
         }
