@@ -26,7 +26,10 @@ def test_the_table_is_sweep_csv(tmp_path):
     ours = mgensim.sweep(small_barrier(), vary={"workload.ranks": "2..16:x2",
                                                 "workload.args.algo": ["ring", "rd"]}, processes=2)
     assert list(ours.columns) == list(theirs.columns)
-    assert list(ours.columns)[:4] == ["point", "workload.ranks", "workload.args.algo", "predicted_time_ps"]
+    # the axes, then each point's network (family, shape, routers, nodes, links), then the figures
+    assert list(ours.columns)[:9] == ["point", "workload.ranks", "workload.args.algo", "family",
+                                      "shape", "routers", "nodes", "links", "predicted_time_ps"]
+    assert set(ours["nodes"]) == {16} and set(ours["family"]) == {"torus"}
     assert len(ours) == 8 and list(ours["point"]) == list(range(8))
     pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
     # a point is a run: its predicted time is the run's
