@@ -48,6 +48,7 @@ pub(crate) mod script;
 pub mod sim;
 pub mod sweep;
 pub(crate) mod tags;
+pub mod topology;
 pub mod traffic;
 pub mod units;
 pub mod words;

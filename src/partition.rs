@@ -5,7 +5,7 @@
 //! window of simulated time: everything one of its handlers touches is its own, and what it
 //! does to another partition crosses a link, as a cut message with a delay the model
 //! guarantees (`cut.rs`). The cut follows the network, never the number of threads:
-//! - each topology's family says what it is cut along ([`crate::net::topology::Family::blocks`]):
+//! - each topology's family says what it is cut along ([`crate::topology::Family::blocks`]):
 //!   slabs along the last dimension of a mesh, torus, Tofu or HyperX, a dragonfly's groups, a
 //!   fat tree's pods, a graph's runs of routers; a partition takes a run of whole blocks;
 //! - a router a family leaves out of every block (a fat tree's switches above the leaves) goes
@@ -22,7 +22,7 @@
 //! more than half its slabs, groups or pods (two of them at least per partition: a thin
 //! partition sends most of its traffic across a cut), and no more than [`MAX_PARTS`].
 
-use crate::net::topology::Topo;
+use crate::topology::Topo;
 
 /// Routers per partition the default aims for.
 pub const ROUTERS_PER_PART: u32 = 1024;
@@ -93,7 +93,7 @@ impl Partitioning {
     /// `nics_per_node` per node and ranks on the nodes `rank_node`.
     pub fn new(topo: &Topo, nics_per_node: u32, rank_node: &[u32], count: u32) -> Partitioning {
         let routers = topo.routers();
-        let crate::net::topology::Blocks {
+        let crate::topology::Blocks {
             of: block,
             count: blocks,
             unit,

@@ -124,8 +124,8 @@ proptest! {
     /// read routes every node to every other in as many hops as it says.
     #[test]
     fn graph_files_are_read_or_refused_by_line(lines in prop::collection::vec(graph_line(), 0..14)) {
-        use mgensim::net::topology::graph::{Graph, GraphRouting};
-        use mgensim::net::topology::{At, Family, NoRouters, NO_DIM};
+        use mgensim::topology::graph::{Graph, GraphRouting};
+        use mgensim::topology::{At, Family, NoRouters, NO_DIM};
         let text = lines.join("\n");
         match Graph::parse("g", &text, Time(600), GraphRouting::Minimal) {
             Err(es) => prop_assert!(!es.is_empty() && es.iter().all(|e| e.starts_with("g"))),

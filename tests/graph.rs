@@ -427,11 +427,11 @@ fn the_shipped_graphs_are_what_their_scripts_write() {
         .output()
         .expect("python3 runs");
     let text = String::from_utf8(o.stdout).unwrap();
-    let g = mgensim::net::topology::graph::Graph::parse(
+    let g = mgensim::topology::graph::Graph::parse(
         "j",
         &text,
         mgensim::units::Time(600),
-        mgensim::net::topology::graph::GraphRouting::Minimal,
+        mgensim::topology::graph::GraphRouting::Minimal,
     )
     .expect("a valid graph");
     assert_eq!(g.links(), 200 * 6 / 2);

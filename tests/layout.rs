@@ -3,7 +3,7 @@
 //! listed one that is gone), and on a backticked file name in the documents that names no file.
 //!
 //! A module is a top-level module of the library (`part`, `config`, …); `net` counts as four:
-//! `net/topology`, `net/router`, `net/flow` and the rest of `net` (packets, power). A use is any
+//! `topology`, `net/router`, `net/flow` and the rest of `net` (packets, power). A use is any
 //! path that reaches another module: `crate::x`, `crate::{x, y}`, `super::` climbing out of
 //! one, and a child module's name used from its parent. A parent's `pub use` of its own
 //! children is its face, not a use. The binary's side (`main.rs`, `cli/`) uses the library
@@ -17,7 +17,7 @@ fn unit(path: &[String]) -> Option<String> {
     let first = path.first()?;
     if first == "net" {
         if let Some(second) = path.get(1) {
-            if matches!(second.as_str(), "topology" | "router" | "flow") {
+            if matches!(second.as_str(), "router" | "flow") {
                 return Some(format!("net/{second}"));
             }
         }

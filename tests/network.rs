@@ -2,7 +2,7 @@
 
 mod common;
 use common::*;
-use mgensim::net::topology::Topo;
+use mgensim::topology::Topo;
 
 /// Every rank puts `bytes` to every other rank, then polls p-1 times and completes all.
 const ALL_TO_ALL: &str = "

@@ -1,6 +1,6 @@
 //! `network.nodes`: every family picks its nearest full shape of at least that many nodes and
 //! says which; the shapes below are worked out by hand from the rules of
-//! `src/net/topology/sizing.rs`.
+//! `src/topology/sizing.rs`.
 
 mod common;
 use common::*;

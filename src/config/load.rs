@@ -6,7 +6,7 @@ use super::placement::{self, Machine, PlacementFile};
 use super::problems::{self, Problems};
 use super::shape::check_topology;
 use super::*;
-use crate::net::topology::keys::MAX_LATENCY;
+use crate::topology::keys::MAX_LATENCY;
 use crate::words::{bounded, plain_words, shown};
 use anyhow::{anyhow, Result};
 
@@ -71,7 +71,7 @@ impl Scenario {
             ],
             &mut p,
         );
-        // the families' keys are read by the families (`net/topology/`), not into
+        // the families' keys are read by the families (`topology/`), not into
         // `NetworkConfig`
         let mut family = toml::Table::new();
         if let Some(toml::Value::Table(t)) = table.get_mut("network") {
@@ -524,7 +524,7 @@ fn read_traffic(
     ranks: u64,
     net: &super::NetworkConfig,
     node: &super::NodeConfig,
-    topo: Option<&crate::net::topology::Topo>,
+    topo: Option<&crate::topology::Topo>,
     base: &Path,
     allow_io: bool,
     p: &mut Problems,
@@ -566,7 +566,7 @@ fn read_traffic(
 /// The nodes of network `t` as a grid, first dimension fastest (synthetic traffic's `tornado`
 /// and `neighbor`): a mesh's or torus's routers with one node each, a HyperX's routers with its
 /// nodes per router as the first dimension; None for any other network.
-fn node_grid(t: &crate::net::topology::Topo, nics_per_node: u32) -> Option<Vec<u32>> {
+fn node_grid(t: &crate::topology::Topo, nics_per_node: u32) -> Option<Vec<u32>> {
     let per_router = t.terminals() / t.routers().max(1) / nics_per_node.max(1);
     let mut dims = t.dims();
     if t.name() == "hyperx" && per_router > 1 {

@@ -35,13 +35,13 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetworkConfig {
-    /// Which family of network (`net/topology/`: `torus`, `mesh`, `tofu`, `fattree`,
+    /// Which family of network (`topology/`: `torus`, `mesh`, `tofu`, `fattree`,
     /// `dragonfly`, `hyperx`, `graph`).
     pub topology: String,
     /// Route choice by the family's name for it; the family's first when left out.
     pub routing: Option<String>,
     /// Nodes the network has at least: any family picks its nearest full shape of that many
-    /// instead of its shape keys (`net/topology/sizing.rs`), for comparisons of one size.
+    /// instead of its shape keys (`topology/sizing.rs`), for comparisons of one size.
     pub nodes: Option<u64>,
     /// Each direction of each link (NSIM-ACE: 4.0 GB/s).
     pub link_bandwidth: Bandwidth,
@@ -83,7 +83,7 @@ pub struct NetworkConfig {
     /// Packets, or flows sharing links by max-min fairness (docs/model.md §3a).
     pub model: NetworkModel,
     /// The keys of the chosen family as written (`dims`, `radix`, ...): its file in
-    /// `net/topology/` reads them into the [`Scenario::topo`].
+    /// `topology/` reads them into the [`Scenario::topo`].
     #[serde(skip_deserializing)]
     pub family: toml::Table,
 }
@@ -496,9 +496,9 @@ pub struct Scenario {
     pub power: Option<PowerConfig>,
     /// Threads and partitions (they change how fast a run goes, never what it predicts).
     pub engine: EngineConfig,
-    /// The network's shape, built from `network` by its family (`net/topology/`).
+    /// The network's shape, built from `network` by its family (`topology/`).
     #[serde(skip)]
-    pub topo: crate::net::topology::Topo,
+    pub topo: crate::topology::Topo,
     /// Whether scripts may use the whole Lua standard library (`--allow-io`); never set by
     /// the scenario file itself, so that a shared scenario cannot lift its own sandbox.
     #[serde(skip)]

@@ -1,11 +1,11 @@
 //! The network's shape: the keys of the chosen topology, read and checked by its family
-//! (`net/topology/`), and the keys of other families, which are problems or, when the
+//! (`topology/`), and the keys of other families, which are problems or, when the
 //! topology itself was set by `--set` or a sweep's point, left out.
 
 use super::problems::Problems;
 use super::*;
-use crate::net::topology::keys::MAX_LATENCY;
-use crate::net::topology::{Keys, Topo};
+use crate::topology::keys::MAX_LATENCY;
+use crate::topology::{Keys, Topo};
 use std::sync::OnceLock;
 
 /// Keys of other topologies than the one chosen, when that one was set by `--set` or a
@@ -61,7 +61,7 @@ fn own_shape(topology: &str) -> &'static [&'static str] {
 /// `network.nodes` as the family reads it, and the family's keys of its size `table` keeps:
 /// one of them set by `--set` or a sweep's point (`set`) replaces the other given by the file,
 /// which is left out with a note; given in the same place, both go to the family (which
-/// tells which may go together, `net/topology/sizing.rs`).
+/// tells which may go together, `topology/sizing.rs`).
 fn sized_by(
     net: &NetworkConfig,
     shape: &[&str],

@@ -4,7 +4,6 @@ pub mod flow;
 pub(crate) mod packet;
 pub mod power;
 pub mod router;
-pub mod topology;
 
 pub use packet::{Packet, PacketPool, PktId};
 pub use router::{Network, NetworkStats};

@@ -84,7 +84,7 @@ impl Packet {
             asked: Time::ZERO,
             vc: 0,
             held_vc: 0,
-            dim: crate::net::topology::NO_DIM,
+            dim: crate::topology::NO_DIM,
             arrived: false,
             aux: 0,
             hops: 0,

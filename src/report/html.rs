@@ -121,14 +121,14 @@ fn scale_top(busiest: f32) -> f64 {
         .unwrap_or(1.0)
 }
 
-/// The routers where the topology's family puts them (`net/topology/`) and the links between
+/// The routers where the topology's family puts them (`topology/`) and the links between
 /// them, drawn as the family says.
 #[derive(Serialize)]
 struct Topology {
     /// `network.topology`.
     kind: String,
     /// How links between routers drawn apart are drawn.
-    far_links: crate::net::topology::layout::FarLinks,
+    far_links: crate::topology::layout::FarLinks,
     /// Labels centred on their place (else starting there).
     centred_labels: bool,
     /// A sentence under the picture.
@@ -228,7 +228,7 @@ pub fn page(r: &Report) -> String {
     if topology.is_none() {
         missing.push(format!(
             "The network is not drawn: it has more than {} routers.",
-            crate::net::topology::layout::MAX_DRAWN
+            crate::topology::layout::MAX_DRAWN
         ));
     }
     let page = Page {

@@ -260,9 +260,9 @@ pub struct Report {
     /// What every link carried, for tools using the library.
     #[serde(skip)]
     pub per_link: Vec<crate::net::router::LinkLoad>,
-    /// Where to draw each router (`net/topology/layout.rs`), for networks small enough to draw.
+    /// Where to draw each router (`topology/layout.rs`), for networks small enough to draw.
     #[serde(skip)]
-    pub layout: Option<crate::net::topology::layout::Layout>,
+    pub layout: Option<crate::topology::layout::Layout>,
     /// Every node's DMA engines and NIC links (a line of `nodes.csv` each).
     #[serde(skip)]
     pub per_node: Vec<NodeStats>,

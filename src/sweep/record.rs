@@ -72,7 +72,7 @@ fn sizes(key: &str) -> bool {
         return false;
     };
     k == "nodes"
-        || crate::net::topology::Topo::families()
+        || crate::topology::Topo::families()
             .iter()
             .any(|f| f.shape_keys.contains(&k))
 }

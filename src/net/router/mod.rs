@@ -95,7 +95,6 @@ mod tests;
 
 use super::packet::{Packet, PacketPool, PktId, NONE};
 use super::power::{Power, Ready};
-use super::topology::{At, Hop, NoRouters, RouterId, Topo, MAX_CLASSES, MAX_LINK_CLASSES, NO_DIM};
 use crate::config::{NetworkConfig, NodeConfig, PowerConfig, RouterKind};
 use crate::event::Event;
 use crate::perf::prefetch::prefetch;
@@ -104,6 +103,7 @@ use crate::probe::history::{BufferHistory, Stay};
 use crate::probe::series::LinkSeries;
 use crate::random::Xoshiro;
 use crate::sim::EventQueue;
+use crate::topology::{At, Hop, NoRouters, RouterId, Topo, MAX_CLASSES, MAX_LINK_CLASSES, NO_DIM};
 use crate::units::{Bandwidth, Bytes, Time};
 pub(crate) use arrivals::Arrival;
 use arrivals::Arrivals;

@@ -1,8 +1,8 @@
 //! Routing: the next hop of a packet at a router, as its topology's family decides it
-//! (`net/topology/`), with what adaptive routing may see of this router's queues.
+//! (`topology/`), with what adaptive routing may see of this router's queues.
 
 use super::*;
-use crate::net::topology::Routers;
+use crate::topology::Routers;
 
 /// What a family's routing may ask of the routers at time `now`: their random streams and the
 /// queues on their outputs, for a packet of `wire` bytes.

@@ -306,8 +306,8 @@ fn forces(adj: &[Vec<u32>]) -> Vec<(f32, f32)> {
 #[cfg(test)]
 mod tests {
     use super::super::{Graph, GraphRouting};
-    use crate::net::topology::layout::FarLinks;
-    use crate::net::topology::Family;
+    use crate::topology::layout::FarLinks;
+    use crate::topology::Family;
     use crate::units::Time;
 
     fn graph(text: &str) -> Graph {

@@ -88,7 +88,7 @@ pub(crate) fn grid(
 
 #[cfg(test)]
 mod tests {
-    use crate::net::topology::Topo;
+    use crate::topology::Topo;
 
     fn topo(network: &str) -> Topo {
         Topo::from_toml(network, 1, std::path::Path::new(".")).unwrap()

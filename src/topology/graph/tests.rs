@@ -1,7 +1,7 @@
 //! The graph family's tests: orders, classes and routes on small graphs, every error of a file.
 
 use super::*;
-use crate::net::topology::walk;
+use crate::topology::walk;
 use crate::units::Bandwidth;
 
 fn graph(text: &str) -> Graph {
@@ -238,7 +238,7 @@ fn ugal_walk(g: &Graph, src: u32, dst: u32, stub: &mut Stub) -> Vec<(u32, u8, u8
         src,
         dst,
         vc: 0,
-        dim: crate::net::topology::NO_DIM,
+        dim: crate::topology::NO_DIM,
         aux: 0,
     };
     let mut hops = Vec::new();
