@@ -45,7 +45,7 @@ impl Nodes {
                 seed: j.workload.seed,
             });
             rank_node.extend(&j.nodes);
-            rank_job.extend(std::iter::repeat(i as u16).take(j.nodes.len()));
+            rank_job.extend(std::iter::repeat_n(i as u16, j.nodes.len()));
         }
         Nodes {
             rank_node,

@@ -29,15 +29,19 @@ fn what(s: &Scenario) -> (String, String, u32, u64, u64) {
 fn problem(network: &str, sets: &[&str]) -> String {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let text = format!("[network]\n{network}\n[workload]\nranks = 1\ncode = ''\n");
-    let e = Scenario::from_str_with(&text, &project().join("scenarios/test.toml"), &sets)
-        .err()
-        .expect("a problem");
+    let Err(e) = Scenario::from_str_with(&text, &project().join("scenarios/test.toml"), &sets)
+    else {
+        panic!("a problem was expected");
+    };
     format!("{e:#}")
 }
 
+/// What a family chose: its words for the shape, the family, routers, nodes and links.
+type Chosen = (&'static str, &'static str, u32, u64, u64);
+
 #[test]
 fn each_family_picks_its_nearest_full_shape_of_at_least_the_nodes_asked() {
-    let cases: &[(&str, u64, (&str, &str, u32, u64, u64))] = &[
+    let cases: &[(&str, u64, Chosen)] = &[
         // 8·8·8 = 512; a torus of 3 dimensions has 3 links a router
         (
             "topology = 'torus'",

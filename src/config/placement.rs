@@ -183,7 +183,7 @@ impl Machine {
                 // every free slot, then a seeded partial Fisher-Yates shuffle
                 let mut slots: Vec<u32> = Vec::with_capacity(free as usize);
                 for (n, &f) in self.free.iter().enumerate() {
-                    slots.extend(std::iter::repeat(n as u32).take(f as usize));
+                    slots.extend(std::iter::repeat_n(n as u32, f as usize));
                 }
                 let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(seed);
                 for i in 0..ranks as usize {

@@ -42,6 +42,10 @@ pub const MAX_LOADS: usize = 1000;
 
 pub mod svg;
 
+/// What a curve calls as each point is measured: the case, the load and the point (or why it
+/// failed); the command line prints it.
+pub type Progress<'a> = dyn Fn(&Case, f64, &Result<Point, String>) + Sync + 'a;
+
 /// One case: its label and its scenario (checked, with synthetic traffic).
 pub struct Case {
     /// How the legend and the tables name it.
@@ -99,7 +103,7 @@ pub fn parse_loads(spec: &str) -> Result<Vec<f64>> {
             None => (num(rest)?, 0.05),
         };
         let a = num(a)?;
-        if !(step > 0.0) || b < a {
+        if step.is_nan() || step <= 0.0 || b < a {
             bail!("--loads {spec}: a range is FROM..TO with FROM <= TO, or FROM..TO:+STEP with a step above 0");
         }
         let count = ((b - a) / step + 1e-9).floor() as usize + 1;
@@ -196,9 +200,9 @@ impl Curve {
         &self,
         threads: usize,
         stop: Arc<AtomicBool>,
-        done: &(dyn Fn(&Case, f64, &Result<Point, String>) + Sync),
+        done: &Progress<'_>,
     ) -> Result<(Vec<Point>, Vec<Saturation>)> {
-        if !(self.precision > 0.0) {
+        if self.precision.is_nan() || self.precision <= 0.0 {
             bail!("--precision must be above 0");
         }
         let tasks: Vec<(usize, f64)> = (0..self.cases.len())
@@ -253,7 +257,7 @@ impl Curve {
         searched: bool,
         threads: usize,
         stop: &Arc<AtomicBool>,
-        done: &(dyn Fn(&Case, f64, &Result<Point, String>) + Sync),
+        done: &Progress<'_>,
     ) -> Result<Vec<Point>> {
         let next = AtomicUsize::new(0);
         let out = Mutex::new(Vec::new());

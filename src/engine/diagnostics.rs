@@ -382,7 +382,7 @@ pub(crate) fn fits_in_memory(s: &Scenario) -> anyhow::Result<()> {
         // SAFETY: getrlimit writes the struct it is given
         if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0
             && r.rlim_cur != libc::RLIM_INFINITY
-            && limit.map_or(true, |(a, _)| r.rlim_cur < a)
+            && limit.is_none_or(|(a, _)| r.rlim_cur < a)
         {
             limit = Some((r.rlim_cur, "the process's address-space limit (ulimit -v)"));
         }

@@ -120,7 +120,7 @@ impl Wheel {
     pub(crate) fn pop(&mut self) -> Option<u128> {
         let k = match (self.current.last(), self.overflow.peek()) {
             (None, None) => return None,
-            (Some(&k), over) if over.map_or(true, |o| k < o.0) => {
+            (Some(&k), over) if over.is_none_or(|o| k < o.0) => {
                 self.current.pop();
                 if self.current.is_empty() {
                     self.enter_next();

@@ -305,7 +305,7 @@ pub fn placement_hint(
             continue;
         }
         let m = byte_links(pairs, &coords_of(ranks, &g, |r| r as u64), dims, wrap);
-        if best.as_ref().map_or(true, |(x, _)| m < *x) {
+        if best.as_ref().is_none_or(|(x, _)| m < *x) {
             best = Some((m, g));
         }
     }

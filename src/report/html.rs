@@ -532,13 +532,11 @@ mod tests {
     #[test]
     fn a_scale_leaves_the_busiest_hundredth_above_its_top() {
         // 200 values of 0.4 %, 2 of 8 % (the hundredth): the scale stops at 0.5 %
-        let v = std::iter::repeat(0.004f32).take(200).chain([0.08, 0.08]);
+        let v = std::iter::repeat_n(0.004f32, 200).chain([0.08, 0.08]);
         let s = Scale::of(v.chain([0.0; 50]));
         assert_eq!((s.top, s.busiest, s.above, s.drawn), (0.005, 0.08, 2, 202));
         // 3 of 202 are more than a hundredth: they set the scale
-        let v = std::iter::repeat(0.004f32)
-            .take(199)
-            .chain([0.08, 0.08, 0.08]);
+        let v = std::iter::repeat_n(0.004f32, 199).chain([0.08, 0.08, 0.08]);
         let s = Scale::of(v);
         assert_eq!((s.top, s.above), (0.1, 0));
         let s = Scale::of(std::iter::empty());

@@ -183,7 +183,7 @@ fn code_words(text: &str) -> Vec<Word<'_>> {
     // skips a long bracket of level `eq` opened at `i`: the index after it closes
     let skip_long = |i: usize, eq: usize, line: &mut u32| -> usize {
         let close: Vec<u8> = std::iter::once(b']')
-            .chain(std::iter::repeat(b'=').take(eq))
+            .chain(std::iter::repeat_n(b'=', eq))
             .chain(std::iter::once(b']'))
             .collect();
         let mut j = i + eq + 2;

@@ -166,7 +166,7 @@ fn nearest<'m>(
                 continue;
             }
             let d = strsim::damerau_levenshtein(key, m);
-            if d <= limit && d < key.len().min(m.len()) && best.map_or(true, |b| (d, m) < b) {
+            if d <= limit && d < key.len().min(m.len()) && best.is_none_or(|b| (d, m) < b) {
                 best = Some((d, m));
             }
         }

@@ -147,7 +147,8 @@ fn sizes_warning(
     points: &[(usize, &[String], &Record, &[String])],
 ) -> Option<String> {
     type Group<'a> = (Vec<&'a str>, Option<u64>);
-    let mut groups: Vec<(Group, BTreeMap<u64, Vec<(usize, &Record)>>)> = Vec::new();
+    type ByNodes<'a> = BTreeMap<u64, Vec<(usize, &'a Record)>>;
+    let mut groups: Vec<(Group, ByNodes)> = Vec::new();
     for (p, values, r, _) in points {
         let g: Group = (
             sizing.iter().map(|&i| values[i].as_str()).collect(),

@@ -491,7 +491,7 @@ impl FlowNet {
     /// Makes sure the engine holds an [`ENDS`] event at the earliest end.
     fn wake(&mut self, q: &mut EventQueue<Event>) {
         if let Some((t, _)) = self.ends.first() {
-            if self.woken.first().map_or(true, |&w| w > t) {
+            if self.woken.first().is_none_or(|&w| w > t) {
                 self.woken.insert(t);
                 q.push(Time(t), Event::FlowDone(ENDS));
             }

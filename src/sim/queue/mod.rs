@@ -291,7 +291,7 @@ impl<E: Copy> EventQueue<E> {
             c
         } else {
             // (the other entries are written before they are read)
-            self.store.extend(std::iter::repeat(e).take(CHUNK));
+            self.store.extend(std::iter::repeat_n(e, CHUNK));
             self.chain.push(NIL);
             (self.chain.len() - 1) as u32
         };

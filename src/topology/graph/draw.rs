@@ -206,7 +206,7 @@ fn rows(adj: &[Vec<u32>], level: &[u32], top_down: bool, name: &dyn Fn(usize) ->
     let mut x = vec![0f32; n];
     let mut places = vec![(0.0, 0.0, String::new()); n];
     let mut labels = Vec::new();
-    for l in 0..=top {
+    for (l, row) in rows.iter_mut().enumerate() {
         if l > 0 {
             let mean = |r: usize| {
                 let below: Vec<f32> = adj[r]
@@ -220,11 +220,11 @@ fn rows(adj: &[Vec<u32>], level: &[u32], top_down: bool, name: &dyn Fn(usize) ->
                     below.iter().sum::<f32>() / below.len() as f32
                 }
             };
-            rows[l].sort_by(|&a, &b| mean(a).total_cmp(&mean(b)).then(a.cmp(&b)));
+            row.sort_by(|&a, &b| mean(a).total_cmp(&mean(b)).then(a.cmp(&b)));
         }
-        let span = widest / rows[l].len().max(1) as f32;
+        let span = widest / row.len().max(1) as f32;
         let y = if top_down { l } else { top - l } as f32 * gap;
-        for (i, &r) in rows[l].iter().enumerate() {
+        for (i, &r) in row.iter().enumerate() {
             x[r] = (i as f32 + 0.5) * span;
             places[r] = (x[r], y, name(r));
         }

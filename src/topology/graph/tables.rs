@@ -168,7 +168,7 @@ pub(super) fn choose(
             if !reached {
                 continue;
             }
-            let better = best.as_ref().map_or(true, |b| excess < b.3);
+            let better = best.as_ref().is_none_or(|b| excess < b.3);
             if better {
                 best = Some((order, c, hops, excess));
             }

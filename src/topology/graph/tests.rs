@@ -260,19 +260,22 @@ fn ugal_walk(g: &Graph, src: u32, dst: u32, stub: &mut Stub) -> Vec<(u32, u8, u8
     }
 }
 
+/// A channel of the dependency graph: (router, port, virtual channel).
+type Chan = (u32, u8, u8);
+
 /// Whether the channel dependencies (each hop of a route waits for the next) close a cycle.
-fn has_cycle(edges: &std::collections::BTreeSet<((u32, u8, u8), (u32, u8, u8))>) -> bool {
-    let mut out: std::collections::BTreeMap<(u32, u8, u8), Vec<(u32, u8, u8)>> = Default::default();
+fn has_cycle(edges: &std::collections::BTreeSet<(Chan, Chan)>) -> bool {
+    let mut out: std::collections::BTreeMap<Chan, Vec<Chan>> = Default::default();
     for &(a, b) in edges {
         out.entry(a).or_default().push(b);
         out.entry(b).or_default();
     }
     // depth-first, colours: 0 new, 1 on the stack, 2 done
-    let mut colour: std::collections::BTreeMap<(u32, u8, u8), u8> = Default::default();
+    let mut colour: std::collections::BTreeMap<Chan, u8> = Default::default();
     fn visit(
-        v: (u32, u8, u8),
-        out: &std::collections::BTreeMap<(u32, u8, u8), Vec<(u32, u8, u8)>>,
-        colour: &mut std::collections::BTreeMap<(u32, u8, u8), u8>,
+        v: Chan,
+        out: &std::collections::BTreeMap<Chan, Vec<Chan>>,
+        colour: &mut std::collections::BTreeMap<Chan, u8>,
     ) -> bool {
         colour.insert(v, 1);
         for &w in &out[&v] {
