@@ -110,12 +110,6 @@ impl<T> Slab<T> {
         self.len
     }
 
-    /// Whether the array has no element.
-    #[inline]
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     #[inline(always)]
     fn check(&self, i: usize) {
         #[cfg(debug_assertions)]

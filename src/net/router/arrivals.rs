@@ -434,6 +434,11 @@ impl Network {
     /// Puts in place every arrival whose epoch ends at [`Network::arrivals_due`] (see the
     /// module's doc); returns how many.
     pub fn take_arrivals(&mut self, q: &mut EventQueue<Event>) -> usize {
+        with_model!(self.model, M => self.take_arrivals_as::<M>(q))
+    }
+
+    /// [`Network::take_arrivals`] for model `M`.
+    fn take_arrivals_as<M: RouterModel>(&mut self, q: &mut EventQueue<Event>) -> usize {
         let due = self.arrivals.due();
         if due == u64::MAX {
             return 0;
@@ -444,7 +449,7 @@ impl Network {
         if !self.prefetching {
             // (a network that fits in the caches: nothing to ask for ahead)
             for &a in &taking {
-                self.arrive(a, q);
+                self.arrive::<M>(a, q);
             }
         } else {
             // (the packets were written an epoch ago: a walk that asks for what it will read a
@@ -454,12 +459,12 @@ impl Network {
                     prefetch(self.packets.get(a.pkt));
                 }
                 if let Some(a) = taking.get_mut(i + PREFETCH_CHANNEL) {
-                    self.route_ahead(a);
+                    self.route_ahead::<M>(a);
                 }
                 if let Some(a) = taking.get(i + PREFETCH_TAIL) {
                     self.prefetch_tail(a);
                 }
-                self.arrive(taking[i], q);
+                self.arrive::<M>(taking[i], q);
             }
         }
         // (kept for its capacity unless it is far above what an epoch usually holds: a step
@@ -476,9 +481,9 @@ impl Network {
     /// the lines putting it in place will touch: its input buffer's FIFO, and the channel it
     /// will be queued for.
     #[inline]
-    fn route_ahead(&self, a: &mut Arrival) {
+    fn route_ahead<M: RouterModel>(&self, a: &mut Arrival) {
         let p = self.packets.get(a.pkt);
-        if self.iq {
+        if M::INPUT_FIFOS {
             if let Some(f) = self.inq.get(self.cr(a.from, p.held_vc as u32)) {
                 prefetch(f);
                 // (behind another packet it is routed when it becomes the first of its
@@ -521,17 +526,17 @@ impl Network {
     /// A packet sent at `now` by router channel `from` towards router `p.at`: put in place at
     /// once when there are no epochs, else held until its epoch ends.
     #[inline]
-    pub(super) fn send_on(&mut self, a: Arrival, q: &mut EventQueue<Event>) {
+    pub(super) fn send_on<M: RouterModel>(&mut self, a: Arrival, q: &mut EventQueue<Event>) {
         match self.epoch_shift {
             Some(shift) => self.arrivals.hold(a, epoch_end(a.sent, shift)),
-            None => self.arrive(a, q),
+            None => self.arrive::<M>(a, q),
         }
     }
 
     /// Puts arrival `a` in place at its router: the buffer history, its input buffer, and
     /// (mesh and torus) its output's queue; a fat tree or dragonfly packet is routed by its own
     /// event when its head is ready.
-    pub(super) fn arrive(&mut self, a: Arrival, q: &mut EventQueue<Event>) {
+    pub(super) fn arrive<M: RouterModel>(&mut self, a: Arrival, q: &mut EventQueue<Event>) {
         let pkt = a.pkt;
         // (the one field needed on every path: the packet is read whole only where needed)
         let held_vc = self.packets.get(pkt).held_vc;
@@ -562,7 +567,7 @@ impl Network {
             }
         }
         let ready = Time(a.ready);
-        let first = if self.iq {
+        let first = if M::INPUT_FIFOS {
             self.in_push(a.from, held_vc as u32, pkt)
         } else {
             Some(0)
@@ -584,7 +589,7 @@ impl Network {
             self.fixed_hop(self.packets.get(pkt))
         };
         self.packets.get_mut(pkt).asked = Time(a.sent.max(emptied));
-        self.arrive_early(pkt, hop, q);
+        self.arrive_early::<M>(pkt, hop, q);
     }
 }
 

@@ -89,13 +89,12 @@ impl Network {
                 Vec::new()
             }),
             xbar: SharedVec::new(if iq { vec![0; nchan] } else { Vec::new() }),
-            iq,
+            model: Model::of(net.router, ob_bytes),
             ob: SharedVec::new(if ob_bytes > 0 {
                 vec![OutBuf::new(ob_bytes); (routers * ports) as usize]
             } else {
                 Vec::new()
             }),
-            outbuf: ob_bytes > 0,
             switch_bw: net.switch_bandwidth,
             xmemo: (0, Time::ZERO),
             routers,

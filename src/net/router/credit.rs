@@ -380,7 +380,7 @@ impl Network {
         if current {
             self.channels[c as usize].scheduled = false;
         }
-        self.try_send(c, now, q);
+        with_model!(self.model, M => self.try_send::<M>(c, now, q));
         staging.then(|| c - self.nr)
     }
 
@@ -537,7 +537,7 @@ impl Network {
         if ch.waiting == 0 {
             return false;
         }
-        self.try_send(c, now, q);
+        with_model!(self.model, M => self.try_send::<M>(c, now, q));
         true
     }
 
@@ -560,7 +560,7 @@ impl Network {
         let i = self.cr(up, p.held_vc as u32);
         self.credit[i] += wire;
         self.occupy(up, now, -(wire as i64));
-        self.try_send(up, now, q);
+        with_model!(self.model, M => self.try_send::<M>(up, now, q));
     }
 
     /// Bytes recorded for feeder `c`'s virtual channel `vc` that are due by `now` and not yet

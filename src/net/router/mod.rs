@@ -29,6 +29,9 @@
 //! - the channel is busy until the tail has left; then the buffer the packet held here gets its
 //!   credit back, which may wake the channel that feeds it.
 //!
+//! Each router model is a type (`model.rs`), and the code below is generic over it: compiled
+//! once per model, with no test of another model's rules and no virtual call.
+//!
 //! Queues are ordered by a key of the model only — `ready` (output-queued) or `asked`
 //! (input-queued), then the channel that fed the packet's buffer, then its virtual channel —
 //! never by which event happened to run first; two packets never share a key in one queue.
@@ -83,6 +86,8 @@ mod arrivals;
 mod build;
 mod credit;
 mod held;
+mod input;
+pub(crate) mod model;
 mod observe;
 mod outbuf;
 mod paths;
@@ -108,6 +113,7 @@ use crate::units::{Bandwidth, Bytes, Time};
 pub(crate) use arrivals::Arrival;
 use arrivals::Arrivals;
 use credit::Returns;
+use model::{with_model, Model, RouterModel};
 pub use observe::{LinkLoad, NetworkStats};
 use outbuf::{OutBuf, OUTBUF};
 
@@ -281,10 +287,11 @@ pub struct Network {
     /// nothing else until then. Owned, like the
     /// buffer, by the router it is in.
     xbar: SharedVec<u64>,
-    iq: bool,
+    /// The router model (`model.rs`): the hot code is generic over its type, picked once at
+    /// each entry from the engine.
+    model: Model,
     /// Output buffers per router channel (`network.output_buffer_bytes`; empty for none).
     ob: SharedVec<OutBuf>,
-    outbuf: bool,
     /// The crossbar's rate (with output buffers, a stage of its own), and the transfer time of
     /// the last packet size seen on it.
     switch_bw: Bandwidth,
@@ -560,8 +567,10 @@ impl Network {
         p.vc = 0;
         p.at = nic;
         let c = self.injection_channel(nic);
-        self.enqueue(c, 0, pkt);
-        self.try_send(c, now, q);
+        with_model!(self.model, M => {
+            self.enqueue::<M>(c, 0, pkt);
+            self.try_send::<M>(c, now, q);
+        })
     }
 
     /// A packet's head has passed the pipeline of router `p.at`: route it and queue it (fat
@@ -569,18 +578,28 @@ impl Network {
     /// input-queued router only the first packet of its input buffer asks for an output; one
     /// behind it is routed when it becomes the first (`Network::next_in_buffer`).
     pub fn router_ready(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+        with_model!(self.model, M => self.router_ready_as::<M>(pkt, now, q))
+    }
+
+    /// [`Network::router_ready`] for model `M`.
+    fn router_ready_as<M: RouterModel>(
+        &mut self,
+        pkt: PktId,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let p = self.packets.get_mut(pkt);
         p.ready = now;
         p.arrived = true;
-        if self.iq {
+        if M::INPUT_FIFOS {
             if !self.first_in_buffer(pkt) {
                 return;
             }
             self.packets.get_mut(pkt).asked = now;
         }
         let (c, vc) = self.route(pkt, now);
-        self.enqueue(c, vc, pkt);
-        self.try_send(c, now, q);
+        self.enqueue::<M>(c, vc, pkt);
+        self.try_send::<M>(c, now, q);
     }
 
     /// An idle channel's queued packet has become ready ([`Event::HeadReady`]).
@@ -589,19 +608,19 @@ impl Network {
         if ch.wake_at == now.ps() {
             ch.wake_at = u64::MAX;
         }
-        self.try_send(c, now, q);
+        with_model!(self.model, M => self.try_send::<M>(c, now, q))
     }
 
     /// Packet `pkt`, sent towards router `p.at`, is queued there for its next channel (its
     /// head is ready at `p.ready`). Something must look at that channel no later than when the
     /// packet could leave: its tail's event if it is busy until then, else a wake-up.
-    fn arrive_early(&mut self, pkt: PktId, hop: Hop, q: &mut EventQueue<Event>) {
+    fn arrive_early<M: RouterModel>(&mut self, pkt: PktId, hop: Hop, q: &mut EventQueue<Event>) {
         let ready = self.packets.get(pkt).ready;
         let (c, vc) = self.follow(pkt, hop);
-        let head = self.enqueue(c, vc, pkt);
-        if self.iq {
+        let head = self.enqueue::<M>(c, vc, pkt);
+        if M::INPUT_FIFOS {
             // (the packets ahead of it may wait for their inputs: it may go first)
-            self.look_at(c, ready, q);
+            self.look_at::<M>(c, ready, q);
             return;
         }
         let ch = &self.channels[c as usize];
@@ -619,10 +638,10 @@ impl Network {
     /// Makes sure channel `c` is looked at no later than `at`: by its tail's event if it is
     /// busy until then, else by a wake-up.
     #[inline]
-    fn look_at(&mut self, c: u32, at: Time, q: &mut EventQueue<Event>) {
+    fn look_at<M: RouterModel>(&mut self, c: u32, at: Time, q: &mut EventQueue<Event>) {
         let ch = &self.channels[c as usize];
         // (with output buffers the crossbar may take it while the link is busy)
-        let outbuf = self.outbuf && c < self.nr;
+        let outbuf = M::OUTPUT_BUFFERS && c < self.nr;
         if ch.busy && ch.free_at >= at.ps() && !outbuf {
             if !ch.scheduled {
                 self.schedule(c, q);
@@ -630,72 +649,5 @@ impl Network {
         } else {
             self.wake(c, at, q);
         }
-    }
-
-    /// Input-queued: whether `pkt` is the first packet of the input buffer it holds.
-    #[inline]
-    fn first_in_buffer(&self, pkt: PktId) -> bool {
-        let p = self.packets.get(pkt);
-        self.inq[(p.from * self.vcs + p.held_vc as u32) as usize].head == pkt
-    }
-
-    /// Input-queued: `pkt` enters virtual channel `vc` of the buffer channel `c` feeds, last.
-    /// If it is the first there, returns when that buffer was last left empty (it asks for its
-    /// output from then on at the earliest).
-    #[inline]
-    fn in_push(&mut self, c: u32, vc: u32, pkt: PktId) -> Option<u64> {
-        self.packets.get_mut(pkt).in_next = NONE;
-        let f = &mut self.inq[(c * self.vcs + vc) as usize];
-        let tail = f.tail;
-        f.tail = pkt;
-        if tail == NONE {
-            f.head = pkt;
-            Some(f.emptied)
-        } else {
-            self.packets.get_mut(tail).in_next = pkt;
-            None
-        }
-    }
-
-    /// Input-queued: `pkt`, the first of virtual channel `vc` of the buffer `from` feeds,
-    /// leaves it at `now` (its crossbar transfer ends at `crossed`); `behind`, now first, asks
-    /// for its output, which looks no earlier than `crossed` (the input is busy until then).
-    #[inline]
-    #[allow(clippy::too_many_arguments)]
-    fn next_in_buffer(
-        &mut self,
-        from: u32,
-        vc: u8,
-        pkt: PktId,
-        behind: PktId,
-        crossed: Time,
-        now: Time,
-        q: &mut EventQueue<Event>,
-    ) {
-        let f = &mut self.inq[(from * self.vcs + vc as u32) as usize];
-        debug_assert_eq!(
-            f.head, pkt,
-            "only the first packet of an input buffer leaves it"
-        );
-        f.head = behind;
-        if behind == NONE {
-            f.tail = NONE;
-            f.emptied = now.ps();
-            return;
-        }
-        let h = behind;
-        let hp = *self.packets.get(h);
-        let (c, vc) = if self.early {
-            let hop = self.fixed_hop(&hp);
-            self.follow(h, hop)
-        } else if !hp.arrived {
-            // (not yet through the pipeline: its own event routes it)
-            return;
-        } else {
-            self.route(h, now)
-        };
-        self.packets.get_mut(h).asked = now;
-        self.enqueue(c, vc, h);
-        self.look_at(c, crossed.max(hp.ready), q);
     }
 }

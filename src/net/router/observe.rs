@@ -64,7 +64,7 @@ impl Network {
                 continue;
             }
             let ch = &self.channels[c];
-            let outbuf = !self.ob.is_empty() && (c as u32) < self.nr;
+            let outbuf = self.model.output_buffers() && (c as u32) < self.nr;
             if outbuf {
                 if let Some(s) = self.ob_stalled(c as u32, t) {
                     return Some(s);
@@ -73,7 +73,7 @@ impl Network {
             if ch.busy && ch.free_at > t {
                 continue;
             }
-            let scan = self.iq && (c as u32) < self.nr && !outbuf;
+            let scan = self.model.input_fifos() && (c as u32) < self.nr && !outbuf;
             for k in 0..self.classes {
                 // the packets of the queue that could go: ready, and (input-queued) their
                 // input's crossbar free; with output buffers, the first in the buffer

@@ -46,16 +46,21 @@ impl OutBuf {
 impl Network {
     /// [`Network::try_send`] for a router channel with an output buffer: grant the crossbar
     /// if it can, then send on the link if it is idle.
-    pub(super) fn try_send_ob(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+    pub(super) fn try_send_ob<M: RouterModel>(
+        &mut self,
+        c: u32,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         let ch = &self.channels[c as usize];
         let link_busy = ch.busy && ch.free_at > now.ps();
         if ch.busy && !link_busy {
             // its tail has left: apply that (the output buffer gets its bytes back)
             self.apply(c);
         }
-        self.grant(c, now, q);
+        self.grant::<M>(c, now, q);
         if !link_busy {
-            self.link_from_ob(c, now, q);
+            self.link_from_ob::<M>(c, now, q);
         }
     }
 
@@ -63,12 +68,12 @@ impl Network {
     /// next packet ([`Event::XbarDone`]). (The input buffer's space was recorded for its feeder
     /// when the transfer started: `credit.rs`.)
     pub fn xbar_done(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
-        self.try_send(c, now, q);
+        with_model!(self.model, M => self.try_send::<M>(c, now, q))
     }
 
     /// The crossbar stage of channel `c`: if its crossbar port is free, the oldest request that
     /// is ready, whose input is free and whose class has room in the output buffer crosses.
-    fn grant(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+    fn grant<M: RouterModel>(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
         if self.ob[c as usize].until > now.ps() {
             return; // its event looks again
         }
@@ -94,7 +99,7 @@ impl Network {
             if pkt == NONE {
                 continue;
             }
-            self.cross(c, k, pkt, prev, now, q);
+            self.cross::<M>(c, k, pkt, prev, now, q);
             return;
         }
         if later != u64::MAX {
@@ -103,7 +108,7 @@ impl Network {
     }
 
     /// Packet `pkt` (behind `prev` in queue `k` of channel `c`) crosses into the output buffer.
-    fn cross(
+    fn cross<M: RouterModel>(
         &mut self,
         c: u32,
         k: u32,
@@ -160,12 +165,12 @@ impl Network {
                 h.depart(pkt, (c % self.ports) as u8, now.ps(), crossed.ps());
             }
         }
-        self.next_in_buffer(p.from, p.held_vc, pkt, p.in_next, crossed, now, q);
+        self.next_in_buffer::<M>(p.from, p.held_vc, pkt, p.in_next, crossed, now, q);
     }
 
     /// The link stage of idle channel `c`: sends the first packet of an output FIFO (classes
     /// in turn) whose next buffer has room.
-    fn link_from_ob(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+    fn link_from_ob<M: RouterModel>(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
         let classes = self.classes;
         let mut next_k = self.ob[c as usize].rr as u32;
         let next_router = self.channels[c as usize].next;
@@ -187,7 +192,7 @@ impl Network {
                 return;
             }
             self.ob[c as usize].rr = if k + 1 == classes { 0 } else { k as u8 + 1 };
-            self.send(c, k, vc_in, pkt, OUTBUF, next_router, now, q);
+            self.send::<M>(c, k, vc_in, pkt, OUTBUF, next_router, now, q);
             return;
         }
         self.starve(c, starved, now);

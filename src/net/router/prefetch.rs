@@ -43,7 +43,7 @@ impl Network {
     /// the channel it gives credit back to: the heads of that channel's queues.
     #[inline]
     pub fn prefetch_close(&self, ev: &Event) {
-        if self.iq {
+        if self.model.input_fifos() {
             // input-queued: what sending a head reads of its input (the crossbar port, in the
             // feeder's second line) and the packet behind it there, routed when it leaves
             if let Event::HeadReady(c) | Event::ChannelFree(c) = *ev {

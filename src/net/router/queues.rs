@@ -12,7 +12,7 @@ impl Network {
     /// The common case, an empty queue, is inlined at the caller; the rest is a call
     /// ([`Network::enqueue_behind`]).
     #[inline(always)]
-    pub(super) fn enqueue(&mut self, c: u32, k: usize, pkt: PktId) -> bool {
+    pub(super) fn enqueue<M: RouterModel>(&mut self, c: u32, k: usize, pkt: PktId) -> bool {
         self.packets.get_mut(pkt).next = NONE;
         let ch = &mut self.channels[c as usize];
         ch.queued += 1;
@@ -23,16 +23,15 @@ impl Network {
             };
             return true;
         }
-        self.enqueue_behind(c, k, pkt)
+        self.enqueue_behind::<M>(c, k, pkt)
     }
 
     /// [`Network::enqueue`] into a queue that holds packets already.
     #[inline(never)]
-    fn enqueue_behind(&mut self, c: u32, k: usize, pkt: PktId) -> bool {
+    fn enqueue_behind<M: RouterModel>(&mut self, c: u32, k: usize, pkt: PktId) -> bool {
         let f = self.channels[c as usize].queues[k];
         let keyed = c < self.nr;
-        let iq = self.iq;
-        let time = |p: &Packet| if iq { p.asked.ps() } else { p.ready.ps() };
+        let time = M::queue_time;
         let key = |p: &Packet| {
             let t = time(p);
             (t, tie(t, p.from), p.from, p.held_vc)
@@ -63,7 +62,12 @@ impl Network {
 
     /// Starts the next packet on channel `c` if the channel is idle and a queued packet has
     /// credit in the buffer it goes to.
-    pub(super) fn try_send(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+    pub(super) fn try_send<M: RouterModel>(
+        &mut self,
+        c: u32,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
         // (a copy of the channels' view, whose length then stays in a register: `c` is
         // checked against it once, where reading it through `self` again after each store
         // checks it again)
@@ -71,8 +75,8 @@ impl Network {
         // (whether it waits for credit is what this look finds: until it ends starved, a credit
         // wake-up finds it waiting for nothing, and does nothing)
         chans[c as usize].waiting = 0;
-        if self.outbuf && c < self.nr {
-            return self.try_send_ob(c, now, q);
+        if M::OUTPUT_BUFFERS && c < self.nr {
+            return self.try_send_ob::<M>(c, now, q);
         }
         let ch = &chans[c as usize];
         if ch.queued == 0 {
@@ -103,7 +107,7 @@ impl Network {
         let mut starved = 0u8;
         // (an input-queued router's packets may also wait for their input's crossbar: any of
         // its queue may go, the one that asked first first; a NIC's queue is its own FIFO)
-        let scan = self.iq && c < self.nr;
+        let scan = M::INPUT_FIFOS && c < self.nr;
         for _ in 0..classes {
             let k = next_k;
             next_k = if k + 1 == classes { 0 } else { k + 1 };
@@ -145,7 +149,7 @@ impl Network {
             if self.asleep(c, now, q) {
                 return;
             }
-            self.send(c, k, vc_in, pkt, prev, next_router, now, q);
+            self.send::<M>(c, k, vc_in, pkt, prev, next_router, now, q);
             return;
         }
         if later != u64::MAX {
@@ -278,7 +282,7 @@ impl Network {
     /// [`OUTBUF`] for the first packet of class `k` in the channel's output buffer.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn send(
+    pub(super) fn send<M: RouterModel>(
         &mut self,
         c: u32,
         k: u32,
@@ -346,7 +350,7 @@ impl Network {
         }
         // (output buffers: the tail's event always looks again, for the link and the crossbar)
         let mut waited = queued || from_ob;
-        let scan = self.iq && is_router && !from_ob;
+        let scan = M::INPUT_FIFOS && is_router && !from_ob;
         if is_router && !from_ob {
             // (input-queued: packets queued here may wait for their inputs rather than for
             // their readiness; the tail's event looks at them)
@@ -413,10 +417,10 @@ impl Network {
                 self.send_across(a, pkt);
             } else if is_router {
                 // (to another router: put in place when its epoch ends)
-                self.send_on(a, q);
+                self.send_on::<M>(a, q);
             } else {
                 // (from a NIC to its own router)
-                self.arrive(a, q);
+                self.arrive::<M>(a, q);
             }
         }
         if scan {
@@ -424,7 +428,7 @@ impl Network {
             // crossed (no output buffer: as it leaves by the link)
             self.input_taken(p.from, p.held_vc, c, now, q);
             self.xbar[p.from as usize] = tail_leaves.ps();
-            self.next_in_buffer(p.from, p.held_vc, pkt, p.in_next, tail_leaves, now, q);
+            self.next_in_buffer::<M>(p.from, p.held_vc, pkt, p.in_next, tail_leaves, now, q);
         }
     }
 }
@@ -499,62 +503,6 @@ impl Network {
         self.stats.packet_hops += 1;
         self.stats.link_bytes += wire as u64;
         held
-    }
-}
-
-impl Network {
-    /// Input-queued: channel `c` takes the crossbar port of the input fed by `from` (its
-    /// virtual channel `vc`) until its packet's tail has crossed (called before `xbar` says
-    /// so). An output of the same router that waits for credit may have, as the first packet
-    /// it could take, the head of another virtual channel of that input: that packet now waits
-    /// for the crossbar as well, and one behind it, from another input, may have room
-    /// downstream. Exactly those outputs look again at this picosecond, and only when some
-    /// output starved on a packet of this input since its crossbar was last taken
-    /// ([`STARVED_ON`]) and another virtual channel of the input has a packet (else no output
-    /// has one of its packets queued).
-    #[inline]
-    fn input_taken(&mut self, from: u32, vc: u8, c: u32, now: Time, q: &mut EventQueue<Event>) {
-        if self.xbar[from as usize] & STARVED_ON == 0 {
-            return;
-        }
-        let base = (from * self.vcs) as usize;
-        let others =
-            (0..self.vcs as usize).any(|v| v != vc as usize && self.inq[base + v].head != NONE);
-        if !others {
-            return;
-        }
-        let first = c - c % self.ports;
-        for o in first..first + self.ports {
-            let ch = &self.channels[o as usize];
-            if o != c
-                && ch.waiting != 0
-                && !(ch.busy && ch.free_at > now.ps())
-                && self.first_from(o, from, now)
-            {
-                self.wake(o, now, q);
-            }
-        }
-    }
-
-    /// Input-queued: whether, in some class of output `o`'s queue, the first packet that could
-    /// go at `now` (ready, its input's crossbar free) is one of the input fed by `from`.
-    fn first_from(&self, o: u32, from: u32, now: Time) -> bool {
-        let ch = &self.channels[o as usize];
-        for f in &ch.queues[..self.classes as usize] {
-            let mut pkt = f.head;
-            while pkt != NONE {
-                let p = self.packets.get(pkt);
-                if p.ready.ps() <= now.ps() && self.xbar[p.from as usize] & !STARVED_ON <= now.ps()
-                {
-                    if p.from == from {
-                        return true;
-                    }
-                    break;
-                }
-                pkt = p.next;
-            }
-        }
-        false
     }
 }
 

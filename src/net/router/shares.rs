@@ -20,12 +20,11 @@ impl Network {
             vc_lo: self.vc_lo,
             inq: self.inq.clone().owned_by(fed_owner, vcs, me),
             xbar: self.xbar.clone().owned_by(fed_owner, 1, me),
-            iq: self.iq,
+            model: self.model,
             ob: self
                 .ob
                 .clone()
                 .owned_by(&self.owner[..self.ob.len()], 1, me),
-            outbuf: self.outbuf,
             switch_bw: self.switch_bw,
             xmemo: (0, Time::ZERO),
             routers: self.routers,
