@@ -5,7 +5,7 @@
 //!
 //! `cargo bench --bench queue`
 
-use mgensim::sim::EventQueue;
+use mgensim::EventQueue;
 use mgensim::units::Time;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

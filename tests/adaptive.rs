@@ -4,8 +4,8 @@
 //! channels, on the dragonfly, and on a HyperX read from a graph file.
 
 mod common;
-use mgensim::config::Scenario;
-use mgensim::engine::Simulation;
+use mgensim::Scenario;
+use mgensim::Simulation;
 use mgensim::Report;
 
 /// Bytes each rank puts.

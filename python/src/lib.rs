@@ -19,7 +19,7 @@ use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyValueError};
 // (the engine's large blocks on huge pages, as in the command line; only the extension's own
 // allocations go through it, never the interpreter's)
 #[global_allocator]
-static ALLOC: mgensim::perf::hugepages::HugePages = mgensim::perf::hugepages::HugePages;
+static ALLOC: mgensim::HugePages = mgensim::HugePages;
 
 pyo3::create_exception!(
     mgensim,
@@ -63,7 +63,7 @@ mod _native {
         use pyo3::types::PyModuleMethods;
         m.add(
             "LUA_DIR",
-            mgensim::files::library_dir().display().to_string(),
+            mgensim::library_dir().display().to_string(),
         )?;
         m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
         Ok(())
