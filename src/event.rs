@@ -3,7 +3,7 @@
 
 /// Index of a packet in the network's packet pool (`net::PacketPool`): what a packet's events
 /// carry.
-pub type PktId = u32;
+pub(crate) type PktId = u32;
 
 /// In an [`Event::TxDmaDone`], the mark of a NIC's id (the packet its DMA streams) rather
 /// than a packet's.
@@ -11,7 +11,7 @@ pub(crate) const STREAMED: u32 = 1 << 31;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 /// An event of the model: what happens to a packet, a channel, a transfer or a rank.
-pub enum Event {
+pub(crate) enum Event {
     /// A packet's head has arrived at a router and passed its pipeline (routing, VC and switch
     /// allocation, switch latency): it now asks for its output port.
     RouterReady(PktId),
@@ -58,7 +58,7 @@ impl Event {
     /// Kinds of event, named as in a run's summary (`network.events_by_kind`): the variants'
     /// then `credit_wake`, a starved channel woken by credit coming back (not an [`Event`]: the
     /// network keeps those itself, `net/router/credit.rs`).
-    pub const KINDS: [&'static str; 15] = [
+    pub(crate) const KINDS: [&'static str; 15] = [
         "router_ready",
         "head_ready",
         "channel_free",
@@ -77,11 +77,11 @@ impl Event {
     ];
 
     /// The index of `credit_wake` in [`Event::KINDS`].
-    pub const CREDIT_WAKE: usize = 14;
+    pub(crate) const CREDIT_WAKE: usize = 14;
 
     /// This event's index in [`Event::KINDS`].
     #[inline]
-    pub fn kind(&self) -> usize {
+    pub(crate) fn kind(&self) -> usize {
         match self {
             Event::RouterReady(_) => 0,
             Event::HeadReady(_) => 1,

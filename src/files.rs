@@ -25,7 +25,7 @@ use std::rc::Rc;
 /// The most a script, a module or a scenario file may hold, in bytes.
 pub const MAX_SOURCE: u64 = 64 << 20;
 /// The most a placement map may hold, in bytes (about 16 M lines of `rank node`).
-pub const MAX_PLACEMENT: u64 = 256 << 20;
+pub(crate) const MAX_PLACEMENT: u64 = 256 << 20;
 
 const LIFT: &str = "(mgensim run --allow-io lifts the sandbox)";
 
@@ -39,11 +39,11 @@ pub fn library_dir() -> PathBuf {
 
 /// What may be read, and where relative paths start.
 #[derive(Clone, Debug)]
-pub struct FileAccess {
+pub(crate) struct FileAccess {
     /// Relative paths are taken from here (the scenario's folder).
-    pub base: PathBuf,
+    pub(crate) base: PathBuf,
     /// Canonical folders below which reading is allowed; `None` when the sandbox is off.
-    pub roots: Option<Vec<PathBuf>>,
+    pub(crate) roots: Option<Vec<PathBuf>>,
     /// The canonical form of each folder a resolved file was in (a trace's thousands of files
     /// share one or two): see [`canonical`].
     folders: Rc<RefCell<HashMap<PathBuf, PathBuf>>>,
@@ -52,7 +52,7 @@ pub struct FileAccess {
 impl FileAccess {
     /// The sandbox's rules for a scenario in `base`, also allowing the folders `more` (its
     /// scripts' folders) and mgensim's Lua library; `None` for `allow_io`: no rules.
-    pub fn new(base: &Path, more: &[PathBuf], allow_io: bool) -> FileAccess {
+    pub(crate) fn new(base: &Path, more: &[PathBuf], allow_io: bool) -> FileAccess {
         // folders that do not exist (a library folder moved away) grant nothing
         let roots = (!allow_io).then(|| {
             let mut roots: Vec<PathBuf> = std::iter::once(base.to_path_buf())
@@ -73,14 +73,14 @@ impl FileAccess {
     }
 
     /// Whether the sandbox is on.
-    pub fn sandboxed(&self) -> bool {
+    pub(crate) fn sandboxed(&self) -> bool {
         self.roots.is_some()
     }
 
     /// The path that `name` (relative to the scenario's folder, or absolute) stands for, if it
     /// may be read: canonical in the sandbox. A file that does not exist below an allowed
     /// folder is let through, for the caller's open to say it is missing.
-    pub fn resolve(&self, name: &str) -> Result<PathBuf, String> {
+    pub(crate) fn resolve(&self, name: &str) -> Result<PathBuf, String> {
         if name.contains('\0') {
             return Err(format!("sandbox: the file name {name:?} holds a NUL byte"));
         }
@@ -123,7 +123,7 @@ impl FileAccess {
 
     /// Reads the whole of `name` (a script or module), at most [`MAX_SOURCE`] bytes; returns
     /// its text and the path to name it by.
-    pub fn read_source(&self, name: &str) -> Result<(String, PathBuf), String> {
+    pub(crate) fn read_source(&self, name: &str) -> Result<(String, PathBuf), String> {
         let path = self.resolve(name)?;
         let text =
             read_bounded(&path, MAX_SOURCE).map_err(|e| format!("cannot read {name}: {e}"))?;
@@ -231,7 +231,7 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<String, String> {
 /// Reads a file a scenario names (its script, its placement map): relative to the scenario's
 /// folder `base`; without `allow_io` it must be a regular file below that folder or mgensim's
 /// Lua library. Returns the path it was read from and its text; the error says why not.
-pub fn read_referenced(
+pub(crate) fn read_referenced(
     base: &Path,
     name: &Path,
     allow_io: bool,

@@ -2,7 +2,7 @@
 //! Linux says of this process. The ground floor: it uses nothing of the crate.
 
 /// This machine's memory in bytes (`sysconf`), or 16 GiB where it cannot be asked.
-pub fn machine_memory() -> u64 {
+pub(crate) fn machine_memory() -> u64 {
     #[cfg(unix)]
     {
         // SAFETY: sysconf reads a system figure; a failure is -1, handled below
@@ -20,7 +20,7 @@ pub fn machine_memory() -> u64 {
 }
 
 /// A `key: N kB` line of a Linux /proc file, in bytes (None elsewhere).
-pub fn proc_bytes(file: &str, key: &str) -> Option<u64> {
+pub(crate) fn proc_bytes(file: &str, key: &str) -> Option<u64> {
     let text = std::fs::read_to_string(file).ok()?;
     let line = text.lines().find(|l| l.starts_with(key))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

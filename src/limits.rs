@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Events between two looks at the interrupt flag and the clock (a power of two).
-pub const CHECK_EVERY: u64 = 1 << 14;
+pub(crate) const CHECK_EVERY: u64 = 1 << 14;
 
 /// What stopped a run before its end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl Limit {
     }
 
     /// The limit a name (`instructions`, `wall_time`, ...) stands for.
-    pub fn from_name(name: &str) -> Option<Limit> {
+    pub(crate) fn from_name(name: &str) -> Option<Limit> {
         [
             Limit::Instructions,
             Limit::LuaMemory,
@@ -61,7 +61,7 @@ impl Limit {
     }
 
     /// What happened and how to raise the limit, for the error message.
-    pub fn explain(
+    pub(crate) fn explain(
         self,
         limits: &Limits,
         time: Time,
@@ -113,27 +113,25 @@ impl Limit {
 }
 
 /// Watches the limits a run must stop at, and holds the stop once there is one.
-pub struct Watch {
+pub(crate) struct Watch {
     interrupt: Option<Arc<AtomicBool>>,
     deadline: Option<Instant>,
     /// When the wall clock started for the whole process (set by the command line), if
     /// earlier than the run: `limits.wall_time` then counts from there.
     origin: Option<Instant>,
     /// Events the run may process (`u64::MAX` for no limit).
-    pub event_limit: u64,
-    /// The last picosecond the run may process events at (`u64::MAX` for no limit).
-    pub time_limit: u64,
+    pub(crate) event_limit: u64,
     /// A stop recorded and not yet taken by the engine: which limit, the running rank, and
     /// its script line.
-    pub hit: Option<(Limit, Option<u32>, Option<String>)>,
+    pub(crate) hit: Option<(Limit, Option<u32>, Option<String>)>,
     /// Whether Ctrl-C or the wall clock has been recorded at a look at the limits (once is
     /// enough: the run is winding down).
-    pub whole_run_stopped: bool,
+    pub(crate) whole_run_stopped: bool,
 }
 
 impl Watch {
     /// A watch with no stop yet, for `limits`.
-    pub fn new(limits: &Limits) -> Watch {
+    pub(crate) fn new(limits: &Limits) -> Watch {
         Watch {
             interrupt: None,
             deadline: None,
@@ -143,37 +141,32 @@ impl Watch {
             } else {
                 limits.events
             },
-            time_limit: if limits.simulated_time == Time::ZERO {
-                u64::MAX
-            } else {
-                limits.simulated_time.ps()
-            },
             hit: None,
             whole_run_stopped: false,
         }
     }
 
     /// Starts the wall clock: the run may take `wall` (zero for no limit) from now.
-    pub fn start(&mut self, wall: Time) {
+    pub(crate) fn start(&mut self, wall: Time) {
         let from = self.origin.unwrap_or_else(Instant::now);
         self.deadline =
             (wall > Time::ZERO).then(|| from + Duration::from_nanos((wall.ps() / 1000).max(1)));
     }
 
     /// The wall clock started at `origin` (the process's start), not when the run starts.
-    pub fn count_from(&mut self, origin: Instant) {
+    pub(crate) fn count_from(&mut self, origin: Instant) {
         self.origin = Some(origin);
     }
 
     /// A flag that, once set (by a signal handler), stops the run.
-    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+    pub(crate) fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
         self.interrupt = Some(flag);
     }
 
     /// The limit of the whole run it must stop at now, if any: Ctrl-C or the wall clock. (A
     /// stop recorded for one rank, [`Watch::hit`], stops that rank only: the others go on to
     /// the end of the stop's epoch, `engine/runner.rs`.)
-    pub fn check(&self) -> Option<Limit> {
+    pub(crate) fn check(&self) -> Option<Limit> {
         if self
             .interrupt
             .as_ref()
@@ -189,7 +182,7 @@ impl Watch {
 
     /// Records a stop, until the engine takes it ([`Watch::hit`]); the first one recorded
     /// meanwhile is kept.
-    pub fn record(&mut self, limit: Limit, rank: Option<u32>, at: Option<String>) {
+    pub(crate) fn record(&mut self, limit: Limit, rank: Option<u32>, at: Option<String>) {
         if self.hit.is_none() {
             self.hit = Some((limit, rank, at));
         }

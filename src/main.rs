@@ -6,8 +6,8 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use cli::process::{interrupt_flag, progress_line, watch_setup, STARTED};
 use cli::replay::Source;
-use mgensim::engine::Stop;
-use mgensim::limits::Limit;
+use mgensim::Limit;
+use mgensim::Stop;
 use mgensim::{Report, Scenario};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// Large blocks (the network's state at scale) on transparent huge pages: fewer TLB misses.
 #[global_allocator]
-static ALLOC: mgensim::perf::hugepages::HugePages = mgensim::perf::hugepages::HugePages;
+static ALLOC: mgensim::HugePages = mgensim::HugePages;
 
 /// Predict how a communication pattern performs on an interconnection network.
 ///
@@ -120,7 +120,7 @@ struct ProbeArgs {
 }
 
 impl ProbeArgs {
-    fn probes(&self) -> Result<mgensim::probe::Probes> {
+    fn probes(&self) -> Result<mgensim::Probes> {
         mgensim::run::Records {
             interval: self.interval.clone(),
             buffer_history: self.buffer_history.clone(),
@@ -291,7 +291,7 @@ fn sweep(
         anyhow::bail!("nothing to vary: give --vary KEY=VALUES, --zip or several scenario files");
     }
     sweep::check_axes(&axes)?;
-    let text = mgensim::files::read_bounded(&args.scenario, mgensim::files::MAX_SOURCE)
+    let text = mgensim::read_bounded(&args.scenario, mgensim::MAX_SOURCE)
         .map_err(|e| anyhow::anyhow!("{e}"))
         .with_context(|| format!("cannot read scenario {}", args.scenario.display()))?;
     let sw = Sweep {
@@ -465,7 +465,7 @@ fn run(
     // what reading the scenario found to warn of is said before the run (a replay's misspelt
     // argument: hours before a long trace ends), not again at its end
     for w in &scenario.notes {
-        eprintln!("warning: {}", mgensim::report::escaped(w));
+        eprintln!("warning: {}", mgensim::escaped(w));
     }
     let said = scenario.notes.clone();
     let baseline = power_baseline
@@ -500,7 +500,7 @@ fn run(
         let pictures = mgensim::run::pictures(report, probe.plots, out.is_some());
         for w in report.warnings.iter().filter(|w| !said.contains(w)) {
             // (a warning may quote a script's words: a trace's note)
-            eprintln!("warning: {}", mgensim::report::escaped(w));
+            eprintln!("warning: {}", mgensim::escaped(w));
         }
         if let Some(dir) = out {
             // the pictures are drawn from the staged folder: it gets the trace too
@@ -656,7 +656,7 @@ fn real_main() -> Result<Exit> {
             };
             let scenario = load(&args)?;
             for note in &scenario.notes {
-                eprintln!("warning: {}", mgensim::report::escaped(note));
+                eprintln!("warning: {}", mgensim::escaped(note));
             }
             // (a misspelt API name fails only when the line runs: found here before)
             mgensim::run::check(&scenario)?;
@@ -691,7 +691,7 @@ fn emit(text: &str) -> Result<()> {
 
 fn main() -> ExitCode {
     STARTED.get_or_init(std::time::Instant::now);
-    mgensim::perf::hugepages::map_large_blocks();
+    mgensim::map_large_blocks();
     match real_main() {
         Ok(exit) => ExitCode::from(exit as u8),
         Err(e) => {

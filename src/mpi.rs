@@ -41,12 +41,12 @@ const REQ_BIT: u32 = 1 << 31;
 
 /// What a completed receive reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Status {
-    pub source: u32,
-    pub tag: i64,
-    pub bytes: u64,
+pub(crate) struct Status {
+    pub(crate) source: u32,
+    pub(crate) tag: i64,
+    pub(crate) bytes: u64,
     /// The message was longer than the receive (bytes it had).
-    pub truncated: Option<u64>,
+    pub(crate) truncated: Option<u64>,
 }
 
 /// A send or a receive in progress, until the script has waited for it.
@@ -118,7 +118,7 @@ pub(crate) struct Posted {
 /// Per-rank queues: receives posted and not matched, messages arrived and not matched, and
 /// the rank's requests not yet waited for.
 #[derive(Default)]
-pub struct RankQueues {
+pub(crate) struct RankQueues {
     posted: Vec<Posted>,
     unexpected: Vec<u32>,
     /// `(sequence, request)`.
@@ -160,22 +160,22 @@ impl std::ops::DerefMut for LazyQueues {
 
 impl Mpi {
     /// Rank `r`'s queues (for what a run left behind).
-    pub fn queues(&self, r: u32) -> &RankQueues {
+    pub(crate) fn queues(&self, r: u32) -> &RankQueues {
         &self.queues[r as usize]
     }
 }
 
 impl RankQueues {
     /// Messages that arrived and were never received.
-    pub fn unexpected(&self) -> usize {
+    pub(crate) fn unexpected(&self) -> usize {
         self.unexpected.len()
     }
     /// Receives posted and never matched.
-    pub fn posted(&self) -> usize {
+    pub(crate) fn posted(&self) -> usize {
         self.posted.len()
     }
     /// Requests (sends and receives) never waited for.
-    pub fn unwaited(&self) -> usize {
+    pub(crate) fn unwaited(&self) -> usize {
         self.requests.len()
     }
 }
@@ -183,7 +183,7 @@ impl RankQueues {
 /// The message-passing state of a partition: the messages its ranks send (which the receivers'
 /// partitions read), what it knows of the messages its ranks receive, its ranks' requests and
 /// queues.
-pub struct Mpi {
+pub(crate) struct Mpi {
     msgs: Stable<P2p>,
     all_msgs: Arc<Directory<P2p>>,
     received: Mirror<Received>,
@@ -192,7 +192,7 @@ pub struct Mpi {
     overhead: Time,
     copy: Bandwidth,
     /// Messages sent.
-    pub sent: u64,
+    pub(crate) sent: u64,
     /// Whether two messages between the same pair can arrive out of order (several NICs per
     /// node, or routing that picks paths per packet): then envelopes carry a per-pair
     /// sequence number and the receiver holds back those that overtook.
@@ -214,7 +214,7 @@ pub struct Mpi {
 
 /// A request that this rank does not have (never made, or already waited for).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NotPending;
+pub(crate) struct NotPending;
 
 /// A handle as the script sees it.
 pub(crate) fn request_handle(rank: u32, seq: u32) -> i64 {
@@ -236,7 +236,7 @@ fn matches(p: &Posted, m: &P2p) -> bool {
 
 impl Mpi {
     /// The message-passing layer of `ranks` ranks.
-    pub fn new(
+    pub(crate) fn new(
         eager_limit: Bytes,
         overhead: Time,
         copy: Bandwidth,
@@ -342,7 +342,7 @@ impl Mpi {
 
     /// `MGEN_Isend` by rank `me`: returns the request handle.
     #[allow(clippy::too_many_arguments)]
-    pub fn isend(
+    pub(crate) fn isend(
         &mut self,
         me: u32,
         rank: &mut Rank,
@@ -402,7 +402,7 @@ impl Mpi {
     }
 
     /// A send reaches the sender's NIC.
-    pub fn start(
+    pub(crate) fn start(
         &mut self,
         id: u32,
         nics: &mut Nics,
@@ -422,7 +422,7 @@ impl Mpi {
     /// `MGEN_Irecv` by rank `me`: returns the request handle. A message already arrived is
     /// matched at once.
     #[allow(clippy::too_many_arguments)]
-    pub fn irecv(
+    pub(crate) fn irecv(
         &mut self,
         me: u32,
         rank: &mut Rank,
@@ -543,7 +543,7 @@ impl Mpi {
     }
 
     /// The receiver's NIC sends clear-to-send for rendezvous message `m`.
-    pub fn send_cts(
+    pub(crate) fn send_cts(
         &mut self,
         m: u32,
         nics: &mut Nics,
@@ -596,7 +596,7 @@ impl Mpi {
     }
 
     /// Message `m`'s sender, receiver, size and the handle of its send (for the timeline).
-    pub fn flow(&self, m: u32) -> (u32, u32, u64, i64) {
+    pub(crate) fn flow(&self, m: u32) -> (u32, u32, u64, i64) {
         let p = self.msg(m);
         (p.src, p.dst, p.bytes, request_handle(p.src, p.send_seq))
     }
@@ -683,7 +683,7 @@ impl Mpi {
 
     /// `MGEN_Wait`/`MGEN_Test` on `rank`'s request `seq`: its status if it is complete at the
     /// rank's clock (the request is then gone), else None; Err if the rank has no such request.
-    pub fn take(&mut self, rank: &mut Rank, seq: u32) -> Result<Option<Status>, NotPending> {
+    pub(crate) fn take(&mut self, rank: &mut Rank, seq: u32) -> Result<Option<Status>, NotPending> {
         let requests = &mut self.queues[rank.id as usize].requests;
         let i = requests
             .iter()
@@ -699,12 +699,5 @@ impl Mpi {
             }
             _ => Ok(None),
         }
-    }
-
-    /// When request `seq` of this rank completes, if it has (None while pending).
-    pub fn done_at(&self, rank: &Rank, seq: u32) -> Option<Time> {
-        let requests = &self.queues[rank.id as usize].requests;
-        let (_, id) = requests.iter().find(|&&(s, _)| s == seq)?;
-        self.reqs.get(*id).done
     }
 }

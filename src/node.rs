@@ -14,27 +14,27 @@ use crate::config::Scenario;
 
 /// One job as the engine sees it.
 #[derive(Clone, Debug)]
-pub struct JobInfo {
-    pub name: String,
+pub(crate) struct JobInfo {
+    pub(crate) name: String,
     /// Its rank 0 in the global numbering.
-    pub base: u32,
-    pub size: u32,
+    pub(crate) base: u32,
+    pub(crate) size: u32,
     /// `workload.seed` (`math.randomseed()` without argument returns to it).
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 /// The machine's nodes and the jobs placed on them.
-pub struct Nodes {
+pub(crate) struct Nodes {
     /// Node of every rank (global numbering).
-    pub rank_node: Vec<u32>,
+    pub(crate) rank_node: Vec<u32>,
     /// Job of every rank.
     rank_job: Vec<u16>,
-    pub jobs: Vec<JobInfo>,
-    pub nics_per_node: u32,
+    pub(crate) jobs: Vec<JobInfo>,
+    pub(crate) nics_per_node: u32,
 }
 
 impl Nodes {
-    pub fn new(s: &Scenario) -> Nodes {
+    pub(crate) fn new(s: &Scenario) -> Nodes {
         let mut jobs = Vec::with_capacity(s.jobs.len());
         let (mut rank_node, mut rank_job) = (Vec::new(), Vec::new());
         for (i, j) in s.jobs.iter().enumerate() {
@@ -57,24 +57,24 @@ impl Nodes {
 
     /// The job rank `r` belongs to.
     #[inline]
-    pub fn job(&self, r: u32) -> &JobInfo {
+    pub(crate) fn job(&self, r: u32) -> &JobInfo {
         &self.jobs[self.rank_job[r as usize] as usize]
     }
 
     /// Index (in the scenario) of the job rank `r` belongs to.
     #[inline]
-    pub fn job_index(&self, r: u32) -> u32 {
+    pub(crate) fn job_index(&self, r: u32) -> u32 {
         self.rank_job[r as usize] as u32
     }
 
     /// NIC `index` of rank `r`'s node.
     #[inline]
-    pub fn nic(&self, r: u32, index: u32) -> u32 {
+    pub(crate) fn nic(&self, r: u32, index: u32) -> u32 {
         self.rank_node[r as usize] * self.nics_per_node + index
     }
 
     /// How to name rank `r` in messages: its number, and its job's when there are several.
-    pub fn name(&self, r: u32) -> String {
+    pub(crate) fn name(&self, r: u32) -> String {
         if self.jobs.len() <= 1 {
             format!("rank {r}")
         } else {

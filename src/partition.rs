@@ -25,31 +25,31 @@
 use crate::topology::Topo;
 
 /// Routers per partition the default aims for.
-pub const ROUTERS_PER_PART: u32 = 1024;
+pub(crate) const ROUTERS_PER_PART: u32 = 1024;
 
 /// The most partitions a run may have.
-pub const MAX_PARTS: u32 = crate::config::MAX_PARTITIONS;
+pub(crate) const MAX_PARTS: u32 = crate::config::MAX_PARTITIONS;
 
 /// Which partition owns what.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Partitioning {
+pub(crate) struct Partitioning {
     /// Partitions.
-    pub count: u32,
+    pub(crate) count: u32,
     /// The partition of each router.
-    pub router: Vec<u16>,
+    pub(crate) router: Vec<u16>,
     /// The partition of each NIC (terminal): its router's.
-    pub nic: Vec<u16>,
+    pub(crate) nic: Vec<u16>,
     /// The partition of each rank: its node's.
-    pub rank: Vec<u16>,
+    pub(crate) rank: Vec<u16>,
     /// Routers, NICs and ranks each partition owns.
-    pub sizes: Vec<(u32, u32, u32)>,
+    pub(crate) sizes: Vec<(u32, u32, u32)>,
     /// What the cut follows, in words (for the summary's `host` line).
-    pub unit: &'static str,
+    pub(crate) unit: &'static str,
     /// The most partitions the network gains from ([`gainful`]; 1 for a network kept whole).
-    pub gainful: u32,
+    pub(crate) gainful: u32,
     /// Why the run is one partition whatever was asked, if it must be (the flow model, hops
     /// that take no time).
-    pub whole_because: Option<&'static str>,
+    pub(crate) whole_because: Option<&'static str>,
 }
 
 /// The default count of partitions for `topo` simulated on `threads` threads: one per thread,
@@ -57,20 +57,20 @@ pub struct Partitioning {
 /// its slabs, groups or pods (a smaller partition's run is mostly its cuts); else as many as
 /// it is large enough for, one at the least. More partitions than threads would only cost:
 /// one thread goes through them in turn, each with its own queue and records.
-pub fn default_count(topo: &Topo, threads: u32) -> u32 {
+pub(crate) fn default_count(topo: &Topo, threads: u32) -> u32 {
     threads.clamp(1, gainful(topo))
 }
 
 /// The most partitions `topo` gains from: one per [`ROUTERS_PER_PART`] routers, two of its
 /// blocks each, at least one (see [`default_count`]).
-pub fn gainful(topo: &Topo) -> u32 {
+pub(crate) fn gainful(topo: &Topo) -> u32 {
     let blocks = topo.blocks().count;
     let by_size = topo.routers() / ROUTERS_PER_PART;
     by_size.min(blocks / 2).clamp(1, MAX_PARTS.min(64))
 }
 
 /// The most partitions `topo` can be cut into: one per slab, group or pod.
-pub fn max_count(topo: &Topo) -> u32 {
+pub(crate) fn max_count(topo: &Topo) -> u32 {
     topo.blocks().count.clamp(1, MAX_PARTS)
 }
 
@@ -181,7 +181,7 @@ impl Partitioning {
     }
 
     /// The ranks partition `p` owns, in order.
-    pub fn ranks_of(&self, p: u16) -> Vec<u32> {
+    pub(crate) fn ranks_of(&self, p: u16) -> Vec<u32> {
         (0..self.rank.len() as u32)
             .filter(|&r| self.rank[r as usize] == p)
             .collect()

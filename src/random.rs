@@ -8,13 +8,13 @@
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Xoshiro {
+pub(crate) struct Xoshiro {
     s: [u64; 4],
 }
 
 impl Xoshiro {
     /// The starting state for `seed`.
-    pub fn from_seed(seed: u64) -> Xoshiro {
+    pub(crate) fn from_seed(seed: u64) -> Xoshiro {
         let mut c = rand_chacha::ChaCha12Rng::seed_from_u64(seed);
         let mut s = [0u64; 4];
         for w in &mut s {
@@ -30,7 +30,7 @@ impl Xoshiro {
     /// of the scenario seed and the entity's global id only, so that a stream draws the same
     /// numbers whichever partition or thread owns the entity. Seeded by SplitMix64 (Steele,
     /// Lea and Flood), cheap enough to make one per router of a million-node network.
-    pub fn for_entity(seed: u64, id: u64) -> Xoshiro {
+    pub(crate) fn for_entity(seed: u64, id: u64) -> Xoshiro {
         let mut x = seed ^ id.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x6e65_7477_6f72_6b21;
         let mut s = [0u64; 4];
         for w in &mut s {
@@ -47,7 +47,7 @@ impl Xoshiro {
     }
 
     #[inline]
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let result = s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
         let t = s[1] << 17;
@@ -61,12 +61,12 @@ impl Xoshiro {
     }
 
     /// A float uniform in [0, 1).
-    pub fn next_f64(&mut self) -> f64 {
+    pub(crate) fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
     /// An integer uniform in [lo, hi] (requires lo <= hi), without modulo bias.
-    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+    pub(crate) fn range(&mut self, lo: i64, hi: i64) -> i64 {
         let span = (hi as i128 - lo as i128) as u64; // fits: hi - lo < 2^64
         if span == u64::MAX {
             return self.next_u64() as i64;

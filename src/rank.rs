@@ -16,7 +16,7 @@ pub(crate) type Ranks = crate::perf::slab::SharedVec<Rank>;
 
 /// What a blocked rank waits for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wait {
+pub(crate) enum Wait {
     /// Nothing: the rank is ready, running or done.
     Nothing,
     /// `MGEN_rdma_poll(tag)`: a put with this tag delivered to this rank.
@@ -27,6 +27,7 @@ pub enum Wait {
     /// sequence number, and the call the script made.
     Request(u32, Call),
     /// `MGEN_Test`: the engine catching up with the rank's clock before it answers.
+    #[allow(dead_code)] // (nothing sets it: see the report of the facade's change)
     Sync,
 }
 
@@ -37,7 +38,7 @@ pub enum Wait {
 pub(crate) use crate::api::Call;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// Has a wake-up event scheduled.
     Ready,
     Running,
@@ -48,19 +49,19 @@ pub enum Status {
 }
 
 /// One rank's state. 216 bytes plus its lists.
-pub struct Rank {
+pub(crate) struct Rank {
     /// Its number.
-    pub id: u32,
+    pub(crate) id: u32,
     /// The rank's own simulated time (ahead of or equal to the engine's).
-    pub clock: Time,
-    pub status: Status,
-    pub wait: Wait,
+    pub(crate) clock: Time,
+    pub(crate) status: Status,
+    pub(crate) wait: Wait,
     /// Delivered puts not yet polled, per tag: `(tag, count)`.
     polls: Vec<(i64, u32)>,
     /// Transfers issued and not yet complete: `(sequence number, operation)`.
-    pub outstanding: Vec<(u32, u32)>,
+    pub(crate) outstanding: Vec<(u32, u32)>,
     /// Sequence number of the next transfer this rank issues.
-    pub next_seq: u32,
+    pub(crate) next_seq: u32,
     /// One bit per transfer: set once `MGEN_acp_complete` was called for it (handles are
     /// single-use). Transfers 0 to 63 here (no allocation for most ranks), the others in
     /// `completed_more`, 64 per word.
@@ -69,29 +70,29 @@ pub struct Rank {
     // rank with more than 64 transfers)
     #[allow(clippy::box_collection)]
     completed_more: Option<Box<Vec<u64>>>,
-    pub rng: Xoshiro,
+    pub(crate) rng: Xoshiro,
     /// Payload bytes this rank sent: puts and messages.
-    pub bytes_sent: u64,
+    pub(crate) bytes_sent: u64,
     /// Payload bytes that arrived in this rank's memory: puts to it, its gets, its receives.
-    pub bytes_received: u64,
+    pub(crate) bytes_received: u64,
     /// Puts and messages this rank sent.
-    pub messages_sent: u64,
+    pub(crate) messages_sent: u64,
     /// Index of the NIC of its node its next transfer takes when the call names none.
-    pub next_nic: u8,
+    pub(crate) next_nic: u8,
     /// Time spent in `MGEN_Comp`.
-    pub compute: Time,
+    pub(crate) compute: Time,
     /// Time spent blocked, by call: `MGEN_rdma_poll`, `MGEN_acp_complete`, and the
     /// message-passing waits (`MGEN_Wait`, `MGEN_Recv`, `MGEN_Send`, ...).
-    pub waited: [Time; 3],
+    pub(crate) waited: [Time; 3],
     /// What it was last blocked on and since when (for the timeline; `Wait::Nothing` once
     /// taken).
-    pub blocked: (Wait, Time),
+    pub(crate) blocked: (Wait, Time),
     /// Regions begun (`MGEN_region_begin`) and not yet ended.
-    pub regions: u32,
+    pub(crate) regions: u32,
 }
 
 impl Rank {
-    pub fn new(id: u32, rng: Xoshiro) -> Rank {
+    pub(crate) fn new(id: u32, rng: Xoshiro) -> Rank {
         Rank {
             id,
             clock: Time::ZERO,
@@ -117,7 +118,7 @@ impl Rank {
     /// The rank's script has ended: it marks no handle again, and lists left empty give
     /// their memory back now (a rank's lists sit between the Lua objects of ranks that ended
     /// before, and would keep their pages from being given back: `Simulation::report`).
-    pub fn end(&mut self) {
+    pub(crate) fn end(&mut self) {
         self.status = Status::Done;
         self.completed_more = None;
         if self.polls.is_empty() {
@@ -129,7 +130,7 @@ impl Rank {
     }
 
     /// Takes one delivered put with `tag` if there is one; otherwise blocks on it.
-    pub fn try_poll(&mut self, tag: i64) -> bool {
+    pub(crate) fn try_poll(&mut self, tag: i64) -> bool {
         if let Some(i) = self.polls.iter().position(|&(t, _)| t == tag) {
             self.polls[i].1 -= 1;
             if self.polls[i].1 == 0 {
@@ -145,7 +146,7 @@ impl Rank {
 
     /// A put with `tag` has been delivered to this rank at `now`. Returns true if it woke
     /// the rank (the put is then consumed by the waiting poll).
-    pub fn deliver(&mut self, tag: i64) -> bool {
+    pub(crate) fn deliver(&mut self, tag: i64) -> bool {
         if self.status == Status::Blocked && self.wait == Wait::Poll(tag) {
             return true;
         }
@@ -157,7 +158,7 @@ impl Rank {
     }
 
     /// Marks the handle of transfer `seq` used by `MGEN_acp_complete`; false if it already was.
-    pub fn use_handle(&mut self, seq: u32) -> bool {
+    pub(crate) fn use_handle(&mut self, seq: u32) -> bool {
         let bit = 1u64 << (seq % 64);
         let word = match (seq / 64) as usize {
             0 => &mut self.completed,
@@ -175,7 +176,7 @@ impl Rank {
     }
 
     /// Returns whether transfer `seq` is already complete; if not, blocks on it.
-    pub fn try_complete(&mut self, seq: u32) -> bool {
+    pub(crate) fn try_complete(&mut self, seq: u32) -> bool {
         if self.outstanding.iter().any(|&(s, _)| s == seq) {
             self.status = Status::Blocked;
             self.wait = Wait::Complete(seq);
@@ -186,7 +187,7 @@ impl Rank {
     }
 
     /// Transfer `seq` is complete. Returns true if the rank was waiting for it.
-    pub fn complete(&mut self, seq: u32) -> bool {
+    pub(crate) fn complete(&mut self, seq: u32) -> bool {
         if let Some(i) = self.outstanding.iter().position(|&(s, _)| s == seq) {
             self.outstanding.swap_remove(i);
         }
@@ -194,25 +195,25 @@ impl Rank {
     }
 
     /// Whether the rank is blocked waiting for its request `seq`.
-    pub fn waits_for_request(&self, seq: u32) -> bool {
+    pub(crate) fn waits_for_request(&self, seq: u32) -> bool {
         self.status == Status::Blocked && matches!(self.wait, Wait::Request(s, _) if s == seq)
     }
 
     /// Blocks in `call` until request `seq` completes.
-    pub fn block_on_request(&mut self, seq: u32, call: Call) {
+    pub(crate) fn block_on_request(&mut self, seq: u32, call: Call) {
         self.status = Status::Blocked;
         self.wait = Wait::Request(seq, call);
     }
 
     /// Wakes the rank at `max(clock, at)`.
-    pub fn wake_owner(&mut self, at: Time, q: &mut EventQueue<Event>) {
+    pub(crate) fn wake_owner(&mut self, at: Time, q: &mut EventQueue<Event>) {
         let id = self.id;
         self.wake(id, at, q);
     }
 
     /// Schedules the rank to resume at `max(clock, at)`.
     #[inline]
-    pub fn wake(&mut self, id: u32, at: Time, q: &mut EventQueue<Event>) {
+    pub(crate) fn wake(&mut self, id: u32, at: Time, q: &mut EventQueue<Event>) {
         let waited = at.max(self.clock) - self.clock;
         if self.status == Status::Blocked {
             self.blocked = (self.wait, self.clock);
@@ -230,12 +231,12 @@ impl Rank {
     }
 
     /// Puts delivered to this rank and never polled.
-    pub fn unpolled(&self) -> u64 {
+    pub(crate) fn unpolled(&self) -> u64 {
         self.polls.iter().map(|&(_, n)| n as u64).sum()
     }
 
     /// Puts delivered to this rank and not polled yet, per tag: `(tag, count)`.
-    pub fn unpolled_tags(&self) -> &[(i64, u32)] {
+    pub(crate) fn unpolled_tags(&self) -> &[(i64, u32)] {
         &self.polls
     }
 }

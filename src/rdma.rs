@@ -23,26 +23,26 @@ use crate::units::Time;
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OpKind {
+pub(crate) enum OpKind {
     Put,
     Get,
 }
 
 /// One RDMA transfer in progress.
 #[derive(Clone, Copy, Debug)]
-pub struct Op {
-    pub kind: OpKind,
+pub(crate) struct Op {
+    pub(crate) kind: OpKind,
     /// The rank that issued it.
-    pub rank: u32,
+    pub(crate) rank: u32,
     /// The other side: destination of a put, source of a get.
-    pub peer: u32,
-    pub tag: i64,
+    pub(crate) peer: u32,
+    pub(crate) tag: i64,
     /// The issuer's sequence number (the low half of the handle).
-    pub seq: u32,
-    pub bytes: u64,
+    pub(crate) seq: u32,
+    pub(crate) bytes: u64,
     /// The issuer's NIC and the peer's NIC that carry it.
-    pub nic: u32,
-    pub peer_nic: u32,
+    pub(crate) nic: u32,
+    pub(crate) peer_nic: u32,
 }
 
 /// The handle a script sees for a rank's transfer.
@@ -60,11 +60,11 @@ pub(crate) fn split_handle(h: i64) -> Option<(u32, u32)> {
 
 /// Transfers in progress: those this partition's ranks issued, in a pool the partition where
 /// a transfer's data lands reads (`perf/stable.rs`).
-pub struct Rdma {
+pub(crate) struct Rdma {
     ops: Stable<Op>,
     all_ops: Arc<Directory<Op>>,
     /// Puts and gets ever issued.
-    pub issued: u64,
+    pub(crate) issued: u64,
     /// Set when the pool of transfers in flight is full: the engine stops the run.
     pub(crate) full: Option<crate::perf::stable::Full>,
 }
@@ -102,7 +102,7 @@ impl Rdma {
     /// Records a transfer issued by `rank` (whose clock already includes the node latency)
     /// and schedules its start at the NIC. Returns the handle.
     #[allow(clippy::too_many_arguments)]
-    pub fn issue(
+    pub(crate) fn issue(
         &mut self,
         kind: OpKind,
         rank_id: u32,
@@ -144,7 +144,7 @@ impl Rdma {
     }
 
     /// The transfer reaches its NIC: the first message leaves.
-    pub fn start(
+    pub(crate) fn start(
         &mut self,
         id: u32,
         nics: &mut Nics,
@@ -211,14 +211,15 @@ impl Rdma {
     /// Transfer `id` (in progress; this partition's, or one whose data or request reached
     /// it).
     #[inline]
-    pub fn op(&self, id: u32) -> &Op {
+    pub(crate) fn op(&self, id: u32) -> &Op {
         // SAFETY: `id` came with a message this partition received or sent: made before, never
         // changed, released by its owner only once it completes, after its last message.
         unsafe { self.all_ops.get(id) }
     }
 
     /// Transfers not yet complete.
-    pub fn in_progress(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn in_progress(&self) -> usize {
         self.ops.live()
     }
 }

@@ -22,7 +22,7 @@ use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
 
 /// Picoseconds per second.
-pub const PS_PER_S: u64 = 1_000_000_000_000;
+pub(crate) const PS_PER_S: u64 = 1_000_000_000_000;
 
 /// A point in, or a span of, simulated time: an integer number of picoseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -36,18 +36,18 @@ impl Time {
     /// The latest a rank's clock may reach: half of what 64 bits of picoseconds hold (about
     /// 106.7 days), so that every delay the network adds to it still fits. A script that
     /// would compute past it gets an error, never a clock that wraps.
-    pub const HORIZON: Time = Time(u64::MAX / 2);
+    pub(crate) const HORIZON: Time = Time(u64::MAX / 2);
 
     /// `ps` picoseconds.
-    pub const fn from_ps(ps: u64) -> Time {
+    pub(crate) const fn from_ps(ps: u64) -> Time {
         Time(ps)
     }
     /// `ns` nanoseconds.
-    pub const fn from_ns(ns: u64) -> Time {
+    pub(crate) const fn from_ns(ns: u64) -> Time {
         Time(ns * 1_000)
     }
     /// `us` microseconds.
-    pub const fn from_us(us: u64) -> Time {
+    pub(crate) const fn from_us(us: u64) -> Time {
         Time(us * 1_000_000)
     }
     /// In picoseconds.
@@ -55,12 +55,12 @@ impl Time {
         self.0
     }
     /// Seconds as a float, for display and for `MGEN_Wtime` only.
-    pub fn as_secs_f64(self) -> f64 {
+    pub(crate) fn as_secs_f64(self) -> f64 {
         self.0 as f64 / PS_PER_S as f64
     }
     /// Seconds (a script's `MGEN_Comp` argument) rounded to the nearest picosecond.
     /// `None` for a negative, non-finite or too large value.
-    pub fn from_secs_f64(s: f64) -> Option<Time> {
+    pub(crate) fn from_secs_f64(s: f64) -> Option<Time> {
         if !s.is_finite() || s < 0.0 {
             return None;
         }
@@ -100,12 +100,8 @@ impl Time {
             .ok_or_else(|| UnitError::new(text, "out of range"))
     }
     /// `self + other`, or `None` past 64 bits.
-    pub fn checked_add(self, other: Time) -> Option<Time> {
+    pub(crate) fn checked_add(self, other: Time) -> Option<Time> {
         self.0.checked_add(other.0).map(Time)
-    }
-    /// `self − other`, or zero.
-    pub fn saturating_sub(self, other: Time) -> Time {
-        Time(self.0.saturating_sub(other.0))
     }
 }
 
@@ -201,14 +197,10 @@ pub struct Bandwidth(pub u64);
 
 impl Bandwidth {
     /// No limit (`"inf"`).
-    pub const INFINITE: Bandwidth = Bandwidth(u64::MAX);
+    pub(crate) const INFINITE: Bandwidth = Bandwidth(u64::MAX);
 
-    /// `b` bytes per second.
-    pub const fn bytes_per_s(b: u64) -> Bandwidth {
-        Bandwidth(b)
-    }
     /// Whether it is [`Bandwidth::INFINITE`].
-    pub fn is_infinite(self) -> bool {
+    pub(crate) fn is_infinite(self) -> bool {
         self.0 == u64::MAX
     }
     /// Time to move `size` at this rate, rounded up to the next picosecond.
@@ -228,7 +220,7 @@ impl Bandwidth {
         }
     }
     /// The slower of two rates.
-    pub fn min(self, o: Bandwidth) -> Bandwidth {
+    pub(crate) fn min(self, o: Bandwidth) -> Bandwidth {
         Bandwidth(self.0.min(o.0))
     }
     /// Parses `"4.0 GB/s"`, `"2.8GB/s"`, `"100 Gb/s"` (bits), `"10 GiB/s"`, `"inf"`.
@@ -280,9 +272,9 @@ impl fmt::Display for Bandwidth {
 #[error("cannot read {text:?}: {why}")]
 pub struct UnitError {
     /// The text that could not be read.
-    pub text: String,
+    pub(crate) text: String,
     /// Why.
-    pub why: &'static str,
+    pub(crate) why: &'static str,
 }
 
 impl UnitError {
@@ -450,10 +442,10 @@ serde_unit!(Bandwidth, "a bandwidth such as \"4.0 GB/s\"", |_| Err(
 /// The longest one transfer's own bytes may take at the run's slowest rate: 2^61 ps (about
 /// 26.7 days), a quarter of [`Time::HORIZON`], so that a transfer started before the horizon
 /// ends within what 64 bits of picoseconds hold.
-pub const LONGEST_TRANSFER: Time = Time(1 << 61);
+pub(crate) const LONGEST_TRANSFER: Time = Time(1 << 61);
 
 /// The most bytes one transfer may move when the slowest rate of the run is `slowest`.
-pub fn max_transfer_bytes(slowest: Bandwidth) -> u64 {
+pub(crate) fn max_transfer_bytes(slowest: Bandwidth) -> u64 {
     if slowest == Bandwidth::INFINITE {
         return u64::MAX;
     }

@@ -8,7 +8,10 @@ use std::borrow::Cow;
 /// distance of at most a third of its length; case and `-`/`_` ignored). A candidate whose
 /// length differs from the word's by more than that is not compared (the distance is at least
 /// the difference), so a long word costs no more than its own length per candidate.
-pub fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+pub(crate) fn closest<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
     let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
     let n = word.chars().count();
     let limit = (n / 3).max(1);
@@ -23,12 +26,12 @@ pub fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) ->
 }
 
 /// The most characters of a word of input that a message quotes whole.
-pub const ECHO_CHARS: usize = 40;
+pub(crate) const ECHO_CHARS: usize = 40;
 
 /// A word of input (a value, a key, a word of a file) as a message quotes it: whole up to
 /// [`ECHO_CHARS`] characters; a longer one as its first [`ECHO_CHARS`], an ellipsis and its
 /// length (`xxxx… (1048576 characters)`).
-pub fn shown(word: &str) -> Cow<'_, str> {
+pub(crate) fn shown(word: &str) -> Cow<'_, str> {
     match word.char_indices().nth(ECHO_CHARS) {
         None => Cow::Borrowed(word),
         Some((i, _)) => Cow::Owned(format!(
@@ -40,16 +43,16 @@ pub fn shown(word: &str) -> Cow<'_, str> {
 }
 
 /// The longest run of non-blank characters [`bounded`] leaves whole: room for a path.
-pub const LONGEST_WORD: usize = 256;
+pub(crate) const LONGEST_WORD: usize = 256;
 
 /// The longest line [`bounded`] leaves whole.
-pub const LONGEST_LINE: usize = 4096;
+pub(crate) const LONGEST_LINE: usize = 4096;
 
 /// `msg` with every run of non-blank characters longer than [`LONGEST_WORD`] cut as [`shown`]
 /// cuts a word (the punctuation that closes it kept), and every line still longer than
 /// [`LONGEST_LINE`] cut likewise: the net under the messages that quote input through code
 /// which does not cut it (serde's, the units' parser, the TOML parser's excerpt of a line).
-pub fn bounded(msg: &str) -> Cow<'_, str> {
+pub(crate) fn bounded(msg: &str) -> Cow<'_, str> {
     let long = |w: &str| w.chars().nth(LONGEST_WORD).is_some();
     let long_line = |l: &str| l.chars().nth(LONGEST_LINE).is_some();
     if !msg.split_whitespace().any(long) && !msg.lines().any(long_line) {
@@ -92,7 +95,7 @@ pub fn bounded(msg: &str) -> Cow<'_, str> {
 }
 
 /// serde's words for a value of the wrong type, in a user's.
-pub fn plain_words(msg: &str) -> String {
+pub(crate) fn plain_words(msg: &str) -> String {
     let mut m = msg.to_string();
     for (rust, plain) in [
         ("expected u64", "expected a whole number, 0 or more"),
@@ -107,7 +110,7 @@ pub fn plain_words(msg: &str) -> String {
 }
 
 /// `a`, `a or b`, `a, b or c`.
-pub fn either(words: &[&str]) -> String {
+pub(crate) fn either(words: &[&str]) -> String {
     match words {
         [] => String::new(),
         [one] => one.to_string(),

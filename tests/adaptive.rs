@@ -4,9 +4,9 @@
 //! channels, on the dragonfly, and on a HyperX read from a graph file.
 
 mod common;
-use mgensim::config::Scenario;
-use mgensim::engine::Simulation;
 use mgensim::Report;
+use mgensim::Scenario;
+use mgensim::Simulation;
 
 /// Bytes each rank puts.
 const BYTES: u64 = 1 << 20;

@@ -144,8 +144,7 @@ fn a_flow_run_repeats_exactly_and_reports_its_links() {
     let toml = "[network]\ntopology = 'torus'\ndims = [4, 4]\nmodel = 'flow'\n\
                 [workload]\nscript = 'random_ring.lua'\nranks = 16\nargs = { bytes = 65536 }\n";
     let dir = project().join("scenarios");
-    let s =
-        mgensim::config::Scenario::from_str_with(toml, &dir.join("x.toml"), &[]).expect("valid");
+    let s = mgensim::Scenario::from_str_with(toml, &dir.join("x.toml"), &[]).expect("valid");
     let once = || {
         mgensim::Simulation::new(&s)
             .expect("builds")

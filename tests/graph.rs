@@ -427,14 +427,12 @@ fn the_shipped_graphs_are_what_their_scripts_write() {
         .output()
         .expect("python3 runs");
     let text = String::from_utf8(o.stdout).unwrap();
-    let g = mgensim::topology::graph::Graph::parse(
-        "j",
-        &text,
-        mgensim::units::Time(600),
-        mgensim::topology::graph::GraphRouting::Minimal,
-    )
-    .expect("a valid graph");
-    assert_eq!(g.links(), 200 * 6 / 2);
+    let dir = tempfile::tempdir().unwrap();
+    let network = graph_file(dir.path(), "j.graph", &text);
+    let r = run_path(&tmp_file(dir.path(), "j.toml", &on(&network, 1, "")));
+    // link directions: 200 x 6 / 2 links between routers, both ways, and a NIC link each way
+    // for each of the 200 nodes
+    assert_eq!(r.network.links, 2 * (200 * 6 / 2) + 2 * 200);
 }
 
 /// A BookSim weight is exact or refused: the largest the cable latency allows (1 h in all)

@@ -2,7 +2,7 @@
 
 mod common;
 use common::*;
-use mgensim::net::router::LinkLoad;
+use mgensim::LinkLoad;
 
 /// Bytes on the injection link of NIC `nic`.
 fn injected(links: &[LinkLoad], nic: u32) -> u64 {

@@ -3,8 +3,8 @@
 
 mod common;
 use common::*;
-use mgensim::probe::history::Watch;
-use mgensim::probe::Probes;
+use mgensim::HistoryWatch as Watch;
+use mgensim::Probes;
 use mgensim::{Report, Simulation};
 
 /// Two nodes through one switch, every message one packet of 64 KiB (+16 B header), with DMA

@@ -4,9 +4,9 @@
 
 mod common;
 use common::*;
-use mgensim::probe::history::Watch;
-use mgensim::probe::Probes;
 use mgensim::units::Time;
+use mgensim::HistoryWatch as Watch;
+use mgensim::Probes;
 use mgensim::{Report, Simulation};
 use serde_json::Value;
 
@@ -521,7 +521,7 @@ fn a_stuck_rank_is_shown_waiting_until_the_stop() {
         r.per_rank[6].finish_ps
     );
     // the timeline picture marks it
-    let svg = mgensim::plot::timeline_svg(r.trace.as_deref().unwrap()).unwrap();
+    let svg = mgensim::timeline_svg(r.trace.as_deref().unwrap()).unwrap();
     assert!(svg.contains("rank 7 (stuck)") && svg.contains("stuck until the stop"));
     assert!(
         (0..16).all(|i| svg.contains(&format!("\nrank {i}\n")) || i == 7),

@@ -3,7 +3,7 @@
 //! complete, with the model's invariants checked after every run. The expected counts are
 //! worked out here from the plan alone, not read back from the engine.
 
-use mgensim::config::Scenario;
+use mgensim::Scenario;
 use mgensim::{Report, Simulation};
 use proptest::prelude::*;
 
@@ -454,7 +454,7 @@ proptest! {
         // (without the keys of routers alone: the flow model ignores them, with a warning)
         let text: String = text
             .lines()
-            .filter(|l| !mgensim::config::model::PACKET_ONLY.iter().any(|(k, _)| l.starts_with(&format!("{k} ="))))
+            .filter(|l| !mgensim::PACKET_ONLY.iter().any(|(k, _)| l.starts_with(&format!("{k} ="))))
             .map(|l| format!("{l}\n"))
             .collect();
         let r = run(&text);

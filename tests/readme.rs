@@ -308,7 +308,7 @@ fn the_figures_the_readme_quotes_are_what_the_runs_print() {
     // a runaway 4-rank script stops at the default memory of 4 ranks
     assert!(text.contains("a runaway 4-rank script stops at 260 MiB"));
     assert_eq!(
-        mgensim::config::lua_memory_for(4, 64 << 30),
+        mgensim::lua_memory_for(4, 64 << 30),
         mgensim::units::Bytes(260 << 20)
     );
 }
@@ -335,7 +335,7 @@ fn the_key_table_is_the_scenario_s_own_list_of_keys() {
         })
         .collect();
     listed.sort();
-    let mut keys = mgensim::config::scenario_keys();
+    let mut keys = mgensim::scenario_keys();
     keys.sort();
     let missing: Vec<&String> = keys.iter().filter(|k| !listed.contains(k)).collect();
     let unknown: Vec<&String> = listed.iter().filter(|k| !keys.contains(k)).collect();
@@ -367,11 +367,11 @@ fn outputs_and_defaults_are_described_as_the_code_has_them() {
     assert!(stubs.contains(said), "lua/mgen.d.lua");
     let gib = 1u64 << 30;
     assert_eq!(
-        mgensim::config::lua_memory_for(1000, 64 * gib).0,
+        mgensim::lua_memory_for(1000, 64 * gib).0,
         (256 + 1000) << 20
     );
-    assert_eq!(mgensim::config::lua_memory_for(1 << 20, 8 * gib).0, 4 * gib);
-    assert_eq!(mgensim::config::lua_memory_for(1, 256 << 20).0, 256 << 20);
+    assert_eq!(mgensim::lua_memory_for(1 << 20, 8 * gib).0, 4 * gib);
+    assert_eq!(mgensim::lua_memory_for(1, 256 << 20).0, 256 << 20);
     // sweep --shard: the help, the README and the code agree on which points a shard runs
     let help = run_in(
         &project(),

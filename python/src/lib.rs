@@ -19,7 +19,7 @@ use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyValueError};
 // (the engine's large blocks on huge pages, as in the command line; only the extension's own
 // allocations go through it, never the interpreter's)
 #[global_allocator]
-static ALLOC: mgensim::perf::hugepages::HugePages = mgensim::perf::hugepages::HugePages;
+static ALLOC: mgensim::HugePages = mgensim::HugePages;
 
 pyo3::create_exception!(
     mgensim,
@@ -61,10 +61,7 @@ mod _native {
     #[pymodule_init]
     fn init(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
         use pyo3::types::PyModuleMethods;
-        m.add(
-            "LUA_DIR",
-            mgensim::files::library_dir().display().to_string(),
-        )?;
+        m.add("LUA_DIR", mgensim::library_dir().display().to_string())?;
         m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
         Ok(())
     }

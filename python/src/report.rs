@@ -140,7 +140,7 @@ impl Report {
 
     /// `report.html`: the page of the output folder (one self-contained file).
     fn html(&self, py: Python<'_>) -> String {
-        py.detach(|| mgensim::report::html_page(&self.inner()))
+        py.detach(|| mgensim::html_page(&self.inner()))
     }
 
     /// Writes the output folder `dir` as `mgensim run --out DIR` does (whole or not at all).

@@ -66,7 +66,7 @@ impl Scenario {
     #[pyo3(signature = (path, allow_io = false))]
     fn load(py: Python<'_>, path: PathBuf, allow_io: bool) -> PyResult<Scenario> {
         py.detach(|| {
-            let text = mgensim::files::read_bounded(&path, mgensim::files::MAX_SOURCE)
+            let text = mgensim::read_bounded(&path, mgensim::MAX_SOURCE)
                 .map_err(|e| anyhow::anyhow!("cannot read scenario {}: {e}", path.display()))?;
             Ok::<_, anyhow::Error>(text)
         })

@@ -196,7 +196,7 @@ macro_rules! table {
         /// A call of the API: its place in [`CALLS`].
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[repr(u8)]
-        pub enum Call {
+        pub(crate) enum Call {
             $( $(#[$doc])* $id, )*
         }
 
@@ -419,7 +419,7 @@ impl Call {
 
     /// The API function's name.
     #[inline]
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         self.entry().name
     }
 

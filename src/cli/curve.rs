@@ -61,7 +61,7 @@ fn cases(c: &CurveCommand) -> Result<Vec<Case>> {
     let sets = overrides(&c.over.keys, &c.over.run)?;
     let mut out = Vec::new();
     for path in &c.scenarios {
-        let text = mgensim::files::read_bounded(path, mgensim::files::MAX_SOURCE)
+        let text = mgensim::read_bounded(path, mgensim::MAX_SOURCE)
             .map_err(|e| anyhow::anyhow!("{e}"))
             .with_context(|| format!("cannot read scenario {}", path.display()))?;
         let file = path.file_name().map_or_else(
@@ -84,7 +84,7 @@ fn cases(c: &CurveCommand) -> Result<Vec<Case>> {
             }
             let scenario = Scenario::from_str_opts(&text, path, &s, c.over.keys.allow_io)?;
             for note in &scenario.notes {
-                eprintln!("warning: {}", mgensim::report::escaped(note));
+                eprintln!("warning: {}", mgensim::escaped(note));
             }
             let label = if words.is_empty() {
                 scenario.topo.describe()

@@ -56,14 +56,14 @@ pub(crate) fn load(a: &ScenarioArgs, source: &Source, sets: &[String]) -> Result
                 }
             })
         }
-        Source::Trace(s) => mgensim::config::replay::scenario(&a.scenario, *s, sets, allow_io),
+        Source::Trace(s) => mgensim::replay_scenario(&a.scenario, *s, sets, allow_io),
     }
 }
 
 /// What to say of `path`, given where a scenario is due, if it is a trace: how to replay it
 /// (with the `--set`s the user gave, `sets`).
 fn hint(path: &Path, sets: &[String]) -> Option<String> {
-    mgensim::replay::kind(path)?;
+    mgensim::trace_kind(path)?;
     let (x, how) = (path.display(), "the network given");
     Some(match sets {
         [] => format!(

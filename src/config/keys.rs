@@ -37,8 +37,8 @@ pub(super) fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
 
 /// One table of the scenario and the keys it allows.
 pub(super) struct Section {
-    pub name: &'static str,
-    pub fields: &'static [&'static str],
+    pub(crate) name: &'static str,
+    pub(crate) fields: &'static [&'static str],
 }
 
 impl Section {

@@ -283,11 +283,11 @@ impl Scenario {
     }
     /// Virtual channels per router input port: `network.vcs`, or one per class of the
     /// topology's routing.
-    pub fn vc_count(&self) -> u32 {
+    pub(crate) fn vc_count(&self) -> u32 {
         self.network.vc_count(self.topo.vcs())
     }
     /// The first job's workload (the only one, without `[[job]]` tables).
-    pub fn workload(&self) -> &Workload {
+    pub(crate) fn workload(&self) -> &Workload {
         &self.jobs[0].workload
     }
 }
@@ -547,7 +547,6 @@ fn read_traffic(
             let link = net.nic_link_bandwidth.unwrap_or(net.link_bandwidth);
             node.nic_bandwidth.unwrap_or(link).min(link)
         },
-        nics_per_node: node.nics_per_node,
         grid: topo.and_then(|t| node_grid(t, node.nics_per_node)),
         base,
         allow_io,

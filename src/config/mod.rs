@@ -17,14 +17,14 @@
 
 mod keys;
 mod load;
-pub mod model;
+pub(crate) mod model;
 mod overrides;
-pub mod placement;
+pub(crate) mod placement;
 mod problems;
-pub mod replay;
+pub(crate) mod replay;
 mod shape;
 
-pub use overrides::apply_override;
+pub(crate) use overrides::apply_override;
 
 use crate::units::{Bandwidth, Bytes, Time};
 use placement::PlacementFile;
@@ -34,64 +34,64 @@ use std::path::{Path, PathBuf};
 /// `[network]`: routers and links (docs/model.md §3).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct NetworkConfig {
+pub(crate) struct NetworkConfig {
     /// Which family of network (`topology/`: `torus`, `mesh`, `tofu`, `fattree`,
     /// `dragonfly`, `hyperx`, `graph`).
-    pub topology: String,
+    pub(crate) topology: String,
     /// Route choice by the family's name for it; the family's first when left out.
-    pub routing: Option<String>,
+    pub(crate) routing: Option<String>,
     /// Nodes the network has at least: any family picks its nearest full shape of that many
     /// instead of its shape keys (`topology/sizing.rs`), for comparisons of one size.
-    pub nodes: Option<u64>,
+    pub(crate) nodes: Option<u64>,
     /// Each direction of each link (NSIM-ACE: 4.0 GB/s).
-    pub link_bandwidth: Bandwidth,
+    pub(crate) link_bandwidth: Bandwidth,
     /// Crossbar throughput (NSIM-ACE: 4.0 GB/s); a router output moves data at the slower of
     /// this and its link.
-    pub switch_bandwidth: Bandwidth,
+    pub(crate) switch_bandwidth: Bandwidth,
     /// Router pipeline stage: routing.
-    pub routing_time: Time,
+    pub(crate) routing_time: Time,
     /// Router pipeline stage: VC allocation.
-    pub vc_alloc_time: Time,
+    pub(crate) vc_alloc_time: Time,
     /// Router pipeline stage: switch allocation.
-    pub switch_alloc_time: Time,
+    pub(crate) switch_alloc_time: Time,
     /// Router pipeline stage: the switch.
-    pub switch_latency: Time,
+    pub(crate) switch_latency: Time,
     /// Every link, NIC links included (unless a link class below says otherwise).
-    pub cable_latency: Time,
+    pub(crate) cable_latency: Time,
     /// The links between NICs and routers, both ways: their rate (default `link_bandwidth`;
     /// injection is also capped by `node.nic_bandwidth`).
-    pub nic_link_bandwidth: Option<Bandwidth>,
+    pub(crate) nic_link_bandwidth: Option<Bandwidth>,
     /// The links between NICs and routers: their latency (default `cable_latency`).
-    pub nic_cable_latency: Option<Time>,
+    pub(crate) nic_cable_latency: Option<Time>,
     /// Largest payload of one packet.
-    pub mtu: Bytes,
+    pub(crate) mtu: Bytes,
     /// Bytes each packet carries besides its payload; a control packet is a bare header.
-    pub header_bytes: Bytes,
+    pub(crate) header_bytes: Bytes,
     /// Capacity of each router input buffer, per port and virtual channel (and of each NIC's
     /// receive buffer); must hold at least one whole packet (virtual cut-through).
-    pub buffer_bytes: Bytes,
+    pub(crate) buffer_bytes: Bytes,
     /// Virtual channels per router input port, shared out among the topology's VC classes
     /// (torus datelines, dragonfly hops; docs/model.md §3): at least one per class, at most
     /// [`MAX_VCS`]. The class count when left out.
-    pub vcs: Option<u32>,
+    pub(crate) vcs: Option<u32>,
     /// How routers queue packets (docs/model.md §3).
-    pub router: RouterKind,
+    pub(crate) router: RouterKind,
     /// Input-queued routers: the output buffer of each output port, per virtual channel
     /// class, between the crossbar and the link (NSIM §3); 0 for none, else at least one whole
     /// packet.
-    pub output_buffer_bytes: Bytes,
+    pub(crate) output_buffer_bytes: Bytes,
     /// Packets, or flows sharing links by max-min fairness (docs/model.md §3a).
-    pub model: NetworkModel,
+    pub(crate) model: NetworkModel,
     /// The keys of the chosen family as written (`dims`, `radix`, ...): its file in
     /// `topology/` reads them into the [`Scenario::topo`].
     #[serde(skip_deserializing)]
-    pub family: toml::Table,
+    pub(crate) family: toml::Table,
 }
 
 /// `network.model`: how the network moves data (docs/model.md §3 and §3a).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum NetworkModel {
+pub(crate) enum NetworkModel {
     /// Packet by packet through routers, buffers and credits: the reference.
     #[default]
     Packet,
@@ -101,13 +101,13 @@ pub enum NetworkModel {
 }
 
 /// Most virtual channels per router input port (`network.vcs`).
-pub const MAX_VCS: u32 = 8;
+pub(crate) const MAX_VCS: u32 = 8;
 
 /// `network.router`: where a router holds the packets that wait, and what they wait for
 /// (docs/model.md §3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RouterKind {
+pub(crate) enum RouterKind {
     /// NSIM's router: FIFO input buffers per port and VC, a crossbar that takes at most one
     /// packet from each input and into each output at a time, granted to the oldest request.
     #[default]
@@ -147,12 +147,12 @@ impl Default for NetworkConfig {
 impl NetworkConfig {
     /// Virtual channels per input port: `vcs`, or one per class of the topology's routing
     /// (`classes`) when left out.
-    pub fn vc_count(&self, classes: u8) -> u32 {
+    pub(crate) fn vc_count(&self, classes: u8) -> u32 {
         self.vcs.unwrap_or(classes as u32)
     }
 
     /// Delay a packet head pays in each router before it may leave (the pipeline of §3).
-    pub fn router_delay(&self) -> Time {
+    pub(crate) fn router_delay(&self) -> Time {
         self.routing_time + self.vc_alloc_time + self.switch_alloc_time + self.switch_latency
     }
 }
@@ -160,34 +160,34 @@ impl NetworkConfig {
 /// `[node]`: memory, DMA and the communication library (docs/model.md §2).
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct NodeConfig {
+pub(crate) struct NodeConfig {
     /// DMA between memory and NIC, each way (NSIM-ACE: 2.8 GB/s).
-    pub dma_bandwidth: Bandwidth,
+    pub(crate) dma_bandwidth: Bandwidth,
     /// Caps DMA in both directions (NSIM-ACE: infinite).
-    pub memory_bandwidth: Bandwidth,
+    pub(crate) memory_bandwidth: Bandwidth,
     /// Charged on the issuing rank's clock for each call that starts a transfer (the
     /// papers' "communication library overhead"; NSIM-ACE random ring: 0).
-    pub node_latency: Time,
+    pub(crate) node_latency: Time,
     /// Rate of the NIC's port onto its link (NSIM's HCA rate); the link rate when left out.
-    pub nic_bandwidth: Option<Bandwidth>,
+    pub(crate) nic_bandwidth: Option<Bandwidth>,
     /// Charged on the caller's clock by each message-passing call that posts a send or a
     /// receive (NSIM: 200 ns).
-    pub mpi_overhead: Time,
+    pub(crate) mpi_overhead: Time,
     /// Messages up to this size go eager (one copy at memory bandwidth), larger ones by
     /// rendezvous (zero-copy, after a request-to-send / clear-to-send round trip).
-    pub eager_limit: Bytes,
+    pub(crate) eager_limit: Bytes,
     /// NICs per node, each with its own link to the network (docs/model.md §2).
-    pub nics_per_node: u32,
+    pub(crate) nics_per_node: u32,
     /// Ranks a node can hold; ranks of one node exchange data through its DMA and memory.
-    pub ranks_per_node: u32,
+    pub(crate) ranks_per_node: u32,
     /// How a NIC's DMA hands packets to the network (docs/model.md §2).
-    pub dma: DmaMode,
+    pub(crate) dma: DmaMode,
 }
 
 /// How DMA and the network overlap for one packet (`node.dma`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum DmaMode {
+pub(crate) enum DmaMode {
     /// A packet is read whole into the NIC before it is injected, and received whole before
     /// it is written to memory (NSIM-ACE's NIC, the default): each packet pays its DMA time
     /// twice on top of the network.
@@ -216,7 +216,7 @@ impl Default for NodeConfig {
 
 impl NodeConfig {
     /// What one DMA transfer moves per second: the slower of DMA and memory.
-    pub fn dma_rate(&self) -> Bandwidth {
+    pub(crate) fn dma_rate(&self) -> Bandwidth {
         self.dma_bandwidth.min(self.memory_bandwidth)
     }
 }
@@ -230,19 +230,19 @@ pub struct Limits {
     /// engine (a blocking call, or the end of its script). Catches endless loops. Counted
     /// once a resume has run 10-20 ms of wall time (`script/watchdog.rs`), so a rank stopped
     /// at it has run that much more.
-    pub instructions: u64,
+    pub(crate) instructions: u64,
     /// Memory of the Lua state, all ranks together; by default sized to the run when the
     /// scenario is read ([`lua_memory_for`]).
-    pub lua_memory: Bytes,
+    pub(crate) lua_memory: Bytes,
     /// Events the engine may process.
-    pub events: u64,
+    pub(crate) events: u64,
     /// Wall-clock time the run may take (`mgensim run --timeout` sets it).
     pub wall_time: Time,
     /// Simulated time the run may reach: every event up to it is processed, none after it.
-    pub simulated_time: Time,
+    pub(crate) simulated_time: Time,
     /// Memory of the time series of a fixed `--interval` (`probe/series.rs`): the windows it
     /// holds; a run that goes on past the last stops at the end of that epoch.
-    pub time_series_memory: Bytes,
+    pub(crate) time_series_memory: Bytes,
 }
 
 impl Default for Limits {
@@ -280,7 +280,7 @@ pub fn scenario_keys() -> Vec<String> {
 
 /// `limits.lua_memory` left out: sized to the run when the scenario is read
 /// ([`lua_memory_for`]).
-pub const LUA_MEMORY_FOR_THE_RUN: Bytes = Bytes(u64::MAX);
+pub(crate) const LUA_MEMORY_FOR_THE_RUN: Bytes = Bytes(u64::MAX);
 
 /// The default `limits.lua_memory` for a run of `ranks` ranks on a machine of `machine`
 /// bytes of memory: 256 MiB and 1 MiB per rank (a rank blocked in a call holds 2-4 KiB; a
@@ -291,6 +291,9 @@ pub fn lua_memory_for(ranks: u64, machine: u64) -> Bytes {
     let wanted = (256u64 << 20).saturating_add(ranks.saturating_mul(1 << 20));
     Bytes(wanted.min(machine / 2).max(256 << 20))
 }
+
+#[cfg(test)]
+mod fuzz;
 
 #[cfg(test)]
 mod lua_memory_tests {
@@ -315,25 +318,25 @@ mod lua_memory_tests {
 /// threads, and in how many partitions of the network (docs/architecture.md, "Partitions").
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
-pub struct EngineConfig {
+pub(crate) struct EngineConfig {
     /// Threads that simulate the partitions (`--threads`); 0: every core (no more than the
     /// partitions: a network too small to gain from a cut runs on one).
-    pub threads: u32,
+    pub(crate) threads: u32,
     /// Partitions the network is cut into (`--partitions`); 0: one per thread, as far as the
     /// network gains (`partition::default_count`). A thread runs the partitions it is given
     /// as one, unless `separate_partitions`.
-    pub partitions: u32,
+    pub(crate) partitions: u32,
     /// Simulate every partition on its own even where one thread runs several (each with its
     /// own queue, windows and cut messages between them): slower, for testing the cuts.
-    pub separate_partitions: bool,
+    pub(crate) separate_partitions: bool,
 }
 
 /// The most threads `engine.threads` may ask for.
-pub const MAX_THREADS: u32 = 1024;
+pub(crate) const MAX_THREADS: u32 = 1024;
 
 /// The most partitions `engine.partitions` may ask for (each has its own Lua state and a
 /// mailbox slot to every other).
-pub const MAX_PARTITIONS: u32 = 256;
+pub(crate) const MAX_PARTITIONS: u32 = 256;
 
 /// `[power]`: links that sleep when idle (TraceRP, docs/model.md §8). Each link direction goes to
 /// low power `t_sleep` after its last packet and takes `t_wake` to wake when a packet finds it
@@ -342,18 +345,18 @@ pub const MAX_PARTITIONS: u32 = 256;
 /// TraceRP's Table 2.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct PowerConfig {
+pub(crate) struct PowerConfig {
     /// Links sleep when idle. With `false` they are always active and only the energy is
     /// counted (the baseline of `--power-baseline`).
-    pub enabled: bool,
+    pub(crate) enabled: bool,
     /// T_s: idle time before a link direction goes to low power.
-    pub t_sleep: Time,
+    pub(crate) t_sleep: Time,
     /// T_w: time a sleeping link direction takes to wake.
-    pub t_wake: Time,
+    pub(crate) t_wake: Time,
     /// Watts a port (link direction) draws in low power: P_base / N_port.
-    pub p_base_per_port: f64,
+    pub(crate) p_base_per_port: f64,
     /// Watts more it draws when active: P_dynamic.
-    pub p_dynamic: f64,
+    pub(crate) p_dynamic: f64,
 }
 
 impl Default for PowerConfig {
@@ -450,18 +453,18 @@ pub struct Workload {
     /// Where the script came from, for error messages (`inline` for `code = ...`).
     pub script_name: String,
     /// The script's folder, searched by `require` (None for inline code).
-    pub script_dir: Option<PathBuf>,
+    pub(crate) script_dir: Option<PathBuf>,
     /// The scenario file's folder, for data files the script reads (`MGEN_SCENARIO_DIR`).
-    pub scenario_dir: PathBuf,
+    pub(crate) scenario_dir: PathBuf,
     #[serde(skip)]
     /// The script's text.
-    pub source: String,
+    pub(crate) source: String,
     /// Ranks of the job.
-    pub ranks: u64,
+    pub(crate) ranks: u64,
     /// Seeds `math.random` (`workload.seed`, `--seed`).
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Handed to every rank as `MGEN_args`.
-    pub args: toml::Table,
+    pub(crate) args: toml::Table,
     /// Synthetic traffic the job's ranks inject (`traffic/`), instead of what a script sends.
     #[serde(skip)]
     pub traffic: Option<std::sync::Arc<crate::traffic::Spec>>,
@@ -471,7 +474,7 @@ pub struct Workload {
 #[derive(Clone, Debug, Serialize)]
 pub struct Job {
     /// The job's name.
-    pub name: String,
+    pub(crate) name: String,
     /// What its ranks run.
     pub workload: Workload,
     /// The node of each of its ranks.
@@ -483,26 +486,26 @@ pub struct Job {
 #[derive(Clone, Debug, Serialize)]
 pub struct Scenario {
     /// The file it was read from.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The network.
-    pub network: NetworkConfig,
+    pub(crate) network: NetworkConfig,
     /// The nodes: NICs, DMA, message passing.
-    pub node: NodeConfig,
+    pub(crate) node: NodeConfig,
     /// The jobs, one for a `[workload]`; their ranks are numbered one job after the other.
     pub jobs: Vec<Job>,
     /// What stops a run gone wrong.
     pub limits: Limits,
     /// Links that sleep when idle, and energy accounting; None without `[power]`.
-    pub power: Option<PowerConfig>,
+    pub(crate) power: Option<PowerConfig>,
     /// Threads and partitions (they change how fast a run goes, never what it predicts).
-    pub engine: EngineConfig,
+    pub(crate) engine: EngineConfig,
     /// The network's shape, built from `network` by its family (`topology/`).
     #[serde(skip)]
     pub topo: crate::topology::Topo,
     /// Whether scripts may use the whole Lua standard library (`--allow-io`); never set by
     /// the scenario file itself, so that a shared scenario cannot lift its own sandbox.
     #[serde(skip)]
-    pub allow_io: bool,
+    pub(crate) allow_io: bool,
     /// What reading it left out, in words (a key of another topology than the one `--set`
     /// chose): the run's warnings.
     #[serde(skip)]

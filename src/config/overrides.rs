@@ -7,7 +7,7 @@ use anyhow::{anyhow, bail, Result};
 /// `"8 GB/s"`); a bare word that is not one (`ring`, as a shell leaves `"ring"`) is taken as a
 /// string.
 /// Returns the key it set.
-pub fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<String> {
+pub(crate) fn apply_override(table: &mut toml::Table, assignment: &str) -> Result<String> {
     let (key, value) = assignment
         .split_once('=')
         .ok_or_else(|| anyhow!("expected KEY=VALUE, e.g. network.dims=[8,8,8]"))?;

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 /// A named placement policy.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Policy {
+pub(crate) enum Policy {
     #[default]
     /// Rank i on slot i: nodes filled in order.
     Linear,
@@ -29,11 +29,11 @@ pub enum Policy {
 /// `[placement]` (or a job's `placement`) as written.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct PlacementFile {
+pub(crate) struct PlacementFile {
     /// How ranks are placed when no map is given.
-    pub policy: Policy,
+    pub(crate) policy: Policy,
     /// A rank-node map, relative to the scenario's folder; overrides `policy`.
-    pub file: Option<PathBuf>,
+    pub(crate) file: Option<PathBuf>,
 }
 
 /// Problems of a map listed at most (a file that is no map at all is said in a few lines).
@@ -41,7 +41,12 @@ const MAX_PROBLEMS: usize = 20;
 
 /// Reads a rank-node map for a job of `ranks` ranks on `nodes` nodes: the node of each rank.
 /// Every problem is returned, each naming its line (`file` names the map in messages).
-pub fn read_map(file: &str, text: &str, ranks: u64, nodes: u64) -> Result<Vec<u32>, Vec<String>> {
+pub(crate) fn read_map(
+    file: &str,
+    text: &str,
+    ranks: u64,
+    nodes: u64,
+) -> Result<Vec<u32>, Vec<String>> {
     let mut node_of: Vec<Option<(u32, usize)>> = vec![None; ranks as usize];
     let mut problems = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -124,7 +129,7 @@ pub fn read_map(file: &str, text: &str, ranks: u64, nodes: u64) -> Result<Vec<u3
 }
 
 /// The free slots of the machine while jobs are placed.
-pub struct Machine {
+pub(crate) struct Machine {
     /// Free slots per node.
     free: Vec<u32>,
     per_node: u32,
@@ -134,7 +139,7 @@ pub struct Machine {
 
 impl Machine {
     /// A machine of `nodes` nodes with `ranks_per_node` slots each, all free.
-    pub fn new(nodes: u64, ranks_per_node: u32) -> Machine {
+    pub(crate) fn new(nodes: u64, ranks_per_node: u32) -> Machine {
         Machine {
             free: vec![ranks_per_node; nodes as usize],
             per_node: ranks_per_node,
@@ -143,12 +148,17 @@ impl Machine {
     }
 
     /// Free slots left.
-    pub fn free(&self) -> u64 {
+    pub(crate) fn free(&self) -> u64 {
         self.free.iter().map(|&f| f as u64).sum()
     }
 
     /// Places `ranks` ranks by `policy`; the node of each rank.
-    pub fn place(&mut self, policy: Policy, ranks: u64, seed: u64) -> Result<Vec<u32>, String> {
+    pub(crate) fn place(
+        &mut self,
+        policy: Policy,
+        ranks: u64,
+        seed: u64,
+    ) -> Result<Vec<u32>, String> {
         let free = self.free();
         if ranks > free {
             return Err(format!(
@@ -199,7 +209,7 @@ impl Machine {
 
     /// Takes the slots a rank-node map names; each node that would hold more ranks than it
     /// has free slots is a problem.
-    pub fn take(&mut self, nodes: &[u32]) -> Result<(), Vec<String>> {
+    pub(crate) fn take(&mut self, nodes: &[u32]) -> Result<(), Vec<String>> {
         let mut problems = Vec::new();
         for (r, &n) in nodes.iter().enumerate() {
             let f = &mut self.free[n as usize];

@@ -13,9 +13,9 @@ use std::sync::OnceLock;
 /// sweep can compare a torus and a fat tree; those set along with it are still problems.
 pub(super) struct Foreign<'a> {
     /// The keys `--set` or the point set (`network.topology`, ...).
-    pub set: &'a [String],
+    pub(crate) set: &'a [String],
     /// What was left out, in words.
-    pub left_out: &'a mut Vec<String>,
+    pub(crate) left_out: &'a mut Vec<String>,
 }
 
 /// Every family's keys, each once.

@@ -32,13 +32,13 @@ use std::sync::{Arc, Mutex};
 /// Rule 2: the accepted load over the offered load a stable load keeps at least.
 pub const ACCEPTED_MIN: f64 = 0.98;
 /// Rule 3: the second half's mean latency over the first's a stable load keeps at most.
-pub const GROWTH_MAX: f64 = 1.3;
+pub(crate) const GROWTH_MAX: f64 = 1.3;
 /// Loads each round of the search runs per case (the quarters of its interval).
-pub const PER_ROUND: usize = 3;
+pub(crate) const PER_ROUND: usize = 3;
 /// Most rounds of the search (a precision of 1e-6 from a width of 1 takes 10).
-pub const MAX_ROUNDS: usize = 24;
+pub(crate) const MAX_ROUNDS: usize = 24;
 /// Most loads `--loads` may list.
-pub const MAX_LOADS: usize = 1000;
+pub(crate) const MAX_LOADS: usize = 1000;
 
 pub mod svg;
 
@@ -60,7 +60,7 @@ pub struct Case {
 #[derive(Clone, Debug)]
 pub struct Point {
     /// The case (index) and the offered load asked for.
-    pub case: usize,
+    pub(crate) case: usize,
     /// See `case`.
     pub load: f64,
     /// Whether the search ran it (else `--loads` listed it).
@@ -80,7 +80,7 @@ pub struct Saturation {
     /// See `stable`.
     pub unstable: Option<f64>,
     /// The accepted load measured at `stable` (None when no load was stable).
-    pub accepted: Option<f64>,
+    pub(crate) accepted: Option<f64>,
 }
 
 /// The loads of `--loads`: a comma-separated list of loads (`0.1,0.3`) and ranges, stepped
@@ -129,7 +129,7 @@ fn round(x: f64) -> f64 {
 }
 
 /// Why a run's figures are not stable (the rule above), or None when they are.
-pub fn unstable(s: &Summary) -> Option<String> {
+pub(crate) fn unstable(s: &Summary) -> Option<String> {
     if s.delivered == 0 {
         return Some("no measured packet arrived".into());
     }
@@ -155,7 +155,7 @@ pub fn unstable(s: &Summary) -> Option<String> {
 
 /// Where stability ends among `runs` (load, stable), sorted or not: the highest stable load
 /// below the lowest unstable one (0 if none), and that unstable load.
-pub fn bracket(runs: &[(f64, bool)]) -> (f64, Option<f64>) {
+pub(crate) fn bracket(runs: &[(f64, bool)]) -> (f64, Option<f64>) {
     let first_bad = runs
         .iter()
         .filter(|r| !r.1)
@@ -172,7 +172,7 @@ pub fn bracket(runs: &[(f64, bool)]) -> (f64, Option<f64>) {
 
 /// The loads the next round runs between `lo` and `hi`: the quarters (none once the interval
 /// is at most `precision` wide).
-pub fn next_loads(lo: f64, hi: f64, precision: f64) -> Vec<f64> {
+pub(crate) fn next_loads(lo: f64, hi: f64, precision: f64) -> Vec<f64> {
     if hi - lo <= precision {
         return Vec::new();
     }
@@ -316,7 +316,7 @@ impl Curve {
 
 /// Scenario `s` with every traffic job's load set to `load` (one thread a run: the runs
 /// already go side by side).
-pub fn at_load(s: &Scenario, load: f64) -> Result<Scenario, String> {
+pub(crate) fn at_load(s: &Scenario, load: f64) -> Result<Scenario, String> {
     let mut s = s.clone();
     if s.engine.threads == 0 {
         s.engine.threads = 1;

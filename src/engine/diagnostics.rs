@@ -87,8 +87,8 @@ pub(crate) fn deadlock_detail(
 /// What a blocked rank waits for: in words, the rank it waits on (None: any rank, or no one
 /// rank), and what would let it go on.
 pub(crate) struct Blocked {
-    pub words: String,
-    pub on: Option<u32>,
+    pub(crate) words: String,
+    pub(crate) on: Option<u32>,
     on_what: OnWhat,
 }
 

@@ -33,7 +33,7 @@ use crate::partition::Partitioning;
 use crate::probe::Probes;
 use crate::rank::Status;
 use crate::report::Report;
-pub use crate::report::{Execution, WindowStats};
+pub(crate) use crate::report::{Execution, WindowStats};
 use crate::script::Scripts;
 use crate::units::Time;
 use diagnostics::{fits_in_memory, leftovers, script_line};
@@ -198,13 +198,8 @@ impl Simulation {
     /// memory back at once. Lua finalizers (`__gc`) of the scripts' objects then do not run;
     /// files they left open are flushed and closed by the exit as usual. Not for a process
     /// that runs anything after (a sweep, a baseline run, a test).
-    pub fn last_in_process(&mut self) {
+    pub(crate) fn last_in_process(&mut self) {
         self.last = true;
-    }
-
-    /// How this run is cut: partitions, and the threads that will run them.
-    pub fn execution(&self) -> (u32, u32) {
-        (self.parts.count, self.threads)
     }
 
     /// Records, in this run, what `p` asks for beyond the summary. Errors name a router that
@@ -331,14 +326,14 @@ impl Simulation {
     }
 
     /// Stops the run, with a partial report, as soon as `flag` is set (by a Ctrl-C handler).
-    pub fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+    pub(crate) fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
         for run in &self.runners {
             run.part.borrow_mut().watch.set_interrupt(flag.clone());
         }
     }
 
     /// `limits.wall_time` counts from `origin` (the process's start: setting up counts too).
-    pub fn count_wall_time_from(&mut self, origin: Instant) {
+    pub(crate) fn count_wall_time_from(&mut self, origin: Instant) {
         for run in &self.runners {
             run.part.borrow_mut().watch.count_from(origin);
         }

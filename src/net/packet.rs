@@ -5,7 +5,7 @@
 use crate::perf::pool::Pool;
 use crate::units::Time;
 
-pub use crate::event::PktId;
+pub(crate) use crate::event::PktId;
 
 /// "No packet / no buffer" marker in the intrusive lists and buffer fields.
 pub(crate) const NONE: u32 = u32::MAX;
@@ -14,53 +14,53 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// miss and never two; kept in a pool and referred to by index.
 #[derive(Clone, Copy, Debug)]
 #[repr(align(64))]
-pub struct Packet {
+pub(crate) struct Packet {
     /// When the packet's tail arrived where the packet now is (NSIM's last-flit time).
-    pub tail: Time,
+    pub(crate) tail: Time,
     /// When its head may leave the queue it is in: at a router, its head's arrival plus the
     /// router's pipeline; at a NIC, the time it was staged. A packet may be queued before it
     /// is ready (see `router/mod.rs`).
-    pub ready: Time,
+    pub(crate) ready: Time,
     /// The message this packet belongs to.
-    pub msg: u32,
+    pub(crate) msg: u32,
     /// Bytes on the wire: payload plus header (the header size is the same for every packet,
     /// so the payload is `wire − header_bytes`).
-    pub wire: u32,
+    pub(crate) wire: u32,
     /// Source NIC (terminal).
-    pub src: u32,
+    pub(crate) src: u32,
     /// Destination NIC (terminal).
-    pub dst: u32,
+    pub(crate) dst: u32,
     /// Router the head is at (or the NIC it is in, before injection and after ejection).
-    pub at: u32,
+    pub(crate) at: u32,
     /// The channel that brought it into the buffer it holds: the one channel that feeds that
     /// buffer, where its credit and occupancy are kept. `NONE` while it holds no credit (before
     /// injection, and always for a packet that stays within its node), `STAGING` (router.rs)
     /// while it holds a NIC's transmit staging slot.
-    pub from: u32,
+    pub(crate) from: u32,
     /// Next packet in the same output queue.
-    pub next: PktId,
+    pub(crate) next: PktId,
     /// Input-queued routers: the next packet in the input buffer (port and VC) it holds.
-    pub in_next: PktId,
+    pub(crate) in_next: PktId,
     /// Input-queued routers: when it asked for the output it is queued for (its place in that
     /// queue; see `router/mod.rs`).
-    pub asked: Time,
+    pub(crate) asked: Time,
     /// Virtual channel of the buffer it is queued for (then of the one it enters).
-    pub vc: u8,
+    pub(crate) vc: u8,
     /// Virtual channel of the buffer it holds.
-    pub held_vc: u8,
+    pub(crate) held_vc: u8,
     /// Mesh and torus: the dimension it is correcting (`topology::NO_DIM` before the first
     /// router hop).
-    pub dim: u8,
+    pub(crate) dim: u8,
     /// Its head has passed the pipeline of the router it is at (an input-queued router
     /// routes it there once it is also the first of its input buffer).
-    pub arrived: bool,
+    pub(crate) arrived: bool,
     /// Dragonfly: its route (0 until its source router decides; see `topology::dragonfly`).
-    pub aux: u16,
+    pub(crate) aux: u16,
     /// Router-to-router links it has crossed so far (saturating at 255).
-    pub hops: u8,
+    pub(crate) hops: u8,
     /// It is the only packet of its message: its arrival is the message's, and the receiving
     /// side keeps nothing of the message while it comes in.
-    pub only: bool,
+    pub(crate) only: bool,
 }
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 64);
@@ -94,4 +94,4 @@ impl Packet {
 }
 
 /// The packets in flight: a [`Pool`] of them.
-pub type PacketPool = Pool<Packet>;
+pub(crate) type PacketPool = Pool<Packet>;

@@ -10,31 +10,31 @@
 
 /// One link direction's power state and history.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LinkPower {
+pub(crate) struct LinkPower {
     /// When its last tail left (or it woke, or the run began), in ps: asleep after
     /// `free_at + T_s`.
-    pub free_at: u64,
+    pub(crate) free_at: u64,
     /// Time spent in low power, in ps.
-    pub low_ps: u64,
+    pub(crate) low_ps: u64,
     /// Times it woke.
-    pub wakeups: u64,
+    pub(crate) wakeups: u64,
 }
 
 /// The power state of every channel (indexed like the router's channels; each partition sees
 /// the same array and changes only its own channels', `perf/slab.rs`).
 #[derive(Clone)]
-pub struct Power {
+pub(crate) struct Power {
     /// T_s and T_w, in ps.
-    pub t_sleep: u64,
+    pub(crate) t_sleep: u64,
     /// T_w in ps.
-    pub t_wake: u64,
+    pub(crate) t_wake: u64,
     /// Per channel, as the network numbers them.
     pub(crate) links: crate::perf::slab::SharedVec<LinkPower>,
 }
 
 /// What [`Power::ready`] decided for a packet ready to go on an idle channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ready {
+pub(crate) enum Ready {
     /// The channel is awake: send now.
     Send,
     /// It was asleep since `slept` (ps) and wakes until `until`: send then.
@@ -48,7 +48,7 @@ pub enum Ready {
 
 impl Power {
     /// Channels that sleep after `t_sleep` ps idle and wake in `t_wake` ps; `channels` of them, all awake.
-    pub fn new(t_sleep: u64, t_wake: u64, channels: usize) -> Power {
+    pub(crate) fn new(t_sleep: u64, t_wake: u64, channels: usize) -> Power {
         Power {
             t_sleep,
             t_wake,
@@ -58,7 +58,7 @@ impl Power {
 
     /// A packet is ready to go at `now` on idle channel `c`.
     #[inline]
-    pub fn ready(&mut self, c: u32, now: u64) -> Ready {
+    pub(crate) fn ready(&mut self, c: u32, now: u64) -> Ready {
         let l = &mut self.links[c as usize];
         let asleep = l.free_at + self.t_sleep;
         if now <= asleep {
@@ -79,13 +79,13 @@ impl Power {
 
     /// Channel `c` is idle again at `now` (a tail left, or it finished waking).
     #[inline]
-    pub fn idle(&mut self, c: u32, now: u64) {
+    pub(crate) fn idle(&mut self, c: u32, now: u64) {
         self.links[c as usize].free_at = now;
     }
 
     /// Counts the low power of `channels` asleep at the end of the run (`now`), once; returns
     /// the intervals counted, `(channel, from)`, for the time series.
-    pub fn settle(
+    pub(crate) fn settle(
         &mut self,
         now: u64,
         channels: impl Iterator<Item = u32>,

@@ -34,7 +34,7 @@ impl Nics {
 
     /// Flow model: an [`Event::FlowDone`]. Adds to `ended` the messages whose bytes have all
     /// been read by now (their senders' buffers are free again).
-    pub fn flow_done(
+    pub(crate) fn flow_done(
         &mut self,
         what: u32,
         net: &mut Network,
@@ -57,7 +57,7 @@ impl Nics {
 
     /// Flow model: message `m` is in its destination's memory ([`Event::FlowArrive`]); the
     /// caller must [`Nics::free`] it once handled.
-    pub fn flow_arrive(&mut self, m: u32, now: Time) -> Arrival {
+    pub(crate) fn flow_arrive(&mut self, m: u32, now: Time) -> Arrival {
         let msg = *self.msg(m);
         let st = &mut self.stats;
         st.packets_delivered += msg.packets as u64;

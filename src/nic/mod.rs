@@ -35,7 +35,7 @@ pub(crate) const STAGING_SLOTS: u32 = 2;
 
 /// What a message is for; the RDMA and message-passing layers give it meaning on arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MsgKind {
+pub(crate) enum MsgKind {
     /// A put's data, sender to receiver.
     PutData,
     /// The control packet a receiving NIC sends back once a put is delivered.
@@ -59,7 +59,7 @@ pub enum MsgKind {
 
 impl MsgKind {
     /// Control messages are one bare-header packet, made by the NIC without DMA.
-    pub fn is_control(self) -> bool {
+    pub(crate) fn is_control(self) -> bool {
         matches!(
             self,
             MsgKind::PutAck | MsgKind::GetRequest | MsgKind::Rts | MsgKind::Cts
@@ -69,18 +69,18 @@ impl MsgKind {
     /// because the receiver matches them in arrival order (MPI's non-overtaking rule): data,
     /// and the request-to-send that stands for a rendezvous message's data. The other control
     /// packets go out at once.
-    pub fn ordered(self) -> bool {
+    pub(crate) fn ordered(self) -> bool {
         !matches!(self, MsgKind::PutAck | MsgKind::GetRequest | MsgKind::Cts)
     }
     /// Messages whose first packet carries a matching envelope.
-    pub fn has_envelope(self) -> bool {
+    pub(crate) fn has_envelope(self) -> bool {
         matches!(self, MsgKind::Eager | MsgKind::Rts)
     }
 }
 
 /// What a packet's arrival in its destination NIC means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arrival {
+pub(crate) enum Arrival {
     Nothing,
     /// The first packet of a message with an envelope is in: the receiver may match it.
     Envelope(u32),
@@ -97,12 +97,12 @@ pub enum Arrival {
 /// partition, named by a global id, and read (never changed) by the receiving NIC's
 /// (`perf/stable.rs`).
 #[derive(Clone, Copy, Debug)]
-pub struct Msg {
-    pub kind: MsgKind,
+pub(crate) struct Msg {
+    pub(crate) kind: MsgKind,
     /// The operation it serves (an RDMA transfer, or a message-passing send).
-    pub op: u32,
-    pub src: u32,
-    pub dst: u32,
+    pub(crate) op: u32,
+    pub(crate) src: u32,
+    pub(crate) dst: u32,
     /// When it was handed to its source NIC.
     issued: Time,
     /// Its payload bytes and packets.
@@ -116,7 +116,7 @@ pub struct Msg {
 impl Msg {
     /// Packets it is cut into.
     #[inline]
-    pub fn packets(&self) -> u32 {
+    pub(crate) fn packets(&self) -> u32 {
         self.packets
     }
 }
@@ -163,36 +163,36 @@ struct Nic {
 
 /// Totals of one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NicStats {
+pub(crate) struct NicStats {
     /// Packets made by NICs (data and control), loopback ones included.
-    pub packets: u64,
+    pub(crate) packets: u64,
     /// Packets whose payload reached memory at their destination.
-    pub packets_delivered: u64,
+    pub(crate) packets_delivered: u64,
     /// Payload bytes delivered to memory.
-    pub payload_bytes: u64,
+    pub(crate) payload_bytes: u64,
     /// Messages delivered.
-    pub messages: u64,
+    pub(crate) messages: u64,
     /// Data messages (puts' and gets' data, eager and rendezvous data) delivered, and their
     /// latency from being handed to the source NIC to their last byte in memory: summed,
     /// least and most (ps).
-    pub data_messages: u64,
+    pub(crate) data_messages: u64,
     /// Their latencies summed (ps).
-    pub latency_sum_ps: u128,
+    pub(crate) latency_sum_ps: u128,
     /// The least of them (ps; `u64::MAX` before the first).
-    pub latency_min_ps: u64,
+    pub(crate) latency_min_ps: u64,
     /// The most (ps).
-    pub latency_max_ps: u64,
+    pub(crate) latency_max_ps: u64,
     /// Router-to-router links the data messages delivered crossed (a message counts the
     /// links its last packet crossed: every packet of a message takes as many under
     /// deterministic routing), summed and the most.
-    pub hops_sum: u64,
+    pub(crate) hops_sum: u64,
     /// The most links one data message crossed.
-    pub hops_max: u32,
+    pub(crate) hops_max: u32,
 }
 
 /// The NICs of the machine (each partition changes only its own, `perf/slab.rs`), and the
 /// messages a partition's NICs send and receive.
-pub struct Nics {
+pub(crate) struct Nics {
     nics: SharedVec<Nic>,
     /// NICs per node: NICs `n·k .. n·k + k − 1` are node `n`'s.
     per_node: u32,
@@ -211,16 +211,16 @@ pub struct Nics {
     /// Bits of a message id that name the partition (`perf/stable.rs`).
     bits: u32,
     /// The flow model (`network.model = "flow"`): messages move as flows, not packets.
-    pub flow: Option<Box<FlowNet>>,
+    pub(crate) flow: Option<Box<FlowNet>>,
     /// Scratch for the messages a [`Event::FlowDone`] ended.
-    pub flow_ended: Vec<u32>,
-    pub stats: NicStats,
+    pub(crate) flow_ended: Vec<u32>,
+    pub(crate) stats: NicStats,
     /// Bytes of data messages per pair of NICs, when counted (`probe/traffic.rs`).
-    pub traffic: Option<Box<crate::probe::traffic::Traffic>>,
+    pub(crate) traffic: Option<Box<crate::probe::traffic::Traffic>>,
 }
 
 impl Nics {
-    pub fn new(
+    pub(crate) fn new(
         count: u32,
         per_node: u32,
         dma: Bandwidth,
@@ -259,7 +259,7 @@ impl Nics {
 
     /// Message `m` (live; this partition's, or one whose packet reached this partition).
     #[inline]
-    pub fn msg(&self, m: u32) -> &Msg {
+    pub(crate) fn msg(&self, m: u32) -> &Msg {
         // SAFETY: `m` came with a packet or an event of this partition: its record was made
         // before (here, or in another partition before the last barrier) and is never changed;
         // it is released only after this side is done with it (`free`).
@@ -285,7 +285,7 @@ impl Nics {
 
     /// Hands a new message to its source NIC at `now`.
     #[allow(clippy::too_many_arguments)]
-    pub fn send(
+    pub(crate) fn send(
         &mut self,
         kind: MsgKind,
         op: u32,
@@ -411,7 +411,7 @@ impl Nics {
     /// The transmit DMA has read packet `pkt` (or, [`STREAMED`] with a NIC, the packet that NIC
     /// streams). Returns its message if that was its last packet
     /// (the sender's buffer is free again).
-    pub fn tx_dma_done(
+    pub(crate) fn tx_dma_done(
         &mut self,
         pkt: PktId,
         net: &mut Network,
@@ -464,7 +464,7 @@ impl Nics {
     /// A staged packet has left NIC `nic` completely, and another waited behind it: the DMA
     /// may go on. (A slot freed with no packet waiting is not an event: the NIC counts its
     /// staged packets on its injection channel, [`Network::staged`].)
-    pub fn staging_freed(
+    pub(crate) fn staging_freed(
         &mut self,
         nic: u32,
         net: &mut Network,
@@ -477,7 +477,7 @@ impl Nics {
     /// A packet's tail is in its destination NIC: the envelope of its message if it is the
     /// first packet of one that has an envelope; delivery at once for control packets; data
     /// packets go on to the receive DMA.
-    pub fn arrive(
+    pub(crate) fn arrive(
         &mut self,
         pkt: PktId,
         net: &mut Network,
@@ -544,7 +544,7 @@ impl Nics {
 
     /// A packet's payload is in memory. Returns the message if it is now delivered (all its
     /// packets are in); the caller must [`Nics::free`] it once handled.
-    pub fn rx_done(
+    pub(crate) fn rx_done(
         &mut self,
         pkt: PktId,
         net: &mut Network,
@@ -583,7 +583,7 @@ impl Nics {
     /// Time each NIC's transmit and receive DMA engines spent moving payload, in NIC order
     /// (ps; a transfer that runs past the stop counts whole). Reads every NIC: only when no
     /// partition runs.
-    pub fn dma_busy(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+    pub(crate) fn dma_busy(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         // SAFETY: called at the end of a run, when no partition runs
         unsafe { self.nics.all() }
             .iter()
@@ -597,7 +597,7 @@ impl Nics {
     }
 
     /// This partition's messages in flight (made and not yet delivered).
-    pub fn live_msgs(&self) -> usize {
+    pub(crate) fn live_msgs(&self) -> usize {
         self.msgs.live()
     }
 
@@ -606,7 +606,7 @@ impl Nics {
     /// partition reuse its record (at once if it is this one, else by a cut message through
     /// `net`).
     #[inline]
-    pub fn free(&mut self, m: u32, packets: u32, net: &mut Network) {
+    pub(crate) fn free(&mut self, m: u32, packets: u32, net: &mut Network) {
         if packets > 1 && self.flow.is_none() {
             self.receiving.clear(m);
         }

@@ -14,24 +14,30 @@ use crate::units::Time;
 
 /// Routes worked out at most (pairs times draws) for `mgensim curve`: beyond, no bound is
 /// given.
-pub const MAX_ROUTES: u64 = 1 << 22;
+pub(crate) const MAX_ROUTES: u64 = 1 << 22;
 
 /// Routes worked out at most for a run's summary (512 ranks of uniform traffic).
-pub const IN_A_RUN: u64 = 1 << 18;
+pub(crate) const IN_A_RUN: u64 = 1 << 18;
 
 /// Draws per pair where the routing may take several routes.
-pub const SAMPLES: u32 = 8;
+pub(crate) const SAMPLES: u32 = 8;
 
 /// The bound of traffic `spec` of job `job` (its first global rank `base`, `n` ranks) on the
 /// network of `s`: the highest offered load, and the channel that sets it in words (with
 /// its load per unit of offered load); None when there are too many routes to work out or
 /// nothing is sent.
-pub fn ideal(s: &Scenario, spec: &Spec, job: usize, base: u32, n: u32) -> Option<(f64, String)> {
+pub(crate) fn ideal(
+    s: &Scenario,
+    spec: &Spec,
+    job: usize,
+    base: u32,
+    n: u32,
+) -> Option<(f64, String)> {
     ideal_within(s, spec, job, base, n, MAX_ROUTES)
 }
 
 /// [`ideal`], working out at most `most` routes.
-pub fn ideal_within(
+pub(crate) fn ideal_within(
     s: &Scenario,
     spec: &Spec,
     job: usize,

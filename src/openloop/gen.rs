@@ -94,7 +94,7 @@ pub(crate) struct TrafficJob {
 }
 
 /// One partition's synthetic traffic: its generators, and what it measured.
-pub struct Traffic {
+pub(crate) struct Traffic {
     pub(crate) jobs: Arc<[TrafficJob]>,
     nodes: Arc<Nodes>,
     gens: Vec<Gen>,
@@ -429,7 +429,7 @@ impl Traffic {
     /// Each traffic job's figures, once every partition is gathered here; `until` is when the
     /// run stopped (ps): the messages the sources would have created in the window before it,
     /// and never got to make, count as offered and unfinished.
-    pub fn summaries(&self, until: u64, net: &Network) -> Vec<Summary> {
+    pub(crate) fn summaries(&self, until: u64, net: &Network) -> Vec<Summary> {
         let mut stats = self.stats.clone();
         for g in &self.gens {
             let spec = &self.jobs[g.job as usize].spec;

@@ -23,16 +23,17 @@
 //! measured packets cross a loaded network; then they stop, and what they had not injected
 //! is never sent (a measured packet left so is counted as unfinished).
 
-pub mod bound;
+pub(crate) mod bound;
 mod gen;
 mod stats;
 
-pub use gen::Traffic;
-pub use stats::{ClassLoad, Latency, Summary, TrafficHops};
+pub(crate) use gen::Traffic;
+pub(crate) use stats::Latency;
+pub use stats::{ClassLoad, Summary};
 
 /// The figures of every traffic job of a run whose partitions are gathered in `t` (`until`:
 /// when it stopped, ps), with the routes' bound of each where it is cheap to work out.
-pub fn report(
+pub(crate) fn report(
     s: &crate::config::Scenario,
     t: &Traffic,
     until: u64,
@@ -53,7 +54,7 @@ pub fn report(
 /// `latency_histogram.csv` of the traffic jobs `jobs`: for each, a line per latency bucket
 /// that holds a measured packet, `[from_ps, to_ps)` with the packets whose latency (from
 /// creation) and whose network latency (from entering the injection channel) fall in it.
-pub fn histogram_csv(jobs: &[Summary]) -> String {
+pub(crate) fn histogram_csv(jobs: &[Summary]) -> String {
     let mut out = String::from("job,from_ps,to_ps,packets,packets_by_network_latency\n");
     for s in jobs {
         // (a job's name with a comma or a quote is quoted, as RFC 4180 has it)

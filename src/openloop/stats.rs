@@ -233,7 +233,7 @@ pub struct ClassLoad {
     /// Link directions of the class.
     pub links: u64,
     /// Bytes they sent in the window.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Their mean utilization over the window (time sending over the window's length), and
     /// the busiest one's.
     pub mean_utilization: f64,
@@ -245,27 +245,27 @@ pub struct ClassLoad {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Summary {
     /// The job's name.
-    pub job: String,
+    pub(crate) job: String,
     /// The traffic in words (pattern, self, process, sizes, load).
-    pub traffic: String,
+    pub(crate) traffic: String,
     /// The pattern, and whether ranks send to themselves.
-    pub pattern: String,
+    pub(crate) pattern: String,
     /// See `pattern`.
-    pub to_self: bool,
+    pub(crate) to_self: bool,
     /// The injection process.
-    pub process: String,
+    pub(crate) process: String,
     /// The offered load asked for (`workload.load`).
-    pub load: f64,
+    pub(crate) load: f64,
     /// The measurement window (ps, `[start, end)`) and the drain after it.
-    pub window_ps: [u64; 2],
+    pub(crate) window_ps: [u64; 2],
     /// See `window_ps`.
-    pub drain_ps: u64,
+    pub(crate) drain_ps: u64,
     /// Offered, injected and accepted loads over the window: bytes created, entered the
     /// injection channels, and arrived (tails) in it, over the window's length times the
     /// injection bandwidth of the NICs the job's ranks use.
     pub offered: f64,
     /// See `offered`.
-    pub injected: f64,
+    pub(crate) injected: f64,
     /// See `offered`.
     pub accepted: f64,
     /// Packets created in the window (measured), those delivered, and those never delivered
@@ -284,7 +284,7 @@ pub struct Summary {
     pub hops: Option<TrafficHops>,
     /// Mean latency of the packets created in the window's second half over that of its
     /// first: near 1 when latency is steady, above when queues still grow.
-    pub latency_growth: Option<f64>,
+    pub(crate) latency_growth: Option<f64>,
     /// The links' loads over the window, by class.
     pub link_loads: Vec<ClassLoad>,
     /// The highest offered load the routes allow (`bound.rs`: the busiest channel's load per
@@ -296,10 +296,10 @@ pub struct Summary {
     /// The latency histograms: `(from ps, to ps, packets, by network latency)` for each bucket
     /// either holds something in (`latency_histogram.csv`).
     #[serde(skip)]
-    pub histogram: Vec<(u64, u64, u64, u64)>,
+    pub(crate) histogram: Vec<(u64, u64, u64, u64)>,
     /// The scenario job it is (index).
     #[serde(skip)]
-    pub job_index: u32,
+    pub(crate) job_index: u32,
 }
 
 /// The names of a network's link classes, by class number (`Network::own_link_counters`).
@@ -387,7 +387,7 @@ impl Summary {
     }
 
     /// The summary's lines for this traffic (the text summary).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let t = |ps: u64| Time(ps).to_string();
         let mut out = format!(
             "traffic            {} ({}), measured {} to {}\n",

@@ -113,7 +113,7 @@ static ABORT: AtomicBool = AtomicBool::new(false);
 /// Writing was abandoned because a signal asked it to stop.
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted while writing the outputs: nothing was replaced")]
-pub struct Interrupted;
+pub(crate) struct Interrupted;
 
 fn interrupted() -> std::io::Error {
     std::io::Error::other(Interrupted)
@@ -249,17 +249,10 @@ fn temporary_beside(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
 }
 
-/// The output folder of `mgensim run --out DIR`: `summary.json`, `links.csv`, `routers.csv`
-/// and `ranks.csv`, and `links_timeseries.csv` and `buffer_history.csv` when they were
-/// recorded (columns in the README), as one set (see the module's doc).
-pub fn write_folder(dir: &Path, report: &crate::Report) -> std::io::Result<()> {
-    write_set(dir, report, None, |_| Ok(()))
-}
-
 /// Writes the set of `report` (and `trace`, as `trace.json`) into `dir`; `more` adds files to
 /// the staging folder before the set is put in place (the pictures, drawn from the staged
 /// files). Whole or not at all, never a mix with an older set.
-pub fn write_set(
+pub(crate) fn write_set(
     dir: &Path,
     report: &crate::Report,
     trace: Option<&str>,
@@ -737,7 +730,7 @@ pub fn nodes_csv(r: &crate::Report) -> String {
 
 /// `field` as one CSV field (RFC 4180): in double quotes, its own doubled, when it holds a
 /// comma, a quote or a line break; as it is otherwise.
-pub fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
     if field.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", field.replace('"', "\"\"")).into()
     } else {

@@ -104,7 +104,6 @@ impl Part {
             .map(|(i, (((net, nics), mpi), rdma))| {
                 let id = i as u16;
                 Part {
-                    id,
                     max_bytes,
                     now: Time::ZERO,
                     until: u64::MAX,

@@ -34,7 +34,7 @@ impl Default for Metric {
 
 impl Metric {
     /// Adds one rank's value.
-    pub fn add(&mut self, v: f64) {
+    pub(crate) fn add(&mut self, v: f64) {
         self.count += 1;
         self.sum.add(v);
         self.min = self.min.min(v);

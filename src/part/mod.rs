@@ -45,45 +45,43 @@ const PREFETCH_CLOSE: usize = 2;
 const PREFETCH_ABOVE: usize = 4 << 20;
 
 /// One partition's state: everything its events and its ranks' calls may touch.
-pub struct Part {
-    /// Which partition this is (`partition.rs`).
-    pub id: u16,
+pub(crate) struct Part {
     /// The most bytes one transfer may move: what the run's slowest rate (DMA, memory, a
     /// link or crossbar) moves in [`crate::units::LONGEST_TRANSFER`], so that no time a
     /// transfer's own bytes take can pass what 64 bits of picoseconds hold.
     pub(crate) max_bytes: u64,
     /// Time of the event being processed.
-    pub now: Time,
+    pub(crate) now: Time,
     /// The end of the window being simulated (ps): nothing at or after it is processed until
     /// the engine moves it (`engine/mod.rs`).
     pub(crate) until: u64,
-    pub queue: EventQueue<Event>,
-    pub net: Network,
-    pub nics: Nics,
-    pub rdma: Rdma,
-    pub mpi: Mpi,
+    pub(crate) queue: EventQueue<Event>,
+    pub(crate) net: Network,
+    pub(crate) nics: Nics,
+    pub(crate) rdma: Rdma,
+    pub(crate) mpi: Mpi,
     /// Every rank; this partition changes only its own (`mine`).
     pub(crate) ranks: Ranks,
     /// Which partition owns each rank (for the debug checks of `ranks`).
     #[allow(dead_code)] // (kept alive: the ranks' debug checks point into it)
     rank_owner: Arc<[u16]>,
     /// The ranks this partition owns, in order.
-    pub mine: Vec<u32>,
+    pub(crate) mine: Vec<u32>,
     /// Where ranks run and which job they belong to.
-    pub nodes: Arc<Nodes>,
+    pub(crate) nodes: Arc<Nodes>,
     /// The rank whose script is running (the API acts for it).
-    pub current: u32,
+    pub(crate) current: u32,
     node_latency: Time,
     /// Events processed.
-    pub events: u64,
+    pub(crate) events: u64,
     /// Of those, how many of each kind (indexed by [`Event::kind`]).
-    pub events_by_kind: [u64; Event::KINDS.len()],
+    pub(crate) events_by_kind: [u64; Event::KINDS.len()],
     /// Ranks whose script has ended.
-    pub finished: u32,
+    pub(crate) finished: u32,
     /// Values scripts reported with `MGEN_report`, by name.
-    pub metrics: BTreeMap<String, Metric>,
+    pub(crate) metrics: BTreeMap<String, Metric>,
     /// Limits and Ctrl-C, and the stop once there is one.
-    pub watch: Watch,
+    pub(crate) watch: Watch,
     /// Event count at which `advance` next hands control back for a look at the limits.
     pub(crate) checkpoint: u64,
     /// Event count at which to start Valgrind's instrumentation (`bench/cachesim --skip`).
@@ -104,18 +102,18 @@ pub struct Part {
     /// Both forced on or off for the whole run ([`Simulation::cache_tactics`]).
     pub(crate) tactics: Option<bool>,
     /// Whether the time series is written as CSV (false: recorded for `report.html` only).
-    pub series_in_files: bool,
+    pub(crate) series_in_files: bool,
     /// What a rank wrote with `io.write` after its last line end: `(rank, its clock when
     /// the line began, text)`, written with the rest of its line ([`Part::say`]).
     pub(crate) unsaid: Option<(u32, Time, String)>,
     /// The ranks' timeline, when asked for (`--trace`).
-    pub trace: Option<Box<Trace>>,
+    pub(crate) trace: Option<Box<Trace>>,
     /// Where the ranks' time went, per call and region, when asked for (`--profile`).
-    pub profile: Option<Box<crate::probe::profile::Profile>>,
+    pub(crate) profile: Option<Box<crate::probe::profile::Profile>>,
     /// The traces ranks replay (`MGEN_trace_open`).
-    pub replays: crate::replay::Replays,
+    pub(crate) replays: crate::replay::Replays,
     /// The synthetic traffic of this partition's NICs (`openloop/`), if a job has some.
-    pub traffic: Option<Box<crate::openloop::Traffic>>,
+    pub(crate) traffic: Option<Box<crate::openloop::Traffic>>,
     /// Most events the partitions this one gathered held pending at once, summed.
     peak_events: u64,
     /// This partition reads every rank and channel (see [`Part::become_whole`]).
@@ -236,5 +234,5 @@ mod ops;
 #[cfg(test)]
 mod tests;
 
-pub use metric::Metric;
+pub(crate) use metric::Metric;
 pub(crate) use ops::flow_id;

@@ -7,7 +7,7 @@ impl Part {
     /// The running rank issues a put or get to rank `peer` (global numbering): the node
     /// latency goes on its clock, then the transfer starts at its NIC (`nic`, an index on its
     /// node, or the next in turn).
-    pub fn issue(
+    pub(crate) fn issue(
         &mut self,
         kind: OpKind,
         peer: u32,
@@ -50,7 +50,7 @@ impl Part {
     /// The NICs that carry a transfer between ranks `me` and `peer`: NIC `index` of each node,
     /// or, without an index, the next of `me`'s node in turn.
     #[inline]
-    pub fn pick_nics(&mut self, me: u32, peer: u32, index: Option<u32>) -> (u32, u32) {
+    pub(crate) fn pick_nics(&mut self, me: u32, peer: u32, index: Option<u32>) -> (u32, u32) {
         let k = self.nodes.nics_per_node;
         let i = index.unwrap_or_else(|| {
             if k == 1 {
@@ -66,7 +66,7 @@ impl Part {
 
     /// Records a script's `MGEN_report(name, value)`; with several jobs the name is prefixed
     /// with the reporting rank's job (`victim.alltoall_s`).
-    pub fn report(&mut self, name: String, v: f64) {
+    pub(crate) fn report(&mut self, name: String, v: f64) {
         let name = if self.nodes.jobs.len() > 1 {
             format!("{}.{name}", self.nodes.job(self.current).name)
         } else {

@@ -16,7 +16,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 
 /// Allocations at least this large are backed by huge pages where possible.
-pub const THRESHOLD: usize = 4 << 20;
+pub(crate) const THRESHOLD: usize = 4 << 20;
 /// The huge page size of x86-64 and most aarch64 kernels.
 const HUGE_PAGE: usize = 2 << 20;
 
@@ -118,7 +118,7 @@ pub fn map_large_blocks() {
 /// whole pages inside free chunks, anywhere in the heap). Freed memory otherwise stays in the
 /// process for the allocator to reuse, and a large block asked for next is mapped afresh
 /// beside it, on top of the peak. Elsewhere it does nothing.
-pub fn trim() {
+pub(crate) fn trim() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `malloc_trim` only releases pages of chunks that are free; it takes the
     // allocator's locks like any other call into it.

@@ -4,11 +4,11 @@
 //! pages given back), and the hook that starts Valgrind's instrumentation at a given event
 //! (`bench/cachesim`). What was tried and measured with them is in `docs/performance.md`.
 
-pub mod hugepages;
-pub mod pool;
-pub mod prefetch;
+pub(crate) mod hugepages;
+pub(crate) mod pool;
+pub(crate) mod prefetch;
 pub(crate) mod slab;
 pub(crate) mod sort;
 pub(crate) mod stable;
-pub mod valgrind;
+pub(crate) mod valgrind;
 pub(crate) mod wheel;

@@ -6,7 +6,7 @@
 //! `free`, never both; `live() == items.len() - free.len()`. `alloc` and `release` are O(1).
 
 /// A slab of `T`s referred to by `u32` index, reusing freed slots (no allocation once warm).
-pub struct Pool<T> {
+pub(crate) struct Pool<T> {
     items: Vec<T>,
     free: Vec<u32>,
     peak: usize,
@@ -25,7 +25,7 @@ impl<T> Default for Pool<T> {
 impl<T> Pool<T> {
     /// Stores `item` and returns its index, reusing a released one if there is one.
     #[inline]
-    pub fn alloc(&mut self, item: T) -> u32 {
+    pub(crate) fn alloc(&mut self, item: T) -> u32 {
         let id = if let Some(id) = self.free.pop() {
             self.items[id as usize] = item;
             id
@@ -38,26 +38,26 @@ impl<T> Pool<T> {
     }
     /// Gives index `id` back; the item stays readable until the index is reused.
     #[inline]
-    pub fn release(&mut self, id: u32) {
+    pub(crate) fn release(&mut self, id: u32) {
         debug_assert!((id as usize) < self.items.len());
         self.free.push(id);
     }
     #[inline]
     /// The item `id` (it must be live).
-    pub fn get(&self, id: u32) -> &T {
+    pub(crate) fn get(&self, id: u32) -> &T {
         &self.items[id as usize]
     }
     #[inline]
     /// The item `id`, to change (it must be live).
-    pub fn get_mut(&mut self, id: u32) -> &mut T {
+    pub(crate) fn get_mut(&mut self, id: u32) -> &mut T {
         &mut self.items[id as usize]
     }
     /// Objects alive now.
-    pub fn live(&self) -> usize {
+    pub(crate) fn live(&self) -> usize {
         self.items.len() - self.free.len()
     }
     /// Most objects alive at once.
-    pub fn peak(&self) -> usize {
+    pub(crate) fn peak(&self) -> usize {
         self.peak
     }
 }

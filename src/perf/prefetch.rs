@@ -10,7 +10,7 @@
 
 /// Asks for the cache line holding the start of `x` (no effect on the program's results).
 #[inline(always)]
-pub fn prefetch<T>(x: &T) {
+pub(crate) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: `prefetch` reads nothing and writes nothing; the address comes from a live
     // reference, and the instruction does not fault on any address anyway.

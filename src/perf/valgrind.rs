@@ -11,7 +11,7 @@
 
 /// The event count at which to start the instrumentation, from `MGENSIM_INSTR_AT`
 /// (`u64::MAX`, never, when it is not set or not a number).
-pub fn start_at() -> u64 {
+pub(crate) fn start_at() -> u64 {
     std::env::var("MGENSIM_INSTR_AT")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -25,7 +25,7 @@ const START_INSTRUMENTATION: u64 = 0x4354_0004;
 /// Asks callgrind to start instrumenting. Outside Valgrind this does nothing: the request is
 /// a marker sequence whose rotations of `rdi` add up to two full turns, then an exchange of
 /// `rbx` with itself. On targets other than x86-64 it does nothing at all.
-pub fn start_instrumentation() {
+pub(crate) fn start_instrumentation() {
     #[cfg(target_arch = "x86_64")]
     {
         let args: [u64; 6] = [START_INSTRUMENTATION, 0, 0, 0, 0, 0];

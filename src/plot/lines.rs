@@ -6,31 +6,31 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 /// One line of a sweep's plot: its label, its points, its colour, dash and marker.
-pub struct Line {
+pub(crate) struct Line {
     /// The line's label.
-    pub label: String,
+    pub(crate) label: String,
     /// Its points, in plot units.
-    pub points: Vec<(f64, f64)>,
+    pub(crate) points: Vec<(f64, f64)>,
     /// Its colour (an index into the palette: the value of the first key the lines differ
     /// in) and its dash (0 solid, then shorter and shorter dashes: the value of the second).
-    pub colour: usize,
+    pub(crate) colour: usize,
     /// See `colour`.
-    pub dash: usize,
+    pub(crate) dash: usize,
     /// Its points' marker: 0 a dot, then a square, a triangle, a cross and a ring, each drawn
     /// around the ones before (a line that repeats another's values stays visible).
-    pub marker: usize,
+    pub(crate) marker: usize,
     /// A few words after the label (`same values as ...`).
-    pub note: Option<String>,
+    pub(crate) note: Option<String>,
 }
 
 /// What the legend says besides the lines: above them, what their styles mean (`colour:
 /// ranks`, `dash: algo`); below them, anything else (the network at each x).
 #[derive(Default)]
-pub struct Legend {
+pub(crate) struct Legend {
     /// Lines above the lines' entries.
-    pub head: Vec<String>,
+    pub(crate) head: Vec<String>,
     /// Lines below them.
-    pub tail: Vec<String>,
+    pub(crate) tail: Vec<String>,
 }
 
 /// Most characters of a legend's line: a longer label is wrapped after a comma.
@@ -207,7 +207,7 @@ fn ranges(all: &[(f64, f64)], log_x: bool, log_y: bool) -> ((f64, f64, bool), (f
 /// cut (the picture is as tall as the legend needs, and wide enough for its longest line).
 /// Axes are logarithmic where asked (for ranges stepped by a factor). `title` may have a
 /// second line (after `\n`), drawn smaller.
-pub fn lines_svg(
+pub(crate) fn lines_svg(
     title: &str,
     x_desc: &str,
     y_desc: &str,

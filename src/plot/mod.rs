@@ -11,7 +11,7 @@ mod lines;
 
 use crate::units::Time;
 use anyhow::{bail, Context, Result};
-pub use lines::{lines_svg, Legend, Line};
+pub(crate) use lines::{lines_svg, Legend, Line};
 use plotters::prelude::*;
 use std::path::Path;
 
@@ -28,17 +28,17 @@ pub(crate) const PALETTE: [RGBColor; 8] = [
 ];
 
 /// Most rows (groups of links) and columns (groups of windows) of the heat map.
-pub const HEAT_ROWS: usize = 200;
+pub(crate) const HEAT_ROWS: usize = 200;
 /// Columns (time windows) of the heat map at most.
-pub const HEAT_COLUMNS: usize = 300;
+pub(crate) const HEAT_COLUMNS: usize = 300;
 /// Bins across the timeline, and most ranks it shows (evenly spread when there are more).
-pub const TIMELINE_BINS: usize = 1200;
+pub(crate) const TIMELINE_BINS: usize = 1200;
 /// Ranks drawn in the timeline at most.
-pub const TIMELINE_RANKS: usize = 128;
+pub(crate) const TIMELINE_RANKS: usize = 128;
 
 /// The pictures of output folder `dir`: `heatmap.svg` (if it has a time series) and
 /// `timeline.svg` (if it has a trace), as `(file name, SVG)`; `output::draw_folder` writes them.
-pub fn folder_pictures(dir: &Path) -> Result<Vec<(&'static str, String)>> {
+pub(crate) fn folder_pictures(dir: &Path) -> Result<Vec<(&'static str, String)>> {
     let mut drawn = Vec::new();
     let series = dir.join("links_timeseries.csv");
     if series.exists() {
@@ -62,7 +62,7 @@ pub fn folder_pictures(dir: &Path) -> Result<Vec<(&'static str, String)>> {
 }
 
 /// Perceptually even colours from dark blue (0) to yellow (1) (viridis, by its five anchors).
-pub fn colour(x: f64) -> RGBColor {
+pub(crate) fn colour(x: f64) -> RGBColor {
     const ANCHORS: [(f64, f64, f64); 5] = [
         (68.0, 1.0, 84.0),
         (59.0, 82.0, 139.0),
@@ -127,17 +127,17 @@ fn num<T: std::str::FromStr>(path: &Path, (line, row): &Row, i: usize, what: &st
 }
 
 /// The heat map's data: utilization per (group of links, group of windows).
-pub struct Heat {
+pub(crate) struct Heat {
     /// Link directions (rows).
-    pub links: usize,
+    pub(crate) links: usize,
     /// Each link's name (`router 3 port 2 -> router 4`), in the order of `links.csv`.
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Width of a window (ps).
-    pub window_ps: u64,
+    pub(crate) window_ps: u64,
     /// Windows (columns).
-    pub windows: usize,
+    pub(crate) windows: usize,
     /// `(link, window, busy_ps, window_ps)` of every line of the time series.
-    pub cells: Vec<(usize, usize, u64, u64)>,
+    pub(crate) cells: Vec<(usize, usize, u64, u64)>,
 }
 
 impl Heat {
@@ -209,7 +209,7 @@ impl Heat {
     }
 
     /// The heat map as SVG.
-    pub fn svg(&self) -> Result<String> {
+    pub(crate) fn svg(&self) -> Result<String> {
         let rb = self.links.div_ceil(HEAT_ROWS).max(1);
         let cb = self.windows.div_ceil(HEAT_COLUMNS).max(1);
         let (nr, nc) = (self.links.div_ceil(rb), self.windows.div_ceil(cb));
@@ -340,28 +340,28 @@ const KINDS: [(Kind, &str, RGBColor); 6] = [
 ];
 
 /// Most message arrows the timeline draws (the first ones in time; more would hide the rows).
-pub const TIMELINE_ARROWS: usize = 4000;
+pub(crate) const TIMELINE_ARROWS: usize = 4000;
 
 /// What the timeline shows, read from a Chrome trace mgensim wrote.
-pub struct TimelineData {
+pub(crate) struct TimelineData {
     /// Rank tracks (`tid`), in order, and their names.
-    pub tids: Vec<u64>,
+    pub(crate) tids: Vec<u64>,
     /// Name of each track (`rank 3`, or `rank 3` of a job's process).
-    pub names: std::collections::BTreeMap<u64, String>,
+    pub(crate) names: std::collections::BTreeMap<u64, String>,
     /// Spans `(tid, start us, end us, kind or None for a region, label, what it was in
     /// words: the call, its peer, bytes and tag)`.
     spans: Vec<(u64, f64, f64, Option<Kind>, String, String)>,
     /// Message arrows `(from tid, at us, to tid, at us)`, in the order of their start.
-    pub arrows: Vec<(u64, f64, u64, f64)>,
+    pub(crate) arrows: Vec<(u64, f64, u64, f64)>,
     /// Stuck ranks: `(tid, since us, what it waits for, at)`.
-    pub stuck: Vec<(u64, f64, String, String)>,
+    pub(crate) stuck: Vec<(u64, f64, String, String)>,
     /// The end of the timeline (us).
-    pub end: f64,
+    pub(crate) end: f64,
 }
 
 impl TimelineData {
     /// Reads the trace-event JSON `trace`.
-    pub fn read(trace: &str) -> Result<TimelineData> {
+    pub(crate) fn read(trace: &str) -> Result<TimelineData> {
         let v: serde_json::Value = serde_json::from_str(trace).context("not a JSON trace")?;
         let events = v["traceEvents"]
             .as_array()
@@ -656,39 +656,39 @@ fn runs_of_bins(
 
 /// Most spans (calls, waits) the timeline of `report.html` holds; later ones are left out,
 /// and the page says from when.
-pub const PAGE_SPANS: usize = 60_000;
+pub(crate) const PAGE_SPANS: usize = 60_000;
 
 /// The timeline as `report.html` draws it (in its script, with zoom and hover): the ranks
 /// shown (every `every`th of `ranks`, at most [`TIMELINE_RANKS`]), their spans and regions,
 /// the message arrows, and the words each span's tip shows. Times are microseconds.
 #[derive(serde::Serialize)]
-pub struct PageTimeline {
+pub(crate) struct PageTimeline {
     /// The end of the run.
-    pub end_us: f64,
+    pub(crate) end_us: f64,
     /// The names of the rows (`rank 3`, `rank 3 (stuck)`).
-    pub rows: Vec<String>,
+    pub(crate) rows: Vec<String>,
     /// Ranks in the run, and the step between the ranks shown.
-    pub ranks: usize,
+    pub(crate) ranks: usize,
     /// See `ranks`.
-    pub every: usize,
+    pub(crate) every: usize,
     /// Each kind of span: its legend and its colour (CSS).
-    pub kinds: Vec<(String, String)>,
+    pub(crate) kinds: Vec<(String, String)>,
     /// `[row, start, end, kind, text]`, by row and then start; `text` indexes `texts`.
-    pub spans: Vec<(u32, f64, f64, u8, u32)>,
+    pub(crate) spans: Vec<(u32, f64, f64, u8, u32)>,
     /// Regions: `[row, start, end, text]` (their names), by row and then start.
-    pub regions: Vec<(u32, f64, f64, u32)>,
+    pub(crate) regions: Vec<(u32, f64, f64, u32)>,
     /// Message arrows `[from row, at, to row, at]`, the first [`TIMELINE_ARROWS`].
-    pub arrows: Vec<(u32, f64, u32, f64)>,
+    pub(crate) arrows: Vec<(u32, f64, u32, f64)>,
     /// The words of the spans and regions.
-    pub texts: Vec<String>,
+    pub(crate) texts: Vec<String>,
     /// Spans left out past [`PAGE_SPANS`], and the earliest start among them (us).
-    pub left_out: usize,
+    pub(crate) left_out: usize,
     /// See `left_out`.
-    pub left_out_from_us: f64,
+    pub(crate) left_out_from_us: f64,
 }
 
 /// The timeline of the Chrome trace `trace` (as mgensim writes it) for `report.html`.
-pub fn page_timeline(trace: &str) -> Result<PageTimeline> {
+pub(crate) fn page_timeline(trace: &str) -> Result<PageTimeline> {
     let d = TimelineData::read(trace)?;
     let every = d.tids.len().div_ceil(TIMELINE_RANKS);
     let shown: Vec<u64> = d.tids.iter().copied().step_by(every).collect();

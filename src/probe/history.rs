@@ -27,11 +27,11 @@ pub struct Stay {
     /// Input port and virtual channel: the buffer.
     pub in_port: u8,
     /// Virtual channel of the buffer.
-    pub vc: u8,
+    pub(crate) vc: u8,
     /// Source and destination NICs of the packet.
-    pub src: u32,
+    pub(crate) src: u32,
     /// Destination NIC.
-    pub dst: u32,
+    pub(crate) dst: u32,
     /// Its size on the wire (payload and header).
     pub bytes: u32,
     /// When its head arrived, in ps.
@@ -49,16 +49,16 @@ pub struct Stay {
 
 /// The rows so far, and the open ones by packet.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BufferHistory {
+pub(crate) struct BufferHistory {
     watches: Vec<Watch>,
     /// One row per packet through a watched buffer.
-    pub rows: Vec<Stay>,
+    pub(crate) rows: Vec<Stay>,
     open: HashMap<u32, u32>,
 }
 
 impl BufferHistory {
     /// A history of the buffers `watches` name, empty.
-    pub fn new(watches: Vec<Watch>) -> BufferHistory {
+    pub(crate) fn new(watches: Vec<Watch>) -> BufferHistory {
         BufferHistory {
             watches,
             rows: Vec::new(),
@@ -69,14 +69,14 @@ impl BufferHistory {
     /// Gathers `other`, another partition's history of the same run, into this one; the rows
     /// are then in the order of the model (arrival, router, input port, virtual channel),
     /// whichever partition recorded them.
-    pub fn absorb(&mut self, other: BufferHistory) {
+    pub(crate) fn absorb(&mut self, other: BufferHistory) {
         self.rows.extend(other.rows);
         self.open.clear();
         self.sort();
     }
 
     /// Puts the rows in the order of the model (see [`BufferHistory::absorb`]).
-    pub fn sort(&mut self) {
+    pub(crate) fn sort(&mut self) {
         self.open.clear();
         self.rows
             .sort_by_key(|r| (r.arrive_ps, r.router, r.in_port, r.vc, r.src, r.dst));
@@ -84,13 +84,13 @@ impl BufferHistory {
 
     /// Whether router `r` is watched at all (the cheap test the network makes first).
     #[inline]
-    pub fn watches(&self, r: u32) -> bool {
+    pub(crate) fn watches(&self, r: u32) -> bool {
         self.watches.iter().any(|w| w.router == r)
     }
 
     /// Packet `pkt` reaches router `stay.router` at `stay.arrive_ps`: a row if the router is
     /// watched then.
-    pub fn arrive(&mut self, pkt: u32, stay: Stay) {
+    pub(crate) fn arrive(&mut self, pkt: u32, stay: Stay) {
         let t = stay.arrive_ps;
         if self
             .watches
@@ -103,7 +103,7 @@ impl BufferHistory {
     }
 
     /// Packet `pkt` leaves its router on `port`: head at `depart`, tail at `freed`.
-    pub fn depart(&mut self, pkt: u32, port: u8, depart: u64, freed: u64) {
+    pub(crate) fn depart(&mut self, pkt: u32, port: u8, depart: u64, freed: u64) {
         if let Some(i) = self.open.remove(&pkt) {
             let row = &mut self.rows[i as usize];
             row.depart_ps = Some(depart);

@@ -4,12 +4,12 @@
 //! bytes between pairs of nodes ([`traffic`]) are counted for the placement hint of a mesh or
 //! torus.
 
-pub mod history;
-pub mod names;
-pub mod profile;
-pub mod series;
-pub mod trace;
-pub mod traffic;
+pub(crate) mod history;
+pub(crate) mod names;
+pub(crate) mod profile;
+pub(crate) mod series;
+pub(crate) mod trace;
+pub(crate) mod traffic;
 
 use crate::units::Time;
 
@@ -35,27 +35,22 @@ pub struct Probes {
 }
 
 /// Most spans a timeline recorded unasked (for `report.html`) keeps: about 32 MiB.
-pub const REPORT_SPANS: usize = 1 << 20;
+pub(crate) const REPORT_SPANS: usize = 1 << 20;
 
 /// Most ranks for which `report.html` records the profile unasked (about 100 bytes a rank).
-pub const REPORT_PROFILE_RANKS: usize = 1 << 16;
+pub(crate) const REPORT_PROFILE_RANKS: usize = 1 << 16;
 
 /// Most ranks for which `report.html` records the timeline unasked.
-pub const REPORT_RANKS: usize = 256;
+pub(crate) const REPORT_RANKS: usize = 256;
 /// Most link directions for which `report.html` records the time series unasked (256 windows
 /// of 48 bytes each: 12 MiB at most; recording costs time on every hop, so bigger networks
 /// record it only when asked).
-pub const REPORT_CHANNELS: usize = 1024;
+pub(crate) const REPORT_CHANNELS: usize = 1024;
 
-impl Probes {
-    /// Whether anything beyond the summary is recorded.
-    pub fn any(&self) -> bool {
-        self.interval.is_some() || !self.buffer_history.is_empty() || self.trace
-    }
-}
+impl Probes {}
 
 /// Parses `router=12,from=0,to=50us` (`from` defaults to 0, `to` to the end of the run).
-pub fn parse_watch(spec: &str) -> Result<history::Watch, String> {
+pub(crate) fn parse_watch(spec: &str) -> Result<history::Watch, String> {
     let mut w = history::Watch {
         router: u32::MAX,
         from_ps: 0,

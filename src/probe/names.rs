@@ -5,14 +5,14 @@ use std::collections::HashMap;
 
 /// Region names, by id (ids from 0, in the order first met), and the id of each.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Names {
+pub(crate) struct Names {
     names: Vec<String>,
     ids: HashMap<String, u32>,
 }
 
 impl Names {
     /// The id of `name`, given it if it has none yet.
-    pub fn id(&mut self, name: &str) -> u32 {
+    pub(crate) fn id(&mut self, name: &str) -> u32 {
         if let Some(&id) = self.ids.get(name) {
             return id;
         }
@@ -23,12 +23,12 @@ impl Names {
     }
 
     /// The name of `id`.
-    pub fn name(&self, id: u32) -> &str {
+    pub(crate) fn name(&self, id: u32) -> &str {
         &self.names[id as usize]
     }
 
     /// Takes in `other`'s names (another partition's): its ids as ids of these, by its id.
-    pub fn merge(&mut self, other: &Names) -> Vec<u32> {
+    pub(crate) fn merge(&mut self, other: &Names) -> Vec<u32> {
         other.names.iter().map(|n| self.id(n)).collect()
     }
 }

@@ -48,7 +48,7 @@ const REGION_BEGIN: u32 = {
 type Entry = (u32, u64, u64);
 
 /// The profile of a partition's ranks (after [`Profile::absorb`], of all of them).
-pub struct Profile {
+pub(crate) struct Profile {
     /// Per global rank: its entries, in the order first met (a handful: found by a scan).
     ranks: Vec<Vec<Entry>>,
     /// Per global rank: its open regions, `(key, start ps)` (the key [`REGIONS`] plus the
@@ -62,7 +62,7 @@ pub struct Profile {
 
 impl Profile {
     /// An empty profile of `ranks` ranks (numbered globally).
-    pub fn new(ranks: usize) -> Profile {
+    pub(crate) fn new(ranks: usize) -> Profile {
         Profile {
             ranks: vec![Vec::new(); ranks],
             open: vec![Vec::new(); ranks],
@@ -127,7 +127,7 @@ impl Profile {
 
     /// Gathers `other`, another partition's profile of the same run (its ranks are not
     /// these'), into this one.
-    pub fn absorb(&mut self, other: Profile) {
+    pub(crate) fn absorb(&mut self, other: Profile) {
         let ids = self.names.merge(&other.names);
         for (r, list) in other.ranks.into_iter().enumerate() {
             for (key, count, ps) in list {
@@ -146,7 +146,7 @@ impl Profile {
     /// largest total time first (then by kind and name: the same order for any run that
     /// gives the same figures). `span_ps` is the ranks' time together (each rank's finish
     /// time, summed), of which each row gives its share.
-    pub fn rows(&self, span_ps: u64) -> Vec<ProfileRow> {
+    pub(crate) fn rows(&self, span_ps: u64) -> Vec<ProfileRow> {
         // key -> per-rank times, counts
         let mut by_key: std::collections::BTreeMap<u32, (Vec<u64>, u64)> = Default::default();
         for list in &self.ranks {
@@ -208,24 +208,24 @@ pub struct ProfileRow {
     /// `replayed` (an MPI function a replayed trace's actions record, `MPI_Allreduce`, or
     /// `compute` or `sleep` between calls) or `replayed region` (a region the trace recorded:
     /// a function of the program).
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     /// The function's or the region's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Ranks that made the call (or entered the region).
-    pub ranks: u64,
+    pub(crate) ranks: u64,
     /// Calls (or times in the region), over all ranks.
-    pub count: u64,
+    pub(crate) count: u64,
     /// Time in it, over all ranks (ps).
-    pub total_ps: u64,
+    pub(crate) total_ps: u64,
     /// Per rank that made it: least time in it (ps).
-    pub min_ps: u64,
+    pub(crate) min_ps: u64,
     /// Per rank that made it: mean time in it (ps).
-    pub mean_ps: u64,
+    pub(crate) mean_ps: u64,
     /// Per rank that made it: most time in it (ps).
-    pub max_ps: u64,
+    pub(crate) max_ps: u64,
     /// Its share of the ranks' time (each rank's finish time, summed), 0 to 1. Regions
     /// enclose calls and each other, so shares of regions and calls add up to more than 1.
-    pub share: f64,
+    pub(crate) share: f64,
 }
 
 #[cfg(test)]

@@ -13,10 +13,10 @@
 //! in pairs and the width doubles.
 
 /// Most windows an adaptive series keeps (between half this and this many at the end).
-pub const ADAPTIVE_WINDOWS: u64 = 256;
+pub(crate) const ADAPTIVE_WINDOWS: u64 = 256;
 
 /// Bytes of one window of one channel in the table.
-pub const CELL_BYTES: u64 = std::mem::size_of::<Window>() as u64;
+pub(crate) const CELL_BYTES: u64 = std::mem::size_of::<Window>() as u64;
 
 /// The counters of one channel in one window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct Window {
     /// Bytes held in the buffer the channel feeds, integrated over the window (byte·ps).
     pub occupancy: u128,
     /// Time the channel spent in low power within this window (`[power]`), in ps.
-    pub low_ps: u64,
+    pub(crate) low_ps: u64,
 }
 
 impl Window {
@@ -42,14 +42,14 @@ impl Window {
         self.low_ps += o.low_ps;
     }
     /// Whether nothing happened in the window.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.bytes == 0 && self.busy_ps == 0 && self.occupancy == 0 && self.low_ps == 0
     }
 }
 
 /// Every channel's counters, window by window.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LinkSeries {
+pub(crate) struct LinkSeries {
     /// Window width, in ps.
     width: u64,
     adaptive: bool,
@@ -78,7 +78,7 @@ impl LinkSeries {
     /// A series of windows `width` wide over `channels` channels; `adaptive` lets the width
     /// double to keep at most [`ADAPTIVE_WINDOWS`] windows. A fixed width holds at most
     /// `memory` bytes of windows (0: no bound).
-    pub fn new(width_ps: u64, adaptive: bool, channels: usize, memory: u64) -> LinkSeries {
+    pub(crate) fn new(width_ps: u64, adaptive: bool, channels: usize, memory: u64) -> LinkSeries {
         let max_cells = if memory == 0 {
             u64::MAX
         } else {
@@ -103,13 +103,13 @@ impl LinkSeries {
     }
 
     /// Whether the series has a fixed width (`--interval`).
-    pub fn is_fixed(&self) -> bool {
+    pub(crate) fn is_fixed(&self) -> bool {
         !self.adaptive
     }
 
     /// Why the run cannot go on, if something fell past the last window its counters hold:
     /// the figures, and what to do instead.
-    pub fn full(&self) -> Option<String> {
+    pub(crate) fn full(&self) -> Option<String> {
         if !self.full {
             return None;
         }
@@ -139,17 +139,17 @@ impl LinkSeries {
     }
 
     /// Window width now, in ps.
-    pub fn width_ps(&self) -> u64 {
+    pub(crate) fn width_ps(&self) -> u64 {
         self.width
     }
 
     /// Windows so far.
-    pub fn windows(&self) -> usize {
+    pub(crate) fn windows(&self) -> usize {
         self.table.len() / self.channels.max(1)
     }
 
     /// The counters of channel `c` in window `w`.
-    pub fn get(&self, w: usize, c: usize) -> &Window {
+    pub(crate) fn get(&self, w: usize, c: usize) -> &Window {
         &self.table[w * self.channels + c]
     }
 
@@ -189,7 +189,7 @@ impl LinkSeries {
     /// Gathers `other`, another partition's series of the same run (over the same channels,
     /// each recorded by one partition only), into this one: both at the wider of their two
     /// widths, counters added.
-    pub fn absorb(&mut self, mut other: LinkSeries) {
+    pub(crate) fn absorb(&mut self, mut other: LinkSeries) {
         while self.width < other.width {
             self.halve();
         }
@@ -208,14 +208,14 @@ impl LinkSeries {
     }
 
     /// A packet of `bytes` starts on channel `c` at `start` and its tail leaves at `end`.
-    pub fn sent(&mut self, c: u32, start: u64, end: u64, bytes: u64) {
+    pub(crate) fn sent(&mut self, c: u32, start: u64, end: u64, bytes: u64) {
         self.counted(c, start, bytes, 1);
         self.spread(c, start, end, |cell, dt| cell.busy_ps += dt);
     }
 
     /// `bytes` in `packets` packets start on channel `c` at `start` (counted in its window;
     /// the time they keep it busy is [`LinkSeries::busy`]'s).
-    pub fn counted(&mut self, c: u32, start: u64, bytes: u64, packets: u64) {
+    pub(crate) fn counted(&mut self, c: u32, start: u64, bytes: u64, packets: u64) {
         let k = self.channels;
         let Some(w) = self.reach(start) else {
             return;
@@ -229,7 +229,7 @@ impl LinkSeries {
     /// shares the link at a constant rate (the flow model) is busy for its share of each
     /// window, `busy · dt / (to − from)` of a part `dt` long, rounded so that the parts add up
     /// to `busy` exactly.
-    pub fn busy(&mut self, c: u32, from: u64, to: u64, busy: u64) {
+    pub(crate) fn busy(&mut self, c: u32, from: u64, to: u64, busy: u64) {
         if to <= from || busy == 0 {
             return;
         }
@@ -258,7 +258,7 @@ impl LinkSeries {
 
     /// The bytes held in the buffer channel `c` feeds change at `to`: until then it held
     /// `level` bytes (since its last change).
-    pub fn occupancy(&mut self, c: u32, level: u32, to: u64) {
+    pub(crate) fn occupancy(&mut self, c: u32, level: u32, to: u64) {
         let from = std::mem::replace(&mut self.since[c as usize], to);
         if level > 0 {
             self.spread(c, from, to, |cell, dt| {
@@ -268,7 +268,7 @@ impl LinkSeries {
     }
 
     /// Channel `c` was in low power from `from` to `to`.
-    pub fn low(&mut self, c: u32, from: u64, to: u64) {
+    pub(crate) fn low(&mut self, c: u32, from: u64, to: u64) {
         self.spread(c, from, to, |cell, dt| cell.low_ps += dt);
     }
 

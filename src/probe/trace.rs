@@ -16,7 +16,7 @@ use std::fmt::Write;
 
 /// What a span on a rank's track shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum What {
+pub(crate) enum What {
     /// `MGEN_Comp`.
     Compute,
     /// Blocked in `MGEN_rdma_poll(tag)`.
@@ -75,7 +75,7 @@ struct Span {
 /// written rank by rank, each rank's in the order they were recorded, and a bounded timeline
 /// keeps the spans that start first (then by rank), whichever partition recorded them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Trace {
+pub(crate) struct Trace {
     /// Calls, waits and arrivals (bounded by `limit`).
     spans: Vec<Span>,
     /// Regions and stuck waits (never left out).
@@ -92,24 +92,24 @@ pub struct Trace {
 }
 
 /// A job as the trace shows it: its name and its ranks `base..base + size`.
-pub struct Track<'a> {
+pub(crate) struct Track<'a> {
     /// The job's name.
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// Its first global rank.
-    pub base: u32,
+    pub(crate) base: u32,
     /// Its ranks.
-    pub size: u32,
+    pub(crate) size: u32,
 }
 
 impl Trace {
     /// An empty timeline of `ranks` ranks.
-    pub fn new(ranks: u32) -> Trace {
+    pub(crate) fn new(ranks: u32) -> Trace {
         Trace::bounded(ranks, usize::MAX)
     }
 
     /// An empty timeline of `ranks` ranks that keeps at most `limit` spans (a timeline
     /// recorded unasked, for `report.html`, must not grow with the run's length).
-    pub fn bounded(ranks: u32, limit: usize) -> Trace {
+    pub(crate) fn bounded(ranks: u32, limit: usize) -> Trace {
         Trace {
             open: vec![Vec::new(); ranks as usize],
             limit,
@@ -119,7 +119,7 @@ impl Trace {
     }
 
     /// Spans left out past the limit, and the earliest time (ps) among them.
-    pub fn dropped(&self) -> (u64, u64) {
+    pub(crate) fn dropped(&self) -> (u64, u64) {
         let mut t = self.clone();
         t.keep_earliest();
         (t.dropped, t.dropped_from)
@@ -127,7 +127,7 @@ impl Trace {
 
     /// Records a span of `rank` from `start` to `end` (ps); an empty one only if it is an
     /// arrival or a call (waits and computations of no time are left out).
-    pub fn span(&mut self, rank: u32, start: u64, end: u64, what: What) {
+    pub(crate) fn span(&mut self, rank: u32, start: u64, end: u64, what: What) {
         let point = matches!(what, What::Arrival { .. } | What::Call { .. });
         if end > start || point {
             if self.spans.len() >= self.limit.saturating_mul(2) {
@@ -157,7 +157,7 @@ impl Trace {
     }
 
     /// Gathers `other`, another partition's timeline of the same run, into this one.
-    pub fn absorb(&mut self, other: Trace) {
+    pub(crate) fn absorb(&mut self, other: Trace) {
         let names = self.names.merge(&other.names);
         let notes = self.notes.len() as u32;
         self.notes.extend(other.notes);
@@ -185,13 +185,13 @@ impl Trace {
     }
 
     /// `MGEN_region_begin(name)` on `rank` at `t`.
-    pub fn begin(&mut self, rank: u32, name: &str, t: u64) {
+    pub(crate) fn begin(&mut self, rank: u32, name: &str, t: u64) {
         let id = self.names.id(name);
         self.open[rank as usize].push((id, t));
     }
 
     /// `MGEN_region_end()` on `rank` at `t`: closes its innermost region.
-    pub fn end(&mut self, rank: u32, t: u64) {
+    pub(crate) fn end(&mut self, rank: u32, t: u64) {
         if let Some((id, start)) = self.open[rank as usize].pop() {
             self.marks.push(Span {
                 rank,
@@ -204,7 +204,7 @@ impl Trace {
 
     /// `rank` was blocked from `start` until the run stopped at `end` (ps), waiting for
     /// `waits_for` at script line `at`.
-    pub fn stuck(&mut self, rank: u32, start: u64, end: u64, waits_for: String, at: String) {
+    pub(crate) fn stuck(&mut self, rank: u32, start: u64, end: u64, waits_for: String, at: String) {
         let id = self.notes.len() as u32;
         self.notes.push((waits_for, at));
         self.marks.push(Span {
@@ -216,17 +216,14 @@ impl Trace {
     }
 
     /// Spans recorded (and kept).
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.spans.len().min(self.limit) + self.marks.len()
-    }
-    /// Whether nothing was recorded.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// The trace as Chrome trace-event JSON, one process per job of `jobs`. Regions still
     /// open end at their rank's clock (`clock(rank)`, ps), innermost first.
-    pub fn to_json(&self, jobs: &[Track], clock: impl Fn(u32) -> u64) -> String {
+    pub(crate) fn to_json(&self, jobs: &[Track], clock: impl Fn(u32) -> u64) -> String {
         let closing: Vec<Span> = (0..self.open.len() as u32)
             .flat_map(|r| {
                 let end = clock(r);

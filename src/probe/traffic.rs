@@ -14,10 +14,10 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Most NIC pairs counted; a run with more gives no hint.
-pub const MAX_PAIRS: usize = 1 << 18;
+pub(crate) const MAX_PAIRS: usize = 1 << 18;
 
 /// Most ranks of a job whose traffic is counted for a hint.
-pub const MAX_HINT_RANKS: usize = 1 << 16;
+pub(crate) const MAX_HINT_RANKS: usize = 1 << 16;
 
 /// Most grids × pairs a hint may cost (hop counts computed): about a second at most.
 const MAX_WORK: u64 = 30_000_000;
@@ -25,7 +25,7 @@ const MAX_WORK: u64 = 30_000_000;
 /// A hasher for the pair keys: one multiplication (the keys are two NIC ids, not chosen by
 /// anyone who could make them collide on purpose at a cost that matters).
 #[derive(Default)]
-pub struct PairHasher(u64);
+pub(crate) struct PairHasher(u64);
 
 impl Hasher for PairHasher {
     fn finish(&self) -> u64 {
@@ -43,15 +43,15 @@ impl Hasher for PairHasher {
 
 /// Sources whose bytes are counted at most (about): a bigger job's are sampled, so that the
 /// counts stay small (a few hundred KiB) whatever the job.
-pub const SAMPLED_SOURCES: u32 = 256;
+pub(crate) const SAMPLED_SOURCES: u32 = 256;
 
 /// Payload bytes of data messages per (source NIC, destination NIC), of every source NIC or
 /// of a fixed pseudo-random sample of them (one in `every`, by a hash of the NIC's id).
 #[derive(Clone, Debug, Default)]
-pub struct Traffic {
+pub(crate) struct Traffic {
     bytes: HashMap<u64, u64, BuildHasherDefault<PairHasher>>,
     /// More than [`MAX_PAIRS`] pairs: the counts are incomplete.
-    pub overflowed: bool,
+    pub(crate) overflowed: bool,
     /// One source NIC in `every` is counted (0 and 1: all).
     every: u32,
 }
@@ -59,7 +59,7 @@ pub struct Traffic {
 impl Traffic {
     /// Counts for a network of `nics` NICs: all of them up to [`SAMPLED_SOURCES`], else a
     /// sample of about that many.
-    pub fn new(nics: u32) -> Traffic {
+    pub(crate) fn new(nics: u32) -> Traffic {
         Traffic {
             every: nics.div_ceil(SAMPLED_SOURCES).max(1),
             ..Traffic::default()
@@ -67,7 +67,7 @@ impl Traffic {
     }
 
     /// Empty counts that sample as `other` does (another partition's).
-    pub fn new_like(other: &Traffic) -> Traffic {
+    pub(crate) fn new_like(other: &Traffic) -> Traffic {
         Traffic {
             every: other.every,
             ..Traffic::default()
@@ -75,7 +75,7 @@ impl Traffic {
     }
 
     /// Whether the sources are sampled (and one in how many is counted).
-    pub fn sampled(&self) -> Option<u32> {
+    pub(crate) fn sampled(&self) -> Option<u32> {
         (self.every > 1).then_some(self.every)
     }
 
@@ -90,7 +90,7 @@ impl Traffic {
 
     /// A data message of `bytes` from NIC `src` to NIC `dst`.
     #[inline]
-    pub fn add(&mut self, src: u32, dst: u32, bytes: u64) {
+    pub(crate) fn add(&mut self, src: u32, dst: u32, bytes: u64) {
         if !self.counts(src) {
             return;
         }
@@ -105,7 +105,7 @@ impl Traffic {
     }
 
     /// Gathers another partition's counts.
-    pub fn absorb(&mut self, other: &Traffic) {
+    pub(crate) fn absorb(&mut self, other: &Traffic) {
         self.overflowed |= other.overflowed;
         self.every = self.every.max(other.every);
         for (&k, &b) in &other.bytes {
@@ -121,7 +121,7 @@ impl Traffic {
 
     /// `(source NIC, destination NIC, bytes)` of every pair, in no particular order (what
     /// is made of them must not depend on it).
-    pub fn pairs(&self) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
+    pub(crate) fn pairs(&self) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
         self.bytes
             .iter()
             .map(|(&k, &b)| ((k >> 32) as u32, k as u32, b))
@@ -145,7 +145,7 @@ pub struct PlacementHint {
 impl PlacementHint {
     /// The hint in words, with the map to write (`net_dims`: the network's routers per
     /// dimension).
-    pub fn words(&self, net_dims: &[u32]) -> String {
+    pub(crate) fn words(&self, net_dims: &[u32]) -> String {
         let x = |v: &[u32]| {
             v.iter()
                 .map(|g| g.to_string())
@@ -261,7 +261,7 @@ fn byte_links(pairs: &[(u32, u32, u64)], coords: &[u32], dims: &[u32], wrap: &[b
 /// `pairs` are `(source rank, destination rank, bytes)`, in any order; `router_of_rank` is
 /// where each rank is placed (one rank per router); `dims` and `wrap` describe the mesh or
 /// torus. `None` when no grid does better, or when the work would be too much.
-pub fn placement_hint(
+pub(crate) fn placement_hint(
     pairs: &[(u32, u32, u64)],
     router_of_rank: &[u32],
     dims: &[u32],

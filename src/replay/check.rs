@@ -13,15 +13,15 @@ use std::path::Path;
 /// What a replay's check found: problems (the key and what is wrong with it), which stop the
 /// run before it starts, and warnings.
 #[derive(Debug, Default, PartialEq)]
-pub struct Found {
+pub(crate) struct Found {
     /// Each problem's key (`workload.args.algo_allreduce`) and message.
-    pub problems: Vec<(String, String)>,
+    pub(crate) problems: Vec<(String, String)>,
     /// Warnings (a key the replay does not read), each a sentence.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// `mgen.replay` as the check asks it: the library's own Lua, in a state of its own.
-pub struct Rules {
+pub(crate) struct Rules {
     lua: Lua,
     replay: Table,
 }
@@ -29,7 +29,7 @@ pub struct Rules {
 impl Rules {
     /// Loads `mgen.coll` and `mgen.replay` from the Lua library folder the run uses
     /// ([`crate::files::library_dir`]); an error says why it could not.
-    pub fn load() -> Result<Rules, String> {
+    pub(crate) fn load() -> Result<Rules, String> {
         let lua = Lua::new();
         let dir = crate::files::library_dir().join("mgen");
         // (as the run loads it: its bytecode compiled ahead, when it is that text)
@@ -68,7 +68,7 @@ impl Rules {
     }
 
     /// The replay's arguments, sorted (`algo_allreduce`, ..., `flops`, `transport`).
-    pub fn arguments(&self) -> Vec<String> {
+    pub(crate) fn arguments(&self) -> Vec<String> {
         self.replay
             .get::<mlua::Function>("arguments")
             .and_then(|f| f.call::<Vec<String>>(()))
@@ -76,7 +76,7 @@ impl Rules {
     }
 
     /// What is wrong with `value` for argument `key`, or None if nothing is.
-    pub fn check(&self, key: &str, value: &toml::Value) -> Option<String> {
+    pub(crate) fn check(&self, key: &str, value: &toml::Value) -> Option<String> {
         let f = self.replay.get::<mlua::Function>("check_argument").ok()?;
         let v = crate::lualib::toml_to_lua(&self.lua, value).ok()?;
         f.call::<Option<String>>((key, v)).ok().flatten()
@@ -88,7 +88,7 @@ impl Rules {
 /// must be the replay's with values it accepts (a key it does not read is a warning, with the
 /// nearest name it reads). `key` is the job's table as problems name it (`workload`,
 /// `job[1]`).
-pub fn job(
+pub(crate) fn job(
     key: &str,
     trace: &Path,
     trace_ranks: u64,

@@ -29,16 +29,17 @@
 //! action); [`check`] looks at a replay before it runs (its arguments, its ranks against the
 //! job's); [`command`] makes the scenario of `mgensim replay`.
 
-pub mod check;
-pub mod trace;
+pub(crate) mod check;
+pub(crate) mod trace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use trace::{kind, Kind, Trace, CHUNK, LEGACY_SNIFF, MAX_LINE, OPEN_FILES};
+pub use trace::kind;
+pub(crate) use trace::Trace;
 
 /// The actions a TI trace may hold, with the fewest arguments each needs (after the name).
-pub const ACTIONS: [(&str, usize); 31] = [
+pub(crate) const ACTIONS: [(&str, usize); 31] = [
     ("init", 0),
     ("finalize", 0),
     ("compute", 1),
@@ -78,7 +79,7 @@ pub const ACTIONS: [(&str, usize); 31] = [
 /// The MPI function an action of [`ACTIONS`] (by its place) records, as the profile names
 /// it (`MPI_Allreduce`); `compute` and `sleep` for the time between calls; None for what is
 /// no call of the program (`location`, and mgensim's `comm` and regions).
-pub fn mpi_name(kind: usize) -> Option<&'static str> {
+pub(crate) fn mpi_name(kind: usize) -> Option<&'static str> {
     const NAMES: [Option<&str>; ACTIONS.len()] = [
         Some("MPI_Init"),
         Some("MPI_Finalize"),
@@ -118,7 +119,7 @@ pub fn mpi_name(kind: usize) -> Option<&'static str> {
 /// The script a job that replays the trace at `path` (as the scenario resolved it) runs:
 /// `mgen.replay` with the job's `MGEN_args`, whose keys were checked before the run
 /// ([`check::job`], which warned then of any the replay does not read: they count as read).
-pub fn script_for(path: &str) -> String {
+pub(crate) fn script_for(path: &str) -> String {
     format!(
         "for _ in pairs(MGEN_args) do end -- (checked before the run)\n\
          require(\"mgen.replay\").run{{ trace = [==[{path}]==], args = MGEN_args }}"
@@ -127,12 +128,12 @@ pub fn script_for(path: &str) -> String {
 
 /// The largest tag a trace may give (MPI's: a tag is an `int`). The library's own exchanges
 /// (`mgen.coll`, `mgen.replay`) use tags from 2^61 up, which no trace value reaches.
-pub const MAX_TAG: i64 = (1 << 31) - 1;
+pub(crate) const MAX_TAG: i64 = (1 << 31) - 1;
 
 /// Bytes of the datatype a TI trace names by its number (SimGrid's predefined types: 0
 /// `MPI_DOUBLE`, 1 `MPI_INT`, 2 `MPI_CHAR`, ... 6 `MPI_BYTE`, ...), or None for a number it
 /// does not define.
-pub fn datatype_bytes(id: u32) -> Option<u64> {
+pub(crate) fn datatype_bytes(id: u32) -> Option<u64> {
     const SIZES: [u64; 60] = [
         8, 4, 1, 2, 8, 4, 1, 8, 1, 1, // double int char short long float byte ll schar uchar
         2, 4, 8, 8, 16, 4, 1, 1, 2,
@@ -151,23 +152,23 @@ pub fn datatype_bytes(id: u32) -> Option<u64> {
 
 /// One action of a rank: its name (one of [`ACTIONS`]), its arguments, and its communicator.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Action<'a> {
+pub(crate) struct Action<'a> {
     /// The action.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Its place in [`ACTIONS`].
-    pub kind: usize,
+    pub(crate) kind: usize,
     /// Its arguments, as numbers (held by the trace until its next action).
-    pub args: &'a [f64],
+    pub(crate) args: &'a [f64],
     /// The communicator it is on, from a `comm=ID` word anywhere on the line (mgensim's
     /// extension of the format; 0, the world, without one).
-    pub comm: u32,
+    pub(crate) comm: u32,
     /// The word of an action that names something (`region_begin`'s NAME, its `%XX`
     /// decoded); empty for the others.
-    pub text: &'a str,
+    pub(crate) text: &'a str,
 }
 
 /// Why a trace cannot be replayed, with where.
-pub type Error = String;
+pub(crate) type Error = String;
 
 /// The warnings of trace `index`: the format it was read in, the lines skipped (by action)
 /// and the approximations made (by what), each with its count.
@@ -205,7 +206,7 @@ pub(crate) fn warnings(
 /// The warnings of the traces that the partitions of a run replay, before they are gathered
 /// ([`Replays::absorb`]): a trace's counts summed over the partitions that read it, traces
 /// in the order of their job and index (the same for any partitioning).
-pub fn warnings_of<'a>(parts: impl IntoIterator<Item = &'a Replays>) -> Vec<String> {
+pub(crate) fn warnings_of<'a>(parts: impl IntoIterator<Item = &'a Replays>) -> Vec<String> {
     type Counts = BTreeMap<String, u64>;
     let mut all: BTreeMap<(u32, &Path), (bool, Counts, Counts)> = BTreeMap::new();
     for part in parts {
@@ -227,7 +228,7 @@ pub fn warnings_of<'a>(parts: impl IntoIterator<Item = &'a Replays>) -> Vec<Stri
 
 /// The traces a run replays, and which one each rank reads.
 #[derive(Default)]
-pub struct Replays {
+pub(crate) struct Replays {
     /// Each trace with the job that opened it.
     traces: Vec<(u32, Trace)>,
     /// Per global rank: the trace it reads (index into `traces`) and its rank in it.
@@ -237,7 +238,7 @@ pub struct Replays {
 impl Replays {
     /// Rank `global` (rank `rank` of job `job`) reads the trace at `index` (already checked
     /// by the sandbox), opened once per job; returns the trace's rank count.
-    pub fn open(
+    pub(crate) fn open(
         &mut self,
         job: u32,
         global: u32,
@@ -271,31 +272,31 @@ impl Replays {
     }
 
     /// The next action of rank `global`'s trace, or None at its end.
-    pub fn next(&mut self, global: u32) -> Result<Option<Action<'_>>, Error> {
+    pub(crate) fn next(&mut self, global: u32) -> Result<Option<Action<'_>>, Error> {
         let (t, r) = self.of(global)?;
         t.next(r)
     }
 
     /// Counts a note on rank `global`'s trace.
-    pub fn note(&mut self, global: u32, what: &str) -> Result<(), Error> {
+    pub(crate) fn note(&mut self, global: u32, what: &str) -> Result<(), Error> {
         self.of(global)?.0.note(what);
         Ok(())
     }
 
     /// Where rank `global` is in its trace (`file:line`), if it replays one.
-    pub fn position(&self, global: u32) -> Option<String> {
+    pub(crate) fn position(&self, global: u32) -> Option<String> {
         let (i, r) = self.active.get(global as usize).copied().flatten()?;
         Some(self.traces[i as usize].1.position(r))
     }
 
     /// The warnings of every trace replayed.
-    pub fn warnings(&self) -> Vec<String> {
+    pub(crate) fn warnings(&self) -> Vec<String> {
         warnings_of([self])
     }
 
     /// Gathers `other`, another partition's replays of the same run, into these: a trace
     /// both replayed (the same job and index) counts its skipped lines and notes once.
-    pub fn absorb(&mut self, other: Replays) {
+    pub(crate) fn absorb(&mut self, other: Replays) {
         for (job, t) in other.traces {
             match self
                 .traces

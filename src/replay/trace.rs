@@ -8,17 +8,17 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Bytes a cursor reads ahead at a time.
-pub const CHUNK: usize = 1024;
+pub(crate) const CHUNK: usize = 1024;
 
 /// The longest line a trace may hold: 64 MiB (an `allToAllV` of a million ranks writes two
 /// counts per rank, about 22 MB). A longer one, or a file with no line end, is an error naming
 /// the file and the line, found after reading at most this much of it.
-pub const MAX_LINE: usize = 64 << 20;
+pub(crate) const MAX_LINE: usize = 64 << 20;
 /// Trace files kept open at once.
-pub const OPEN_FILES: usize = 64;
+pub(crate) const OPEN_FILES: usize = 64;
 
 /// How much of a trace's first file is looked at for the older format's spellings.
-pub const LEGACY_SNIFF: u64 = 64 << 10;
+pub(crate) const LEGACY_SNIFF: u64 = 64 << 10;
 
 /// The place in [`ACTIONS`] of an action's name: as SimGrid writes it now, or as its older
 /// format did (`Isend`, `waitAll`, `allToAllV`, ...: the same names in another case).
@@ -156,9 +156,9 @@ fn decode(word: &str, out: &mut String) {
 }
 
 /// A trace: its files and every rank's cursor.
-pub struct Trace {
+pub(crate) struct Trace {
     /// The index, as given (for messages).
-    pub index: PathBuf,
+    pub(crate) index: PathBuf,
     files: Vec<PathBuf>,
     /// Whether all ranks share one file (the index itself).
     shared: bool,
@@ -175,9 +175,9 @@ pub struct Trace {
     /// The word of that action that names something (a region's name), or empty.
     text: String,
     /// Lines skipped, by reason (unknown actions), with a count.
-    pub skipped: BTreeMap<String, u64>,
+    pub(crate) skipped: BTreeMap<String, u64>,
     /// Notes of the replay (actions replayed approximately), with a count.
-    pub notes: BTreeMap<String, u64>,
+    pub(crate) notes: BTreeMap<String, u64>,
 }
 
 #[derive(Default)]
@@ -195,7 +195,7 @@ impl Trace {
     /// Opens the trace whose index is `index` (already checked by the sandbox); `resolve`
     /// checks each file the index names (relative to the index's folder). The index's lines
     /// are counted: there must be one per rank.
-    pub fn open(
+    pub(crate) fn open(
         index: &Path,
         resolve: impl Fn(&Path) -> Result<PathBuf, String>,
     ) -> Result<Trace, Error> {
@@ -256,7 +256,7 @@ impl Trace {
     }
 
     /// Ranks the trace has: its files, or for a one-file trace, 1 + the largest rank in it.
-    pub fn ranks(&self) -> Result<u32, Error> {
+    pub(crate) fn ranks(&self) -> Result<u32, Error> {
         if !self.shared {
             return Ok(self.files.len() as u32);
         }
@@ -278,7 +278,7 @@ impl Trace {
     }
 
     /// The file and line of rank `r`'s last action (`file:line`).
-    pub fn position(&self, r: u32) -> String {
+    pub(crate) fn position(&self, r: u32) -> String {
         let c = self.cursors.get(r as usize);
         let line = c.map_or(0, |c| c.line);
         format!("{}:{line}", self.file_of(r).display())
@@ -295,7 +295,7 @@ impl Trace {
     }
 
     /// Rank `r`'s next action, or None at the end of its trace.
-    pub fn next(&mut self, r: u32) -> Result<Option<Action<'_>>, Error> {
+    pub(crate) fn next(&mut self, r: u32) -> Result<Option<Action<'_>>, Error> {
         if !self.shared && r as usize >= self.files.len() {
             return Err(format!(
                 "{}: the trace has {} ranks; rank {r} has no trace file",
@@ -573,12 +573,13 @@ impl Trace {
     }
 
     /// Counts a note of the replay (an action replayed approximately).
-    pub fn note(&mut self, what: &str) {
+    pub(crate) fn note(&mut self, what: &str) {
         *self.notes.entry(what.to_string()).or_default() += 1;
     }
 
     /// The warnings of a finished replay: lines skipped and approximations, counted.
-    pub fn warnings(&self) -> Vec<String> {
+    #[cfg(test)]
+    pub(crate) fn warnings(&self) -> Vec<String> {
         super::warnings(&self.index, self.legacy, &self.skipped, &self.notes)
     }
 }

@@ -29,7 +29,7 @@ use serde::Serialize;
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct NodeStats {
     /// The node.
-    pub node: u32,
+    pub(crate) node: u32,
     /// Its NICs.
     pub nics: u32,
     /// Ranks placed on it.
@@ -47,13 +47,13 @@ pub struct NodeStats {
     /// Bytes (payload and headers) its NICs injected.
     pub injected_bytes: u64,
     /// Bytes (payload and headers) delivered to its NICs.
-    pub ejected_bytes: u64,
+    pub(crate) ejected_bytes: u64,
 }
 
 impl NodeStats {
     /// `busy` as a share of its NICs' time over a run of `span_ps` (0 to 1; a transfer still
     /// going at the stop can make it reach 1).
-    pub fn utilization(&self, busy: u64, span_ps: u64) -> f64 {
+    pub(crate) fn utilization(&self, busy: u64, span_ps: u64) -> f64 {
         let whole = self.nics as u64 * span_ps;
         if whole == 0 {
             0.0
@@ -64,7 +64,7 @@ impl NodeStats {
 
     /// Its resources by name with their busy times: transmit DMA, receive DMA, injection,
     /// ejection.
-    pub fn resources(&self) -> [(&'static str, u64); 4] {
+    pub(crate) fn resources(&self) -> [(&'static str, u64); 4] {
         [
             ("transmit DMA", self.tx_dma_busy_ps),
             ("receive DMA", self.rx_dma_busy_ps),
@@ -74,7 +74,7 @@ impl NodeStats {
     }
 
     /// Its busiest resource: name and busy time.
-    pub fn busiest(&self) -> (&'static str, u64) {
+    pub(crate) fn busiest(&self) -> (&'static str, u64) {
         // (the first of equals: the DMA engine before the link it feeds)
         first_max(self.resources().into_iter(), |r| r.1).unwrap_or(("transmit DMA", 0))
     }
@@ -93,15 +93,15 @@ pub struct Bound {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RouterLoad {
     /// The router.
-    pub router: u32,
+    pub(crate) router: u32,
     /// Its output ports that carried a link.
-    pub ports: u32,
+    pub(crate) ports: u32,
     /// Busy time summed over them (ps; at most 2^64 − 1, reached only near the 2^63 ps end of
     /// time).
     pub busy_ps: u64,
     /// Time idle with a packet waiting for credit, summed over them (ps; at most 2^64 − 1, as
     /// `busy_ps`).
-    pub credit_blocked_ps: u64,
+    pub(crate) credit_blocked_ps: u64,
 }
 
 impl Report {

@@ -4,34 +4,34 @@
 
 /// What the windows of one run have done, for the summary's `host` line and the benchmarks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct WindowStats {
+pub(crate) struct WindowStats {
     /// Windows simulated.
-    pub windows: u64,
+    pub(crate) windows: u64,
     /// Cut messages delivered.
-    pub messages: u64,
+    pub(crate) messages: u64,
     /// Windows whose end was set by a packet held across a cut (shorter than an epoch).
-    pub short: u64,
+    pub(crate) short: u64,
     /// Windows with several partitions to run that ran on one thread because more threads
     /// were measured not to pay (`engine/governor.rs`; 0 on one thread).
-    pub alone: u64,
+    pub(crate) alone: u64,
 }
 
 /// How a run was simulated, for the summary's `host` line: threads, partitions, windows.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Execution {
     /// Threads that ran the partitions.
-    pub threads: u32,
+    pub(crate) threads: u32,
     /// Partitions, and what the cut follows (`slab`, `group`, `pod`).
     pub partitions: u32,
     /// What a partition is: slabs of a torus, groups of a dragonfly, pods of a fat tree.
     #[serde(rename = "partition_unit")]
-    pub unit: &'static str,
+    pub(crate) unit: &'static str,
     /// The windows and the cut messages.
-    pub windows: WindowStats,
+    pub(crate) windows: WindowStats,
     /// Why the run has fewer partitions or threads than it could use, and the flag that
     /// changes it (empty when nothing is to be said).
     #[serde(rename = "partition_note", skip_serializing_if = "String::is_empty")]
-    pub note: String,
+    pub(crate) note: String,
 }
 
 /// A partition unit in the plural: `slab` -> `slabs`, `run of routers` -> `runs of routers`.

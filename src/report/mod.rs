@@ -46,7 +46,7 @@ pub struct RankSummary {
 }
 
 /// Most unfinished ranks a report lists one by one (the count is always whole).
-pub const UNFINISHED_LISTED: usize = 64;
+pub(crate) const UNFINISHED_LISTED: usize = 64;
 
 /// A rank that had not finished when the run stopped.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -54,7 +54,7 @@ pub struct Unfinished {
     /// Its global rank.
     pub rank: u32,
     /// Its name (`rank 15`, or `job b rank 3`).
-    pub name: String,
+    pub(crate) name: String,
     /// `failed` (its script raised the error that stopped the run), `blocked` (in a call that
     /// waits), `ready` (it was to go on, and had not yet) or `running` (stopped between calls,
     /// by a limit).
@@ -74,7 +74,7 @@ pub struct JobSummary {
     /// The job's name (`[[job]] name`, or `main`).
     pub name: String,
     /// Its ranks.
-    pub ranks: u64,
+    pub(crate) ranks: u64,
     /// When its last rank finished: the job's predicted time.
     pub predicted_time_ps: u64,
 }
@@ -83,16 +83,16 @@ pub struct JobSummary {
 /// The network of a run and what crossed it.
 pub struct NetworkSummary {
     /// Its family (`network.topology`).
-    pub topology: String,
+    pub(crate) topology: String,
     /// The shape in words (`torus 8x8x8`, `fat tree of 24-port switches, 2 levels`, ...).
-    pub shape: String,
+    pub(crate) shape: String,
     /// The routing's name (`dimension_order`, `ugal`, ...).
-    pub routing: String,
+    pub(crate) routing: String,
     /// Mesh, torus, Tofu (the outer `x y z`), HyperX: routers per dimension; empty for other
     /// topologies.
-    pub dims: Vec<u32>,
+    pub(crate) dims: Vec<u32>,
     /// Nodes (NIC ports divided by NICs per node).
-    pub nodes: u64,
+    pub(crate) nodes: u64,
     /// Payload bytes delivered to memory.
     pub bytes: u64,
     /// Packets made (data and control).
@@ -135,9 +135,9 @@ pub struct NetworkSummary {
     /// NSIM's performance statistics over all link directions and the run's time (the later of
     /// the last rank's end and the last event): mean bandwidth of a link direction, in bytes
     /// per second, and mean utilization (busy time / run time, 0 to 1).
-    pub average_link_bandwidth_bps: f64,
+    pub(crate) average_link_bandwidth_bps: f64,
     /// Mean link utilization: busy time over the run's time, averaged over link directions (0 to 1).
-    pub link_efficiency: f64,
+    pub(crate) link_efficiency: f64,
     /// Time links spent idle with a packet waiting for credit (backpressure), summed (ps; at
     /// most 2^64 − 1, which only a run near the 2^63 ps end of time, with links blocked all
     /// along, would reach).
@@ -152,54 +152,54 @@ pub struct NetworkSummary {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FlowWork {
     /// Messages that moved as flows (control messages are not flows).
-    pub flows: u64,
+    pub(crate) flows: u64,
     /// Recomputations of rates (one per picosecond at which flows started or ended).
-    pub recomputes: u64,
+    pub(crate) recomputes: u64,
     /// Flows whose rate was recomputed, summed over the recomputations.
-    pub rates_recomputed: u64,
+    pub(crate) rates_recomputed: u64,
     /// The most flows one recomputation covered (the largest connected component).
-    pub largest_component: u64,
+    pub(crate) largest_component: u64,
 }
 
-pub use crate::part::Metric;
+pub(crate) use crate::part::Metric;
 
 /// What the run cost on this machine; the only part that differs between two runs.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct HostSummary {
     /// Wall-clock seconds the process took: setting up, the run, and (in the printed summary)
     /// writing the output folder; `summary.json` in the folder has it up to that folder.
-    pub wall_s: f64,
+    pub(crate) wall_s: f64,
     /// Wall-clock seconds of the simulation alone (the scripts and the network, from the first
     /// event to the report).
-    pub run_s: f64,
+    pub(crate) run_s: f64,
     /// Events processed per wall-clock second of the simulation.
-    pub events_per_s: f64,
+    pub(crate) events_per_s: f64,
     /// Packet-hops (channel traversals) per wall-clock second of the simulation.
-    pub packet_hops_per_s: f64,
+    pub(crate) packet_hops_per_s: f64,
     /// Peak resident memory of the process (VmHWM), 0 where the OS does not say.
-    pub peak_memory_bytes: u64,
+    pub(crate) peak_memory_bytes: u64,
     /// Memory of the Lua states at the end of the run.
-    pub lua_memory_bytes: u64,
+    pub(crate) lua_memory_bytes: u64,
     /// How the run was simulated: threads, partitions, windows (they change how fast it ran,
     /// never what it predicts).
     #[serde(flatten)]
     pub execution: Execution,
     /// Most events pending at once, summed over the partitions (to within the queue's growth
     /// step).
-    pub peak_pending_events: u64,
+    pub(crate) peak_pending_events: u64,
     /// Most packets in flight at once, summed over the partitions.
-    pub peak_packets: u64,
+    pub(crate) peak_packets: u64,
 }
 
 /// One rank's figures (in the library's report, and a line of `ranks.csv`).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct RankStats {
     /// Its job (index in the scenario) and its rank there, and its node.
-    pub job: u32,
+    pub(crate) job: u32,
     /// Its number within its job.
-    pub job_rank: u32,
+    pub(crate) job_rank: u32,
     /// The node it ran on.
-    pub node: u32,
+    pub(crate) node: u32,
     /// When its script ended (ps).
     pub finish_ps: u64,
     /// Payload bytes it sent (puts, gets it served, messages).
@@ -212,9 +212,9 @@ pub struct RankStats {
     pub compute_ps: u64,
     /// Time blocked in `MGEN_rdma_poll`, in `MGEN_acp_complete`, and in the message-passing
     /// waits.
-    pub poll_wait_ps: u64,
+    pub(crate) poll_wait_ps: u64,
     /// Time blocked in `MGEN_acp_complete` (ps).
-    pub complete_wait_ps: u64,
+    pub(crate) complete_wait_ps: u64,
     /// Time blocked in message-passing waits (ps).
     pub mpi_wait_ps: u64,
     /// Whether its script ended (false: it was blocked or stopped when the run stopped, and
@@ -236,7 +236,7 @@ pub struct Report {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<String>,
     /// Whether the scripts ran in the sandbox (false with `--allow-io`).
-    pub sandbox: bool,
+    pub(crate) sandbox: bool,
     /// What the scripts left behind (puts never polled, messages never received, ...).
     pub warnings: Vec<String>,
     /// When the last rank finished.
@@ -262,7 +262,7 @@ pub struct Report {
     pub per_link: Vec<crate::net::router::LinkLoad>,
     /// Where to draw each router (`topology/layout.rs`), for networks small enough to draw.
     #[serde(skip)]
-    pub layout: Option<crate::topology::layout::Layout>,
+    pub(crate) layout: Option<crate::topology::layout::Layout>,
     /// Every node's DMA engines and NIC links (a line of `nodes.csv` each).
     #[serde(skip)]
     pub per_node: Vec<NodeStats>,
@@ -279,7 +279,7 @@ pub struct Report {
     pub buffer_history: Option<Vec<crate::probe::history::Stay>>,
     /// Spans a bounded timeline left out, and the earliest time among them (ps).
     #[serde(skip)]
-    pub trace_dropped: (u64, u64),
+    pub(crate) trace_dropped: (u64, u64),
     /// The ranks' timeline as Chrome trace-event JSON, if it was recorded (`--trace`).
     #[serde(skip)]
     pub trace: Option<String>,
@@ -294,20 +294,20 @@ pub struct PowerSummary {
     /// Whether links slept when idle (false: always active, energy only).
     pub enabled: bool,
     /// T_s: idle time before a link direction sleeps (ps).
-    pub t_sleep_ps: u64,
+    pub(crate) t_sleep_ps: u64,
     /// T_w: time a sleeping direction takes to wake (ps).
-    pub t_wake_ps: u64,
+    pub(crate) t_wake_ps: u64,
     /// Watts a port draws in low power.
     pub p_base_per_port_w: f64,
     /// Watts more it draws when active.
     pub p_dynamic_w: f64,
     /// Link directions (ports) counted: every router output port and every NIC's injection
     /// link.
-    pub ports: u64,
+    pub(crate) ports: u64,
     /// Energy of all of them over the run's time, in joules, and its mean power in watts.
     pub energy_j: f64,
     /// Energy over the run's time: watts.
-    pub average_power_w: f64,
+    pub(crate) average_power_w: f64,
     /// The part of the switches (their output ports, NIC ports included).
     pub switch_energy_j: f64,
     /// Energy had every link been active the whole run (same run time).
@@ -317,24 +317,24 @@ pub struct PowerSummary {
     /// Wake-ups of all link directions.
     pub wakeups: u64,
     /// The same run with on/off disabled (`--power-baseline`).
-    pub baseline: Option<PowerBaseline>,
+    pub(crate) baseline: Option<PowerBaseline>,
 }
 
 /// This run against the same scenario with links always on: TraceRP figure 2's axes.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct PowerBaseline {
+pub(crate) struct PowerBaseline {
     /// The baseline's predicted time (ps).
-    pub predicted_time_ps: u64,
+    pub(crate) predicted_time_ps: u64,
     /// The baseline's energy (J).
-    pub energy_j: f64,
+    pub(crate) energy_j: f64,
     /// The baseline's mean power (W).
-    pub average_power_w: f64,
+    pub(crate) average_power_w: f64,
     /// This run's energy, mean power and predicted time over the baseline's.
-    pub energy_ratio: f64,
+    pub(crate) energy_ratio: f64,
     /// This run's mean power over the baseline's.
-    pub power_ratio: f64,
+    pub(crate) power_ratio: f64,
     /// This run's time over the baseline's.
-    pub time_ratio: f64,
+    pub(crate) time_ratio: f64,
 }
 
 /// Joules of a port drawing `base` watts all along and `dynamic` more outside low power.
@@ -346,12 +346,12 @@ fn energy_j(base: f64, dynamic: f64, l: &LinkLoad, span_ps: u64) -> f64 {
 impl PowerSummary {
     /// Energy of link direction `l` over a run of `span_ps`: base power all along, plus the
     /// dynamic power except in low power.
-    pub fn link_energy_j(&self, l: &LinkLoad, span_ps: u64) -> f64 {
+    pub(crate) fn link_energy_j(&self, l: &LinkLoad, span_ps: u64) -> f64 {
         energy_j(self.p_base_per_port_w, self.p_dynamic_w, l, span_ps)
     }
 
     /// The power figures of links `links` over a run of `span_ps` ps, with `cfg`'s parameters.
-    pub fn new(cfg: &crate::config::PowerConfig, links: &[LinkLoad], span_ps: u64) -> Self {
+    pub(crate) fn new(cfg: &crate::config::PowerConfig, links: &[LinkLoad], span_ps: u64) -> Self {
         let energy = |f: &dyn Fn(&&LinkLoad) -> bool| -> f64 {
             links
                 .iter()
@@ -385,7 +385,7 @@ impl PowerSummary {
     }
 
     /// Compares with the report of the same scenario run with on/off disabled.
-    pub fn compare(&mut self, predicted_time_ps: u64, base: &Report) {
+    pub(crate) fn compare(&mut self, predicted_time_ps: u64, base: &Report) {
         let Some(b) = &base.power else { return };
         let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
         self.baseline = Some(PowerBaseline {
@@ -410,7 +410,7 @@ pub struct SeriesTable {
     /// One row per link and window in which the link carried something or its buffer held something.
     pub rows: Vec<SeriesRow>,
     /// Whether it is written as CSV (false: recorded for `report.html` only).
-    pub in_files: bool,
+    pub(crate) in_files: bool,
 }
 
 /// One link (index into [`Report::per_link`]) in one window.
@@ -419,7 +419,7 @@ pub struct SeriesRow {
     /// The link's line in `links.csv` (0 for the first).
     pub link: u32,
     /// The window's number (its start is `window × width_ps`).
-    pub window: u32,
+    pub(crate) window: u32,
     /// What the link did in the window.
     pub counts: crate::probe::series::Window,
 }
@@ -485,7 +485,7 @@ impl Report {
     /// The summary of world `w` for scenario `s`, after `wall` of wall-clock time with
     /// `lua_memory` bytes of Lua heap; `unfinished` lists the ranks that had not finished (the
     /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped.
-    pub fn new(
+    pub(crate) fn new(
         s: &Scenario,
         w: &Part,
         wall: Duration,
@@ -743,14 +743,14 @@ fn trace_json(w: &Part, stop_ps: u64) -> Option<String> {
 }
 
 /// Peak resident set size of this process, from /proc (Linux); 0 elsewhere.
-pub fn peak_memory() -> u64 {
+pub(crate) fn peak_memory() -> u64 {
     crate::host::proc_bytes("/proc/self/status", "VmHWM:").unwrap_or(0)
 }
 
 mod bottleneck;
 mod execution;
 pub(crate) use execution::units;
-pub use execution::{Execution, WindowStats};
+pub(crate) use execution::{Execution, WindowStats};
 mod html;
 mod text;
 pub use html::page as html_page;
@@ -758,14 +758,14 @@ pub use text::escaped;
 
 /// A link direction by name: `NIC 3 -> router 3`, `router 3 port 4 -> router 7`,
 /// `router 7 port 0 -> NIC 7`.
-pub fn link_name(l: &LinkLoad) -> String {
+pub(crate) fn link_name(l: &LinkLoad) -> String {
     match (l.port, l.to_nic) {
         (None, _) => format!("NIC {} -> router {}", l.from, l.to),
         (Some(q), true) => format!("router {} port {q} -> NIC {}", l.from, l.to),
         (Some(q), false) => format!("router {} port {q} -> router {}", l.from, l.to),
     }
 }
-pub use bottleneck::{Bound, NodeStats};
+pub(crate) use bottleneck::{Bound, NodeStats};
 
 /// The placement hint of a run on a mesh or torus whose one job has one rank per node and
 /// whose traffic was counted in full.

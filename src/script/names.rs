@@ -127,7 +127,7 @@ const MAX_LISTED: usize = 100;
 /// What `mgensim check` says of every job's script: each `MGEN_` name it uses that the API
 /// does not have, as `file:line: ...`, with the nearest API name (the first [`MAX_LISTED`],
 /// each quoted within bounds).
-pub fn unknown_in(scenario: &crate::Scenario) -> Vec<String> {
+pub(crate) fn unknown_in(scenario: &crate::Scenario) -> Vec<String> {
     let mut out = Vec::new();
     let mut more = 0usize;
     for job in &scenario.jobs {

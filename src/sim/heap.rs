@@ -7,8 +7,8 @@ const ARITY: usize = 4;
 
 #[derive(Clone, Copy)]
 pub(crate) struct Entry<E> {
-    pub key: u128,
-    pub event: E,
+    pub(crate) key: u128,
+    pub(crate) event: E,
 }
 
 pub(crate) struct KeyHeap<E> {

@@ -2,6 +2,6 @@
 //! time in picoseconds. It knows nothing of the model: the model's events are `event.rs`'s.
 
 pub(crate) mod heap;
-pub mod queue;
+pub(crate) mod queue;
 
 pub use queue::EventQueue;

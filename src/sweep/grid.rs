@@ -143,7 +143,7 @@ fn split_top(s: &str) -> Vec<String> {
 
 /// The points of the grid: for each, one value per axis (the first axis outermost).
 /// The most points a sweep may have.
-pub const MAX_POINTS: u128 = 1_000_000;
+pub(crate) const MAX_POINTS: u128 = 1_000_000;
 
 /// Checks that the axes make a grid that can be run: each key varied once, and at most
 /// [`MAX_POINTS`] points (counted, not made).

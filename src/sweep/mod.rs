@@ -31,19 +31,21 @@ use crate::engine::Simulation;
 use crate::Report;
 use anyhow::{bail, Context, Result};
 pub use chart::{plot, plot_about};
-pub use grid::{check_axes, grid, parse_axis, parse_shard, parse_zip, Axis, MAX_POINTS};
+pub use grid::{check_axes, grid, parse_axis, parse_shard, parse_zip, Axis};
 pub use pivot::pivot;
-pub use record::Record;
-pub use shards::{join, shard_help, Joined, SHARD_BYTES};
+pub(crate) use record::Record;
+pub use shards::{join, shard_help, Joined};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-pub use table::{merge, missing_shards, write, Table};
+pub(crate) use table::missing_shards;
+pub use table::Table;
+pub use table::{merge, write};
 
 /// The key of an axis of scenario files (`--vary scenario=a.toml,b.toml`): each point reads
 /// its own file (relative to where mgensim runs), the `--set`s and other keys applied to it.
-pub const SCENARIO: &str = "scenario";
+pub(crate) const SCENARIO: &str = "scenario";
 
 /// The axis of scenario files a sweep given several (`mgensim sweep a.toml b.toml ...`) has
 /// first; none for one file. A path that would not read back as itself is TOML-quoted.
@@ -88,19 +90,19 @@ pub struct Figures {
     /// Predicted time (ps).
     pub predicted_time_ps: u64,
     /// Events processed.
-    pub events: u64,
+    pub(crate) events: u64,
     /// Packet-hops.
-    pub packet_hops: u64,
+    pub(crate) packet_hops: u64,
     /// Bytes over all links.
-    pub link_bytes: u64,
+    pub(crate) link_bytes: u64,
     /// Mean bandwidth of a link direction (B/s).
-    pub average_link_bandwidth_bps: f64,
+    pub(crate) average_link_bandwidth_bps: f64,
     /// Mean link utilization (0 to 1).
-    pub link_efficiency: f64,
+    pub(crate) link_efficiency: f64,
     /// Means of the values scripts reported, by name; with `[power]`, the energy figures
     /// (`energy_j`, `average_power_w`, `low_power_fraction`, `wakeups`) and, against the
     /// baseline, `energy_ratio`, `power_ratio`, `time_ratio`.
-    pub metrics: BTreeMap<String, f64>,
+    pub(crate) metrics: BTreeMap<String, f64>,
 }
 
 impl Figures {
@@ -249,7 +251,7 @@ impl Sweep {
     /// [`Sweep::run`], for a table whose column `y` (`--y`) is to be plotted or shown: it is
     /// checked, with every point's scenario, before any point runs (a misspelt `--y` gets the
     /// nearest column; one that only a script can tell is checked after the run).
-    pub fn run_for(
+    pub(crate) fn run_for(
         &self,
         which: &[usize],
         threads: usize,
@@ -377,7 +379,7 @@ pub struct Prepared {
     /// What to warn of before the run, each once (`record.rs`).
     pub warnings: Vec<String>,
     /// Each point's network, by point.
-    pub records: BTreeMap<usize, Record>,
+    pub(crate) records: BTreeMap<usize, Record>,
     /// Every point of the grid.
     points: Vec<Vec<String>>,
 }

@@ -7,29 +7,29 @@ use crate::config::Scenario;
 use std::collections::BTreeMap;
 
 /// The record's columns in `sweep.csv`, after the varied keys.
-pub const COLUMNS: [&str; 5] = ["family", "shape", "routers", "nodes", "links"];
+pub(crate) const COLUMNS: [&str; 5] = ["family", "shape", "routers", "nodes", "links"];
 
 /// One point's network.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Record {
     /// `network.topology` (`torus`, `fattree`, ...).
-    pub family: String,
+    pub(crate) family: String,
     /// Its shape in a few words (`8x8x8`, `radix 32, 2 levels`, `a=8 p=4 h=4 g=17`).
-    pub shape: String,
+    pub(crate) shape: String,
     /// Routers.
-    pub routers: u32,
+    pub(crate) routers: u32,
     /// Nodes.
-    pub nodes: u64,
+    pub(crate) nodes: u64,
     /// Bidirectional links between routers.
-    pub links: u64,
+    pub(crate) links: u64,
     /// The node count `network.nodes` asked for, if it did (not a column: the shape says
     /// what it picked).
-    pub asked: Option<u64>,
+    pub(crate) asked: Option<u64>,
 }
 
 impl Record {
     /// The network of scenario `s`.
-    pub fn of(s: &Scenario) -> Record {
+    pub(crate) fn of(s: &Scenario) -> Record {
         Record {
             family: s.topo.name().to_string(),
             shape: s.topo.shape(),
@@ -41,7 +41,7 @@ impl Record {
     }
 
     /// The record as the table's fields, in [`COLUMNS`]' order.
-    pub fn fields(&self) -> [String; 5] {
+    pub(crate) fn fields(&self) -> [String; 5] {
         [
             self.family.clone(),
             self.shape.clone(),
@@ -50,16 +50,11 @@ impl Record {
             self.links.to_string(),
         ]
     }
-
-    /// `torus 4x4x4: 64 routers, 64 nodes, 192 links`.
-    pub fn words(&self) -> String {
-        words(&self.fields())
-    }
 }
 
 /// A record's fields (as [`Record::fields`] or a table's columns) in words: `torus 4x4x4: 64
 /// routers, 64 nodes, 192 links`.
-pub fn words(f: &[String]) -> String {
+pub(crate) fn words(f: &[String]) -> String {
     format!(
         "{} {}: {} routers, {} nodes, {} links",
         f[0], f[1], f[2], f[3], f[4]
@@ -81,7 +76,7 @@ fn sizes(key: &str) -> bool {
 /// points that differ in them are meant to differ in size, and are not compared for it. A key
 /// of the size (`network.nodes`, `dims`, `radix`, ...) is one unless it is zipped with a key that
 /// changes the family (`network.topology`, the scenario file): a comparison of families then.
-pub fn scaling(axes: &[super::Axis]) -> Vec<usize> {
+pub(crate) fn scaling(axes: &[super::Axis]) -> Vec<usize> {
     let mut out = Vec::new();
     let mut at = 0;
     for g in super::grid::groups(axes) {
@@ -103,7 +98,7 @@ pub fn scaling(axes: &[super::Axis]) -> Vec<usize> {
 /// (`scaling`, the places of such keys: [`scaling`]) and yet have different node counts (once,
 /// listing the sizes and a point of each); and each note of the scenarios once, with the
 /// points it concerns.
-pub fn warnings(
+pub(crate) fn warnings(
     keys: &[String],
     scaling: &[usize],
     points: &[(usize, &[String], &Record, &[String])],

@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
 /// The most a shard's CSV file may hold.
-pub const SHARD_BYTES: u64 = 256 << 20;
+pub(crate) const SHARD_BYTES: u64 = 256 << 20;
 
 /// What a merge joined and wrote.
 pub struct Joined {

@@ -302,7 +302,7 @@ pub fn merge(tables: &[Table]) -> Result<Table> {
 /// sweep, each said in a few words: the shards their names (`sweep.shard-I-of-N.csv`, as
 /// `--shard` writes them) say belong to the set and are not given, and the points between
 /// the first and the last that no shard holds. Empty when nothing is seen missing.
-pub fn missing_shards(files: &[std::path::PathBuf], tables: &[Table]) -> Vec<String> {
+pub(crate) fn missing_shards(files: &[std::path::PathBuf], tables: &[Table]) -> Vec<String> {
     let mut said = Vec::new();
     // `…shard-I-of-N.csv`
     let named = |f: &std::path::PathBuf| -> Option<(u64, u64)> {

@@ -22,14 +22,14 @@ use super::layout::{self, FarLinks, Layout};
 use super::{At, Blocks, Family, Hop, Keys, Link, RouterId, Routers, NO_DIM};
 
 /// Largest number of dimensions.
-pub const MAX_DIMS: usize = 6;
+pub(crate) const MAX_DIMS: usize = 6;
 
 /// Tofu's inner unit: sizes of `a, b, c` and whether each wraps.
-pub const TOFU_INNER: [(u32, bool); 3] = [(2, false), (3, true), (2, false)];
+pub(crate) const TOFU_INNER: [(u32, bool); 3] = [(2, false), (3, true), (2, false)];
 
 /// Which of the cubes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CubeKind {
+pub(crate) enum CubeKind {
     /// k-ary n-cube with wrap-around links; shorter way round; dateline virtual channels.
     Torus,
     /// k-ary n-mesh, no wrap-around links.
@@ -42,11 +42,11 @@ pub enum CubeKind {
 #[derive(Clone, Debug)]
 pub struct Cube {
     /// Which cube it is.
-    pub kind: CubeKind,
+    pub(crate) kind: CubeKind,
     /// Routers per dimension.
-    pub dims: Vec<u32>,
+    pub(crate) dims: Vec<u32>,
     /// Whether each dimension has wrap-around links.
-    pub wrap: Vec<bool>,
+    pub(crate) wrap: Vec<bool>,
     /// Per dimension, its place in the order routing corrects them.
     place: [u8; MAX_DIMS],
     stride: Vec<u32>,
@@ -82,7 +82,7 @@ impl Axis {
 impl Cube {
     /// A cube of `dims` routers per dimension (Tofu: the outer `[x, y, z]`), with
     /// `terminals` NICs per router.
-    pub fn new(kind: CubeKind, outer: &[u32], terminals: u8) -> Cube {
+    pub(crate) fn new(kind: CubeKind, outer: &[u32], terminals: u8) -> Cube {
         let (dims, wrap, order): (Vec<u32>, Vec<bool>, Vec<u8>) = match kind {
             CubeKind::Tofu => {
                 let mut dims: Vec<u32> = TOFU_INNER.iter().map(|&(k, _)| k).collect();
@@ -134,18 +134,19 @@ impl Cube {
     }
 
     /// NIC ports per router.
-    pub fn terminals(&self) -> u8 {
+    #[cfg(test)]
+    pub(crate) fn terminals(&self) -> u8 {
         self.terminals
     }
     #[inline]
     /// Router `r`'s coordinate in dimension `d`.
-    pub fn coord(&self, r: RouterId, d: usize) -> u32 {
+    pub(crate) fn coord(&self, r: RouterId, d: usize) -> u32 {
         self.axes[self.place[d] as usize].coord(r)
     }
 
     /// The router behind port `q` of router `r` and the port the link arrives on, if a link is
     /// there (none at a mesh's edge or for a dimension of size 1).
-    pub fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+    pub(crate) fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
         if q < self.terminals {
             return None;
         }
@@ -178,7 +179,7 @@ impl Cube {
 
     /// Whether the link on port `q` of router `r` wraps around a ring.
     #[inline]
-    pub fn wraps(&self, r: RouterId, q: u8) -> bool {
+    pub(crate) fn wraps(&self, r: RouterId, q: u8) -> bool {
         if q < self.terminals {
             return false;
         }
@@ -197,7 +198,14 @@ impl Cube {
     /// (`NO_DIM`: none yet). The dimensions before `dim` in the order are corrected already,
     /// so the look starts at `dim`.
     #[inline]
-    pub fn route_to(&self, at: RouterId, dst: RouterId, dst_port: u8, vc: u8, dim: u8) -> Hop {
+    pub(crate) fn route_to(
+        &self,
+        at: RouterId,
+        dst: RouterId,
+        dst_port: u8,
+        vc: u8,
+        dim: u8,
+    ) -> Hop {
         let eject = Hop {
             port: dst_port,
             vc: 0,
@@ -244,7 +252,7 @@ impl Cube {
     }
 
     /// Router-to-router links on the route from router `src` to router `dst`.
-    pub fn router_distance(&self, src: RouterId, dst: RouterId) -> u32 {
+    pub(crate) fn router_distance(&self, src: RouterId, dst: RouterId) -> u32 {
         (0..self.dims.len())
             .map(|d| {
                 let (a, b, k) = (self.coord(src, d), self.coord(dst, d), self.dims[d]);

@@ -6,7 +6,7 @@
 
 /// A `u32` divisor with its 64-bit reciprocal `⌈2⁶⁴ / d⌉`; exact for every `u32` numerator.
 #[derive(Clone, Copy, Debug)]
-pub struct Divisor {
+pub(crate) struct Divisor {
     /// `⌈2⁶⁴ / d⌉`, or 0 for `d = 1` (handled apart: it does not fit).
     m: u64,
     d: u32,
@@ -15,7 +15,7 @@ pub struct Divisor {
 impl Divisor {
     /// # Panics
     /// If `d` is 0.
-    pub fn new(d: u32) -> Divisor {
+    pub(crate) fn new(d: u32) -> Divisor {
         assert!(d > 0, "division by zero");
         let m = if d == 1 { 0 } else { u64::MAX / d as u64 + 1 };
         Divisor { m, d }
@@ -23,7 +23,7 @@ impl Divisor {
 
     /// `n / d`.
     #[inline]
-    pub fn quotient(self, n: u32) -> u32 {
+    pub(crate) fn quotient(self, n: u32) -> u32 {
         if self.d == 1 {
             return n;
         }
@@ -32,7 +32,7 @@ impl Divisor {
 
     /// `n % d`.
     #[inline]
-    pub fn remainder(self, n: u32) -> u32 {
+    pub(crate) fn remainder(self, n: u32) -> u32 {
         if self.d == 1 {
             return 0;
         }

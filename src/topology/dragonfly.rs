@@ -36,7 +36,7 @@ use crate::units::{Bandwidth, Time};
 
 /// The routing rules of a dragonfly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DragonflyRouting {
+pub(crate) enum DragonflyRouting {
     /// The direct route: local, global, local.
     Minimal,
     /// Through a random intermediate group (seeded).
@@ -46,23 +46,23 @@ pub enum DragonflyRouting {
 }
 
 /// `aux` of a packet routed minimally from here on.
-pub const MINIMAL: u16 = 1;
+pub(crate) const MINIMAL: u16 = 1;
 
 /// A dragonfly.
 #[derive(Clone, Debug)]
 pub struct Dragonfly {
     /// Routers per group.
-    pub a: u32,
+    pub(crate) a: u32,
     /// Nodes per router.
-    pub p: u32,
+    pub(crate) p: u32,
     /// Global links per router.
-    pub h: u32,
+    pub(crate) h: u32,
     /// Groups.
-    pub g: u32,
+    pub(crate) g: u32,
     /// Parallel links between each pair of groups.
-    pub copies: u32,
+    pub(crate) copies: u32,
     /// How packets are routed.
-    pub routing: DragonflyRouting,
+    pub(crate) routing: DragonflyRouting,
     /// The global links' rate and latency where given (`network.global_link_bandwidth`,
     /// `network.global_cable_latency`).
     global: (Option<Bandwidth>, Option<Time>),
@@ -70,7 +70,7 @@ pub struct Dragonfly {
 
 impl Dragonfly {
     /// `g` groups of `a` routers, each with `p` nodes and `h` global links.
-    pub fn new(a: u32, p: u32, h: u32, g: u32, routing: DragonflyRouting) -> Dragonfly {
+    pub(crate) fn new(a: u32, p: u32, h: u32, g: u32, routing: DragonflyRouting) -> Dragonfly {
         let copies = if g > 1 { (a * h) / (g - 1) } else { 0 };
         Dragonfly {
             a,
@@ -83,7 +83,7 @@ impl Dragonfly {
         }
     }
     /// Nodes in all groups.
-    pub fn nodes(&self) -> u32 {
+    pub(crate) fn nodes(&self) -> u32 {
         self.routers() * self.p
     }
     /// Port of router `r` to router `to` of its group.
@@ -93,7 +93,7 @@ impl Dragonfly {
     }
     /// Whether port `q` is a global port.
     #[inline]
-    pub fn is_global(&self, q: u8) -> bool {
+    pub(crate) fn is_global(&self, q: u8) -> bool {
         q as u32 >= self.p + self.a - 1
     }
     /// Router (in group `from`) and global port of copy `c` of the link to group `to`.
@@ -105,7 +105,7 @@ impl Dragonfly {
     }
 
     /// The router behind port `q` of router `r` and the port the link arrives on.
-    pub fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+    pub(crate) fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
         let (grp, i) = (r / self.a, r % self.a);
         let q32 = q as u32;
         if q32 < self.p {
@@ -130,7 +130,7 @@ impl Dragonfly {
     /// Routing decision at router `at` for a packet to node `dst` holding virtual channel `vc`
     /// with routing state `aux` (see the module documentation; 0 is taken as minimal).
     #[inline]
-    pub fn route_to(&self, at: RouterId, dst: u32, vc: u8, aux: u16) -> Hop {
+    pub(crate) fn route_to(&self, at: RouterId, dst: u32, vc: u8, aux: u16) -> Hop {
         let (grp, i) = (at / self.a, at % self.a);
         let dr = dst / self.p;
         let mut aux = aux.max(MINIMAL);
@@ -167,7 +167,7 @@ impl Dragonfly {
 
     /// Router-to-router links on the route from router `src` to node `dst` with state `aux`:
     /// (local, global).
-    pub fn path_length(&self, src: RouterId, dst: u32, aux: u16) -> (u32, u32) {
+    pub(crate) fn path_length(&self, src: RouterId, dst: u32, aux: u16) -> (u32, u32) {
         let (mut at, mut vc, mut aux) = (src, 0u8, aux);
         let (mut local, mut global) = (0, 0);
         loop {
@@ -189,7 +189,7 @@ impl Dragonfly {
 
     /// A random intermediate group for a packet from router `src` to node `dst`: `aux` for a
     /// Valiant route, or [`MINIMAL`] when no third group exists or both ends share a group.
-    pub fn valiant(&self, src: RouterId, dst: u32, draw: u64) -> u16 {
+    pub(crate) fn valiant(&self, src: RouterId, dst: u32, draw: u64) -> u16 {
         let (sg, dg) = (src / self.a, dst / self.p / self.a);
         if sg == dg || self.g < 3 {
             return MINIMAL;

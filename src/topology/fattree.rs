@@ -34,7 +34,7 @@ use crate::units::{Bandwidth, Time};
 
 /// The routing rules of a fat tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FatTreeRouting {
+pub(crate) enum FatTreeRouting {
     /// Up by the source's digits (S-mod-k): one path per source.
     StraightUp,
     /// Up by the destination's digits (D-mod-k): one path per destination.
@@ -44,15 +44,15 @@ pub enum FatTreeRouting {
 }
 
 /// Most levels of a tree (each level's links have their own class).
-pub const MAX_LEVELS: usize = 8;
+pub(crate) const MAX_LEVELS: usize = 8;
 
 /// A fat tree.
 #[derive(Clone, Debug)]
 pub struct FatTree {
     /// `m_i`: down ports of a level-`i` switch (index `i - 1`).
-    pub down: Vec<u32>,
+    pub(crate) down: Vec<u32>,
     /// `w_{i+1}`: up ports of a level-`i` switch (index `i - 1`; 0 at the top).
-    pub up: Vec<u32>,
+    pub(crate) up: Vec<u32>,
     /// `M_i` for `i = 0..=h`.
     m_prod: Vec<u32>,
     /// `B_i` for `i = 0..=h` (`B_0 = B_1 = 1`).
@@ -60,7 +60,7 @@ pub struct FatTree {
     /// First router id of each level (index `i - 1`), and one past the last.
     start: Vec<u32>,
     /// How packets are routed.
-    pub routing: FatTreeRouting,
+    pub(crate) routing: FatTreeRouting,
     ports: u8,
     /// The rate and latency of the links above each level but the top, leaves first, where
     /// given (`network.level_link_bandwidth`, `network.level_cable_latency`).
@@ -70,7 +70,7 @@ pub struct FatTree {
 
 impl FatTree {
     /// A tree with `down[i]` ports down and `up[i]` up at level `i + 1`; `up` ends with 0.
-    pub fn new(down: &[u32], up: &[u32], routing: FatTreeRouting) -> FatTree {
+    pub(crate) fn new(down: &[u32], up: &[u32], routing: FatTreeRouting) -> FatTree {
         let h = down.len();
         let mut m_prod = vec![1u32];
         let mut b_prod = vec![1u32, 1];
@@ -101,25 +101,25 @@ impl FatTree {
     }
 
     /// Levels of switches.
-    pub fn levels(&self) -> usize {
+    pub(crate) fn levels(&self) -> usize {
         self.down.len()
     }
     /// Nodes below the leaves.
-    pub fn nodes(&self) -> u32 {
+    pub(crate) fn nodes(&self) -> u32 {
         self.m_prod[self.levels()]
     }
     /// Switches at level `i` (1-based).
-    pub fn switches(&self, i: usize) -> u32 {
+    pub(crate) fn switches(&self, i: usize) -> u32 {
         self.start[i] - self.start[i - 1]
     }
     /// Leaves: routers `0..leaves()` carry the nodes, `m_1` each.
-    pub fn leaves(&self) -> u32 {
+    pub(crate) fn leaves(&self) -> u32 {
         self.switches(1)
     }
 
     /// Level (1-based) and index within it of router `r`.
     #[inline]
-    pub fn place(&self, r: RouterId) -> (usize, u32) {
+    pub(crate) fn place(&self, r: RouterId) -> (usize, u32) {
         let mut i = 1;
         while r >= self.start[i] {
             i += 1;
@@ -129,7 +129,7 @@ impl FatTree {
 
     /// The router behind port `q` of router `r` and the port the link arrives on (none for a
     /// leaf's node ports, or an up port of the top level).
-    pub fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+    pub(crate) fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
         let (i, s) = self.place(r);
         let (m, w) = (self.down[i - 1], self.up[i - 1]);
         let q = q as u32;
@@ -158,7 +158,13 @@ impl FatTree {
     /// Routing decision at router `at` for a packet from node `src` to node `dst`; `draw`
     /// gives a random number when the rule needs one.
     #[inline]
-    pub fn route_to(&self, at: RouterId, src: u32, dst: u32, draw: impl FnOnce() -> u64) -> Hop {
+    pub(crate) fn route_to(
+        &self,
+        at: RouterId,
+        src: u32,
+        dst: u32,
+        draw: impl FnOnce() -> u64,
+    ) -> Hop {
         let (i, s) = self.place(at);
         let a = s / self.b_prod[i];
         let port = if dst / self.m_prod[i] == a {
@@ -181,7 +187,7 @@ impl FatTree {
     }
 
     /// Level of the lowest common ancestor of two nodes (1 when they share a leaf).
-    pub fn common_level(&self, src: u32, dst: u32) -> usize {
+    pub(crate) fn common_level(&self, src: u32, dst: u32) -> usize {
         (1..=self.levels())
             .find(|&i| src / self.m_prod[i] == dst / self.m_prod[i])
             .unwrap_or(self.levels())

@@ -72,25 +72,25 @@ use std::sync::Arc;
 use tables::{bfs, central, choose, rank_by};
 
 /// The most bytes the routing tables may take.
-pub const MAX_TABLES: u64 = 256 << 20;
+pub(crate) const MAX_TABLES: u64 = 256 << 20;
 
 /// The most bytes of a graph file.
-pub const MAX_FILE: u64 = 64 << 20;
+pub(crate) const MAX_FILE: u64 = 64 << 20;
 
 /// Unreachable, in a table of hops.
 const FAR: u8 = u8::MAX;
 
 /// The most routers a graph file may name (its routing tables bound it further).
-pub const MAX_ROUTERS: u32 = 1 << 20;
+pub(crate) const MAX_ROUTERS: u32 = 1 << 20;
 /// The most nodes a graph file may name.
-pub const MAX_NODES: u32 = 1 << 24;
+pub(crate) const MAX_NODES: u32 = 1 << 24;
 
 /// The most virtual channel classes a graph's routing takes.
 const MAX_TURN_CLASSES: usize = super::MAX_CLASSES;
 
 /// How packets are routed on a graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GraphRouting {
+pub(crate) enum GraphRouting {
     /// Shortest routes on the fewest classes that allow them (see the module's doc).
     Minimal,
     /// One class, no turn.
@@ -113,7 +113,7 @@ enum Port {
 pub struct Graph {
     g: Arc<Built>,
     /// How packets are routed.
-    pub routing: GraphRouting,
+    pub(crate) routing: GraphRouting,
 }
 
 /// Everything about a graph, built once and shared by every partition's view.
@@ -135,6 +135,7 @@ struct Built {
     /// Hops from the nearest router with nodes.
     level: Vec<u32>,
     /// What the order follows, in words.
+    #[cfg_attr(not(test), allow(dead_code))]
     order: &'static str,
     /// Virtual channel classes the routes take.
     classes_used: u8,
@@ -181,7 +182,7 @@ impl Built {
 impl Graph {
     /// The graph the text of file `file` describes (`cable` is `network.cable_latency`, for
     /// BookSim's weights), routed by `routing`; every error as `file:line: what`.
-    pub fn parse(
+    pub(crate) fn parse(
         file: &str,
         text: &str,
         cable: Time,
@@ -328,15 +329,18 @@ impl Graph {
     }
 
     /// Bidirectional links between routers.
-    pub fn links(&self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn links(&self) -> u32 {
         self.g.links
     }
     /// Pairs of routers with nodes whose route is longer than their shortest path.
-    pub fn longer_routes(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn longer_routes(&self) -> u64 {
         self.g.longer
     }
     /// What the up*/down* order follows, in words.
-    pub fn order(&self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) fn order(&self) -> &'static str {
         self.g.order
     }
 }

@@ -31,7 +31,7 @@ use super::{ugal, At, Blocks, Family, Hop, Keys, RouterId, Routers, MAX_DIMS, NO
 
 /// The routing rules of a HyperX.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HyperXRouting {
+pub(crate) enum HyperXRouting {
     /// One hop per dimension, in index order.
     DimensionOrder,
     /// Dimension order, each dimension crossed directly or through a random router of it,
@@ -43,13 +43,13 @@ pub enum HyperXRouting {
 #[derive(Clone, Debug)]
 pub struct HyperX {
     /// Routers per dimension (`S_d`).
-    pub dims: Vec<u32>,
+    pub(crate) dims: Vec<u32>,
     /// Parallel links between two routers of a dimension (`K`).
-    pub links: u32,
+    pub(crate) links: u32,
     /// Nodes per router (`T`).
-    pub nodes: u32,
+    pub(crate) nodes: u32,
     /// How packets are routed.
-    pub routing: HyperXRouting,
+    pub(crate) routing: HyperXRouting,
     stride: Vec<u32>,
     /// Per dimension, its first port after the nodes'.
     first: Vec<u32>,
@@ -58,7 +58,7 @@ pub struct HyperX {
 impl HyperX {
     /// A HyperX of `dims` routers per dimension, `links` links between two routers of a
     /// dimension and `nodes` nodes per router.
-    pub fn new(dims: &[u32], links: u32, nodes: u32, routing: HyperXRouting) -> HyperX {
+    pub(crate) fn new(dims: &[u32], links: u32, nodes: u32, routing: HyperXRouting) -> HyperX {
         let (mut stride, mut first) = (Vec::new(), Vec::new());
         let (mut s, mut f) = (1u32, 0u32);
         for &k in dims {
@@ -78,7 +78,7 @@ impl HyperX {
     }
 
     /// Ports a router needs: its nodes, then `(S_d − 1)·K` per dimension.
-    pub fn ports_needed(dims: &[u32], links: u32, nodes: u32) -> u64 {
+    pub(crate) fn ports_needed(dims: &[u32], links: u32, nodes: u32) -> u64 {
         nodes as u64
             + dims
                 .iter()
@@ -88,7 +88,7 @@ impl HyperX {
 
     /// Coordinate `d` of router `r`.
     #[inline]
-    pub fn coord(&self, r: RouterId, d: usize) -> u32 {
+    pub(crate) fn coord(&self, r: RouterId, d: usize) -> u32 {
         (r / self.stride[d]) % self.dims[d]
     }
 
@@ -102,7 +102,7 @@ impl HyperX {
 
     /// The router behind port `q` of router `r` and the port the link arrives on; `None`
     /// for a node's port.
-    pub fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+    pub(crate) fn link_to(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
         let j = (q as u32).checked_sub(self.nodes)?;
         let d = self.first.iter().rposition(|&f| f <= j)?;
         let (k, c) = (j - self.first[d], self.coord(r, d));
@@ -125,7 +125,7 @@ impl HyperX {
     /// order: to the destination's coordinate in the first dimension that differs, on class
     /// `vc`, or out to the node.
     #[inline]
-    pub fn direct(&self, at: RouterId, src: u32, dst: u32, vc: u8) -> Hop {
+    pub(crate) fn direct(&self, at: RouterId, src: u32, dst: u32, vc: u8) -> Hop {
         let dr = dst / self.nodes;
         match self.first_difference(at, dr) {
             None => Hop {
@@ -150,7 +150,7 @@ impl HyperX {
 
     /// Dimension-order routing at router `at` for a packet from node `src` to node `dst`.
     #[inline]
-    pub fn route_to(&self, at: RouterId, src: u32, dst: u32) -> Hop {
+    pub(crate) fn route_to(&self, at: RouterId, src: u32, dst: u32) -> Hop {
         self.direct(at, src, dst, 0)
     }
 
@@ -160,7 +160,7 @@ impl HyperX {
     /// hop and the first hop through the intermediate coordinate `draw()` picks, for the
     /// caller to weigh by their queues.
     #[inline]
-    pub fn ugal(
+    pub(crate) fn ugal(
         &self,
         at: RouterId,
         src: u32,
@@ -200,7 +200,7 @@ impl HyperX {
 
     /// Router-to-router links on the dimension-order route between routers `a` and `b`: the
     /// dimensions they differ in.
-    pub fn router_distance(&self, a: RouterId, b: RouterId) -> u32 {
+    pub(crate) fn router_distance(&self, a: RouterId, b: RouterId) -> u32 {
         (0..self.dims.len())
             .filter(|&d| self.coord(a, d) != self.coord(b, d))
             .count() as u32

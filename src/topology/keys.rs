@@ -11,44 +11,44 @@ use std::path::Path;
 
 /// The most NIC ports a network may have: NIC numbers, and channel numbers past them, fit in
 /// 32 bits with room to spare.
-pub const MAX_NICS: u64 = u32::MAX as u64 / 16;
+pub(crate) const MAX_NICS: u64 = u32::MAX as u64 / 16;
 
 /// The longest a link's latency or a router's pipeline stage may be: 1 h, beyond any network
 /// and far within what picoseconds hold (a packet's hop adds a few of them to a time below
 /// the horizon, [`Time::HORIZON`]: no sum can wrap).
-pub const MAX_LATENCY: Time = Time(3_600 * crate::units::PS_PER_S);
+pub(crate) const MAX_LATENCY: Time = Time(3_600 * crate::units::PS_PER_S);
 
 /// The scenario as the chosen family sees it, and what it found wrong.
-pub struct Keys<'a> {
+pub(crate) struct Keys<'a> {
     /// `network.topology` as written (`"torus"`, `"fattree"`, ...).
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// `network.routing` as written, if given.
-    pub routing: Option<&'a str>,
+    pub(crate) routing: Option<&'a str>,
     /// The family's own keys of `[network]` that the scenario gives, as written.
     table: &'a toml::Table,
     /// NICs per node (`node.nics_per_node`): a mesh or torus gives each router that many.
-    pub nics: u32,
+    pub(crate) nics: u32,
     /// Every link's latency where nothing more precise is said (`network.cable_latency`).
-    pub cable_latency: Time,
+    pub(crate) cable_latency: Time,
     /// Every link's rate where nothing more precise is said (`network.link_bandwidth`).
-    pub link_bandwidth: Bandwidth,
+    pub(crate) link_bandwidth: Bandwidth,
     /// The scenario's folder: files it names are beside it.
-    pub base: &'a Path,
+    pub(crate) base: &'a Path,
     /// `--allow-io`: files it names may be anywhere.
-    pub allow_io: bool,
+    pub(crate) allow_io: bool,
     /// `network.nodes`: the family picks its nearest full shape of at least that many nodes
     /// (`sizing.rs`).
-    pub nodes: Option<u64>,
+    pub(crate) nodes: Option<u64>,
     /// `(key, problem)`, the key in full (`network.radix`).
-    pub problems: Vec<(String, String)>,
+    pub(crate) problems: Vec<(String, String)>,
     /// What the family says of the shape it picked, in words (the scenario's notes).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 impl<'a> Keys<'a> {
     /// The keys of `table` for topology `name`, with the rest of the scenario the family may
     /// need.
-    pub fn new(name: &'a str, table: &'a toml::Table, base: &'a Path) -> Keys<'a> {
+    pub(crate) fn new(name: &'a str, table: &'a toml::Table, base: &'a Path) -> Keys<'a> {
         Keys {
             name,
             routing: None,
@@ -66,7 +66,7 @@ impl<'a> Keys<'a> {
 
     /// Key `key` read as a `T`, or `None` when it is not given or cannot be read as one (then
     /// a problem says why).
-    pub fn get<T: DeserializeOwned>(&mut self, key: &str) -> Option<T> {
+    pub(crate) fn get<T: DeserializeOwned>(&mut self, key: &str) -> Option<T> {
         let v = self.table.get(key)?.clone();
         match v.try_into::<T>() {
             Ok(t) => Some(t),
@@ -79,12 +79,12 @@ impl<'a> Keys<'a> {
     }
 
     /// Whether the scenario gives key `key`.
-    pub fn given(&self, key: &str) -> bool {
+    pub(crate) fn given(&self, key: &str) -> bool {
         self.table.contains_key(key)
     }
 
     /// A problem with key `key` (`radix`, or in full `network.radix`).
-    pub fn problem(&mut self, key: &str, msg: impl Into<String>) {
+    pub(crate) fn problem(&mut self, key: &str, msg: impl Into<String>) {
         let full = if key.contains('.') {
             key.to_string()
         } else {
@@ -94,13 +94,13 @@ impl<'a> Keys<'a> {
     }
 
     /// Whether a problem was found so far.
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         !self.problems.is_empty()
     }
 
     /// The routing asked for, as its index in `routings` (the family's, the default first);
     /// a name the family does not have is a problem with the nearest name.
-    pub fn routing(&mut self, routings: &[&str]) -> usize {
+    pub(crate) fn routing(&mut self, routings: &[&str]) -> usize {
         let Some(r) = self.routing else { return 0 };
         if let Some(i) = routings.iter().position(|&x| x == r) {
             return i;
@@ -120,7 +120,7 @@ impl<'a> Keys<'a> {
     /// Checks that `routers` routers and `nics` NIC ports can be addressed (as problems of
     /// `key`), and that the NIC ports share out `node.nics_per_node` to a node; true when both
     /// hold.
-    pub fn size_fits(&mut self, key: &str, routers: u64, nics: u64) -> bool {
+    pub(crate) fn size_fits(&mut self, key: &str, routers: u64, nics: u64) -> bool {
         if nics > 0 && nics % self.nics.max(1) as u64 != 0 {
             let msg = format!(
                 "the network's {nics} NIC ports cannot be shared out {} to a node",
@@ -146,7 +146,7 @@ impl<'a> Keys<'a> {
     }
 }
 
-pub use crate::words::{closest, either, plain_words};
+pub(crate) use crate::words::{closest, either, plain_words};
 
 #[cfg(test)]
 mod tests {

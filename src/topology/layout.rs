@@ -5,12 +5,12 @@
 use super::RouterId;
 
 /// Most routers a layout is made for (a bigger picture would show nothing).
-pub const MAX_DRAWN: u32 = 4096;
+pub(crate) const MAX_DRAWN: u32 = 4096;
 
 /// How the report draws a link between two routers that are not drawn side by side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum FarLinks {
+pub(crate) enum FarLinks {
     /// A straight line.
     Line,
     /// A short stub pointing away from the router (a torus's wrap-around links).
@@ -21,29 +21,29 @@ pub enum FarLinks {
 
 /// Where to draw a network's routers, the labels of its parts, and how to draw its links.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// Each router's position and the name of its place (`(x,y,z)`, `level 2 switch 3`,
     /// `group 3 router 1`).
-    pub places: Vec<(f32, f32, String)>,
+    pub(crate) places: Vec<(f32, f32, String)>,
     /// Labels of the parts, at their positions (their left end, or their middle with
     /// `centred_labels`): the planes of a torus of three or more dimensions (`z = 1`), the
     /// levels of a fat tree, a dragonfly's groups.
-    pub labels: Vec<(f32, f32, String)>,
+    pub(crate) labels: Vec<(f32, f32, String)>,
     /// How links between routers drawn apart are drawn.
-    pub far_links: FarLinks,
+    pub(crate) far_links: FarLinks,
     /// Labels are centred on their position.
-    pub centred_labels: bool,
+    pub(crate) centred_labels: bool,
     /// A sentence the report adds under the picture.
-    pub note: Option<&'static str>,
+    pub(crate) note: Option<&'static str>,
     /// Each router is drawn with its number (a graph's, where the number is all that names
     /// it).
-    pub numbered: bool,
+    pub(crate) numbered: bool,
 }
 
 impl Layout {
     /// Routers at `places` with `labels` at their left ends, every link a straight line, no
     /// note.
-    pub fn new(places: Vec<(f32, f32, String)>, labels: Vec<(f32, f32, String)>) -> Layout {
+    pub(crate) fn new(places: Vec<(f32, f32, String)>, labels: Vec<(f32, f32, String)>) -> Layout {
         Layout {
             places,
             labels,

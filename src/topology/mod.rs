@@ -16,75 +16,75 @@
 //! and hop, and a `match` there costs less than a virtual call. This module depends on
 //! nothing of the engine or of `config`: `config` asks it for the families' keys.
 
-pub mod cube;
-pub mod divisor;
-pub mod dragonfly;
-pub mod fattree;
-pub mod graph;
-pub mod hyperx;
-pub mod keys;
-pub mod layout;
-pub mod sizing;
-pub mod ugal;
+pub(crate) mod cube;
+pub(crate) mod divisor;
+pub(crate) mod dragonfly;
+pub(crate) mod fattree;
+pub(crate) mod graph;
+pub(crate) mod hyperx;
+pub(crate) mod keys;
+pub(crate) mod layout;
+pub(crate) mod sizing;
+pub(crate) mod ugal;
 
-pub use cube::{Cube, MAX_DIMS};
-pub use dragonfly::Dragonfly;
-pub use fattree::FatTree;
-pub use graph::Graph;
-pub use hyperx::HyperX;
-pub use keys::Keys;
-pub use layout::Layout;
+pub(crate) use cube::{Cube, MAX_DIMS};
+pub(crate) use dragonfly::Dragonfly;
+pub(crate) use fattree::FatTree;
+pub(crate) use graph::Graph;
+pub(crate) use hyperx::HyperX;
+pub(crate) use keys::Keys;
+pub(crate) use layout::Layout;
 
 use crate::units::{Bandwidth, Time};
 
 /// Router id.
-pub type RouterId = u32;
+pub(crate) type RouterId = u32;
 
 /// What a router decides for a packet: the output port, the virtual channel class it will
 /// occupy in the next buffer, and the routing state it carries on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Hop {
+pub(crate) struct Hop {
     /// The output port.
-    pub port: u8,
+    pub(crate) port: u8,
     /// The virtual channel class on it.
-    pub vc: u8,
+    pub(crate) vc: u8,
     /// Routing state of the family's (mesh and torus: the dimension being corrected);
     /// [`NO_DIM`] leaves the packet's as it is.
-    pub dim: u8,
+    pub(crate) dim: u8,
     /// More routing state of the family's (a dragonfly's intermediate group, a graph's
     /// choices so far).
-    pub aux: u16,
+    pub(crate) aux: u16,
 }
 
 /// Dimension marker of a packet that has not yet moved between routers.
-pub const NO_DIM: u8 = u8::MAX;
+pub(crate) const NO_DIM: u8 = u8::MAX;
 
 /// Most virtual channel classes any topology's routing uses (Valiant routing on a dragonfly,
 /// a graph's turns); `network.vcs` shares a port's virtual channels out among them.
-pub const MAX_CLASSES: usize = 3;
+pub(crate) const MAX_CLASSES: usize = 3;
 
 /// Most link classes a family may define besides the plain router-to-router link.
-pub const MAX_LINK_CLASSES: usize = 13;
+pub(crate) const MAX_LINK_CLASSES: usize = 13;
 
 /// Where a packet is, as routing sees it.
 #[derive(Clone, Copy, Debug)]
-pub struct At {
+pub(crate) struct At {
     /// The router it is at.
-    pub at: RouterId,
+    pub(crate) at: RouterId,
     /// Its source NIC.
-    pub src: u32,
+    pub(crate) src: u32,
     /// Its destination NIC.
-    pub dst: u32,
+    pub(crate) dst: u32,
     /// The virtual channel class it arrived on (0 at its source router).
-    pub vc: u8,
+    pub(crate) vc: u8,
     /// The family's state it carries, [`Hop::dim`] ([`NO_DIM`] before its first hop).
-    pub dim: u8,
+    pub(crate) dim: u8,
     /// The family's state it carries, [`Hop::aux`] (0 before its first hop).
-    pub aux: u16,
+    pub(crate) aux: u16,
 }
 
 /// What adaptive and random routing may ask of the routers.
-pub trait Routers {
+pub(crate) trait Routers {
     /// A random number from router `at`'s own stream (seeded from the run's seed and `at`).
     fn draw(&mut self, at: RouterId) -> u64;
     /// Bytes queued for output `port` of router `at`: those in the buffer it feeds (sent and
@@ -98,7 +98,7 @@ pub trait Routers {
 
 /// Routing that asks nothing of the routers (a family whose routes are fixed, or the flow
 /// model's paths, where no queue is seen: adaptive choices go minimal).
-pub struct NoRouters;
+pub(crate) struct NoRouters;
 
 impl Routers for NoRouters {
     fn draw(&mut self, _: RouterId) -> u64 {
@@ -116,42 +116,42 @@ impl Routers for NoRouters {
 /// A link class a family defines: its name, and its rate and latency where they differ from
 /// `network.link_bandwidth` and `network.cable_latency`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LinkClass {
+pub(crate) struct LinkClass {
     /// Its name, for messages.
-    pub name: String,
+    pub(crate) name: String,
     /// Its rate, each direction (`network.link_bandwidth` when `None`).
-    pub bandwidth: Option<Bandwidth>,
+    pub(crate) bandwidth: Option<Bandwidth>,
     /// Its latency (`network.cable_latency` when `None`).
-    pub latency: Option<Time>,
+    pub(crate) latency: Option<Time>,
 }
 
 /// What the link on a port is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Link {
+pub(crate) struct Link {
     /// 0: a plain link; `k`: the family's link class `k − 1` ([`Family::link_classes`]).
-    pub class: u8,
+    pub(crate) class: u8,
     /// It wraps around a torus ring (counted as such in the summary).
-    pub wraps: bool,
+    pub(crate) wraps: bool,
     /// It joins two dragonfly groups (counted as such in the summary).
-    pub global: bool,
+    pub(crate) global: bool,
 }
 
 /// The blocks a topology is cut along into partitions (`partition.rs`): a block for each
 /// router (`None` for one that goes where most of its neighbours go), how many blocks there
 /// are, and what one is called.
-pub struct Blocks {
+pub(crate) struct Blocks {
     /// Each router's block.
-    pub of: Vec<Option<u32>>,
+    pub(crate) of: Vec<Option<u32>>,
     /// Blocks in all.
-    pub count: u32,
+    pub(crate) count: u32,
     /// What a block is called (`slab`, `pod`).
-    pub unit: &'static str,
+    pub(crate) unit: &'static str,
 }
 
 impl Blocks {
     /// Slabs along the last of `dims` (routers numbered with dimension 0 fastest): whole
     /// planes, one block per coordinate of the last dimension.
-    pub fn slabs(routers: u32, dims: &[u32]) -> Blocks {
+    pub(crate) fn slabs(routers: u32, dims: &[u32]) -> Blocks {
         let last = *dims.last().unwrap_or(&1);
         let per = (routers / last.max(1)).max(1);
         Blocks {
@@ -163,7 +163,7 @@ impl Blocks {
 }
 
 /// What a family of networks is. Everything a family knows is here, in its own file.
-pub trait Family: Sized {
+pub(crate) trait Family: Sized {
     /// The names `network.topology` takes for it, each with the noun messages use (`("tofu",
     /// "Tofu")`).
     const NAMES: &'static [(&'static str, &'static str)];
@@ -259,18 +259,17 @@ macro_rules! families {
 
         impl Topo {
             /// Every family: its names (with their nouns), its keys and its routings.
-            pub fn families() -> Vec<FamilyInfo> {
+            pub(crate) fn families() -> Vec<FamilyInfo> {
                 vec![$(FamilyInfo {
                     names: <$ty>::NAMES,
                     keys: <$ty>::KEYS,
-                    routings: <$ty>::ROUTINGS,
                     shape_keys: <$ty>::SHAPE_KEYS,
                 }),*]
             }
 
             /// The network `k.name` names, built from its keys; `None` with the problems in
             /// `k` (an unknown name among them).
-            pub fn from_keys(k: &mut Keys<'_>) -> Option<Topo> {
+            pub(crate) fn from_keys(k: &mut Keys<'_>) -> Option<Topo> {
                 $(if <$ty>::NAMES.iter().any(|&(n, _)| n == k.name) {
                     return <$ty>::from_keys(k).map(Topo::$variant);
                 })*
@@ -292,7 +291,7 @@ macro_rules! families {
             }
 
             /// The key a problem of its size is told under.
-            pub fn size_key(&self) -> &'static str {
+            pub(crate) fn size_key(&self) -> &'static str {
                 match self { $(Topo::$variant(_) => <$ty>::SIZE_KEY),* }
             }
             /// Its name in `network.topology`.
@@ -308,7 +307,7 @@ macro_rules! families {
                 match self { $(Topo::$variant(t) => t.shape()),* }
             }
             /// Its routing's name.
-            pub fn routing(&self) -> &'static str {
+            pub(crate) fn routing(&self) -> &'static str {
                 match self { $(Topo::$variant(t) => t.routing()),* }
             }
             /// Routers of the network.
@@ -316,51 +315,51 @@ macro_rules! families {
                 match self { $(Topo::$variant(t) => t.routers()),* }
             }
             /// Ports per router (the most any router of the topology has).
-            pub fn ports(&self) -> u8 {
+            pub(crate) fn ports(&self) -> u8 {
                 match self { $(Topo::$variant(t) => t.ports()),* }
             }
             /// Virtual channel classes its routing needs against deadlock.
-            pub fn vcs(&self) -> u8 {
+            pub(crate) fn vcs(&self) -> u8 {
                 match self { $(Topo::$variant(t) => t.vcs()),* }
             }
             /// Terminals (NICs) in all.
-            pub fn terminals(&self) -> u32 {
+            pub(crate) fn terminals(&self) -> u32 {
                 match self { $(Topo::$variant(t) => t.nics()),* }
             }
             /// The router and port of NIC `nic`.
             #[inline]
-            pub fn nic_port(&self, nic: u32) -> (RouterId, u8) {
+            pub(crate) fn nic_port(&self, nic: u32) -> (RouterId, u8) {
                 match self { $(Topo::$variant(t) => t.nic_port(nic)),* }
             }
             /// The NIC on port `q` of router `r`, if it is a NIC's.
             #[inline]
-            pub fn port_nic(&self, r: RouterId, q: u8) -> Option<u32> {
+            pub(crate) fn port_nic(&self, r: RouterId, q: u8) -> Option<u32> {
                 match self { $(Topo::$variant(t) => t.port_nic(r, q)),* }
             }
             /// The router behind port `q` of router `r` and the port the link arrives on;
             /// `None` for terminal ports and ports without a link.
-            pub fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
+            pub(crate) fn neighbour(&self, r: RouterId, q: u8) -> Option<(RouterId, u8)> {
                 match self { $(Topo::$variant(t) => t.neighbour(r, q)),* }
             }
             /// What the link leaving port `q` of router `r` is.
-            pub fn link(&self, r: RouterId, q: u8) -> Link {
+            pub(crate) fn link(&self, r: RouterId, q: u8) -> Link {
                 match self { $(Topo::$variant(t) => t.link(r, q)),* }
             }
             /// The family's own link classes.
-            pub fn link_classes(&self) -> Vec<LinkClass> {
+            pub(crate) fn link_classes(&self) -> Vec<LinkClass> {
                 match self { $(Topo::$variant(t) => t.link_classes()),* }
             }
             /// The hop a packet takes from where it is.
             #[inline(always)]
-            pub fn route<R: Routers>(&self, p: At, routers: &mut R) -> Hop {
+            pub(crate) fn route<R: Routers>(&self, p: At, routers: &mut R) -> Hop {
                 match self { $(Topo::$variant(t) => t.route(p, routers)),* }
             }
             /// Routes are a function of the packet alone.
-            pub fn fixed_routes(&self) -> bool {
+            pub(crate) fn fixed_routes(&self) -> bool {
                 match self { $(Topo::$variant(t) => t.fixed_routes()),* }
             }
             /// Two packets between the same pair of NICs may take different paths.
-            pub fn multipath(&self) -> bool {
+            pub(crate) fn multipath(&self) -> bool {
                 match self { $(Topo::$variant(t) => t.multipath()),* }
             }
             /// Router-to-router links on the route a lone packet from NIC `src` to NIC `dst`
@@ -369,22 +368,22 @@ macro_rules! families {
                 match self { $(Topo::$variant(t) => t.distance(src, dst)),* }
             }
             /// The blocks it is cut along into partitions.
-            pub fn blocks(&self) -> Blocks {
+            pub(crate) fn blocks(&self) -> Blocks {
                 match self { $(Topo::$variant(t) => t.blocks()),* }
             }
             /// Where to draw its routers, or `None` above [`layout::MAX_DRAWN`] routers.
-            pub fn layout(&self) -> Option<Layout> {
+            pub(crate) fn layout(&self) -> Option<Layout> {
                 if self.routers() > layout::MAX_DRAWN {
                     return None;
                 }
                 Some(match self { $(Topo::$variant(t) => t.layout()),* })
             }
             /// A mesh or torus: its dimensions and which wrap (for the placement hint).
-            pub fn grid(&self) -> Option<(Vec<u32>, Vec<bool>)> {
+            pub(crate) fn grid(&self) -> Option<(Vec<u32>, Vec<bool>)> {
                 match self { $(Topo::$variant(t) => t.grid()),* }
             }
             /// `network.dims` as it shapes the network (empty for a family without it).
-            pub fn dims(&self) -> Vec<u32> {
+            pub(crate) fn dims(&self) -> Vec<u32> {
                 match self { $(Topo::$variant(t) => t.dims()),* }
             }
         }
@@ -406,22 +405,25 @@ families! {
 
 /// What [`Topo::families`] tells of each family.
 #[derive(Clone, Copy, Debug)]
-pub struct FamilyInfo {
+pub(crate) struct FamilyInfo {
     /// [`Family::NAMES`].
-    pub names: &'static [(&'static str, &'static str)],
+    pub(crate) names: &'static [(&'static str, &'static str)],
     /// [`Family::KEYS`].
-    pub keys: &'static [&'static str],
-    /// [`Family::ROUTINGS`].
-    pub routings: &'static [&'static str],
+    pub(crate) keys: &'static [&'static str],
     /// [`Family::SHAPE_KEYS`].
-    pub shape_keys: &'static [&'static str],
+    pub(crate) shape_keys: &'static [&'static str],
 }
 
 impl Topo {
     /// The network a `[network]` table describes (TOML text, keys of every network and of its
     /// family alike), for `nics` NICs per node, with files beside `base`: for tests and for
     /// programs that build a network without a scenario. The error lists every problem.
-    pub fn from_toml(network: &str, nics: u32, base: &std::path::Path) -> Result<Topo, String> {
+    #[cfg(test)]
+    pub(crate) fn from_toml(
+        network: &str,
+        nics: u32,
+        base: &std::path::Path,
+    ) -> Result<Topo, String> {
         let table: toml::Table = toml::from_str(network).map_err(|e| e.to_string())?;
         let name = table
             .get("topology")
@@ -456,7 +458,7 @@ impl Topo {
 
     /// Which families have key `key`, in the words messages use (`a mesh, torus, Tofu or
     /// HyperX`); empty when none has it.
-    pub fn owners_of(key: &str) -> String {
+    pub(crate) fn owners_of(key: &str) -> String {
         let nouns: Vec<&str> = Topo::families()
             .iter()
             .filter(|f| f.keys.contains(&key))

@@ -24,7 +24,7 @@ use super::Keys;
 
 /// The node count asked for (`network.nodes`), if any: `None` when not given, or when it is 0
 /// or beyond what mgensim addresses (a problem then).
-pub fn wanted(k: &mut Keys<'_>) -> Option<u64> {
+pub(crate) fn wanted(k: &mut Keys<'_>) -> Option<u64> {
     let n = k.nodes?;
     if n == 0 || n > super::keys::MAX_NICS {
         k.problem(
@@ -38,7 +38,7 @@ pub fn wanted(k: &mut Keys<'_>) -> Option<u64> {
 
 /// A problem for each of `keys` the scenario gives along with `network.nodes` (they fix the
 /// size it picks); true when there is none.
-pub fn alone(k: &mut Keys<'_>, keys: &[&str]) -> bool {
+pub(crate) fn alone(k: &mut Keys<'_>, keys: &[&str]) -> bool {
     let mut ok = true;
     for key in keys {
         if k.given(key) {
@@ -57,7 +57,7 @@ pub fn alone(k: &mut Keys<'_>, keys: &[&str]) -> bool {
 
 /// `dims` dimensions of `k` or `k + 1` routers each, the longer last, whose product is the
 /// least that is at least `target` (the most nearly cubic shape that holds it).
-pub fn near_cubic(target: u64, dims: usize) -> Vec<u32> {
+pub(crate) fn near_cubic(target: u64, dims: usize) -> Vec<u32> {
     let target = target.max(1);
     // the largest k with k^dims <= target
     let pow = |k: u64| (0..dims).try_fold(1u64, |a, _| a.checked_mul(k));
@@ -82,7 +82,7 @@ pub fn near_cubic(target: u64, dims: usize) -> Vec<u32> {
 }
 
 /// The note that says what `network.nodes = asked` picked: `shape`, of `got` nodes, `how`.
-pub fn note(k: &mut Keys<'_>, asked: u64, shape: &str, got: u64, how: &str) {
+pub(crate) fn note(k: &mut Keys<'_>, asked: u64, shape: &str, got: u64, how: &str) {
     let more = match got - asked.min(got) {
         0 => String::new(),
         m => format!(", {m} more than asked"),

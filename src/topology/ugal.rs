@@ -19,12 +19,12 @@
 /// derouts (what UGAL loses there against dimension order is the virtual channels its second
 /// class takes), and under an adversarial permutation the smallest margins gain the most;
 /// one packet keeps a packet from going the long way for a difference of a single packet.
-pub const MARGIN_PACKETS: u64 = 1;
+pub(crate) const MARGIN_PACKETS: u64 = 1;
 
 /// Whether the minimal path wins: its queue `q_min` (bytes) times its hops `h_min` is at most
 /// the other's, `q_non · h_non`, plus [`MARGIN_PACKETS`] packets of `packet` bytes.
 #[inline]
-pub fn minimal_wins(q_min: u64, h_min: u64, q_non: u64, h_non: u64, packet: u64) -> bool {
+pub(crate) fn minimal_wins(q_min: u64, h_min: u64, q_non: u64, h_non: u64, packet: u64) -> bool {
     q_min.saturating_mul(h_min) <= q_non.saturating_mul(h_non) + MARGIN_PACKETS * packet
 }
 

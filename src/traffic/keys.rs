@@ -9,77 +9,75 @@ use std::sync::Arc;
 
 /// The keys as written (each `None` when left out).
 #[derive(Clone, Debug, Default)]
-pub struct Keys {
+pub(crate) struct Keys {
     /// `workload.traffic`: the pattern's name.
-    pub traffic: Option<String>,
+    pub(crate) traffic: Option<String>,
     /// `workload.load`: the offered load, a fraction of each NIC's injection bandwidth.
-    pub load: Option<f64>,
+    pub(crate) load: Option<f64>,
     /// `workload.process`: the injection process.
-    pub process: Option<String>,
+    pub(crate) process: Option<String>,
     /// `workload.burst`: messages per burst, on average (`process = "burst"`).
-    pub burst: Option<f64>,
+    pub(crate) burst: Option<f64>,
     /// `workload.cycle`: a Bernoulli process's cycle.
-    pub cycle: Option<Time>,
+    pub(crate) cycle: Option<Time>,
     /// `workload.size`: a message's payload, or a table of payloads and their weights.
-    pub size: Option<toml::Value>,
+    pub(crate) size: Option<toml::Value>,
     /// `workload.to_self`: whether a rank may send to itself.
-    pub to_self: Option<bool>,
+    pub(crate) to_self: Option<bool>,
     /// `workload.hotspot`: the hot-spot ranks.
-    pub hotspot: Option<Vec<i64>>,
+    pub(crate) hotspot: Option<Vec<i64>>,
     /// `workload.hotspot_fraction`: the share of messages sent to them.
-    pub hotspot_fraction: Option<f64>,
+    pub(crate) hotspot_fraction: Option<f64>,
     /// `workload.matrix`: the traffic matrix's file.
-    pub matrix: Option<PathBuf>,
+    pub(crate) matrix: Option<PathBuf>,
     /// `workload.shift`: how far `shift` sends.
-    pub shift: Option<i64>,
+    pub(crate) shift: Option<i64>,
     /// `workload.grid`: the ranks as a grid (tornado, neighbour).
-    pub grid: Option<Vec<i64>>,
+    pub(crate) grid: Option<Vec<i64>>,
     /// `workload.warmup`: time before the measurement window.
-    pub warmup: Option<Time>,
+    pub(crate) warmup: Option<Time>,
     /// `workload.measure`: the measurement window's length.
-    pub measure: Option<Time>,
+    pub(crate) measure: Option<Time>,
     /// `workload.drain`: time sources go on after the window.
-    pub drain: Option<Time>,
+    pub(crate) drain: Option<Time>,
 }
 
 /// What a job's keys are read against.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     /// The job's ranks.
-    pub ranks: u64,
+    pub(crate) ranks: u64,
     /// `workload.seed` (a random permutation's).
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// `network.mtu`.
-    pub mtu: Bytes,
+    pub(crate) mtu: Bytes,
     /// `network.header_bytes`.
-    pub header: Bytes,
+    pub(crate) header: Bytes,
     /// The rate a NIC injects at: its link's (`network.nic_link_bandwidth`), at most
     /// `node.nic_bandwidth`.
-    pub nic_rate: Bandwidth,
-    /// `node.nics_per_node`.
-    pub nics_per_node: u32,
+    pub(crate) nic_rate: Bandwidth,
     /// The network's nodes as a grid, first dimension fastest, when it has one (a mesh's or
     /// torus's routers with a node each; a HyperX's, its nodes per router first).
-    pub grid: Option<Vec<u32>>,
+    pub(crate) grid: Option<Vec<u32>>,
     /// The scenario's folder, and whether files anywhere may be read (`--allow-io`).
-    pub base: &'a Path,
+    pub(crate) base: &'a Path,
     /// `--allow-io`.
-    pub allow_io: bool,
+    pub(crate) allow_io: bool,
 }
 
 /// A problem: the key (after `workload.`) and what is wrong.
-pub type Problem = (String, String);
+pub(crate) type Problem = (String, String);
 
 /// Default warm-up, measurement window (the drain's default is the window's length).
-pub const WARMUP: Time = Time::from_us(10);
+pub(crate) const WARMUP: Time = Time::from_us(10);
 /// See [`WARMUP`].
-pub const MEASURE: Time = Time::from_us(50);
+pub(crate) const MEASURE: Time = Time::from_us(50);
 
 /// Most entries a traffic matrix may hold.
-pub const MAX_MATRIX_ENTRIES: usize = 1 << 24;
+pub(crate) const MAX_MATRIX_ENTRIES: usize = 1 << 24;
 
 impl Keys {
     /// The keys given besides `traffic` (an error without it).
-    pub fn others_given(&self) -> Vec<&'static str> {
+    pub(crate) fn others_given(&self) -> Vec<&'static str> {
         let given = [
             ("load", self.load.is_some()),
             ("process", self.process.is_some()),
@@ -101,7 +99,7 @@ impl Keys {
 }
 
 /// Reads the keys into a [`Spec`], or every problem found.
-pub fn read(k: &Keys, c: &Context) -> Result<Spec, Vec<Problem>> {
+pub(crate) fn read(k: &Keys, c: &Context) -> Result<Spec, Vec<Problem>> {
     let mut p: Vec<Problem> = Vec::new();
     let mut bad = |key: &str, msg: String| p.push((key.to_string(), msg));
     let Some(name) = &k.traffic else {

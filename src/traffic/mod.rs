@@ -7,16 +7,16 @@
 //! (`pattern.rs`) and the [`Spec`] they make. The generators that inject it in a run and what
 //! they measure are `openloop/`; load-latency curves are `curve/`.
 
-pub mod keys;
-pub mod pattern;
+pub(crate) mod keys;
+pub(crate) mod pattern;
 
-pub use pattern::{Matrix, Pattern, Sizes};
+pub(crate) use pattern::{Pattern, Sizes};
 
 use crate::units::{Bandwidth, Bytes, Time};
 
 /// How a source spaces its messages in time.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Process {
+pub(crate) enum Process {
     /// A message at each cycle of `cycle` ps with the probability that makes the load
     /// (BookSim's `bernoulli`); creation times are whole cycles.
     Bernoulli {
@@ -37,7 +37,7 @@ pub enum Process {
 
 impl Process {
     /// Its name, as `workload.process` gives it.
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             Process::Bernoulli { .. } => "bernoulli",
             Process::Exponential => "exponential",
@@ -51,46 +51,46 @@ impl Process {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spec {
     /// The pattern's name (`workload.traffic`).
-    pub name: String,
+    pub(crate) name: String,
     /// Where messages go.
-    pub pattern: Pattern,
+    pub(crate) pattern: Pattern,
     /// Whether a rank may send to itself (through its router).
-    pub to_self: bool,
+    pub(crate) to_self: bool,
     /// Offered load: the fraction of each NIC's injection bandwidth its ranks offer together.
-    pub load: f64,
+    pub(crate) load: f64,
     /// How messages are spaced.
-    pub process: Process,
+    pub(crate) process: Process,
     /// Message sizes (payload).
-    pub sizes: Sizes,
+    pub(crate) sizes: Sizes,
     /// Warm-up, measurement window and drain.
-    pub warmup: Time,
+    pub(crate) warmup: Time,
     /// The measurement window's length.
-    pub measure: Time,
+    pub(crate) measure: Time,
     /// How long sources go on after the window.
-    pub drain: Time,
+    pub(crate) drain: Time,
     /// Largest payload of a packet, and the header every packet carries (`network.mtu`,
     /// `network.header_bytes`).
-    pub mtu: u64,
+    pub(crate) mtu: u64,
     /// Bytes of header per packet.
-    pub header: u64,
+    pub(crate) header: u64,
     /// The rate of a NIC's injection link.
-    pub nic_rate: Bandwidth,
+    pub(crate) nic_rate: Bandwidth,
 }
 
 impl Spec {
     /// The measurement window, `[start, end)` in ps.
-    pub fn window(&self) -> (u64, u64) {
+    pub(crate) fn window(&self) -> (u64, u64) {
         let w0 = self.warmup.ps();
         (w0, w0.saturating_add(self.measure.ps()))
     }
 
     /// When sources stop (ps).
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.window().1.saturating_add(self.drain.ps())
     }
 
     /// The script each rank of the job runs: it waits until the traffic ends.
-    pub fn script(&self) -> String {
+    pub(crate) fn script(&self) -> String {
         format!(
             "-- synthetic traffic ({}): the generators are mgensim's; the rank waits\n\
              MGEN_Comp({}e-12)\n",
@@ -100,7 +100,7 @@ impl Spec {
     }
 
     /// Mean bytes on the wire of a message.
-    pub fn mean_wire(&self) -> f64 {
+    pub(crate) fn mean_wire(&self) -> f64 {
         self.sizes
             .weights()
             .map(|(b, w)| pattern::cut(b, self.mtu, self.header).1 as f64 * w)
@@ -108,7 +108,7 @@ impl Spec {
     }
 
     /// The fewest bytes on the wire of a message.
-    pub fn min_wire(&self) -> u64 {
+    pub(crate) fn min_wire(&self) -> u64 {
         self.sizes
             .entries
             .iter()
@@ -119,7 +119,7 @@ impl Spec {
 
     /// A Bernoulli process's probability of a message per cycle at this load (None for the
     /// other processes): above 1, the process cannot make the load.
-    pub fn per_cycle(&self) -> Option<f64> {
+    pub(crate) fn per_cycle(&self) -> Option<f64> {
         match self.process {
             Process::Bernoulli { cycle } => {
                 Some(self.load * cycle as f64 * self.nic_rate.0 as f64 / 1e12 / self.mean_wire())
@@ -129,7 +129,7 @@ impl Spec {
     }
 
     /// Time (ps) `wire` bytes take on an injection link.
-    pub fn wire_time(&self, wire: u64) -> u64 {
+    pub(crate) fn wire_time(&self, wire: u64) -> u64 {
         self.nic_rate.transfer_time(Bytes(wire)).ps().max(1)
     }
 

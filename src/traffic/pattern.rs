@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 /// Where each message of a source goes.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Pattern {
+pub(crate) enum Pattern {
     /// Every rank equally likely.
     Uniform,
     /// A fixed random permutation: `map[s]`.
@@ -53,7 +53,7 @@ pub enum Pattern {
 }
 
 /// The names `workload.traffic` takes (aliases after the first of each).
-pub const NAMES: [&str; 11] = [
+pub(crate) const NAMES: [&str; 11] = [
     "uniform",
     "permutation",
     "transpose",
@@ -70,21 +70,21 @@ pub const NAMES: [&str; 11] = [
 /// A traffic matrix: for each source, its destinations with their cumulative weights (rows
 /// in compressed form), and each source's share of the busiest source's rate.
 #[derive(Clone, Debug, PartialEq, Default)]
-pub struct Matrix {
+pub(crate) struct Matrix {
     /// Row `s` is `start[s] .. start[s + 1]` of `dst` and `cum`.
-    pub start: Vec<u32>,
+    pub(crate) start: Vec<u32>,
     /// Destinations, by row.
-    pub dst: Vec<u32>,
+    pub(crate) dst: Vec<u32>,
     /// Cumulative weights within the row.
-    pub cum: Vec<f64>,
+    pub(crate) cum: Vec<f64>,
     /// Each row's sum over the largest row's: the share of `load` the source offers.
-    pub share: Vec<f64>,
+    pub(crate) share: Vec<f64>,
 }
 
 impl Matrix {
     /// The matrix of `entries` `(source, destination, weight)` over `n` ranks (weights > 0;
     /// entries to the source itself left out unless `to_self`).
-    pub fn new(n: u32, entries: &[(u32, u32, f64)], to_self: bool) -> Matrix {
+    pub(crate) fn new(n: u32, entries: &[(u32, u32, f64)], to_self: bool) -> Matrix {
         let mut rows: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n as usize];
         for &(s, d, w) in entries {
             if s != d || to_self {
@@ -134,7 +134,7 @@ impl Pattern {
     /// The destination of a message from rank `s` of `n`, or None when it sends nothing (a
     /// destination that is itself, without `to_self`).
     #[inline]
-    pub fn dest(&self, s: u32, n: u32, to_self: bool, rng: &mut Xoshiro) -> Option<u32> {
+    pub(crate) fn dest(&self, s: u32, n: u32, to_self: bool, rng: &mut Xoshiro) -> Option<u32> {
         let d = match self {
             Pattern::Uniform => return uniform(s, n, to_self, rng),
             Pattern::Hotspot(hot, fraction) => {
@@ -163,19 +163,6 @@ impl Pattern {
             _ => self.fixed(s, n),
         };
         (d != s || to_self).then_some(d)
-    }
-
-    /// The destination of rank `s` of `n` under a pattern that draws nothing (None for
-    /// `uniform`, `hotspot` and `matrix`, and for a rank that would send to itself without
-    /// `to_self`).
-    pub fn fixed_dest(&self, s: u32, n: u32, to_self: bool) -> Option<u32> {
-        match self {
-            Pattern::Uniform | Pattern::Hotspot(..) | Pattern::Matrix(_) => None,
-            _ => {
-                let d = self.fixed(s, n);
-                (d != s || to_self).then_some(d)
-            }
-        }
     }
 
     /// The destination of rank `s` under a pattern that draws nothing.
@@ -207,7 +194,7 @@ impl Pattern {
 
     /// The share of `load` rank `s` offers: 0 for a rank that sends nothing, a matrix row's
     /// weight over the heaviest row's, else 1.
-    pub fn share(&self, s: u32, n: u32, to_self: bool) -> f64 {
+    pub(crate) fn share(&self, s: u32, n: u32, to_self: bool) -> f64 {
         match self {
             Pattern::Uniform | Pattern::Hotspot(..) => {
                 if n > 1 || to_self {
@@ -228,7 +215,7 @@ impl Pattern {
     }
 
     /// The destinations of rank `s` with their probabilities (for the routing's ideal bound).
-    pub fn spread(&self, s: u32, n: u32, to_self: bool) -> Vec<(u32, f64)> {
+    pub(crate) fn spread(&self, s: u32, n: u32, to_self: bool) -> Vec<(u32, f64)> {
         let uniform_all = |weight: f64| -> Vec<(u32, f64)> {
             let others = if to_self { n } else { n - 1 };
             (0..n)
@@ -313,7 +300,7 @@ fn digits(s: u32, grid: &[u32], step: impl Fn(u32) -> u32) -> u32 {
 }
 
 /// A random permutation of `0 .. n` from `seed` (Fisher and Yates).
-pub fn permutation(n: u32, seed: u64) -> Arc<[u32]> {
+pub(crate) fn permutation(n: u32, seed: u64) -> Arc<[u32]> {
     let mut rng = Xoshiro::for_entity(seed, 0x7065_726d_0000_0000);
     let mut map: Vec<u32> = (0..n).collect();
     for i in (1..n as usize).rev() {
@@ -325,15 +312,15 @@ pub fn permutation(n: u32, seed: u64) -> Arc<[u32]> {
 
 /// Message sizes: payload bytes, with their cumulative weights (one entry: a fixed size).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Sizes {
+pub(crate) struct Sizes {
     /// `(payload bytes, cumulative weight)`, the weights summing to 1.
-    pub entries: Vec<(u64, f64)>,
+    pub(crate) entries: Vec<(u64, f64)>,
 }
 
 impl Sizes {
     /// The payload of the next message.
     #[inline]
-    pub fn draw(&self, rng: &mut Xoshiro) -> u64 {
+    pub(crate) fn draw(&self, rng: &mut Xoshiro) -> u64 {
         if self.entries.len() == 1 {
             return self.entries[0].0;
         }
@@ -343,7 +330,7 @@ impl Sizes {
     }
 
     /// The probability of each size.
-    pub fn weights(&self) -> impl Iterator<Item = (u64, f64)> + '_ {
+    pub(crate) fn weights(&self) -> impl Iterator<Item = (u64, f64)> + '_ {
         let mut before = 0.0;
         self.entries.iter().map(move |&(b, c)| {
             let w = c - before;
@@ -356,7 +343,7 @@ impl Sizes {
 /// Packets a message of `payload` bytes is cut into (packets of at most `mtu`; a message of
 /// no payload is one bare header), and its bytes on the wire.
 #[inline]
-pub fn cut(payload: u64, mtu: u64, header: u64) -> (u64, u64) {
+pub(crate) fn cut(payload: u64, mtu: u64, header: u64) -> (u64, u64) {
     let packets = payload.div_ceil(mtu).max(1);
     (packets, payload + packets * header)
 }

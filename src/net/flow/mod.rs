@@ -75,19 +75,19 @@ struct Flow {
 
 /// Totals of the flow model's work.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FlowStats {
+pub(crate) struct FlowStats {
     /// Flows started.
-    pub flows: u64,
+    pub(crate) flows: u64,
     /// Recomputations (a flow started or ended).
-    pub recomputes: u64,
+    pub(crate) recomputes: u64,
     /// Flows whose rate was recomputed, summed over the recomputations.
-    pub recomputed: u64,
+    pub(crate) recomputed: u64,
     /// The most flows in one recomputed component.
-    pub largest: u64,
+    pub(crate) largest: u64,
 }
 
 /// The flows in flight and the resources they share.
-pub struct FlowNet {
+pub(crate) struct FlowNet {
     flows: Vec<Flow>,
     free: Vec<u32>,
     /// Per resource, the flows through it.
@@ -121,7 +121,7 @@ pub struct FlowNet {
     /// Times at which an [`ENDS`] event is scheduled with the engine.
     woken: BTreeSet<u64>,
     /// What the model did (its cost).
-    pub stats: FlowStats,
+    pub(crate) stats: FlowStats,
     /// Check every recomputation against the max-min of all flows (`Simulation::self_check`).
     pub(crate) check: bool,
     /// The first disagreement the check found.
@@ -131,7 +131,7 @@ pub struct FlowNet {
 impl FlowNet {
     /// The flow model of `net`, whose NICs move data at `dma` (`cut_through`: as
     /// `node.dma`), cutting messages at `mtu` payload bytes with `header` bytes each.
-    pub fn new(
+    pub(crate) fn new(
         net: &Network,
         nics: u32,
         dma: Bandwidth,
@@ -175,7 +175,7 @@ impl FlowNet {
     /// starts as a flow, or (a control message) arrives after its latency. Its arrival is an
     /// [`Event::FlowArrive`].
     #[allow(clippy::too_many_arguments)]
-    pub fn start(
+    pub(crate) fn start(
         &mut self,
         net: &mut Network,
         msg: u32,
@@ -286,7 +286,7 @@ impl FlowNet {
     /// the flows whose bytes are moved by now end (`ENDS`): their messages arrive
     /// ([`Event::FlowArrive`]) after the rest of their first packet's latency, and are added
     /// to `ended`; the flows they shared with are marked.
-    pub fn done(
+    pub(crate) fn done(
         &mut self,
         net: &mut Network,
         what: u32,
@@ -496,11 +496,6 @@ impl FlowNet {
                 q.push(Time(t), Event::FlowDone(ENDS));
             }
         }
-    }
-
-    /// Flows in flight.
-    pub fn live(&self) -> usize {
-        self.flows.len() - self.free.len()
     }
 }
 

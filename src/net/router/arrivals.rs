@@ -427,13 +427,13 @@ impl Network {
     /// `u64::MAX` when there are none): [`Network::take_arrivals`] must run before any event
     /// at or after it.
     #[inline]
-    pub fn arrivals_due(&self) -> u64 {
+    pub(crate) fn arrivals_due(&self) -> u64 {
         self.arrivals.due()
     }
 
     /// Puts in place every arrival whose epoch ends at [`Network::arrivals_due`] (see the
     /// module's doc); returns how many.
-    pub fn take_arrivals(&mut self, q: &mut EventQueue<Event>) -> usize {
+    pub(crate) fn take_arrivals(&mut self, q: &mut EventQueue<Event>) -> usize {
         with_model!(self.model, M => self.take_arrivals_as::<M>(q))
     }
 

@@ -8,7 +8,7 @@ impl Network {
     /// `node` describes them (NICs per node and their rate), with links that sleep if `power`
     /// says so; `seed` seeds the random choices of routing (fat tree up-routes, dragonfly
     /// Valiant).
-    pub fn new(
+    pub(crate) fn new(
         topo: &Topo,
         net: &NetworkConfig,
         node: &NodeConfig,

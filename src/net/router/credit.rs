@@ -95,6 +95,7 @@ impl Returns {
     }
 
     /// Releases recorded and not applied.
+    #[allow(dead_code)] // (read by nothing now that it is no longer public)
     pub(super) fn len(&self) -> usize {
         self.held
     }
@@ -329,7 +330,7 @@ impl Network {
 
     /// At the end of the run (`now`): applies every release due, and counts the low power of
     /// links still asleep.
-    pub fn settle_all(&mut self, now: Time) {
+    pub(crate) fn settle_all(&mut self, now: Time) {
         for c in 0..self.channels.len() as u32 {
             if self.owner[c as usize] != self.me {
                 continue;
@@ -367,7 +368,12 @@ impl Network {
 
     /// Channel `c`'s tail has left (its scheduled event). Returns the NIC whose transmit staging
     /// slot was freed, if that is what the packet held.
-    pub fn channel_free(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
+    pub(crate) fn channel_free(
+        &mut self,
+        c: u32,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) -> Option<u32> {
         let ch = &mut self.channels[c as usize];
         // (when `free_at` is later, the release was applied at its time and the channel already
         // carries the next packet, which has its own event if it needs one)
@@ -517,14 +523,14 @@ impl Network {
     /// When the next credit wake-up is due (ps; `u64::MAX`: none). It is taken after every
     /// event of its picosecond.
     #[inline]
-    pub fn credit_wake_due(&self) -> u64 {
+    pub(crate) fn credit_wake_due(&self) -> u64 {
         self.returns.wakes.due()
     }
 
     /// Takes the next credit wake-up (due at `now`): the starved channel looks again. Returns
     /// whether it was one (not outdated, and its channel's last look still found it starved):
     /// only those count as events.
-    pub fn credit_wake(&mut self, now: Time, q: &mut EventQueue<Event>) -> bool {
+    pub(crate) fn credit_wake(&mut self, now: Time, q: &mut EventQueue<Event>) -> bool {
         let Some(key) = self.returns.wakes.pop() else {
             return false;
         };
@@ -552,7 +558,7 @@ impl Network {
 
     /// A NIC has taken a packet out of its receive buffer: give the credit back to the router
     /// channel that feeds it (the NIC's own router: at once).
-    pub fn release_rx(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+    pub(crate) fn release_rx(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
         let p = self.packets.get(pkt);
         if p.from == NONE {
             return; // a loopback packet never held network credit
@@ -571,7 +577,8 @@ impl Network {
     }
 
     /// Releases recorded and not yet applied.
-    pub fn releases_held(&self) -> usize {
+    #[allow(dead_code)] // (read by nothing now that it is no longer public)
+    pub(crate) fn releases_held(&self) -> usize {
         self.returns.len()
     }
 }

@@ -114,14 +114,15 @@ pub(crate) use arrivals::Arrival;
 use arrivals::Arrivals;
 use credit::Returns;
 use model::{with_model, Model, RouterModel};
-pub use observe::{LinkLoad, NetworkStats};
+pub use observe::LinkLoad;
+pub(crate) use observe::NetworkStats;
 use outbuf::{OutBuf, OUTBUF};
 
 /// Most virtual channels per port.
 const MAX_VCS: usize = crate::config::MAX_VCS as usize;
 
 /// `Channel::releasing` value meaning "a NIC transmit staging slot" rather than a buffer.
-pub const STAGING: u32 = u32::MAX - 1;
+pub(crate) const STAGING: u32 = u32::MAX - 1;
 
 /// `Network::link_to`: the port is NIC `link_to & !TO_NIC`'s (NIC numbers are below 2^28,
 /// `topology::keys::MAX_NICS`).
@@ -268,9 +269,9 @@ impl Channel {
 }
 
 /// The routers and links of one network.
-pub struct Network {
+pub(crate) struct Network {
     /// The topology: who connects to whom, and routing.
-    pub topo: Topo,
+    pub(crate) topo: Topo,
     ports: u32,
     /// Virtual channel classes of the routing (the output queues of a channel).
     classes: u32,
@@ -325,7 +326,7 @@ pub struct Network {
     /// doc).
     early: bool,
     /// The packets in flight.
-    pub packets: PacketPool,
+    pub(crate) packets: PacketPool,
     /// Whether to prefetch (the engine's cache tactics, `world.rs`): an epoch's arrivals are
     /// then walked with their lines asked for a few ahead.
     pub(crate) prefetching: bool,
@@ -341,13 +342,13 @@ pub struct Network {
     /// router, seeded from the workload seed and the router's number.
     rngs: SharedVec<Xoshiro>,
     /// Totals of the run so far.
-    pub stats: NetworkStats,
+    pub(crate) stats: NetworkStats,
     /// Time × space statistics, when asked for (`--interval`).
-    pub series: Option<Box<LinkSeries>>,
+    pub(crate) series: Option<Box<LinkSeries>>,
     /// Buffer usage history of chosen routers, when asked for (`--buffer-history`).
-    pub history: Option<Box<BufferHistory>>,
+    pub(crate) history: Option<Box<BufferHistory>>,
     /// Links that sleep when idle (`[power]` enabled).
-    pub power: Option<Box<Power>>,
+    pub(crate) power: Option<Box<Power>>,
     /// This network is partition `me`'s view; `parts` partitions share the arrays above,
     /// each element owned by one (`perf/slab.rs`): which one owns each channel is `owner`
     /// (its router's, or its NIC's), and each router `router_owner`.
@@ -386,7 +387,7 @@ impl Network {
     /// The length of an epoch of arrivals in picoseconds (see the module's doc), `None` when
     /// arrivals are put in place as they are sent (some hop between routers takes no time,
     /// or there is none).
-    pub fn epoch(&self) -> Option<Time> {
+    pub(crate) fn epoch(&self) -> Option<Time> {
         self.epoch_shift.map(|s| Time(1 << s))
     }
 
@@ -429,7 +430,7 @@ impl Network {
 
     /// Bytes of the state a hop of this partition reads: its share of the channels, and the
     /// packets at the most it has held at once (the packet pool never shrinks).
-    pub fn footprint(&self) -> usize {
+    pub(crate) fn footprint(&self) -> usize {
         (self.channels.len() * std::mem::size_of::<Channel>()
             + self.credit.len() * std::mem::size_of::<u32>()
             + self.inq.len() * std::mem::size_of::<InFifo>()
@@ -479,12 +480,12 @@ impl Network {
     }
 
     /// Channels (by number) in the series' table: every channel, links or not.
-    pub fn channels(&self) -> usize {
+    pub(crate) fn channels(&self) -> usize {
         self.channels.len()
     }
 
     /// Routers in the network.
-    pub fn routers(&self) -> u32 {
+    pub(crate) fn routers(&self) -> u32 {
         self.routers
     }
 
@@ -517,7 +518,7 @@ impl Network {
     }
     /// Injection channel of NIC (terminal) `nic`.
     #[inline]
-    pub fn injection_channel(&self, nic: u32) -> u32 {
+    pub(crate) fn injection_channel(&self, nic: u32) -> u32 {
         self.routers * self.ports + nic
     }
     /// The router port slot NIC `nic` is attached to.
@@ -538,7 +539,7 @@ impl Network {
     /// picosecond, whether or not the release has been applied: it is an event only when a
     /// staged packet waits behind it; see `send`.)
     #[inline]
-    pub fn staged(&self, nic: u32, now: Time) -> u32 {
+    pub(crate) fn staged(&self, nic: u32, now: Time) -> u32 {
         let ch = &self.channels[self.injection_channel(nic) as usize];
         let leaving = ch.busy && (ch.free_at > now.ps() || ch.scheduled) && ch.releasing != NONE;
         ch.queued + leaving as u32
@@ -546,13 +547,13 @@ impl Network {
 
     /// Puts a packet whose payload is in its NIC (tail there at `now`) into the NIC's
     /// injection queue.
-    pub fn inject(&mut self, nic: u32, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+    pub(crate) fn inject(&mut self, nic: u32, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
         self.inject_at(nic, pkt, now, now, q);
     }
 
     /// Puts a packet into NIC `nic`'s injection queue at `now` whose tail is in the NIC only
     /// at `tail` (cut-through DMA: the read is still going on); its tail cannot leave before.
-    pub fn inject_at(
+    pub(crate) fn inject_at(
         &mut self,
         nic: u32,
         pkt: PktId,
@@ -577,7 +578,7 @@ impl Network {
     /// tree and dragonfly, whose routes depend on the moment; see the module's doc). In an
     /// input-queued router only the first packet of its input buffer asks for an output; one
     /// behind it is routed when it becomes the first (`Network::next_in_buffer`).
-    pub fn router_ready(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
+    pub(crate) fn router_ready(&mut self, pkt: PktId, now: Time, q: &mut EventQueue<Event>) {
         with_model!(self.model, M => self.router_ready_as::<M>(pkt, now, q))
     }
 
@@ -603,7 +604,7 @@ impl Network {
     }
 
     /// An idle channel's queued packet has become ready ([`Event::HeadReady`]).
-    pub fn head_ready(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+    pub(crate) fn head_ready(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
         let ch = &mut self.channels[c as usize];
         if ch.wake_at == now.ps() {
             ch.wake_at = u64::MAX;

@@ -36,17 +36,17 @@ pub struct LinkLoad {
 
 /// Totals of one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NetworkStats {
+pub(crate) struct NetworkStats {
     /// Channel traversals: one per packet per link crossed, NIC links included.
-    pub packet_hops: u64,
+    pub(crate) packet_hops: u64,
     /// Bytes (payload and headers) summed over every link crossed.
-    pub link_bytes: u64,
+    pub(crate) link_bytes: u64,
     /// Traversals of router-to-router links that wrap around a torus.
-    pub wrap_hops: u64,
+    pub(crate) wrap_hops: u64,
     /// Traversals of global links between dragonfly groups.
-    pub global_hops: u64,
+    pub(crate) global_hops: u64,
     /// Packets a dragonfly's UGAL sent on a Valiant route.
-    pub nonminimal: u64,
+    pub(crate) nonminimal: u64,
 }
 
 impl Network {
@@ -54,7 +54,7 @@ impl Network {
     /// queues was ready and the buffer it goes to had room for it, counting the releases due
     /// by then (see [`crate::Simulation::self_check`]); `None` if there is none. Not checked
     /// with `[power]` (a sleeping link waits on purpose).
-    pub fn stalled(&self, t: Time) -> Option<String> {
+    pub(crate) fn stalled(&self, t: Time) -> Option<String> {
         if self.power.is_some() {
             return None;
         }
@@ -117,7 +117,7 @@ impl Network {
     }
 
     /// The channels that are links (in the order of [`Network::link_loads`]).
-    pub fn link_channels(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn link_channels(&self) -> impl Iterator<Item = u32> + '_ {
         let nr = self.routers * self.ports;
         (0..self.channels.len() as u32).filter(move |&c| {
             c >= nr || self.nic_on(c).is_some() || self.link_to[c as usize] != NONE
@@ -137,7 +137,7 @@ impl Network {
     /// What every link that exists carried until `now`: router channels first (router by
     /// router, port by port), then the NICs' injection links. Reads every partition's
     /// channels: only when none runs.
-    pub fn link_loads(&self, now: Time) -> Vec<LinkLoad> {
+    pub(crate) fn link_loads(&self, now: Time) -> Vec<LinkLoad> {
         let nr = self.routers * self.ports;
         self.link_channels()
             .map(|c| {
@@ -184,7 +184,8 @@ impl Network {
 
     /// Total buffer credit currently missing (bytes held by packets in buffers); zero when the
     /// network is empty. Reads every partition's credit: only when none runs.
-    pub fn credit_in_use(&self, capacity: Bytes) -> u64 {
+    #[allow(dead_code)] // (read by nothing now that it is no longer public)
+    pub(crate) fn credit_in_use(&self, capacity: Bytes) -> u64 {
         // SAFETY: called when no partition runs (end of run, tests)
         unsafe { self.credit.all() }
             .iter()

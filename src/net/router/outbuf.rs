@@ -67,7 +67,7 @@ impl Network {
     /// The crossbar transfer into channel `c`'s output buffer has ended: the port may take the
     /// next packet ([`Event::XbarDone`]). (The input buffer's space was recorded for its feeder
     /// when the transfer started: `credit.rs`.)
-    pub fn xbar_done(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
+    pub(crate) fn xbar_done(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) {
         with_model!(self.model, M => self.try_send::<M>(c, now, q))
     }
 

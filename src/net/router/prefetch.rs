@@ -8,7 +8,7 @@ impl Network {
     /// Prefetches what event `ev` reads first: its channel's two lines, or its packet. Called
     /// a few events before `ev` is taken ([`crate::perf::prefetch`]).
     #[inline]
-    pub fn prefetch_far(&self, ev: &Event) {
+    pub(crate) fn prefetch_far(&self, ev: &Event) {
         match *ev {
             Event::HeadReady(c) | Event::ChannelFree(c) => {
                 self.prefetch_channel(c);
@@ -27,7 +27,7 @@ impl Network {
     /// its channel or packet: the heads of that channel's queues, or the channel a NIC gives
     /// credit back to.
     #[inline]
-    pub fn prefetch_near(&self, ev: &Event) {
+    pub(crate) fn prefetch_near(&self, ev: &Event) {
         match *ev {
             Event::HeadReady(c) | Event::ChannelFree(c) => {
                 if let Some(ch) = self.channels.get(c as usize) {
@@ -42,7 +42,7 @@ impl Network {
     /// Prefetches what event `ev` reads last, once [`Network::prefetch_near`] has brought in
     /// the channel it gives credit back to: the heads of that channel's queues.
     #[inline]
-    pub fn prefetch_close(&self, ev: &Event) {
+    pub(crate) fn prefetch_close(&self, ev: &Event) {
         if self.model.input_fifos() {
             // input-queued: what sending a head reads of its input (the crossbar port, in the
             // feeder's second line) and the packet behind it there, routed when it leaves

@@ -52,14 +52,14 @@ use crate::units::Time;
 /// (the figures: `docs/performance.md`).
 ///
 /// Outputs are the same for any width: the order is exact.
-pub const SHIFT: u32 = 9;
+pub(crate) const SHIFT: u32 = 9;
 
 /// The bucket width (log2, ps) for a queue that serves `nics` NICs (a partition's): 2.048 ns
 /// up to 512, 4.096 ns up to 1,024, else 512 ps ([`SHIFT`]). Fewer sources make fewer events a
 /// nanosecond, and each bucket entered costs as much whatever it holds, so a queue of fewer
 /// NICs wants wider buckets (the widths measured for each size, in callgrind instructions:
 /// `docs/journal.md`, "The bucket width by the NICs a queue serves" and after).
-pub fn bucket_shift_for(nics: u32) -> u32 {
+pub(crate) fn bucket_shift_for(nics: u32) -> u32 {
     if nics <= 512 {
         11
     } else if nics <= 1024 {
@@ -70,13 +70,13 @@ pub fn bucket_shift_for(nics: u32) -> u32 {
 }
 
 /// Buckets in the wheel (a power of two): the wheel spans SLOTS buckets, 4.2 µs of 512 ps.
-pub const SLOTS: usize = 1 << 13;
+pub(crate) const SLOTS: usize = 1 << 13;
 const MASK: u64 = SLOTS as u64 - 1;
 /// Words of the `occupied` bitmap, and of its summary.
 const WORDS: usize = SLOTS / 64;
 const SUMMARY: usize = WORDS.div_ceil(64);
 /// Entries per chunk of a bucket's chain.
-pub const CHUNK: usize = 16;
+pub(crate) const CHUNK: usize = 16;
 /// Events a bucket must hold for the next bucket's chunks to be prefetched on entering it.
 const PREFETCH_MIN: usize = 16;
 /// Entries `sorted` and `late` keep room for once a bucket that held more is over
@@ -154,7 +154,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// An empty queue of buckets `2^shift` ps wide (see [`SHIFT`]).
-    pub fn with_bucket_shift(shift: u32) -> Self {
+    pub(crate) fn with_bucket_shift(shift: u32) -> Self {
         assert!(
             (4..=20).contains(&shift),
             "bucket shift {shift} out of range"
@@ -171,15 +171,17 @@ impl<E: Copy> EventQueue<E> {
         ((key >> 64) as u64) >> self.shift
     }
     /// Events pending.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
     /// Whether no event is pending.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
     /// Most events ever pending at once.
-    pub fn peak(&self) -> usize {
+    pub(crate) fn peak(&self) -> usize {
         self.peak
     }
 
@@ -303,14 +305,14 @@ impl<E: Copy> EventQueue<E> {
     /// is its next), if there is one (a hint for prefetching: it ignores events scheduled into
     /// the bucket after it was entered, so it is not always the `k`-th event to come).
     #[inline]
-    pub fn ahead(&self, k: usize) -> Option<&E> {
+    pub(crate) fn ahead(&self, k: usize) -> Option<&E> {
         self.sorted.get(self.head + k).map(|e| &e.event)
     }
 
     /// The time of the earliest event, if any (moving to its bucket if the current one is
     /// done; what `pop` would take is unchanged).
     #[inline]
-    pub fn peek_time(&mut self) -> Option<Time> {
+    pub(crate) fn peek_time(&mut self) -> Option<Time> {
         loop {
             let t = match (self.sorted.get(self.head), self.late.peek_key()) {
                 (Some(s), Some(l)) => s.time.min((l >> 64) as u64),
@@ -334,7 +336,7 @@ impl<E: Copy> EventQueue<E> {
     /// past `limit`, so that events scheduled before it still go into the wheel); `Err(u64::MAX)`
     /// if none is left.
     #[inline(always)]
-    pub fn pop_until(&mut self, limit: u64) -> Result<(Time, E), u64> {
+    pub(crate) fn pop_until(&mut self, limit: u64) -> Result<(Time, E), u64> {
         loop {
             let (from_sorted, t) = match (self.sorted.get(self.head), self.late.peek_key()) {
                 (Some(s), Some(l)) => {
@@ -474,7 +476,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Whether entering a bucket asks for the next one's chunks (on by default): worth it
     /// only when the pending events do not fit in the caches.
-    pub fn prefetch(&mut self, on: bool) {
+    pub(crate) fn prefetch(&mut self, on: bool) {
         self.prefetch = on;
     }
 
@@ -482,7 +484,7 @@ impl<E: Copy> EventQueue<E> {
     /// `sorted` and `late` (keeping what they hold): a moment when a million ranks act at once
     /// does not hold on to its memory for the rest of the run. Called now and then, off the
     /// path of an event (`Part::look_at_limits`).
-    pub fn trim(&mut self) {
+    pub(crate) fn trim(&mut self) {
         if self.sorted.capacity() > KEEP || self.late.capacity() > KEEP {
             self.sorted.drain(..self.head);
             self.head = 0;

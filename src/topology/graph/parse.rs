@@ -18,14 +18,14 @@ const MAX_ERRORS: usize = 20;
 
 /// The file, read: what each line said.
 pub(super) struct Parsed {
-    pub routers: u32,
+    pub(crate) routers: u32,
     /// `(a, b, class a→b, class b→a, line)`.
-    pub links: Vec<(u32, u32, u8, u8, usize)>,
+    pub(crate) links: Vec<(u32, u32, u8, u8, usize)>,
     /// Per node: its router.
-    pub nodes: Vec<u32>,
-    pub classes: Vec<LinkClass>,
+    pub(crate) nodes: Vec<u32>,
+    pub(crate) classes: Vec<LinkClass>,
     /// Per router, the first line that names it (0: only declared by `routers N`).
-    pub lines: Vec<usize>,
+    pub(crate) lines: Vec<usize>,
 }
 
 /// Reads a graph file's text (`file` names it in errors; `cable` is `network.cable_latency`,
