@@ -5,8 +5,8 @@
 //!
 //! `cargo bench --bench queue`
 
-use mgensim::EventQueue;
 use mgensim::units::Time;
+use mgensim::EventQueue;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::hint::black_box;

@@ -388,7 +388,7 @@ impl Mpi {
         };
         let id = match self.msgs.alloc(m) {
             Ok(id) => id,
-            // (the engine stops the run at its next look: `world.rs`)
+            // (the engine stops the run at its next look: `Part::overflow`, `part/dispatch.rs`)
             Err(full) => {
                 self.full = Some(full);
                 return request_handle(me, seq);
@@ -700,5 +700,4 @@ impl Mpi {
             _ => Ok(None),
         }
     }
-
 }

@@ -127,7 +127,7 @@ impl Rdma {
         };
         let id = match self.ops.alloc(op) {
             Ok(id) => id,
-            // (the engine stops the run at its next look: `world.rs`)
+            // (the engine stops the run at its next look: `Part::overflow`, `part/dispatch.rs`)
             Err(full) => {
                 self.full = Some(full);
                 return handle(rank_id, seq);

@@ -8,7 +8,10 @@ use std::borrow::Cow;
 /// distance of at most a third of its length; case and `-`/`_` ignored). A candidate whose
 /// length differs from the word's by more than that is not compared (the distance is at least
 /// the difference), so a long word costs no more than its own length per candidate.
-pub(crate) fn closest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+pub(crate) fn closest<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
     let norm = |s: &str| s.to_ascii_lowercase().replace('-', "_");
     let n = word.chars().count();
     let limit = (n / 3).max(1);

@@ -4,9 +4,9 @@
 //! channels, on the dragonfly, and on a HyperX read from a graph file.
 
 mod common;
+use mgensim::Report;
 use mgensim::Scenario;
 use mgensim::Simulation;
-use mgensim::Report;
 
 /// Bytes each rank puts.
 const BYTES: u64 = 1 << 20;
@@ -28,7 +28,8 @@ end";
 fn run_in(dir: &std::path::Path, network: &str, ranks: u32, code: &str) -> Report {
     let toml =
         format!("[network]\n{network}\n[workload]\nranks = {ranks}\ncode = '''\n{code}\n'''\n");
-    let s = Scenario::from_str_with(&toml, &dir.join("s.toml"), &[]).expect("valid scenario");
+    let s =
+        Scenario::from_str_with(&toml, &dir.join("s.toml"), &[], false).expect("valid scenario");
     Simulation::new(&s).expect("builds").run().expect("runs")
 }
 

@@ -41,7 +41,11 @@ fn expected_hops(topology: &str, dims: &[u32], bytes: u64) -> u64 {
             .zip(a.iter().zip(&b))
             .map(|(&k, (&x, &y))| {
                 let off = x.abs_diff(y);
-                (if topology == "torus" { off.min(k - off) } else { off }) as u64
+                (if topology == "torus" {
+                    off.min(k - off)
+                } else {
+                    off
+                }) as u64
             })
             .sum()
     };

@@ -61,10 +61,7 @@ mod _native {
     #[pymodule_init]
     fn init(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
         use pyo3::types::PyModuleMethods;
-        m.add(
-            "LUA_DIR",
-            mgensim::library_dir().display().to_string(),
-        )?;
+        m.add("LUA_DIR", mgensim::library_dir().display().to_string())?;
         m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
         Ok(())
     }

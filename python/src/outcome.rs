@@ -6,8 +6,8 @@
 use crate::report::Report;
 use crate::wait::Asked;
 use crate::{Interrupted, RunError, ScenarioError};
-use mgensim::Stop;
 use mgensim::Limit;
+use mgensim::Stop;
 use pyo3::prelude::*;
 
 /// How the work of a run ended, before Python sees it.

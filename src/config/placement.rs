@@ -41,7 +41,12 @@ const MAX_PROBLEMS: usize = 20;
 
 /// Reads a rank-node map for a job of `ranks` ranks on `nodes` nodes: the node of each rank.
 /// Every problem is returned, each naming its line (`file` names the map in messages).
-pub(crate) fn read_map(file: &str, text: &str, ranks: u64, nodes: u64) -> Result<Vec<u32>, Vec<String>> {
+pub(crate) fn read_map(
+    file: &str,
+    text: &str,
+    ranks: u64,
+    nodes: u64,
+) -> Result<Vec<u32>, Vec<String>> {
     let mut node_of: Vec<Option<(u32, usize)>> = vec![None; ranks as usize];
     let mut problems = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -148,7 +153,12 @@ impl Machine {
     }
 
     /// Places `ranks` ranks by `policy`; the node of each rank.
-    pub(crate) fn place(&mut self, policy: Policy, ranks: u64, seed: u64) -> Result<Vec<u32>, String> {
+    pub(crate) fn place(
+        &mut self,
+        policy: Policy,
+        ranks: u64,
+        seed: u64,
+    ) -> Result<Vec<u32>, String> {
         let free = self.free();
         if ranks > free {
             return Err(format!(

@@ -14,7 +14,7 @@
 //!     "[network]\ndims = [2]\n[workload]\ncode = '''
 //!        if MGEN_Comm_rank() == 0 then MGEN_acp_complete(MGEN_rdma_put(1, 8, 0))
 //!        else MGEN_rdma_poll(0) end'''\n",
-//!     std::path::Path::new("doc.toml"), &[]).unwrap();
+//!     std::path::Path::new("doc.toml"), &[], false).unwrap();
 //! let report = Simulation::new(&s).unwrap().run().unwrap();
 //! assert_eq!(report.network.packets, 2); // the data and its control packet
 //! ```
@@ -201,7 +201,6 @@ impl Simulation {
     pub(crate) fn last_in_process(&mut self) {
         self.last = true;
     }
-
 
     /// Records, in this run, what `p` asks for beyond the summary. Errors name a router that
     /// does not exist or an empty interval.

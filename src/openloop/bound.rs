@@ -26,7 +26,13 @@ pub(crate) const SAMPLES: u32 = 8;
 /// network of `s`: the highest offered load, and the channel that sets it in words (with
 /// its load per unit of offered load); None when there are too many routes to work out or
 /// nothing is sent.
-pub(crate) fn ideal(s: &Scenario, spec: &Spec, job: usize, base: u32, n: u32) -> Option<(f64, String)> {
+pub(crate) fn ideal(
+    s: &Scenario,
+    spec: &Spec,
+    job: usize,
+    base: u32,
+    n: u32,
+) -> Option<(f64, String)> {
     ideal_within(s, spec, job, base, n, MAX_ROUTES)
 }
 

@@ -28,8 +28,8 @@ mod gen;
 mod stats;
 
 pub(crate) use gen::Traffic;
-pub use stats::{ClassLoad, Summary};
 pub(crate) use stats::Latency;
+pub(crate) use stats::Summary;
 
 /// The figures of every traffic job of a run whose partitions are gathered in `t` (`until`:
 /// when it stopped, ps), with the routes' bound of each where it is cheap to work out.

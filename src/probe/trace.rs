@@ -215,7 +215,6 @@ impl Trace {
         });
     }
 
-
     /// Spans recorded (and kept).
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {

@@ -199,7 +199,7 @@ pub struct RankStats {
     /// Its number within its job.
     pub(crate) job_rank: u32,
     /// The node it ran on.
-    pub(crate) node: u32,
+    pub node: u32,
     /// When its script ended (ps).
     pub finish_ps: u64,
     /// Payload bytes it sent (puts, gets it served, messages).
@@ -482,7 +482,7 @@ impl Report {
         list.truncate(UNFINISHED_LISTED);
     }
 
-    /// The summary of world `w` for scenario `s`, after `wall` of wall-clock time with
+    /// The summary of partition `w` (the whole run, gathered) for scenario `s`, after `wall` of wall-clock time with
     /// `lua_memory` bytes of Lua heap; `unfinished` lists the ranks that had not finished (the
     /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped.
     pub(crate) fn new(
@@ -604,7 +604,7 @@ impl Report {
     }
 
     /// The run's time for rates: the later of the last rank's end and the last event.
-    pub fn span_ps(&self) -> u64 {
+    pub(crate) fn span_ps(&self) -> u64 {
         self.predicted_time_ps.max(self.network.quiet_ps)
     }
 
@@ -625,13 +625,6 @@ impl Report {
                 net.link_bytes as f64 * 1e12 / (n as f64 * span as f64);
         }
         self
-    }
-
-    /// The JSON form, without `host`: what must be identical between two runs.
-    pub fn deterministic_json(&self) -> String {
-        let mut v = serde_json::to_value(self).expect("a report serializes");
-        v.as_object_mut().expect("an object").remove("host");
-        serde_json::to_string_pretty(&v).expect("a value serializes")
     }
 }
 
@@ -751,10 +744,10 @@ mod bottleneck;
 mod execution;
 pub(crate) use execution::units;
 pub(crate) use execution::{Execution, WindowStats};
-mod html;
-mod text;
-pub use html::page as html_page;
-pub use text::escaped;
+pub(crate) mod html;
+pub(crate) mod text;
+pub(crate) use html::page as html_page;
+pub(crate) use text::escaped;
 
 /// A link direction by name: `NIC 3 -> router 3`, `router 3 port 4 -> router 7`,
 /// `router 7 port 0 -> NIC 7`.

@@ -16,15 +16,15 @@ use std::rc::Rc;
 /// What the operations act on: the partition, the files a script may read (`MGEN_trace_open`)
 /// and the last permutation `MGEN_random_ring` drew.
 pub(super) struct Ops {
-    pub(super) world: Rc<RefCell<Part>>,
+    pub(super) part: Rc<RefCell<Part>>,
     files: FileAccess,
     drawn: RefCell<Option<RingDraw>>,
 }
 
 impl Ops {
-    pub(super) fn new(world: Rc<RefCell<Part>>, files: FileAccess) -> Ops {
+    pub(super) fn new(part: Rc<RefCell<Part>>, files: FileAccess) -> Ops {
         Ops {
-            world,
+            part,
             files,
             drawn: RefCell::new(None),
         }
@@ -40,7 +40,7 @@ impl Ops {
         mut a: Args,
     ) -> mlua::Result<MultiValue> {
         let func = made.name();
-        let f = &self.world;
+        let f = &self.part;
         match op {
             Call::CommRank => {
                 let w = f.borrow();
@@ -151,7 +151,7 @@ impl Ops {
     /// `MGEN_acp_copy(src, dst, bytes, tag?, nic?)`: a put if the caller is `src`, a get if it
     /// is `dst`; a third party's copy is refused.
     fn copy(&self, lua: &Lua, a: Args) -> mlua::Result<MultiValue> {
-        let mut w = self.world.borrow_mut();
+        let mut w = self.part.borrow_mut();
         let base = job_span(&w).0;
         let (src, dst) = (base + a.rank(0), base + a.rank(1));
         let (bytes, tag, nic) = (a.bytes(2), a.int_or(3, 0), a.nic(4));
@@ -193,7 +193,7 @@ impl Ops {
                 format!("MGEN_random_ring: `x` must be in 0..{}, got {x}", n - 1),
             ));
         }
-        let mut w = self.world.borrow_mut();
+        let mut w = self.part.borrow_mut();
         let cur = w.current as usize;
         let rng = &mut w.ranks[cur].rng;
         let mut d = self.drawn.borrow_mut();
@@ -223,7 +223,7 @@ impl Ops {
         let index = access
             .resolve(&name)
             .map_err(|e| mlua::Error::runtime(format!("MGEN_trace_open: {e}")))?;
-        let mut w = self.world.borrow_mut();
+        let mut w = self.part.borrow_mut();
         let (job, me) = (w.nodes.job_index(w.current), w.current);
         let rank = me - w.nodes.job(me).base;
         let check = |p: &std::path::Path| access.resolve(&p.to_string_lossy());

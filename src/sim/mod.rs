@@ -4,4 +4,4 @@
 pub(crate) mod heap;
 pub(crate) mod queue;
 
-pub use queue::EventQueue;
+pub(crate) use queue::EventQueue;

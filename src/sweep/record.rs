@@ -50,7 +50,6 @@ impl Record {
             self.links.to_string(),
         ]
     }
-
 }
 
 /// A record's fields (as [`Record::fields`] or a table's columns) in words: `torus 4x4x4: 64

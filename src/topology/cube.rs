@@ -40,7 +40,7 @@ pub(crate) enum CubeKind {
 
 /// A mesh, torus or Tofu network.
 #[derive(Clone, Debug)]
-pub struct Cube {
+pub(crate) struct Cube {
     /// Which cube it is.
     pub(crate) kind: CubeKind,
     /// Routers per dimension.
@@ -198,7 +198,14 @@ impl Cube {
     /// (`NO_DIM`: none yet). The dimensions before `dim` in the order are corrected already,
     /// so the look starts at `dim`.
     #[inline]
-    pub(crate) fn route_to(&self, at: RouterId, dst: RouterId, dst_port: u8, vc: u8, dim: u8) -> Hop {
+    pub(crate) fn route_to(
+        &self,
+        at: RouterId,
+        dst: RouterId,
+        dst_port: u8,
+        vc: u8,
+        dim: u8,
+    ) -> Hop {
         let eject = Hop {
             port: dst_port,
             vc: 0,

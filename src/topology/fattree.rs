@@ -48,7 +48,7 @@ pub(crate) const MAX_LEVELS: usize = 8;
 
 /// A fat tree.
 #[derive(Clone, Debug)]
-pub struct FatTree {
+pub(crate) struct FatTree {
     /// `m_i`: down ports of a level-`i` switch (index `i - 1`).
     pub(crate) down: Vec<u32>,
     /// `w_{i+1}`: up ports of a level-`i` switch (index `i - 1`; 0 at the top).
@@ -158,7 +158,13 @@ impl FatTree {
     /// Routing decision at router `at` for a packet from node `src` to node `dst`; `draw`
     /// gives a random number when the rule needs one.
     #[inline]
-    pub(crate) fn route_to(&self, at: RouterId, src: u32, dst: u32, draw: impl FnOnce() -> u64) -> Hop {
+    pub(crate) fn route_to(
+        &self,
+        at: RouterId,
+        src: u32,
+        dst: u32,
+        draw: impl FnOnce() -> u64,
+    ) -> Hop {
         let (i, s) = self.place(at);
         let a = s / self.b_prod[i];
         let port = if dst / self.m_prod[i] == a {

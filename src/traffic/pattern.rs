@@ -165,7 +165,6 @@ impl Pattern {
         (d != s || to_self).then_some(d)
     }
 
-
     /// The destination of rank `s` under a pattern that draws nothing.
     fn fixed(&self, s: u32, n: u32) -> u32 {
         match self {

@@ -497,7 +497,6 @@ impl FlowNet {
             }
         }
     }
-
 }
 
 /// A bandwidth as bytes per second in floating point (`INFINITE` stays infinite).

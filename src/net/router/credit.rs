@@ -368,7 +368,12 @@ impl Network {
 
     /// Channel `c`'s tail has left (its scheduled event). Returns the NIC whose transmit staging
     /// slot was freed, if that is what the packet held.
-    pub(crate) fn channel_free(&mut self, c: u32, now: Time, q: &mut EventQueue<Event>) -> Option<u32> {
+    pub(crate) fn channel_free(
+        &mut self,
+        c: u32,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) -> Option<u32> {
         let ch = &mut self.channels[c as usize];
         // (when `free_at` is later, the release was applied at its time and the channel already
         // carries the next packet, which has its own event if it needs one)

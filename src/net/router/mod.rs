@@ -108,8 +108,7 @@ use crate::units::{Bandwidth, Bytes, Time};
 pub(crate) use arrivals::Arrival;
 use arrivals::Arrivals;
 use credit::Returns;
-pub use observe::LinkLoad;
-pub(crate) use observe::NetworkStats;
+pub(crate) use observe::{LinkLoad, NetworkStats};
 use outbuf::{OutBuf, OUTBUF};
 
 /// Most virtual channels per port.

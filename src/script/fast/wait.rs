@@ -2,7 +2,7 @@
 //! those of `fast.rs` (its module doc says the rules), which yield the rank themselves and go
 //! on in a continuation once the engine resumes it.
 
-use super::{busy, full, guarded, int, raise_at, with_world};
+use super::{busy, full, guarded, int, raise_at, with_part};
 use crate::api::Call;
 use crate::calls;
 use crate::probe::profile::Api;
@@ -17,7 +17,7 @@ unsafe fn counted(l: *mut lua_State, api: Api) {
     // upvalues.
     unsafe {
         guarded(l, api.name(), || {
-            with_world(l, |w| {
+            with_part(l, |w| {
                 let me = w.current;
                 w.profile.as_deref_mut().map(|p| p.call(me, api, 0))
             })
@@ -31,7 +31,7 @@ enum Waited {
     /// Not complete: the rank now waits for it.
     Blocked,
     Refused(calls::CallError),
-    /// The world was busy (only in a bug of ours).
+    /// The part was busy (only in a bug of ours).
     Busy,
 }
 
@@ -40,7 +40,7 @@ unsafe fn wait_one(l: *mut lua_State, call: Call, request: i64) -> Waited {
     // upvalues.
     unsafe {
         let r = guarded(l, call.name(), || {
-            with_world(l, |w| Some(calls::wait_request(w, request, call, true)))
+            with_part(l, |w| Some(calls::wait_request(w, request, call, true)))
         });
         match r {
             Some(Ok(Some(st))) => Waited::Done(st),
