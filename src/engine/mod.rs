@@ -572,7 +572,14 @@ impl Simulation {
         }
         self.gather();
         let w = self.runners[0].part.borrow();
-        let mut r = Report::new(&self.scenario, &w, started.elapsed(), lua, listed, end.ps());
+        let mut r = Report::new(
+            &self.scenario,
+            &w.view(),
+            started.elapsed(),
+            lua,
+            listed,
+            end.ps(),
+        );
         r.partial = partial;
         if partial {
             // (where the run stopped: the latest of the ranks' clocks and the events processed,

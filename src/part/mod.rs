@@ -227,12 +227,16 @@ impl Part {
 }
 
 mod build;
+mod calls;
 mod dispatch;
 mod gather;
 mod metric;
 mod ops;
+mod running;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use calls::StatusValues;
+pub(crate) use gather::View;
 pub(crate) use metric::Metric;
 pub(crate) use ops::flow_id;

@@ -5,7 +5,7 @@ use crate::config::Scenario;
 use crate::event::Event;
 use crate::net::router::LinkLoad;
 
-use crate::part::Part;
+use crate::part::View;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -425,7 +425,7 @@ pub struct SeriesRow {
 }
 
 impl SeriesTable {
-    fn new(w: &Part) -> Option<SeriesTable> {
+    fn new(w: &View<'_>) -> Option<SeriesTable> {
         let s = w.net.series.as_deref()?;
         let links: Vec<u32> = w.net.link_channels().collect();
         let mut rows = Vec::new();
@@ -487,16 +487,16 @@ impl Report {
     /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped.
     pub(crate) fn new(
         s: &Scenario,
-        w: &Part,
+        w: &View<'_>,
         wall: Duration,
         lua_memory: usize,
         unfinished: Vec<Unfinished>,
         stop_ps: u64,
     ) -> Report {
         let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
-        let finish: Vec<u64> = w.all_ranks().iter().map(|r| r.clock.ps()).collect();
+        let finish: Vec<u64> = w.ranks.iter().map(|r| r.clock.ps()).collect();
         let ended: Vec<u64> = w
-            .all_ranks()
+            .ranks
             .iter()
             .filter(|r| done(r))
             .map(|r| r.clock.ps())
@@ -548,7 +548,7 @@ impl Report {
                 peak_memory_bytes: peak_memory(),
                 lua_memory_bytes: lua_memory as u64,
                 execution: Execution::default(),
-                peak_pending_events: w.peak_events(),
+                peak_pending_events: w.peak_events,
                 peak_packets: w.net.peak_packets(),
             },
             per_rank: rank_stats(w),
@@ -572,7 +572,7 @@ impl Report {
         .with_nodes(w)
     }
 
-    fn with_nodes(mut self, w: &Part) -> Report {
+    fn with_nodes(mut self, w: &View<'_>) -> Report {
         let mut ranks = vec![0u32; self.network.nodes as usize];
         for &n in &w.nodes.rank_node {
             if let Some(c) = ranks.get_mut(n as usize) {
@@ -631,7 +631,7 @@ impl Report {
 impl NetworkSummary {
     /// What the network of scenario `s` did in partition `w` (the whole run, gathered); the
     /// links' averages are filled in by [`Report::with_link_averages`].
-    fn of(s: &Scenario, w: &Part) -> NetworkSummary {
+    fn of(s: &Scenario, w: &View<'_>) -> NetworkSummary {
         NetworkSummary {
             topology: s.topo.name().to_string(),
             shape: s.topo.describe(),
@@ -687,9 +687,9 @@ impl NetworkSummary {
 }
 
 /// Each rank's figures (`ranks.csv`), in rank order.
-fn rank_stats(w: &Part) -> Vec<RankStats> {
+fn rank_stats(w: &View<'_>) -> Vec<RankStats> {
     let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
-    w.all_ranks()
+    w.ranks
         .iter()
         .map(|r| RankStats {
             job: w.nodes.job_index(r.id),
@@ -710,7 +710,7 @@ fn rank_stats(w: &Part) -> Vec<RankStats> {
 
 /// The ranks' timeline as Chrome trace-event JSON, if it was recorded: regions still open on
 /// an unfinished rank run to the stop, `stop_ps`.
-fn trace_json(w: &Part, stop_ps: u64) -> Option<String> {
+fn trace_json(w: &View<'_>, stop_ps: u64) -> Option<String> {
     let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
     w.trace.as_ref().map(|t| {
         let tracks: Vec<crate::probe::trace::Track> = w
@@ -762,7 +762,7 @@ pub(crate) use bottleneck::{Bound, NodeStats};
 
 /// The placement hint of a run on a mesh or torus whose one job has one rank per node and
 /// whose traffic was counted in full.
-fn placement_hint(w: &Part) -> Option<crate::probe::traffic::PlacementHint> {
+fn placement_hint(w: &View<'_>) -> Option<crate::probe::traffic::PlacementHint> {
     let t = w.nics.traffic.as_deref().filter(|t| !t.overflowed)?;
     let (dims, wrap) = w.net.topo.grid()?;
     let nodes = &w.nodes;

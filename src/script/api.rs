@@ -152,7 +152,7 @@ fn wait(lua: &Lua, ops: &Rc<Ops>, call: Call, blocking: bool) -> mlua::Result<Fu
         let func = call.name();
         let hv = int_arg(lua, 1, &h, func, "request")?;
         let mut w = f.borrow_mut();
-        match crate::calls::wait_request(&mut w, hv, call, blocking) {
+        match w.wait_request(hv, call, blocking) {
             Err(e) => Err(call_error(lua, 1, func, e)),
             Ok(Some((source, tag, bytes))) => Ok(mlua::MultiValue::from_iter([
                 Value::Integer(source),
@@ -191,8 +191,7 @@ fn random(lua: &Lua, globals: &Table, part: &W) -> mlua::Result<()> {
         "random",
         lua.create_function(move |lua, args: Variadic<Value>| {
             let mut w = f.borrow_mut();
-            let cur = w.current as usize;
-            let rng = &mut w.ranks[cur].rng;
+            let rng = w.rng();
             let (lo, hi) = match args.len() {
                 0 => return Ok(Value::Number(rng.next_f64())),
                 1 => (1, int_arg(lua, 1, &args[0], "math.random", "m")?),
@@ -216,10 +215,7 @@ fn random(lua: &Lua, globals: &Table, part: &W) -> mlua::Result<()> {
         "randomseed",
         lua.create_function(move |lua, x: Option<Value>| {
             let s = match x {
-                None | Some(Value::Nil) => {
-                    let w = f.borrow();
-                    w.nodes.job(w.current).seed
-                }
+                None | Some(Value::Nil) => f.borrow().job_seed(),
                 Some(Value::Integer(i)) => i as u64,
                 Some(Value::Number(n)) => n.to_bits(),
                 Some(other) => {
@@ -233,9 +229,7 @@ fn random(lua: &Lua, globals: &Table, part: &W) -> mlua::Result<()> {
                     ))
                 }
             };
-            let mut w = f.borrow_mut();
-            let cur = w.current as usize;
-            w.ranks[cur].rng = crate::random::Xoshiro::from_seed(s);
+            *f.borrow_mut().rng() = crate::random::Xoshiro::from_seed(s);
             Ok(())
         })?,
     )?;
@@ -257,10 +251,8 @@ fn raw(lua: &Lua, part: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> mlu
     raw.set(
         "stopped",
         lua.create_function(move |_, (name, at): (String, Option<String>)| {
-            let mut w = f.borrow_mut();
-            let rank = w.current;
             if let Some(l) = Limit::from_name(&name) {
-                w.watch.record(l, Some(rank), at);
+                f.borrow_mut().record_stop(l, at);
             }
             Ok(())
         })?,
@@ -285,26 +277,18 @@ fn rank_api(lua: &Lua, raw: &Table, part: W) -> mlua::Result<()> {
     let f = part.clone();
     raw.set(
         "current",
-        lua.create_function(move |_, ()| Ok(f.borrow().current))?,
+        lua.create_function(move |_, ()| Ok(f.borrow().current()))?,
     )?;
     let f = part.clone();
     raw.set(
         "engine_took",
-        lua.create_function(move |_, ()| {
-            let w = f.borrow();
-            Ok(w.ranks[w.current as usize].status != crate::rank::Status::Running)
-        })?,
+        lua.create_function(move |_, ()| Ok(f.borrow().engine_took()))?,
     )?;
     let f = part;
     raw.set(
         "sync",
         lua.create_function(move |_, ()| {
-            let mut guard = f.borrow_mut();
-            let w = &mut *guard;
-            let cur = w.current;
-            let rank = &mut w.ranks[cur as usize];
-            let clock = rank.clock;
-            rank.wake(cur, clock, &mut w.queue);
+            f.borrow_mut().sync();
             Ok(())
         })?,
     )

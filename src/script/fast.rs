@@ -147,8 +147,8 @@ unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
         let mut text = TEXT.take();
         let next = guarded(l, "MGEN_trace_next", || {
             with_part(l, |w| {
-                let me = w.current;
-                let next = w.replays.next(me).map(|a| {
+                let me = w.current();
+                let next = w.replays().next(me).map(|a| {
                     a.map(|a| {
                         args.clear();
                         args.extend_from_slice(a.args);
@@ -157,9 +157,8 @@ unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
                         (a.kind, a.comm)
                     })
                 });
-                if let (Some(p), Ok(a)) = (w.profile.as_deref_mut(), &next) {
-                    let t = w.ranks[me as usize].clock.ps();
-                    p.action(me, a.map(|a| a.0), t);
+                if let Ok(a) = &next {
+                    w.profile_action(a.map(|a| a.0));
                 }
                 Some(next)
             })
@@ -340,11 +339,11 @@ unsafe fn transfer(l: *mut lua_State, kind: OpKind, func: &str) -> c_int {
         // which raises the error)
         let handle = guarded(l, func, || {
             with_part(l, |w| {
-                let (base, size, nics) = super::args::job_span(w);
+                let (_, size, nics) = super::args::job_span(w);
                 let peer = calls::rank(peer, size, "").ok()?;
-                let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
+                let bytes = calls::bytes(bytes, w.max_bytes()).ok()?;
                 let nic = calls::nic(nic, nics).ok()?;
-                Some(w.issue(kind, base + peer, bytes, tag, nic))
+                Some(w.issue(kind, peer, bytes, tag, nic))
             })
         });
         push_int(l, handle)
@@ -375,9 +374,7 @@ unsafe extern "C-unwind" fn rdma_poll(l: *mut lua_State) -> c_int {
         let Some(tag) = (ffi::lua_gettop(l) == 1).then(|| int(l, 1)).flatten() else {
             return full(l);
         };
-        let arrived = guarded(l, "MGEN_rdma_poll", || {
-            with_part(l, |w| Some(calls::poll(w, tag)))
-        });
+        let arrived = guarded(l, "MGEN_rdma_poll", || with_part(l, |w| Some(w.poll(tag))));
         match arrived {
             Some(true) => 0,
             Some(false) => ffi::lua_yield(l, 0),
@@ -400,8 +397,8 @@ unsafe extern "C-unwind" fn acp_complete(l: *mut lua_State) -> c_int {
             with_part(l, |w| {
                 // (a refused handle is not marked used: the full function refuses it again, and
                 // says why)
-                let seq = calls::take_handle(w, h).ok()?;
-                Some(calls::complete(w, seq))
+                let seq = w.take_handle(h).ok()?;
+                Some(w.complete(seq))
             })
         });
         match done {
@@ -442,9 +439,9 @@ unsafe extern "C-unwind" fn isend(l: *mut lua_State) -> c_int {
                 let (_, size, nics) = super::args::job_span(w);
                 let dest = calls::rank(dest, size, "dest").ok()?;
                 let nic = calls::nic(nic, nics).ok()?;
-                let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
+                let bytes = calls::bytes(bytes, w.max_bytes()).ok()?;
                 let tag = calls::send_tag(tag).ok()?;
-                Some(calls::isend(w, Api::Isend, dest, bytes, tag, nic))
+                Some(w.isend(Api::Isend, dest, bytes, tag, nic))
             })
         });
         push_int(l, handle)
@@ -471,9 +468,9 @@ unsafe extern "C-unwind" fn irecv(l: *mut lua_State) -> c_int {
                 } else {
                     calls::rank(src, size, "src").ok()? as i64
                 };
-                let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
+                let bytes = calls::bytes(bytes, w.max_bytes()).ok()?;
                 let tag = calls::recv_tag(tag).ok()?;
-                Some(calls::irecv(w, Api::Irecv, src, bytes, tag))
+                Some(w.irecv(Api::Irecv, src, bytes, tag))
             })
         });
         push_int(l, handle)
@@ -501,9 +498,7 @@ unsafe extern "C-unwind" fn comp(l: *mut lua_State) -> c_int {
             return full(l);
         }
         let seconds = ffi::lua_tonumberx(l, 1, std::ptr::null_mut());
-        let done = guarded(l, "MGEN_Comp", || {
-            with_part(l, |w| calls::compute(w, seconds).ok())
-        });
+        let done = guarded(l, "MGEN_Comp", || with_part(l, |w| w.compute(seconds).ok()));
         match done {
             Some(()) => 0,
             None => full(l),
@@ -518,7 +513,7 @@ unsafe extern "C-unwind" fn comm_rank(l: *mut lua_State) -> c_int {
     // Lua gives a C function.
     unsafe {
         let r = guarded(l, "MGEN_Comm_rank", || {
-            with_part(l, |w| Some(w.current - w.nodes.job(w.current).base))
+            with_part(l, |w| Some(w.comm_rank()))
         });
         push_int(l, r.map(i64::from))
     }
@@ -554,7 +549,7 @@ unsafe extern "C-unwind" fn region_begin(l: *mut lua_State) -> c_int {
         };
         let done = guarded(l, "MGEN_region_begin", || {
             with_part(l, |w| {
-                calls::region_begin(w, name);
+                w.region_begin(name);
                 Some(())
             })
         });
@@ -575,7 +570,7 @@ unsafe extern "C-unwind" fn region_end(l: *mut lua_State) -> c_int {
             return full(l);
         }
         let done = guarded(l, "MGEN_region_end", || {
-            with_part(l, |w| calls::region_end(w).ok())
+            with_part(l, |w| w.region_end().ok())
         });
         match done {
             Some(()) => 0,

@@ -377,7 +377,7 @@ impl Scripts {
             return Outcome::Finished;
         }
         // an error: the engine says whether it was one of its stops
-        if let Some(limit) = self.part.borrow().watch.hit.as_ref().map(|h| h.0) {
+        if let Some(limit) = self.part.borrow().stop_recorded() {
             return Outcome::Stopped(limit);
         }
         if status == ffi::LUA_ERRMEM {
@@ -487,7 +487,7 @@ fn limits_api(
     raw.set(
         "stop",
         lua.create_function(move |_, ()| {
-            if let Some(l) = part.borrow().watch.check() {
+            if let Some(l) = part.borrow().limit_passed() {
                 return Ok(Some(l.name()));
             }
             if steps > 0 {

@@ -40,7 +40,9 @@ pub(crate) fn unread_args<'a>(
 ) -> Vec<String> {
     let states: Vec<&Scripts> = states.collect();
     let stop = || {
-        let limit = states.first().and_then(|s| s.part.borrow().watch.check())?;
+        let limit = states
+            .first()
+            .and_then(|s| s.part.borrow().limit_passed())?;
         Some(match limit {
             crate::limits::Limit::Interrupt => "the run was interrupted",
             _ => "the wall-clock limit passed",
