@@ -401,8 +401,8 @@ fn run(s: &Shared, i: usize) {
         }
         slot.stop = stop;
         slot.stops = r.take_stops();
-        slot.events = w.events;
-        slot.now = w.now;
+        slot.events = w.events();
+        slot.now = w.now();
     }
     slot.next = r.next();
 }

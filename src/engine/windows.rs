@@ -218,7 +218,7 @@ impl Windows {
         let latest = |runners: &[Runner]| {
             runners
                 .iter()
-                .map(|r| r.part.borrow().now)
+                .map(|r| r.part.borrow().now())
                 .max()
                 .unwrap_or(Time::ZERO)
         };
@@ -248,7 +248,7 @@ impl Windows {
             if many {
                 progress();
             }
-            let events = || runners.iter().map(|r| r.part.borrow().events).sum();
+            let events = || runners.iter().map(|r| r.part.borrow().events()).sum();
             if let Some(stop) = self.event_stop(at_epoch, events, || latest(runners), limits) {
                 return Err(self.stop_with(Some(stop)).expect("a stop"));
             }
