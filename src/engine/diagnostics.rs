@@ -68,7 +68,7 @@ pub(crate) fn deadlock_detail(
     }
     // messages left at ranks that are not waiting (they finished without receiving them)
     let shown: std::collections::BTreeSet<u32> = blocked.iter().take(SHOWN).copied().collect();
-    let leftover: Vec<String> = (0..whole.rank_count() as u32)
+    let leftover: Vec<String> = (0..whole.rank_count())
         .filter(|i| !shown.contains(i) && whole.mpi().queues(*i).unexpected() > 0)
         .map(|i| {
             format!(

@@ -405,7 +405,7 @@ impl Simulation {
             return;
         }
         for run in &self.runners {
-            run.part.borrow_mut().net.settle_all(end);
+            run.part.borrow_mut().settle(end);
         }
     }
 

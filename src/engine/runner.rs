@@ -150,10 +150,7 @@ impl Runner {
     /// fed across a cut (wire bytes; `u32::MAX`: none).
     pub(crate) fn next(&self) -> (u64, u32) {
         let mut w = self.part.borrow_mut();
-        (
-            w.next_time(),
-            w.net.shortest_held_across().unwrap_or(u32::MAX),
-        )
+        (w.next_time(), w.shortest_held_across().unwrap_or(u32::MAX))
     }
 
     /// Keeps the stop recorded in this partition's watch, if any; returns a pool of records in

@@ -94,7 +94,7 @@ impl Part {
         let before = rank.clock;
         let h = self
             .mpi
-            .isend(me, rank, dest, bytes, tag, pair, &mut self.queue);
+            .isend(rank, dest, bytes, tag, pair, &mut self.queue);
         if let Some(tr) = self.trace.as_deref_mut() {
             let what = What::Call {
                 name: api.name(),

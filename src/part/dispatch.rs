@@ -362,7 +362,7 @@ fn delivered(
             rdma.delivered(msg, ranks, nics, net, t, q)
         }
         MsgKind::Eager | MsgKind::Rts | MsgKind::Cts | MsgKind::RndvData => {
-            mpi.delivered(msg.kind, msg.op, ranks, nics, net, t, q)
+            mpi.delivered(msg.kind, msg.op, ranks, nics, net, Ctx { now: t, q })
         }
         MsgKind::Synthetic => unreachable!("synthetic packets are measured as they arrive"),
     }

@@ -236,4 +236,41 @@ impl Part {
     pub(crate) fn stalled(&self) -> Option<&String> {
         self.stalled.as_ref()
     }
+
+    /// What this partition sends each other one in the window (`cut.rs`), by receiving
+    /// partition; the engine moves each into the receiver's mailbox after the window.
+    #[inline]
+    pub(crate) fn outbox(&mut self) -> &mut [Mail] {
+        &mut self.net.outbox
+    }
+
+    /// The network's epoch, if it has them (`net/router/arrivals.rs`).
+    pub(crate) fn epoch(&self) -> Option<Time> {
+        self.net.epoch()
+    }
+
+    /// The fastest output of the network (what the lookahead across a cut is made of).
+    pub(crate) fn fastest_output(&self) -> crate::units::Bandwidth {
+        self.net.fastest_output()
+    }
+
+    /// The shortest packet held in a buffer fed across a cut (wire bytes), if any.
+    pub(crate) fn shortest_held_across(&self) -> Option<u32> {
+        self.net.shortest_held_across()
+    }
+
+    /// Applies the releases due by `end`, once the run is over (`engine/mod.rs`, `settle`).
+    pub(crate) fn settle(&mut self, end: Time) {
+        self.net.settle_all(end);
+    }
+
+    /// Whether the links' time series has a fixed width (its windows never merge).
+    pub(crate) fn series_fixed(&self) -> bool {
+        self.net.series.as_ref().is_some_and(|s| s.is_fixed())
+    }
+
+    /// Why the time series of fixed width cannot hold more, if it is full.
+    pub(crate) fn series_full(&self) -> Option<String> {
+        self.net.series.as_ref()?.full()
+    }
 }

@@ -1,12 +1,15 @@
 //! One partition of the run ([`Part`]): what its handlers act on and nothing else — its share
 //! of the network, of the NICs, of the RDMA and message layers and of the ranks, its own event
 //! queue, what it records, and its outbox to the other partitions (`partition.rs`, `cut.rs`);
-//! the operations the API calls on it (a transfer issued, a metric reported), and the dispatch
-//! of each event to the component it concerns. The loop that alternates between events and
-//! ranks, window by window, is the engine's (`engine/mod.rs`); what a script may call is the
-//! script layer's (`script/api.rs`), which acts on its rank's partition through these
-//! operations. What stays global (the jobs, the limits' clock and flag, the reduction of the
-//! statistics) is read-only here or gathered by the engine when no partition runs.
+//! the operations the API calls on it for its running rank (`ops.rs`, `calls.rs`), and the
+//! dispatch of each event to the component it concerns (`dispatch.rs`). Its fields are private:
+//! the loop that
+//! alternates between events and ranks, window by window, is the engine's (`engine/mod.rs`),
+//! which drives a partition through `drive.rs`; what a script may call is the script layer's
+//! (`script/api.rs`), which acts on its rank's partition through the operations and asks it
+//! through `running.rs`; the report reads a [`View`] (`gather.rs`). What stays global (the
+//! jobs, the limits' clock and flag, the reduction of the statistics) is read-only here or
+//! gathered by the engine when no partition runs.
 
 use crate::config::Scenario;
 use crate::cut::{Mail, Pool as CutPool};
@@ -22,7 +25,7 @@ use crate::probe::trace::{Trace, What};
 use crate::random::Xoshiro;
 use crate::rank::{Rank, Ranks, Wait};
 use crate::rdma::{OpKind, Rdma};
-use crate::sim::EventQueue;
+use crate::sim::{Ctx, EventQueue};
 use crate::units::Time;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -56,7 +59,7 @@ pub(crate) struct Part {
     /// the engine moves it (`engine/mod.rs`).
     until: u64,
     queue: EventQueue<Event>,
-    pub(crate) net: Network,
+    net: Network,
     nics: Nics,
     rdma: Rdma,
     mpi: Mpi,

@@ -560,8 +560,7 @@ impl Report {
             series: SeriesTable::new(w),
             traffic: w
                 .traffic
-                .as_deref()
-                .map(|t| crate::openloop::report(s, t, w.now.ps(), &w.net)),
+                .map(|t| crate::openloop::report(s, t, w.now.ps(), w.net)),
             buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
             trace_dropped: w.trace.as_ref().map_or((0, 0), |t| t.dropped()),
             profile: w.profile.as_ref().map(|p| p.rows(finish.iter().sum())),
