@@ -5,15 +5,15 @@
 //! ever decides the order of events. Sizes are **bytes**; bandwidths are **bytes per second**.
 //!
 //! Configuration files write quantities as people do (`"4.0 GB/s"`, `"128 ns"`, `"2 KiB"`);
-//! [`Time::parse`], [`Bytes::parse`] and [`Bandwidth::parse`] read them exactly, with decimal
-//! arithmetic (so `"0.6 ns"` is exactly 600 ps, never 599).
+//! `Time::parse`, `Bytes::parse` and `Bandwidth::parse` read them exactly, with decimal
+//! arithmetic (so `"0.6 ns"` is exactly 600 ps, never 599); the face reads a time through
+//! `FromStr`.
 //!
 //! ```
-//! use mgensim::units::{Bandwidth, Bytes, Time};
-//! let bw = Bandwidth::parse("4.0 GB/s").unwrap();
-//! assert_eq!(bw.transfer_time(Bytes(2048)), Time::from_ns(512));
-//! assert_eq!(Time::parse("0.6 ns").unwrap(), Time::from_ps(600));
-//! assert_eq!(Bytes::parse("2 KiB").unwrap(), Bytes(2048));
+//! use mgensim::units::Time;
+//! assert_eq!("0.6 ns".parse::<Time>().unwrap(), Time(600));
+//! assert_eq!("2 min".parse::<Time>().unwrap().ps(), 120_000_000_000_000);
+//! assert!("4 parsecs".parse::<Time>().is_err());
 //! ```
 
 use serde::de::{self, Deserializer, Visitor};

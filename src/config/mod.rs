@@ -6,13 +6,13 @@
 //! resolved against the folder of the scenario file.
 //!
 //! ```
-//! let s = mgensim::config::Scenario::from_str_with(
+//! let s = mgensim::Scenario::from_str_with(
 //!     "[network]\ndims = [4, 4]\n[workload]\ncode = 'MGEN_Comp(1e-6)'\n",
 //!     std::path::Path::new("inline.toml"),
-//!     &["network.link_bandwidth=\"8 GB/s\"".to_string()],
+//!     &["network.dims=[4, 2]".to_string()],
+//!     false,
 //! ).unwrap();
-//! assert_eq!(s.network.link_bandwidth.0, 8_000_000_000);
-//! assert_eq!(s.ranks(), 16);
+//! assert_eq!((s.ranks(), s.nodes()), (8, 8)); // a rank per node, the `--set` shape
 //! ```
 
 mod keys;

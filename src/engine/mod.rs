@@ -9,7 +9,7 @@
 //! and links move them as events → deliveries and completions wake ranks → scripts go on.
 //!
 //! ```
-//! use mgensim::{config::Scenario, engine::Simulation};
+//! use mgensim::{Scenario, Simulation};
 //! let s = Scenario::from_str_with(
 //!     "[network]\ndims = [2]\n[workload]\ncode = '''
 //!        if MGEN_Comm_rank() == 0 then MGEN_acp_complete(MGEN_rdma_put(1, 8, 0))
