@@ -162,7 +162,6 @@ impl Rdma {
 
     /// Message `msg` (already freed at its NIC) has been delivered at `now`: advance its
     /// transfer.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn delivered(
         &mut self,
         msg: Msg,
