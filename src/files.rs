@@ -23,7 +23,7 @@ use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
 
 /// The most a script, a module or a scenario file may hold, in bytes.
-pub const MAX_SOURCE: u64 = 64 << 20;
+pub(crate) const MAX_SOURCE: u64 = 64 << 20;
 /// The most a placement map may hold, in bytes (about 16 M lines of `rank node`).
 pub(crate) const MAX_PLACEMENT: u64 = 256 << 20;
 
@@ -206,9 +206,15 @@ fn kind(m: &std::fs::Metadata) -> &'static str {
     }
 }
 
+/// Reads a scenario file (or a script, a module) whole as UTF-8 text, up to [`MAX_SOURCE`]
+/// bytes; it may be a pipe (`<(...)`).
+pub fn read_source(path: &Path) -> Result<String, String> {
+    read_bounded(path, MAX_SOURCE)
+}
+
 /// Reads `path` whole as UTF-8 text, refusing more than `max` bytes (an endless file such as
 /// `/dev/zero` is an error after `max` bytes, not a machine out of memory).
-pub fn read_bounded(path: &Path, max: u64) -> Result<String, String> {
+pub(crate) fn read_bounded(path: &Path, max: u64) -> Result<String, String> {
     let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut buf = Vec::new();
     f.take(max + 1)

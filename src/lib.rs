@@ -44,7 +44,6 @@ pub(crate) mod nic;
 pub(crate) mod node;
 pub(crate) mod openloop;
 pub(crate) mod part;
-#[allow(unreachable_pub)] // (its items are narrowed where the partitioning is worked on)
 pub(crate) mod partition;
 pub(crate) mod perf;
 pub(crate) mod plot;
@@ -61,21 +60,17 @@ pub(crate) mod topology;
 pub(crate) mod traffic;
 pub(crate) mod words;
 
-pub use config::model::PACKET_ONLY;
-pub use config::replay::scenario as replay_scenario;
-pub use config::{lua_memory_for, scenario_keys, Scenario};
+pub use config::{replay::scenario as replay_scenario, scenario_keys, Scenario};
 pub use engine::{SimError, Simulation, Stop};
-pub use files::{library_dir, read_bounded, MAX_SOURCE};
+pub use files::{library_dir, read_source};
 pub use limits::Limit;
-pub use net::router::LinkLoad;
-pub use openloop::{ClassLoad, Summary as TrafficSummary};
-pub use perf::hugepages::{map_large_blocks, HugePages, MAPPED};
+pub use perf::hugepages::{map_large_blocks, HugePages};
 pub use plot::timeline_svg;
-pub use probe::{history::Watch as HistoryWatch, Probes};
-pub use replay::kind as trace_kind;
-pub use report::{escaped, html_page, Report};
+pub use probe::Probes;
+pub use replay::trace::is_trace;
+pub use report::{html::page as html_page, text::escaped, Report};
 /// The event queue, for its benchmark (`benches/queue.rs`).
-pub use sim::EventQueue;
+pub use sim::queue::EventQueue;
 
 /// `mgensim check`'s look at the scripts' names (see `script/names.rs`).
 pub(crate) use script::names::unknown_in as unknown_api_names;

@@ -146,7 +146,7 @@ enum Command {
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
         /// Also write an output folder DIR (its files: see --help).
-        #[arg(long, value_name = "DIR", long_help = mgensim::output::folder_help())]
+        #[arg(long, value_name = "DIR", long_help = folder_help())]
         out: Option<PathBuf>,
         /// No progress line (there is none anyway when stderr is not a terminal).
         #[arg(long, short = 'q')]
@@ -195,7 +195,7 @@ enum Command {
         #[arg(long, short = 'j', value_name = "N")]
         jobs: Option<usize>,
         /// Run only one shard of the points (see --help); join the shards with --merge.
-        #[arg(long, value_name = "I/N", long_help = mgensim::sweep::shard_help())]
+        #[arg(long, value_name = "I/N", long_help = shard_help())]
         shard: Option<String>,
         /// Join the CSV files of a sweep's shards into DIR/sweep.csv and its plot. Every shard
         /// of the set must be there (by the names --shard gives them, and no point missing
@@ -291,7 +291,7 @@ fn sweep(
         anyhow::bail!("nothing to vary: give --vary KEY=VALUES, --zip or several scenario files");
     }
     sweep::check_axes(&axes)?;
-    let text = mgensim::read_bounded(&args.scenario, mgensim::MAX_SOURCE)
+    let text = mgensim::read_source(&args.scenario)
         .map_err(|e| anyhow::anyhow!("{e}"))
         .with_context(|| format!("cannot read scenario {}", args.scenario.display()))?;
     let sw = Sweep {
@@ -447,7 +447,8 @@ fn run(
         .timeout
         .as_deref()
         .map(|t| {
-            mgensim::units::Time::parse(&mgensim::run::seconds_if_bare(t))
+            mgensim::run::seconds_if_bare(t)
+                .parse::<mgensim::units::Time>()
                 .with_context(|| format!("--timeout {t}"))
         })
         .transpose()?;
@@ -472,7 +473,7 @@ fn run(
         .then(|| mgensim::run::baseline_of(&scenario, &args.scenario.display().to_string()))
         .transpose()?;
     if given.is_none() {
-        watch_setup(&args.scenario, scenario.limits.wall_time, &setup_over);
+        watch_setup(&args.scenario, scenario.wall_time(), &setup_over);
     }
     let mut sim = mgensim::run::simulation(
         &scenario,
@@ -665,12 +666,7 @@ fn real_main() -> Result<Exit> {
                 path.display(),
                 scenario.ranks(),
                 scenario.nodes(),
-                scenario
-                    .jobs
-                    .iter()
-                    .map(|j| j.workload.script_name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                scenario.scripts().join(", ")
             ))?;
         }
     }
@@ -699,4 +695,32 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The files of an output folder, a line each, as `run --help` lists them after `--out`.
+fn folder_help() -> String {
+    let width = mgensim::output::FOLDER
+        .iter()
+        .map(|(n, _)| n.len())
+        .max()
+        .unwrap_or(0);
+    let lines: Vec<String> = mgensim::output::FOLDER
+        .iter()
+        .map(|(name, what)| format!("  {name:<width$}  {what}"))
+        .collect();
+    format!(
+        "Also write an output folder DIR, whole files or none (for partial runs too); columns \
+         in the README. It holds:\n{}",
+        lines.join("\n")
+    )
+}
+
+/// `sweep --shard`'s help: which points a shard runs (`mgensim::sweep::in_shard`).
+fn shard_help() -> String {
+    format!(
+        "Run only {} (1 <= I <= N), e.g. one task of a 1-based job array \
+         (--shard $SLURM_ARRAY_TASK_ID/32); writes DIR/sweep.shard-I-of-N.csv. Join the shards \
+         with --merge.",
+        mgensim::sweep::SHARD_RULE
+    )
 }

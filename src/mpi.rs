@@ -30,7 +30,7 @@ use crate::perf::pool::Pool;
 use crate::perf::slab::SharedVec;
 use crate::perf::stable::{Directory, Mirror, Stable};
 use crate::rank::{Rank, Ranks};
-use crate::sim::EventQueue;
+use crate::sim::{Ctx, EventQueue};
 use crate::units::{Bandwidth, Bytes, Time};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -313,7 +313,6 @@ impl Mpi {
         unsafe { self.all_msgs.get(m) }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn new_request(
         &mut self,
         rank: u32,
@@ -340,11 +339,9 @@ impl Mpi {
         (seq, id)
     }
 
-    /// `MGEN_Isend` by rank `me`: returns the request handle.
-    #[allow(clippy::too_many_arguments)]
+    /// `MGEN_Isend` by `rank`: returns the request handle.
     pub(crate) fn isend(
         &mut self,
-        me: u32,
         rank: &mut Rank,
         dst: u32,
         bytes: u64,
@@ -352,6 +349,7 @@ impl Mpi {
         (src_nic, dst_nic): (u32, u32),
         q: &mut EventQueue<Event>,
     ) -> i64 {
+        let me = rank.id;
         rank.clock += self.overhead;
         let pair_seq = if self.reorder {
             let n = self.sent_seq.entry((me, dst)).or_insert(0);
@@ -388,7 +386,7 @@ impl Mpi {
         };
         let id = match self.msgs.alloc(m) {
             Ok(id) => id,
-            // (the engine stops the run at its next look: `world.rs`)
+            // (the engine stops the run at its next look: `Part::overflow`, `part/dispatch.rs`)
             Err(full) => {
                 self.full = Some(full);
                 return request_handle(me, seq);
@@ -421,7 +419,6 @@ impl Mpi {
 
     /// `MGEN_Irecv` by rank `me`: returns the request handle. A message already arrived is
     /// matched at once.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn irecv(
         &mut self,
         me: u32,
@@ -556,7 +553,6 @@ impl Mpi {
     }
 
     /// A message-passing NIC message has been delivered (or, for `RndvData` at the sender, read).
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn delivered(
         &mut self,
         kind: MsgKind,
@@ -564,9 +560,9 @@ impl Mpi {
         ranks: &mut Ranks,
         nics: &mut Nics,
         net: &mut Network,
-        now: Time,
-        q: &mut EventQueue<Event>,
+        cx: Ctx<'_, Event>,
     ) {
+        let Ctx { now, q } = cx;
         let msg = *self.msg(m);
         match kind {
             MsgKind::Cts => nics.send(

@@ -76,7 +76,7 @@ pub(crate) fn max_count(topo: &Topo) -> u32 {
 
 impl Partitioning {
     /// One partition owning everything.
-    pub fn whole(routers: u32, nics: u32, ranks: usize) -> Partitioning {
+    pub(crate) fn whole(routers: u32, nics: u32, ranks: usize) -> Partitioning {
         Partitioning {
             count: 1,
             router: vec![0; routers as usize],
@@ -91,7 +91,12 @@ impl Partitioning {
 
     /// `topo` cut into `count` partitions (at most [`max_count`]), for NICs of
     /// `nics_per_node` per node and ranks on the nodes `rank_node`.
-    pub fn new(topo: &Topo, nics_per_node: u32, rank_node: &[u32], count: u32) -> Partitioning {
+    pub(crate) fn new(
+        topo: &Topo,
+        nics_per_node: u32,
+        rank_node: &[u32],
+        count: u32,
+    ) -> Partitioning {
         let routers = topo.routers();
         let crate::topology::Blocks {
             of: block,

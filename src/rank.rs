@@ -27,7 +27,7 @@ pub(crate) enum Wait {
     /// sequence number, and the call the script made.
     Request(u32, Call),
     /// `MGEN_Test`: the engine catching up with the rank's clock before it answers.
-    #[allow(dead_code)] // (nothing sets it: see the report of the facade's change)
+    #[allow(dead_code)] // (never made: `Part::sync` wakes the rank without recording a wait)
     Sync,
 }
 

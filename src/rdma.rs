@@ -127,7 +127,7 @@ impl Rdma {
         };
         let id = match self.ops.alloc(op) {
             Ok(id) => id,
-            // (the engine stops the run at its next look: `world.rs`)
+            // (the engine stops the run at its next look: `Part::overflow`, `part/dispatch.rs`)
             Err(full) => {
                 self.full = Some(full);
                 return handle(rank_id, seq);
@@ -162,7 +162,6 @@ impl Rdma {
 
     /// Message `msg` (already freed at its NIC) has been delivered at `now`: advance its
     /// transfer.
-    #[allow(clippy::too_many_arguments)]
     pub(crate) fn delivered(
         &mut self,
         msg: Msg,

@@ -18,7 +18,7 @@
 //! let sets = opts.sets(&["network.dims=[4,4]".to_string()]).unwrap();
 //! assert_eq!(sets[1], "workload.seed=7");
 //! let s = mgensim::Scenario::from_str_with(
-//!     "[workload]\ncode = 'MGEN_Comp(1e-6)'\n", std::path::Path::new("doc.toml"), &sets).unwrap();
+//!     "[workload]\ncode = 'MGEN_Comp(1e-6)'\n", std::path::Path::new("doc.toml"), &sets, false).unwrap();
 //! let report = run::simulation(&s, &Setup::default()).unwrap().run().unwrap();
 //! assert_eq!(report.predicted_time_ps, 1_000_000);
 //! assert!(run::summary(&report, true).unwrap().starts_with("{\n  \"scenario\": \"doc.toml\""));
@@ -299,6 +299,7 @@ mod tests {
             "[network]\ndims = [2]\n[workload]\ncode = ''\n",
             Path::new("b.toml"),
             &[],
+            false,
         )
         .unwrap();
         let e = baseline_of(&s, "b.toml").unwrap_err().to_string();
@@ -307,6 +308,7 @@ mod tests {
             "[network]\ndims = [2]\n[power]\n[workload]\ncode = ''\n",
             Path::new("b.toml"),
             &[],
+            false,
         )
         .unwrap();
         assert!(!baseline_of(&s, "b.toml").unwrap().power.unwrap().enabled);

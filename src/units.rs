@@ -5,15 +5,15 @@
 //! ever decides the order of events. Sizes are **bytes**; bandwidths are **bytes per second**.
 //!
 //! Configuration files write quantities as people do (`"4.0 GB/s"`, `"128 ns"`, `"2 KiB"`);
-//! [`Time::parse`], [`Bytes::parse`] and [`Bandwidth::parse`] read them exactly, with decimal
-//! arithmetic (so `"0.6 ns"` is exactly 600 ps, never 599).
+//! `Time::parse`, `Bytes::parse` and `Bandwidth::parse` read them exactly, with decimal
+//! arithmetic (so `"0.6 ns"` is exactly 600 ps, never 599); the face reads a time through
+//! `FromStr`.
 //!
 //! ```
-//! use mgensim::units::{Bandwidth, Bytes, Time};
-//! let bw = Bandwidth::parse("4.0 GB/s").unwrap();
-//! assert_eq!(bw.transfer_time(Bytes(2048)), Time::from_ns(512));
-//! assert_eq!(Time::parse("0.6 ns").unwrap(), Time::from_ps(600));
-//! assert_eq!(Bytes::parse("2 KiB").unwrap(), Bytes(2048));
+//! use mgensim::units::Time;
+//! assert_eq!("0.6 ns".parse::<Time>().unwrap(), Time(600));
+//! assert_eq!("2 min".parse::<Time>().unwrap().ps(), 120_000_000_000_000);
+//! assert!("4 parsecs".parse::<Time>().is_err());
 //! ```
 
 use serde::de::{self, Deserializer, Visitor};
@@ -30,9 +30,7 @@ pub struct Time(pub u64);
 
 impl Time {
     /// No time.
-    pub const ZERO: Time = Time(0);
-    /// The latest time 64 bits of picoseconds hold.
-    pub const MAX: Time = Time(u64::MAX);
+    pub(crate) const ZERO: Time = Time(0);
     /// The latest a rank's clock may reach: half of what 64 bits of picoseconds hold (about
     /// 106.7 days), so that every delay the network adds to it still fits. A script that
     /// would compute past it gets an error, never a clock that wraps.
@@ -72,7 +70,7 @@ impl Time {
     }
     /// Parses `"128 ns"`, `"0.6ns"`, `"17 us"`, `"600 µs"`, `"1e-6 s"`, `"250 ps"`, `"2 min"`,
     /// `"1 h"`.
-    pub fn parse(text: &str) -> Result<Time, UnitError> {
+    pub(crate) fn parse(text: &str) -> Result<Time, UnitError> {
         let (num, unit) = split_number(text)?;
         let (scale, div) = match unit {
             "ps" => (1u128, 1u128),
@@ -126,6 +124,14 @@ impl Sub for Time {
     }
 }
 
+/// Reads `"128 ns"` and the other forms of [`Time::parse`].
+impl std::str::FromStr for Time {
+    type Err = UnitError;
+    fn from_str(text: &str) -> Result<Time, UnitError> {
+        Time::parse(text)
+    }
+}
+
 impl fmt::Display for Time {
     /// Human form with a unit chosen by magnitude: `512 ns`, `1.234567 ms`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -147,11 +153,11 @@ impl fmt::Display for Time {
 
 /// A size in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Bytes(pub u64);
+pub(crate) struct Bytes(pub(crate) u64);
 
 impl Bytes {
     /// Parses `"2 KiB"`, `"2048"`, `"256 B"`, `"2 MB"` (decimal) or `"1 MiB"` (binary).
-    pub fn parse(text: &str) -> Result<Bytes, UnitError> {
+    pub(crate) fn parse(text: &str) -> Result<Bytes, UnitError> {
         let (num, unit) = split_number(text)?;
         let scale: u128 = match unit {
             "" | "B" => 1,
@@ -176,6 +182,14 @@ impl Bytes {
     }
 }
 
+/// Reads `"2 KiB"` and the other forms of [`Bytes::parse`].
+impl std::str::FromStr for Bytes {
+    type Err = UnitError;
+    fn from_str(text: &str) -> Result<Bytes, UnitError> {
+        Bytes::parse(text)
+    }
+}
+
 impl fmt::Display for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0 as u128;
@@ -193,7 +207,7 @@ impl fmt::Display for Bytes {
 
 /// A bandwidth in bytes per second; [`Bandwidth::INFINITE`] moves any size in zero time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Bandwidth(pub u64);
+pub(crate) struct Bandwidth(pub(crate) u64);
 
 impl Bandwidth {
     /// No limit (`"inf"`).
@@ -205,7 +219,7 @@ impl Bandwidth {
     }
     /// Time to move `size` at this rate, rounded up to the next picosecond.
     #[inline]
-    pub fn transfer_time(self, size: Bytes) -> Time {
+    pub(crate) fn transfer_time(self, size: Bytes) -> Time {
         if self.0 == u64::MAX || size.0 == 0 {
             return Time::ZERO;
         }
@@ -224,7 +238,7 @@ impl Bandwidth {
         Bandwidth(self.0.min(o.0))
     }
     /// Parses `"4.0 GB/s"`, `"2.8GB/s"`, `"100 Gb/s"` (bits), `"10 GiB/s"`, `"inf"`.
-    pub fn parse(text: &str) -> Result<Bandwidth, UnitError> {
+    pub(crate) fn parse(text: &str) -> Result<Bandwidth, UnitError> {
         let t = text.trim();
         if matches!(t, "inf" | "infinite" | "∞") {
             return Ok(Bandwidth::INFINITE);
@@ -255,6 +269,14 @@ impl Bandwidth {
             .filter(|&b| b < u64::MAX)
             .map(Bandwidth)
             .ok_or_else(|| UnitError::new(text, "out of range"))
+    }
+}
+
+/// Reads `"4 GB/s"` and the other forms of [`Bandwidth::parse`].
+impl std::str::FromStr for Bandwidth {
+    type Err = UnitError;
+    fn from_str(text: &str) -> Result<Bandwidth, UnitError> {
+        Bandwidth::parse(text)
     }
 }
 
@@ -516,5 +538,39 @@ mod tests {
             9_223_372_036_854_775
         );
         assert_eq!(max_transfer_bytes(Bandwidth::INFINITE), u64::MAX);
+    }
+}
+
+/// Fuzzing the unit parsers with proptest: they take any text without panicking, and read
+/// exact numbers exactly.
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+
+        #[test]
+        fn the_unit_parsers_take_any_text(text in ".*") {
+            if let Ok(t) = text.parse::<Time>() {
+                prop_assert!(t.to_string().parse::<Time>().is_ok());
+            }
+            if let Ok(b) = text.parse::<Bytes>() {
+                prop_assert!(b.to_string().parse::<Bytes>().is_ok());
+            }
+            if let Ok(bw) = text.parse::<Bandwidth>() {
+                prop_assert!(bw.to_string().parse::<Bandwidth>().is_ok());
+            }
+        }
+
+        #[test]
+        fn whole_numbers_read_exactly(n in any::<u64>(), k in 0u64..1_000_000) {
+            prop_assert_eq!(format!("{n} ps").parse::<Time>().unwrap(), Time(n));
+            prop_assert_eq!(format!("{k}ns").parse::<Time>().unwrap(), Time(k * 1000));
+            prop_assert_eq!(format!("{n} B").parse::<Bytes>().unwrap(), Bytes(n));
+            prop_assert_eq!(format!("{k} KiB").parse::<Bytes>().unwrap(), Bytes(k * 1024));
+            prop_assert_eq!(format!("{k} MB/s").parse::<Bandwidth>().unwrap(), Bandwidth(k * 1_000_000));
+        }
     }
 }

@@ -28,7 +28,8 @@ end";
 fn run_in(dir: &std::path::Path, network: &str, ranks: u32, code: &str) -> Report {
     let toml =
         format!("[network]\n{network}\n[workload]\nranks = {ranks}\ncode = '''\n{code}\n'''\n");
-    let s = Scenario::from_str_with(&toml, &dir.join("s.toml"), &[]).expect("valid scenario");
+    let s =
+        Scenario::from_str_with(&toml, &dir.join("s.toml"), &[], false).expect("valid scenario");
     Simulation::new(&s).expect("builds").run().expect("runs")
 }
 

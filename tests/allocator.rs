@@ -7,7 +7,9 @@
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
 fn a_large_block_is_mapped_on_its_own_even_after_a_larger_one_was_freed() {
-    use mgensim::{map_large_blocks, MAPPED};
+    use mgensim::map_large_blocks;
+    /// The size from which a block is mapped on its own, as the command line sets it.
+    const MAPPED: usize = 256 << 10;
 
     /// Blocks mapped on their own, and their bytes.
     fn mapped() -> (usize, usize) {

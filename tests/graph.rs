@@ -100,7 +100,7 @@ fn a_fat_tree_read_from_an_anynet_file_predicts_the_built_in_one() {
 /// Runs the scenario `text`, written as `s.toml` in `dir` (beside the files it names).
 fn run_in(dir: &std::path::Path, text: &str) -> mgensim::Report {
     let p = tmp_file(dir, "s.toml", text);
-    let s = Scenario::load(&p, &[]).expect("valid");
+    let s = Scenario::load(&p, &[], false).expect("valid");
     mgensim::Simulation::new(&s).unwrap().run().expect("runs")
 }
 
@@ -200,7 +200,9 @@ fn hops_and_latencies_on_a_graph_are_those_worked_out_by_hand() {
 fn refused(dir: &std::path::Path, network: &str) -> String {
     let text = on(network, 2, "");
     let path = tmp_file(dir, "s.toml", &text);
-    Scenario::load(&path, &[]).expect_err("refused").to_string()
+    Scenario::load(&path, &[], false)
+        .expect_err("refused")
+        .to_string()
 }
 
 #[test]
@@ -305,7 +307,7 @@ fn a_graph_runs_with_the_flow_model_power_placement_maps_and_several_jobs() {
     };
     let load = |text: &str| {
         let p = tmp_file(dir.path(), "s.toml", text);
-        let s = Scenario::load(&p, &[]).expect("valid");
+        let s = Scenario::load(&p, &[], false).expect("valid");
         mgensim::Simulation::new(&s).unwrap().run().expect("runs")
     };
     let packets = load(&scenario(""));
@@ -356,7 +358,7 @@ fn a_graph_runs_with_the_flow_model_power_placement_maps_and_several_jobs() {
 #[test]
 fn a_trace_replays_on_a_graph() {
     // the shipped IS trace (8 ranks) on the two racks of scenarios/two_racks.graph
-    let s = Scenario::load_with(
+    let s = Scenario::load(
         &project().join("scenarios/replay/is.toml"),
         &[
             "network.topology=graph".to_string(),

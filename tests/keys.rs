@@ -57,7 +57,7 @@ const BASES: [&str; 10] = [
 /// The configuration `text` reads into with `overrides`, as its debug form; `None` if it is
 /// refused.
 fn read(text: &str, path: &Path, overrides: &[String]) -> Option<String> {
-    let s = Scenario::from_str_with(text, path, overrides).ok()?;
+    let s = Scenario::from_str_with(text, path, overrides, false).ok()?;
     Some(without_family(&format!("{s:?}")))
 }
 

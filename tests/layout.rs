@@ -576,6 +576,73 @@ fn the_documents_name_files_that_exist() {
 
 /// The scanner itself: the uses it finds in a file written for it (so that a change to it
 /// that stopped finding them fails here, not by a cycle going unseen).
+/// The most `pub` items and `pub` fields `src/` may have (see
+/// [`the_public_surface_stays_small`]).
+const MAX_PUB_ITEMS: usize = 150;
+const MAX_PUB_FIELDS: usize = 200;
+
+/// The public surface, counted over every `.rs` file under `src/`. A `pub` item is a line that
+/// starts, after its indentation, with `pub fn`, `pub struct`, `pub enum`, `pub const`,
+/// `pub static`, `pub type`, `pub trait`, `pub mod`, `pub use` or `pub unsafe fn` (a `pub use`
+/// of several names is one item); a `pub` field is an indented line `pub name:`. `pub(crate)`,
+/// `pub(super)` and `pub(in …)` are not counted: they are internal. The face (`lib.rs`) is what
+/// the command line, the Python module, the tests and the benches use (docs/architecture.md,
+/// "The public surface"); this prints both counts and fails above [`MAX_PUB_ITEMS`] items or
+/// [`MAX_PUB_FIELDS`] fields.
+#[test]
+fn the_public_surface_stays_small() {
+    const KINDS: [&str; 10] = [
+        "fn ",
+        "struct ",
+        "enum ",
+        "const ",
+        "static ",
+        "type ",
+        "trait ",
+        "mod ",
+        "use ",
+        "unsafe fn ",
+    ];
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let (mut items, mut fields) = (Vec::new(), Vec::new());
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let rel = f.strip_prefix(&src).unwrap().display().to_string();
+        for (n, line) in text.lines().enumerate() {
+            let body = line.trim_start();
+            let Some(rest) = body.strip_prefix("pub ") else {
+                continue;
+            };
+            let at = format!("{rel}:{}", n + 1);
+            if KINDS.iter().any(|k| rest.starts_with(k)) {
+                items.push(at);
+            } else if body.len() < line.len() {
+                // an indented `pub name:` (a field of a struct)
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+                    .collect();
+                let first_ok = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+                if first_ok && rest[name.len()..].starts_with(':') {
+                    fields.push(at);
+                }
+            }
+        }
+    }
+    println!("pub items: {} (at most {MAX_PUB_ITEMS})", items.len());
+    println!("pub fields: {} (at most {MAX_PUB_FIELDS})", fields.len());
+    assert!(
+        items.len() <= MAX_PUB_ITEMS && fields.len() <= MAX_PUB_FIELDS,
+        "the public surface grew: {} pub items (at most {MAX_PUB_ITEMS}), {} pub fields (at \
+         most {MAX_PUB_FIELDS}); what is not used outside the library is pub(crate). Items: \
+         {items:?}",
+        items.len(),
+        fields.len()
+    );
+}
+
 #[test]
 fn the_scanner_finds_every_kind_of_use() {
     let src = r#"

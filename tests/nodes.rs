@@ -2,11 +2,11 @@
 
 mod common;
 use common::*;
-use mgensim::LinkLoad;
+use mgensim::Report;
 
 /// Bytes on the injection link of NIC `nic`.
-fn injected(links: &[LinkLoad], nic: u32) -> u64 {
-    links
+fn injected(r: &Report, nic: u32) -> u64 {
+    r.per_link
         .iter()
         .find(|l| l.port.is_none() && l.from == nic)
         .map_or(0, |l| l.bytes)
@@ -75,13 +75,18 @@ fn a_rank_node_file_places_each_rank_where_it_says() {
         if me == 0 then MGEN_acp_complete(MGEN_rdma_put(3, 5000, 0)) end
         if me == 3 then MGEN_rdma_poll(0) end'''\n",
     );
-    let s = mgensim::Scenario::load(&toml, &[]).unwrap();
-    assert_eq!(s.jobs[0].nodes, vec![3, 2, 1, 0]);
+    let s = mgensim::Scenario::load(&toml, &[], false).unwrap();
     let r = mgensim::Simulation::new(&s).unwrap().run().unwrap();
-    // rank 0 is node 3 and sends: its NIC injects the data (3 packets + headers)
-    assert_eq!(injected(&r.per_link, 3), 5000 + 3 * 16);
+    let nodes: Vec<u32> = r.per_rank.iter().map(|x| x.node).collect();
     assert_eq!(
-        injected(&r.per_link, 0),
+        nodes,
+        vec![3, 2, 1, 0],
+        "each rank on the node the map gives it"
+    );
+    // rank 0 is node 3 and sends: its NIC injects the data (3 packets + headers)
+    assert_eq!(injected(&r, 3), 5000 + 3 * 16);
+    assert_eq!(
+        injected(&r, 0),
         16,
         "node 0 (rank 3) sends only the control packet"
     );
@@ -90,7 +95,9 @@ fn a_rank_node_file_places_each_rank_where_it_says() {
 
     // a map with a problem names its line
     tmp_file(dir.path(), "map.txt", "0 3\n1 2\n2 7\n");
-    let e = mgensim::Scenario::load(&toml, &[]).unwrap_err().to_string();
+    let e = mgensim::Scenario::load(&toml, &[], false)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("map.txt:3: node 7 is out of range"), "{e}");
     assert!(e.contains("2 rank(s) have no line: 2, 3"), "{e}");
     assert!(e.contains("`placement.file`"), "{e}");
@@ -113,18 +120,18 @@ fn a_call_picks_its_nic_or_takes_them_in_turn() {
     };
     // node 0 has NICs 0 and 1, node 1 has NICs 2 and 3
     let r = put("1");
-    assert_eq!(injected(&r.per_link, 0), 0);
-    assert_eq!(injected(&r.per_link, 1), 1016);
+    assert_eq!(injected(&r, 0), 0);
+    assert_eq!(injected(&r, 1), 1016);
     assert_eq!(
-        injected(&r.per_link, 3),
+        injected(&r, 3),
         16,
         "the control packet leaves the same rail"
     );
-    assert_eq!(injected(&r.per_link, 2), 0);
+    assert_eq!(injected(&r, 2), 0);
     // without a choice: NIC 0, then NIC 1, then NIC 0 again
     let r = put("-1, -1, -1");
-    assert_eq!(injected(&r.per_link, 0), 2 * 1016);
-    assert_eq!(injected(&r.per_link, 1), 1016);
+    assert_eq!(injected(&r, 0), 2 * 1016);
+    assert_eq!(injected(&r, 1), 1016);
 }
 
 #[test]

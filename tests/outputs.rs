@@ -34,7 +34,7 @@ fn link_counters_add_up_to_the_packets_and_their_hops() {
         if me == 0 then MGEN_acp_complete(MGEN_rdma_put(2, 4096, 0)) end
         if me == 2 then MGEN_rdma_poll(0) end'''\n",
     );
-    let links = rows(&mgensim::output::links_csv(&r));
+    let links = rows(&mgensim::output::table_csv(&r, "links").unwrap().unwrap());
     let bytes: f64 = links.iter().map(|l| num(l, "bytes")).sum();
     let packets: f64 = links.iter().map(|l| num(l, "packets")).sum();
     assert_eq!(bytes as u64, (4096 + 3 * 16) * 4);
@@ -52,7 +52,7 @@ fn link_counters_add_up_to_the_packets_and_their_hops() {
     for l in &links {
         let u = num(l, "utilization");
         assert!((0.0..=1.0).contains(&u), "{l:?}");
-        assert!(num(l, "busy_ps") <= r.span_ps() as f64);
+        assert!(num(l, "busy_ps") <= span_ps(&r) as f64);
     }
 }
 
@@ -114,7 +114,7 @@ fn ranks_csv_says_where_each_rank_spent_its_time() {
         local me = MGEN_Comm_rank()
         if me == 0 then MGEN_Comp(5e-6); MGEN_acp_complete(MGEN_rdma_put(1, 4096, 0)) end
         if me == 1 then MGEN_rdma_poll(0) end'''\n");
-    let ranks = rows(&mgensim::output::ranks_csv(&r));
+    let ranks = rows(&mgensim::output::table_csv(&r, "ranks").unwrap().unwrap());
     assert_eq!(ranks.len(), 2);
     let (r0, r1) = (&ranks[0], &ranks[1]);
     assert_eq!(num(r0, "compute_ps"), 5e6);
@@ -139,7 +139,7 @@ fn ranks_csv_says_where_each_rank_spent_its_time() {
         if me == 0 then MGEN_acp_complete(MGEN_rdma_put(1, 4096, 0)); MGEN_Send(1, 8, 0) end
         if me == 1 then MGEN_rdma_poll(0); MGEN_Recv(0, 8, 0) end'''\n",
     );
-    let ranks = rows(&mgensim::output::ranks_csv(&r));
+    let ranks = rows(&mgensim::output::table_csv(&r, "ranks").unwrap().unwrap());
     assert_eq!(num(&ranks[0], "call_ps"), 600_000.0 + 200_000.0);
     // rank 1's receive: 200 ns posting, then waiting
     assert_eq!(num(&ranks[1], "call_ps"), 200_000.0);
@@ -197,7 +197,7 @@ fn the_text_summary_says_what_it_counts() {
     // the busiest link directions, by hand: every direction carries one 80-byte data packet
     // and one 16-byte control packet (24 ns at 4 GB/s) in the run's 633.316 ns, all alike,
     // so the first three in the order of links.csv (router links first) are shown
-    let pct = 100.0 * 24_000.0 / r.span_ps() as f64;
+    let pct = 100.0 * 24_000.0 / span_ps(&r) as f64;
     assert_eq!(format!("{pct:.1}"), "3.8");
     assert!(
         text.contains(&format!(

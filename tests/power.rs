@@ -3,8 +3,7 @@
 
 mod common;
 use common::*;
-use mgensim::HistoryWatch as Watch;
-use mgensim::Probes;
+use mgensim::run::Records;
 use mgensim::{Report, Simulation};
 
 /// Two nodes through one switch, every message one packet of 64 KiB (+16 B header), with DMA
@@ -57,7 +56,7 @@ fn switch_power_follows_reviriegos_model() {
             &format!("gap = {gap:e}, n = 40"),
         ));
         let p = r.power.as_ref().unwrap();
-        let secs = r.span_ps() as f64 * 1e-12;
+        let secs = span_ps(&r) as f64 * 1e-12;
         let switch_w = p.switch_energy_j / secs;
         let ports: Vec<_> = r.per_link.iter().filter(|l| l.port.is_some()).collect();
         assert_eq!(ports.len(), 2);
@@ -66,7 +65,7 @@ fn switch_power_follows_reviriegos_model() {
                 * ports
                     .iter()
                     .map(|l| {
-                        let rho_i = l.busy.ps() as f64 / r.span_ps() as f64;
+                        let rho_i = l.busy.ps() as f64 / span_ps(&r) as f64;
                         (d * rho_i).min(1.0)
                     })
                     .sum::<f64>();
@@ -75,7 +74,7 @@ fn switch_power_follows_reviriegos_model() {
             err < 0.02,
             "rho {rho}: {switch_w:.4} W simulated, {model:.4} W by the model"
         );
-        seen.push(ports[0].busy.ps() as f64 / r.span_ps() as f64);
+        seen.push(ports[0].busy.ps() as f64 / span_ps(&r) as f64);
     }
     // the loads did span 0.05 to 0.9
     assert!(
@@ -87,15 +86,11 @@ fn switch_power_follows_reviriegos_model() {
 fn with_history(toml: &str) -> Report {
     let s = scenario(toml, &[]);
     let mut sim = Simulation::new(&s).unwrap();
-    sim.probe(&Probes {
-        buffer_history: vec![Watch {
-            router: 0,
-            from_ps: 0,
-            to_ps: u64::MAX,
-        }],
-        ..Probes::default()
-    })
-    .unwrap();
+    let records = Records {
+        buffer_history: vec!["router=0".into()],
+        ..Records::default()
+    };
+    sim.probe(&records.probes().unwrap()).unwrap();
     sim.run().unwrap()
 }
 
@@ -180,7 +175,7 @@ fn with_no_wake_up_time_nothing_is_slower_and_energy_never_exceeds_always_on() {
         assert!(p.low_power_fraction > 0.0);
         assert!(p.energy_j < p.always_on_energy_j, "T_s {t_s}");
         for l in &on.per_link {
-            assert!(l.low_power.ps() <= on.span_ps());
+            assert!(l.low_power.ps() <= span_ps(&on));
         }
     }
     // and a longer T_s sleeps less
@@ -209,7 +204,7 @@ end";
         "[network]\ntopology = 'mesh'\ndims = [2]\n[power]\nt_sleep = '10 us'\n\
          t_wake = '1 us'\n[workload]\ncode = '''{code}'''\n"
     ));
-    let span = r.span_ps();
+    let span = span_ps(&r);
     let link = |from: u32| {
         r.per_link
             .iter()

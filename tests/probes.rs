@@ -4,10 +4,14 @@
 
 mod common;
 use common::*;
+use mgensim::run::Records;
 use mgensim::units::Time;
-use mgensim::HistoryWatch as Watch;
-use mgensim::Probes;
-use mgensim::{Report, Simulation};
+use mgensim::{Probes, Report, Simulation};
+
+/// The probes `r` asks for, as `mgensim run`'s options would.
+fn probes(r: Records) -> Probes {
+    r.probes().expect("valid options")
+}
 use serde_json::Value;
 
 fn run_probed(toml: &str, sets: &[&str], p: &Probes) -> Report {
@@ -31,18 +35,13 @@ end
 '''\n";
 
 fn everything() -> Probes {
-    Probes {
-        interval: Some(Time::parse("1 us").unwrap()),
-        adaptive: false,
-        buffer_history: vec![Watch {
-            router: 5,
-            from_ps: 0,
-            to_ps: u64::MAX,
-        }],
+    probes(Records {
+        interval: Some("1 us".into()),
+        buffer_history: vec!["router=5".into()],
         trace: true,
         profile: true,
-        report: false,
-    }
+        plots: false,
+    })
 }
 
 #[test]
@@ -53,7 +52,7 @@ fn recording_changes_nothing_the_run_predicts() {
     assert!(!probed.buffer_history.as_ref().unwrap().is_empty());
     // (the profile is what was recorded, not a prediction)
     assert!(probed.profile.take().is_some());
-    assert_eq!(plain.deterministic_json(), probed.deterministic_json());
+    assert_eq!(deterministic_json(&plain), deterministic_json(&probed));
     assert_eq!(plain.per_link, probed.per_link);
     assert_eq!(plain.per_rank, probed.per_rank);
     assert!(
@@ -66,11 +65,12 @@ fn recording_changes_nothing_the_run_predicts() {
 fn the_time_series_sums_to_the_link_totals() {
     for p in [
         everything(),
-        // adaptive: windows merge as time goes on; the sums must survive the merging
-        Probes {
-            adaptive: true,
-            ..Probes::default()
-        },
+        // adaptive (as for the pictures): windows merge as time goes on; the sums must survive
+        // the merging
+        probes(Records {
+            plots: true,
+            ..Records::default()
+        }),
     ] {
         let r = run_probed(BUSY, &[], &p);
         let s = r.series.as_ref().unwrap();
@@ -91,9 +91,11 @@ fn the_time_series_sums_to_the_link_totals() {
             assert_eq!(busy[i], l.busy.ps(), "link {i}");
             assert_eq!(area[i], l.occupancy_area, "link {i}");
         }
-        assert!(s.windows as u64 * s.width_ps >= r.span_ps());
+        assert!(s.windows as u64 * s.width_ps >= span_ps(&r));
         // and the CSV says the same: its bytes add up to all the bytes over links
-        let csv = mgensim::output::timeseries_csv(&r).unwrap();
+        let csv = mgensim::output::table_csv(&r, "links_timeseries")
+            .unwrap()
+            .unwrap();
         let total: u64 = csv
             .lines()
             .skip(1)
@@ -106,7 +108,7 @@ fn the_time_series_sums_to_the_link_totals() {
 #[test]
 fn link_counters_add_up_and_stay_within_the_run() {
     let r = run(BUSY);
-    let span = r.span_ps();
+    let span = span_ps(&r);
     let bytes: u64 = r.per_link.iter().map(|l| l.bytes).sum();
     let hops: u64 = r.per_link.iter().map(|l| l.packets).sum();
     // each put of 20000 B is 10 packets of 2000 B + 16 B header and an ack of 16 B;
@@ -129,15 +131,10 @@ fn link_counters_add_up_and_stay_within_the_run() {
 fn the_buffer_history_of_one_packet_matches_the_pipeline() {
     // an 8-byte put from node 0 to node 1 of a 2-node mesh: one data packet of 24 B and its
     // acknowledgement of 16 B; watch both routers
-    let watch = |router| Watch {
-        router,
-        from_ps: 0,
-        to_ps: u64::MAX,
-    };
-    let p = Probes {
-        buffer_history: vec![watch(0), watch(1)],
-        ..Probes::default()
-    };
+    let p = probes(Records {
+        buffer_history: vec!["router=0".into(), "router=1".into()],
+        ..Records::default()
+    });
     let r = run_probed(
         "[network]\ntopology = 'mesh'\ndims = [2]\n[workload]\ncode = '''
         if MGEN_Comm_rank() == 0 then MGEN_acp_complete(MGEN_rdma_put(1, 8, 0))
@@ -183,14 +180,10 @@ fn a_buffer_history_keeps_only_its_period() {
     let all = run_probed(BUSY, &[], &everything());
     let all = all.buffer_history.unwrap();
     let (from, to) = (2_000_000, 6_000_000);
-    let p = Probes {
-        buffer_history: vec![Watch {
-            router: 5,
-            from_ps: from,
-            to_ps: to,
-        }],
-        ..Probes::default()
-    };
+    let p = probes(Records {
+        buffer_history: vec![format!("router=5,from={from} ps,to={to} ps")],
+        ..Records::default()
+    });
     let part = run_probed(BUSY, &[], &p).buffer_history.unwrap();
     let expected: Vec<_> = all
         .iter()
@@ -221,10 +214,10 @@ fn spans(trace: &Value) -> std::collections::BTreeMap<u64, Vec<(u64, u64, String
 
 #[test]
 fn a_barrier_trace_has_a_track_per_rank_and_spans_that_do_not_overlap() {
-    let p = Probes {
+    let p = probes(Records {
         trace: true,
-        ..Probes::default()
-    };
+        ..Records::default()
+    });
     let r = run_probed(
         &std::fs::read_to_string(project().join("scenarios/barrier.toml")).unwrap(),
         &[
@@ -301,10 +294,10 @@ fn a_barrier_trace_has_a_track_per_rank_and_spans_that_do_not_overlap() {
 
 #[test]
 fn message_passing_and_collectives_show_on_the_trace() {
-    let p = Probes {
+    let p = probes(Records {
         trace: true,
-        ..Probes::default()
-    };
+        ..Records::default()
+    });
     let r = run_probed(
         "[network]\ndims = [4]\n[workload]\ncode = '''
         local coll = require('mgen.coll')
@@ -460,10 +453,10 @@ fn the_command_line_writes_series_history_trace_and_pictures() {
 fn a_stuck_rank_is_shown_waiting_until_the_stop() {
     let s = scenario(BROKEN_BARRIER, &[]);
     let mut sim = Simulation::new(&s).expect("builds");
-    sim.probe(&Probes {
+    sim.probe(&probes(Records {
         trace: true,
-        ..Probes::default()
-    })
+        ..Records::default()
+    }))
     .expect("probes");
     let e = sim.run().expect_err("the barrier deadlocks");
     let r = e.partial.expect("a partial report");
@@ -493,7 +486,7 @@ fn a_stuck_rank_is_shown_waiting_until_the_stop() {
     assert!(text.contains("15 of 16 ranks finished"), "{text}");
     assert!(text.contains("rank 7 blocked since"), "{text}");
     // on the timeline: a wait from the poll to the stop, and its region open until then
-    let stop = r.span_ps();
+    let stop = span_ps(&r);
     let v: Value = serde_json::from_str(r.trace.as_deref().unwrap()).unwrap();
     let spans: Vec<&Value> = v["traceEvents"]
         .as_array()
@@ -581,7 +574,7 @@ fn a_fixed_interval_too_fine_for_the_run_stops_it_with_the_figures_at_the_same_e
         .split(':')
         .next()
         .unwrap();
-    let at = Time::parse(at).unwrap().ps();
+    let at = at.parse::<Time>().unwrap().ps();
     assert!(at % (1 << 17) == 0 && at <= 1_000_000 + (1 << 17), "{at}");
     // the same stop, the same files, in two partitions
     let two = run("two", "100ns", "2");

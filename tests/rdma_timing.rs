@@ -4,7 +4,6 @@
 
 mod common;
 use common::*;
-use mgensim::units::Bandwidth;
 
 /// Rank 0 puts `bytes` to rank `h`, which polls; rank 0 completes if `complete`.
 fn one_put(h: u32, bytes: u64, complete: bool, node: &str) -> mgensim::Report {
@@ -96,7 +95,7 @@ fn a_dma_faster_than_the_link_stalls_on_its_two_staging_slots() {
     // left (d + s); packet 2 is then in at d + s + d, before packet 1's tail leaves (d + 2s),
     // and goes then. The last packet flies from d + 2s; nothing ahead of it is ever in its way.
     let p = Params {
-        dma: Bandwidth(10_000_000_000),
+        dma: 10_000_000_000,
         ..Params::nsim_ace()
     };
     let (d, s) = (p.dma(2048), p.ser(2064));

@@ -162,7 +162,7 @@ fn a_misspelt_replay_argument_is_warned_of_before_the_run() {
     let dir = d.path();
     let s = traced(dir, &SMALL, "");
     let misspelt = ["workload.args.flop=2e9".to_string()];
-    let loaded = mgensim::Scenario::load(&s, &misspelt).unwrap();
+    let loaded = mgensim::Scenario::load(&s, &misspelt, false).unwrap();
     let want = "workload.args.flop is not an argument of the replay, which ignores it (did \
                 you mean `flops`?)";
     assert_eq!(loaded.notes.len(), 1, "{:?}", loaded.notes);

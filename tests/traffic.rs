@@ -6,7 +6,6 @@
 mod common;
 use common::*;
 use mgensim::curve::{self, Curve};
-use mgensim::TrafficSummary as Summary;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -15,25 +14,31 @@ use std::sync::Arc;
 const LINE: &str = "[network]\ntopology = \"mesh\"\ndims = [4]\n[workload]\nranks = 4\n\
                     traffic = \"bitcomp\"\nload = 0.4\nprocess = \"periodic\"\nsize = \"64 B\"\n";
 
-fn traffic_of(r: &mgensim::Report) -> &Summary {
-    &r.traffic.as_ref().expect("a traffic section")[0]
+/// The report's figures of the (first) job's synthetic traffic.
+macro_rules! traffic_of {
+    ($r:expr) => {
+        &$r.traffic.as_ref().expect("a traffic section")[0]
+    };
 }
 
-fn class<'a>(s: &'a Summary, name: &str) -> &'a mgensim::ClassLoad {
-    s.link_loads
-        .iter()
-        .find(|c| c.class == name)
-        .unwrap_or_else(|| panic!("{name}: {:?}", s.link_loads))
+/// The load on the links of class `$name` in traffic figures `$s`.
+macro_rules! class {
+    ($s:expr, $name:expr) => {
+        $s.link_loads
+            .iter()
+            .find(|c| c.class == $name)
+            .unwrap_or_else(|| panic!("{}: {:?}", $name, $s.link_loads))
+    };
 }
 
 #[test]
 fn a_permutation_loads_each_link_as_worked_out_by_hand() {
     let r = run(LINE);
-    let t = traffic_of(&r);
+    let t = traffic_of!(&r);
     // eastward, 0 -> 1 carries 0's flow, 1 -> 2 carries 0's and 1's, 2 -> 3 carries 0's; the
     // same westward: the six router links carry 1, 2, 1, 1, 2, 1 flows of 0.4 of a link
     let close = |a: f64, b: f64| (a - b).abs() < 0.002;
-    let router = class(t, "router");
+    let router = class!(t, "router");
     assert_eq!(router.links, 6);
     assert!(close(router.max_utilization, 2.0 * 0.4), "{router:?}");
     assert!(
@@ -41,7 +46,7 @@ fn a_permutation_loads_each_link_as_worked_out_by_hand() {
         "{router:?}"
     );
     for nic in ["injection", "ejection"] {
-        let c = class(t, nic);
+        let c = class!(t, nic);
         assert_eq!(c.links, 4);
         assert!(
             close(c.mean_utilization, 0.4) && close(c.max_utilization, 0.4),
@@ -81,7 +86,7 @@ fn a_packet_alone_on_a_graph_takes_the_hand_computed_latency() {
          traffic = \"shift\"\nload = 0.01\nprocess = \"periodic\"\nsize = \"64 B\"\n",
     );
     let r = run_path(&s);
-    let t = traffic_of(&r);
+    let t = traffic_of!(&r);
     // 80 B on the wire over the NIC link (20 ns), then 4 cables and 3 router pipelines
     let p = Params::nsim_ace();
     let alone = p.fly(80, 3);
@@ -106,7 +111,7 @@ fn a_packet_alone_on_a_graph_takes_the_hand_computed_latency() {
 #[test]
 fn the_curve_finds_the_saturation_the_busiest_link_sets() {
     let s = scenario(LINE, &[]);
-    let case = curve::case("line".into(), s, "line").unwrap();
+    let case = curve::case(Some("line".into()), s, "line").unwrap();
     assert_eq!(case.ideal.as_ref().map(|i| i.0), Some(0.5));
     let precision = 0.01;
     let c = Curve {
@@ -126,12 +131,10 @@ fn the_curve_finds_the_saturation_the_busiest_link_sets() {
     let loads: Vec<f64> = points.iter().map(|p| p.load).collect();
     assert!(loads.windows(2).all(|w| w[0] < w[1]), "{loads:?}");
     assert_eq!(points.iter().filter(|p| !p.searched).count(), 5);
-    // every stable point below the saturation accepts what it offered
+    // every stable point below the saturation accepts what it offered (at least 98 %: the
+    // stability rule of `src/curve/mod.rs`)
     for p in points.iter().filter(|p| p.unstable.is_none()) {
-        assert!(
-            p.summary.accepted >= curve::ACCEPTED_MIN * p.summary.offered,
-            "{p:?}"
-        );
+        assert!(p.summary.accepted >= 0.98 * p.summary.offered, "{p:?}");
     }
     // the point at 0.9 is unstable, and says why
     let last = points.last().unwrap();
@@ -261,7 +264,7 @@ fn bad_traffic_keys_are_each_named() {
         let text =
             format!("[network]\ntopology = \"mesh\"\ndims = [8]\n[workload]\n{ranks}{keys}\n");
         let path = tmp_file(dir.path(), "s.toml", &text);
-        match mgensim::Scenario::load(&path, &[]) {
+        match mgensim::Scenario::load(&path, &[], false) {
             Ok(_) => failures.push(format!("{keys}: accepted")),
             Err(e) if !format!("{e:#}").contains(want) => {
                 failures.push(format!("{keys}: {e:#}\n  wanted: {want}"))

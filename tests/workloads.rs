@@ -88,6 +88,7 @@ fn bidirectional_ring_deadlocks_when_neighbours_are_unequally_far() {
     let s = mgensim::Scenario::load(
         &project().join("scenarios/bidirectional_ring.toml"),
         &["network.dims=[4,4,4]".to_string()],
+        false,
     )
     .unwrap();
     let e = fail(&s);

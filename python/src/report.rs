@@ -112,25 +112,7 @@ impl Report {
     /// `profile`, `links_timeseries`, `links_power`, `power_timeseries`, `buffer_history`);
     /// None when the run did not record it.
     fn csv(&self, name: &str) -> PyResult<Option<String>> {
-        use mgensim::output as o;
-        let r = &*self.inner();
-        Ok(match name {
-            "links" => Some(o::links_csv(r)),
-            "ranks" => Some(o::ranks_csv(r)),
-            "routers" => Some(o::routers_csv(r)),
-            "nodes" => Some(o::nodes_csv(r)),
-            "profile" => o::profile_csv(r),
-            "links_timeseries" => o::timeseries_csv(r),
-            "links_power" => o::links_power_csv(r),
-            "power_timeseries" => o::power_timeseries_csv(r),
-            "buffer_history" => o::buffer_history_csv(r),
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "no table {name:?}: links, ranks, routers, nodes, profile, \
-                     links_timeseries, links_power, power_timeseries or buffer_history"
-                )))
-            }
-        })
+        mgensim::output::table_csv(&self.inner(), name).map_err(PyValueError::new_err)
     }
 
     /// The ranks' timeline as Chrome trace-event JSON, if the run recorded it.

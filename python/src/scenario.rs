@@ -47,7 +47,7 @@ impl Scenario {
     }
 
     fn make(path: PathBuf, text: String, sets: Vec<String>, allow_io: bool) -> PyResult<Scenario> {
-        let checked = mgensim::Scenario::from_str_opts(&text, &path, &sets, allow_io)
+        let checked = mgensim::Scenario::from_str_with(&text, &path, &sets, allow_io)
             .map_err(scenario_error)?;
         Ok(Scenario {
             path,
@@ -66,7 +66,7 @@ impl Scenario {
     #[pyo3(signature = (path, allow_io = false))]
     fn load(py: Python<'_>, path: PathBuf, allow_io: bool) -> PyResult<Scenario> {
         py.detach(|| {
-            let text = mgensim::read_bounded(&path, mgensim::MAX_SOURCE)
+            let text = mgensim::read_source(&path)
                 .map_err(|e| anyhow::anyhow!("cannot read scenario {}: {e}", path.display()))?;
             Ok::<_, anyhow::Error>(text)
         })
@@ -184,17 +184,13 @@ impl Scenario {
     /// The network in words (`torus 8x8x8 (512 nodes)`).
     #[getter]
     fn network(&self) -> String {
-        self.checked.topo.describe()
+        self.checked.network_in_words()
     }
 
     /// Each job's script, as messages name it (`inline` for `code`).
     #[getter]
     fn scripts(&self) -> Vec<String> {
-        self.checked
-            .jobs
-            .iter()
-            .map(|j| j.workload.script_name.clone())
-            .collect()
+        self.checked.scripts()
     }
 
     /// What reading it left out, in words (the command line's `warning:` lines).
@@ -258,7 +254,7 @@ impl Scenario {
         let name = self.path.display().to_string();
         let (path, text, allow_io) = (&self.path, &self.text, self.allow_io);
         let (outcome, asked) = wait::run(py, cancel.as_ref(), |flag| {
-            let s = match mgensim::Scenario::from_str_opts(text, path, &all, allow_io) {
+            let s = match mgensim::Scenario::from_str_with(text, path, &all, allow_io) {
                 Ok(s) => s,
                 Err(e) => return Outcome::Setup(e),
             };
@@ -303,7 +299,7 @@ impl Scenario {
             "<mgensim.Scenario {} ({} ranks, {})>",
             self.path.display(),
             self.checked.ranks(),
-            self.checked.topo.describe()
+            self.checked.network_in_words()
         )
     }
 }

@@ -12,10 +12,14 @@
 //! `lua/mgen.d.lua`, the reference, is held to the table by a test (`stub.rs`): every call and
 //! constant documented, with the table's argument names, optional ones marked, and nothing more.
 //!
-//! It names no other module of mgensim but `tags.rs` (the wildcards' values).
+//! It names no other module of mgensim but `tags.rs` (the wildcards' values) and, for the
+//! typed error of a refused value (`error.rs`), `units.rs`.
 
+mod error;
 #[cfg(test)]
 mod stub;
+
+pub(crate) use error::CallError;
 
 /// One argument of a call: its name (as the reference and the error messages give it), the
 /// rule its value follows, and whether it may be left out (`nil`).

@@ -61,7 +61,7 @@ fn cases(c: &CurveCommand) -> Result<Vec<Case>> {
     let sets = overrides(&c.over.keys, &c.over.run)?;
     let mut out = Vec::new();
     for path in &c.scenarios {
-        let text = mgensim::read_bounded(path, mgensim::MAX_SOURCE)
+        let text = mgensim::read_source(path)
             .map_err(|e| anyhow::anyhow!("{e}"))
             .with_context(|| format!("cannot read scenario {}", path.display()))?;
         let file = path.file_name().map_or_else(
@@ -82,34 +82,15 @@ fn cases(c: &CurveCommand) -> Result<Vec<Case>> {
                     words.push(format!("{short}={v}"));
                 }
             }
-            let scenario = Scenario::from_str_opts(&text, path, &s, c.over.keys.allow_io)?;
+            let scenario = Scenario::from_str_with(&text, path, &s, c.over.keys.allow_io)?;
             for note in &scenario.notes {
                 eprintln!("warning: {}", mgensim::escaped(note));
             }
-            let label = if words.is_empty() {
-                scenario.topo.describe()
-            } else {
-                words.join(", ")
-            };
+            let label = (!words.is_empty()).then(|| words.join(", "));
             out.push(curve::case(label, scenario, &path.display().to_string())?);
         }
     }
     Ok(out)
-}
-
-/// The plot's title: the first case's traffic, without its load.
-fn title(cases: &[Case]) -> String {
-    let traffic = cases[0]
-        .scenario
-        .jobs
-        .iter()
-        .find_map(|j| j.workload.traffic.as_ref())
-        .map(|t| t.describe())
-        .unwrap_or_default();
-    let traffic = traffic
-        .rsplit_once(", load")
-        .map_or(traffic.as_str(), |t| t.0);
-    format!("Load-latency: {traffic}")
 }
 
 pub(crate) fn run(c: &CurveCommand) -> Result<Exit> {
@@ -164,16 +145,9 @@ pub(crate) fn run(c: &CurveCommand) -> Result<Exit> {
     let (points, sats) = result?;
     std::fs::create_dir_all(&c.out)
         .with_context(|| format!("cannot make the folder {}", c.out.display()))?;
-    let mut files = vec![
-        ("curve.csv", curve::csv(&curve.cases, &points)),
-        (
-            "saturation.csv",
-            curve::saturation_csv(&curve.cases, &points, &sats, curve.precision),
-        ),
-    ];
-    match mgensim::curve::svg::svg(&title(&curve.cases), &curve.cases, &points, &sats) {
-        Ok(svg) => files.push(("curve.svg", svg)),
-        Err(e) => eprintln!("warning: no curve.svg: {e}"),
+    let (files, no_picture) = curve::files(&curve, &points, &sats);
+    if let Some(e) = no_picture {
+        eprintln!("warning: no curve.svg: {e}");
     }
     for (name, text) in &files {
         let path = c.out.join(name);

@@ -32,9 +32,7 @@ pub(crate) fn interrupt_flag(setup: Option<(String, Arc<AtomicBool>)>) -> Arc<At
             }
         }
         let second = f.swap(true, Ordering::SeqCst);
-        if mgensim::output::on_signal() == mgensim::output::OnSignal::Exit
-            && (second || mgensim::output::abort_requested())
-        {
+        if mgensim::output::may_end_on_signal(second) {
             mgensim::output::remove_temporaries();
             std::process::exit(Exit::Interrupted as i32);
         }
@@ -46,7 +44,7 @@ pub(crate) fn interrupt_flag(setup: Option<(String, Arc<AtomicBool>)>) -> Arc<At
 /// (building the network and the scripts, before the engine's own watch starts): nothing has
 /// been computed then, so there is nothing to write. `over` says the set-up is over.
 pub(crate) fn watch_setup(scenario: &Path, wall: mgensim::units::Time, over: &Arc<AtomicBool>) {
-    if wall == mgensim::units::Time::ZERO {
+    if wall.ps() == 0 {
         return;
     }
     let start = *STARTED.get_or_init(std::time::Instant::now);

@@ -48,14 +48,12 @@ pub(crate) enum Source<'a> {
 pub(crate) fn load(a: &ScenarioArgs, source: &Source, sets: &[String]) -> Result<Scenario> {
     let allow_io = a.over.keys.allow_io;
     match source {
-        Source::Scenario => {
-            Scenario::load_with(&a.scenario, sets, allow_io).map_err(|e| {
-                match hint(&a.scenario, &a.over.keys.set) {
-                    Some(h) => anyhow::anyhow!("{h}"),
-                    None => e,
-                }
-            })
-        }
+        Source::Scenario => Scenario::load(&a.scenario, sets, allow_io).map_err(|e| {
+            match hint(&a.scenario, &a.over.keys.set) {
+                Some(h) => anyhow::anyhow!("{h}"),
+                None => e,
+            }
+        }),
         Source::Trace(s) => mgensim::replay_scenario(&a.scenario, *s, sets, allow_io),
     }
 }
@@ -63,7 +61,9 @@ pub(crate) fn load(a: &ScenarioArgs, source: &Source, sets: &[String]) -> Result
 /// What to say of `path`, given where a scenario is due, if it is a trace: how to replay it
 /// (with the `--set`s the user gave, `sets`).
 fn hint(path: &Path, sets: &[String]) -> Option<String> {
-    mgensim::trace_kind(path)?;
+    if !mgensim::is_trace(path) {
+        return None;
+    }
     let (x, how) = (path.display(), "the network given");
     Some(match sets {
         [] => format!(

@@ -158,7 +158,7 @@ proptest! {
 
     #[test]
     fn the_scenario_reader_takes_any_text(text in ".*") {
-        let _ = Scenario::from_str_with(&text, Path::new("fuzz.toml"), &[]);
+        let _ = Scenario::from_str_with(&text, Path::new("fuzz.toml"), &[], false);
     }
 
     #[test]
@@ -167,7 +167,7 @@ proptest! {
         sets in prop::collection::vec(".*", 0..3),
     ) {
         let text = lines.join("\n");
-        match Scenario::from_str_with(&text, Path::new("fuzz.toml"), &sets) {
+        match Scenario::from_str_with(&text, Path::new("fuzz.toml"), &sets, false) {
             Ok(s) => {
                 prop_assert!(!s.topo.dims().is_empty() && s.topo.dims().len() <= 6);
                 prop_assert!(s.ranks() >= 1 && s.ranks() <= s.nodes() * s.node.ranks_per_node as u64);

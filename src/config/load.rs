@@ -11,30 +11,20 @@ use crate::words::{bounded, plain_words, shown};
 use anyhow::{anyhow, Result};
 
 impl Scenario {
-    /// Reads a scenario file and applies `overrides` (`key.path=TOML-literal`), with the
-    /// sandbox on (see [`Scenario::load_with`]).
-    pub fn load(path: &Path, overrides: &[String]) -> Result<Scenario> {
-        Scenario::load_with(path, overrides, false)
-    }
-
-    /// Reads a scenario file and applies `overrides`. Without `allow_io` (`--allow-io`) the
-    /// files it names (its scripts, placement maps) must be regular files below its own
-    /// folder or mgensim's Lua library (`files.rs`). The file itself is read up to
-    /// [`crate::files::MAX_SOURCE`] bytes; it may be a pipe (`<(...)`).
-    pub fn load_with(path: &Path, overrides: &[String], allow_io: bool) -> Result<Scenario> {
+    /// Reads a scenario file and applies `overrides` (`key.path=TOML-literal`). Without
+    /// `allow_io` (`--allow-io`: the sandbox on) the files it names (its scripts, placement
+    /// maps) must be regular files below its own folder or mgensim's Lua library
+    /// (`files.rs`). The file itself is read up to [`crate::files::MAX_SOURCE`] bytes; it may
+    /// be a pipe (`<(...)`).
+    pub fn load(path: &Path, overrides: &[String], allow_io: bool) -> Result<Scenario> {
         let text = crate::files::read_bounded(path, crate::files::MAX_SOURCE)
             .map_err(|e| anyhow!("cannot read scenario {}: {e}", path.display()))?;
-        Scenario::from_str_opts(&text, path, overrides, allow_io)
+        Scenario::from_str_with(&text, path, overrides, allow_io)
     }
 
     /// Like [`Scenario::load`] for text already in memory; `path` names it in messages and
     /// anchors relative paths. Every problem found is reported, not just the first.
-    pub fn from_str_with(text: &str, path: &Path, overrides: &[String]) -> Result<Scenario> {
-        Scenario::from_str_opts(text, path, overrides, false)
-    }
-
-    /// [`Scenario::from_str_with`], with `--allow-io` or not.
-    pub fn from_str_opts(
+    pub fn from_str_with(
         text: &str,
         path: &Path,
         overrides: &[String],
@@ -280,6 +270,27 @@ impl Scenario {
     /// Nodes of the network.
     pub fn nodes(&self) -> u64 {
         (self.topo.terminals() / self.node.nics_per_node.max(1)) as u64
+    }
+    /// Router-to-router links on the route a lone packet from NIC `a` to NIC `b` takes (with
+    /// one NIC a node, node `a` to node `b`; minimal where the routing may choose).
+    pub fn distance(&self, a: u32, b: u32) -> u32 {
+        self.topo.distance(a, b)
+    }
+    /// The network in words (`torus 8x8x8 (512 nodes)`).
+    pub fn network_in_words(&self) -> String {
+        self.topo.describe()
+    }
+    /// `limits.wall_time`: the wall-clock time a run may take, set-up included (zero: no
+    /// limit).
+    pub fn wall_time(&self) -> Time {
+        self.limits.wall_time
+    }
+    /// Each job's script, as messages name it (`inline` for `code`).
+    pub fn scripts(&self) -> Vec<String> {
+        self.jobs
+            .iter()
+            .map(|j| j.workload.script_name.clone())
+            .collect()
     }
     /// Virtual channels per router input port: `network.vcs`, or one per class of the
     /// topology's routing.

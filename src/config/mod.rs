@@ -6,13 +6,13 @@
 //! resolved against the folder of the scenario file.
 //!
 //! ```
-//! let s = mgensim::config::Scenario::from_str_with(
+//! let s = mgensim::Scenario::from_str_with(
 //!     "[network]\ndims = [4, 4]\n[workload]\ncode = 'MGEN_Comp(1e-6)'\n",
 //!     std::path::Path::new("inline.toml"),
-//!     &["network.link_bandwidth=\"8 GB/s\"".to_string()],
+//!     &["network.dims=[4, 2]".to_string()],
+//!     false,
 //! ).unwrap();
-//! assert_eq!(s.network.link_bandwidth.0, 8_000_000_000);
-//! assert_eq!(s.ranks(), 16);
+//! assert_eq!((s.ranks(), s.nodes()), (8, 8)); // a rank per node, the `--set` shape
 //! ```
 
 mod keys;
@@ -225,7 +225,7 @@ impl NodeConfig {
 /// far, marked partial). Zero means no limit.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Lua VM instructions a rank may run between two calls that give control back to the
     /// engine (a blocking call, or the end of its script). Catches endless loops. Counted
     /// once a resume has run 10-20 ms of wall time (`script/watchdog.rs`), so a rank stopped
@@ -237,7 +237,7 @@ pub struct Limits {
     /// Events the engine may process.
     pub(crate) events: u64,
     /// Wall-clock time the run may take (`mgensim run --timeout` sets it).
-    pub wall_time: Time,
+    pub(crate) wall_time: Time,
     /// Simulated time the run may reach: every event up to it is processed, none after it.
     pub(crate) simulated_time: Time,
     /// Memory of the time series of a fixed `--interval` (`probe/series.rs`): the windows it
@@ -287,13 +287,15 @@ pub(crate) const LUA_MEMORY_FOR_THE_RUN: Bytes = Bytes(u64::MAX);
 /// script that keeps a few thousand objects per rank fits), at most half the machine, and at
 /// least 256 MiB. A script that grows without end stops within seconds on a small run, and a
 /// run of a million ranks still has room (its barrier holds 3.2 GB).
-pub fn lua_memory_for(ranks: u64, machine: u64) -> Bytes {
+pub(crate) fn lua_memory_for(ranks: u64, machine: u64) -> Bytes {
     let wanted = (256u64 << 20).saturating_add(ranks.saturating_mul(1 << 20));
     Bytes(wanted.min(machine / 2).max(256 << 20))
 }
 
 #[cfg(test)]
 mod fuzz;
+#[cfg(test)]
+mod sizing_tests;
 
 #[cfg(test)]
 mod lua_memory_tests {
@@ -311,6 +313,11 @@ mod lua_memory_tests {
             Bytes(256 << 20),
             "at least 256 MiB"
         );
+        // (the figures the README and the stubs quote: a runaway 4-rank script stops at
+        // 260 MiB; 256 MiB and 1 MiB per rank, at most half the machine, at least 256 MiB)
+        assert_eq!(lua_memory_for(4, 64 * GIB), Bytes(260 << 20));
+        assert_eq!(lua_memory_for(1000, 64 * GIB), Bytes((256 + 1000) << 20));
+        assert_eq!(lua_memory_for(1, 256 << 20), Bytes(256 << 20));
     }
 }
 
@@ -449,9 +456,9 @@ struct ScenarioFile {
 
 /// The workload: a Lua script that every rank runs as its own coroutine.
 #[derive(Clone, Debug, Serialize)]
-pub struct Workload {
+pub(crate) struct Workload {
     /// Where the script came from, for error messages (`inline` for `code = ...`).
-    pub script_name: String,
+    pub(crate) script_name: String,
     /// The script's folder, searched by `require` (None for inline code).
     pub(crate) script_dir: Option<PathBuf>,
     /// The scenario file's folder, for data files the script reads (`MGEN_SCENARIO_DIR`).
@@ -467,19 +474,19 @@ pub struct Workload {
     pub(crate) args: toml::Table,
     /// Synthetic traffic the job's ranks inject (`traffic/`), instead of what a script sends.
     #[serde(skip)]
-    pub traffic: Option<std::sync::Arc<crate::traffic::Spec>>,
+    pub(crate) traffic: Option<std::sync::Arc<crate::traffic::Spec>>,
 }
 
 /// One job: a workload and where its ranks run.
 #[derive(Clone, Debug, Serialize)]
-pub struct Job {
+pub(crate) struct Job {
     /// The job's name.
     pub(crate) name: String,
     /// What its ranks run.
-    pub workload: Workload,
+    pub(crate) workload: Workload,
     /// The node of each of its ranks.
     #[serde(skip)]
-    pub nodes: Vec<u32>,
+    pub(crate) nodes: Vec<u32>,
 }
 
 /// A scenario, validated and with every default filled in.
@@ -492,16 +499,16 @@ pub struct Scenario {
     /// The nodes: NICs, DMA, message passing.
     pub(crate) node: NodeConfig,
     /// The jobs, one for a `[workload]`; their ranks are numbered one job after the other.
-    pub jobs: Vec<Job>,
+    pub(crate) jobs: Vec<Job>,
     /// What stops a run gone wrong.
-    pub limits: Limits,
+    pub(crate) limits: Limits,
     /// Links that sleep when idle, and energy accounting; None without `[power]`.
     pub(crate) power: Option<PowerConfig>,
     /// Threads and partitions (they change how fast a run goes, never what it predicts).
     pub(crate) engine: EngineConfig,
     /// The network's shape, built from `network` by its family (`topology/`).
     #[serde(skip)]
-    pub topo: crate::topology::Topo,
+    pub(crate) topo: crate::topology::Topo,
     /// Whether scripts may use the whole Lua standard library (`--allow-io`); never set by
     /// the scenario file itself, so that a shared scenario cannot lift its own sandbox.
     #[serde(skip)]

@@ -11,7 +11,7 @@ use super::{NetworkConfig, NetworkModel, RouterKind};
 use crate::units::Bytes;
 
 /// The keys of `[network]` only the packet model reads, each with what it sets.
-pub const PACKET_ONLY: [(&str, &str); 4] = [
+pub(crate) const PACKET_ONLY: [(&str, &str); 4] = [
     ("vcs", "the routers' virtual channels"),
     ("router", "how routers queue packets"),
     (

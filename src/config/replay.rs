@@ -51,7 +51,7 @@ pub fn scenario(
         toml::Value::String(named.to_string_lossy().into_owned())
     )];
     all.extend_from_slice(sets);
-    Scenario::from_str_opts(&text, &anchor, &all, allow_io)
+    Scenario::from_str_with(&text, &anchor, &all, allow_io)
 }
 
 /// The trace as the scenario `s` names it: relative to its folder, which must hold it (the

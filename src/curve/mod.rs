@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Rule 2: the accepted load over the offered load a stable load keeps at least.
-pub const ACCEPTED_MIN: f64 = 0.98;
+pub(crate) const ACCEPTED_MIN: f64 = 0.98;
 /// Rule 3: the second half's mean latency over the first's a stable load keeps at most.
 pub(crate) const GROWTH_MAX: f64 = 1.3;
 /// Loads each round of the search runs per case (the quarters of its interval).
@@ -40,11 +40,11 @@ pub(crate) const MAX_ROUNDS: usize = 24;
 /// Most loads `--loads` may list.
 pub(crate) const MAX_LOADS: usize = 1000;
 
-pub mod svg;
+mod svg;
 
 /// What a curve calls as each point is measured: the case, the load and the point (or why it
 /// failed); the command line prints it.
-pub type Progress<'a> = dyn Fn(&Case, f64, &Result<Point, String>) + Sync + 'a;
+pub(crate) type Progress<'a> = dyn Fn(&Case, f64, &Result<Point, String>) + Sync + 'a;
 
 /// One case: its label and its scenario (checked, with synthetic traffic).
 pub struct Case {
@@ -336,9 +336,10 @@ pub(crate) fn at_load(s: &Scenario, load: f64) -> Result<Scenario, String> {
     Ok(s)
 }
 
-/// The case of scenario `s` labelled `label`, with its traffic's bound worked out (an error
-/// when it has no synthetic traffic).
-pub fn case(label: String, s: Scenario, file: &str) -> Result<Case> {
+/// The case of scenario `s` labelled `label` (without one, its network in words), with its
+/// traffic's bound worked out (an error when it has no synthetic traffic).
+pub fn case(label: Option<String>, s: Scenario, file: &str) -> Result<Case> {
+    let label = label.unwrap_or_else(|| s.topo.describe());
     let Some(j) = s.jobs.iter().position(|j| j.workload.traffic.is_some()) else {
         bail!(
             "{file} has no synthetic traffic: a curve needs `[workload] traffic = \"uniform\"` \
@@ -356,8 +357,33 @@ pub fn case(label: String, s: Scenario, file: &str) -> Result<Case> {
     })
 }
 
+/// The files of `mgensim curve`'s folder, by name: `curve.csv`, `saturation.csv` and
+/// `curve.svg`; and why there is no picture, if there is none (no run delivered a measured
+/// packet, or drawing failed).
+pub fn files(
+    curve: &Curve,
+    points: &[Point],
+    sats: &[Saturation],
+) -> (Vec<(&'static str, String)>, Option<String>) {
+    let mut files = vec![
+        ("curve.csv", csv(&curve.cases, points)),
+        (
+            "saturation.csv",
+            saturation_csv(&curve.cases, points, sats, curve.precision),
+        ),
+    ];
+    let no_picture = match svg::svg(&curve.cases, points, sats) {
+        Ok(svg) => {
+            files.push(("curve.svg", svg));
+            None
+        }
+        Err(e) => Some(e.to_string()),
+    };
+    (files, no_picture)
+}
+
 /// `curve.csv`: a line per run, by case then load.
-pub fn csv(cases: &[Case], points: &[Point]) -> String {
+pub(crate) fn csv(cases: &[Case], points: &[Point]) -> String {
     let mut out = String::from(
         "case,label,load,searched,offered,injected,accepted,latency_mean_ps,latency_p50_ps,\
          latency_p99_ps,latency_max_ps,network_latency_mean_ps,hops_mean,packets,unfinished,\
@@ -394,7 +420,7 @@ pub fn csv(cases: &[Case], points: &[Point]) -> String {
 }
 
 /// `saturation.csv`: a line per case.
-pub fn saturation_csv(
+pub(crate) fn saturation_csv(
     cases: &[Case],
     points: &[Point],
     sats: &[Saturation],

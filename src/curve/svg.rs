@@ -46,8 +46,24 @@ fn marker(
     Ok(())
 }
 
-/// The picture, titled `title`.
-pub fn svg(title: &str, cases: &[Case], points: &[Point], sats: &[Saturation]) -> Result<String> {
+/// The plot's title: the first case's traffic, without its load.
+fn title(cases: &[Case]) -> String {
+    let traffic = cases[0]
+        .scenario
+        .jobs
+        .iter()
+        .find_map(|j| j.workload.traffic.as_ref())
+        .map(|t| t.describe())
+        .unwrap_or_default();
+    let traffic = traffic
+        .rsplit_once(", load")
+        .map_or(traffic.as_str(), |t| t.0);
+    format!("Load-latency: {traffic}")
+}
+
+/// The picture, titled with the first case's traffic.
+pub(crate) fn svg(cases: &[Case], points: &[Point], sats: &[Saturation]) -> Result<String> {
+    let title = title(cases);
     if points.iter().all(|p| p.summary.packet_latency_ps.is_none()) {
         bail!("nothing to draw: no run delivered a measured packet");
     }

@@ -10,7 +10,7 @@ use crate::units::Time;
 
 /// Rank `r` by name, as a message shows it (a job's name escaped, `report::escaped`).
 fn named(whole: &Part, r: u32) -> String {
-    escaped(&whole.nodes.name(r)).into_owned()
+    escaped(&whole.nodes().name(r)).into_owned()
 }
 
 /// What each blocked rank of a deadlock waits for, in the terms of the call its script made,
@@ -36,7 +36,7 @@ pub(crate) fn deadlock_detail(
         if i >= SHOWN {
             continue;
         }
-        let rank = &whole.ranks[r as usize];
+        let rank = whole.rank(r);
         out.push_str(&format!(
             "  {} (clock {}) waits in {}",
             named(whole, r),
@@ -68,9 +68,15 @@ pub(crate) fn deadlock_detail(
     }
     // messages left at ranks that are not waiting (they finished without receiving them)
     let shown: std::collections::BTreeSet<u32> = blocked.iter().take(SHOWN).copied().collect();
-    let leftover: Vec<String> = (0..whole.ranks.len() as u32)
-        .filter(|i| !shown.contains(i) && whole.mpi.queues(*i).unexpected() > 0)
-        .map(|i| format!("{}: {}", named(whole, i), whole.mpi.queues(i).unexpected()))
+    let leftover: Vec<String> = (0..whole.rank_count())
+        .filter(|i| !shown.contains(i) && whole.mpi().queues(*i).unexpected() > 0)
+        .map(|i| {
+            format!(
+                "{}: {}",
+                named(whole, i),
+                whole.mpi().queues(i).unexpected()
+            )
+        })
         .collect();
     if !leftover.is_empty() {
         let n = leftover.len();
@@ -116,18 +122,18 @@ const INSTEAD: usize = 4;
 
 /// When rank `p` finished, if it had.
 fn ended(whole: &Part, p: u32) -> Option<Time> {
-    let rank = &whole.ranks[p as usize];
+    let rank = whole.rank(p);
     (rank.status == Status::Done).then_some(rank.clock)
 }
 
 /// If every rank of `r`'s job but `r` had finished: that, in words, with when the last did.
 fn all_others_ended(whole: &Part, r: u32) -> Option<String> {
-    let job = whole.nodes.job(r);
+    let job = whole.nodes().job(r);
     let mut last = Time::ZERO;
     for p in (job.base..job.base + job.size).filter(|&p| p != r) {
         last = last.max(ended(whole, p)?);
     }
-    let of_job = if whole.nodes.jobs.len() > 1 {
+    let of_job = if whole.nodes().jobs.len() > 1 {
         " of its job"
     } else {
         ""
@@ -152,7 +158,7 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
                     .map(|t| format!("{} had already finished at {t}", name(from as u32)))
             };
             out.extend(done);
-            let here: Vec<_> = whole.mpi.unexpected_at(r).collect();
+            let here: Vec<_> = whole.mpi().unexpected_at(r).collect();
             for &(src, t, bytes) in here.iter().take(INSTEAD) {
                 let why = match (
                     from == crate::mpi::ANY_SOURCE || from == src as i64,
@@ -176,7 +182,7 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
             }
         }
         OnWhat::Receive { to, tag } => {
-            let posted: Vec<_> = whole.mpi.posted_at(to).collect();
+            let posted: Vec<_> = whole.mpi().posted_at(to).collect();
             for &(src, t) in posted.iter().take(INSTEAD) {
                 let from = if src == crate::mpi::ANY_SOURCE {
                     "any rank".to_string()
@@ -216,7 +222,8 @@ fn what_is_there(whole: &Part, r: u32, on: &OnWhat) -> Vec<String> {
         }
         OnWhat::Put { tag } => {
             out.extend(all_others_ended(whole, r));
-            let others: Vec<String> = whole.ranks[r as usize]
+            let others: Vec<String> = whole
+                .rank(r)
                 .unpolled_tags()
                 .iter()
                 .filter(|&&(t, _)| t != tag)
@@ -275,7 +282,7 @@ pub(crate) fn waits_for(w: &Part, r: u32) -> String {
 
 /// What blocked rank `r` waits for (see [`Blocked`]); `w` is `r`'s partition.
 pub(crate) fn blocked_on(w: &Part, r: u32) -> Blocked {
-    let rank = &w.ranks[r as usize];
+    let rank = w.rank(r);
     let (words, on, on_what) = match rank.wait {
         Wait::Poll(tag) => (
             format!("MGEN_rdma_poll(tag {tag}): no put with that tag was delivered to it"),
@@ -290,7 +297,7 @@ pub(crate) fn blocked_on(w: &Part, r: u32) -> Blocked {
             None,
             OnWhat::Other,
         ),
-        Wait::Request(seq, call) => match w.mpi.request_of(rank, seq) {
+        Wait::Request(seq, call) => match w.mpi().request_of(rank, seq) {
             Some((send, peer, tag)) => request_words(w, call, send, peer, tag),
             None => (call.name().to_string(), None, OnWhat::Other),
         },
@@ -316,7 +323,7 @@ fn request_words(
     let who = if peer == crate::mpi::ANY_SOURCE {
         "any rank".to_string()
     } else {
-        w.nodes.name(peer as u32)
+        w.nodes().name(peer as u32)
     };
     let what = if send {
         format!("to {who} {}", crate::tags::tag_words(tag))
@@ -443,25 +450,25 @@ pub(super) fn leftovers(w: &Part) -> Vec<String> {
     let kinds: [(&str, Count); 5] = [
         (
             "puts delivered and never polled (MGEN_rdma_poll)",
-            |w, r| w.ranks[r as usize].unpolled(),
+            |w, r| w.rank(r).unpolled(),
         ),
         ("messages arrived and never received", |w, r| {
-            w.mpi.queues(r).unexpected() as u64
+            w.mpi().queues(r).unexpected() as u64
         }),
         ("receives posted and never matched", |w, r| {
-            w.mpi.queues(r).posted() as u64
+            w.mpi().queues(r).posted() as u64
         }),
         ("requests never waited for (MGEN_Wait)", |w, r| {
-            w.mpi.queues(r).unwaited() as u64
+            w.mpi().queues(r).unwaited() as u64
         }),
         (
             "regions begun and never ended (MGEN_region_begin)",
-            |w, r| w.ranks[r as usize].regions as u64,
+            |w, r| w.rank(r).regions as u64,
         ),
     ];
     let mut out = Vec::new();
     for (what, count) in kinds {
-        let per: Vec<(usize, u64)> = (0..w.ranks.len())
+        let per: Vec<(usize, u64)> = (0..w.rank_count() as usize)
             .map(|i| (i, count(w, i as u32)))
             .filter(|&(_, n)| n > 0)
             .collect();

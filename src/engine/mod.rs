@@ -9,12 +9,12 @@
 //! and links move them as events → deliveries and completions wake ranks → scripts go on.
 //!
 //! ```
-//! use mgensim::{config::Scenario, engine::Simulation};
+//! use mgensim::{Scenario, Simulation};
 //! let s = Scenario::from_str_with(
 //!     "[network]\ndims = [2]\n[workload]\ncode = '''
 //!        if MGEN_Comm_rank() == 0 then MGEN_acp_complete(MGEN_rdma_put(1, 8, 0))
 //!        else MGEN_rdma_poll(0) end'''\n",
-//!     std::path::Path::new("doc.toml"), &[]).unwrap();
+//!     std::path::Path::new("doc.toml"), &[], false).unwrap();
 //! let report = Simulation::new(&s).unwrap().run().unwrap();
 //! assert_eq!(report.network.packets, 2); // the data and its control packet
 //! ```
@@ -26,7 +26,6 @@ mod threads;
 mod windows;
 
 use crate::config::Scenario;
-use crate::event::Event;
 use crate::limits::Limit;
 use crate::part::Part;
 use crate::partition::Partitioning;
@@ -205,58 +204,9 @@ impl Simulation {
     /// Records, in this run, what `p` asks for beyond the summary. Errors name a router that
     /// does not exist or an empty interval.
     pub fn probe(&mut self, p: &Probes) -> anyhow::Result<()> {
-        use crate::probe::{history::BufferHistory, series::LinkSeries};
         for run in &self.runners {
-            let mut guard = run.part.borrow_mut();
-            let w = &mut *guard;
-            let routers = w.net.routers();
-            if !p.buffer_history.is_empty() && w.nics.flow.is_some() {
-                anyhow::bail!(
-                    "--buffer-history: the flow model (network.model = \"flow\") has no buffers: \
-                     messages move as flows, not packets through routers; use the packet model \
-                     for buffer histories"
-                );
-            }
-            for watch in &p.buffer_history {
-                if watch.router >= routers {
-                    anyhow::bail!(
-                        "--buffer-history: router {} does not exist: the network has {routers} \
-                         routers, 0 to {}",
-                        watch.router,
-                        routers - 1
-                    );
-                }
-            }
-            let channels = w.net.channels();
-            let for_report = p.report && channels <= crate::probe::REPORT_CHANNELS;
-            match p.interval {
-                Some(Time::ZERO) => anyhow::bail!("--interval must be longer than 0 ps"),
-                Some(i) => {
-                    let memory = self.scenario.limits.time_series_memory.0;
-                    w.net.series = Some(Box::new(LinkSeries::new(i.ps(), false, channels, memory)))
-                }
-                None if p.adaptive || for_report => {
-                    w.net.series = Some(Box::new(LinkSeries::new(1_000, true, channels, 0)))
-                }
-                None => w.net.series = None,
-            }
-            w.series_in_files = p.interval.is_some() || p.adaptive;
-            w.net.history = (!p.buffer_history.is_empty())
-                .then(|| Box::new(BufferHistory::new(p.buffer_history.clone())));
-            let ranks = w.ranks.len() as u32;
-            let for_report = p.report && ranks as usize <= crate::probe::REPORT_RANKS;
-            let profile_for_report =
-                p.report && ranks as usize <= crate::probe::REPORT_PROFILE_RANKS;
-            w.profile = (p.profile || profile_for_report)
-                .then(|| Box::new(crate::probe::profile::Profile::new(ranks as usize)));
-            w.trace = match (p.trace, for_report) {
-                (true, _) => Some(Box::new(crate::probe::trace::Trace::new(ranks))),
-                (false, true) => Some(Box::new(crate::probe::trace::Trace::bounded(
-                    ranks,
-                    crate::probe::REPORT_SPANS,
-                ))),
-                _ => None,
-            };
+            let memory = self.scenario.limits.time_series_memory.0;
+            run.part.borrow_mut().record(p, memory)?;
         }
         Ok(())
     }
@@ -276,9 +226,9 @@ impl Simulation {
             };
             for run in &self.runners {
                 let w = run.part.borrow();
-                p.now = p.now.max(w.now);
-                p.events += w.events;
-                p.finished += w.finished;
+                p.now = p.now.max(w.now());
+                p.events += w.events();
+                p.finished += w.finished();
             }
             f(p);
         }
@@ -293,11 +243,7 @@ impl Simulation {
     /// max-min of all the flows gives (a pass over all of them per recomputation).
     pub fn self_check(&mut self) {
         for run in &self.runners {
-            let mut w = run.part.borrow_mut();
-            w.self_check = true;
-            if let Some(f) = w.nics.flow.as_deref_mut() {
-                f.check = true;
-            }
+            run.part.borrow_mut().check_itself();
         }
     }
 
@@ -307,9 +253,7 @@ impl Simulation {
     /// say so.
     pub fn flow_ripple(&mut self, on: bool) {
         for run in &self.runners {
-            if let Some(f) = run.part.borrow_mut().nics.flow.as_deref_mut() {
-                f.use_ripple(on);
-            }
+            run.part.borrow_mut().flow_ripple(on);
         }
     }
 
@@ -319,23 +263,21 @@ impl Simulation {
     /// run computes; this is for the tests that say so.
     pub fn cache_tactics(&mut self, on: bool) {
         for run in &self.runners {
-            let mut w = run.part.borrow_mut();
-            w.tactics = Some(on);
-            w.set_prefetching(on);
+            run.part.borrow_mut().force_tactics(on);
         }
     }
 
     /// Stops the run, with a partial report, as soon as `flag` is set (by a Ctrl-C handler).
     pub(crate) fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
         for run in &self.runners {
-            run.part.borrow_mut().watch.set_interrupt(flag.clone());
+            run.part.borrow_mut().set_interrupt(flag.clone());
         }
     }
 
     /// `limits.wall_time` counts from `origin` (the process's start: setting up counts too).
     pub(crate) fn count_wall_time_from(&mut self, origin: Instant) {
         for run in &self.runners {
-            run.part.borrow_mut().watch.count_from(origin);
+            run.part.borrow_mut().count_from(origin);
         }
     }
 
@@ -344,7 +286,7 @@ impl Simulation {
         let started = Instant::now();
         let nranks = self.parts.rank.len() as u32;
         for run in &self.runners {
-            let mine = run.part.borrow().mine.clone();
+            let mine = run.part.borrow().mine().to_vec();
             if let Err(e) = run.scripts.spawn(&mine) {
                 return Err(SimError {
                     stop: Stop::Script {
@@ -359,16 +301,11 @@ impl Simulation {
         }
         let mut windows = Windows::new(&self.runners, &self.scenario.limits);
         for run in &self.runners {
-            let mut w = run.part.borrow_mut();
-            w.watch.start(self.scenario.limits.wall_time);
-            if windows.counts_events() {
-                // (the engine counts them, at the ends of epochs)
-                w.watch.event_limit = u64::MAX;
-            }
-            w.checkpoint = w.watch.event_limit.min(crate::limits::CHECK_EVERY);
-            for r in w.mine.clone() {
-                w.queue.push(Time::ZERO, Event::RankWake(r));
-            }
+            // (when the engine counts the events, at the ends of epochs, it applies their
+            // limit)
+            run.part
+                .borrow_mut()
+                .start(self.scenario.limits.wall_time, windows.counts_events());
         }
         let result = match self.drive(&mut windows, nranks) {
             Ok(()) => self.finish(started, windows.stats),
@@ -436,28 +373,17 @@ impl Simulation {
         let mut dropped = Vec::new();
         // (a process about to end leaves them to the exit: freeing gigabytes takes seconds)
         let last = self.last;
-        let let_go = |b: Option<Box<dyn std::any::Any>>| match b {
-            Some(b) if last => std::mem::forget(b),
-            _ => {}
-        };
-        let mut say = |what: &'static str| {
-            if !dropped.contains(&what) {
-                dropped.push(what);
-            }
-        };
+        const WHAT: [&str; 3] = [
+            "links_timeseries.csv and power_timeseries.csv",
+            "buffer_history.csv",
+            "the timeline (trace)",
+        ];
         for run in &self.runners {
-            let mut w = run.part.borrow_mut();
-            if let Some(b) = w.net.series.take() {
-                say("links_timeseries.csv and power_timeseries.csv");
-                let_go(Some(b));
-            }
-            if let Some(b) = w.net.history.take() {
-                say("buffer_history.csv");
-                let_go(Some(b));
-            }
-            if let Some(b) = w.trace.take() {
-                say("the timeline (trace)");
-                let_go(Some(b));
+            let had = run.part.borrow_mut().drop_bulky_records(last);
+            for (what, _) in WHAT.iter().zip(had).filter(|(_, had)| *had) {
+                if !dropped.contains(what) {
+                    dropped.push(*what);
+                }
             }
         }
         dropped
@@ -467,15 +393,7 @@ impl Simulation {
     fn end(&self) -> Time {
         self.runners
             .iter()
-            .map(|run| {
-                let w = run.part.borrow();
-                w.mine
-                    .iter()
-                    .map(|&r| w.ranks[r as usize].clock)
-                    .max()
-                    .unwrap_or(Time::ZERO)
-                    .max(w.now)
-            })
+            .map(|run| run.part.borrow().latest())
             .max()
             .unwrap_or(Time::ZERO)
     }
@@ -487,7 +405,7 @@ impl Simulation {
             return;
         }
         for run in &self.runners {
-            run.part.borrow_mut().net.settle_all(end);
+            run.part.borrow_mut().settle(end);
         }
     }
 
@@ -518,14 +436,11 @@ impl Simulation {
         self.settle(end);
         let nranks = self.parts.rank.len() as u32;
         let open: Vec<u32> = (0..nranks)
-            .filter(|&r| {
-                let w = self.runner_of(r).part.borrow();
-                w.ranks[r as usize].status != Status::Done
-            })
+            .filter(|&r| self.runner_of(r).part.borrow().rank(r).status != Status::Done)
             .collect();
         // a traceback per rank: all of them for the timeline (up to a bound), the first few
         // for the summary
-        let traced = if self.runners[0].part.borrow().trace.is_some() {
+        let traced = if self.runners[0].part.borrow().traced() {
             4096
         } else {
             0
@@ -536,28 +451,26 @@ impl Simulation {
                 break;
             }
             let run = self.runner_of(r);
-            let mut guard = run.part.borrow_mut();
-            let w = &mut *guard;
-            let rank = &w.ranks[r as usize];
-            let blocked = rank.status == Status::Blocked;
-            let since = rank.clock.ps();
+            let mut w = run.part.borrow_mut();
+            let (status, since) = (w.rank(r).status, w.rank(r).clock.ps());
+            let blocked = status == Status::Blocked;
             let waits_for = if blocked {
-                diagnostics::waits_for(w, r)
+                diagnostics::waits_for(&w, r)
             } else {
                 String::new()
             };
             let at = w
-                .replays
+                .replays_read()
                 .position(r)
                 .unwrap_or_else(|| script_line(&run.scripts.where_(r)));
-            if let (true, Some(tr)) = (blocked, w.trace.as_deref_mut()) {
-                tr.stuck(r, since, end.ps(), waits_for.clone(), at.clone());
+            if blocked {
+                w.trace_stuck(r, since, end.ps(), &waits_for, &at);
             }
             if i < crate::report::UNFINISHED_LISTED {
                 listed.push(crate::report::Unfinished {
                     rank: r,
-                    name: w.nodes.name(r),
-                    state: match rank.status {
+                    name: w.nodes().name(r),
+                    state: match status {
                         Status::Blocked => "blocked",
                         // (has its wake-up event: had not run again yet)
                         Status::Ready => "ready",
@@ -572,7 +485,14 @@ impl Simulation {
         }
         self.gather();
         let w = self.runners[0].part.borrow();
-        let mut r = Report::new(&self.scenario, &w, started.elapsed(), lua, listed, end.ps());
+        let mut r = Report::new(
+            &self.scenario,
+            &w.view(),
+            started.elapsed(),
+            lua,
+            listed,
+            end.ps(),
+        );
         r.partial = partial;
         if partial {
             // (where the run stopped: the latest of the ranks' clocks and the events processed,
@@ -640,7 +560,7 @@ impl Simulation {
     fn drive(&self, windows: &mut Windows, nranks: u32) -> Result<(), Stop> {
         let mut shown = 0u64;
         let progress = || {
-            let events: u64 = self.runners.iter().map(|r| r.part.borrow().events).sum();
+            let events: u64 = self.runners.iter().map(|r| r.part.borrow().events()).sum();
             if events >= shown + crate::limits::CHECK_EVERY {
                 shown = events;
                 self.show_progress(nranks);
@@ -653,16 +573,13 @@ impl Simulation {
             windows.drive(&self.runners, limits, progress)?;
         }
         for run in &self.runners {
-            if let Some(s) = &run.part.borrow().stalled {
+            if let Some(s) = run.part.borrow().stalled() {
                 // (not a deadlock of the model: a wake-up the engine missed)
                 return Err(Stop::Internal(s.clone()));
             }
         }
         let blocked: Vec<u32> = (0..nranks)
-            .filter(|&r| {
-                let w = self.runner_of(r).part.borrow();
-                w.ranks[r as usize].status != Status::Done
-            })
+            .filter(|&r| self.runner_of(r).part.borrow().rank(r).status != Status::Done)
             .collect();
         if !blocked.is_empty() {
             // (the latest of the last event and the ranks' clocks: a rank may compute on
@@ -672,7 +589,7 @@ impl Simulation {
             let line = |r: u32| {
                 let run = self.runner_of(r);
                 let tb = run.scripts.where_(r);
-                match run.part.borrow().replays.position(r) {
+                match run.part.borrow().replays_read().position(r) {
                     // a replaying rank is at a line of its trace
                     Some(pos) => format!("{pos} (replaying; script {})", script_line(&tb)),
                     None => script_line(&tb),
@@ -694,7 +611,7 @@ impl Simulation {
     /// The warnings of the traces replayed so far, over every partition.
     fn replay_warnings(&self) -> Vec<String> {
         let parts: Vec<_> = self.runners.iter().map(|r| r.part.borrow()).collect();
-        crate::replay::warnings_of(parts.iter().map(|p| &p.replays))
+        crate::replay::warnings_of(parts.iter().map(|p| p.replays_read()))
     }
 
     /// A view of partition 0 that sees every rank and channel, for reports made when no
@@ -713,11 +630,11 @@ impl Simulation {
             let mut stalled = None;
             let (mut packets, mut msgs) = (0, 0);
             for run in &self.runners {
-                let w = run.part.borrow();
-                went_back = went_back.or(w.time_went_back);
-                stalled = stalled.or_else(|| w.stalled.clone());
-                packets += w.net.packets.live();
-                msgs += w.nics.live_msgs();
+                let (back, stall, p, m) = run.part.borrow().end_state();
+                went_back = went_back.or(back);
+                stalled = stalled.or(stall);
+                packets += p;
+                msgs += m;
             }
             if let Some((before, after)) = went_back {
                 Some(format!("simulated time went back from {before} to {after}"))
@@ -746,7 +663,7 @@ impl Simulation {
         report.warnings.extend(unread);
         report
             .warnings
-            .extend(self.runners[0].part.borrow().replays.warnings());
+            .extend(self.runners[0].part.borrow().replays_read().warnings());
         Ok(report)
     }
 }

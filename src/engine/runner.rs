@@ -6,7 +6,6 @@ use super::Stop;
 use crate::config::Limits;
 use crate::limits::Limit;
 use crate::part::{Next, Part};
-use crate::rank::Status;
 use crate::script::{Outcome, Scripts};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -70,7 +69,7 @@ impl Runner {
     ) -> Result<Pause, Stop> {
         {
             let mut w = self.part.borrow_mut();
-            w.until = until.min(self.horizon.get());
+            w.set_until(until.min(self.horizon.get()));
         }
         loop {
             let next = self.part.borrow_mut().advance();
@@ -86,43 +85,21 @@ impl Runner {
                 }
                 Next::Idle => return Ok(Pause::Done),
             };
-            {
-                let mut w = self.part.borrow_mut();
-                if w.ranks[r as usize].status == Status::Failed {
-                    continue;
-                }
-                w.current = r;
-                w.ranks[r as usize].status = Status::Running;
-                w.trace_wake(r);
+            if !self.part.borrow_mut().begin_turn(r) {
+                continue;
             }
             match self.scripts.resume(r) {
-                Outcome::Blocked => {
-                    let mut guard = self.part.borrow_mut();
-                    let w = &mut *guard;
-                    let rank = &mut w.ranks[r as usize];
-                    if rank.status == Status::Running {
-                        // the script yielded on its own: let it go on at its clock
-                        let clock = rank.clock;
-                        rank.wake(r, clock, &mut w.queue);
-                    }
-                }
-                Outcome::Finished => {
-                    let mut w = self.part.borrow_mut();
-                    w.ranks[r as usize].end();
-                    w.finished += 1;
-                }
+                // (a script that yielded on its own goes on at its clock)
+                Outcome::Blocked => self.part.borrow_mut().turn_yielded(r),
+                Outcome::Finished => self.part.borrow_mut().rank_finished(r),
                 Outcome::Failed(message) => {
-                    let stop = {
-                        let mut w = self.part.borrow_mut();
-                        w.ranks[r as usize].status = Status::Failed;
-                        Stop::Script {
-                            rank: r,
-                            who: w.nodes.name(r),
-                            time: w.ranks[r as usize].clock,
-                            message,
-                        }
-                    };
-                    self.keep(stop);
+                    let (who, time) = self.part.borrow_mut().rank_failed(r);
+                    self.keep(Stop::Script {
+                        rank: r,
+                        who,
+                        time,
+                        message,
+                    });
                 }
                 Outcome::Stopped(limit) => {
                     // the hook recorded its own stop with the line; a memory stop has none yet
@@ -133,9 +110,7 @@ impl Runner {
                             self.location(r)
                         })
                         .flatten();
-                    let mut w = self.part.borrow_mut();
-                    w.ranks[r as usize].status = Status::Failed;
-                    w.watch.record(limit, Some(r), at);
+                    self.part.borrow_mut().rank_stopped(r, limit, at);
                 }
             }
             // a stop recorded while the rank ran (by its instruction hook), even one its
@@ -148,9 +123,9 @@ impl Runner {
     #[cold]
     fn keep(&self, stop: Stop) {
         let mut w = self.part.borrow_mut();
-        let horizon = self.horizon.get().min(Self::stop_horizon(&w));
+        let horizon = self.horizon.get().min(w.stop_horizon());
         self.horizon.set(horizon);
-        w.until = w.until.min(horizon);
+        w.lower_until(horizon);
         drop(w);
         if let Stop::Limit {
             limit: Limit::Interrupt | Limit::WallTime,
@@ -161,19 +136,6 @@ impl Runner {
             self.scripts.hook_at_once();
         }
         self.stops.borrow_mut().push(stop);
-    }
-
-    /// Where a run that stops at partition `w`'s present time ends (ps, exclusive): the end of
-    /// the epoch it is in, which no window crosses (`windows.rs`); at once when the network
-    /// has no epochs (it then has one partition).
-    pub(crate) fn stop_horizon(w: &Part) -> u64 {
-        match w.net.epoch() {
-            Some(e) => {
-                let shift = e.ps().trailing_zeros();
-                ((w.now.ps() >> shift) + 1) << shift
-            }
-            None => w.now.ps(),
-        }
     }
 
     /// The stops this partition reached since the last call, and the end of the epoch they
@@ -188,10 +150,7 @@ impl Runner {
     /// fed across a cut (wire bytes; `u32::MAX`: none).
     pub(crate) fn next(&self) -> (u64, u32) {
         let mut w = self.part.borrow_mut();
-        (
-            w.next_time(),
-            w.net.shortest_held_across().unwrap_or(u32::MAX),
-        )
+        (w.next_time(), w.shortest_held_across().unwrap_or(u32::MAX))
     }
 
     /// Keeps the stop recorded in this partition's watch, if any; returns a pool of records in
@@ -213,14 +172,13 @@ impl Runner {
             let mut w = self.part.borrow_mut();
             if let Some(full) = w.overflow() {
                 return Err(Stop::Capacity {
-                    time: w.now,
+                    time: w.now(),
                     message: full,
                 });
             }
-            let Some((limit, rank, at)) = w.watch.hit.take() else {
+            let Some((limit, rank, at, time)) = w.take_stop() else {
                 return Ok(());
             };
-            let time = rank.map_or(w.now, |r| w.ranks[r as usize].clock.max(w.now));
             Stop::Limit {
                 limit,
                 rank,

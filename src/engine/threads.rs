@@ -375,7 +375,7 @@ fn run(s: &Shared, i: usize) {
         let mut w = r.part.borrow_mut();
         for &dst in &slot.sent_to {
             let mut mail = s.mail[i * n + dst].lock().expect("mailbox");
-            w.net.outbox[dst] = std::mem::take(&mut *mail);
+            w.outbox()[dst] = std::mem::take(&mut *mail);
         }
     }
     let stop = loop {
@@ -392,17 +392,17 @@ fn run(s: &Shared, i: usize) {
         let mut w = r.part.borrow_mut();
         w.flush_outbox();
         for dst in 0..n {
-            if dst != i && !w.net.outbox[dst].is_empty() {
-                slot.messages += w.net.outbox[dst].len() as u64;
+            if dst != i && !w.outbox()[dst].is_empty() {
+                slot.messages += w.outbox()[dst].len() as u64;
                 slot.sent_to.push(dst);
                 let mut mail = s.mail[i * n + dst].lock().expect("mailbox");
-                *mail = std::mem::take(&mut w.net.outbox[dst]);
+                *mail = std::mem::take(&mut w.outbox()[dst]);
             }
         }
         slot.stop = stop;
         slot.stops = r.take_stops();
-        slot.events = w.events;
-        slot.now = w.now;
+        slot.events = w.events();
+        slot.now = w.now();
     }
     slot.next = r.next();
 }

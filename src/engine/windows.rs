@@ -58,11 +58,11 @@ impl Windows {
     /// The windows of a run on `runners` under `limits`.
     pub(crate) fn new(runners: &[Runner], limits: &Limits) -> Windows {
         let w = runners[0].part.borrow();
-        let shift = w.net.epoch().map(|e| e.ps().trailing_zeros());
+        let shift = w.epoch().map(|e| e.ps().trailing_zeros());
         Windows {
             shift,
             lookahead: Lookahead {
-                fastest: w.net.fastest_output(),
+                fastest: w.fastest_output(),
             },
             time_limit: if limits.simulated_time == Time::ZERO {
                 u64::MAX
@@ -74,7 +74,7 @@ impl Windows {
             } else {
                 limits.events
             },
-            series: w.net.series.as_ref().is_some_and(|s| s.is_fixed()),
+            series: w.series_fixed(),
             pending: Vec::new(),
             stop_at: u64::MAX,
             stats: WindowStats::default(),
@@ -199,9 +199,7 @@ impl Windows {
         if !self.series || !at_epoch {
             return None;
         }
-        let message = runners
-            .iter()
-            .find_map(|r| r.part.borrow().net.series.as_ref()?.full())?;
+        let message = runners.iter().find_map(|r| r.part.borrow().series_full())?;
         Some(Stop::Capacity { time: now, message })
     }
 
@@ -218,7 +216,7 @@ impl Windows {
         let latest = |runners: &[Runner]| {
             runners
                 .iter()
-                .map(|r| r.part.borrow().now)
+                .map(|r| r.part.borrow().now())
                 .max()
                 .unwrap_or(Time::ZERO)
         };
@@ -248,7 +246,7 @@ impl Windows {
             if many {
                 progress();
             }
-            let events = || runners.iter().map(|r| r.part.borrow().events).sum();
+            let events = || runners.iter().map(|r| r.part.borrow().events()).sum();
             if let Some(stop) = self.event_stop(at_epoch, events, || latest(runners), limits) {
                 return Err(self.stop_with(Some(stop)).expect("a stop"));
             }
@@ -269,7 +267,7 @@ impl Windows {
         for (src, from) in runners.iter().enumerate() {
             let mut from = from.part.borrow_mut();
             from.flush_outbox();
-            for (dst, mail) in from.net.outbox.iter_mut().enumerate() {
+            for (dst, mail) in from.outbox().iter_mut().enumerate() {
                 if dst == src || mail.is_empty() {
                     continue;
                 }

@@ -29,7 +29,7 @@ mod stats;
 
 pub(crate) use gen::Traffic;
 pub(crate) use stats::Latency;
-pub use stats::{ClassLoad, Summary};
+pub(crate) use stats::Summary;
 
 /// The figures of every traffic job of a run whose partitions are gathered in `t` (`until`:
 /// when it stopped, ps), with the routes' bound of each where it is cheap to work out.

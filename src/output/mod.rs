@@ -87,20 +87,6 @@ pub const FOLDER_FILES: [&str; 15] = {
     names
 };
 
-/// The files of an output folder, a line each, as `run --help` lists them after `--out`.
-pub fn folder_help() -> String {
-    let width = FOLDER.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
-    let lines: Vec<String> = FOLDER
-        .iter()
-        .map(|(name, what)| format!("  {name:<width$}  {what}"))
-        .collect();
-    format!(
-        "Also write an output folder DIR, whole files or none (for partial runs too); columns \
-         in the README. It holds:\n{}",
-        lines.join("\n")
-    )
-}
-
 /// Temporary files and staging folders being written now (removed by [`remove_temporaries`]).
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Outputs are being written (a signal then asks them to stop instead of ending the process).
@@ -128,17 +114,23 @@ pub fn abort_requested() -> bool {
 /// it will, promptly, and the process then ends) or `Exit` (nothing is being put in place:
 /// temporary files are removed and the process may end now).
 #[derive(Debug, PartialEq, Eq)]
-pub enum OnSignal {
+pub(crate) enum OnSignal {
     /// The writing was asked to stop and will, promptly.
     Stay,
     /// The process may end now.
     Exit,
 }
 
+/// Called by a signal handler: whether the process may end now, on the signal after the
+/// first if `second` ([`on_signal`]'s rule; the writing, if any, was asked to stop).
+pub fn may_end_on_signal(second: bool) -> bool {
+    on_signal() == OnSignal::Exit && (second || abort_requested())
+}
+
 /// Called by a signal handler. While outputs are written the first signal asks them to stop
 /// and the second ends the process (after removing what was staged) unless a set is being
 /// put in place, which always finishes first.
-pub fn on_signal() -> OnSignal {
+pub(crate) fn on_signal() -> OnSignal {
     if !WRITING.load(Ordering::SeqCst) {
         return OnSignal::Exit;
     }
@@ -450,8 +442,42 @@ fn ratio(part: f64, whole: u64) -> f64 {
     }
 }
 
+/// How a CSV table is made from a report (None: the run did not record it).
+type Table = fn(&crate::Report) -> Option<String>;
+
+/// The CSV tables of an output folder, by name (the file's name without `.csv`), each with
+/// the function that makes it from a report (None: the run did not record it).
+const TABLES: [(&str, Table); 9] = [
+    ("links", |r| Some(links_csv(r))),
+    ("ranks", |r| Some(ranks_csv(r))),
+    ("routers", |r| Some(routers_csv(r))),
+    ("nodes", |r| Some(nodes_csv(r))),
+    ("profile", profile_csv),
+    ("links_timeseries", timeseries_csv),
+    ("links_power", links_power_csv),
+    ("power_timeseries", power_timeseries_csv),
+    ("buffer_history", buffer_history_csv),
+];
+
+/// The CSV table `name` of `report`'s output folder (`links`, `ranks`, `routers`, `nodes`,
+/// `profile`, `links_timeseries`, `links_power`, `power_timeseries`, `buffer_history`: the
+/// file's name without `.csv`), as `--out` writes it; `Ok(None)` when the run did not record
+/// it. An unknown name is an error that lists the names.
+pub fn table_csv(report: &crate::Report, name: &str) -> Result<Option<String>, String> {
+    match TABLES.iter().find(|(n, _)| *n == name) {
+        Some((_, make)) => Ok(make(report)),
+        None => {
+            let names: Vec<&str> = TABLES.iter().map(|(n, _)| *n).collect();
+            Err(format!(
+                "no table {name:?}: {}",
+                crate::words::either(&names)
+            ))
+        }
+    }
+}
+
 /// One line per router: what it sent out of all its ports, and what its input buffers held.
-pub fn routers_csv(r: &crate::Report) -> String {
+pub(crate) fn routers_csv(r: &crate::Report) -> String {
     #[derive(Default, Clone)]
     struct Acc {
         bytes: u64,
@@ -504,7 +530,7 @@ pub fn routers_csv(r: &crate::Report) -> String {
 
 /// One line per link and window in which the link sent something or its buffer held
 /// something; `link` is the link's line in `links.csv` (0 for the first after the header).
-pub fn timeseries_csv(r: &crate::Report) -> Option<String> {
+pub(crate) fn timeseries_csv(r: &crate::Report) -> Option<String> {
     let s = r.series.as_ref().filter(|s| s.in_files)?;
     let span = r.span_ps();
     let mut out = String::from(
@@ -532,7 +558,7 @@ pub fn timeseries_csv(r: &crate::Report) -> Option<String> {
 
 /// With `[power]`: one line per link direction (in the order of `links.csv`) with its time
 /// in each state, wake-ups and energy; then one line per switch, the sum of its ports.
-pub fn links_power_csv(r: &crate::Report) -> Option<String> {
+pub(crate) fn links_power_csv(r: &crate::Report) -> Option<String> {
     let p = r.power.as_ref()?;
     let span = r.span_ps();
     let mut out =
@@ -579,7 +605,7 @@ pub fn links_power_csv(r: &crate::Report) -> Option<String> {
 }
 
 /// With `[power]` and `--interval`: the network's power window by window.
-pub fn power_timeseries_csv(r: &crate::Report) -> Option<String> {
+pub(crate) fn power_timeseries_csv(r: &crate::Report) -> Option<String> {
     let p = r.power.as_ref()?;
     let s = r.series.as_ref().filter(|s| s.in_files)?;
     let span = r.span_ps();
@@ -603,7 +629,7 @@ pub fn power_timeseries_csv(r: &crate::Report) -> Option<String> {
 }
 
 /// One line per packet through a watched router's input buffers.
-pub fn buffer_history_csv(r: &crate::Report) -> Option<String> {
+pub(crate) fn buffer_history_csv(r: &crate::Report) -> Option<String> {
     let rows = r.buffer_history.as_ref()?;
     let opt = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
     let mut out = String::from(
@@ -632,7 +658,7 @@ pub fn buffer_history_csv(r: &crate::Report) -> Option<String> {
 }
 
 /// One line per link direction: where it goes, what it carried, how busy it was.
-pub fn links_csv(r: &crate::Report) -> String {
+pub(crate) fn links_csv(r: &crate::Report) -> String {
     let span = r.span_ps();
     let mut out = String::from(
         "kind,from,port,to,bytes,packets,busy_ps,utilization,average_bandwidth_bps,credit_blocked_ps,\
@@ -677,7 +703,7 @@ pub fn draw_folder(dir: &Path) -> anyhow::Result<Vec<String>> {
 /// One line per API call and region of the profile (`--profile`), the largest total time
 /// first: its ranks, count, total and per-rank least, mean and most time (ps), and its share
 /// of the ranks' time; None without a profile.
-pub fn profile_csv(r: &crate::Report) -> Option<String> {
+pub(crate) fn profile_csv(r: &crate::Report) -> Option<String> {
     let rows = r.profile.as_ref()?;
     let mut out = String::from("kind,name,ranks,count,total_ps,min_ps,mean_ps,max_ps,share\n");
     for p in rows {
@@ -699,7 +725,7 @@ pub fn profile_csv(r: &crate::Report) -> Option<String> {
 
 /// One line per node: its NICs' DMA engines and links, busy time and utilization over the
 /// run, and the bytes its NICs injected and received.
-pub fn nodes_csv(r: &crate::Report) -> String {
+pub(crate) fn nodes_csv(r: &crate::Report) -> String {
     let span = r.span_ps();
     let mut out = String::from(
         "node,nics,ranks,tx_dma_busy_ps,tx_dma_utilization,rx_dma_busy_ps,rx_dma_utilization,\
@@ -739,7 +765,7 @@ pub(crate) fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// One line per rank: where it ran, when it ended, where its time went, what it moved.
-pub fn ranks_csv(r: &crate::Report) -> String {
+pub(crate) fn ranks_csv(r: &crate::Report) -> String {
     let mut out = String::from(
         "rank,job,job_rank,node,finish_ps,compute_ps,poll_wait_ps,complete_wait_ps,\
          mpi_wait_ps,call_ps,bytes_sent,bytes_received,messages_sent,finished\n",

@@ -195,11 +195,15 @@ impl Part {
                 nics.flow_ended = ended;
             }
             Event::FlowArrive(m) => match nics.flow_arrive(m, t) {
-                Arrival::Envelope(m) => envelope(m, nics, mpi, ranks, t, q),
-                Arrival::Delivered(m) => delivered(m, nics, net, rdma, mpi, ranks, tr, t, q),
+                Arrival::Envelope(m) => mpi.envelope(nics.msg(m).op, ranks, t, q),
+                Arrival::Delivered(m) => {
+                    let cx = Cx { t, q, trace: tr };
+                    delivered(m, nics, net, rdma, mpi, ranks, cx)
+                }
                 Arrival::EnvelopeDelivered(m) => {
-                    envelope(m, nics, mpi, ranks, t, q);
-                    delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
+                    mpi.envelope(nics.msg(m).op, ranks, t, q);
+                    let cx = Cx { t, q, trace: tr };
+                    delivered(m, nics, net, rdma, mpi, ranks, cx);
                 }
                 Arrival::Nothing | Arrival::Synthetic(_) => {}
             },
@@ -226,16 +230,21 @@ impl Part {
                         g.arrived(p, nics, net, t, q);
                     }
                 }
-                Arrival::Envelope(m) => envelope(m, nics, mpi, ranks, t, q),
-                Arrival::Delivered(m) => delivered(m, nics, net, rdma, mpi, ranks, tr, t, q),
+                Arrival::Envelope(m) => mpi.envelope(nics.msg(m).op, ranks, t, q),
+                Arrival::Delivered(m) => {
+                    let cx = Cx { t, q, trace: tr };
+                    delivered(m, nics, net, rdma, mpi, ranks, cx)
+                }
                 Arrival::EnvelopeDelivered(m) => {
-                    envelope(m, nics, mpi, ranks, t, q);
-                    delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
+                    mpi.envelope(nics.msg(m).op, ranks, t, q);
+                    let cx = Cx { t, q, trace: tr };
+                    delivered(m, nics, net, rdma, mpi, ranks, cx);
                 }
             },
             Event::RxDmaDone(p) => {
                 if let Some(m) = nics.rx_done(p, net, t, q) {
-                    delivered(m, nics, net, rdma, mpi, ranks, tr, t, q);
+                    let cx = Cx { t, q, trace: tr };
+                    delivered(m, nics, net, rdma, mpi, ranks, cx);
                 }
             }
             Event::OpStart(op) => rdma.start(op, nics, net, t, q),
@@ -299,20 +308,15 @@ impl Part {
     }
 }
 
-/// The envelope of NIC message `m` has reached its receiver: match it.
-fn envelope(
-    m: u32,
-    nics: &Nics,
-    mpi: &mut Mpi,
-    ranks: &mut Ranks,
+/// What a handler needs of the moment besides the layers it acts on: the time (ps), the
+/// partition's event queue, and the ranks' timeline if it is recorded.
+struct Cx<'a> {
     t: Time,
-    q: &mut EventQueue<Event>,
-) {
-    mpi.envelope(nics.msg(m).op, ranks, t, q);
+    q: &'a mut EventQueue<Event>,
+    trace: Option<&'a mut Trace>,
 }
 
 /// NIC message `m` is delivered: free it and let its layer act.
-#[allow(clippy::too_many_arguments)]
 fn delivered(
     m: u32,
     nics: &mut Nics,
@@ -320,10 +324,9 @@ fn delivered(
     rdma: &mut Rdma,
     mpi: &mut Mpi,
     ranks: &mut Ranks,
-    trace: Option<&mut Trace>,
-    t: Time,
-    q: &mut EventQueue<Event>,
+    cx: Cx<'_>,
 ) {
+    let Cx { t, q, trace } = cx;
     let msg = *nics.msg(m);
     nics.free(m, msg.packets(), net);
     if let Some(tr) = trace {
@@ -359,7 +362,7 @@ fn delivered(
             rdma.delivered(msg, ranks, nics, net, t, q)
         }
         MsgKind::Eager | MsgKind::Rts | MsgKind::Cts | MsgKind::RndvData => {
-            mpi.delivered(msg.kind, msg.op, ranks, nics, net, t, q)
+            mpi.delivered(msg.kind, msg.op, ranks, nics, net, Ctx { now: t, q })
         }
         MsgKind::Synthetic => unreachable!("synthetic packets are measured as they arrive"),
     }

@@ -78,3 +78,49 @@ impl Part {
         }
     }
 }
+
+/// A partition as the report reads it, once the run is over and it holds the whole run
+/// ([`Part::become_whole`]): what the summary's figures are made of, read-only.
+pub(crate) struct View<'a> {
+    /// The time of the last event.
+    pub(crate) now: Time,
+    /// Events processed, and of each kind (indexed by [`Event::kind`]).
+    pub(crate) events: u64,
+    pub(crate) events_by_kind: [u64; Event::KINDS.len()],
+    /// Most events held pending at once (summed over the partitions gathered).
+    pub(crate) peak_events: u64,
+    pub(crate) net: &'a Network,
+    pub(crate) nics: &'a Nics,
+    pub(crate) rdma: &'a Rdma,
+    pub(crate) nodes: &'a Nodes,
+    /// Every rank.
+    pub(crate) ranks: &'a [Rank],
+    pub(crate) metrics: &'a BTreeMap<String, Metric>,
+    pub(crate) trace: Option<&'a Trace>,
+    pub(crate) profile: Option<&'a crate::probe::profile::Profile>,
+    pub(crate) traffic: Option<&'a crate::openloop::Traffic>,
+    /// Whether the time series is written as CSV (false: recorded for `report.html` only).
+    pub(crate) series_in_files: bool,
+}
+
+impl Part {
+    /// The whole run, read-only, for the report (only once the run is over).
+    pub(crate) fn view(&self) -> View<'_> {
+        View {
+            now: self.now,
+            events: self.events,
+            events_by_kind: self.events_by_kind,
+            peak_events: self.peak_events(),
+            net: &self.net,
+            nics: &self.nics,
+            rdma: &self.rdma,
+            nodes: &self.nodes,
+            ranks: self.all_ranks(),
+            metrics: &self.metrics,
+            trace: self.trace.as_deref(),
+            profile: self.profile.as_deref(),
+            traffic: self.traffic.as_deref(),
+            series_in_files: self.series_in_files,
+        }
+    }
+}

@@ -43,7 +43,7 @@ impl Metric {
     }
 
     /// Adds the values `other` holds (another partition's, of the same name).
-    pub fn merge(&mut self, other: &Metric) {
+    pub(crate) fn merge(&mut self, other: &Metric) {
         self.count += other.count;
         for &p in &other.sum.partials {
             self.sum.add(p);

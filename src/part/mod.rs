@@ -1,12 +1,15 @@
 //! One partition of the run ([`Part`]): what its handlers act on and nothing else — its share
 //! of the network, of the NICs, of the RDMA and message layers and of the ranks, its own event
 //! queue, what it records, and its outbox to the other partitions (`partition.rs`, `cut.rs`);
-//! the operations the API calls on it (a transfer issued, a metric reported), and the dispatch
-//! of each event to the component it concerns. The loop that alternates between events and
-//! ranks, window by window, is the engine's (`engine/mod.rs`); what a script may call is the
-//! script layer's (`script/api.rs`), which acts on its rank's partition through these
-//! operations. What stays global (the jobs, the limits' clock and flag, the reduction of the
-//! statistics) is read-only here or gathered by the engine when no partition runs.
+//! the operations the API calls on it for its running rank (`ops.rs`, `calls.rs`), and the
+//! dispatch of each event to the component it concerns (`dispatch.rs`). Its fields are private:
+//! the loop that
+//! alternates between events and ranks, window by window, is the engine's (`engine/mod.rs`),
+//! which drives a partition through `drive.rs`; what a script may call is the script layer's
+//! (`script/api.rs`), which acts on its rank's partition through the operations and asks it
+//! through `running.rs`; the report reads a [`View`] (`gather.rs`). What stays global (the
+//! jobs, the limits' clock and flag, the reduction of the statistics) is read-only here or
+//! gathered by the engine when no partition runs.
 
 use crate::config::Scenario;
 use crate::cut::{Mail, Pool as CutPool};
@@ -22,7 +25,7 @@ use crate::probe::trace::{Trace, What};
 use crate::random::Xoshiro;
 use crate::rank::{Rank, Ranks, Wait};
 use crate::rdma::{OpKind, Rdma};
-use crate::sim::EventQueue;
+use crate::sim::{Ctx, EventQueue};
 use crate::units::Time;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -49,71 +52,71 @@ pub(crate) struct Part {
     /// The most bytes one transfer may move: what the run's slowest rate (DMA, memory, a
     /// link or crossbar) moves in [`crate::units::LONGEST_TRANSFER`], so that no time a
     /// transfer's own bytes take can pass what 64 bits of picoseconds hold.
-    pub(crate) max_bytes: u64,
+    max_bytes: u64,
     /// Time of the event being processed.
-    pub(crate) now: Time,
+    now: Time,
     /// The end of the window being simulated (ps): nothing at or after it is processed until
     /// the engine moves it (`engine/mod.rs`).
-    pub(crate) until: u64,
-    pub(crate) queue: EventQueue<Event>,
-    pub(crate) net: Network,
-    pub(crate) nics: Nics,
-    pub(crate) rdma: Rdma,
-    pub(crate) mpi: Mpi,
+    until: u64,
+    queue: EventQueue<Event>,
+    net: Network,
+    nics: Nics,
+    rdma: Rdma,
+    mpi: Mpi,
     /// Every rank; this partition changes only its own (`mine`).
-    pub(crate) ranks: Ranks,
+    ranks: Ranks,
     /// Which partition owns each rank (for the debug checks of `ranks`).
     #[allow(dead_code)] // (kept alive: the ranks' debug checks point into it)
     rank_owner: Arc<[u16]>,
     /// The ranks this partition owns, in order.
-    pub(crate) mine: Vec<u32>,
+    mine: Vec<u32>,
     /// Where ranks run and which job they belong to.
-    pub(crate) nodes: Arc<Nodes>,
+    nodes: Arc<Nodes>,
     /// The rank whose script is running (the API acts for it).
-    pub(crate) current: u32,
+    current: u32,
     node_latency: Time,
     /// Events processed.
-    pub(crate) events: u64,
+    events: u64,
     /// Of those, how many of each kind (indexed by [`Event::kind`]).
-    pub(crate) events_by_kind: [u64; Event::KINDS.len()],
+    events_by_kind: [u64; Event::KINDS.len()],
     /// Ranks whose script has ended.
-    pub(crate) finished: u32,
+    finished: u32,
     /// Values scripts reported with `MGEN_report`, by name.
-    pub(crate) metrics: BTreeMap<String, Metric>,
+    metrics: BTreeMap<String, Metric>,
     /// Limits and Ctrl-C, and the stop once there is one.
-    pub(crate) watch: Watch,
+    watch: Watch,
     /// Event count at which `advance` next hands control back for a look at the limits.
-    pub(crate) checkpoint: u64,
+    checkpoint: u64,
     /// Event count at which to start Valgrind's instrumentation (`bench/cachesim --skip`).
     #[cfg(feature = "valgrind")]
     instr_at: u64,
     /// Set if an event ever came out of the queue earlier than the one before (a bug).
-    pub(crate) time_went_back: Option<(Time, Time)>,
+    time_went_back: Option<(Time, Time)>,
     /// The time of the first event found past [`Time::HORIZON`] (the run stops there: no
     /// later time is held).
-    pub(crate) past_horizon: Option<Time>,
+    past_horizon: Option<Time>,
     /// Check, whenever time moves on, that no link sat idle with a packet it could send
     /// ([`Simulation::self_check`]); what the first such link was.
-    pub(crate) self_check: bool,
-    pub(crate) stalled: Option<String>,
+    self_check: bool,
+    stalled: Option<String>,
     /// The prefetch stages run, and the network writes its queues' links late
     /// ([`PREFETCH_ABOVE`]); looked at with the limits.
-    pub(crate) prefetching: bool,
+    prefetching: bool,
     /// Both forced on or off for the whole run ([`Simulation::cache_tactics`]).
-    pub(crate) tactics: Option<bool>,
+    tactics: Option<bool>,
     /// Whether the time series is written as CSV (false: recorded for `report.html` only).
-    pub(crate) series_in_files: bool,
+    series_in_files: bool,
     /// What a rank wrote with `io.write` after its last line end: `(rank, its clock when
     /// the line began, text)`, written with the rest of its line ([`Part::say`]).
-    pub(crate) unsaid: Option<(u32, Time, String)>,
+    unsaid: Option<(u32, Time, String)>,
     /// The ranks' timeline, when asked for (`--trace`).
-    pub(crate) trace: Option<Box<Trace>>,
+    trace: Option<Box<Trace>>,
     /// Where the ranks' time went, per call and region, when asked for (`--profile`).
-    pub(crate) profile: Option<Box<crate::probe::profile::Profile>>,
+    profile: Option<Box<crate::probe::profile::Profile>>,
     /// The traces ranks replay (`MGEN_trace_open`).
-    pub(crate) replays: crate::replay::Replays,
+    replays: crate::replay::Replays,
     /// The synthetic traffic of this partition's NICs (`openloop/`), if a job has some.
-    pub(crate) traffic: Option<Box<crate::openloop::Traffic>>,
+    traffic: Option<Box<crate::openloop::Traffic>>,
     /// Most events the partitions this one gathered held pending at once, summed.
     peak_events: u64,
     /// This partition reads every rank and channel (see [`Part::become_whole`]).
@@ -227,12 +230,18 @@ impl Part {
 }
 
 mod build;
+mod calls;
 mod dispatch;
+mod drive;
 mod gather;
 mod metric;
 mod ops;
+mod records;
+mod running;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use calls::StatusValues;
+pub(crate) use gather::View;
 pub(crate) use metric::Metric;
 pub(crate) use ops::flow_id;

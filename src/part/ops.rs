@@ -4,7 +4,7 @@
 use super::*;
 
 impl Part {
-    /// The running rank issues a put or get to rank `peer` (global numbering): the node
+    /// The running rank issues a put or get to rank `peer` of its job (checked): the node
     /// latency goes on its clock, then the transfer starts at its NIC (`nic`, an index on its
     /// node, or the next in turn).
     pub(crate) fn issue(
@@ -16,6 +16,7 @@ impl Part {
         nic: Option<u32>,
     ) -> i64 {
         let me = self.current;
+        let peer = self.nodes.job(me).base + peer;
         let nics = self.pick_nics(me, peer, nic);
         let rank = &mut self.ranks[me as usize];
         let before = rank.clock;

@@ -1,4 +1,4 @@
-//! The NICs and the RDMA layer through the world on a tiny network (a 1-D mesh of two
+//! The NICs and the RDMA layer through a partition on a tiny network (a 1-D mesh of two
 //! routers, one NIC each, NSIM-ACE defaults), without any script: operations are issued
 //! as the API would, ranks are blocked as a poll or a completion would block them, and
 //! the events run until each is woken. Times worked out by hand: DMA of 64 B at 2.8 GB/s
@@ -8,11 +8,12 @@
 use super::*;
 use crate::rdma::split_handle;
 
-fn world() -> Part {
+fn part() -> Part {
     let s = Scenario::from_str_with(
         "[network]\ntopology = 'mesh'\ndims = [2]\n[workload]\ncode = ''\n",
         std::path::Path::new("tiny.toml"),
         &[],
+        false,
     )
     .unwrap();
     Part::new(&s)
@@ -32,7 +33,7 @@ fn until_woken(w: &mut Part, r: u32) -> u64 {
 
 #[test]
 fn a_put_is_read_by_dma_flown_written_by_dma_and_acknowledged() {
-    let mut w = world();
+    let mut w = part();
     // rank 0 puts 64 B to rank 1 (tag 7) at time 0; rank 1 polls, rank 0 completes
     w.current = 0;
     let h = w.issue(OpKind::Put, 1, 64, 7, None);
@@ -57,7 +58,7 @@ fn a_put_is_read_by_dma_flown_written_by_dma_and_acknowledged() {
 
 #[test]
 fn a_get_asks_with_a_header_and_the_data_comes_back() {
-    let mut w = world();
+    let mut w = part();
     w.current = 0;
     let h = w.issue(OpKind::Get, 1, 64, 3, None);
     let (_, seq) = split_handle(h).unwrap();

@@ -95,7 +95,7 @@ unsafe impl GlobalAlloc for HugePages {
 
 /// Blocks at least this large (bytes) are mapped from the system each on its own, and
 /// unmapped when freed ([`map_large_blocks`]).
-pub const MAPPED: usize = 256 << 10;
+pub(crate) const MAPPED: usize = 256 << 10;
 
 /// Has the C allocator map every block of at least [`MAPPED`] bytes on its own and give it
 /// back to the system when it is freed (glibc's `M_MMAP_THRESHOLD`). glibc otherwise raises

@@ -10,13 +10,13 @@ use std::collections::HashMap;
 
 /// Which router to watch, and when: packets whose head arrives in `[from, to)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Watch {
+pub(crate) struct Watch {
     /// The router watched.
-    pub router: u32,
+    pub(crate) router: u32,
     /// From (ps).
-    pub from_ps: u64,
+    pub(crate) from_ps: u64,
     /// To (ps; `u64::MAX` for the run's end).
-    pub to_ps: u64,
+    pub(crate) to_ps: u64,
 }
 
 /// One packet's stay in one input buffer.

@@ -17,16 +17,16 @@ use crate::units::Time;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Probes {
     /// Width of the windows of the time series; `None` for no series.
-    pub interval: Option<Time>,
+    pub(crate) interval: Option<Time>,
     /// Let the width double so that at most [`series::ADAPTIVE_WINDOWS`] windows are kept
     /// (for pictures, when no width was given).
-    pub adaptive: bool,
+    pub(crate) adaptive: bool,
     /// Routers whose buffers to watch, and when.
-    pub buffer_history: Vec<history::Watch>,
+    pub(crate) buffer_history: Vec<history::Watch>,
     /// Record the ranks' timeline.
-    pub trace: bool,
+    pub(crate) trace: bool,
     /// Record where the ranks' time went, per call and region (`--profile`).
-    pub profile: bool,
+    pub(crate) profile: bool,
     /// The run writes `report.html`: also record what its pictures need (the timeline and a
     /// time series of adaptive width) when the run is small enough ([`REPORT_RANKS`] ranks,
     /// [`REPORT_CHANNELS`] link directions). A series recorded only for the report is not

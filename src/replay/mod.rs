@@ -35,7 +35,7 @@ pub(crate) mod trace;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use trace::kind;
+pub(crate) use trace::kind;
 pub(crate) use trace::Trace;
 
 /// The actions a TI trace may hold, with the fewest arguments each needs (after the name).

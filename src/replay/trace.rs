@@ -49,7 +49,7 @@ fn older_format(file: &Path) -> bool {
 
 /// What a file is, when it is a trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Every rank's lines in one file (`RANK ACTION ...`).
     OneFile,
     /// An index: a file per rank, listed in rank order.
@@ -87,9 +87,14 @@ fn locate(folder: &Path, written: &str) -> Option<PathBuf> {
     .find(|p| p.is_file())
 }
 
+/// Whether `path` is a trace ([`kind`]).
+pub fn is_trace(path: &Path) -> bool {
+    kind(path).is_some()
+}
+
 /// What `path` is if it is a trace (its first 64 KiB looked at: a first line of a trace, or
 /// the name of a file beside it whose first line is), None if it is not one.
-pub fn kind(path: &Path) -> Option<Kind> {
+pub(crate) fn kind(path: &Path) -> Option<Kind> {
     let head = |p: &Path| -> Option<String> {
         let mut bytes = Vec::new();
         File::open(p)

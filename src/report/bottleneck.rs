@@ -91,14 +91,14 @@ pub struct Bound {
 
 /// One router's output ports over the run (router → router and router → NIC links).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RouterLoad {
+pub(crate) struct RouterLoad {
     /// The router.
     pub(crate) router: u32,
     /// Its output ports that carried a link.
     pub(crate) ports: u32,
     /// Busy time summed over them (ps; at most 2^64 − 1, reached only near the 2^63 ps end of
     /// time).
-    pub busy_ps: u64,
+    pub(crate) busy_ps: u64,
     /// Time idle with a packet waiting for credit, summed over them (ps; at most 2^64 − 1, as
     /// `busy_ps`).
     pub(crate) credit_blocked_ps: u64,
@@ -106,7 +106,7 @@ pub struct RouterLoad {
 
 impl Report {
     /// Every router's output ports, summed, in router order.
-    pub fn router_loads(&self) -> Vec<RouterLoad> {
+    pub(crate) fn router_loads(&self) -> Vec<RouterLoad> {
         let routers = self
             .per_link
             .iter()

@@ -5,7 +5,7 @@ use crate::config::Scenario;
 use crate::event::Event;
 use crate::net::router::LinkLoad;
 
-use crate::part::Part;
+use crate::part::View;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -199,7 +199,7 @@ pub struct RankStats {
     /// Its number within its job.
     pub(crate) job_rank: u32,
     /// The node it ran on.
-    pub(crate) node: u32,
+    pub node: u32,
     /// When its script ended (ps).
     pub finish_ps: u64,
     /// Payload bytes it sent (puts, gets it served, messages).
@@ -425,7 +425,7 @@ pub struct SeriesRow {
 }
 
 impl SeriesTable {
-    fn new(w: &Part) -> Option<SeriesTable> {
+    fn new(w: &View<'_>) -> Option<SeriesTable> {
         let s = w.net.series.as_deref()?;
         let links: Vec<u32> = w.net.link_channels().collect();
         let mut rows = Vec::new();
@@ -482,21 +482,21 @@ impl Report {
         list.truncate(UNFINISHED_LISTED);
     }
 
-    /// The summary of world `w` for scenario `s`, after `wall` of wall-clock time with
+    /// The summary of partition `w` (the whole run, gathered) for scenario `s`, after `wall` of wall-clock time with
     /// `lua_memory` bytes of Lua heap; `unfinished` lists the ranks that had not finished (the
     /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped.
     pub(crate) fn new(
         s: &Scenario,
-        w: &Part,
+        w: &View<'_>,
         wall: Duration,
         lua_memory: usize,
         unfinished: Vec<Unfinished>,
         stop_ps: u64,
     ) -> Report {
         let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
-        let finish: Vec<u64> = w.all_ranks().iter().map(|r| r.clock.ps()).collect();
+        let finish: Vec<u64> = w.ranks.iter().map(|r| r.clock.ps()).collect();
         let ended: Vec<u64> = w
-            .all_ranks()
+            .ranks
             .iter()
             .filter(|r| done(r))
             .map(|r| r.clock.ps())
@@ -548,7 +548,7 @@ impl Report {
                 peak_memory_bytes: peak_memory(),
                 lua_memory_bytes: lua_memory as u64,
                 execution: Execution::default(),
-                peak_pending_events: w.peak_events(),
+                peak_pending_events: w.peak_events,
                 peak_packets: w.net.peak_packets(),
             },
             per_rank: rank_stats(w),
@@ -560,8 +560,7 @@ impl Report {
             series: SeriesTable::new(w),
             traffic: w
                 .traffic
-                .as_deref()
-                .map(|t| crate::openloop::report(s, t, w.now.ps(), &w.net)),
+                .map(|t| crate::openloop::report(s, t, w.now.ps(), w.net)),
             buffer_history: w.net.history.as_ref().map(|h| h.rows.clone()),
             trace_dropped: w.trace.as_ref().map_or((0, 0), |t| t.dropped()),
             profile: w.profile.as_ref().map(|p| p.rows(finish.iter().sum())),
@@ -572,7 +571,7 @@ impl Report {
         .with_nodes(w)
     }
 
-    fn with_nodes(mut self, w: &Part) -> Report {
+    fn with_nodes(mut self, w: &View<'_>) -> Report {
         let mut ranks = vec![0u32; self.network.nodes as usize];
         for &n in &w.nodes.rank_node {
             if let Some(c) = ranks.get_mut(n as usize) {
@@ -604,7 +603,7 @@ impl Report {
     }
 
     /// The run's time for rates: the later of the last rank's end and the last event.
-    pub fn span_ps(&self) -> u64 {
+    pub(crate) fn span_ps(&self) -> u64 {
         self.predicted_time_ps.max(self.network.quiet_ps)
     }
 
@@ -626,19 +625,12 @@ impl Report {
         }
         self
     }
-
-    /// The JSON form, without `host`: what must be identical between two runs.
-    pub fn deterministic_json(&self) -> String {
-        let mut v = serde_json::to_value(self).expect("a report serializes");
-        v.as_object_mut().expect("an object").remove("host");
-        serde_json::to_string_pretty(&v).expect("a value serializes")
-    }
 }
 
 impl NetworkSummary {
     /// What the network of scenario `s` did in partition `w` (the whole run, gathered); the
     /// links' averages are filled in by [`Report::with_link_averages`].
-    fn of(s: &Scenario, w: &Part) -> NetworkSummary {
+    fn of(s: &Scenario, w: &View<'_>) -> NetworkSummary {
         NetworkSummary {
             topology: s.topo.name().to_string(),
             shape: s.topo.describe(),
@@ -694,9 +686,9 @@ impl NetworkSummary {
 }
 
 /// Each rank's figures (`ranks.csv`), in rank order.
-fn rank_stats(w: &Part) -> Vec<RankStats> {
+fn rank_stats(w: &View<'_>) -> Vec<RankStats> {
     let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
-    w.all_ranks()
+    w.ranks
         .iter()
         .map(|r| RankStats {
             job: w.nodes.job_index(r.id),
@@ -717,7 +709,7 @@ fn rank_stats(w: &Part) -> Vec<RankStats> {
 
 /// The ranks' timeline as Chrome trace-event JSON, if it was recorded: regions still open on
 /// an unfinished rank run to the stop, `stop_ps`.
-fn trace_json(w: &Part, stop_ps: u64) -> Option<String> {
+fn trace_json(w: &View<'_>, stop_ps: u64) -> Option<String> {
     let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
     w.trace.as_ref().map(|t| {
         let tracks: Vec<crate::probe::trace::Track> = w
@@ -751,10 +743,10 @@ mod bottleneck;
 mod execution;
 pub(crate) use execution::units;
 pub(crate) use execution::{Execution, WindowStats};
-mod html;
-mod text;
-pub use html::page as html_page;
-pub use text::escaped;
+pub(crate) mod html;
+pub(crate) mod text;
+pub(crate) use html::page as html_page;
+pub(crate) use text::escaped;
 
 /// A link direction by name: `NIC 3 -> router 3`, `router 3 port 4 -> router 7`,
 /// `router 7 port 0 -> NIC 7`.
@@ -769,7 +761,7 @@ pub(crate) use bottleneck::{Bound, NodeStats};
 
 /// The placement hint of a run on a mesh or torus whose one job has one rank per node and
 /// whose traffic was counted in full.
-fn placement_hint(w: &Part) -> Option<crate::probe::traffic::PlacementHint> {
+fn placement_hint(w: &View<'_>) -> Option<crate::probe::traffic::PlacementHint> {
     let t = w.nics.traffic.as_deref().filter(|t| !t.overflowed)?;
     let (dims, wrap) = w.net.topo.grid()?;
     let nodes = &w.nodes;

@@ -27,16 +27,16 @@ type W = Rc<RefCell<Part>>;
 pub(crate) fn install(
     lua: &Lua,
     globals: &Table,
-    world: W,
+    part: W,
     scenario_dir: &Path,
     files: FileAccess,
     module_dirs: Vec<PathBuf>,
 ) -> mlua::Result<Table> {
-    let ops = Rc::new(Ops::new(world.clone(), files.clone()));
-    let raw = raw(lua, &world, files, module_dirs)?;
+    let ops = Rc::new(Ops::new(part.clone(), files.clone()));
+    let raw = raw(lua, &part, files, module_dirs)?;
     calls(lua, globals, &raw, &ops)?;
     constants(globals, scenario_dir)?;
-    random(lua, globals, &world)?;
+    random(lua, globals, &part)?;
     super::replay_api::install(lua, &raw)?;
     Ok(raw)
 }
@@ -77,7 +77,7 @@ fn operation(lua: &Lua, ops: &Rc<Ops>, op: Call, made: Call) -> mlua::Result<Fun
     let ops = ops.clone();
     lua.create_function(move |lua, v: Six| {
         let values = [v.0, v.1, v.2, v.3, v.4, v.5];
-        let a = decode(lua, &ops.world, made.name(), op.entry().args, values)?;
+        let a = decode(lua, &ops.part, made.name(), op.entry().args, values)?;
         ops.run(lua, op, made, a)
     })
 }
@@ -91,7 +91,7 @@ fn strict(lua: &Lua, ops: &Rc<Ops>, c: Call) -> mlua::Result<Function> {
         }
         let mut v = v.into_iter();
         let values = std::array::from_fn(|_| v.next());
-        let a = decode(lua, &ops.world, c.name(), c.entry().args, values)?;
+        let a = decode(lua, &ops.part, c.name(), c.entry().args, values)?;
         ops.run(lua, c, c, a)
     })
 }
@@ -147,12 +147,12 @@ fn primitives(lua: &Lua, ops: &Rc<Ops>, c: Call, form: Form) -> mlua::Result<Tab
 /// names it): its status `(source, tag, bytes)` once complete; else, if `blocking`, nil (the
 /// rank now waits for it), or false (`MGEN_Test`).
 fn wait(lua: &Lua, ops: &Rc<Ops>, call: Call, blocking: bool) -> mlua::Result<Function> {
-    let f = ops.world.clone();
+    let f = ops.part.clone();
     lua.create_function(move |lua, h: Value| {
         let func = call.name();
         let hv = int_arg(lua, 1, &h, func, "request")?;
         let mut w = f.borrow_mut();
-        match crate::calls::wait_request(&mut w, hv, call, blocking) {
+        match w.wait_request(hv, call, blocking) {
             Err(e) => Err(call_error(lua, 1, func, e)),
             Ok(Some((source, tag, bytes))) => Ok(mlua::MultiValue::from_iter([
                 Value::Integer(source),
@@ -183,16 +183,15 @@ fn constants(globals: &Table, scenario_dir: &Path) -> mlua::Result<()> {
 }
 
 /// The rank's own `math.random` and `math.randomseed` (each rank has its generator).
-fn random(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
+fn random(lua: &Lua, globals: &Table, part: &W) -> mlua::Result<()> {
     // per-rank math.random
     let math: Table = globals.get("math")?;
-    let f = world.clone();
+    let f = part.clone();
     math.set(
         "random",
         lua.create_function(move |lua, args: Variadic<Value>| {
             let mut w = f.borrow_mut();
-            let cur = w.current as usize;
-            let rng = &mut w.ranks[cur].rng;
+            let rng = w.rng();
             let (lo, hi) = match args.len() {
                 0 => return Ok(Value::Number(rng.next_f64())),
                 1 => (1, int_arg(lua, 1, &args[0], "math.random", "m")?),
@@ -211,15 +210,12 @@ fn random(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
             Ok(Value::Integer(rng.range(lo, hi)))
         })?,
     )?;
-    let f = world.clone();
+    let f = part.clone();
     math.set(
         "randomseed",
         lua.create_function(move |lua, x: Option<Value>| {
             let s = match x {
-                None | Some(Value::Nil) => {
-                    let w = f.borrow();
-                    w.nodes.job(w.current).seed
-                }
+                None | Some(Value::Nil) => f.borrow().job_seed(),
                 Some(Value::Integer(i)) => i as u64,
                 Some(Value::Number(n)) => n.to_bits(),
                 Some(other) => {
@@ -233,9 +229,7 @@ fn random(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
                     ))
                 }
             };
-            let mut w = f.borrow_mut();
-            let cur = w.current as usize;
-            w.ranks[cur].rng = crate::random::Xoshiro::from_seed(s);
+            *f.borrow_mut().rng() = crate::random::Xoshiro::from_seed(s);
             Ok(())
         })?,
     )?;
@@ -245,27 +239,25 @@ fn random(lua: &Lua, globals: &Table, world: &W) -> mlua::Result<()> {
 
 /// The raw primitives, seen only by the prelude: the sandbox's file functions, the limits,
 /// `print` and what it asks about the running rank (the API's own are made by [`calls`]).
-fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> mlua::Result<Table> {
+fn raw(lua: &Lua, part: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> mlua::Result<Table> {
     // raw primitives, seen only by the prelude
     let raw = lua.create_table()?;
     for t in ["std_modules", "job_modules", "rank_modules"] {
         raw.set(t, lua.create_table()?)?;
     }
     super::io::files_api(lua, &raw, files, module_dirs)?;
-    rank_api(lua, &raw, world.clone())?;
-    let f = world.clone();
+    rank_api(lua, &raw, part.clone())?;
+    let f = part.clone();
     raw.set(
         "stopped",
         lua.create_function(move |_, (name, at): (String, Option<String>)| {
-            let mut w = f.borrow_mut();
-            let rank = w.current;
             if let Some(l) = Limit::from_name(&name) {
-                w.watch.record(l, Some(rank), at);
+                f.borrow_mut().record_stop(l, at);
             }
             Ok(())
         })?,
     )?;
-    let f = world.clone();
+    let f = part.clone();
     raw.set(
         "write",
         lua.create_function(move |_, (s, partial): (mlua::String, Option<bool>)| {
@@ -281,30 +273,22 @@ fn raw(lua: &Lua, world: &W, files: FileAccess, module_dirs: Vec<PathBuf>) -> ml
 /// engine has taken it (`raw.engine_took`: it waits, or is scheduled to go on at its clock,
 /// so a coroutine of its that yielded must yield the rank too) and `raw.sync` (`MGEN_Test`:
 /// let the engine catch up with the rank's clock before it answers).
-fn rank_api(lua: &Lua, raw: &Table, world: W) -> mlua::Result<()> {
-    let f = world.clone();
+fn rank_api(lua: &Lua, raw: &Table, part: W) -> mlua::Result<()> {
+    let f = part.clone();
     raw.set(
         "current",
-        lua.create_function(move |_, ()| Ok(f.borrow().current))?,
+        lua.create_function(move |_, ()| Ok(f.borrow().current()))?,
     )?;
-    let f = world.clone();
+    let f = part.clone();
     raw.set(
         "engine_took",
-        lua.create_function(move |_, ()| {
-            let w = f.borrow();
-            Ok(w.ranks[w.current as usize].status != crate::rank::Status::Running)
-        })?,
+        lua.create_function(move |_, ()| Ok(f.borrow().engine_took()))?,
     )?;
-    let f = world;
+    let f = part;
     raw.set(
         "sync",
         lua.create_function(move |_, ()| {
-            let mut guard = f.borrow_mut();
-            let w = &mut *guard;
-            let cur = w.current;
-            let rank = &mut w.ranks[cur as usize];
-            let clock = rank.clock;
-            rank.wake(cur, clock, &mut w.queue);
+            f.borrow_mut().sync();
             Ok(())
         })?,
     )

@@ -110,8 +110,7 @@ pub(super) fn call_error(
 
 /// The running rank's job: its first global rank, its size, and NICs per node.
 pub(super) fn job_span(w: &Part) -> (u32, u32, u32) {
-    let j = w.nodes.job(w.current);
-    (j.base, j.size, w.nodes.nics_per_node)
+    w.job_span()
 }
 
 /// Argument `bytes` of `func`: a size of one transfer, at most `max` (the partition's
@@ -224,7 +223,7 @@ pub(super) fn decode(
     let (size, nics, max) = {
         let w = w.borrow();
         let (_, size, nics) = job_span(&w);
-        (size, nics, w.max_bytes)
+        (size, nics, w.max_bytes())
     };
     let mut out = Args(Default::default());
     for ((a, v), slot) in args.iter().zip(values).zip(out.0.iter_mut()) {

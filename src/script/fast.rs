@@ -41,7 +41,7 @@ use std::rc::Rc;
 
 mod wait;
 
-const WORLD: c_int = ffi::lua_upvalueindex(1);
+const PART: c_int = ffi::lua_upvalueindex(1);
 const FULL: c_int = ffi::lua_upvalueindex(2);
 
 /// Keeps the `Part` the fast functions point at alive as long as the Lua state (app data).
@@ -85,11 +85,11 @@ fn has_full(c: Call) -> bool {
 /// second upvalue is the actions' names, `trace_names`, in place of a full function).
 pub(super) fn install(
     lua: &Lua,
-    world: &Rc<RefCell<Part>>,
+    part: &Rc<RefCell<Part>>,
     trace_names: mlua::Table,
 ) -> mlua::Result<()> {
-    let ptr = Rc::as_ptr(world) as *mut std::ffi::c_void;
-    lua.set_app_data(KeepPart(world.clone()));
+    let ptr = Rc::as_ptr(part) as *mut std::ffi::c_void;
+    lua.set_app_data(KeepPart(part.clone()));
     let globals = lua.globals();
     for &c in Call::ALL {
         if c.entry().fast == Fast::No {
@@ -146,9 +146,9 @@ unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
         let mut args = ARGS.take();
         let mut text = TEXT.take();
         let next = guarded(l, "MGEN_trace_next", || {
-            with_world(l, |w| {
-                let me = w.current;
-                let next = w.replays.next(me).map(|a| {
+            with_part(l, |w| {
+                let me = w.current();
+                let next = w.replays().next(me).map(|a| {
                     a.map(|a| {
                         args.clear();
                         args.extend_from_slice(a.args);
@@ -157,9 +157,8 @@ unsafe extern "C-unwind" fn trace_next(l: *mut lua_State) -> c_int {
                         (a.kind, a.comm)
                     })
                 });
-                if let (Some(p), Ok(a)) = (w.profile.as_deref_mut(), &next) {
-                    let t = w.ranks[me as usize].clock.ps();
-                    p.action(me, a.map(|a| a.0), t);
+                if let Ok(a) = &next {
+                    w.profile_action(a.map(|a| a.0));
                 }
                 Some(next)
             })
@@ -209,15 +208,15 @@ unsafe fn int(l: *mut lua_State, i: c_int) -> Option<i64> {
     }
 }
 
-/// Runs `f` on the world, unless something holds it already (`None`: the full function then
+/// Runs `f` on the part, unless something holds it already (`None`: the full function then
 /// says what). The borrow lasts for `f` only.
 #[inline]
-unsafe fn with_world<T>(l: *mut lua_State, f: impl FnOnce(&mut Part) -> Option<T>) -> Option<T> {
+unsafe fn with_part<T>(l: *mut lua_State, f: impl FnOnce(&mut Part) -> Option<T>) -> Option<T> {
     // SAFETY: `l` is the state of the C closure that called this (see `install`), with its
     // upvalues; upvalue 1 is the light userdata of the `RefCell<Part>` that `KeepPart` keeps alive
     // as long as the state, used on the state's thread only, and borrowed (checked) for `f` alone.
     unsafe {
-        let p = ffi::lua_touserdata(l, WORLD) as *const RefCell<Part>;
+        let p = ffi::lua_touserdata(l, PART) as *const RefCell<Part>;
         // SAFETY: set by `install`; KeepPart keeps the RefCell alive as long as the state, and
         // this call runs on the state's thread
         let mut w = (*p).try_borrow_mut().ok()?;
@@ -339,12 +338,12 @@ unsafe fn transfer(l: *mut lua_State, kind: OpKind, func: &str) -> c_int {
         // (the rules of `calls.rs`, as the full function applies them; a refusal goes to it,
         // which raises the error)
         let handle = guarded(l, func, || {
-            with_world(l, |w| {
-                let (base, size, nics) = super::args::job_span(w);
+            with_part(l, |w| {
+                let (_, size, nics) = super::args::job_span(w);
                 let peer = calls::rank(peer, size, "").ok()?;
-                let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
+                let bytes = calls::bytes(bytes, w.max_bytes()).ok()?;
                 let nic = calls::nic(nic, nics).ok()?;
-                Some(w.issue(kind, base + peer, bytes, tag, nic))
+                Some(w.issue(kind, peer, bytes, tag, nic))
             })
         });
         push_int(l, handle)
@@ -375,9 +374,7 @@ unsafe extern "C-unwind" fn rdma_poll(l: *mut lua_State) -> c_int {
         let Some(tag) = (ffi::lua_gettop(l) == 1).then(|| int(l, 1)).flatten() else {
             return full(l);
         };
-        let arrived = guarded(l, "MGEN_rdma_poll", || {
-            with_world(l, |w| Some(calls::poll(w, tag)))
-        });
+        let arrived = guarded(l, "MGEN_rdma_poll", || with_part(l, |w| Some(w.poll(tag))));
         match arrived {
             Some(true) => 0,
             Some(false) => ffi::lua_yield(l, 0),
@@ -397,11 +394,11 @@ unsafe extern "C-unwind" fn acp_complete(l: *mut lua_State) -> c_int {
             return full(l);
         };
         let done = guarded(l, "MGEN_acp_complete", || {
-            with_world(l, |w| {
+            with_part(l, |w| {
                 // (a refused handle is not marked used: the full function refuses it again, and
                 // says why)
-                let seq = calls::take_handle(w, h).ok()?;
-                Some(calls::complete(w, seq))
+                let seq = w.take_handle(h).ok()?;
+                Some(w.complete(seq))
             })
         });
         match done {
@@ -438,13 +435,13 @@ unsafe extern "C-unwind" fn isend(l: *mut lua_State) -> c_int {
             return full(l);
         };
         let handle = guarded(l, "MGEN_Isend", || {
-            with_world(l, |w| {
+            with_part(l, |w| {
                 let (_, size, nics) = super::args::job_span(w);
                 let dest = calls::rank(dest, size, "dest").ok()?;
                 let nic = calls::nic(nic, nics).ok()?;
-                let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
+                let bytes = calls::bytes(bytes, w.max_bytes()).ok()?;
                 let tag = calls::send_tag(tag).ok()?;
-                Some(calls::isend(w, Api::Isend, dest, bytes, tag, nic))
+                Some(w.isend(Api::Isend, dest, bytes, tag, nic))
             })
         });
         push_int(l, handle)
@@ -464,16 +461,16 @@ unsafe extern "C-unwind" fn irecv(l: *mut lua_State) -> c_int {
             return full(l);
         };
         let handle = guarded(l, "MGEN_Irecv", || {
-            with_world(l, |w| {
+            with_part(l, |w| {
                 let size = super::args::job_span(w).1;
                 let src = if src == crate::mpi::ANY_SOURCE {
                     src
                 } else {
                     calls::rank(src, size, "src").ok()? as i64
                 };
-                let bytes = calls::bytes(bytes, w.max_bytes).ok()?;
+                let bytes = calls::bytes(bytes, w.max_bytes()).ok()?;
                 let tag = calls::recv_tag(tag).ok()?;
-                Some(calls::irecv(w, Api::Irecv, src, bytes, tag))
+                Some(w.irecv(Api::Irecv, src, bytes, tag))
             })
         });
         push_int(l, handle)
@@ -501,9 +498,7 @@ unsafe extern "C-unwind" fn comp(l: *mut lua_State) -> c_int {
             return full(l);
         }
         let seconds = ffi::lua_tonumberx(l, 1, std::ptr::null_mut());
-        let done = guarded(l, "MGEN_Comp", || {
-            with_world(l, |w| calls::compute(w, seconds).ok())
-        });
+        let done = guarded(l, "MGEN_Comp", || with_part(l, |w| w.compute(seconds).ok()));
         match done {
             Some(()) => 0,
             None => full(l),
@@ -518,7 +513,7 @@ unsafe extern "C-unwind" fn comm_rank(l: *mut lua_State) -> c_int {
     // Lua gives a C function.
     unsafe {
         let r = guarded(l, "MGEN_Comm_rank", || {
-            with_world(l, |w| Some(w.current - w.nodes.job(w.current).base))
+            with_part(l, |w| Some(w.comm_rank()))
         });
         push_int(l, r.map(i64::from))
     }
@@ -531,7 +526,7 @@ unsafe extern "C-unwind" fn comm_size(l: *mut lua_State) -> c_int {
     // Lua gives a C function.
     unsafe {
         let r = guarded(l, "MGEN_Comm_size", || {
-            with_world(l, |w| Some(super::args::job_span(w).1))
+            with_part(l, |w| Some(super::args::job_span(w).1))
         });
         push_int(l, r.map(i64::from))
     }
@@ -553,8 +548,8 @@ unsafe extern "C-unwind" fn region_begin(l: *mut lua_State) -> c_int {
             return full(l);
         };
         let done = guarded(l, "MGEN_region_begin", || {
-            with_world(l, |w| {
-                calls::region_begin(w, name);
+            with_part(l, |w| {
+                w.region_begin(name);
                 Some(())
             })
         });
@@ -575,7 +570,7 @@ unsafe extern "C-unwind" fn region_end(l: *mut lua_State) -> c_int {
             return full(l);
         }
         let done = guarded(l, "MGEN_region_end", || {
-            with_world(l, |w| calls::region_end(w).ok())
+            with_part(l, |w| w.region_end().ok())
         });
         match done {
             Some(()) => 0,

@@ -80,7 +80,7 @@ pub(crate) struct Scripts {
     /// Hook runs per resume: the budget in [`HOOK_STEP`]s, 0 = no budget.
     steps: u64,
     /// The engine's state: whether a stop was recorded.
-    world: Rc<RefCell<Part>>,
+    part: Rc<RefCell<Part>>,
     /// Arms the ranks' count hook once a resume runs long (None: no limit needs the hook, or
     /// the hook is always on; see `watchdog.rs`). Dropped last: it ends its thread.
     watchdog: Option<Watchdog>,
@@ -97,7 +97,7 @@ impl Scripts {
     /// processes, no writing, no C modules or binary chunks, no `debug` beyond tracebacks, and
     /// reading only below the scenario's folder, the script's and mgensim's Lua library.
     pub(crate) fn new(
-        world: Rc<RefCell<Part>>,
+        part: Rc<RefCell<Part>>,
         s: &Scenario,
         local: std::sync::Arc<[u32]>,
     ) -> Result<Scripts> {
@@ -115,7 +115,7 @@ impl Scripts {
         let raw = api::install(
             &lua,
             &globals,
-            world.clone(),
+            part.clone(),
             &w.scenario_dir,
             files,
             module_dirs(s),
@@ -140,7 +140,7 @@ impl Scripts {
         limits_api(
             &lua,
             &raw,
-            world.clone(),
+            part.clone(),
             threads.clone(),
             local.clone(),
             left.clone(),
@@ -206,10 +206,10 @@ impl Scripts {
             firsts.push(first);
             first += j.workload.ranks as u32;
         }
-        modules::install_require(&lua, &globals, &raw, world.clone(), require_slow, firsts)
+        modules::install_require(&lua, &globals, &raw, part.clone(), require_slow, firsts)
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         raw.get("trace_names")
-            .and_then(|names| fast::install(&lua, &world, names))
+            .and_then(|names| fast::install(&lua, &part, names))
             .map_err(|e| anyhow!("cannot set up Lua: {e}"))?;
         let words: Vec<Vec<&str>> = s
             .jobs
@@ -242,7 +242,7 @@ impl Scripts {
             local,
             left,
             steps,
-            world,
+            part,
             watchdog,
         })
     }
@@ -377,7 +377,7 @@ impl Scripts {
             return Outcome::Finished;
         }
         // an error: the engine says whether it was one of its stops
-        if let Some(limit) = self.world.borrow().watch.hit.as_ref().map(|h| h.0) {
+        if let Some(limit) = self.part.borrow().stop_recorded() {
             return Outcome::Stopped(limit);
         }
         if status == ffi::LUA_ERRMEM {
@@ -477,7 +477,7 @@ fn with_hint(message: String) -> String {
 fn limits_api(
     lua: &Lua,
     raw: &Table,
-    world: Rc<RefCell<Part>>,
+    part: Rc<RefCell<Part>>,
     threads: Rc<RefCell<Vec<*mut ffi::lua_State>>>,
     local: std::sync::Arc<[u32]>,
     left: Rc<Cell<u64>>,
@@ -487,7 +487,7 @@ fn limits_api(
     raw.set(
         "stop",
         lua.create_function(move |_, ()| {
-            if let Some(l) = world.borrow().watch.check() {
+            if let Some(l) = part.borrow().limit_passed() {
                 return Ok(Some(l.name()));
             }
             if steps > 0 {

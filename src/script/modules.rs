@@ -15,7 +15,7 @@ pub(super) fn install_require(
     lua: &Lua,
     globals: &Table,
     raw: &Table,
-    world: Rc<RefCell<Part>>,
+    part: Rc<RefCell<Part>>,
     slow: Function,
     job_firsts: Vec<u32>,
 ) -> mlua::Result<()> {
@@ -23,7 +23,7 @@ pub(super) fn install_require(
     let jobs: Table = raw.get("job_modules")?;
     let ranks: Table = raw.get("rank_modules")?;
     let require = lua.create_function(move |lua, name: Value| {
-        let i = world.borrow().current;
+        let i = part.borrow().current();
         if let Value::String(_) = &name {
             let v: Value = std.raw_get(&name)?;
             if !v.is_nil() {

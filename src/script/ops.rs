@@ -16,15 +16,15 @@ use std::rc::Rc;
 /// What the operations act on: the partition, the files a script may read (`MGEN_trace_open`)
 /// and the last permutation `MGEN_random_ring` drew.
 pub(super) struct Ops {
-    pub(super) world: Rc<RefCell<Part>>,
+    pub(super) part: Rc<RefCell<Part>>,
     files: FileAccess,
     drawn: RefCell<Option<RingDraw>>,
 }
 
 impl Ops {
-    pub(super) fn new(world: Rc<RefCell<Part>>, files: FileAccess) -> Ops {
+    pub(super) fn new(part: Rc<RefCell<Part>>, files: FileAccess) -> Ops {
         Ops {
-            world,
+            part,
             files,
             drawn: RefCell::new(None),
         }
@@ -40,22 +40,14 @@ impl Ops {
         mut a: Args,
     ) -> mlua::Result<MultiValue> {
         let func = made.name();
-        let f = &self.world;
+        let f = &self.part;
         match op {
-            Call::CommRank => {
-                let w = f.borrow();
-                (w.current - w.nodes.job(w.current).base).into_lua_multi(lua)
-            }
+            Call::CommRank => f.borrow().comm_rank().into_lua_multi(lua),
             Call::CommSize => job_span(&f.borrow()).1.into_lua_multi(lua),
-            Call::Wtime => {
-                let w = f.borrow();
-                w.ranks[w.current as usize]
-                    .clock
-                    .as_secs_f64()
-                    .into_lua_multi(lua)
-            }
+            Call::Wtime => f.borrow().clock().as_secs_f64().into_lua_multi(lua),
             Call::Comp => {
-                crate::calls::compute(&mut f.borrow_mut(), a.num(0))
+                f.borrow_mut()
+                    .compute(a.num(0))
                     .map_err(|e| call_error(lua, 1, func, e))?;
                 Ok(MultiValue::new())
             }
@@ -65,34 +57,38 @@ impl Ops {
                 } else {
                     OpKind::Get
                 };
-                let mut w = f.borrow_mut();
-                let peer = job_span(&w).0 + a.rank(0);
-                w.issue(kind, peer, a.bytes(1), a.int(2), a.nic(3))
+                f.borrow_mut()
+                    .issue(kind, a.rank(0), a.bytes(1), a.int(2), a.nic(3))
                     .into_lua_multi(lua)
             }
             Call::Copy => self.copy(lua, a),
-            Call::Poll => crate::calls::poll(&mut f.borrow_mut(), a.int(0)).into_lua_multi(lua),
+            Call::Poll => f.borrow_mut().poll(a.int(0)).into_lua_multi(lua),
             Call::Complete => {
                 let mut w = f.borrow_mut();
-                let seq = crate::calls::take_handle(&mut w, a.int(0))
+                let seq = w
+                    .take_handle(a.int(0))
                     .map_err(|e| call_error(lua, 1, func, e))?;
-                crate::calls::complete(&mut w, seq).into_lua_multi(lua)
+                w.complete(seq).into_lua_multi(lua)
             }
             Call::Isend => {
                 let (dest, bytes, tag, nic) = (a.rank(0), a.bytes(1), a.int(2), a.nic(3));
-                crate::calls::isend(&mut f.borrow_mut(), made, dest, bytes, tag, nic)
+                f.borrow_mut()
+                    .isend(made, dest, bytes, tag, nic)
                     .into_lua_multi(lua)
             }
             Call::Irecv => {
                 let (src, bytes, tag) = (a.int(0), a.bytes(1), a.int(2));
-                crate::calls::irecv(&mut f.borrow_mut(), made, src, bytes, tag).into_lua_multi(lua)
+                f.borrow_mut()
+                    .irecv(made, src, bytes, tag)
+                    .into_lua_multi(lua)
             }
             Call::RegionBegin => {
-                crate::calls::region_begin(&mut f.borrow_mut(), &a.take_str(0));
+                f.borrow_mut().region_begin(&a.take_str(0));
                 Ok(MultiValue::new())
             }
             Call::RegionEnd => {
-                crate::calls::region_end(&mut f.borrow_mut())
+                f.borrow_mut()
+                    .region_end()
                     .map_err(|e| call_error(lua, 1, func, e))?;
                 Ok(MultiValue::new())
             }
@@ -103,16 +99,17 @@ impl Ops {
             Call::RandomRing => self.random_ring(lua, a),
             Call::TraceOpen => self.trace_open(lua, a),
             Call::TraceWhere => {
-                let w = f.borrow();
-                w.replays
-                    .position(w.current)
+                let mut w = f.borrow_mut();
+                let me = w.current();
+                w.replays()
+                    .position(me)
                     .unwrap_or_default()
                     .into_lua_multi(lua)
             }
             Call::TraceNote => {
                 let mut w = f.borrow_mut();
-                let me = w.current;
-                w.replays
+                let me = w.current();
+                w.replays()
                     .note(me, &a.take_str(0))
                     .map_err(mlua::Error::runtime)?;
                 Ok(MultiValue::new())
@@ -151,11 +148,10 @@ impl Ops {
     /// `MGEN_acp_copy(src, dst, bytes, tag?, nic?)`: a put if the caller is `src`, a get if it
     /// is `dst`; a third party's copy is refused.
     fn copy(&self, lua: &Lua, a: Args) -> mlua::Result<MultiValue> {
-        let mut w = self.world.borrow_mut();
-        let base = job_span(&w).0;
-        let (src, dst) = (base + a.rank(0), base + a.rank(1));
+        let mut w = self.part.borrow_mut();
+        let (src, dst) = (a.rank(0), a.rank(1));
         let (bytes, tag, nic) = (a.bytes(2), a.int_or(3, 0), a.nic(4));
-        let me = w.current;
+        let me = w.comm_rank();
         if src == me {
             w.issue(OpKind::Put, dst, bytes, tag, nic)
                 .into_lua_multi(lua)
@@ -168,7 +164,7 @@ impl Ops {
                 1,
                 format!(
                     "MGEN_acp_copy: rank {} is neither `src` ({}) nor `dst` ({}); third-party copies are not modelled",
-                    me - base, src - base, dst - base
+                    me, src, dst
                 ),
             ))
         }
@@ -193,9 +189,8 @@ impl Ops {
                 format!("MGEN_random_ring: `x` must be in 0..{}, got {x}", n - 1),
             ));
         }
-        let mut w = self.world.borrow_mut();
-        let cur = w.current as usize;
-        let rng = &mut w.ranks[cur].rng;
+        let mut w = self.part.borrow_mut();
+        let rng = w.rng();
         let mut d = self.drawn.borrow_mut();
         if !d
             .as_ref()
@@ -223,12 +218,11 @@ impl Ops {
         let index = access
             .resolve(&name)
             .map_err(|e| mlua::Error::runtime(format!("MGEN_trace_open: {e}")))?;
-        let mut w = self.world.borrow_mut();
-        let (job, me) = (w.nodes.job_index(w.current), w.current);
-        let rank = me - w.nodes.job(me).base;
+        let mut w = self.part.borrow_mut();
+        let (job, me, rank) = (w.job_index(), w.current(), w.comm_rank());
         let check = |p: &std::path::Path| access.resolve(&p.to_string_lossy());
         let ranks = w
-            .replays
+            .replays()
             .open(job, me, rank, &index, check)
             .map_err(|e| mlua::Error::runtime(format!("MGEN_trace_open: {e}")))?;
         ranks.into_lua_multi(lua)

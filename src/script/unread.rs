@@ -42,7 +42,7 @@ pub(crate) fn unread_args<'a>(
     let stop = || {
         let limit = states
             .first()
-            .and_then(|s| s.world.borrow().watch.check())?;
+            .and_then(|s| s.part.borrow().limit_passed())?;
         Some(match limit {
             crate::limits::Limit::Interrupt => "the run was interrupted",
             _ => "the wall-clock limit passed",

@@ -4,4 +4,11 @@
 pub(crate) mod heap;
 pub(crate) mod queue;
 
-pub use queue::EventQueue;
+pub(crate) use queue::EventQueue;
+
+/// The moment a handler acts at, as the dispatch (`part/dispatch.rs`) hands it to a layer: the
+/// time (ps) and the partition's event queue.
+pub(crate) struct Ctx<'a, E> {
+    pub(crate) now: crate::units::Time,
+    pub(crate) q: &'a mut EventQueue<E>,
+}

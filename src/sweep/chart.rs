@@ -20,7 +20,7 @@ pub fn plot(t: &Table, y: &str) -> Result<String> {
 
 /// [`plot`], with a second line under the title saying what was swept (`about`: the
 /// scenario and its network).
-pub fn plot_about(t: &Table, y: &str, about: &str) -> Result<String> {
+pub(crate) fn plot_about(t: &Table, y: &str, about: &str) -> Result<String> {
     let yi = y_column(t, y, "plot")?;
     let groups = t.key_groups();
     // the x axis: the first group's key that tells its points apart

@@ -22,7 +22,7 @@ mod chart;
 mod columns;
 mod grid;
 mod pivot;
-pub mod record;
+mod record;
 mod shards;
 mod table;
 
@@ -30,18 +30,17 @@ use crate::config::Scenario;
 use crate::engine::Simulation;
 use crate::Report;
 use anyhow::{bail, Context, Result};
-pub use chart::{plot, plot_about};
+pub use chart::plot;
 pub use grid::{check_axes, grid, parse_axis, parse_shard, parse_zip, Axis};
 pub use pivot::pivot;
 pub(crate) use record::Record;
-pub use shards::{join, shard_help, Joined};
+pub use shards::{join, Joined};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 pub(crate) use table::missing_shards;
-pub use table::Table;
-pub use table::{merge, write};
+pub use table::{merge, write, Table};
 
 /// The key of an axis of scenario files (`--vary scenario=a.toml,b.toml`): each point reads
 /// its own file (relative to where mgensim runs), the `--set`s and other keys applied to it.
@@ -176,7 +175,7 @@ impl Sweep {
         }
         let file = name(&self.path);
         let varied = self.axes.iter().any(|a| a.key.starts_with("network."));
-        match Scenario::from_str_opts(&self.text, &self.path, &self.sets, self.allow_io) {
+        match Scenario::from_str_with(&self.text, &self.path, &self.sets, self.allow_io) {
             Ok(s) if !varied => format!("{file}, {}", s.topo.describe()),
             _ => file,
         }
@@ -199,9 +198,9 @@ impl Sweep {
             Some(path) => {
                 let text = crate::files::read_bounded(&path, crate::files::MAX_SOURCE)
                     .map_err(|e| anyhow::anyhow!("cannot read scenario {}: {e}", path.display()))?;
-                Scenario::from_str_opts(&text, &path, &sets, self.allow_io)?
+                Scenario::from_str_with(&text, &path, &sets, self.allow_io)?
             }
-            None => Scenario::from_str_opts(&self.text, &self.path, &sets, self.allow_io)?,
+            None => Scenario::from_str_with(&self.text, &self.path, &sets, self.allow_io)?,
         };
         Ok(s)
     }
@@ -406,3 +405,6 @@ pub const SHARD_RULE: &str = "the points whose number (0 first, as sweep.csv's `
 pub fn in_shard(p: usize, i: usize, n: usize) -> bool {
     p % n == i - 1
 }
+
+#[cfg(test)]
+mod tests;

@@ -62,13 +62,3 @@ fn read(f: &Path) -> Result<Table> {
     }
     Table::from_csv(&text)
 }
-
-/// `sweep --shard`'s help: which points a shard runs, as [`super::in_shard`] chooses them.
-pub fn shard_help() -> String {
-    format!(
-        "Run only {} (1 <= I <= N), e.g. one task of a 1-based job array \
-         (--shard $SLURM_ARRAY_TASK_ID/32); writes DIR/sweep.shard-I-of-N.csv. Join the shards \
-         with --merge.",
-        super::SHARD_RULE
-    )
-}

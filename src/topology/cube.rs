@@ -40,7 +40,7 @@ pub(crate) enum CubeKind {
 
 /// A mesh, torus or Tofu network.
 #[derive(Clone, Debug)]
-pub struct Cube {
+pub(crate) struct Cube {
     /// Which cube it is.
     pub(crate) kind: CubeKind,
     /// Routers per dimension.

@@ -50,7 +50,7 @@ pub(crate) const MINIMAL: u16 = 1;
 
 /// A dragonfly.
 #[derive(Clone, Debug)]
-pub struct Dragonfly {
+pub(crate) struct Dragonfly {
     /// Routers per group.
     pub(crate) a: u32,
     /// Nodes per router.

@@ -48,7 +48,7 @@ pub(crate) const MAX_LEVELS: usize = 8;
 
 /// A fat tree.
 #[derive(Clone, Debug)]
-pub struct FatTree {
+pub(crate) struct FatTree {
     /// `m_i`: down ports of a level-`i` switch (index `i - 1`).
     pub(crate) down: Vec<u32>,
     /// `w_{i+1}`: up ports of a level-`i` switch (index `i - 1`; 0 at the top).

@@ -110,7 +110,7 @@ enum Port {
 
 /// A network read from a file.
 #[derive(Clone, Debug)]
-pub struct Graph {
+pub(crate) struct Graph {
     g: Arc<Built>,
     /// How packets are routed.
     pub(crate) routing: GraphRouting,

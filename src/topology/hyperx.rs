@@ -41,7 +41,7 @@ pub(crate) enum HyperXRouting {
 
 /// A HyperX.
 #[derive(Clone, Debug)]
-pub struct HyperX {
+pub(crate) struct HyperX {
     /// Routers per dimension (`S_d`).
     pub(crate) dims: Vec<u32>,
     /// Parallel links between two routers of a dimension (`K`).

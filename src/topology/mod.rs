@@ -253,7 +253,7 @@ macro_rules! families {
         #[allow(clippy::large_enum_variant)]
         #[derive(Clone, Debug)]
         #[repr(u8)]
-        pub enum Topo {
+        pub(crate) enum Topo {
             $($(#[$doc])* $variant($ty)),*
         }
 
@@ -295,15 +295,15 @@ macro_rules! families {
                 match self { $(Topo::$variant(_) => <$ty>::SIZE_KEY),* }
             }
             /// Its name in `network.topology`.
-            pub fn name(&self) -> &'static str {
+            pub(crate) fn name(&self) -> &'static str {
                 match self { $(Topo::$variant(t) => t.name()),* }
             }
             /// Its shape in words, for the summary.
-            pub fn describe(&self) -> String {
+            pub(crate) fn describe(&self) -> String {
                 match self { $(Topo::$variant(t) => t.describe()),* }
             }
             /// Its shape in a few words, without the family's name.
-            pub fn shape(&self) -> String {
+            pub(crate) fn shape(&self) -> String {
                 match self { $(Topo::$variant(t) => t.shape()),* }
             }
             /// Its routing's name.
@@ -311,7 +311,7 @@ macro_rules! families {
                 match self { $(Topo::$variant(t) => t.routing()),* }
             }
             /// Routers of the network.
-            pub fn routers(&self) -> u32 {
+            pub(crate) fn routers(&self) -> u32 {
                 match self { $(Topo::$variant(t) => t.routers()),* }
             }
             /// Ports per router (the most any router of the topology has).
@@ -364,7 +364,7 @@ macro_rules! families {
             }
             /// Router-to-router links on the route a lone packet from NIC `src` to NIC `dst`
             /// takes.
-            pub fn distance(&self, src: u32, dst: u32) -> u32 {
+            pub(crate) fn distance(&self, src: u32, dst: u32) -> u32 {
                 match self { $(Topo::$variant(t) => t.distance(src, dst)),* }
             }
             /// The blocks it is cut along into partitions.
@@ -445,7 +445,7 @@ impl Topo {
     }
 
     /// Bidirectional links between routers (parallel links counted each).
-    pub fn links(&self) -> u64 {
+    pub(crate) fn links(&self) -> u64 {
         let ends: u64 = (0..self.routers())
             .map(|r| {
                 (0..self.ports())

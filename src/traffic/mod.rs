@@ -49,7 +49,7 @@ impl Process {
 
 /// A job's synthetic traffic, checked: what its generators need.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Spec {
+pub(crate) struct Spec {
     /// The pattern's name (`workload.traffic`).
     pub(crate) name: String,
     /// Where messages go.
@@ -135,7 +135,7 @@ impl Spec {
 
     /// The traffic in words: `uniform (self excluded), bernoulli per 16 ns, 496 B messages,
     /// load 0.3`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let to_self = match (&self.pattern, self.to_self) {
             (Pattern::Uniform | Pattern::Hotspot(..) | Pattern::Matrix(_), false) => {
                 " (self excluded)"

@@ -1,7 +1,7 @@
 #![allow(dead_code)]
 //! Helpers shared by the integration tests: run a scenario given as text.
 
-use mgensim::units::{Bandwidth, Bytes, Time};
+use mgensim::units::Time;
 use mgensim::{Report, Scenario, Simulation};
 use std::path::{Path, PathBuf};
 
@@ -12,7 +12,7 @@ pub fn project() -> PathBuf {
 /// A scenario from TOML text, with paths relative to the project's `scenarios/` folder.
 pub fn scenario(toml: &str, sets: &[&str]) -> Scenario {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    Scenario::from_str_with(toml, &project().join("scenarios/test.toml"), &sets)
+    Scenario::from_str_with(toml, &project().join("scenarios/test.toml"), &sets, false)
         .expect("valid scenario")
 }
 
@@ -43,7 +43,7 @@ pub fn fail(s: &Scenario) -> String {
 
 /// Runs the scenario file at `path` (anywhere, e.g. in a temporary folder).
 pub fn run_path(path: &Path) -> Report {
-    let s = Scenario::load(path, &[]).expect("valid scenario");
+    let s = Scenario::load(path, &[], false).expect("valid scenario");
     Simulation::new(&s)
         .expect("builds")
         .run()
@@ -52,7 +52,7 @@ pub fn run_path(path: &Path) -> Report {
 
 pub fn run_file(path: &str, sets: &[&str]) -> Report {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    let s = Scenario::load(&project().join(path), &sets).expect("valid scenario");
+    let s = Scenario::load(&project().join(path), &sets, false).expect("valid scenario");
     Simulation::new(&s)
         .expect("builds")
         .run()
@@ -64,8 +64,8 @@ pub struct Params {
     /// Router pipeline: routing + VC allocation + switch allocation + switch latency.
     pub router: u64,
     pub cable: u64,
-    pub link: Bandwidth,
-    pub dma: Bandwidth,
+    pub link: u64,
+    pub dma: u64,
     pub header: u64,
     pub node_latency: u64,
 }
@@ -76,17 +76,17 @@ impl Params {
         Params {
             router: 3 * 4_000 + 128_000,
             cable: 600,
-            link: Bandwidth(4_000_000_000),
-            dma: Bandwidth(2_800_000_000),
+            link: 4_000_000_000,
+            dma: 2_800_000_000,
             header: 16,
             node_latency: 0,
         }
     }
     pub fn ser(&self, wire: u64) -> u64 {
-        self.link.transfer_time(Bytes(wire)).ps()
+        transfer_ps(self.link, wire)
     }
     pub fn dma(&self, payload: u64) -> u64 {
-        self.dma.transfer_time(Bytes(payload)).ps()
+        transfer_ps(self.dma, payload)
     }
     /// One packet crossing `routers` routers with no contention, from the moment its payload
     /// is in the sending NIC until its tail is in the receiving NIC: the injection link's
@@ -169,4 +169,26 @@ pub fn csv_records(text: &str) -> Vec<Vec<String>> {
         }
     }
     records
+}
+
+/// The report as JSON without its `host` line (the only part that depends on the machine and
+/// the threads): what two runs of the same model must agree on, byte for byte.
+pub fn deterministic_json(r: &Report) -> String {
+    let mut v = serde_json::to_value(r).expect("a report serializes");
+    v.as_object_mut().expect("an object").remove("host");
+    serde_json::to_string_pretty(&v).expect("a value serializes")
+}
+
+/// The run's span (ps): the later of the last rank's end and the last event.
+pub fn span_ps(r: &Report) -> u64 {
+    r.predicted_time_ps.max(r.network.quiet_ps)
+}
+
+/// The time `bytes` take at `rate` (B/s), in picoseconds rounded up (none at an unlimited
+/// rate).
+pub fn transfer_ps(rate: u64, bytes: u64) -> u64 {
+    if rate == u64::MAX || bytes == 0 {
+        return 0;
+    }
+    (bytes as u128 * 1_000_000_000_000u128).div_ceil(rate as u128) as u64
 }

@@ -114,8 +114,7 @@ pub(crate) use arrivals::Arrival;
 use arrivals::Arrivals;
 use credit::Returns;
 use model::{with_model, Model, RouterModel};
-pub use observe::LinkLoad;
-pub(crate) use observe::NetworkStats;
+pub(crate) use observe::{LinkLoad, NetworkStats};
 use outbuf::{OutBuf, OUTBUF};
 
 /// Most virtual channels per port.

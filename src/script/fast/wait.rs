@@ -2,7 +2,7 @@
 //! those of `fast.rs` (its module doc says the rules), which yield the rank themselves and go
 //! on in a continuation once the engine resumes it.
 
-use super::{busy, full, guarded, int, raise_at, with_world};
+use super::{busy, full, guarded, int, raise_at, with_part};
 use crate::api::Call;
 use crate::calls;
 use crate::probe::profile::Api;
@@ -17,9 +17,9 @@ unsafe fn counted(l: *mut lua_State, api: Api) {
     // upvalues.
     unsafe {
         guarded(l, api.name(), || {
-            with_world(l, |w| {
-                let me = w.current;
-                w.profile.as_deref_mut().map(|p| p.call(me, api, 0))
+            with_part(l, |w| {
+                w.profile_call(api, 0);
+                Some(())
             })
         });
     }
@@ -27,11 +27,11 @@ unsafe fn counted(l: *mut lua_State, api: Api) {
 
 /// What waiting for one request came to.
 enum Waited {
-    Done(calls::StatusValues),
+    Done(crate::part::StatusValues),
     /// Not complete: the rank now waits for it.
     Blocked,
     Refused(calls::CallError),
-    /// The world was busy (only in a bug of ours).
+    /// The part was busy (only in a bug of ours).
     Busy,
 }
 
@@ -40,7 +40,7 @@ unsafe fn wait_one(l: *mut lua_State, call: Call, request: i64) -> Waited {
     // upvalues.
     unsafe {
         let r = guarded(l, call.name(), || {
-            with_world(l, |w| Some(calls::wait_request(w, request, call, true)))
+            with_part(l, |w| Some(w.wait_request(request, call, true)))
         });
         match r {
             Some(Ok(Some(st))) => Waited::Done(st),
@@ -52,7 +52,7 @@ unsafe fn wait_one(l: *mut lua_State, call: Call, request: i64) -> Waited {
 }
 
 /// Pushes `{ source = , tag = , bytes = }`, the table the full functions return.
-unsafe fn push_status(l: *mut lua_State, (source, tag, bytes): calls::StatusValues) {
+unsafe fn push_status(l: *mut lua_State, (source, tag, bytes): crate::part::StatusValues) {
     // SAFETY: `l` is a live state with room for the table and one value (`LUA_MINSTACK`).
     unsafe {
         ffi::lua_createtable(l, 0, 3);
@@ -90,7 +90,7 @@ unsafe fn ignores_status(l: *mut lua_State, func: &str) -> bool {
 }
 
 /// Returns the status of a wait (nothing with MGEN_STATUS_IGNORE, argument 2).
-unsafe fn return_status(l: *mut lua_State, st: calls::StatusValues) -> c_int {
+unsafe fn return_status(l: *mut lua_State, st: crate::part::StatusValues) -> c_int {
     // SAFETY: `l` is the state of the C closure that called this (see `install`), with its
     // upvalues; argument 2 is read as `ignores_status` checked it.
     unsafe {

@@ -1,10 +1,22 @@
 //! `network.nodes`: every family picks its nearest full shape of at least that many nodes and
 //! says which; the shapes below are worked out by hand from the rules of
-//! `src/topology/sizing.rs`.
+//! `src/topology/sizing.rs`. (Tests of the scenario reader, beside it: they read the network
+//! it built.)
 
-mod common;
-use common::*;
-use mgensim::Scenario;
+use crate::config::Scenario;
+use std::path::{Path, PathBuf};
+
+/// The project's folder (scenarios are read as if from its `scenarios/`).
+fn project() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// Scenario `toml`, read as `scenarios/test.toml` with `sets`.
+fn scenario(toml: &str, sets: &[&str]) -> Scenario {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    Scenario::from_str_with(toml, &project().join("scenarios/test.toml"), &sets, false)
+        .expect("valid scenario")
+}
 
 /// The scenario of `network` (lines of `[network]`) with one rank, and `sets`.
 fn sized(network: &str, sets: &[&str]) -> Scenario {
@@ -29,10 +41,8 @@ fn what(s: &Scenario) -> (String, String, u32, u64, u64) {
 fn problem(network: &str, sets: &[&str]) -> String {
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let text = format!("[network]\n{network}\n[workload]\nranks = 1\ncode = ''\n");
-    let Err(e) = Scenario::from_str_with(&text, &project().join("scenarios/test.toml"), &sets)
-    else {
-        panic!("a problem was expected");
-    };
+    let e = Scenario::from_str_with(&text, &project().join("scenarios/test.toml"), &sets, false)
+        .expect_err("a problem");
     format!("{e:#}")
 }
 
