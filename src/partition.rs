@@ -5,9 +5,12 @@
 //! window of simulated time: everything one of its handlers touches is its own, and what it
 //! does to another partition crosses a link, as a cut message with a delay the model
 //! guarantees (`cut.rs`). The cut follows the network, never the number of threads:
-//! - each topology's family says what it is cut along ([`crate::topology::Family::blocks`]):
-//!   slabs along the last dimension of a mesh, torus, Tofu or HyperX, a dragonfly's groups, a
-//!   fat tree's pods, a graph's runs of routers; a partition takes a run of whole blocks;
+//! - each topology's family cuts its routers for the count ([`crate::topology::Family::blocks`],
+//!   `topology/blocks.rs`): a mesh, torus, Tofu or HyperX into a grid of blocks of two or three
+//!   dimensions where that cuts fewer links than slabs along its last dimension (which it
+//!   keeps where they cut no more); a dragonfly into runs of whole groups, and beyond a
+//!   partition a group into runs of a group's routers; a fat tree into runs of whole pods, and
+//!   beyond into runs of a pod's leaves; a graph into runs of routers;
 //! - a router a family leaves out of every block (a fat tree's switches above the leaves) goes
 //!   where most of the routers it links to are, and those over every partition alike are
 //!   dealt out in turn.
@@ -20,7 +23,8 @@
 //! By default a network gets one partition per thread that simulates it ([`default_count`]), as
 //! far as it is large enough to gain: one per 1024 routers or so ([`ROUTERS_PER_PART`]), no
 //! more than half its slabs, groups or pods (two of them at least per partition: a thin
-//! partition sends most of its traffic across a cut), and no more than [`MAX_PARTS`].
+//! partition sends most of its traffic across a cut), and no more than 64. A count asked may
+//! go up to one partition a router (a fat tree's leaf), and [`MAX_PARTS`].
 
 use crate::topology::Topo;
 
@@ -43,8 +47,9 @@ pub struct Partitioning {
     pub rank: Vec<u16>,
     /// Routers, NICs and ranks each partition owns.
     pub sizes: Vec<(u32, u32, u32)>,
-    /// What the cut follows, in words (for the summary's `host` line).
-    pub unit: &'static str,
+    /// What a partition is, in the singular (`slab`, `8x8x4 block`, `group`; for the
+    /// summary's `host` line).
+    pub unit: String,
     /// The most partitions the network gains from ([`gainful`]; 1 for a network kept whole).
     pub gainful: u32,
     /// Why the run is one partition whatever was asked, if it must be (the flow model, hops
@@ -62,16 +67,18 @@ pub fn default_count(topo: &Topo, threads: u32) -> u32 {
 }
 
 /// The most partitions `topo` gains from: one per [`ROUTERS_PER_PART`] routers, two of its
-/// blocks each, at least one (see [`default_count`]).
+/// slabs, groups or pods each ([`crate::topology::Family::cut_units`]), at least one (see
+/// [`default_count`]).
 pub fn gainful(topo: &Topo) -> u32 {
-    let blocks = topo.blocks().count;
+    let units = topo.cut_units().0;
     let by_size = topo.routers() / ROUTERS_PER_PART;
-    by_size.min(blocks / 2).clamp(1, MAX_PARTS.min(64))
+    by_size.min(units / 2).clamp(1, MAX_PARTS.min(64))
 }
 
-/// The most partitions `topo` can be cut into: one per slab, group or pod.
+/// The most partitions `topo` can be cut into: one per router (a fat tree's leaf), at most
+/// [`MAX_PARTS`].
 pub fn max_count(topo: &Topo) -> u32 {
-    topo.blocks().count.clamp(1, MAX_PARTS)
+    topo.most_parts().clamp(1, MAX_PARTS)
 }
 
 impl Partitioning {
@@ -83,7 +90,7 @@ impl Partitioning {
             nic: vec![0; nics as usize],
             rank: vec![0; ranks],
             sizes: vec![(routers, nics, ranks as u32)],
-            unit: "whole network",
+            unit: "whole network".to_string(),
             gainful: 1,
             whole_because: None,
         }
@@ -93,26 +100,22 @@ impl Partitioning {
     /// `nics_per_node` per node and ranks on the nodes `rank_node`.
     pub fn new(topo: &Topo, nics_per_node: u32, rank_node: &[u32], count: u32) -> Partitioning {
         let routers = topo.routers();
-        let crate::topology::Blocks {
-            of: block,
-            count: blocks,
-            unit,
-        } = topo.blocks();
         let count = count.clamp(1, max_count(topo));
         let nics = topo.terminals();
         if count == 1 {
             return Partitioning {
                 gainful: gainful(topo),
-                unit,
+                unit: topo.cut_units().1.to_string(),
                 ..Partitioning::whole(routers, nics, rank_node.len())
             };
         }
+        let crate::topology::Blocks {
+            of: block,
+            count,
+            unit,
+        } = topo.blocks(count);
         const NONE: u16 = u16::MAX;
-        // runs of whole blocks, as even as they come
-        let mut router: Vec<u16> = block
-            .iter()
-            .map(|b| b.map_or(NONE, |b| (b as u64 * count as u64 / blocks as u64) as u16))
-            .collect();
+        let mut router: Vec<u16> = block.iter().map(|b| b.map_or(NONE, |b| b as u16)).collect();
         // switches above the leaves (fat tree), level by level as they are numbered: where
         // most of the switches they link to are, the top ones in turn
         let ports = topo.ports();
@@ -250,8 +253,11 @@ mod tests {
             p.sizes,
             vec![(32, 32, 2), (32, 32, 0), (32, 32, 0), (32, 32, 1)]
         );
-        assert_eq!(max_count(&t), 8);
-        assert_eq!(Partitioning::new(&t, 1, &[], 100).count, 8);
+        assert_eq!(p.unit, "slab");
+        // beyond slabs: blocks, then runs of routers, one a router at most
+        assert_eq!(max_count(&t), 128);
+        assert_eq!(Partitioning::new(&t, 1, &[], 100).count, 100);
+        assert_eq!(Partitioning::new(&t, 1, &[], 200).count, 128);
     }
 
     #[test]

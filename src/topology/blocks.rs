@@ -1,0 +1,246 @@
+//! How a family's routers are cut for a count of partitions (`partition.rs` places what a
+//! family leaves out, and ties a node's routers together):
+//! - a family on a grid (mesh, torus, Tofu, HyperX) is cut into a grid of blocks
+//!   ([`Blocks::grid`]): `p₀ × p₁ × …` blocks whose product is the count, chosen for the
+//!   least cost, the largest block's routers plus the links cut per partition (a cut link's
+//!   packets cross as messages, about a router's work each); today's slabs along the last
+//!   dimension where nothing costs less. A count no grid gives (a prime above every dimension)
+//!   is cut into runs of routers by number;
+//! - a family of units (a dragonfly's groups, a fat tree's pods, a graph's runs of routers)
+//!   gives each partition a run of whole units while there are as many units as partitions,
+//!   and a run of their items (a group's routers, a pod's leaves) beyond ([`Blocks::nested`]).
+//!
+//! Every cut is as good as any other for the figures (the tests say so): the choice is only
+//! what crossing the cuts costs, and how evenly the work is shared.
+
+use super::{Family, RouterId};
+
+/// A network cut for a count of partitions: each router's partition, how many there are, and
+/// what a partition is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blocks {
+    /// Each router's partition (`None` for one that goes where most of the routers it links
+    /// to are: a fat tree's switches above the leaves).
+    pub of: Vec<Option<u32>>,
+    /// Partitions, each given at least one router.
+    pub count: u32,
+    /// What a partition is, in the singular (`slab`, `8x8x4 block`, `group`, `run of a
+    /// group's routers`).
+    pub unit: String,
+}
+
+/// Splits of a grid tried at most (a count's ordered factorizations into at most 6
+/// dimensions: 1,287 for 256).
+const MOST_TRIED: usize = 1 << 16;
+
+impl Blocks {
+    /// The routers of a grid family cut for `parts` partitions (at most one a router). Router
+    /// `r` is at `c[d] = (r / stride[d]) % dims[d]`, dimension 0 fastest, and each of `f`'s
+    /// links joins two routers that differ in one coordinate (the cost counts them along one
+    /// row of each dimension). Partition numbers follow the blocks with dimension 0 fastest.
+    pub fn grid<F: Family>(f: &F, dims: &[u32], parts: u32) -> Blocks {
+        let routers: u32 = dims.iter().product::<u32>().max(1);
+        let parts = parts.clamp(1, routers);
+        match best_split(f, dims, parts) {
+            Some(split) => Blocks::split(dims, &split),
+            None => Blocks::runs(routers, parts, "run of routers"),
+        }
+    }
+
+    /// `dims` cut into `split[d]` parts along each dimension `d` (coordinate `c` in part
+    /// `c · split[d] / dims[d]`, parts of whole routers differing by one at most).
+    pub fn split(dims: &[u32], split: &[u32]) -> Blocks {
+        let routers: u32 = dims.iter().product::<u32>().max(1);
+        let of = (0..routers)
+            .map(|r| {
+                let (mut rest, mut id, mut weight) = (r, 0, 1);
+                for (&k, &p) in dims.iter().zip(split) {
+                    let c = rest % k;
+                    rest /= k;
+                    id += (c as u64 * p as u64 / k as u64) as u32 * weight;
+                    weight *= p;
+                }
+                Some(id)
+            })
+            .collect();
+        Blocks {
+            of,
+            count: split.iter().product(),
+            unit: block_name(dims, split),
+        }
+    }
+
+    /// `routers` in `parts` runs by number, as even as they come.
+    pub fn runs(routers: u32, parts: u32, unit: &str) -> Blocks {
+        let parts = parts.clamp(1, routers.max(1));
+        Blocks {
+            of: (0..routers)
+                .map(|r| Some((r as u64 * parts as u64 / routers as u64) as u32))
+                .collect(),
+            count: parts,
+            unit: unit.to_string(),
+        }
+    }
+
+    /// `routers` of which `item` numbers those cut along (`None` for the others), `items`
+    /// in all, in units of `per` consecutive items (the last one may be short), cut for
+    /// `parts` partitions: runs of whole units as even as they come while there are as many
+    /// units as partitions (`unit` names one), else runs of items (at most one a partition),
+    /// named `within` when each lies in one unit (the units all of `per`, `parts` a multiple
+    /// of them) and `across` when not.
+    pub fn nested(
+        routers: u32,
+        item: impl Fn(RouterId) -> Option<u32>,
+        items: u32,
+        per: u32,
+        parts: u32,
+        names: [&str; 3],
+    ) -> Blocks {
+        let [unit, within, across] = names;
+        let (items, per) = (items.max(1), per.max(1));
+        let units = items.div_ceil(per);
+        let parts = parts.clamp(1, items);
+        let coarse = parts <= units;
+        let of = (0..routers)
+            .map(|r| {
+                item(r).map(|i| {
+                    let id = if coarse {
+                        (i / per) as u64 * parts as u64 / units as u64
+                    } else {
+                        i as u64 * parts as u64 / items as u64
+                    };
+                    id as u32
+                })
+            })
+            .collect();
+        let unit = if coarse {
+            unit
+        } else if parts % units == 0 && units * per == items {
+            within
+        } else {
+            across
+        };
+        Blocks {
+            of,
+            count: parts,
+            unit: unit.to_string(),
+        }
+    }
+}
+
+/// A block's routers along each dimension (`8x8x4`; `21-22x32x32` where a dimension does not
+/// split evenly); `slab` when only the last dimension is split.
+fn block_name(dims: &[u32], split: &[u32]) -> String {
+    let n = dims.len();
+    if n > 0 && split[..n - 1].iter().all(|&p| p == 1) {
+        return "slab".to_string();
+    }
+    let sides: Vec<String> = dims
+        .iter()
+        .zip(split)
+        .map(|(&k, &p)| {
+            let (lo, hi) = (k / p, k.div_ceil(p));
+            if lo == hi {
+                lo.to_string()
+            } else {
+                format!("{lo}-{hi}")
+            }
+        })
+        .collect();
+    format!("{} block", sides.join("x"))
+}
+
+/// The split of `dims` into `parts` blocks of least cost (the module's doc), or `None` if
+/// no product of parts of the dimensions makes `parts`. On a tie: slabs along the last
+/// dimension, then more parts along the later dimensions (whole rows of dimension 0 keep a
+/// block's routers together in memory).
+fn best_split<F: Family>(f: &F, dims: &[u32], parts: u32) -> Option<Vec<u32>> {
+    let routers: u64 = dims.iter().map(|&k| k as u64).product();
+    let divisors: Vec<u32> = (1..=parts).filter(|p| parts % p == 0).collect();
+    // links cut in the whole network by a split of each dimension into p parts
+    let cuts: Vec<Vec<(u32, u64)>> = dims
+        .iter()
+        .enumerate()
+        .map(|(d, &k)| {
+            divisors
+                .iter()
+                .filter(|&&p| p <= k)
+                .map(|&p| (p, row_cut(f, dims, d, p) * (routers / k as u64)))
+                .collect()
+        })
+        .collect();
+    let mut splits = Vec::new();
+    every_split(&cuts, parts, &mut Vec::new(), &mut splits);
+    let last = dims.len().saturating_sub(1);
+    splits
+        .into_iter()
+        .map(|s| {
+            let largest: u64 = dims
+                .iter()
+                .zip(&s)
+                .map(|(&k, &p)| k.div_ceil(p) as u64)
+                .product();
+            let cut: u64 = s
+                .iter()
+                .enumerate()
+                .map(|(d, &p)| cuts[d].iter().find(|c| c.0 == p).map_or(0, |c| c.1))
+                .sum();
+            let slab = s[..last].iter().all(|&p| p == 1);
+            let later: Vec<u32> = s.iter().rev().copied().collect();
+            let key = (
+                largest * parts as u64 + cut,
+                !slab,
+                std::cmp::Reverse(later),
+            );
+            (key, s)
+        })
+        .min_by(|a, b| a.0.cmp(&b.0))
+        .map(|(_, s)| s)
+}
+
+/// Every split (parts per dimension, from `cuts`' choices) whose product is `left` times that
+/// of `so_far`, into `out` (at most [`MOST_TRIED`]).
+fn every_split(
+    cuts: &[Vec<(u32, u64)>],
+    left: u32,
+    so_far: &mut Vec<u32>,
+    out: &mut Vec<Vec<u32>>,
+) {
+    let d = so_far.len();
+    if d == cuts.len() {
+        if left == 1 && out.len() < MOST_TRIED {
+            out.push(so_far.clone());
+        }
+        return;
+    }
+    for &(p, _) in &cuts[d] {
+        if left % p == 0 {
+            so_far.push(p);
+            every_split(cuts, left / p, so_far, out);
+            so_far.pop();
+        }
+    }
+}
+
+/// Links of one row of dimension `d` (the routers whose other coordinates are 0) between
+/// routers in different parts when the row is cut into `p` parts.
+fn row_cut<F: Family>(f: &F, dims: &[u32], d: usize, p: u32) -> u64 {
+    let stride: u32 = dims[..d].iter().product();
+    let k = dims[d];
+    let part = |c: u32| c as u64 * p as u64 / k as u64;
+    let mut ends = 0u64;
+    for c in 0..k {
+        let r = c * stride;
+        for q in 0..f.ports() {
+            if let Some((n, _)) = f.neighbour(r, q) {
+                if n % stride == 0 && n / stride < k && part(n / stride) != part(c) {
+                    ends += 1;
+                }
+            }
+        }
+    }
+    ends / 2
+}
+
+#[cfg(test)]
+mod tests;
