@@ -6,9 +6,9 @@
 //! does to another partition crosses a link, as a cut message with a delay the model
 //! guarantees (`cut.rs`). The cut follows the network, never the number of threads:
 //! - each topology's family cuts its routers for the count ([`crate::topology::Family::blocks`],
-//!   `topology/blocks.rs`): a mesh, torus, Tofu or HyperX into a grid of blocks of two or three
-//!   dimensions where that cuts fewer links than slabs along its last dimension (which it
-//!   keeps where they cut no more); a dragonfly into runs of whole groups, and beyond a
+//!   `topology/blocks.rs`): a mesh, torus, Tofu or HyperX into a grid of blocks where that
+//!   shares the routers as evenly and cuts fewer links than slabs along its last dimension
+//!   (which it keeps where they cost no more); a dragonfly into runs of whole groups, and beyond a
 //!   partition a group into runs of a group's routers; a fat tree into runs of whole pods, and
 //!   beyond into runs of a pod's leaves; a graph into runs of routers;
 //! - a router a family leaves out of every block (a fat tree's switches above the leaves) goes
