@@ -32,36 +32,36 @@ fn a_65536_node_torus_is_cut_into_256_even_blocks_that_cut_fewer_links_than_slab
     let ranks: Vec<u32> = (0..65_536).collect();
     let p = Partitioning::new(&t, 1, &ranks, 256);
     assert_eq!(p.count, 256);
-    assert_eq!(p.unit, "8x8x4 block");
+    assert_eq!(p.unit, "16x4x4 block");
     // 65,536 routers, NICs and ranks shared out evenly: 256 each, none empty
     assert_eq!(p.sizes, vec![(256, 256, 256); 256]);
-    // router (x, y, z) = x + 64 y + 2048 z in block (x / 8, y / 8, z / 4) of an 8x4x8 grid,
+    // router (x, y, z) = x + 64 y + 2048 z in block (x / 16, y / 4, z / 4) of a 4x8x8 grid,
     // x fastest
     for (r, want) in [
         (0u32, 0u16),
-        (7, 0),
-        (8, 1),
-        (64 * 8, 8),
+        (15, 0),
+        (16, 1),
+        (64 * 4, 4),
         (2048 * 4, 32),
         (65_535, 255),
     ] {
         assert_eq!(p.router[r as usize], want, "router {r}");
     }
-    // 8 cuts across x of 32x32 links, 4 across y and 8 across z of 64x32 each
+    // 4 cuts across x of 32x32 links, 8 across y and 8 across z of 64x32 each
     let blocks = cut_links(&t, &p.router);
-    assert_eq!(blocks, 8 * 1024 + 4 * 2048 + 8 * 2048);
+    assert_eq!(blocks, 4 * 1024 + 8 * 2048 + 8 * 2048);
     // 256 runs of routers by number (slabs thinner than a plane: 4 rows of x each) cut every
     // z link and 8 rows of x links a plane
     let runs: Vec<u16> = (0..65_536u32).map(|r| (r / 256) as u16).collect();
     assert_eq!(cut_links(&t, &runs), 65_536 + 32 * 8 * 64);
     assert!(blocks < cut_links(&t, &runs));
-    // at 32 partitions, 4x2x4 blocks against the 32 slabs of z
+    // at 32 partitions, 2x4x4 blocks against the 32 slabs of z
     let p32 = Partitioning::new(&t, 1, &ranks, 32);
-    assert_eq!(p32.unit, "16x16x8 block");
+    assert_eq!(p32.unit, "32x8x8 block");
     assert_eq!(p32.sizes, vec![(2048, 2048, 2048); 32]);
     let slabs: Vec<u16> = (0..65_536u32).map(|r| (r / 2048) as u16).collect();
     assert_eq!(cut_links(&t, &slabs), 32 * 2048);
-    assert_eq!(cut_links(&t, &p32.router), 4 * 1024 + 2 * 2048 + 4 * 2048);
+    assert_eq!(cut_links(&t, &p32.router), 2 * 1024 + 4 * 2048 + 4 * 2048);
 }
 
 /// Every rank puts 3000 bytes to its neighbours along x, y and z and to one far away (a
@@ -140,7 +140,7 @@ fn a_65536_node_torus_in_256_partitions_prints_the_same_bytes_as_in_one() {
     }
     let (cut, host) = torus_run(dir.path(), 256, 2);
     assert_eq!(host["partitions"], 256);
-    assert_eq!(host["partition_unit"], "8x8x4 block");
+    assert_eq!(host["partition_unit"], "16x4x4 block");
     assert!(host["windows"]["messages"].as_u64().unwrap() > 0, "{host}");
     for ((name, a), (_, b)) in one.iter().zip(&cut) {
         assert!(a == b, "{name} differs in 256 partitions");

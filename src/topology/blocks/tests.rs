@@ -50,32 +50,40 @@ fn a_torus_keeps_its_slabs_where_blocks_cut_no_fewer_links() {
 }
 
 #[test]
-fn a_long_torus_is_cut_across_its_longest_dimension() {
+fn a_long_torus_keeps_its_slabs_in_two_and_goes_to_near_cubic_blocks_beyond() {
     let t = topo("dims = [64, 32, 32]");
     let b = t.blocks(2);
-    // across dimension 0: 2 planes of 32x32 cut, not 2 of 64x32
-    assert_eq!(b.unit, "32x32x32 block");
-    assert_eq!(cut(&t, &b), 2 * 1024);
-    // router (x, y, z) = x + 64 y + 2048 z: x < 32 in partition 0
-    assert_eq!(b.of[31], Some(0));
-    assert_eq!(b.of[32], Some(1));
-    assert_eq!(b.of[64 + 31], Some(0));
+    // halves of any dimension: a packet crosses a cut as often (halving x would cut 2 planes
+    // of 32x32 rather than of 64x32, but cut the rows where a rank's nearest ranks are)
+    assert_eq!(b.unit, "slab");
+    assert_eq!(cut(&t, &b), 2 * 2048);
+    // router (x, y, z) = x + 64 y + 2048 z: z < 16 in partition 0
+    assert_eq!(b.of[16 * 2048 - 1], Some(0));
+    assert_eq!(b.of[16 * 2048], Some(1));
     let b = t.blocks(256);
     assert_eq!(b.count, 256);
     assert_eq!(sizes(&b), vec![256; 256]);
-    // 8x4x8 blocks (8x8x4 routers) cut 8 planes of 32x32 and 4 + 8 of 64x32: 32,768
-    // links (as 16x4x4 and 8x8x4 blocks do; 4x8x8 cut 36,864), where slabs give at most 32
-    assert_eq!(cut(&t, &b), 32_768);
-    assert_eq!(b.unit, "8x8x4 block");
+    // a grid of 4x8x8 blocks (16x4x4 routers): 20 parts in all along the dimensions, as few
+    // as 8x8x4 or 8x4x8 (16x4x4: 24), the most along the later ones; it cuts 4 planes of
+    // 32x32 and 8 + 8 of 64x32, 36,864 links; slabs give at most 32
+    assert_eq!(cut(&t, &b), 36_864);
+    assert_eq!(b.unit, "16x4x4 block");
 }
 
 #[test]
 fn a_count_that_does_not_divide_the_dimensions_is_cut_as_evenly_as_it_can() {
     let t = topo("dims = [64, 32, 32]");
-    // 3: thirds of dimension 0 (22, 21 and 21 routers along it)
+    // 3: thirds of any dimension leave 11 of 32 or 22 of 64 in the largest: slabs (11, 11
+    // and 10 planes)
     let b = t.blocks(3);
-    assert_eq!(b.unit, "21-22x32x32 block");
-    assert_eq!(sizes(&b), vec![22 * 1024, 21 * 1024, 21 * 1024]);
+    assert_eq!(b.unit, "slab");
+    assert_eq!(sizes(&b), vec![11 * 2048, 11 * 2048, 10 * 2048]);
+    // 6: halves of y and thirds of z (11, 11, 10), which a packet crosses less often than
+    // sixths of one dimension, with the most parts along the later dimensions
+    let b = t.blocks(6);
+    assert_eq!(b.unit, "64x16x10-11 block");
+    let (big, small) = (64 * 16 * 11, 64 * 16 * 10);
+    assert_eq!(sizes(&b), vec![big, big, big, big, small, small]);
     // 67, a prime above every dimension: runs of routers by number, as even as they come
     let b = t.blocks(67);
     assert_eq!(b.unit, "run of routers");
