@@ -5,9 +5,12 @@
 //! window of simulated time: everything one of its handlers touches is its own, and what it
 //! does to another partition crosses a link, as a cut message with a delay the model
 //! guarantees (`cut.rs`). The cut follows the network, never the number of threads:
-//! - each topology's family says what it is cut along ([`crate::topology::Family::blocks`]):
-//!   slabs along the last dimension of a mesh, torus, Tofu or HyperX, a dragonfly's groups, a
-//!   fat tree's pods, a graph's runs of routers; a partition takes a run of whole blocks;
+//! - each topology's family cuts its routers for the count ([`crate::topology::Family::blocks`],
+//!   `topology/blocks.rs`): a mesh, torus, Tofu or HyperX into a grid of blocks where that
+//!   shares the routers as evenly and cuts fewer links than slabs along its last dimension
+//!   (which it keeps where they cost no more); a dragonfly into runs of whole groups, and beyond a
+//!   partition a group into runs of a group's routers; a fat tree into runs of whole pods, and
+//!   beyond into runs of a pod's leaves; a graph into runs of routers;
 //! - a router a family leaves out of every block (a fat tree's switches above the leaves) goes
 //!   where most of the routers it links to are, and those over every partition alike are
 //!   dealt out in turn.
@@ -20,7 +23,8 @@
 //! By default a network gets one partition per thread that simulates it ([`default_count`]), as
 //! far as it is large enough to gain: one per 1024 routers or so ([`ROUTERS_PER_PART`]), no
 //! more than half its slabs, groups or pods (two of them at least per partition: a thin
-//! partition sends most of its traffic across a cut), and no more than [`MAX_PARTS`].
+//! partition sends most of its traffic across a cut), and no more than 64. A count asked may
+//! go up to one partition a router (a fat tree's leaf), and [`MAX_PARTS`].
 
 use crate::topology::Topo;
 
@@ -43,8 +47,9 @@ pub(crate) struct Partitioning {
     pub(crate) rank: Vec<u16>,
     /// Routers, NICs and ranks each partition owns.
     pub(crate) sizes: Vec<(u32, u32, u32)>,
-    /// What the cut follows, in words (for the summary's `host` line).
-    pub(crate) unit: &'static str,
+    /// What a partition is, in the singular (`slab`, `8x8x4 block`, `group`; for the
+    /// summary's `host` line).
+    pub(crate) unit: String,
     /// The most partitions the network gains from ([`gainful`]; 1 for a network kept whole).
     pub(crate) gainful: u32,
     /// Why the run is one partition whatever was asked, if it must be (the flow model, hops
@@ -62,16 +67,18 @@ pub(crate) fn default_count(topo: &Topo, threads: u32) -> u32 {
 }
 
 /// The most partitions `topo` gains from: one per [`ROUTERS_PER_PART`] routers, two of its
-/// blocks each, at least one (see [`default_count`]).
+/// slabs, groups or pods each ([`crate::topology::Family::cut_units`]), at least one (see
+/// [`default_count`]).
 pub(crate) fn gainful(topo: &Topo) -> u32 {
-    let blocks = topo.blocks().count;
+    let units = topo.cut_units().0;
     let by_size = topo.routers() / ROUTERS_PER_PART;
-    by_size.min(blocks / 2).clamp(1, MAX_PARTS.min(64))
+    by_size.min(units / 2).clamp(1, MAX_PARTS.min(64))
 }
 
-/// The most partitions `topo` can be cut into: one per slab, group or pod.
+/// The most partitions `topo` can be cut into: one per router (a fat tree's leaf), at most
+/// [`MAX_PARTS`].
 pub(crate) fn max_count(topo: &Topo) -> u32 {
-    topo.blocks().count.clamp(1, MAX_PARTS)
+    topo.most_parts().clamp(1, MAX_PARTS)
 }
 
 impl Partitioning {
@@ -83,7 +90,7 @@ impl Partitioning {
             nic: vec![0; nics as usize],
             rank: vec![0; ranks],
             sizes: vec![(routers, nics, ranks as u32)],
-            unit: "whole network",
+            unit: "whole network".to_string(),
             gainful: 1,
             whole_because: None,
         }
@@ -98,26 +105,22 @@ impl Partitioning {
         count: u32,
     ) -> Partitioning {
         let routers = topo.routers();
-        let crate::topology::Blocks {
-            of: block,
-            count: blocks,
-            unit,
-        } = topo.blocks();
         let count = count.clamp(1, max_count(topo));
         let nics = topo.terminals();
         if count == 1 {
             return Partitioning {
                 gainful: gainful(topo),
-                unit,
+                unit: topo.cut_units().1.to_string(),
                 ..Partitioning::whole(routers, nics, rank_node.len())
             };
         }
+        let crate::topology::Blocks {
+            of: block,
+            count,
+            unit,
+        } = topo.blocks(count);
         const NONE: u16 = u16::MAX;
-        // runs of whole blocks, as even as they come
-        let mut router: Vec<u16> = block
-            .iter()
-            .map(|b| b.map_or(NONE, |b| (b as u64 * count as u64 / blocks as u64) as u16))
-            .collect();
+        let mut router: Vec<u16> = block.iter().map(|b| b.map_or(NONE, |b| b as u16)).collect();
         // switches above the leaves (fat tree), level by level as they are numbered: where
         // most of the switches they link to are, the top ones in turn
         let ports = topo.ports();
@@ -255,8 +258,11 @@ mod tests {
             p.sizes,
             vec![(32, 32, 2), (32, 32, 0), (32, 32, 0), (32, 32, 1)]
         );
-        assert_eq!(max_count(&t), 8);
-        assert_eq!(Partitioning::new(&t, 1, &[], 100).count, 8);
+        assert_eq!(p.unit, "slab");
+        // beyond slabs: blocks, then runs of routers, one a router at most
+        assert_eq!(max_count(&t), 128);
+        assert_eq!(Partitioning::new(&t, 1, &[], 100).count, 100);
+        assert_eq!(Partitioning::new(&t, 1, &[], 200).count, 128);
     }
 
     #[test]
@@ -290,5 +296,58 @@ mod tests {
         }
         let top: Vec<u16> = p.router[32..48].to_vec();
         assert_eq!(top.iter().filter(|&&x| x == 0).count(), 8, "{top:?}");
+    }
+
+    /// Links between routers of different partitions, each counted once.
+    fn cut_links(t: &Topo, router: &[u16]) -> u64 {
+        let mut ends = 0;
+        for r in 0..t.routers() {
+            for q in 0..t.ports() {
+                if let Some((n, _)) = t.neighbour(r, q) {
+                    if router[r as usize] != router[n as usize] {
+                        ends += 1;
+                    }
+                }
+            }
+        }
+        ends / 2
+    }
+
+    #[test]
+    fn a_65536_node_torus_is_cut_into_256_even_blocks_that_cut_fewer_links_than_slabs() {
+        let t = topo("dims = [64, 32, 32]");
+        let ranks: Vec<u32> = (0..65_536).collect();
+        let p = Partitioning::new(&t, 1, &ranks, 256);
+        assert_eq!(p.count, 256);
+        assert_eq!(p.unit, "16x4x4 block");
+        // 65,536 routers, NICs and ranks shared out evenly: 256 each, none empty
+        assert_eq!(p.sizes, vec![(256, 256, 256); 256]);
+        // router (x, y, z) = x + 64 y + 2048 z in block (x / 16, y / 4, z / 4) of a 4x8x8 grid,
+        // x fastest
+        for (r, want) in [
+            (0u32, 0u16),
+            (15, 0),
+            (16, 1),
+            (64 * 4, 4),
+            (2048 * 4, 32),
+            (65_535, 255),
+        ] {
+            assert_eq!(p.router[r as usize], want, "router {r}");
+        }
+        // 4 cuts across x of 32x32 links, 8 across y and 8 across z of 64x32 each
+        let blocks = cut_links(&t, &p.router);
+        assert_eq!(blocks, 4 * 1024 + 8 * 2048 + 8 * 2048);
+        // 256 runs of routers by number (slabs thinner than a plane: 4 rows of x each) cut every
+        // z link and 8 rows of x links a plane
+        let runs: Vec<u16> = (0..65_536u32).map(|r| (r / 256) as u16).collect();
+        assert_eq!(cut_links(&t, &runs), 65_536 + 32 * 8 * 64);
+        assert!(blocks < cut_links(&t, &runs));
+        // at 32 partitions, 2x4x4 blocks against the 32 slabs of z
+        let p32 = Partitioning::new(&t, 1, &ranks, 32);
+        assert_eq!(p32.unit, "32x8x8 block");
+        assert_eq!(p32.sizes, vec![(2048, 2048, 2048); 32]);
+        let slabs: Vec<u16> = (0..65_536u32).map(|r| (r / 2048) as u16).collect();
+        assert_eq!(cut_links(&t, &slabs), 32 * 2048);
+        assert_eq!(cut_links(&t, &p32.router), 2 * 1024 + 4 * 2048 + 4 * 2048);
     }
 }

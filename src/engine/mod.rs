@@ -502,7 +502,7 @@ impl Simulation {
         r.host.execution = Execution {
             threads: self.threads,
             partitions: self.parts.count,
-            unit: self.parts.unit,
+            unit: self.parts.unit.clone(),
             windows,
             note: self.execution_note(),
         };
@@ -523,7 +523,7 @@ impl Simulation {
                  (a partition holds about {} routers and two {}): --partitions N cuts it anyway",
                 self.threads_asked,
                 crate::partition::ROUTERS_PER_PART,
-                crate::report::units(p.unit)
+                crate::report::units(&p.unit)
             );
         }
         let asked = self.scenario.engine.partitions;

@@ -23,9 +23,10 @@ pub struct Execution {
     pub(crate) threads: u32,
     /// Partitions, and what the cut follows (`slab`, `group`, `pod`).
     pub partitions: u32,
-    /// What a partition is: slabs of a torus, groups of a dragonfly, pods of a fat tree.
+    /// What a partition is: slabs or blocks of a torus, groups of a dragonfly, pods of a fat
+    /// tree (`8x8x4 block`).
     #[serde(rename = "partition_unit")]
-    pub(crate) unit: &'static str,
+    pub(crate) unit: String,
     /// The windows and the cut messages.
     pub(crate) windows: WindowStats,
     /// Why the run has fewer partitions or threads than it could use, and the flag that

@@ -407,7 +407,7 @@ impl Report {
                 0 => String::new(),
                 n => format!(", {n} of them on one thread, where more did not pay"),
             };
-            let units = super::execution::units(x.unit);
+            let units = super::execution::units(&x.unit);
             format!(
                 "{} partitions ({units}, {} windows{alone}, {} cut messages)",
                 x.partitions, x.windows.windows, x.windows.messages

@@ -418,10 +418,14 @@ impl Family for Cube {
         self.router_distance(src / t, dst / t)
     }
 
-    /// Slabs along the last dimension (whole planes, routers being numbered with dimension 0
-    /// fastest).
-    fn blocks(&self) -> Blocks {
-        Blocks::slabs(self.routers(), &self.dims)
+    /// A grid of blocks (Tofu's unit `a, b, c` counted as three dimensions), slabs along the
+    /// last dimension where they cost no more.
+    fn blocks(&self, parts: u32) -> Blocks {
+        Blocks::grid(self, &self.dims, parts)
+    }
+    /// Slabs along the last dimension.
+    fn cut_units(&self) -> (u32, &'static str) {
+        (*self.dims.last().unwrap_or(&1), "slab")
     }
 
     /// Dimensions 0, 2, 4 along x and 1, 3, 5 along y (a 3-D torus is a row of planes, each

@@ -480,13 +480,15 @@ impl Family for Dragonfly {
         l + g
     }
 
+    /// Runs of whole groups; beyond a partition a group, runs of a group's routers.
+    fn blocks(&self, parts: u32) -> Blocks {
+        let routers = self.routers();
+        let names = ["group", "run of a group's routers", "run of routers"];
+        Blocks::nested(routers, Some, routers, self.a, parts, names)
+    }
     /// Groups.
-    fn blocks(&self) -> Blocks {
-        Blocks {
-            of: (0..self.routers()).map(|r| Some(r / self.a)).collect(),
-            count: self.g,
-            unit: "group",
-        }
+    fn cut_units(&self) -> (u32, &'static str) {
+        (self.g, "group")
     }
 
     /// Groups around a circle, each group's routers on a small circle of its own, the

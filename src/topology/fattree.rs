@@ -117,6 +117,17 @@ impl FatTree {
         self.switches(1)
     }
 
+    /// Leaves of a pod (the subtree of a second-level switch; all of them in a tree of one
+    /// level), at least one.
+    pub(crate) fn pod(&self) -> u32 {
+        let per = if self.levels() >= 2 {
+            self.down[1]
+        } else {
+            self.leaves()
+        };
+        per.max(1)
+    }
+
     /// Level (1-based) and index within it of router `r`.
     #[inline]
     pub(crate) fn place(&self, r: RouterId) -> (usize, u32) {
@@ -437,24 +448,23 @@ impl Family for FatTree {
         2 * (self.common_level(src, dst) as u32 - 1)
     }
 
-    /// Pods: the leaves under one subtree of the second level (all of them when the tree has
-    /// one level); a switch above the leaves goes where most of the switches below it are,
-    /// the top level's, over every pod alike, dealt out in turn (`partition.rs`).
-    fn blocks(&self) -> Blocks {
+    /// Runs of whole pods, the leaves under one subtree of the second level (all of them when
+    /// the tree has one level); beyond a partition a pod, runs of a pod's leaves. A switch
+    /// above the leaves goes where most of the switches below it are, the top level's, over
+    /// every pod alike, dealt out in turn (`partition.rs`).
+    fn blocks(&self, parts: u32) -> Blocks {
         let leaves = self.leaves();
-        let per = if self.levels() >= 2 {
-            self.down[1]
-        } else {
-            leaves
-        }
-        .max(1);
-        Blocks {
-            of: (0..self.routers())
-                .map(|r| (r < leaves).then_some(r / per))
-                .collect(),
-            count: leaves.div_ceil(per),
-            unit: "pod",
-        }
+        let leaf = |r: RouterId| (r < leaves).then_some(r);
+        let names = ["pod", "run of a pod's leaves", "run of leaves"];
+        Blocks::nested(self.routers(), leaf, leaves, self.pod(), parts, names)
+    }
+    /// Pods.
+    fn cut_units(&self) -> (u32, &'static str) {
+        (self.leaves().div_ceil(self.pod()), "pod")
+    }
+    /// One a leaf.
+    fn most_parts(&self) -> u32 {
+        self.leaves()
     }
 
     /// One row per level, the top at the top, each level's switches spread evenly over the

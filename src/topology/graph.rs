@@ -180,6 +180,11 @@ impl Built {
 }
 
 impl Graph {
+    /// Routers of a unit of its default cut: a 64th of them, at least one.
+    fn per_unit(&self) -> u32 {
+        (self.g.routers / 64).max(1)
+    }
+
     /// The graph the text of file `file` describes (`cable` is `network.cable_latency`, for
     /// BookSim's weights), routed by `routing`; every error as `file:line: what`.
     pub(crate) fn parse(
@@ -541,16 +546,17 @@ impl Family for Graph {
         self.g.hops(self.g.dest[dr as usize], 0, sr) as u32
     }
 
-    /// 64 runs of routers by number (a router each below 64): a cut may fall anywhere, since
-    /// whatever crosses it crosses a link.
-    fn blocks(&self) -> Blocks {
+    /// Runs of routers by number: up to 64 partitions, runs of whole 64ths (a router each
+    /// below 64), beyond that finer runs. A cut may fall anywhere, since whatever crosses it
+    /// crosses a link.
+    fn blocks(&self, parts: u32) -> Blocks {
         let r = self.g.routers;
-        let per = (r / 64).max(1);
-        Blocks {
-            of: (0..r).map(|i| Some(i / per)).collect(),
-            count: r.div_ceil(per),
-            unit: "run of routers",
-        }
+        let names = ["run of routers"; 3];
+        Blocks::nested(r, Some, r, self.per_unit(), parts, names)
+    }
+    /// Runs of routers, 64 of them (a router each below 64).
+    fn cut_units(&self) -> (u32, &'static str) {
+        (self.g.routers.div_ceil(self.per_unit()), "run of routers")
     }
 
     /// Drawn as its structure shows it (`draw.rs`): a HyperX's grid, a tree's levels, or

@@ -385,9 +385,14 @@ impl Family for HyperX {
         self.router_distance(src / self.nodes, dst / self.nodes)
     }
 
-    /// Slabs of the last dimension, as a torus's.
-    fn blocks(&self) -> Blocks {
-        Blocks::slabs(self.routers(), &self.dims)
+    /// A grid of blocks, as a torus's (a block's rows lose more links to a cut than a
+    /// torus's: every pair of its routers across it is linked).
+    fn blocks(&self, parts: u32) -> Blocks {
+        Blocks::grid(self, &self.dims, parts)
+    }
+    /// Slabs along the last dimension.
+    fn cut_units(&self) -> (u32, &'static str) {
+        (*self.dims.last().unwrap_or(&1), "slab")
     }
 
     /// A grid as a torus's; a dimension's links run along its row or column, the longer

@@ -16,6 +16,7 @@
 //! and hop, and a `match` there costs less than a virtual call. This module depends on
 //! nothing of the engine or of `config`: `config` asks it for the families' keys.
 
+pub(crate) mod blocks;
 pub(crate) mod cube;
 pub(crate) mod divisor;
 pub(crate) mod dragonfly;
@@ -27,6 +28,7 @@ pub(crate) mod layout;
 pub(crate) mod sizing;
 pub(crate) mod ugal;
 
+pub(crate) use blocks::Blocks;
 pub(crate) use cube::{Cube, MAX_DIMS};
 pub(crate) use dragonfly::Dragonfly;
 pub(crate) use fattree::FatTree;
@@ -136,32 +138,6 @@ pub(crate) struct Link {
     pub(crate) global: bool,
 }
 
-/// The blocks a topology is cut along into partitions (`partition.rs`): a block for each
-/// router (`None` for one that goes where most of its neighbours go), how many blocks there
-/// are, and what one is called.
-pub(crate) struct Blocks {
-    /// Each router's block.
-    pub(crate) of: Vec<Option<u32>>,
-    /// Blocks in all.
-    pub(crate) count: u32,
-    /// What a block is called (`slab`, `pod`).
-    pub(crate) unit: &'static str,
-}
-
-impl Blocks {
-    /// Slabs along the last of `dims` (routers numbered with dimension 0 fastest): whole
-    /// planes, one block per coordinate of the last dimension.
-    pub(crate) fn slabs(routers: u32, dims: &[u32]) -> Blocks {
-        let last = *dims.last().unwrap_or(&1);
-        let per = (routers / last.max(1)).max(1);
-        Blocks {
-            of: (0..routers).map(|r| Some(r / per)).collect(),
-            count: last,
-            unit: "slab",
-        }
-    }
-}
-
 /// What a family of networks is. Everything a family knows is here, in its own file.
 pub(crate) trait Family: Sized {
     /// The names `network.topology` takes for it, each with the noun messages use (`("tofu",
@@ -229,8 +205,16 @@ pub(crate) trait Family: Sized {
     /// the network takes (minimal where routing may choose).
     fn distance(&self, src: u32, dst: u32) -> u32;
 
-    /// The blocks it is cut along into partitions.
-    fn blocks(&self) -> Blocks;
+    /// Its routers cut for `parts` partitions, at most [`Family::most_parts`] (`blocks.rs`).
+    fn blocks(&self, parts: u32) -> Blocks;
+    /// The units its default cut counts (slabs along the last dimension, groups, pods, runs
+    /// of routers) and what one is called: by default a partition takes two at least
+    /// (`partition.rs`).
+    fn cut_units(&self) -> (u32, &'static str);
+    /// The most partitions it can be cut into (one a router).
+    fn most_parts(&self) -> u32 {
+        self.routers()
+    }
     /// Where to draw its routers (asked only up to [`layout::MAX_DRAWN`] routers).
     fn layout(&self) -> Layout;
     /// A mesh or torus: its dimensions and which wrap, for the placement hint.
@@ -367,9 +351,17 @@ macro_rules! families {
             pub(crate) fn distance(&self, src: u32, dst: u32) -> u32 {
                 match self { $(Topo::$variant(t) => t.distance(src, dst)),* }
             }
-            /// The blocks it is cut along into partitions.
-            pub(crate) fn blocks(&self) -> Blocks {
-                match self { $(Topo::$variant(t) => t.blocks()),* }
+            /// Its routers cut for `parts` partitions (`blocks.rs`).
+            pub(crate) fn blocks(&self, parts: u32) -> Blocks {
+                match self { $(Topo::$variant(t) => t.blocks(parts)),* }
+            }
+            /// The units its default cut counts, and what one is called.
+            pub(crate) fn cut_units(&self) -> (u32, &'static str) {
+                match self { $(Topo::$variant(t) => t.cut_units()),* }
+            }
+            /// The most partitions it can be cut into.
+            pub(crate) fn most_parts(&self) -> u32 {
+                match self { $(Topo::$variant(t) => t.most_parts()),* }
             }
             /// Where to draw its routers, or `None` above [`layout::MAX_DRAWN`] routers.
             pub(crate) fn layout(&self) -> Option<Layout> {
