@@ -95,7 +95,7 @@ impl Returns {
     }
 
     /// Releases recorded and not applied.
-    #[allow(dead_code)] // (read by nothing now that it is no longer public)
+    #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         self.held
     }
@@ -577,7 +577,7 @@ impl Network {
     }
 
     /// Releases recorded and not yet applied.
-    #[allow(dead_code)] // (read by nothing now that it is no longer public)
+    #[cfg(test)]
     pub(crate) fn releases_held(&self) -> usize {
         self.returns.len()
     }

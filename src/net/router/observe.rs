@@ -184,12 +184,12 @@ impl Network {
 
     /// Total buffer credit currently missing (bytes held by packets in buffers); zero when the
     /// network is empty. Reads every partition's credit: only when none runs.
-    #[allow(dead_code)] // (read by nothing now that it is no longer public)
-    pub(crate) fn credit_in_use(&self, capacity: Bytes) -> u64 {
-        // SAFETY: called when no partition runs (end of run, tests)
+    #[cfg(test)]
+    pub(crate) fn credit_in_use(&self) -> u64 {
+        // SAFETY: called when no partition runs (tests)
         unsafe { self.credit.all() }
             .iter()
-            .map(|&c| capacity.0 - c as u64)
+            .map(|&c| (self.capacity - c) as u64)
             .sum()
     }
 }
