@@ -116,6 +116,22 @@ pub(crate) struct Graph {
     pub(crate) routing: GraphRouting,
 }
 
+/// The hop of packet `p` into its destination NIC if it is at the NIC's router; else
+/// `Err` with that router (every routing of a graph ends this way).
+#[inline]
+fn ejection(g: &Built, p: &At) -> Result<Hop, RouterId> {
+    let (dr, dq) = g.nic_at[p.dst as usize];
+    if p.at != dr {
+        return Err(dr);
+    }
+    Ok(Hop {
+        port: dq,
+        vc: 0,
+        dim: 0,
+        aux: 0,
+    })
+}
+
 /// Everything about a graph, built once and shared by every partition's view.
 #[derive(Debug)]
 struct Built {
@@ -501,15 +517,10 @@ impl Family for Graph {
         if self.routing == GraphRouting::Ugal {
             return ugal::route(g, p, routers);
         }
-        let (dr, dq) = g.nic_at[p.dst as usize];
-        if p.at == dr {
-            return Hop {
-                port: dq,
-                vc: 0,
-                dim: 0,
-                aux: 0,
-            };
-        }
+        let dr = match ejection(g, &p) {
+            Ok(hop) => return hop,
+            Err(dr) => dr,
+        };
         let d = g.dest[dr as usize];
         let phase = (p.dim == 1) as usize;
         let s = p.vc as usize * 2 + phase;

@@ -36,15 +36,10 @@ const LEG1: u8 = 2;
 
 /// UGAL's hop for packet `p` on graph `g`.
 pub(super) fn route<R: Routers>(g: &Built, p: At, routers: &mut R) -> Hop {
-    let (dr, dq) = g.nic_at[p.dst as usize];
-    if p.at == dr {
-        return Hop {
-            port: dq,
-            vc: 0,
-            dim: 0,
-            aux: 0,
-        };
-    }
+    let dr = match super::ejection(g, &p) {
+        Ok(hop) => return hop,
+        Err(dr) => dr,
+    };
     let d = g.dest[dr as usize];
     // the state in which no turn is left: the last class, going up
     let last = (g.classes_used as usize - 1) * 2;
