@@ -34,6 +34,7 @@ pub(crate) mod config;
 pub(crate) mod cut;
 pub(crate) mod engine;
 pub(crate) mod event;
+pub(crate) mod fabric;
 pub(crate) mod files;
 pub(crate) mod host;
 pub(crate) mod limits;

@@ -24,8 +24,8 @@
 use crate::cut::{Done, Pool as CutPool};
 use crate::event::Event;
 use crate::net::packet::NONE;
-use crate::net::Network;
-use crate::nic::{MsgKind, Nics};
+use crate::fabric::Wire;
+use crate::nic::MsgKind;
 use crate::perf::pool::Pool;
 use crate::perf::slab::SharedVec;
 use crate::perf::stable::{Directory, Mirror, Stable};
@@ -403,8 +403,7 @@ impl Mpi {
     pub(crate) fn start(
         &mut self,
         id: u32,
-        nics: &mut Nics,
-        net: &mut Network,
+        wire: &mut Wire<'_>,
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
@@ -414,7 +413,7 @@ impl Mpi {
         } else {
             MsgKind::Eager
         };
-        nics.send(kind, id, m.src_nic, m.dst_nic, m.bytes, net, now, q);
+        wire.send(kind, id, m.src_nic, m.dst_nic, m.bytes, now, q);
     }
 
     /// `MGEN_Irecv` by rank `me`: returns the request handle. A message already arrived is
@@ -543,13 +542,12 @@ impl Mpi {
     pub(crate) fn send_cts(
         &mut self,
         m: u32,
-        nics: &mut Nics,
-        net: &mut Network,
+        wire: &mut Wire<'_>,
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
         let msg = *self.msg(m);
-        nics.send(MsgKind::Cts, m, msg.dst_nic, msg.src_nic, 0, net, now, q);
+        wire.send(MsgKind::Cts, m, msg.dst_nic, msg.src_nic, 0, now, q);
     }
 
     /// A message-passing NIC message has been delivered (or, for `RndvData` at the sender, read).
@@ -558,23 +556,18 @@ impl Mpi {
         kind: MsgKind,
         m: u32,
         ranks: &mut Ranks,
-        nics: &mut Nics,
-        net: &mut Network,
+        wire: &mut Wire<'_>,
         cx: Ctx<'_, Event>,
     ) {
         let Ctx { now, q } = cx;
         let msg = *self.msg(m);
         match kind {
-            MsgKind::Cts => nics.send(
+            MsgKind::Cts => wire.send(
                 MsgKind::RndvData,
                 m,
                 msg.src_nic,
                 msg.dst_nic,
-                msg.bytes,
-                net,
-                now,
-                q,
-            ),
+                msg.bytes, now, q),
             MsgKind::Eager | MsgKind::RndvData => {
                 let rank = &mut ranks[msg.dst as usize];
                 let got = self.received.get_mut(m);

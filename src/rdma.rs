@@ -14,8 +14,8 @@
 //! A handle is `rank × 2³² + sequence`, so a handle of another rank is recognised.
 
 use crate::event::Event;
-use crate::net::Network;
-use crate::nic::{Msg, MsgKind, Nics};
+use crate::fabric::Wire;
+use crate::nic::{Msg, MsgKind};
 use crate::perf::stable::{Directory, Stable};
 use crate::rank::{Rank, Ranks};
 use crate::sim::EventQueue;
@@ -147,8 +147,7 @@ impl Rdma {
     pub(crate) fn start(
         &mut self,
         id: u32,
-        nics: &mut Nics,
-        net: &mut Network,
+        wire: &mut Wire<'_>,
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
@@ -157,7 +156,7 @@ impl Rdma {
             OpKind::Put => (MsgKind::PutData, op.bytes),
             OpKind::Get => (MsgKind::GetRequest, 0),
         };
-        nics.send(kind, id, op.nic, op.peer_nic, bytes, net, now, q);
+        wire.send(kind, id, op.nic, op.peer_nic, bytes, now, q);
     }
 
     /// Message `msg` (already freed at its NIC) has been delivered at `now`: advance its
@@ -166,8 +165,7 @@ impl Rdma {
         &mut self,
         msg: Msg,
         ranks: &mut Ranks,
-        nics: &mut Nics,
-        net: &mut Network,
+        wire: &mut Wire<'_>,
         now: Time,
         q: &mut EventQueue<Event>,
     ) {
@@ -179,19 +177,15 @@ impl Rdma {
                 if r.deliver(op.tag) {
                     r.wake(op.peer, now, q);
                 }
-                nics.send(MsgKind::PutAck, msg.op, msg.dst, msg.src, 0, net, now, q);
+                wire.send(MsgKind::PutAck, msg.op, msg.dst, msg.src, 0, now, q);
             }
             MsgKind::GetRequest => {
-                nics.send(
+                wire.send(
                     MsgKind::GetData,
                     msg.op,
                     msg.dst,
                     msg.src,
-                    op.bytes,
-                    net,
-                    now,
-                    q,
-                );
+                    op.bytes, now, q);
             }
             MsgKind::PutAck | MsgKind::GetData => {
                 let r = &mut ranks[op.rank as usize];

@@ -21,7 +21,6 @@
 use crate::cut::{Done, Pool};
 use crate::event::Event;
 use crate::event::STREAMED;
-use crate::net::flow::FlowNet;
 use crate::net::packet::{Packet, PktId, NONE};
 use crate::net::Network;
 use crate::perf::slab::SharedVec;
@@ -119,6 +118,11 @@ impl Msg {
     pub(crate) fn packets(&self) -> u32 {
         self.packets
     }
+    /// Its payload bytes (a control message: none).
+    #[inline]
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
 }
 
 /// What the sending NIC keeps of a message while it cuts it into packets.
@@ -210,10 +214,6 @@ pub(crate) struct Nics {
     cut_through: bool,
     /// Bits of a message id that name the partition (`perf/stable.rs`).
     bits: u32,
-    /// The flow model (`network.model = "flow"`): messages move as flows, not packets.
-    pub(crate) flow: Option<Box<FlowNet>>,
-    /// Scratch for the messages a [`Event::FlowDone`] ended.
-    pub(crate) flow_ended: Vec<u32>,
     pub(crate) stats: NicStats,
     /// Bytes of data messages per pair of NICs, when counted (`probe/traffic.rs`).
     pub(crate) traffic: Option<Box<crate::probe::traffic::Traffic>>,
@@ -247,8 +247,6 @@ impl Nics {
             mtu: mtu.0,
             header: header.0 as u32,
             cut_through,
-            flow: None,
-            flow_ended: Vec::new(),
             stats: NicStats {
                 latency_min_ps: u64::MAX,
                 ..NicStats::default()
@@ -283,25 +281,26 @@ impl Nics {
         self.sending[local] = tx;
     }
 
-    /// Hands a new message to its source NIC at `now`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn send(
+    /// The record of a new message of `bytes` payload bytes (a control message: none) from
+    /// NIC `src` to NIC `dst`, handed to its source NIC at `now` for transfer `op` of its
+    /// layer; counted in the traffic matrix if one is kept. It is sent by the fabric
+    /// (`fabric.rs`): [`Nics::send_packets`], or as a flow ([`Nics::open_whole`]).
+    #[inline]
+    pub(crate) fn message(
         &mut self,
         kind: MsgKind,
         op: u32,
         src: u32,
         dst: u32,
         bytes: u64,
-        net: &mut Network,
         now: Time,
-        q: &mut EventQueue<Event>,
-    ) {
+    ) -> Msg {
         let bytes = if kind.is_control() { 0 } else { bytes };
         let packets = bytes.div_ceil(self.mtu).max(1) as u32;
         if let (false, Some(t)) = (kind.is_control(), self.traffic.as_deref_mut()) {
             t.add(src, dst, bytes);
         }
-        let msg = Msg {
+        Msg {
             kind,
             op,
             src,
@@ -310,10 +309,32 @@ impl Nics {
             bytes,
             packets,
             hops: 0,
-        };
-        if self.flow.is_some() {
-            return self.send_flow(msg, net, now, q);
         }
+    }
+
+    /// The node NIC `nic` belongs to.
+    #[inline]
+    pub(crate) fn node_of(&self, nic: u32) -> u32 {
+        nic / self.per_node
+    }
+
+    /// Sends message `msg` ([`Nics::message`]) through the packet network at `now`: cut into
+    /// packets, read by the transmit DMA and injected in order.
+    #[inline]
+    pub(crate) fn send_packets(
+        &mut self,
+        msg: Msg,
+        net: &mut Network,
+        now: Time,
+        q: &mut EventQueue<Event>,
+    ) {
+        let Msg {
+            kind,
+            src,
+            bytes,
+            packets,
+            ..
+        } = msg;
         let Some(m) = self.alloc(msg, net) else {
             return;
         };
@@ -607,7 +628,8 @@ impl Nics {
     /// `net`).
     #[inline]
     pub(crate) fn free(&mut self, m: u32, packets: u32, net: &mut Network) {
-        if packets > 1 && self.flow.is_none() {
+        if packets > 1 {
+            // (nothing is kept of a message that moved whole: clearing finds nothing)
             self.receiving.clear(m);
         }
         let owner = m & ((1u32 << self.bits) - 1);
@@ -627,6 +649,6 @@ impl Nics {
     }
 }
 
-mod flow;
+mod whole;
 mod shares;
 mod synthetic;

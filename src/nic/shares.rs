@@ -24,8 +24,6 @@ impl Nics {
                 mtu: self.mtu,
                 header: self.header,
                 cut_through: self.cut_through,
-                flow: None,
-                flow_ended: Vec::new(),
                 stats: self.stats.clone(),
                 traffic: self
                     .traffic

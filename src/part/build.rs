@@ -46,16 +46,16 @@ impl Part {
             )));
         }
         let flow = s.network.model == crate::config::NetworkModel::Flow;
-        if flow {
-            nics.flow = Some(Box::new(crate::net::flow::FlowNet::new(
+        let mut flows = flow.then(|| {
+            Box::new(FlowNet::new(
                 &net,
                 net.topo.terminals(),
                 s.node.dma_rate(),
                 s.node.dma == crate::config::DmaMode::CutThrough,
                 s.network.mtu,
                 s.network.header_bytes,
-            )));
-        }
+            ))
+        });
         let cuttable = !flow && net.epoch().is_some();
         // (a thread runs the partitions it is given as one, unless they are to stay apart)
         let count = match count {
@@ -112,6 +112,8 @@ impl Part {
                     )),
                     nics,
                     net,
+                    // (the flow model is one partition)
+                    flows: flows.take(),
                     rdma,
                     mpi,
                     ranks: ranks.clone().owned_by(&rank_owner, 1, id),

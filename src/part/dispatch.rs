@@ -48,10 +48,7 @@ impl Part {
                     let next = tq.min(ta).min(tc);
                     if next > last {
                         if next == u64::MAX && CHECK && self.stalled.is_none() {
-                            self.stalled = match self.nics.flow.as_deref_mut() {
-                                Some(f) => f.mismatch.take(),
-                                None => self.net.stalled(self.now),
-                            };
+                            self.stalled = self.stall();
                         }
                         return Next::Idle;
                     }
@@ -107,12 +104,18 @@ impl Part {
             self.time_went_back.get_or_insert((self.now, t));
         }
         if self.self_check && t > self.now && self.stalled.is_none() {
-            self.stalled = match self.nics.flow.as_deref_mut() {
-                Some(f) => f.mismatch.take(),
-                None => self.net.stalled(self.now),
-            };
+            self.stalled = self.stall();
         }
         self.now = t;
+    }
+
+    /// Self-check: what the fabric found wrong by now (a link left idle with a packet it
+    /// could send; a flow's rate not the max-min of all flows').
+    fn stall(&mut self) -> Option<String> {
+        match self.flows.as_deref_mut() {
+            Some(f) => f.mismatch.take(),
+            None => self.net.stalled(self.now),
+        }
     }
 
     /// Turns the cache tactics on or off: the prefetch stages of the event loop, of the walk
@@ -167,6 +170,7 @@ impl Part {
         let Part {
             queue: q,
             net,
+            flows,
             nics,
             rdma,
             mpi,
@@ -178,32 +182,39 @@ impl Part {
             ..
         } = self;
         let tr = trace.as_deref_mut();
+        // (what the message layers send through: the NICs and the run's fabric)
+        macro_rules! wire {
+            () => {
+                &mut Wire {
+                    nics,
+                    net,
+                    flows: flows.as_deref_mut(),
+                }
+            };
+        }
         match ev {
             Event::RouterReady(p) => net.router_ready(p, t, q),
             Event::HeadReady(c) => net.head_ready(c, t, q),
             Event::XbarDone(c) => net.xbar_done(c, t, q),
             Event::FlowDone(what) => {
-                let mut ended = std::mem::take(&mut nics.flow_ended);
-                nics.flow_done(what, net, t, q, &mut ended);
-                for &m in &ended {
+                // (messages whose bytes have all been read from their senders' memory)
+                let f = flows.as_deref_mut().expect("flow events come from the flow fabric");
+                for &m in f.done(net, what, t, q) {
+                    nics.read_whole(m);
                     let msg = *nics.msg(m);
                     if msg.kind == MsgKind::RndvData {
                         mpi.sent_out(msg.op, ranks, t, q);
                     }
                 }
-                ended.clear();
-                nics.flow_ended = ended;
             }
-            Event::FlowArrive(m) => match nics.flow_arrive(m, t) {
+            Event::FlowArrive(m) => match nics.arrived_whole(m, t) {
                 Arrival::Envelope(m) => mpi.envelope(nics.msg(m).op, ranks, t, q),
                 Arrival::Delivered(m) => {
-                    let cx = Cx { t, q, trace: tr };
-                    delivered(m, nics, net, rdma, mpi, ranks, cx)
+                    delivered(m, wire!(), rdma, mpi, ranks, Cx { t, q, trace: tr })
                 }
                 Arrival::EnvelopeDelivered(m) => {
                     mpi.envelope(nics.msg(m).op, ranks, t, q);
-                    let cx = Cx { t, q, trace: tr };
-                    delivered(m, nics, net, rdma, mpi, ranks, cx);
+                    delivered(m, wire!(), rdma, mpi, ranks, Cx { t, q, trace: tr });
                 }
                 Arrival::Nothing | Arrival::Synthetic(_) => {}
             },
@@ -232,24 +243,21 @@ impl Part {
                 }
                 Arrival::Envelope(m) => mpi.envelope(nics.msg(m).op, ranks, t, q),
                 Arrival::Delivered(m) => {
-                    let cx = Cx { t, q, trace: tr };
-                    delivered(m, nics, net, rdma, mpi, ranks, cx)
+                    delivered(m, wire!(), rdma, mpi, ranks, Cx { t, q, trace: tr })
                 }
                 Arrival::EnvelopeDelivered(m) => {
                     mpi.envelope(nics.msg(m).op, ranks, t, q);
-                    let cx = Cx { t, q, trace: tr };
-                    delivered(m, nics, net, rdma, mpi, ranks, cx);
+                    delivered(m, wire!(), rdma, mpi, ranks, Cx { t, q, trace: tr });
                 }
             },
             Event::RxDmaDone(p) => {
                 if let Some(m) = nics.rx_done(p, net, t, q) {
-                    let cx = Cx { t, q, trace: tr };
-                    delivered(m, nics, net, rdma, mpi, ranks, cx);
+                    delivered(m, wire!(), rdma, mpi, ranks, Cx { t, q, trace: tr });
                 }
             }
-            Event::OpStart(op) => rdma.start(op, nics, net, t, q),
-            Event::P2pStart(m) => mpi.start(m, nics, net, t, q),
-            Event::CtsStart(m) => mpi.send_cts(m, nics, net, t, q),
+            Event::OpStart(op) => rdma.start(op, wire!(), t, q),
+            Event::P2pStart(m) => mpi.start(m, wire!(), t, q),
+            Event::CtsStart(m) => mpi.send_cts(m, wire!(), t, q),
             Event::Traffic(what) => {
                 if let Some(g) = traffic.as_deref_mut() {
                     if !g.event(what, nics, net, t, q) {
@@ -319,16 +327,15 @@ struct Cx<'a> {
 /// NIC message `m` is delivered: free it and let its layer act.
 fn delivered(
     m: u32,
-    nics: &mut Nics,
-    net: &mut Network,
+    wire: &mut Wire<'_>,
     rdma: &mut Rdma,
     mpi: &mut Mpi,
     ranks: &mut Ranks,
     cx: Cx<'_>,
 ) {
     let Cx { t, q, trace } = cx;
-    let msg = *nics.msg(m);
-    nics.free(m, msg.packets(), net);
+    let msg = *wire.nics.msg(m);
+    wire.nics.free(m, msg.packets(), wire.net);
     if let Some(tr) = trace {
         let arrival = match msg.kind {
             MsgKind::PutData => {
@@ -359,10 +366,10 @@ fn delivered(
     }
     match msg.kind {
         MsgKind::PutData | MsgKind::PutAck | MsgKind::GetRequest | MsgKind::GetData => {
-            rdma.delivered(msg, ranks, nics, net, t, q)
+            rdma.delivered(msg, ranks, wire, t, q)
         }
         MsgKind::Eager | MsgKind::Rts | MsgKind::Cts | MsgKind::RndvData => {
-            mpi.delivered(msg.kind, msg.op, ranks, nics, net, Ctx { now: t, q })
+            mpi.delivered(msg.kind, msg.op, ranks, wire, Ctx { now: t, q })
         }
         MsgKind::Synthetic => unreachable!("synthetic packets are measured as they arrive"),
     }

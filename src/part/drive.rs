@@ -164,14 +164,14 @@ impl Part {
     /// at flow level, every selective update's rates those of a max-min of all the flows.
     pub(crate) fn check_itself(&mut self) {
         self.self_check = true;
-        if let Some(f) = self.nics.flow.as_deref_mut() {
+        if let Some(f) = self.flows.as_deref_mut() {
             f.check = true;
         }
     }
 
     /// At flow level, the ripple of the selective update on or off (`net/flow/maxmin.rs`).
     pub(crate) fn flow_ripple(&mut self, on: bool) {
-        if let Some(f) = self.nics.flow.as_deref_mut() {
+        if let Some(f) = self.flows.as_deref_mut() {
             f.use_ripple(on);
         }
     }

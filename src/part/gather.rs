@@ -90,6 +90,8 @@ pub(crate) struct View<'a> {
     /// Most events held pending at once (summed over the partitions gathered).
     pub(crate) peak_events: u64,
     pub(crate) net: &'a Network,
+    /// The flow fabric, when the run has one.
+    pub(crate) flows: Option<&'a FlowNet>,
     pub(crate) nics: &'a Nics,
     pub(crate) rdma: &'a Rdma,
     pub(crate) nodes: &'a Nodes,
@@ -112,6 +114,7 @@ impl Part {
             events_by_kind: self.events_by_kind,
             peak_events: self.peak_events(),
             net: &self.net,
+            flows: self.flows.as_deref(),
             nics: &self.nics,
             rdma: &self.rdma,
             nodes: &self.nodes,

@@ -14,8 +14,10 @@
 use crate::config::Scenario;
 use crate::cut::{Mail, Pool as CutPool};
 use crate::event::Event;
+use crate::fabric::Wire;
 use crate::limits::{Limit, Watch, CHECK_EVERY};
 use crate::mpi::Mpi;
+use crate::net::flow::FlowNet;
 use crate::net::Network;
 use crate::nic::{Arrival, MsgKind, Nics};
 use crate::node::Nodes;
@@ -60,6 +62,10 @@ pub(crate) struct Part {
     until: u64,
     queue: EventQueue<Event>,
     net: Network,
+    /// The flow fabric (`network.model = "flow"`, `net/flow/`), beside the network that
+    /// then holds only the links' statistics and power: messages move as flows, not packets
+    /// (`fabric.rs`).
+    flows: Option<Box<FlowNet>>,
     nics: Nics,
     rdma: Rdma,
     mpi: Mpi,

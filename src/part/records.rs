@@ -10,7 +10,7 @@ impl Part {
     /// empty interval.
     pub(crate) fn record(&mut self, p: &Probes, series_memory: u64) -> anyhow::Result<()> {
         let routers = self.net.routers();
-        if !p.buffer_history.is_empty() && self.nics.flow.is_some() {
+        if !p.buffer_history.is_empty() && self.flows.is_some() {
             anyhow::bail!(
                 "--buffer-history: the flow model (network.model = \"flow\") has no buffers: \
                  messages move as flows, not packets through routers; use the packet model \

@@ -675,7 +675,7 @@ impl NetworkSummary {
             average_link_bandwidth_bps: 0.0,
             link_efficiency: 0.0,
             credit_blocked_ps: 0,
-            flow_model: w.nics.flow.as_deref().map(|f| FlowWork {
+            flow_model: w.flows.map(|f| FlowWork {
                 flows: f.stats.flows,
                 recomputes: f.stats.recomputes,
                 rates_recomputed: f.stats.recomputed,

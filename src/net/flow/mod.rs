@@ -120,6 +120,8 @@ pub(crate) struct FlowNet {
     ends: Ends,
     /// Times at which an [`ENDS`] event is scheduled with the engine.
     woken: BTreeSet<u64>,
+    /// The messages of the flows the last [`FlowNet::done`] ended.
+    ended: Vec<u32>,
     /// What the model did (its cost).
     pub(crate) stats: FlowStats,
     /// Check every recomputation against the max-min of all flows (`Simulation::self_check`).
@@ -164,6 +166,7 @@ impl FlowNet {
             freed_at: f64::INFINITY,
             ends: Ends::default(),
             woken: BTreeSet::new(),
+            ended: Vec::new(),
             stats: FlowStats::default(),
             check: false,
             mismatch: None,
@@ -284,16 +287,16 @@ impl FlowNet {
 
     /// An [`Event::FlowDone`] at `now`: the marked flows are recomputed (`RECOMPUTE`), or
     /// the flows whose bytes are moved by now end (`ENDS`): their messages arrive
-    /// ([`Event::FlowArrive`]) after the rest of their first packet's latency, and are added
-    /// to `ended`; the flows they shared with are marked.
+    /// ([`Event::FlowArrive`]) after the rest of their first packet's latency, and are
+    /// returned; the flows they shared with are marked.
     pub(crate) fn done(
         &mut self,
         net: &mut Network,
         what: u32,
         now: Time,
         q: &mut EventQueue<Event>,
-        ended: &mut Vec<u32>,
-    ) {
+    ) -> &[u32] {
+        self.ended.clear();
         if what == RECOMPUTE {
             let mut started = std::mem::take(&mut self.started);
             let freed = std::mem::take(&mut self.freed);
@@ -303,7 +306,7 @@ impl FlowNet {
             self.started.clear();
             self.freed.clear();
             self.freed_at = f64::INFINITY;
-            return;
+            return &self.ended;
         }
         debug_assert_eq!(what, ENDS);
         self.woken.remove(&now.ps());
@@ -312,9 +315,11 @@ impl FlowNet {
                 break;
             }
             self.ends.pop();
-            ended.push(self.end(net, f, now, q));
+            let m = self.end(net, f, now, q);
+            self.ended.push(m);
         }
         self.wake(q);
+        &self.ended
     }
 
     /// Flow `f` has moved its bytes at `now`: it leaves its resources, and its message
