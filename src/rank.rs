@@ -26,9 +26,6 @@ pub(crate) enum Wait {
     /// `MGEN_Wait(request)` and the blocking calls built on it: the request's per-rank
     /// sequence number, and the call the script made.
     Request(u32, Call),
-    /// `MGEN_Test`: the engine catching up with the rank's clock before it answers.
-    #[allow(dead_code)] // (never made: `Part::sync` wakes the rank without recording a wait)
-    Sync,
 }
 
 /// The call a rank blocked in on an MPI request, as the script wrote it (deadlock reports
@@ -220,7 +217,7 @@ impl Rank {
             match self.wait {
                 Wait::Poll(_) => self.waited[0] += waited,
                 Wait::Complete(_) => self.waited[1] += waited,
-                Wait::Request(..) | Wait::Sync => self.waited[2] += waited,
+                Wait::Request(..) => self.waited[2] += waited,
                 Wait::Nothing => {}
             }
         }

@@ -152,7 +152,8 @@ pub(crate) enum Blocks {
     /// On a message-passing request (`Wait::Request`, which holds the call), named in a
     /// deadlock report in these words.
     Request(Words),
-    /// On the engine catching up with the rank's clock (`Wait::Sync`).
+    /// On the engine catching up with the rank's clock (`Part::sync` wakes it at its own
+    /// clock, so it waits no simulated time).
     Sync,
 }
 

@@ -301,7 +301,6 @@ pub(crate) fn blocked_on(w: &Part, r: u32) -> Blocked {
             Some((send, peer, tag)) => request_words(w, call, send, peer, tag),
             None => (call.name().to_string(), None, OnWhat::Other),
         },
-        Wait::Sync => ("MGEN_Test".to_string(), None, OnWhat::Other),
         Wait::Nothing => (
             "nothing (it was never resumed)".to_string(),
             None,

@@ -194,6 +194,24 @@ pub(crate) struct NicStats {
     pub(crate) hops_max: u32,
 }
 
+impl NicStats {
+    /// Message `msg` is delivered at `now` after crossing `hops` router-to-router links: a
+    /// message, and if it carries data its latency (ps) and hops.
+    #[inline]
+    fn delivered(&mut self, msg: &Msg, now: Time, hops: u8) {
+        self.messages += 1;
+        if !msg.kind.is_control() {
+            let took = (now - msg.issued).ps();
+            self.data_messages += 1;
+            self.latency_sum_ps += took as u128;
+            self.latency_min_ps = self.latency_min_ps.min(took);
+            self.latency_max_ps = self.latency_max_ps.max(took);
+            self.hops_sum += hops as u64;
+            self.hops_max = self.hops_max.max(hops as u32);
+        }
+    }
+}
+
 /// The NICs of the machine (each partition changes only its own, `perf/slab.rs`), and the
 /// messages a partition's NICs send and receive.
 pub(crate) struct Nics {
@@ -584,17 +602,7 @@ impl Nics {
         };
         if last {
             let msg = *self.msg(p.msg);
-            self.stats.messages += 1;
-            if !msg.kind.is_control() {
-                let took = (now - msg.issued).ps();
-                let st = &mut self.stats;
-                st.data_messages += 1;
-                st.latency_sum_ps += took as u128;
-                st.latency_min_ps = st.latency_min_ps.min(took);
-                st.latency_max_ps = st.latency_max_ps.max(took);
-                st.hops_sum += p.hops as u64;
-                st.hops_max = st.hops_max.max(p.hops as u32);
-            }
+            self.stats.delivered(&msg, now, p.hops);
             Some(p.msg)
         } else {
             None

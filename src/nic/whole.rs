@@ -30,19 +30,9 @@ impl Nics {
     /// must [`Nics::free`] it once handled.
     pub(crate) fn arrived_whole(&mut self, m: u32, now: Time) -> Arrival {
         let msg = *self.msg(m);
-        let st = &mut self.stats;
-        st.packets_delivered += msg.packets as u64;
-        st.payload_bytes += msg.bytes;
-        st.messages += 1;
-        if !msg.kind.is_control() {
-            let took = (now - msg.issued).ps();
-            st.data_messages += 1;
-            st.latency_sum_ps += took as u128;
-            st.latency_min_ps = st.latency_min_ps.min(took);
-            st.latency_max_ps = st.latency_max_ps.max(took);
-            st.hops_sum += msg.hops as u64;
-            st.hops_max = st.hops_max.max(msg.hops as u32);
-        }
+        self.stats.packets_delivered += msg.packets as u64;
+        self.stats.payload_bytes += msg.bytes;
+        self.stats.delivered(&msg, now, msg.hops);
         if msg.kind.has_envelope() {
             Arrival::EnvelopeDelivered(m)
         } else {

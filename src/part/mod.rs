@@ -195,7 +195,6 @@ impl Part {
                 Wait::Poll(_) => Some(Api::Poll),
                 Wait::Complete(_) => Some(Api::Complete),
                 Wait::Request(_, call) => Some(call),
-                Wait::Sync => Some(Api::Test),
             };
             if let Some(api) = api {
                 p.blocked(r, api, (rank.clock - since).ps());
@@ -215,7 +214,6 @@ impl Part {
             Wait::Poll(tag) => What::Poll(tag),
             Wait::Complete(seq) => What::Complete(crate::rdma::handle(r, seq)),
             Wait::Request(_, call) => What::Wait(call.name()),
-            Wait::Sync => What::Test,
         };
         tr.span(r, since.ps(), rank.clock.ps(), what);
         rank.blocked.0 = Wait::Nothing;

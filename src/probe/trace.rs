@@ -26,8 +26,6 @@ pub(crate) enum What {
     /// Blocked in a message-passing wait: in the call the script made (`MGEN_Recv`,
     /// `MGEN_Wait`, ...).
     Wait(&'static str),
-    /// Catching up with the engine in `MGEN_Test`.
-    Test,
     /// A put, get or send: the time it takes the rank; `flow` is the arrow's id (its handle),
     /// 0 for none.
     Call {
@@ -300,7 +298,6 @@ impl Trace {
                     format!("\"handle\":{h}"),
                 ),
                 What::Wait(call) => (call.into(), "wait", String::new()),
-                What::Test => (Call::Test.name().into(), "wait", String::new()),
                 What::Call {
                     name,
                     peer,
