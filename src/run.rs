@@ -154,6 +154,7 @@ pub struct Setup {
 /// recording what `setup.probes` asks for and watching `setup.interrupt`. Errors name what
 /// could not be built (memory, a router a probe names, a script that does not compile).
 pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
+    one_process()?;
     let mut sim = Simulation::new(s)?;
     if let Some(start) = setup.wall_from {
         sim.count_wall_time_from(start);
@@ -166,6 +167,34 @@ pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
         sim.set_interrupt(flag.clone());
     }
     Ok(sim)
+}
+
+/// Refuses a run that an MPI launcher started as one of several processes: each would run
+/// the whole simulation alone and write the same outputs. (MPI's collectives are in
+/// `engine/world.rs`; the engine does not yet hand partitions to processes.)
+fn one_process() -> Result<()> {
+    let world = crate::engine::world::World::join()?;
+    if world.size() > 1 {
+        let line = if world.is_root() {
+            format!(
+                "this run was started as {} MPI processes; this mgensim simulates a run in one \
+                 process (on its threads: `--threads`), and partitions do not yet run across \
+                 processes: start it without mpirun, or with `-np 1`",
+                world.size()
+            )
+        } else {
+            String::new()
+        };
+        // (every process ends with the same status; the root alone says why)
+        if !world.is_root() {
+            // (MPI, when built in, is finalized as the world is dropped: before the exit)
+            #[allow(clippy::drop_non_drop)]
+            drop(world);
+            std::process::exit(2);
+        }
+        anyhow::bail!(line);
+    }
+    Ok(())
 }
 
 /// `mgensim check`'s look at a scenario beyond reading it: its network and ranks built, its

@@ -363,3 +363,32 @@ fn messages_quote_input_within_bounds() {
         "{e}"
     );
 }
+
+/// A run an MPI launcher started as one of several processes, in a build without MPI, is
+/// refused with how to build with it: each process would run the whole simulation alone and
+/// write the same outputs. A job of one process runs as usual.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn a_job_of_several_processes_without_mpi_built_in_is_refused() {
+    let run = |var: &str, value: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_mgensim"))
+            .current_dir(project())
+            .env(var, value)
+            .args(["run", "scenarios/barrier.toml", "-q"])
+            .output()
+            .unwrap()
+    };
+    let o = run("OMPI_COMM_WORLD_SIZE", "4");
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("started by an MPI launcher (OMPI_COMM_WORLD_SIZE=4)")
+            && err.contains("--features mpi"),
+        "{err}"
+    );
+    let o = run("PMIX_RANK", "0");
+    assert!(stderr(&o).contains("(PMIX_RANK=0)"), "{}", stderr(&o));
+    let o = run("OMPI_COMM_WORLD_SIZE", "1");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("predicted time"));
+}

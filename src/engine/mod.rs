@@ -24,6 +24,7 @@ mod governor;
 mod runner;
 mod threads;
 mod windows;
+pub(crate) mod world;
 
 use crate::config::Scenario;
 use crate::limits::Limit;
