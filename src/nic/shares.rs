@@ -129,3 +129,57 @@ impl Nics {
         a.hops_max = a.hops_max.max(b.hops_max);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 8 NICs, one a node, in 4 partitions of 2 NICs, in 2 process groups of 2 partitions.
+    fn four_in_two() -> Vec<Nics> {
+        let nics = Nics::new(
+            8,
+            1,
+            Bandwidth::parse("100 Gb/s").unwrap(),
+            Bytes(4096),
+            Bytes(64),
+            false,
+        );
+        nics.split(4, 2, &[0, 0, 1, 1, 2, 2, 3, 3])
+    }
+
+    #[test]
+    fn another_group_s_message_is_read_from_its_copy_and_one_s_own_group_in_place() {
+        let mut all = four_in_two();
+        // NIC 7 (partition 3, group 1) sends 10,000 bytes to NIC 0 (partition 0, group 0)
+        let msg = all[3].message(MsgKind::PutData, 42, 7, 0, 10_000, Time(5));
+        let far = all[3].msgs.alloc(msg).unwrap();
+        // NIC 2 (partition 1, group 0) sends to NIC 1 (partition 0): read in place
+        let near = all[1].message(MsgKind::Eager, 9, 2, 1, 8, Time(6));
+        let near_id = all[1].msgs.alloc(near).unwrap();
+        assert_eq!(*all[0].msg(near_id), near);
+        assert!(all[0].remote(6).is_some() && all[0].remote(3).is_none());
+        assert_eq!(all[0].remote(5), Some(2));
+        all[0].keep(&MsgRecord {
+            id: far,
+            kind: MsgKind::PutData as u8,
+            op: 42,
+            src: 7,
+            dst: 0,
+            issued: 5,
+            bytes: 10_000,
+            packets: 3,
+            hops: 0,
+        });
+        assert_eq!(*all[0].msg(far), msg);
+        assert_eq!(all[0].msg(far).packets(), 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "of another process group, is read here without its copy")]
+    fn another_group_s_message_read_without_its_copy_is_caught() {
+        let mut all = four_in_two();
+        let msg = all[2].message(MsgKind::PutAck, 1, 4, 0, 0, Time(0));
+        let far = all[2].msgs.alloc(msg).unwrap();
+        let _ = all[0].msg(far);
+    }
+}

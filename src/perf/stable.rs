@@ -463,6 +463,51 @@ mod tests {
     }
 
     #[test]
+    fn process_groups_are_contiguous_runs_and_their_directory_reads_their_records() {
+        let groups = |n: u32, p: u32| (0..n).map(|i| group_of(i, n, p)).collect::<Vec<_>>();
+        assert_eq!(groups(4, 3), [0, 0, 1, 2]);
+        assert_eq!(groups(7, 2), [0, 0, 0, 0, 1, 1, 1]);
+        assert_eq!(groups(4, 1), [0, 0, 0, 0]);
+        assert_eq!(groups(4, 0), [0, 0, 0, 0]);
+        let bits = part_bits(4);
+        let mut pools: Vec<Stable<u64>> = (0..4).map(|p| Stable::new(p, bits)).collect();
+        let ids: Vec<u32> = pools
+            .iter_mut()
+            .enumerate()
+            .map(|(p, pool)| pool.alloc(100 + p as u64).unwrap())
+            .collect();
+        let refs: Vec<&Stable<u64>> = pools.iter().collect();
+        // 4 partitions in 3 groups: 0 and 1 together, 2 alone, 3 alone
+        let g = Group::of(1, 4, 3, bits);
+        assert_eq!(ids.iter().map(|&i| g.has(i)).collect::<Vec<_>>(), [true, true, false, false]);
+        assert!(g.holds(0) && g.holds(1) && !g.holds(2) && !g.holds(3));
+        let alone = Group::of(2, 4, 3, bits);
+        assert_eq!(ids.iter().map(|&i| alone.has(i)).collect::<Vec<_>>(), [false, false, true, false]);
+        let dir = group_directory(&refs, g);
+        // SAFETY: live records of the group, nobody writes them
+        unsafe {
+            assert_eq!((*dir.get(ids[0]), *dir.get(ids[1])), (100, 101));
+        }
+        assert!(dir.tops[2].is_null() && dir.tops[3].is_null(), "no way to another group's");
+        assert!(Group::all(4, bits).has(ids[3]));
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "record 3 of partition 3 read through the directory of partitions 0..2")]
+    fn a_record_of_another_group_read_through_the_directory_is_caught() {
+        let bits = part_bits(4);
+        let pools: Vec<Stable<u64>> = (0..4).map(|p| Stable::new(p, bits)).collect();
+        let mut last = Stable::new(3, bits);
+        let id = last.alloc(7).unwrap();
+        let mut refs: Vec<&Stable<u64>> = pools.iter().collect();
+        refs[3] = &last;
+        let dir = group_directory(&refs, Group::of(0, 4, 2, bits));
+        // SAFETY: a live record; the check fires before any read
+        let _ = unsafe { *dir.get(id) };
+    }
+
+    #[test]
     fn a_full_pool_says_so() {
         let mut p: Stable<u8> = Stable::new(0, 22);
         assert_eq!(p.capacity(), 1024);
