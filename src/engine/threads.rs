@@ -48,8 +48,8 @@ struct Slot {
     /// Its events so far, and its time.
     events: u64,
     now: Time,
-    /// What it takes in from partitions of other process groups, through bytes; and the
-    /// bytes it took in so in the last take-in.
+    /// What it takes in from partitions of other process groups goes through bytes (its
+    /// buffers), and how many bytes did at its last take-in.
     crossing: crate::cut::Crossing,
     carried: u64,
 }
