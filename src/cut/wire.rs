@@ -310,10 +310,21 @@ mod tests {
             (any::<u64>(), any::<u64>(), any::<u64>()),
             (any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()),
             (any::<u32>(), any::<u32>(), any::<u32>(), any::<u16>()),
-            (any::<u8>(), any::<u8>(), any::<u8>(), any::<u8>(), any::<bool>()),
+            (
+                any::<u8>(),
+                any::<u8>(),
+                any::<u8>(),
+                any::<u8>(),
+                any::<bool>(),
+            ),
         )
             .prop_map(
-                |((ready, sent, tail), (msg, wire, src, dst), (at, from, held, aux), (held_vc, vc, dim, hops, only))| Arrive {
+                |(
+                    (ready, sent, tail),
+                    (msg, wire, src, dst),
+                    (at, from, held, aux),
+                    (held_vc, vc, dim, hops, only),
+                )| Arrive {
                     ready,
                     sent,
                     tail,
@@ -337,45 +348,76 @@ mod tests {
     fn record() -> impl Strategy<Value = Record> {
         prop_oneof![
             (
-                (any::<u32>(), any::<u8>(), any::<u32>(), any::<u32>(), any::<u32>()),
+                (
+                    any::<u32>(),
+                    any::<u8>(),
+                    any::<u32>(),
+                    any::<u32>(),
+                    any::<u32>()
+                ),
                 (any::<u64>(), any::<u64>(), any::<u32>(), any::<u8>())
             )
-                .prop_map(|((id, kind, op, src, dst), (issued, bytes, packets, hops))| {
-                    Record::Msg(MsgRecord {
-                        id,
-                        kind,
-                        op,
-                        src,
-                        dst,
-                        issued,
-                        bytes,
-                        packets,
-                        hops,
-                    })
-                }),
+                .prop_map(
+                    |((id, kind, op, src, dst), (issued, bytes, packets, hops))| {
+                        Record::Msg(MsgRecord {
+                            id,
+                            kind,
+                            op,
+                            src,
+                            dst,
+                            issued,
+                            bytes,
+                            packets,
+                            hops,
+                        })
+                    }
+                ),
             (
-                (any::<u32>(), 0u8..2, any::<u32>(), any::<u32>(), any::<i64>()),
+                (
+                    any::<u32>(),
+                    0u8..2,
+                    any::<u32>(),
+                    any::<u32>(),
+                    any::<i64>()
+                ),
                 (any::<u32>(), any::<u64>(), any::<u32>(), any::<u32>())
             )
-                .prop_map(|((id, kind, rank, peer, tag), (seq, bytes, nic, peer_nic))| {
-                    Record::Op(OpRecord {
-                        id,
-                        kind,
-                        rank,
-                        peer,
-                        tag,
-                        seq,
-                        bytes,
-                        nic,
-                        peer_nic,
-                    })
-                }),
+                .prop_map(
+                    |((id, kind, rank, peer, tag), (seq, bytes, nic, peer_nic))| {
+                        Record::Op(OpRecord {
+                            id,
+                            kind,
+                            rank,
+                            peer,
+                            tag,
+                            seq,
+                            bytes,
+                            nic,
+                            peer_nic,
+                        })
+                    }
+                ),
             (
-                (any::<u32>(), any::<u32>(), any::<u32>(), any::<i64>(), any::<u64>()),
-                (any::<bool>(), any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>())
+                (
+                    any::<u32>(),
+                    any::<u32>(),
+                    any::<u32>(),
+                    any::<i64>(),
+                    any::<u64>()
+                ),
+                (
+                    any::<bool>(),
+                    any::<u32>(),
+                    any::<u32>(),
+                    any::<u32>(),
+                    any::<u32>()
+                )
             )
                 .prop_map(
-                    |((id, src, dst, tag, bytes), (rendezvous, send_seq, src_nic, dst_nic, pair_seq))| {
+                    |(
+                        (id, src, dst, tag, bytes),
+                        (rendezvous, send_seq, src_nic, dst_nic, pair_seq),
+                    )| {
                         Record::P2p(P2pRecord {
                             id,
                             src,
