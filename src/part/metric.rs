@@ -47,7 +47,13 @@ impl Metric {
     pub(crate) fn from_end(e: MetricEnd) -> Metric {
         let (count, min, mean, max, partials) = e;
         let sum = ExactSum { partials };
-        Metric { count, min, mean, max, sum }
+        Metric {
+            count,
+            min,
+            mean,
+            max,
+            sum,
+        }
     }
 }
 

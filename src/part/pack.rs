@@ -28,8 +28,19 @@ impl Part {
     /// and the partition has settled.
     pub(crate) fn pack_end(&self) -> Vec<u8> {
         let mut w = Vec::new();
-        put(&mut w, &(self.now.ps(), self.events, &self.events_by_kind[..]));
-        put(&mut w, &(self.finished, self.peak_events(), self.rdma.issued, self.mpi.sent));
+        put(
+            &mut w,
+            &(self.now.ps(), self.events, &self.events_by_kind[..]),
+        );
+        put(
+            &mut w,
+            &(
+                self.finished,
+                self.peak_events(),
+                self.rdma.issued,
+                self.mpi.sent,
+            ),
+        );
         let metrics: Vec<(&String, MetricEnd)> =
             self.metrics.iter().map(|(k, m)| (k, m.to_end())).collect();
         put(&mut w, &metrics);

@@ -34,7 +34,7 @@ pub(crate) enum What {
     /// 0 for none.
     Call {
         /// The API function.
-        #[serde(deserialize_with = "crate::packed::static_str")] 
+        #[serde(deserialize_with = "crate::packed::static_str")]
         name: Name,
         /// The other rank.
         peer: u32,
@@ -48,7 +48,7 @@ pub(crate) enum What {
     /// Data of a put or send from rank `from` landed here.
     Arrival {
         /// `put` or `message`.
-        #[serde(deserialize_with = "crate::packed::static_str")] 
+        #[serde(deserialize_with = "crate::packed::static_str")]
         kind: Name,
         /// The sending rank.
         from: u32,

@@ -189,8 +189,7 @@ pub(crate) struct Trace {
     pub(crate) notes: BTreeMap<String, u64>,
 }
 
-/// Packed at the end of a run (`part/pack.rs`) without its read buffer: a trace read back
-/// says where each rank is ([`Trace::position`]) and what was skipped, and is not read on.
+/// Packed (`part/pack.rs`) without its read buffer: for [`Trace::position`], not to read on.
 #[derive(Default, serde::Serialize, serde::Deserialize)]
 struct Cursor {
     offset: u64,

@@ -64,7 +64,11 @@ fn outputs(
     write_folder(&out, &report, false, false).expect("the output folder");
     for entry in std::fs::read_dir(&out).expect("the output folder") {
         let path = entry.expect("an entry").path();
-        let name = path.file_name().expect("a name").to_string_lossy().into_owned();
+        let name = path
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
         let mut bytes = std::fs::read(&path).expect("readable");
         if name == "summary.json" {
             let mut v: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
@@ -101,7 +105,10 @@ fn same_bytes(
     );
     for (name, bytes) in &plain {
         if packed[name] != *bytes {
-            let (a, b) = (String::from_utf8_lossy(bytes), String::from_utf8_lossy(&packed[name]));
+            let (a, b) = (
+                String::from_utf8_lossy(bytes),
+                String::from_utf8_lossy(&packed[name]),
+            );
             let at = a.lines().zip(b.lines()).position(|(x, y)| x != y);
             let line = |s: &str| at.and_then(|i| s.lines().nth(i)).unwrap_or("").to_string();
             panic!(
@@ -157,7 +164,11 @@ fn every_shipped_scenario_is_compared() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     for folder in ["", "replay/", "tracerp/"] {
         for e in std::fs::read_dir(root.join(folder)).expect("scenarios") {
-            let name = e.expect("an entry").file_name().to_string_lossy().into_owned();
+            let name = e
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned();
             if name.ends_with(".toml") {
                 let path = format!("\"scenarios/{folder}{name}\";");
                 assert!(src.contains(&path), "{path} has no test here");
@@ -178,7 +189,12 @@ fn every_record_comes_back() {
         plots: false,
     };
     let (files, _) = same_bytes("scenarios/halo3d.toml", &[], &records);
-    for f in ["trace.json", "links_timeseries.csv", "buffer_history.csv", "profile.csv"] {
+    for f in [
+        "trace.json",
+        "links_timeseries.csv",
+        "buffer_history.csv",
+        "profile.csv",
+    ] {
         assert!(files.contains_key(f), "{f}: {:?}", files.keys());
     }
     // (the placement hint is made from the traffic matrix, gathered from every partition)
@@ -216,7 +232,10 @@ fn a_run_stopped_by_until_comes_back() {
         &records,
     );
     let stop = String::from_utf8_lossy(&files["stop"]).into_owned();
-    assert!(stop.contains("3 us") || stop.contains("simulated"), "{stop}");
+    assert!(
+        stop.contains("3 us") || stop.contains("simulated"),
+        "{stop}"
+    );
 }
 
 /// `script` on a 4x2 torus of 8 ranks, written to a scenario in `dir`: its path.
