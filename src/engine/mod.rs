@@ -147,8 +147,14 @@ pub struct Simulation {
     /// settled, each but the first packs its end state, forgets it and reads it back, as a
     /// process that gathers partitions other processes ran would; the bytes of each are
     /// pushed here. The outputs must not change.
-    pub(crate) pack_gather: Option<Rc<RefCell<Vec<usize>>>>,
+    /// The figures of each: `[(bytes, links), (bytes, ranks)]` of `Part::pack_parts` and the
+    /// whole's bytes.
+    pub(crate) pack_gather: Option<Rc<RefCell<Vec<PackedSize>>>>,
 }
+
+/// The bytes of one partition's end state packed, and of them its links' and its ranks', with
+/// their counts (`Part::pack_parts`).
+pub(crate) type PackedSize = (usize, [(usize, usize); 2]);
 
 /// What [`Simulation::on_progress`] calls.
 type ProgressFn = Box<dyn FnMut(Progress)>;
@@ -416,11 +422,11 @@ impl Simulation {
         if let Some(sizes) = &self.pack_gather {
             for run in &self.runners[1..] {
                 let mut p = run.part.borrow_mut();
-                let bytes = p.pack_end();
+                let (bytes, parts) = p.pack_parts();
                 p.wipe_end();
                 p.unpack_end(&bytes)
                     .unwrap_or_else(|e| panic!("the end state packed by this build: {e}"));
-                sizes.borrow_mut().push(bytes.len());
+                sizes.borrow_mut().push((bytes.len(), parts));
             }
         }
     }

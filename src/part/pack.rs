@@ -28,35 +28,46 @@ impl Part {
     /// and the partition has settled.
     pub(crate) fn pack_end(&self) -> Vec<u8> {
         let mut w = Vec::new();
-        put(
-            &mut w,
-            &(self.now.ps(), self.events, &self.events_by_kind[..]),
-        );
-        put(
-            &mut w,
-            &(
-                self.finished,
-                self.peak_events(),
-                self.rdma.issued,
-                self.mpi.sent,
-            ),
-        );
+        self.pack_into(&mut w);
+        w
+    }
+
+    /// What [`Part::pack_end`] makes, and of it the bytes of this partition's link channels
+    /// and of its ranks (with their queues), each with their count: `[(bytes, links),
+    /// (bytes, ranks)]` (the figures of the tests).
+    pub(crate) fn pack_parts(&self) -> (Vec<u8>, [(usize, usize); 2]) {
+        let mut links = Vec::new();
+        let n = self.net.pack_links(&mut links);
+        let mut ranks = Vec::new();
+        self.pack_ranks(&mut ranks);
+        let parts = [(links.len(), n), (ranks.len(), self.mine.len())];
+        (self.pack_end(), parts)
+    }
+
+    /// This partition's ranks and their message queues.
+    fn pack_ranks(&self, w: &mut Vec<u8>) {
+        for &r in &self.mine {
+            put(w, &self.ranks[r as usize]);
+        }
+        self.mpi.pack_end(&self.mine, w);
+    }
+
+    fn pack_into(&self, w: &mut Vec<u8>) {
+        put(w, &(self.now.ps(), self.events, &self.events_by_kind[..]));
+        let counts = (self.finished, self.peak_events());
+        put(w, &(counts, self.rdma.issued, self.mpi.sent));
         let metrics: Vec<(&String, MetricEnd)> =
             self.metrics.iter().map(|(k, m)| (k, m.to_end())).collect();
-        put(&mut w, &metrics);
+        put(w, &metrics);
         let back = self.time_went_back.map(|(a, b)| (a.ps(), b.ps()));
-        put(&mut w, &(back, &self.stalled));
-        self.net.pack_end(&mut w);
-        self.nics.pack_end(Part::owns_nic(&self.net), &mut w);
-        for &r in &self.mine {
-            put(&mut w, &self.ranks[r as usize]);
-        }
-        self.mpi.pack_end(&self.mine, &mut w);
-        put(&mut w, &(&self.trace, &self.profile, &self.replays));
+        put(w, &(back, &self.stalled));
+        self.net.pack_end(w);
+        self.nics.pack_end(Part::owns_nic(&self.net), w);
+        self.pack_ranks(w);
+        put(w, &(&self.trace, &self.profile, &self.replays));
         if let Some(t) = self.traffic.as_deref() {
-            t.pack_end(&mut w);
+            t.pack_end(w);
         }
-        w
     }
 
     /// Takes `bytes`, what [`Part::pack_end`] made of this same partition (of the same
@@ -74,7 +85,7 @@ impl Part {
         }
         (self.now, self.events) = (Time(now), events);
         self.events_by_kind.copy_from_slice(&by_kind);
-        let (finished, peak, issued, sent): (u32, u64, u64, u64) = get(r, "the counts")?;
+        let ((finished, peak), issued, sent): ((u32, u64), u64, u64) = get(r, "the counts")?;
         (self.finished, self.rdma.issued, self.mpi.sent) = (finished, issued, sent);
         // (what this copy's queue held counts too: the sum is the packed figure)
         self.peak_events = peak.saturating_sub(self.queue.peak() as u64);

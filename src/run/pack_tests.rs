@@ -9,6 +9,8 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+type PackedSize = crate::engine::PackedSize;
+
 /// Every output of a run of `scenario` (relative to the project) with `sets` and `records`,
 /// in 4 partitions on one thread: file name → bytes (the summaries without `host`, the
 /// timeline, the stop's message), and the bytes each partition packed (with `pack`).
@@ -17,7 +19,7 @@ fn outputs(
     sets: &[&str],
     records: &Records,
     pack: bool,
-) -> (BTreeMap<String, Vec<u8>>, Vec<usize>) {
+) -> (BTreeMap<String, Vec<u8>>, Vec<PackedSize>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut all: Vec<String> = [
         "engine.partitions=4",
@@ -87,7 +89,7 @@ fn same_bytes(
     scenario: &str,
     sets: &[&str],
     records: &Records,
-) -> (BTreeMap<String, Vec<u8>>, Vec<usize>) {
+) -> (BTreeMap<String, Vec<u8>>, Vec<PackedSize>) {
     let (plain, none) = outputs(scenario, sets, records, false);
     let (packed, sizes) = outputs(scenario, sets, records, true);
     assert!(none.is_empty());
@@ -97,7 +99,11 @@ fn same_bytes(
         plain.keys()
     );
     assert_eq!(sizes.len(), 3, "{scenario}: not run in 4 partitions");
-    assert!(sizes.iter().all(|&n| n > 0));
+    // (a partition packs at least its links and its ranks)
+    assert!(
+        sizes.iter().all(|&(n, [l, r])| n > l.0 + r.0 && l.1 > 0),
+        "{sizes:?}"
+    );
     assert_eq!(
         plain.keys().collect::<Vec<_>>(),
         packed.keys().collect::<Vec<_>>(),
@@ -299,4 +305,63 @@ fn what_ranks_left_behind_is_counted_from_the_packed_queues() {
     let v: serde_json::Value = serde_json::from_slice(&files["summary.json"]).expect("json");
     let warnings = v["warnings"].to_string();
     assert!(warnings.contains("8 ranks"), "{warnings}");
+}
+
+/// The bytes each partition but the first packs, for `scenario` with `sets` in 4 partitions
+/// (nothing recorded beyond the summary).
+fn packed_sizes(scenario: &str, sets: &[&str]) -> Vec<PackedSize> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = vec!["engine.partitions=4", "engine.separate_partitions=true"];
+    all.extend_from_slice(sets);
+    let all: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+    let s = Scenario::load(&root.join(scenario), &all, false).expect("the scenario loads");
+    let mut sim = simulation(&s, &Setup::default()).expect("the simulation is built");
+    let sizes = Rc::new(RefCell::new(Vec::new()));
+    sim.pack_gather = Some(sizes.clone());
+    sim.run().expect("the run");
+    let sizes = sizes.borrow().clone();
+    sizes
+}
+
+/// Bytes a link and bytes a rank (with its queues) over `sizes`, and the rest a partition.
+fn per_item(sizes: &[PackedSize]) -> (f64, f64, f64) {
+    let sum = |f: &dyn Fn(&PackedSize) -> usize| sizes.iter().map(f).sum::<usize>() as f64;
+    let links = sum(&|s| s.1[0].0) / sum(&|s| s.1[0].1);
+    let ranks = sum(&|s| s.1[1].0) / sum(&|s| s.1[1].1).max(1.0);
+    let rest = sum(&|s| s.0 - s.1[0].0 - s.1[1].0) / sizes.len() as f64;
+    (links, ranks, rest)
+}
+
+/// The packed sizes of large runs (`cargo test --release --lib packed_sizes -- --ignored
+/// --nocapture`): the 32x16x16 Bruck of 8,192 ranks, and the recursive-doubling barrier on a
+/// 32x32x16 torus of 16,384 ranks, from which a million ranks' are estimated. Each packs
+/// fewer bytes a rank than a rank holds in memory (216) and a few bytes a link.
+#[test]
+#[ignore]
+fn packed_sizes_of_large_runs() {
+    for (name, scenario, sets) in [
+        (
+            "bruck_put 32x16x16, 8192 ranks",
+            "bench/bruck_put.toml",
+            &["network.dims=[32,16,16]", "workload.ranks=8192"][..],
+        ),
+        (
+            "rd barrier 32x32x16, 16384 ranks",
+            "scenarios/barrier.toml",
+            &[
+                "network.dims=[32,32,16]",
+                "workload.ranks=16384",
+                "workload.args.algo=\"rd\"",
+            ][..],
+        ),
+    ] {
+        let sizes = packed_sizes(scenario, sets);
+        let (link, rank, rest) = per_item(&sizes);
+        println!(
+            "{name}: {sizes:?} (bytes, [(bytes, links), (bytes, ranks)]) per partition; \
+             {link:.2} B a link, {rank:.1} B a rank, {rest:.0} B else"
+        );
+        assert!(rank > 0.0 && rank < 216.0, "{rank}");
+        assert!(link > 0.0 && link < 64.0, "{link}");
+    }
 }

@@ -167,6 +167,12 @@ impl Network {
         put(w, &self.peak_packets());
         put(w, &self.series);
         put(w, &self.history);
+        self.pack_links(w);
+    }
+
+    /// The link channels' part of [`Network::pack_end`]: how many links it packed.
+    pub(crate) fn pack_links(&self, w: &mut Vec<u8>) -> usize {
+        use crate::packed::put;
         let mine: Vec<u32> = self.link_channels().filter(|&c| self.owns(c)).collect();
         put(w, &(mine.len() as u64));
         for &c in &mine {
@@ -189,6 +195,7 @@ impl Network {
                 put(w, &(l.low_ps, l.wakeups));
             }
         }
+        mine.len()
     }
 
     /// Reads what [`Network::pack_end`] packed of the same partition into this one.
