@@ -140,3 +140,90 @@ impl Part {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rdma::OpKind;
+
+    fn part() -> Part {
+        let s = Scenario::from_str_with(
+            "[network]\ntopology = 'mesh'\ndims = [2]\n[workload]\ncode = ''\n",
+            std::path::Path::new("tiny.toml"),
+            &[],
+            false,
+        )
+        .unwrap();
+        Part::new(&s)
+    }
+
+    /// A put of 64 B from rank 0 to rank 1 and back, run to the end and settled.
+    fn ran() -> Part {
+        let mut w = part();
+        w.current = 0;
+        w.issue(OpKind::Put, 1, 64, 7, None);
+        w.current = 1;
+        w.issue(OpKind::Put, 0, 4096, 3, None);
+        loop {
+            match w.advance() {
+                Next::Idle => break,
+                Next::Checkpoint => w.look_at_limits(),
+                Next::Wake(_) => {}
+            }
+        }
+        w.report("m".into(), 0.1);
+        w.report("m".into(), 0.2);
+        let end = w.latest();
+        w.settle(end);
+        w
+    }
+
+    /// The end state read into a copy of the partition built apart, that never ran: its
+    /// figures, links and ranks are the run's.
+    #[test]
+    fn a_copy_that_never_ran_reads_the_end_state() {
+        let w = ran();
+        let bytes = w.pack_end();
+        let mut copy = part();
+        copy.unpack_end(&bytes).unwrap();
+        assert_eq!((copy.now, copy.events), (w.now, w.events));
+        assert!(w.events > 0 && w.nics.stats.packets_delivered > 0);
+        assert_eq!(copy.nics.stats, w.nics.stats);
+        copy.become_whole();
+        let mut w = w;
+        w.become_whole();
+        let (a, b) = (w.view(), copy.view());
+        let loads = |v: &View| v.net.link_loads(v.now);
+        assert_eq!(loads(&a), loads(&b));
+        assert!(loads(&a).iter().any(|l| l.bytes > 4096), "{:?}", loads(&a));
+        for r in 0..2 {
+            let (x, y) = (&a.ranks[r], &b.ranks[r]);
+            assert_eq!(
+                (x.clock, x.bytes_sent, x.bytes_received),
+                (y.clock, y.bytes_sent, y.bytes_received)
+            );
+        }
+        assert_eq!(a.ranks[1].bytes_received, 64);
+        // 0.1 + 0.2 summed exactly, then rounded once: 0.30000000000000004 either way
+        assert_eq!(b.metrics["m"].mean.to_bits(), a.metrics["m"].mean.to_bits());
+        assert_eq!(b.metrics["m"].count, 2);
+    }
+
+    /// Bytes cut short, or with more after them, are refused with what did not read.
+    #[test]
+    fn bytes_that_do_not_read_are_an_error() {
+        let bytes = ran().pack_end();
+        let e = part().unpack_end(&bytes[..bytes.len() - 1]).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("a packed end state does not read: "),
+            "{e}"
+        );
+        let mut more = bytes.clone();
+        more.push(0);
+        let e = part().unpack_end(&more).unwrap_err();
+        assert!(e.to_string().ends_with("1 bytes left over"), "{e}");
+        let e = part().unpack_end(&[]).unwrap_err();
+        assert!(e.to_string().contains("the event counts"), "{e}");
+    }
+}
