@@ -13,16 +13,32 @@
 //!   one serialization of a packet held in such a buffer after the window began
 //!   ([`Lookahead`]);
 //! - [`Done`]: a message, transfer or send that the other partition made is done with here,
-//!   and its record may be reused (not part of the model's time).
+//!   and its record may be reused (not part of the model's time);
+//! - [`Record`]: a copy of a record (a NIC message, an RDMA transfer, a send) that the other
+//!   partition will read, sent only between partitions of different process groups
+//!   (`engine.processes`), which share no memory: partitions of one group read each other's
+//!   records in place (`perf/stable.rs`).
 //!
-//! They are plain data (ids are global, times picoseconds), so the same messages could cross a
-//! wire between processes. A partition takes in its messages in a fixed order (by sending
-//! partition; then arrivals, releases and dones, each kind as sent), which depends only on the
-//! model: so does everything it does with them. (The kinds commute: arrivals are put in place
-//! by their own key at their epoch's end, releases are kept per feeding channel, and a done
-//! only frees a record.)
+//! They are plain data (ids are global, times picoseconds), and cross between process groups
+//! as bytes (`wire.rs`). A partition takes in its messages in a fixed order (by sending
+//! partition; then records, arrivals, releases and dones, each kind as sent), which depends
+//! only on the model: so does everything it does with them. (The kinds commute: a record is
+//! only kept, arrivals are put in place by their own key at their epoch's end, releases are
+//! kept per feeding channel, and a done only frees a record.)
+//!
+//! **When a record travels.** A record is read in the partition of the destination NIC of the
+//! message that names it, as a packet of that message arrives or later. Its copy is sent as
+//! the record is made (a NIC message), or as its transfer or send reaches its NIC (an RDMA
+//! transfer's at `OpStart`, a send's at `P2pStart`), before its first message leaves: any path
+//! from a NIC to a NIC of another partition crosses a cut link, whose arrivals are taken in no
+//! sooner than the end of the window they were sent in, with the records sent in that window
+//! or before. The receiver keeps the copy until it is done with the record (the message freed,
+//! the transfer's data or request handled, the send received).
 
 use crate::units::{Bandwidth, Bytes, Time};
+
+mod wire;
+pub(crate) use wire::Crossing;
 
 /// A packet sent across a cut link, as its next router takes it in (made and read by
 /// `net/router/across.rs`): 64 bytes, the fields of its `Arrival` and its `Packet` that mean
@@ -65,7 +81,7 @@ pub(crate) struct Arrive {
 const _: () = assert!(std::mem::size_of::<Arrive>() == 64);
 
 /// Channel `feeder` gets `bytes` of credit back in virtual channel `vc` at `at` (ps).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Release {
     /// The channel that feeds the buffer.
     pub(crate) feeder: u32,
@@ -78,7 +94,7 @@ pub(crate) struct Release {
 }
 
 /// The record `id` of pool `pool`, made by the receiving partition, is done with.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Done {
     /// Which pool.
     pub(crate) pool: Pool,
@@ -89,21 +105,26 @@ pub(crate) struct Done {
 /// What one partition sent another in a window, each kind in the order sent: a kind of its
 /// own per vector, so that a release (24 bytes) or a done (8) does not take the room of a
 /// packet (64).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Mail {
     pub(crate) arrive: Vec<Arrive>,
     pub(crate) release: Vec<Release>,
     pub(crate) done: Vec<Done>,
+    /// Copies of records, to a partition of another process group only.
+    pub(crate) records: Vec<Record>,
 }
 
 impl Mail {
     /// Whether nothing was sent.
     pub(crate) fn is_empty(&self) -> bool {
-        self.arrive.is_empty() && self.release.is_empty() && self.done.is_empty()
+        self.arrive.is_empty()
+            && self.release.is_empty()
+            && self.done.is_empty()
+            && self.records.is_empty()
     }
     /// Messages in all.
     pub(crate) fn len(&self) -> usize {
-        self.arrive.len() + self.release.len() + self.done.len()
+        self.arrive.len() + self.release.len() + self.done.len() + self.records.len()
     }
     /// Empties a mailbox taken in, keeping room for at most [`KEEP`] messages of each kind.
     pub(crate) fn empty(&mut self) {
@@ -116,7 +137,67 @@ impl Mail {
         keep(&mut self.arrive);
         keep(&mut self.release);
         keep(&mut self.done);
+        keep(&mut self.records);
     }
+}
+
+/// A copy of a record another partition made, for a partition of another process group that
+/// will read it (see "When a record travels" above); each field is the record's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Record {
+    /// A NIC message (`nic/`), sent to its destination NIC's partition.
+    Msg(MsgRecord),
+    /// An RDMA transfer (`rdma.rs`), sent to its peer NIC's partition.
+    Op(OpRecord),
+    /// A message-passing send (`mpi.rs`), sent to its receiving NIC's partition.
+    P2p(P2pRecord),
+}
+
+/// A NIC message's record (`nic::Msg`), with its global id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MsgRecord {
+    pub(crate) id: u32,
+    /// Its kind (`nic::MsgKind` as a number).
+    pub(crate) kind: u8,
+    pub(crate) op: u32,
+    pub(crate) src: u32,
+    pub(crate) dst: u32,
+    /// When it was handed to its source NIC (ps).
+    pub(crate) issued: u64,
+    pub(crate) bytes: u64,
+    pub(crate) packets: u32,
+    pub(crate) hops: u8,
+}
+
+/// An RDMA transfer's record (`rdma::Op`), with its global id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OpRecord {
+    pub(crate) id: u32,
+    /// 0: a put, 1: a get.
+    pub(crate) kind: u8,
+    pub(crate) rank: u32,
+    pub(crate) peer: u32,
+    pub(crate) tag: i64,
+    pub(crate) seq: u32,
+    pub(crate) bytes: u64,
+    pub(crate) nic: u32,
+    pub(crate) peer_nic: u32,
+}
+
+/// A send's record (`mpi::P2p`, but for the sender's request, which never leaves it), with
+/// its global id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct P2pRecord {
+    pub(crate) id: u32,
+    pub(crate) src: u32,
+    pub(crate) dst: u32,
+    pub(crate) tag: i64,
+    pub(crate) bytes: u64,
+    pub(crate) rendezvous: bool,
+    pub(crate) send_seq: u32,
+    pub(crate) src_nic: u32,
+    pub(crate) dst_nic: u32,
+    pub(crate) pair_seq: u32,
 }
 
 /// Cut messages of one kind a mailbox keeps room for once emptied (256 KiB of packets): a

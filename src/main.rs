@@ -89,6 +89,11 @@ struct RunArgs {
     /// A thread runs its partitions as one. Any count prints the same results.
     #[arg(long, value_name = "N")]
     partitions: Option<u32>,
+    /// Simulate the partitions as N processes would (sets `engine.processes`): partitions of
+    /// different processes share no record, and what one needs of another's crosses as bytes
+    /// with the cut messages. At least N partitions. Any count prints the same results.
+    #[arg(long, value_name = "N")]
+    processes: Option<u32>,
 }
 
 /// What a run records beyond its summary.
@@ -265,6 +270,10 @@ fn overrides(k: &KeyArgs, a: &RunArgs) -> Result<Vec<String>> {
         until: a.until.clone(),
     }
     .sets(&k.set)
+    .map(|mut set| {
+        set.extend(a.processes.map(|n| format!("engine.processes={n}")));
+        set
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -21,14 +21,14 @@
 //!
 //! Requests are `rank × 2³² + 2³¹ + sequence`, distinct from RDMA handles.
 
-use crate::cut::{Done, Pool as CutPool};
+use crate::cut::{Done, P2pRecord, Pool as CutPool, Record};
 use crate::event::Event;
 use crate::net::packet::NONE;
 use crate::fabric::Wire;
 use crate::nic::MsgKind;
 use crate::perf::pool::Pool;
 use crate::perf::slab::SharedVec;
-use crate::perf::stable::{Directory, Mirror, Stable};
+use crate::perf::stable::{Directory, Group, Mirror, Stable};
 use crate::rank::{Rank, Ranks};
 use crate::sim::{Ctx, EventQueue};
 use crate::units::{Bandwidth, Bytes, Time};
@@ -68,7 +68,7 @@ struct Request {
 
 /// One message between two ranks: made by the sender's partition, read (never changed) by
 /// the receiver's (`perf/stable.rs`); what the receiver learns of it is [`Received`].
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct P2p {
     src: u32,
     dst: u32,
@@ -187,6 +187,12 @@ pub(crate) struct Mpi {
     msgs: Stable<P2p>,
     all_msgs: Arc<Directory<P2p>>,
     received: Mirror<Received>,
+    /// The partitions whose messages are read in place (this one's process group), copies of
+    /// other groups' messages to this partition's ranks (`cut.rs`), and the directory of
+    /// every partition's, read once the run is over ([`Mpi::become_whole`]).
+    group: Group,
+    copies: Mirror<Option<P2p>>,
+    every: Arc<Directory<P2p>>,
     reqs: Pool<Request>,
     eager_limit: u64,
     overhead: Time,
@@ -247,8 +253,11 @@ impl Mpi {
         let all_msgs = crate::perf::stable::directory(&[&msgs]);
         Mpi {
             msgs,
+            every: all_msgs.clone(),
             all_msgs,
             received: Mirror::new(0),
+            group: Group::all(1, 0),
+            copies: Mirror::new(0),
             reqs: Pool::default(),
             eager_limit: eager_limit.0,
             overhead,
@@ -265,10 +274,10 @@ impl Mpi {
         }
     }
 
-    /// This layer seen by `parts` partitions: the ranks' queues shared (each rank's changed by
-    /// its partition only), the rest each partition's own; every partition can read every
-    /// partition's messages.
-    pub(crate) fn split(self, parts: u32) -> Vec<Mpi> {
+    /// This layer seen by `parts` partitions in `processes` process groups: the ranks' queues
+    /// shared (each rank's changed by its partition only), the rest each partition's own; a
+    /// partition reads its group's messages in place, the others' as copies.
+    pub(crate) fn split(self, parts: u32, processes: u32) -> Vec<Mpi> {
         if parts <= 1 {
             return vec![self];
         }
@@ -278,6 +287,9 @@ impl Mpi {
                 msgs: Stable::new(p, bits),
                 all_msgs: self.all_msgs.clone(),
                 received: Mirror::new(bits),
+                group: Group::of(p, parts, processes, bits),
+                copies: Mirror::new(bits),
+                every: self.all_msgs.clone(),
                 reqs: Pool::default(),
                 eager_limit: self.eager_limit,
                 overhead: self.overhead,
@@ -293,24 +305,69 @@ impl Mpi {
                 outbox: Vec::new(),
             })
             .collect();
-        let dir = crate::perf::stable::directory(&all.iter().map(|m| &m.msgs).collect::<Vec<_>>());
-        for m in &mut all {
-            m.all_msgs = dir.clone();
+        let pools: Vec<&Stable<P2p>> = all.iter().map(|m| &m.msgs).collect();
+        let every = crate::perf::stable::directory(&pools);
+        let dirs: Vec<_> = all
+            .iter()
+            .map(|m| crate::perf::stable::group_directory(&pools, m.group))
+            .collect();
+        for (m, dir) in all.iter_mut().zip(dirs) {
+            m.all_msgs = dir;
+            m.every = every.clone();
         }
         all
     }
 
-    /// From now on this layer reads every rank's queues (the run is over).
+    /// From now on this layer reads every rank's queues, and every partition's messages (the
+    /// run is over: no partition runs; the messages of the queues are still their senders').
     pub(crate) fn become_whole(&mut self) {
         self.queues = self.queues.whole();
+        self.group = Group::all(1 << self.bits, self.bits);
+        self.all_msgs = self.every.clone();
     }
 
-    /// Message `m` (this partition's, or one whose envelope or data reached it).
+    /// Message `m` (this partition's, or one whose envelope or data reached it): read in place
+    /// if a partition of this process group made it, else its copy.
     #[inline]
     fn msg(&self, m: u32) -> &P2p {
-        // SAFETY: `m` came with a NIC message this partition sent or received: made before,
-        // never changed, released by its owner only once the receiver is done with it.
-        unsafe { self.all_msgs.get(m) }
+        if self.group.has(m) {
+            // SAFETY: `m` came with a NIC message this partition sent or received: made
+            // before, never changed, released by its owner only once the receiver is done
+            // with it.
+            unsafe { self.all_msgs.get(m) }
+        } else {
+            self.copied(m)
+        }
+    }
+
+    /// The copy of another process group's message `m`.
+    #[cold]
+    #[inline(never)]
+    fn copied(&self, m: u32) -> &P2p {
+        match self.copies.peek(m) {
+            Some(Some(p)) => p,
+            _ => panic!(
+                "message-passing send {m}, of another process group, is read here without its \
+                 copy (cut.rs, Record)"
+            ),
+        }
+    }
+
+    /// Keeps the copy of another process group's send that came with the cut messages.
+    pub(crate) fn keep(&mut self, r: &P2pRecord) {
+        *self.copies.get_mut(r.id) = Some(P2p {
+            src: r.src,
+            dst: r.dst,
+            tag: r.tag,
+            bytes: r.bytes,
+            rendezvous: r.rendezvous,
+            // (the sender's request never leaves it: only its partition completes it)
+            send_req: NONE,
+            send_seq: r.send_seq,
+            src_nic: r.src_nic,
+            dst_nic: r.dst_nic,
+            pair_seq: r.pair_seq,
+        });
     }
 
     fn new_request(
@@ -413,6 +470,21 @@ impl Mpi {
         } else {
             MsgKind::Eager
         };
+        if let Some(to) = wire.nics.remote(m.dst_nic) {
+            // (read where its envelope lands: sent before it, `cut.rs`)
+            wire.net.outbox[to].records.push(Record::P2p(P2pRecord {
+                id,
+                src: m.src,
+                dst: m.dst,
+                tag: m.tag,
+                bytes: m.bytes,
+                rendezvous: m.rendezvous,
+                send_seq: m.send_seq,
+                src_nic: m.src_nic,
+                dst_nic: m.dst_nic,
+                pair_seq: m.pair_seq,
+            }));
+        }
         wire.send(kind, id, m.src_nic, m.dst_nic, m.bytes, now, q);
     }
 
@@ -606,6 +678,9 @@ impl Mpi {
     /// partition reuse its record (at once if it is this one, else by a cut message).
     fn free_msg(&mut self, m: u32) {
         self.received.clear(m);
+        if !self.group.has(m) {
+            self.copies.clear(m);
+        }
         let owner = m & ((1u32 << self.bits) - 1);
         if owner == self.part {
             self.msgs.release(m);
@@ -624,6 +699,7 @@ impl Mpi {
     /// receives from them (now and then: [`crate::perf::stable::Mirror::sweep`]).
     pub(crate) fn sweep(&mut self) {
         self.received.sweep();
+        self.copies.sweep();
     }
 
     /// Message `m`, this partition's, is done with on the side that received it.

@@ -55,6 +55,9 @@ pub(crate) struct Partitioning {
     /// Why the run is one partition whatever was asked, if it must be (the flow model, hops
     /// that take no time).
     pub(crate) whole_because: Option<&'static str>,
+    /// Process groups the partitions are simulated as (`engine.processes`, at most the
+    /// partitions; `perf/stable.rs` `Group`).
+    pub(crate) processes: u32,
 }
 
 /// The default count of partitions for `topo` simulated on `threads` threads: one per thread,
@@ -93,6 +96,7 @@ impl Partitioning {
             unit: "whole network".to_string(),
             gainful: 1,
             whole_because: None,
+            processes: 1,
         }
     }
 
@@ -185,6 +189,7 @@ impl Partitioning {
             unit,
             gainful: gainful(topo),
             whole_because: None,
+            processes: 1,
         }
     }
 

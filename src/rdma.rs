@@ -16,7 +16,8 @@
 use crate::event::Event;
 use crate::fabric::Wire;
 use crate::nic::{Msg, MsgKind};
-use crate::perf::stable::{Directory, Stable};
+use crate::cut::{OpRecord, Record};
+use crate::perf::stable::{Directory, Group, Mirror, Stable};
 use crate::rank::{Rank, Ranks};
 use crate::sim::EventQueue;
 use crate::units::Time;
@@ -29,7 +30,7 @@ pub(crate) enum OpKind {
 }
 
 /// One RDMA transfer in progress.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Op {
     pub(crate) kind: OpKind,
     /// The rank that issued it.
@@ -63,6 +64,10 @@ pub(crate) fn split_handle(h: i64) -> Option<(u32, u32)> {
 pub(crate) struct Rdma {
     ops: Stable<Op>,
     all_ops: Arc<Directory<Op>>,
+    /// The partitions whose transfers are read in place (this one's process group), and
+    /// copies of other groups' transfers whose data or request lands here (`cut.rs`).
+    group: Group,
+    copies: Mirror<Option<Op>>,
     /// Puts and gets ever issued.
     pub(crate) issued: u64,
     /// Set when the pool of transfers in flight is full: the engine stops the run.
@@ -76,6 +81,8 @@ impl Default for Rdma {
         Rdma {
             ops,
             all_ops,
+            group: Group::all(1, 0),
+            copies: Mirror::new(0),
             issued: 0,
             full: None,
         }
@@ -83,20 +90,47 @@ impl Default for Rdma {
 }
 
 impl Rdma {
-    /// The RDMA layers of `parts` partitions, each with its own transfers, which all can read.
-    pub(crate) fn split(parts: u32) -> Vec<Rdma> {
+    /// The RDMA layers of `parts` partitions in `processes` process groups, each with its own
+    /// transfers, which the partitions of its group read in place and the others as copies.
+    pub(crate) fn split(parts: u32, processes: u32) -> Vec<Rdma> {
         let bits = crate::perf::stable::part_bits(parts);
         let mut all: Vec<Rdma> = (0..parts)
             .map(|p| Rdma {
                 ops: Stable::new(p, bits),
+                group: Group::of(p, parts, processes, bits),
+                copies: Mirror::new(bits),
                 ..Rdma::default()
             })
             .collect();
-        let dir = crate::perf::stable::directory(&all.iter().map(|r| &r.ops).collect::<Vec<_>>());
-        for r in &mut all {
-            r.all_ops = dir.clone();
+        let pools: Vec<&Stable<Op>> = all.iter().map(|r| &r.ops).collect();
+        let dirs: Vec<_> = all
+            .iter()
+            .map(|r| crate::perf::stable::group_directory(&pools, r.group))
+            .collect();
+        for (r, dir) in all.iter_mut().zip(dirs) {
+            r.all_ops = dir;
         }
         all
+    }
+
+    /// Keeps the copy of another process group's transfer that came with the cut messages.
+    pub(crate) fn keep(&mut self, r: &OpRecord) {
+        *self.copies.get_mut(r.id) = Some(Op {
+            kind: if r.kind == 0 { OpKind::Put } else { OpKind::Get },
+            rank: r.rank,
+            peer: r.peer,
+            tag: r.tag,
+            seq: r.seq,
+            bytes: r.bytes,
+            nic: r.nic,
+            peer_nic: r.peer_nic,
+        });
+    }
+
+    /// Frees what this partition kept of other partitions' transfers where it no longer
+    /// receives from them (now and then: [`Mirror::sweep`]).
+    pub(crate) fn sweep(&mut self) {
+        self.copies.sweep();
     }
 
     /// Records a transfer issued by `rank` (whose clock already includes the node latency)
@@ -156,6 +190,20 @@ impl Rdma {
             OpKind::Put => (MsgKind::PutData, op.bytes),
             OpKind::Get => (MsgKind::GetRequest, 0),
         };
+        if let Some(to) = wire.nics.remote(op.peer_nic) {
+            // (read where its data or request lands: sent before them, `cut.rs`)
+            wire.net.outbox[to].records.push(Record::Op(OpRecord {
+                id,
+                kind: (op.kind == OpKind::Get) as u8,
+                rank: op.rank,
+                peer: op.peer,
+                tag: op.tag,
+                seq: op.seq,
+                bytes: op.bytes,
+                nic: op.nic,
+                peer_nic: op.peer_nic,
+            }));
+        }
         wire.send(kind, id, op.nic, op.peer_nic, bytes, now, q);
     }
 
@@ -178,6 +226,7 @@ impl Rdma {
                     r.wake(op.peer, now, q);
                 }
                 wire.send(MsgKind::PutAck, msg.op, msg.dst, msg.src, 0, now, q);
+                self.forget(msg.op);
             }
             MsgKind::GetRequest => {
                 wire.send(
@@ -186,6 +235,7 @@ impl Rdma {
                     msg.dst,
                     msg.src,
                     op.bytes, now, q);
+                self.forget(msg.op);
             }
             MsgKind::PutAck | MsgKind::GetData => {
                 let r = &mut ranks[op.rank as usize];
@@ -202,12 +252,39 @@ impl Rdma {
     }
 
     /// Transfer `id` (in progress; this partition's, or one whose data or request reached
-    /// it).
+    /// it): read in place if a partition of this process group made it, else its copy.
     #[inline]
     pub(crate) fn op(&self, id: u32) -> &Op {
-        // SAFETY: `id` came with a message this partition received or sent: made before, never
-        // changed, released by its owner only once it completes, after its last message.
-        unsafe { self.all_ops.get(id) }
+        if self.group.has(id) {
+            // SAFETY: `id` came with a message this partition received or sent: made before,
+            // never changed, released by its owner only once it completes, after its last
+            // message.
+            unsafe { self.all_ops.get(id) }
+        } else {
+            self.copied(id)
+        }
+    }
+
+    /// The copy of another process group's transfer `id`.
+    #[cold]
+    #[inline(never)]
+    fn copied(&self, id: u32) -> &Op {
+        match self.copies.peek(id) {
+            Some(Some(op)) => op,
+            _ => panic!(
+                "RDMA transfer {id}, of another process group, is read here without its copy \
+                 (cut.rs, Record)"
+            ),
+        }
+    }
+
+    /// This side is done with transfer `id` (its data or request handled): its copy, if it
+    /// is another process group's, goes.
+    #[inline]
+    fn forget(&mut self, id: u32) {
+        if !self.group.has(id) {
+            self.copies.clear(id);
+        }
     }
 
     /// Transfers not yet complete.

@@ -2,7 +2,10 @@
 //! 2, 3 and 7 threads, writes the same bytes: the summary (all but its `host` line), and every
 //! file of its output folder (links, ranks, nodes, routers, time series, buffer history,
 //! report.html) and its timeline. The partitions are forced (these networks are small enough
-//! for one by default), the same for every thread count.
+//! for one by default), the same for every thread count. So does each run in 4 partitions
+//! simulated as 2, 3 and 4 processes (`engine.processes`: records of another process's
+//! partitions come as copies, the cut messages between processes cross as bytes), on 1 and 2
+//! threads, against one partition on one thread.
 
 mod common;
 
@@ -13,12 +16,23 @@ use std::path::Path;
 /// Partitions each scenario is cut into (at most the network's own maximum).
 const PARTS: u32 = 4;
 
-/// Every output of one run: file name → bytes (`summary.json` without `host`, and the text
-/// summary without its `host` line).
+/// Every output of one run in [`PARTS`] partitions: file name → bytes (`summary.json` without
+/// `host`, and the text summary without its `host` line).
 fn outputs(scenario: &str, threads: u32, dir: &Path, extra: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    outputs_in(scenario, PARTS, threads, dir, extra)
+}
+
+/// [`outputs`] of a run in `parts` partitions.
+fn outputs_in(
+    scenario: &str,
+    parts: u32,
+    threads: u32,
+    dir: &Path,
+    extra: &[&str],
+) -> BTreeMap<String, Vec<u8>> {
     let out = dir.join(format!("out{threads}"));
     let trace = dir.join(format!("trace{threads}.json"));
-    let parts = PARTS.to_string();
+    let parts = parts.to_string();
     let t = threads.to_string();
     let mut args = vec![
         "run",
@@ -68,11 +82,13 @@ fn outputs(scenario: &str, threads: u32, dir: &Path, extra: &[&str]) -> BTreeMap
                 .expect("an object")
                 .remove("host")
                 .expect("host");
-            assert_eq!(
-                host["threads"],
-                threads.min(host["partitions"].as_u64().unwrap() as u32),
-                "{scenario}"
-            );
+            let partitions = host["partitions"].as_u64().unwrap() as u32;
+            assert_eq!(host["threads"], threads.min(partitions), "{scenario}");
+            if let Some(p) = extra.iter().find_map(|a| a.strip_prefix("engine.processes=")) {
+                let p: u32 = p.parse().expect("a count");
+                let shown = host.get("processes").and_then(|v| v.as_u64()).unwrap_or(1);
+                assert_eq!(shown, p.min(partitions) as u64, "{scenario}");
+            }
             bytes = serde_json::to_vec_pretty(&v).expect("json");
         }
         files.insert(name, bytes);
@@ -109,12 +125,46 @@ fn same_bytes(scenario: &str, extra: &[&str]) {
     }
 }
 
-/// A test per shipped scenario (with what it records beyond the summary).
+/// `scenario` in 4 partitions simulated as 2, 3 and 4 processes, on 1 and 2 threads, against
+/// one partition on one thread, compared file by file.
+fn same_bytes_as_processes(scenario: &str, extra: &[&str]) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let one = outputs_in(scenario, 1, 1, dir.path(), extra);
+    for processes in [2, 3, 4] {
+        let set = format!("engine.processes={processes}");
+        let mut args = extra.to_vec();
+        args.extend_from_slice(&["--set", &set]);
+        for threads in [1, 2] {
+            let many = outputs_in(scenario, PARTS, threads, dir.path(), &args);
+            assert_eq!(
+                one.keys().collect::<Vec<_>>(),
+                many.keys().collect::<Vec<_>>(),
+                "{scenario}: the files written as {processes} processes on {threads} threads"
+            );
+            for (name, bytes) in &one {
+                assert!(
+                    many[name] == *bytes,
+                    "{scenario}: {name} differs as {processes} processes on {threads} threads \
+                     from one partition"
+                );
+            }
+        }
+    }
+}
+
+/// A test per shipped scenario (with what it records beyond the summary), on threads and as
+/// processes.
 macro_rules! scenarios {
     ($($name:ident: $path:expr, [$($extra:expr),*];)*) => {$(
         #[test]
         fn $name() {
             same_bytes($path, &[$($extra),*]);
+        }
+        mod $name {
+            #[test]
+            fn as_processes() {
+                super::same_bytes_as_processes($path, &[$($extra),*]);
+            }
         }
     )*};
 }
@@ -257,6 +307,7 @@ fn thread_and_partition_counts_out_of_range_name_the_key() {
     for (flag, value, key) in [
         ("--threads", "1025", "engine.threads"),
         ("--partitions", "257", "engine.partitions"),
+        ("--processes", "257", "engine.processes"),
     ] {
         let o = mgensim_in(&project(), &["run", "scenarios/put_ring.toml", flag, value]);
         let e = stderr(&o);
@@ -266,4 +317,54 @@ fn thread_and_partition_counts_out_of_range_name_the_key() {
             "{e}"
         );
     }
+}
+
+/// More processes than the partitions asked is refused, naming both keys; with the partitions
+/// left to the network, they are raised to one a process; a network that cannot be cut
+/// that far runs as fewer processes, and the `host` line says why.
+#[test]
+fn processes_need_as_many_partitions() {
+    let o = mgensim_in(
+        &project(),
+        &["run", "scenarios/put_ring.toml", "--partitions", "2", "--processes", "3"],
+    );
+    let e = stderr(&o);
+    assert!(!o.status.success(), "ran");
+    assert!(
+        e.contains("engine.processes")
+            && e.contains("engine.partitions is 2")
+            && e.contains("scenarios/put_ring.toml"),
+        "{e}"
+    );
+    let o = mgensim_in(
+        &project(),
+        &["run", "scenarios/put_ring.toml", "--threads", "1", "--processes", "3"],
+    );
+    let host = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .find(|l| l.starts_with("host "))
+        .expect("a host line")
+        .to_string();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        host.contains("1 thread, 3 partitions") && host.contains(", 3 processes (emulated), "),
+        "{host}"
+    );
+    // a ring of 2 routers: 2 partitions at most
+    let toml = "[network]\ntopology = 'torus'\ndims = [2]\n\
+        [workload]\nranks = 2\ncode = '''\n\
+        local me = MGEN_Comm_rank()\n\
+        MGEN_acp_complete(MGEN_rdma_put((me + 1) % 2, 4096, 1))\n\
+        MGEN_rdma_poll(1)\n'''\n";
+    let r = common::run_with(toml, &["engine.processes=4", "engine.threads=1"]);
+    let x = &r.host.execution;
+    assert_eq!(x.partitions, 2);
+    let json = serde_json::to_value(x).expect("json");
+    assert_eq!(json["processes"], 2);
+    assert!(
+        json["partition_note"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("4 processes asked, simulated as 2: ")),
+        "{json}"
+    );
 }

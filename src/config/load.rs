@@ -405,6 +405,25 @@ fn check_power_and_engine(
             ),
         );
     }
+    if engine.processes > super::MAX_PARTITIONS {
+        p.key(
+            "engine.processes",
+            format!(
+                "{} is out of range (1 to {}: a process simulates one partition at least)",
+                engine.processes,
+                super::MAX_PARTITIONS
+            ),
+        );
+    } else if engine.partitions > 0 && engine.processes > engine.partitions {
+        p.key(
+            "engine.processes",
+            format!(
+                "{} processes need as many partitions at least, and engine.partitions is {}: \
+                 ask for at least {} partitions, or leave engine.partitions out",
+                engine.processes, engine.partitions, engine.processes
+            ),
+        );
+    }
     if engine.partitions > super::MAX_PARTITIONS {
         p.key(
             "engine.partitions",

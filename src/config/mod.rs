@@ -336,6 +336,11 @@ pub(crate) struct EngineConfig {
     /// Simulate every partition on its own even where one thread runs several (each with its
     /// own queue, windows and cut messages between them): slower, for testing the cuts.
     pub(crate) separate_partitions: bool,
+    /// Process groups the partitions are simulated as (`--processes`); 0 or 1: one. Partition
+    /// `p` of `n` is in group `p · processes / n` (contiguous runs); partitions of different
+    /// groups share no record: what one needs of another's crosses in the cut messages as
+    /// bytes (`cut.rs`), as it would between processes. At least this many partitions.
+    pub(crate) processes: u32,
 }
 
 /// The most threads `engine.threads` may ask for.

@@ -300,7 +300,7 @@ impl Simulation {
                 });
             }
         }
-        let mut windows = Windows::new(&self.runners, &self.scenario.limits);
+        let mut windows = Windows::new(&self.runners, self.parts.processes, &self.scenario.limits);
         for run in &self.runners {
             // (when the engine counts the events, at the ends of epochs, it applies their
             // limit)
@@ -505,6 +505,7 @@ impl Simulation {
             partitions: self.parts.count,
             unit: self.parts.unit.clone(),
             windows,
+            processes: self.parts.processes,
             note: self.execution_note(),
         };
         r
@@ -514,6 +515,17 @@ impl Simulation {
     /// too small to gain from being cut, with the flag that would cut it anyway.
     fn execution_note(&self) -> String {
         let p = &self.parts;
+        let procs = self.scenario.engine.processes;
+        if procs > p.count.max(1) {
+            return match p.whole_because {
+                Some(why) => format!("{procs} processes asked, simulated as 1: {why}"),
+                None => format!(
+                    "{procs} processes asked, simulated as {}: the network is cut in {} \
+                     partitions at most, one process each at least",
+                    p.processes, p.count
+                ),
+            };
+        }
         if let Some(why) = p.whole_because {
             return why.to_string();
         }

@@ -48,6 +48,10 @@ struct Slot {
     /// Its events so far, and its time.
     events: u64,
     now: Time,
+    /// What it takes in from partitions of other process groups goes through bytes (its
+    /// buffers), and how many bytes did at its last take-in.
+    crossing: crate::cut::Crossing,
+    carried: u64,
 }
 
 /// The state the threads share.
@@ -58,6 +62,8 @@ struct Shared<'a> {
     /// has emptied it, its buffer goes back to `src`'s outbox at `src`'s next run.
     mail: Vec<Mutex<crate::cut::Mail>>,
     slots: Vec<Mutex<Slot>>,
+    /// The process group of each partition ([`Windows::groups`]).
+    groups: &'a [u32],
     /// The partitions of this phase (`order[..count]`), in partition order.
     order: Vec<AtomicUsize>,
     /// Per thread (the leader's first), its ticket for this phase: the phase's generation (high
@@ -225,9 +231,11 @@ pub(crate) fn drive(
     let n = runners.len();
     let helpers = threads.saturating_sub(1).min(n as u32 - 1);
     let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u32;
+    let groups = win.groups.clone();
     let shared = Shared {
         runners,
         limits,
+        groups: &groups,
         mail: (0..n * n).map(|_| Mutex::new(Default::default())).collect(),
         slots: (0..n).map(|_| Mutex::new(Slot::default())).collect(),
         order: (0..n).map(AtomicUsize::new).collect(),
@@ -344,6 +352,8 @@ fn take_in(s: &Shared, i: usize) {
     let n = s.runners.len();
     let r = &s.runners[i];
     let mut taken = 0;
+    let mut crossing = std::mem::take(&mut s.slots[i].lock().expect("slot").crossing);
+    let carried = crossing.carried;
     for src in 0..n {
         if src == i {
             continue;
@@ -351,7 +361,13 @@ fn take_in(s: &Shared, i: usize) {
         let mut mail = s.mail[src * n + i].lock().expect("mailbox");
         if !mail.is_empty() {
             taken += mail.len() as u64;
-            r.part.borrow_mut().take_cuts(&mail);
+            // (from another process group: as the bytes it would cross as)
+            let mail_in = if s.groups[src] != s.groups[i] {
+                crossing.carry(&mail)
+            } else {
+                &mail
+            };
+            r.part.borrow_mut().take_cuts(mail_in);
             mail.empty();
         }
     }
@@ -359,6 +375,8 @@ fn take_in(s: &Shared, i: usize) {
     let mut slot = s.slots[i].lock().expect("slot");
     slot.next = next;
     slot.messages = taken;
+    slot.carried = crossing.carried - carried;
+    slot.crossing = crossing;
 }
 
 /// Partition `i` simulates the window, leaves what it sent in the mailbox, and says what it
@@ -474,6 +492,7 @@ fn lead(
         let on_threads = if sent > PARALLEL_TAKE_IN { helpers } else { 0 };
         phase(s, TAKE_IN, &list, on_threads);
         let mut failed = None;
+        let mut carried = 0;
         for &i in &list {
             let mut slot = s.slots[i].lock().expect("slot");
             if let Some(stop) = slot.stop.take() {
@@ -481,8 +500,10 @@ fn lead(
                 break;
             }
             win.stats.messages += slot.messages;
+            carried += std::mem::take(&mut slot.carried);
             next[i] = slot.next;
         }
+        win.stats.crossed(carried);
         if let Some(stop) = failed {
             break Err(win.stop_with(Some(stop)).expect("a stop"));
         }

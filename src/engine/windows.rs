@@ -23,7 +23,7 @@
 use super::runner::{Pause, Runner};
 use super::Stop;
 use crate::config::Limits;
-use crate::cut::Lookahead;
+use crate::cut::{Crossing, Lookahead};
 use crate::limits::Limit;
 use crate::report::WindowStats;
 use crate::units::Time;
@@ -47,6 +47,10 @@ pub(crate) struct Windows {
     /// end of the epoch of the first stop.
     stop_at: u64,
     pub(crate) stats: WindowStats,
+    /// The process group of each partition (`engine.processes`; all 0 in one process):
+    /// what a partition sends one of another group crosses as bytes ([`Crossing`]).
+    pub(crate) groups: Vec<u32>,
+    crossing: Crossing,
 }
 
 /// The end of the epoch (of `2^shift` ps) that time `t` (ps) is in.
@@ -55,8 +59,10 @@ fn epoch_end(t: u64, shift: u32) -> u64 {
 }
 
 impl Windows {
-    /// The windows of a run on `runners` under `limits`.
-    pub(crate) fn new(runners: &[Runner], limits: &Limits) -> Windows {
+    /// The windows of a run on `runners`, simulated as `processes` process groups, under
+    /// `limits`.
+    pub(crate) fn new(runners: &[Runner], processes: u32, limits: &Limits) -> Windows {
+        let n = runners.len() as u32;
         let w = runners[0].part.borrow();
         let shift = w.epoch().map(|e| e.ps().trailing_zeros());
         Windows {
@@ -78,6 +84,10 @@ impl Windows {
             pending: Vec::new(),
             stop_at: u64::MAX,
             stats: WindowStats::default(),
+            groups: (0..n)
+                .map(|p| crate::perf::stable::group_of(p, n, processes))
+                .collect(),
+            crossing: Crossing::default(),
         }
     }
 
@@ -259,11 +269,13 @@ impl Windows {
     /// Hands every partition what the others sent it in the window just simulated: each
     /// receives from partition 0's messages to the last's, each in the order sent (the order
     /// across receivers does not matter: a partition's messages change only its own state).
-    /// Each sender is borrowed once and its mailboxes looked at in place.
+    /// Each sender is borrowed once and its mailboxes looked at in place; what crosses
+    /// between process groups is taken in as the bytes it would be sent as.
     fn exchange(&mut self, runners: &[Runner]) {
         if runners.len() == 1 {
             return;
         }
+        let carried = self.crossing.carried;
         for (src, from) in runners.iter().enumerate() {
             let mut from = from.part.borrow_mut();
             from.flush_outbox();
@@ -272,10 +284,16 @@ impl Windows {
                     continue;
                 }
                 self.stats.messages += mail.len() as u64;
-                runners[dst].part.borrow_mut().take_cuts(mail);
+                let mail_in = if self.groups[src] != self.groups[dst] {
+                    self.crossing.carry(mail)
+                } else {
+                    &*mail
+                };
+                runners[dst].part.borrow_mut().take_cuts(mail_in);
                 mail.empty();
             }
         }
+        self.stats.crossed(self.crossing.carried - carried);
     }
 }
 

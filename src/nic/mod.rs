@@ -24,7 +24,7 @@ use crate::event::STREAMED;
 use crate::net::packet::{Packet, PktId, NONE};
 use crate::net::Network;
 use crate::perf::slab::SharedVec;
-use crate::perf::stable::{Directory, Mirror, Stable};
+use crate::perf::stable::{Directory, Group, Mirror, Stable};
 use crate::sim::EventQueue;
 use crate::units::{Bandwidth, Bytes, Time};
 use std::sync::Arc;
@@ -34,6 +34,7 @@ pub(crate) const STAGING_SLOTS: u32 = 2;
 
 /// What a message is for; the RDMA and message-passing layers give it meaning on arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum MsgKind {
     /// A put's data, sender to receiver.
     PutData,
@@ -95,7 +96,7 @@ pub(crate) enum Arrival {
 /// A message: the bytes of one transfer between two NICs. Made by the sending NIC's
 /// partition, named by a global id, and read (never changed) by the receiving NIC's
 /// (`perf/stable.rs`).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Msg {
     pub(crate) kind: MsgKind,
     /// The operation it serves (an RDMA transfer, or a message-passing send).
@@ -224,6 +225,13 @@ pub(crate) struct Nics {
     all_msgs: Arc<Directory<Msg>>,
     sending: Vec<Sending>,
     receiving: Mirror<Receiving>,
+    /// The partitions whose messages are read in place (this one's process group), and
+    /// copies of other groups' messages to this partition's NICs (`cut.rs`, `Record`).
+    group: Group,
+    copies: Mirror<Option<Msg>>,
+    /// The partition of each NIC, when there are other process groups (else empty: no
+    /// message is copied).
+    nic_part: Arc<[u16]>,
     dma: Bandwidth,
     mtu: u64,
     header: u32,
@@ -260,6 +268,9 @@ impl Nics {
             all_msgs,
             sending: Vec::new(),
             receiving: Mirror::new(0),
+            group: Group::all(1, 0),
+            copies: Mirror::new(0),
+            nic_part: Arc::from([]),
             bits: 0,
             dma,
             mtu: mtu.0,
@@ -276,10 +287,7 @@ impl Nics {
     /// Message `m` (live; this partition's, or one whose packet reached this partition).
     #[inline]
     pub(crate) fn msg(&self, m: u32) -> &Msg {
-        // SAFETY: `m` came with a packet or an event of this partition: its record was made
-        // before (here, or in another partition before the last barrier) and is never changed;
-        // it is released only after this side is done with it (`free`).
-        unsafe { self.all_msgs.get(m) }
+        lookup(&self.group, &self.all_msgs, &self.copies, m)
     }
 
     /// What the sending side keeps of this partition's message `m` (made by
@@ -377,7 +385,12 @@ impl Nics {
     #[inline(always)]
     fn alloc(&mut self, msg: Msg, net: &mut Network) -> Option<u32> {
         match self.msgs.alloc(msg) {
-            Ok(m) => Some(m),
+            Ok(m) => {
+                if !self.nic_part.is_empty() {
+                    self.copy_out(m, &msg, net);
+                }
+                Some(m)
+            }
             Err(full) => {
                 net.overflowed
                     .get_or_insert(format!("NIC messages: {full}"));
@@ -570,9 +583,9 @@ impl Nics {
         if rx.arrived {
             return (false, rx.control);
         }
-        // SAFETY: as in `Nics::msg` (`self.receiving` and `self.all_msgs` are distinct fields:
-        // the record is read while what this side keeps is written)
-        let msg = unsafe { self.all_msgs.get(m) };
+        // (`self.receiving` and the record's fields are distinct: the record is read while what
+        // this side keeps is written)
+        let msg = lookup(&self.group, &self.all_msgs, &self.copies, m);
         *rx = Receiving {
             left: msg.packets,
             arrived: true,
@@ -623,6 +636,7 @@ impl Nics {
     /// receives from them (now and then: [`Mirror::sweep`]).
     pub(crate) fn sweep(&mut self) {
         self.receiving.sweep();
+        self.copies.sweep();
     }
 
     /// This partition's messages in flight (made and not yet delivered).
@@ -640,6 +654,9 @@ impl Nics {
             // (nothing is kept of a message that moved whole: clearing finds nothing)
             self.receiving.clear(m);
         }
+        if !self.group.has(m) {
+            self.copies.clear(m);
+        }
         let owner = m & ((1u32 << self.bits) - 1);
         if owner == net.partition().0 as u32 {
             self.msgs.release(m);
@@ -654,6 +671,38 @@ impl Nics {
     /// Message `m`, this partition's, is done with on the side that received it.
     pub(crate) fn done(&mut self, m: u32) {
         self.msgs.release(m);
+    }
+}
+
+/// Message `m`'s record: read in place if a partition of `group` made it, else the copy that
+/// came with the cut messages (`cut.rs`, "When a record travels").
+#[inline(always)]
+fn lookup<'a>(
+    group: &Group,
+    all: &'a Directory<Msg>,
+    copies: &'a Mirror<Option<Msg>>,
+    m: u32,
+) -> &'a Msg {
+    if group.has(m) {
+        // SAFETY: `m` came with a packet or an event of this partition: its record was made
+        // before (here, or in another partition of the group before the last barrier) and is
+        // never changed; it is released only after this side is done with it (`free`).
+        unsafe { all.get(m) }
+    } else {
+        copied(copies, m)
+    }
+}
+
+/// The copy of another process group's message `m`.
+#[cold]
+#[inline(never)]
+fn copied(copies: &Mirror<Option<Msg>>, m: u32) -> &Msg {
+    match copies.peek(m) {
+        Some(Some(msg)) => msg,
+        _ => panic!(
+            "NIC message {m}, of another process group, is read here without its copy (cut.rs, \
+             Record)"
+        ),
     }
 }
 

@@ -2,15 +2,38 @@
 //! (`absorb`).
 
 use super::*;
+use crate::cut::{MsgRecord, Record};
+
+/// Each [`MsgKind`] at its number (`kind as u8`).
+const KINDS: [MsgKind; 9] = [
+    MsgKind::PutData,
+    MsgKind::PutAck,
+    MsgKind::GetRequest,
+    MsgKind::GetData,
+    MsgKind::Eager,
+    MsgKind::Rts,
+    MsgKind::Cts,
+    MsgKind::RndvData,
+    MsgKind::Synthetic,
+];
+const _: () = assert!(KINDS[8] as u8 == 8 && KINDS[4] as u8 == 4);
 
 impl Nics {
     /// These NICs seen by `parts` partitions: one `Nics` each, sharing the NICs' state (each
     /// NIC changed by its own partition only), with their own messages, which all can read.
-    pub(crate) fn split(self, parts: u32) -> Vec<Nics> {
+    /// Partitions of different process groups (`processes` of them, `perf/stable.rs`
+    /// [`Group`]) read each other's messages from copies: `nic_part` says which partition
+    /// each NIC's messages go to.
+    pub(crate) fn split(self, parts: u32, processes: u32, nic_part: &[u16]) -> Vec<Nics> {
         if parts <= 1 {
             return vec![self];
         }
         let bits = crate::perf::stable::part_bits(parts);
+        let nic_part: Arc<[u16]> = if processes > 1 {
+            nic_part.into()
+        } else {
+            Arc::from([])
+        };
         let mut all: Vec<Nics> = (0..parts)
             .map(|p| Nics {
                 nics: self.nics.clone(),
@@ -19,6 +42,9 @@ impl Nics {
                 all_msgs: self.all_msgs.clone(),
                 sending: Vec::new(),
                 receiving: Mirror::new(bits),
+                group: Group::of(p, parts, processes, bits),
+                copies: Mirror::new(bits),
+                nic_part: nic_part.clone(),
                 bits,
                 dma: self.dma,
                 mtu: self.mtu,
@@ -31,11 +57,57 @@ impl Nics {
                     .map(|t| Box::new(crate::probe::traffic::Traffic::new_like(t))),
             })
             .collect();
-        let dir = crate::perf::stable::directory(&all.iter().map(|n| &n.msgs).collect::<Vec<_>>());
-        for n in &mut all {
-            n.all_msgs = dir.clone();
+        let pools: Vec<&Stable<Msg>> = all.iter().map(|n| &n.msgs).collect();
+        let dirs: Vec<_> = all
+            .iter()
+            .map(|n| crate::perf::stable::group_directory(&pools, n.group))
+            .collect();
+        for (n, dir) in all.iter_mut().zip(dirs) {
+            n.all_msgs = dir;
         }
         all
+    }
+
+    /// Sends a copy of message `m`, just made, to its destination NIC's partition if that is
+    /// of another process group (`cut.rs`, "When a record travels").
+    #[inline(never)]
+    pub(super) fn copy_out(&self, m: u32, msg: &Msg, net: &mut Network) {
+        let to = self.nic_part[msg.dst as usize];
+        if self.group.holds(to as u32) {
+            return;
+        }
+        net.outbox[to as usize].records.push(Record::Msg(MsgRecord {
+            id: m,
+            kind: msg.kind as u8,
+            op: msg.op,
+            src: msg.src,
+            dst: msg.dst,
+            issued: msg.issued.ps(),
+            bytes: msg.bytes,
+            packets: msg.packets,
+            hops: msg.hops,
+        }));
+    }
+
+    /// The partition of NIC `nic`, if it is of another process group than this one.
+    #[inline]
+    pub(crate) fn remote(&self, nic: u32) -> Option<usize> {
+        let to = *self.nic_part.get(nic as usize)?;
+        (!self.group.holds(to as u32)).then_some(to as usize)
+    }
+
+    /// Keeps the copy of another process group's message that came with the cut messages.
+    pub(crate) fn keep(&mut self, r: &MsgRecord) {
+        *self.copies.get_mut(r.id) = Some(Msg {
+            kind: *KINDS.get(r.kind as usize).expect("a NIC message's kind"),
+            op: r.op,
+            src: r.src,
+            dst: r.dst,
+            issued: Time(r.issued),
+            bytes: r.bytes,
+            packets: r.packets,
+            hops: r.hops,
+        });
     }
 
     /// Gathers the totals of `other`, another partition's NICs of the same run.
@@ -55,5 +127,59 @@ impl Nics {
         let (a, b) = (&mut self.stats, &other.stats);
         a.hops_sum += b.hops_sum;
         a.hops_max = a.hops_max.max(b.hops_max);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 8 NICs, one a node, in 4 partitions of 2 NICs, in 2 process groups of 2 partitions.
+    fn four_in_two() -> Vec<Nics> {
+        let nics = Nics::new(
+            8,
+            1,
+            Bandwidth::parse("100 Gb/s").unwrap(),
+            Bytes(4096),
+            Bytes(64),
+            false,
+        );
+        nics.split(4, 2, &[0, 0, 1, 1, 2, 2, 3, 3])
+    }
+
+    #[test]
+    fn another_group_s_message_is_read_from_its_copy_and_one_s_own_group_in_place() {
+        let mut all = four_in_two();
+        // NIC 7 (partition 3, group 1) sends 10,000 bytes to NIC 0 (partition 0, group 0)
+        let msg = all[3].message(MsgKind::PutData, 42, 7, 0, 10_000, Time(5));
+        let far = all[3].msgs.alloc(msg).unwrap();
+        // NIC 2 (partition 1, group 0) sends to NIC 1 (partition 0): read in place
+        let near = all[1].message(MsgKind::Eager, 9, 2, 1, 8, Time(6));
+        let near_id = all[1].msgs.alloc(near).unwrap();
+        assert_eq!(*all[0].msg(near_id), near);
+        assert!(all[0].remote(6).is_some() && all[0].remote(3).is_none());
+        assert_eq!(all[0].remote(5), Some(2));
+        all[0].keep(&MsgRecord {
+            id: far,
+            kind: MsgKind::PutData as u8,
+            op: 42,
+            src: 7,
+            dst: 0,
+            issued: 5,
+            bytes: 10_000,
+            packets: 3,
+            hops: 0,
+        });
+        assert_eq!(*all[0].msg(far), msg);
+        assert_eq!(all[0].msg(far).packets(), 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "of another process group, is read here without its copy")]
+    fn another_group_s_message_read_without_its_copy_is_caught() {
+        let mut all = four_in_two();
+        let msg = all[2].message(MsgKind::PutAck, 1, 4, 0, 0, Time(0));
+        let far = all[2].msgs.alloc(msg).unwrap();
+        let _ = all[0].msg(far);
     }
 }

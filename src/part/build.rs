@@ -57,14 +57,17 @@ impl Part {
             ))
         });
         let cuttable = !flow && net.epoch().is_some();
-        // (a thread runs the partitions it is given as one, unless they are to stay apart)
+        // (a thread runs the partitions it is given as one, unless they are to stay apart; a
+        // process group has one partition at least)
+        let processes = s.engine.processes.max(1);
         let count = match count {
             _ if !cuttable => 1,
             Some(n) if s.engine.separate_partitions => n,
-            Some(n) => n.min(threads.max(1)),
-            None => crate::partition::default_count(&net.topo, threads),
+            Some(n) => n.min(threads.max(processes)),
+            None => crate::partition::default_count(&net.topo, threads).max(processes),
         };
         let mut parts = Partitioning::new(&net.topo, nodes.nics_per_node, &nodes.rank_node, count);
+        parts.processes = processes.min(parts.count);
         if !cuttable {
             parts.whole_because = Some(if flow {
                 "the flow model is simulated as one partition"
@@ -88,12 +91,12 @@ impl Part {
             .min(s.node.memory_bandwidth);
         let max_bytes = crate::units::max_transfer_bytes(slowest);
         let nets = net.split(&parts);
-        let nicss = nics.split(n);
-        let mpis = mpi.split(n);
+        let nicss = nics.split(n, parts.processes, &parts.nic);
+        let mpis = mpi.split(n, parts.processes);
         let rdmas = if n == 1 {
             vec![Rdma::default()]
         } else {
-            Rdma::split(n)
+            Rdma::split(n, parts.processes)
         };
         let mut out: Vec<Part> = nets
             .into_iter()

@@ -133,6 +133,7 @@ impl Part {
     pub(crate) fn look_at_limits(&mut self) {
         self.nics.sweep();
         self.mpi.sweep();
+        self.rdma.sweep();
         self.queue.trim();
         #[cfg(feature = "valgrind")]
         if self.events >= self.instr_at {

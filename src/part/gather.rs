@@ -2,6 +2,7 @@
 //! in) and how they become one at its end (`absorb`, `become_whole`).
 
 use super::*;
+use crate::cut::Record;
 
 impl Part {
     /// Moves what the layers above the network send across cuts (a message or a send done
@@ -13,8 +14,16 @@ impl Part {
     }
 
     /// Takes in what another partition sent this one in the last window (`cut.rs`): its
-    /// arrivals, releases and dones, each kind in the order sent.
+    /// records (from another process group), arrivals, releases and dones, each kind in the
+    /// order sent.
     pub(crate) fn take_cuts(&mut self, mail: &Mail) {
+        for r in &mail.records {
+            match r {
+                Record::Msg(m) => self.nics.keep(m),
+                Record::Op(o) => self.rdma.keep(o),
+                Record::P2p(p) => self.mpi.keep(p),
+            }
+        }
         for a in &mail.arrive {
             let (arrival, packet) = a.parts();
             self.net.arrive_across(arrival, packet);

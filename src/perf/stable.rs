@@ -27,12 +27,16 @@ pub(crate) const MAX_LOCAL: u64 = (CHUNK * FAN * FAN) as u64;
 
 type Level2<T> = [*mut T; FAN];
 
-/// Where every partition's records of one pool are: their top tables, which never move.
+/// Where the records of one pool are for the partitions of one process group: their top
+/// tables, which never move (null for a partition of another group, whose records come as
+/// copies in the cut messages, `cut.rs`).
 pub(crate) struct Directory<T> {
     tops: Vec<*const *mut Level2<T>>,
     bits: u32,
     /// `2^bits − 1`: the bits of an id that name the partition.
     mask: u32,
+    /// The partitions whose records this directory reaches.
+    group: Group,
 }
 
 // SAFETY: the directory holds addresses of tables that live as long as the run; records are
@@ -48,6 +52,15 @@ impl<T> Directory<T> {
     /// caller's own partition), and not be changed by its owner meanwhile.
     #[inline]
     pub(crate) unsafe fn get(&self, id: u32) -> &T {
+        debug_assert!(
+            self.group.has(id),
+            "record {id} of partition {} read through the directory of partitions {}..{}: a \
+             record of another process group is read from the copy that came with the cut \
+             messages (cut.rs, Record), never from shared memory",
+            id & self.mask,
+            self.group.lo,
+            self.group.lo + self.group.span
+        );
         let part = (id & self.mask) as usize;
         let local = (id >> self.bits) as usize;
         // SAFETY: a live record's id names an existing partition (`part` < the tops' count),
@@ -223,11 +236,82 @@ impl<T> Drop for Stable<T> {
 /// The directory of `pools` (one per partition, in partition order).
 pub(crate) fn directory<T: Copy>(pools: &[&Stable<T>]) -> Arc<Directory<T>> {
     let bits = pools.first().map_or(0, |p| p.bits);
+    group_directory(pools, Group::all(pools.len() as u32, bits))
+}
+
+/// The directory of the pools of `group`'s partitions (`pools`: one per partition of the run,
+/// in partition order): another group's records cannot be read through it.
+pub(crate) fn group_directory<T: Copy>(pools: &[&Stable<T>], group: Group) -> Arc<Directory<T>> {
+    let bits = pools.first().map_or(0, |p| p.bits);
     Arc::new(Directory {
-        tops: pools.iter().map(|p| p.top.as_ptr()).collect(),
+        tops: pools
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                if group.holds(i as u32) {
+                    p.top.as_ptr()
+                } else {
+                    std::ptr::null()
+                }
+            })
+            .collect(),
         bits,
         mask: (1u32 << bits) - 1,
+        group,
     })
+}
+
+/// The partitions of one process group (docs/architecture.md, "Partitions"): `lo .. lo +
+/// span`, a contiguous run, partition `p` of `n` being in group `p · processes / n`. Records
+/// of the group's partitions are read in place; those of other groups' come as copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Group {
+    lo: u32,
+    span: u32,
+    /// The bits of a record id that name its partition.
+    mask: u32,
+}
+
+impl Group {
+    /// Every one of `parts` partitions (one process), for ids of `bits` partition bits.
+    pub(crate) fn all(parts: u32, bits: u32) -> Group {
+        Group {
+            lo: 0,
+            span: parts.max(1),
+            mask: (1u32 << bits) - 1,
+        }
+    }
+
+    /// The group of partition `part` of `parts` cut among `processes` groups.
+    pub(crate) fn of(part: u32, parts: u32, processes: u32, bits: u32) -> Group {
+        let g = group_of(part, parts, processes);
+        let members = (0..parts).filter(|&p| group_of(p, parts, processes) == g);
+        let lo = members.clone().next().unwrap_or(0);
+        Group {
+            lo,
+            span: members.count() as u32,
+            mask: (1u32 << bits) - 1,
+        }
+    }
+
+    /// Whether record `id` is of a partition of this group (one well-predicted compare: with
+    /// one process, always).
+    #[inline(always)]
+    pub(crate) fn has(&self, id: u32) -> bool {
+        (id & self.mask).wrapping_sub(self.lo) < self.span
+    }
+
+    /// Whether partition `part` is of this group.
+    #[inline]
+    pub(crate) fn holds(&self, part: u32) -> bool {
+        part.wrapping_sub(self.lo) < self.span
+    }
+}
+
+/// The process group of partition `part` of `parts` cut among `processes` groups (0 or 1: one
+/// group): contiguous runs of partitions, as even as the counts allow.
+pub(crate) fn group_of(part: u32, parts: u32, processes: u32) -> u32 {
+    (part as u64 * processes.max(1) as u64 / parts.max(1) as u64) as u32
 }
 
 /// Bits of a global id that name the partition, for `parts` partitions.
@@ -295,6 +379,13 @@ impl<T: Default + Clone + PartialEq> Mirror<T> {
             k.v.resize(local + 1, T::default());
         }
         &mut k.v[local]
+    }
+
+    /// What is kept for record `id`, if anything was (a default entry included).
+    #[inline]
+    pub(crate) fn peek(&self, id: u32) -> Option<&T> {
+        let (part, local) = self.place(id);
+        self.by_part[part].v.get(local)
     }
 
     /// What is kept for record `id`.
@@ -369,6 +460,51 @@ mod tests {
         assert_eq!((a.live(), a.peak()), (10_000, 10_000));
         *a.get_mut(again) += 1;
         assert_eq!(*a.get(again), 5_001);
+    }
+
+    #[test]
+    fn process_groups_are_contiguous_runs_and_their_directory_reads_their_records() {
+        let groups = |n: u32, p: u32| (0..n).map(|i| group_of(i, n, p)).collect::<Vec<_>>();
+        assert_eq!(groups(4, 3), [0, 0, 1, 2]);
+        assert_eq!(groups(7, 2), [0, 0, 0, 0, 1, 1, 1]);
+        assert_eq!(groups(4, 1), [0, 0, 0, 0]);
+        assert_eq!(groups(4, 0), [0, 0, 0, 0]);
+        let bits = part_bits(4);
+        let mut pools: Vec<Stable<u64>> = (0..4).map(|p| Stable::new(p, bits)).collect();
+        let ids: Vec<u32> = pools
+            .iter_mut()
+            .enumerate()
+            .map(|(p, pool)| pool.alloc(100 + p as u64).unwrap())
+            .collect();
+        let refs: Vec<&Stable<u64>> = pools.iter().collect();
+        // 4 partitions in 3 groups: 0 and 1 together, 2 alone, 3 alone
+        let g = Group::of(1, 4, 3, bits);
+        assert_eq!(ids.iter().map(|&i| g.has(i)).collect::<Vec<_>>(), [true, true, false, false]);
+        assert!(g.holds(0) && g.holds(1) && !g.holds(2) && !g.holds(3));
+        let alone = Group::of(2, 4, 3, bits);
+        assert_eq!(ids.iter().map(|&i| alone.has(i)).collect::<Vec<_>>(), [false, false, true, false]);
+        let dir = group_directory(&refs, g);
+        // SAFETY: live records of the group, nobody writes them
+        unsafe {
+            assert_eq!((*dir.get(ids[0]), *dir.get(ids[1])), (100, 101));
+        }
+        assert!(dir.tops[2].is_null() && dir.tops[3].is_null(), "no way to another group's");
+        assert!(Group::all(4, bits).has(ids[3]));
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "record 3 of partition 3 read through the directory of partitions 0..2")]
+    fn a_record_of_another_group_read_through_the_directory_is_caught() {
+        let bits = part_bits(4);
+        let pools: Vec<Stable<u64>> = (0..4).map(|p| Stable::new(p, bits)).collect();
+        let mut last = Stable::new(3, bits);
+        let id = last.alloc(7).unwrap();
+        let mut refs: Vec<&Stable<u64>> = pools.iter().collect();
+        refs[3] = &last;
+        let dir = group_directory(&refs, Group::of(0, 4, 2, bits));
+        // SAFETY: a live record; the check fires before any read
+        let _ = unsafe { *dir.get(id) };
     }
 
     #[test]

@@ -14,6 +14,30 @@ pub(crate) struct WindowStats {
     /// Windows with several partitions to run that ran on one thread because more threads
     /// were measured not to pay (`engine/governor.rs`; 0 on one thread).
     pub(crate) alone: u64,
+    /// Bytes of cut messages that crossed between process groups (`engine.processes`), and
+    /// the windows in which some did.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) across: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub(crate) across_windows: u64,
+}
+
+fn at_most_one(n: &u32) -> bool {
+    *n <= 1
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl WindowStats {
+    /// `bytes` crossed between process groups in a window.
+    pub(crate) fn crossed(&mut self, bytes: u64) {
+        if bytes > 0 {
+            self.across += bytes;
+            self.across_windows += 1;
+        }
+    }
 }
 
 /// How a run was simulated, for the summary's `host` line: threads, partitions, windows.
@@ -29,6 +53,10 @@ pub struct Execution {
     pub(crate) unit: String,
     /// The windows and the cut messages.
     pub(crate) windows: WindowStats,
+    /// Process groups the partitions were simulated as (`engine.processes`; emulated on
+    /// threads: partitions of different groups share no record).
+    #[serde(skip_serializing_if = "at_most_one")]
+    pub(crate) processes: u32,
     /// Why the run has fewer partitions or threads than it could use, and the flag that
     /// changes it (empty when nothing is to be said).
     #[serde(rename = "partition_note", skip_serializing_if = "String::is_empty")]

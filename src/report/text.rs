@@ -415,6 +415,14 @@ impl Report {
         } else {
             "1 partition".to_string()
         };
+        let cut = if x.processes > 1 {
+            format!(
+                "{cut}, {} processes (emulated), {} bytes across processes in {} windows",
+                x.processes, x.windows.across, x.windows.across_windows
+            )
+        } else {
+            cut
+        };
         let cut = if x.note.is_empty() {
             cut
         } else {
