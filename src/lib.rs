@@ -44,6 +44,7 @@ pub(crate) mod net;
 pub(crate) mod nic;
 pub(crate) mod node;
 pub(crate) mod openloop;
+pub(crate) mod packed;
 pub(crate) mod part;
 pub(crate) mod partition;
 pub(crate) mod perf;

@@ -105,10 +105,11 @@ impl Default for Received {
 }
 
 /// A receive waiting for a message.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Posted {
     req: u32,
     /// The rank's clock when it posted the receive.
+    #[serde(with = "crate::packed::ps")]
     at: Time,
     src: i64,
     tag: i64,
@@ -117,15 +118,20 @@ pub(crate) struct Posted {
 
 /// Per-rank queues: receives posted and not matched, messages arrived and not matched, and
 /// the rank's requests not yet waited for.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct RankQueues {
     posted: Vec<Posted>,
+    #[serde(skip)] // (packed as `ended`: the ids are the run's, its records the senders')
     unexpected: Vec<u32>,
     /// `(sequence, request)`.
     requests: Vec<(u32, u32)>,
     /// Envelopes that arrived before an earlier message from the same sender.
+    #[serde(skip)] // (not read once the run is over)
     early: Vec<u32>,
     next_seq: u32,
+    /// Messages that arrived and were never received, `(sender, tag, bytes)`, as another
+    /// process packed them at the end of the run (`Mpi::unpack_end`): after `unexpected`.
+    ended: Vec<(u32, i64, u64)>,
 }
 
 impl RankQueues {
@@ -135,12 +141,13 @@ impl RankQueues {
         requests: Vec::new(),
         early: Vec::new(),
         next_seq: 0,
+        ended: Vec::new(),
     };
 }
 
 /// A rank's [`RankQueues`], made at its first message-passing call: a rank that only uses RDMA
 /// keeps 8 bytes for them instead of 104 (memory per rank counts at a million ranks).
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct LazyQueues(Option<Box<RankQueues>>);
 
 static NO_QUEUES: RankQueues = RankQueues::EMPTY;
@@ -168,7 +175,7 @@ impl Mpi {
 impl RankQueues {
     /// Messages that arrived and were never received.
     pub(crate) fn unexpected(&self) -> usize {
-        self.unexpected.len()
+        self.unexpected.len() + self.ended.len()
     }
     /// Receives posted and never matched.
     pub(crate) fn posted(&self) -> usize {
@@ -731,10 +738,49 @@ impl Mpi {
     /// tag, bytes)`. (Any rank's once the run is over, [`Mpi::become_whole`].)
     pub(crate) fn unexpected_at(&self, r: u32) -> impl Iterator<Item = (u32, i64, u64)> + '_ {
         let q = &self.queues[r as usize];
-        q.unexpected.iter().map(|&m| {
-            let m = self.msg(m);
-            (m.src, m.tag, m.bytes)
-        })
+        q.unexpected
+            .iter()
+            .map(|&m| {
+                let m = self.msg(m);
+                (m.src, m.tag, m.bytes)
+            })
+            .chain(q.ended.iter().copied())
+    }
+
+    /// Packs the queues of `ranks` (this partition's) as the end of the run reads them
+    /// (`part/pack.rs`): the receives posted, the requests, and each message arrived and not
+    /// received as `(sender, tag, bytes)`, its record being its sender's.
+    pub(crate) fn pack_end(&self, ranks: &[u32], w: &mut Vec<u8>) {
+        for &r in ranks {
+            let held: Vec<(u32, i64, u64)> = self.unexpected_at(r).collect();
+            crate::packed::put(w, &(&self.queues[r as usize], held));
+        }
+    }
+
+    /// Reads what [`Mpi::pack_end`] packed of the same `ranks` into their queues.
+    pub(crate) fn unpack_end(
+        &mut self,
+        ranks: &[u32],
+        r: &mut &[u8],
+    ) -> Result<(), crate::packed::Error> {
+        for &rank in ranks {
+            let (mut q, held): (LazyQueues, Vec<(u32, i64, u64)>) =
+                crate::packed::get(r, "a rank's message queues")?;
+            if !held.is_empty() {
+                q.ended = held;
+            }
+            self.queues[rank as usize] = q;
+        }
+        Ok(())
+    }
+
+    /// The queues of `ranks` as built, and no message counted sent (what packing covers,
+    /// undone: a test's).
+    pub(crate) fn wipe_end(&mut self, ranks: &[u32]) {
+        for &r in ranks {
+            self.queues[r as usize] = LazyQueues::default();
+        }
+        self.sent = 0;
     }
 
     /// The receives rank `r` posted and no message matched, oldest first: `(source, tag)`,

@@ -7,7 +7,7 @@
 
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Xoshiro {
     s: [u64; 4],
 }

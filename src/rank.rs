@@ -15,7 +15,7 @@ use crate::units::Time;
 pub(crate) type Ranks = crate::perf::slab::SharedVec<Rank>;
 
 /// What a blocked rank waits for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Wait {
     /// Nothing: the rank is ready, running or done.
     Nothing,
@@ -34,7 +34,7 @@ pub(crate) enum Wait {
 /// (`api/mod.rs`) that block on one (`Blocks::Request`).
 pub(crate) use crate::api::Call;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum Status {
     /// Has a wake-up event scheduled.
     Ready,
@@ -46,10 +46,12 @@ pub(crate) enum Status {
 }
 
 /// One rank's state. 216 bytes plus its lists.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Rank {
     /// Its number.
     pub(crate) id: u32,
     /// The rank's own simulated time (ahead of or equal to the engine's).
+    #[serde(with = "crate::packed::ps")]
     pub(crate) clock: Time,
     pub(crate) status: Status,
     pub(crate) wait: Wait,
@@ -67,6 +69,7 @@ pub(crate) struct Rank {
     // rank with more than 64 transfers)
     #[allow(clippy::box_collection)]
     completed_more: Option<Box<Vec<u64>>>,
+    #[serde(skip)] // (not read once the run is over: not packed)
     pub(crate) rng: Xoshiro,
     /// Payload bytes this rank sent: puts and messages.
     pub(crate) bytes_sent: u64,
@@ -77,15 +80,33 @@ pub(crate) struct Rank {
     /// Index of the NIC of its node its next transfer takes when the call names none.
     pub(crate) next_nic: u8,
     /// Time spent in `MGEN_Comp`.
+    #[serde(with = "crate::packed::ps")]
     pub(crate) compute: Time,
     /// Time spent blocked, by call: `MGEN_rdma_poll`, `MGEN_acp_complete`, and the
     /// message-passing waits (`MGEN_Wait`, `MGEN_Recv`, `MGEN_Send`, ...).
+    #[serde(with = "crate::packed::ps_array")]
     pub(crate) waited: [Time; 3],
     /// What it was last blocked on and since when (for the timeline; `Wait::Nothing` once
     /// taken).
+    #[serde(with = "crate::packed::ps_after")]
     pub(crate) blocked: (Wait, Time),
     /// Regions begun (`MGEN_region_begin`) and not yet ended.
     pub(crate) regions: u32,
+}
+
+impl Rank {
+    /// Takes `packed`, this rank's state at the end of the run as its partition packed it
+    /// (`part/pack.rs`, every field but the random numbers'), in place of this one's.
+    pub(crate) fn take_end(&mut self, packed: Rank) {
+        let rng = self.rng;
+        *self = packed;
+        self.rng = rng;
+    }
+
+    /// This rank as built, its random numbers kept (what packing covers, undone: a test's).
+    pub(crate) fn wipe_end(&mut self) {
+        *self = Rank::new(self.id, self.rng);
+    }
 }
 
 impl Rank {

@@ -343,3 +343,7 @@ mod tests {
         assert!(!baseline_of(&s, "b.toml").unwrap().power.unwrap().enabled);
     }
 }
+
+#[cfg(test)]
+#[path = "run/pack_tests.rs"]
+mod pack_tests;

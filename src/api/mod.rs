@@ -199,7 +199,7 @@ pub(crate) struct Entry {
 macro_rules! table {
     ($( $(#[$doc:meta])* $id:ident => $entry:expr, )*) => {
         /// A call of the API: its place in [`CALLS`].
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
         #[repr(u8)]
         pub(crate) enum Call {
             $( $(#[$doc])* $id, )*

@@ -144,7 +144,18 @@ pub struct Simulation {
     /// Whether every partition's counts and records have been gathered into the first
     /// ([`Simulation::gather`]; a whole view for a deadlock's report may come before).
     gathered: std::cell::Cell<bool>,
+    /// Tests' switch for the end state packed (`part/pack.rs`): once every partition has
+    /// settled, each but the first packs its end state, forgets it and reads it back, as a
+    /// process that gathers partitions other processes ran would; the bytes of each are
+    /// pushed here. The outputs must not change.
+    /// The figures of each: `[(bytes, links), (bytes, ranks)]` of `Part::pack_parts` and the
+    /// whole's bytes.
+    pub(crate) pack_gather: Option<Rc<RefCell<Vec<PackedSize>>>>,
 }
+
+/// The bytes of one partition's end state packed, and of them its links' and its ranks', with
+/// their counts (`Part::pack_parts`).
+pub(crate) type PackedSize = (usize, [(usize, usize); 2]);
 
 /// What [`Simulation::on_progress`] calls.
 type ProgressFn = Box<dyn FnMut(Progress)>;
@@ -188,6 +199,7 @@ impl Simulation {
             threads_asked,
             settled: std::cell::Cell::new(false),
             gathered: std::cell::Cell::new(false),
+            pack_gather: None,
         })
     }
 
@@ -407,6 +419,16 @@ impl Simulation {
         }
         for run in &self.runners {
             run.part.borrow_mut().settle(end);
+        }
+        if let Some(sizes) = &self.pack_gather {
+            for run in &self.runners[1..] {
+                let mut p = run.part.borrow_mut();
+                let (bytes, parts) = p.pack_parts();
+                p.wipe_end();
+                p.unpack_end(&bytes)
+                    .unwrap_or_else(|e| panic!("the end state packed by this build: {e}"));
+                sizes.borrow_mut().push((bytes.len(), parts));
+            }
         }
     }
 

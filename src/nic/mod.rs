@@ -167,7 +167,7 @@ struct Nic {
 }
 
 /// Totals of one run.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct NicStats {
     /// Packets made by NICs (data and control), loopback ones included.
     pub(crate) packets: u64,

@@ -130,6 +130,51 @@ impl Nics {
     }
 }
 
+impl Nics {
+    /// Packs what the end of the run reads of this partition's NICs: their totals, the
+    /// traffic matrix, and the DMA busy times (ps, sending and receiving) of the NICs `mine`
+    /// says are its own.
+    pub(crate) fn pack_end(&self, mine: impl Fn(u32) -> bool, w: &mut Vec<u8>) {
+        use crate::packed::put;
+        put(w, &self.stats);
+        put(w, &self.traffic);
+        for n in (0..self.nics.len() as u32).filter(|&n| mine(n)) {
+            let nic = &self.nics[n as usize];
+            put(w, &(nic.tx_busy, nic.rx_busy));
+        }
+    }
+
+    /// Reads what [`Nics::pack_end`] packed of the same partition (the same `mine`).
+    pub(crate) fn unpack_end(
+        &mut self,
+        mine: impl Fn(u32) -> bool,
+        r: &mut &[u8],
+    ) -> Result<(), crate::packed::Error> {
+        use crate::packed::get;
+        self.stats = get(r, "the NICs' totals")?;
+        self.traffic = get(r, "the traffic matrix")?;
+        for n in (0..self.nics.len() as u32).filter(|&n| mine(n)) {
+            let (tx, rx): (u64, u64) = get(r, "a NIC's busy times")?;
+            let nic = &mut self.nics[n as usize];
+            (nic.tx_busy, nic.rx_busy) = (tx, rx);
+        }
+        Ok(())
+    }
+
+    /// Sets what [`Nics::pack_end`] covers to what a partition holds as built (a test's).
+    pub(crate) fn wipe_end(&mut self, mine: impl Fn(u32) -> bool) {
+        self.stats = NicStats {
+            latency_min_ps: u64::MAX,
+            ..NicStats::default()
+        };
+        self.traffic = None;
+        for n in (0..self.nics.len() as u32).filter(|&n| mine(n)) {
+            let nic = &mut self.nics[n as usize];
+            (nic.tx_busy, nic.rx_busy) = (0, 0);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

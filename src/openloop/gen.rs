@@ -40,7 +40,7 @@ const SNAPSHOT: u32 = 1 << 31;
 const STREAM: u64 = 0x7472_6166_6669_6300;
 
 /// One rank's source on one NIC of its node.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 struct Gen {
     rng: Xoshiro,
     /// Its traffic job (index into `Traffic::specs`), its rank there and its NIC's index on
@@ -71,7 +71,7 @@ struct Gen {
 }
 
 /// A NIC with generators, and its pending look.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 struct Slot {
     nic: u32,
     /// Its generators: `first .. first + count` of `Traffic::gens`.
@@ -424,6 +424,24 @@ impl Traffic {
             a.merge(b);
         }
         self.gens.extend(other.gens);
+    }
+
+    /// Packs what the end of the run reads of this partition's traffic: its measures and its
+    /// generators (`part/pack.rs`; the jobs are the scenario's, the slots the run's own).
+    pub(crate) fn pack_end(&self, w: &mut Vec<u8>) {
+        crate::packed::put(w, &(&self.stats, &self.gens));
+    }
+
+    /// Reads what [`Traffic::pack_end`] packed of the same partition.
+    pub(crate) fn unpack_end(&mut self, r: &mut &[u8]) -> Result<(), crate::packed::Error> {
+        (self.stats, self.gens) = crate::packed::get(r, "the synthetic traffic")?;
+        Ok(())
+    }
+
+    /// Empties what [`Traffic::pack_end`] covers (a test's).
+    pub(crate) fn wipe_end(&mut self) {
+        self.stats.iter_mut().for_each(|s| *s = Stats::default());
+        self.gens.clear();
     }
 
     /// Each traffic job's figures, once every partition is gathered here; `until` is when the

@@ -38,7 +38,7 @@ pub(crate) fn bucket_range(i: usize) -> (u64, u64) {
 }
 
 /// A latency distribution: its count, sum, least and most exactly, and a histogram.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Dist {
     count: u64,
     sum: u128,
@@ -109,7 +109,7 @@ impl Dist {
 }
 
 /// What one link class carried over the window: summed over its links, and its busiest.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ClassCount {
     links: u64,
     bytes: u64,
@@ -118,7 +118,7 @@ pub(crate) struct ClassCount {
 }
 
 /// What a partition measured of one traffic job.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Stats {
     /// Bytes on the wire of the messages created in the window, and their packets (the
     /// packets measured).

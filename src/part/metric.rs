@@ -32,6 +32,31 @@ impl Default for Metric {
     }
 }
 
+/// A metric as packed (`pack.rs`): its count, least, mean and largest value, and the partial
+/// sums of its exact sum.
+pub(crate) type MetricEnd = (u64, f64, f64, f64, Vec<f64>);
+
+impl Metric {
+    /// This metric as packed.
+    pub(crate) fn to_end(&self) -> MetricEnd {
+        let s = self.sum.partials.clone();
+        (self.count, self.min, self.mean, self.max, s)
+    }
+
+    /// The metric `e` was made of.
+    pub(crate) fn from_end(e: MetricEnd) -> Metric {
+        let (count, min, mean, max, partials) = e;
+        let sum = ExactSum { partials };
+        Metric {
+            count,
+            min,
+            mean,
+            max,
+            sum,
+        }
+    }
+}
+
 impl Metric {
     /// Adds one rank's value.
     pub(crate) fn add(&mut self, v: f64) {

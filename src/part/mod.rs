@@ -240,6 +240,7 @@ mod drive;
 mod gather;
 mod metric;
 mod ops;
+mod pack;
 mod records;
 mod running;
 #[cfg(test)]
@@ -247,5 +248,5 @@ mod tests;
 
 pub(crate) use calls::StatusValues;
 pub(crate) use gather::View;
-pub(crate) use metric::Metric;
+pub(crate) use metric::{Metric, MetricEnd};
 pub(crate) use ops::flow_id;

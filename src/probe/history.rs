@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 /// Which router to watch, and when: packets whose head arrives in `[from, to)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Watch {
     /// The router watched.
     pub(crate) router: u32,
@@ -20,7 +20,7 @@ pub(crate) struct Watch {
 }
 
 /// One packet's stay in one input buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Stay {
     /// The router.
     pub router: u32,
@@ -48,11 +48,12 @@ pub struct Stay {
 }
 
 /// The rows so far, and the open ones by packet.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct BufferHistory {
     watches: Vec<Watch>,
     /// One row per packet through a watched buffer.
     pub(crate) rows: Vec<Stay>,
+    #[serde(skip)] // (emptied when partitions are gathered: not packed)
     open: HashMap<u32, u32>,
 }
 

@@ -4,7 +4,10 @@
 use std::collections::HashMap;
 
 /// Region names, by id (ids from 0, in the order first met), and the id of each.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Packed (`packed.rs`) as the names alone, in id order; the ids are made again as it is
+/// read (the map's own order is not the same from run to run).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "Vec<String>", into = "Vec<String>")]
 pub(crate) struct Names {
     names: Vec<String>,
     ids: HashMap<String, u32>,
@@ -45,5 +48,21 @@ mod tests {
         assert_eq!((b.id("y"), b.id("z")), (0, 1));
         assert_eq!(a.merge(&b), [1, 2]);
         assert_eq!((a.name(0), a.name(1), a.name(2)), ("x", "y", "z"));
+    }
+}
+
+impl From<Vec<String>> for Names {
+    fn from(names: Vec<String>) -> Names {
+        let mut n = Names::default();
+        for name in &names {
+            n.id(name);
+        }
+        n
+    }
+}
+
+impl From<Names> for Vec<String> {
+    fn from(n: Names) -> Vec<String> {
+        n.names
     }
 }

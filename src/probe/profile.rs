@@ -48,6 +48,7 @@ const REGION_BEGIN: u32 = {
 type Entry = (u32, u64, u64);
 
 /// The profile of a partition's ranks (after [`Profile::absorb`], of all of them).
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Profile {
     /// Per global rank: its entries, in the order first met (a handful: found by a scan).
     ranks: Vec<Vec<Entry>>,

@@ -19,7 +19,7 @@ pub(crate) const ADAPTIVE_WINDOWS: u64 = 256;
 pub(crate) const CELL_BYTES: u64 = std::mem::size_of::<Window>() as u64;
 
 /// The counters of one channel in one window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Window {
     /// Bytes (payload and headers) of the packets that started in this window.
     pub bytes: u64,
@@ -48,7 +48,7 @@ impl Window {
 }
 
 /// Every channel's counters, window by window.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct LinkSeries {
     /// Window width, in ps.
     width: u64,

@@ -14,8 +14,12 @@
 
 use std::fmt::Write;
 
+/// A name the model gives (an API function, a kind of arrival). (Named so that packing it,
+/// `packed.rs`, reads it back interned, not borrowed from the bytes.)
+type Name = &'static str;
+
 /// What a span on a rank's track shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) enum What {
     /// `MGEN_Comp`.
     Compute,
@@ -25,12 +29,13 @@ pub(crate) enum What {
     Complete(i64),
     /// Blocked in a message-passing wait: in the call the script made (`MGEN_Recv`,
     /// `MGEN_Wait`, ...).
-    Wait(&'static str),
+    Wait(#[serde(deserialize_with = "crate::packed::static_str")] Name),
     /// A put, get or send: the time it takes the rank; `flow` is the arrow's id (its handle),
     /// 0 for none.
     Call {
         /// The API function.
-        name: &'static str,
+        #[serde(deserialize_with = "crate::packed::static_str")]
+        name: Name,
         /// The other rank.
         peer: u32,
         /// Payload bytes.
@@ -43,7 +48,8 @@ pub(crate) enum What {
     /// Data of a put or send from rank `from` landed here.
     Arrival {
         /// `put` or `message`.
-        kind: &'static str,
+        #[serde(deserialize_with = "crate::packed::static_str")]
+        kind: Name,
         /// The sending rank.
         from: u32,
         /// Payload bytes.
@@ -58,7 +64,7 @@ pub(crate) enum What {
     Stuck(u32),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Span {
     rank: u32,
     start: u64,
@@ -72,7 +78,7 @@ struct Span {
 /// them at the end ([`Trace::absorb`]). What comes out depends only on the model: spans are
 /// written rank by rank, each rank's in the order they were recorded, and a bounded timeline
 /// keeps the spans that start first (then by rank), whichever partition recorded them.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Trace {
     /// Calls, waits and arrivals (bounded by `limit`).
     spans: Vec<Span>,

@@ -47,7 +47,7 @@ pub(crate) const SAMPLED_SOURCES: u32 = 256;
 
 /// Payload bytes of data messages per (source NIC, destination NIC), of every source NIC or
 /// of a fixed pseudo-random sample of them (one in `every`, by a hash of the NIC's id).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Traffic {
     bytes: HashMap<u64, u64, BuildHasherDefault<PairHasher>>,
     /// More than [`MAX_PAIRS`] pairs: the counts are incomplete.

@@ -227,7 +227,7 @@ pub(crate) fn warnings_of<'a>(parts: impl IntoIterator<Item = &'a Replays>) -> V
 }
 
 /// The traces a run replays, and which one each rank reads.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Replays {
     /// Each trace with the job that opened it.
     traces: Vec<(u32, Trace)>,

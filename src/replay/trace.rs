@@ -161,6 +161,7 @@ fn decode(word: &str, out: &mut String) {
 }
 
 /// A trace: its files and every rank's cursor.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Trace {
     /// The index, as given (for messages).
     pub(crate) index: PathBuf,
@@ -170,14 +171,17 @@ pub(crate) struct Trace {
     cursors: Vec<Cursor>,
     /// Open files: the file's number, the file, and where it is at (a read goes on from there
     /// without a seek when it is where the rank's cursor is).
+    #[serde(skip)]
     open: Vec<(u32, File, u64)>,
     /// Whether the trace is in SimGrid's older format (before 3.20): point-to-point lines
     /// without a tag (see [`LEGACY_SNIFF`]).
     pub(crate) legacy: bool,
     /// The arguments of the action [`Trace::next`] returned last (reused: no allocation per
     /// line).
+    #[serde(skip)]
     args: Vec<f64>,
     /// The word of that action that names something (a region's name), or empty.
+    #[serde(skip)]
     text: String,
     /// Lines skipped, by reason (unknown actions), with a count.
     pub(crate) skipped: BTreeMap<String, u64>,
@@ -185,13 +189,17 @@ pub(crate) struct Trace {
     pub(crate) notes: BTreeMap<String, u64>,
 }
 
-#[derive(Default)]
+/// Packed (`part/pack.rs`) without its read buffer: for [`Trace::position`], not to read on.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 struct Cursor {
     offset: u64,
     line: u32,
     /// Bytes after `pos` already looked at for the end of the line (none was there).
+    #[serde(skip)]
     scanned: usize,
+    #[serde(skip)]
     buf: Vec<u8>,
+    #[serde(skip)]
     pos: usize,
     done: bool,
 }

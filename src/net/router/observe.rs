@@ -35,7 +35,7 @@ pub struct LinkLoad {
 }
 
 /// Totals of one run.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct NetworkStats {
     /// Channel traversals: one per packet per link crossed, NIC links included.
     pub(crate) packet_hops: u64,

@@ -151,3 +151,103 @@ impl Network {
         self.owner[c as usize] == self.me
     }
 }
+
+/// What the end of the run reads of one link channel: bytes, busy time (ps), packets, time
+/// blocked on credit (ps, and whether a spell is open), peak occupancy, occupancy now and its
+/// moment (`Network::link_loads`).
+type ChannelEnd = (u64, u64, u32, i64, bool, u32, u32, i128);
+
+impl Network {
+    /// Packs what the end of the run reads of this partition's network (after its `settle`):
+    /// its totals, its records (time series, buffer history), and of each link channel it
+    /// owns the counters of [`ChannelEnd`] and its power (time in low power, wake-ups).
+    pub(crate) fn pack_end(&self, w: &mut Vec<u8>) {
+        use crate::packed::put;
+        put(w, &self.stats);
+        put(w, &self.peak_packets());
+        put(w, &self.series);
+        put(w, &self.history);
+        self.pack_links(w);
+    }
+
+    /// The link channels' part of [`Network::pack_end`]: how many links it packed.
+    pub(crate) fn pack_links(&self, w: &mut Vec<u8>) -> usize {
+        use crate::packed::put;
+        let mine: Vec<u32> = self.link_channels().filter(|&c| self.owns(c)).collect();
+        put(w, &(mine.len() as u64));
+        for &c in &mine {
+            let ch = &self.channels[c as usize];
+            let end: ChannelEnd = (
+                ch.bytes,
+                ch.busy_ps,
+                ch.packets,
+                ch.blocked_ps,
+                ch.blocked,
+                ch.occ_peak,
+                ch.occ,
+                ch.occ_moment,
+            );
+            put(w, &end);
+        }
+        if let Some(p) = self.power.as_deref() {
+            for &c in &mine {
+                let l = &p.links[c as usize];
+                put(w, &(l.low_ps, l.wakeups));
+            }
+        }
+        mine.len()
+    }
+
+    /// Reads what [`Network::pack_end`] packed of the same partition into this one.
+    pub(crate) fn unpack_end(&mut self, r: &mut &[u8]) -> Result<(), crate::packed::Error> {
+        use crate::packed::{get, Error};
+        self.stats = get(r, "the network's totals")?;
+        let peak: u64 = get(r, "the most packets held")?;
+        // (what this copy's pool held counts too: the sum is the packed figure)
+        self.peak_packets = peak.saturating_sub(self.packets.peak() as u64);
+        self.series = get(r, "the time series")?;
+        self.history = get(r, "the buffer history")?;
+        let mine: Vec<u32> = self.link_channels().filter(|&c| self.owns(c)).collect();
+        let n: u64 = get(r, "the count of links")?;
+        if n != mine.len() as u64 {
+            return Err(Error(format!(
+                "{n} links packed where this partition owns {}",
+                mine.len()
+            )));
+        }
+        for &c in &mine {
+            let e: ChannelEnd = get(r, "a link's counters")?;
+            let ch = &mut self.channels[c as usize];
+            (ch.bytes, ch.busy_ps, ch.packets, ch.blocked_ps) = (e.0, e.1, e.2, e.3);
+            (ch.blocked, ch.occ_peak, ch.occ, ch.occ_moment) = (e.4, e.5, e.6, e.7);
+        }
+        if let Some(p) = self.power.as_deref_mut() {
+            for &c in &mine {
+                let (low, wakeups): (u64, u64) = get(r, "a link's power")?;
+                let l = &mut p.links[c as usize];
+                (l.low_ps, l.wakeups) = (low, wakeups);
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets what [`Network::pack_end`] covers to what a partition holds as built (a test's).
+    pub(crate) fn wipe_end(&mut self) {
+        self.stats = NetworkStats::default();
+        self.peak_packets = 0;
+        self.series = None;
+        self.history = None;
+        let mine: Vec<u32> = self.link_channels().filter(|&c| self.owns(c)).collect();
+        for &c in &mine {
+            let ch = &mut self.channels[c as usize];
+            (ch.bytes, ch.busy_ps, ch.packets, ch.blocked_ps) = (0, 0, 0, 0);
+            (ch.blocked, ch.occ_peak, ch.occ, ch.occ_moment) = (false, 0, 0, 0);
+        }
+        if let Some(p) = self.power.as_deref_mut() {
+            for &c in &mine {
+                let l = &mut p.links[c as usize];
+                (l.low_ps, l.wakeups) = (0, 0);
+            }
+        }
+    }
+}
