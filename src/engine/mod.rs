@@ -578,6 +578,7 @@ impl Simulation {
             unit: self.parts.unit.clone(),
             windows,
             processes: self.parts.processes,
+            mpi: self.across.borrow().is_some(),
             note: self.execution_note(),
         };
         r
