@@ -18,10 +18,10 @@ use crate::engine::Stop;
 use crate::units::Time;
 
 /// The figures the processes agree on before each window, each the least over the processes:
-/// the earliest time left, the shortest packet held across a cut, the stop's horizon,
-/// `u64::MAX` minus the latest time reached, 0 if some partition stopped at once (else 1), and
-/// 0 if some partition's fixed-width time series is full at an epoch's end (else 1).
-const FIGURES: usize = 6;
+/// the earliest time left, the shortest packet held across a cut, the stop's horizon, and
+/// `u64::MAX` minus the latest time reached. (Whether a process stopped at once travels in
+/// the first byte of each of its exchange's buffers.)
+const FIGURES: usize = 4;
 
 impl Windows {
     /// Runs this process's partitions of `runners` (those of group `world.rank()`) window by
@@ -47,27 +47,29 @@ impl Windows {
                 .unwrap_or(Time::ZERO)
         };
         let mut at_once: Option<Stop> = None;
-        let mut full = false;
         loop {
-            self.exchange_across(runners, world, &local)?;
-            let mut f = [u64::MAX, u64::MAX, self.stop_at, u64::MAX - latest().ps(), 1, 1];
+            if self.exchange_across(runners, world, &local, at_once.is_some())? {
+                // (a partition stopped at once, or a series is full: every process ends here,
+                // before the window's cut messages are taken in, as in one process)
+                return Ok(self.stop_with(at_once));
+            }
+            let mut f = [u64::MAX, u64::MAX, self.stop_at, u64::MAX - latest().ps()];
             for &p in &local {
                 let (t, held) = runners[p].next();
                 f[0] = f[0].min(t);
                 f[1] = f[1].min(held as u64);
             }
-            f[4] = at_once.is_none() as u64;
-            f[5] = !full as u64;
             world.min(&mut f[..FIGURES]);
             self.stop_at = f[2];
             let now = Time(u64::MAX - f[3]);
-            if f[4] == 0 || f[5] == 0 {
-                // (a partition stopped at once, or a series is full: every process ends here)
-                return Ok(self.stop_with(at_once));
-            }
             let next = std::iter::once((f[0], f[1].min(u32::MAX as u64) as u32));
             let (end, at_epoch) = match self.plan(true, next, || now, limits) {
-                Plan::Done => return Ok(self.stop_with(None)),
+                Plan::Done => {
+                    // (a series full at the end, when no process has a stop)
+                    let full = self.series && self.stop_at == u64::MAX;
+                    let full = full.then(|| self.series_stop_of(&local, runners, now));
+                    return Ok(self.stop_with(full.flatten()));
+                }
                 Plan::Stop(stop) => return Ok(Some(stop)),
                 Plan::Run { end, at_epoch } => (end, at_epoch),
             };
@@ -95,14 +97,12 @@ impl Windows {
                 world.min(&mut late);
                 let now = Time(u64::MAX - late[0]);
                 if let Some(stop) = self.event_stop(at_epoch, || events, || now, limits) {
+                    self.pending.extend(at_once.take());
                     return Ok(self.stop_with(Some(stop)));
                 }
             }
             if self.series && at_epoch && at_once.is_none() {
-                if let Some(stop) = self.series_stop_of(&local, runners, Time(end)) {
-                    full = true;
-                    at_once = Some(stop);
-                }
+                at_once = self.series_stop_of(&local, runners, Time(end));
             }
         }
     }
@@ -119,15 +119,18 @@ impl Windows {
     /// The cut messages of the window just simulated, taken in by every partition of this
     /// process in the order of the sending partitions (local and remote alike); what goes to a
     /// partition of another process travels as bytes, one buffer per process:
-    /// `(src u32, dst u32, length u32, bytes)` per non-empty mailbox, in sending order.
+    /// a byte saying whether this process `stopped` at once, then `(src u32, dst u32, length
+    /// u32, bytes)` per non-empty mailbox, in sending order. Returns whether some process
+    /// stopped at once: then nothing is taken in.
     fn exchange_across(
         &mut self,
         runners: &[Runner],
         world: &World,
         local: &[usize],
-    ) -> Result<(), String> {
+        stopped: bool,
+    ) -> Result<bool, String> {
         let n = runners.len();
-        let mut out = vec![Vec::new(); world.size() as usize];
+        let mut out = vec![vec![stopped as u8]; world.size() as usize];
         let mut bytes = Vec::new();
         for &src in local {
             let mut from = runners[src].part.borrow_mut();
@@ -148,14 +151,18 @@ impl Windows {
                 mail.empty();
             }
         }
-        let sent: usize = out.iter().map(|b| b.len()).sum();
+        let me = world.rank() as usize;
+        let sent: usize = (out.iter().map(|b| b.len() - 1).sum::<usize>()) - (out[me].len() - 1);
         self.stats.crossed(sent as u64);
         let got = world.exchange(out).map_err(|e| e.to_string())?;
+        if got.iter().any(|b| b.first() != Some(&0)) {
+            return Ok(true);
+        }
         // (processes own contiguous runs of partitions: their buffers, in process order, are
         // in the order of the sending partitions)
         let mut remote: Vec<(usize, usize, Mail)> = Vec::new();
         for buf in &got {
-            let mut at = 0;
+            let mut at = 1;
             while at + 12 <= buf.len() {
                 let word = |i: usize| {
                     u32::from_le_bytes(buf[at + 4 * i..at + 4 * i + 4].try_into().unwrap())
@@ -189,6 +196,6 @@ impl Windows {
                 runners[dst].part.borrow_mut().take_cuts(&mail);
             }
         }
-        Ok(())
+        Ok(false)
     }
 }
