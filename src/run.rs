@@ -155,6 +155,7 @@ pub struct Setup {
 /// could not be built (memory, a router a probe names, a script that does not compile).
 pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
     let world = one_process()?;
+    let threads = s.engine.threads;
     let mut sim = match world.size() {
         1 => Simulation::new(s)?,
         p => {
@@ -181,7 +182,7 @@ pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
             sim
         }
     };
-    sim.spread_over(world);
+    sim.spread_over(world, threads);
     if let Some(start) = setup.wall_from {
         sim.count_wall_time_from(start);
     }
