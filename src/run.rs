@@ -156,31 +156,42 @@ pub struct Setup {
 pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
     let world = one_process()?;
     let threads = s.engine.threads;
-    let mut sim = match world.size() {
-        1 => Simulation::new(s)?,
-        p => {
-            // (each process builds the whole model as P process groups and runs its own)
-            let mut s = s.clone();
-            s.engine.processes = p;
-            s.engine.threads = 1;
-            if s.engine.partitions > 0 && s.engine.partitions < p {
-                anyhow::bail!(
+    let built = || -> Result<Simulation> {
+        Ok(match world.size() {
+            1 => Simulation::new(s)?,
+            p => {
+                // (each process builds the whole model as P process groups and runs its own)
+                let mut s = s.clone();
+                s.engine.processes = p;
+                s.engine.threads = 1;
+                if s.engine.partitions > 0 && s.engine.partitions < p {
+                    anyhow::bail!(
                     "engine.partitions = {}: a run on {p} MPI processes needs {p} partitions at \
                      least (one per process): raise engine.partitions (--partitions) or start \
                      fewer processes",
                     s.engine.partitions
                 );
-            }
-            let sim = Simulation::new(&s)?;
-            if sim.processes() != p {
-                anyhow::bail!(
-                    "this run was started as {p} MPI processes, but the network is simulated \
+                }
+                let sim = Simulation::new(&s)?;
+                if sim.processes() != p {
+                    anyhow::bail!(
+                        "this run was started as {p} MPI processes, but the network is simulated \
                      as {} partitions: start at most that many processes",
-                    sim.processes()
-                );
+                        sim.processes()
+                    );
+                }
+                sim
             }
-            sim
+        })
+    };
+    let mut sim = match built() {
+        Ok(sim) => sim,
+        // (every process builds the same model and fails alike: the root alone says why)
+        Err(_) if !world.is_root() => {
+            drop(world);
+            std::process::exit(1)
         }
+        Err(e) => return Err(e),
     };
     sim.spread_over(world, threads);
     if let Some(start) = setup.wall_from {

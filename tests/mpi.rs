@@ -48,7 +48,12 @@ fn without_host(text: &[u8]) -> Vec<u8> {
 /// Every output of `scenario` run on `np` processes (0: one process, one thread, one
 /// partition): file name → bytes, with `summary.json` without `host`; and the host's
 /// `processes` as summary.json says it.
-fn outputs(scenario: &str, np: u32, dir: &Path, extra: &[&str]) -> (BTreeMap<String, Vec<u8>>, u64) {
+fn outputs(
+    scenario: &str,
+    np: u32,
+    dir: &Path,
+    extra: &[&str],
+) -> (BTreeMap<String, Vec<u8>>, u64) {
     let out = dir.join(format!("out{np}"));
     let trace = dir.join(format!("trace{np}.json"));
     let mut args = vec![
@@ -71,15 +76,26 @@ fn outputs(scenario: &str, np: u32, dir: &Path, extra: &[&str]) -> (BTreeMap<Str
     );
     let mut files = BTreeMap::new();
     files.insert("stdout".to_string(), without_host(&o.stdout));
-    files.insert("trace.json".to_string(), std::fs::read(&trace).expect("the trace"));
+    files.insert(
+        "trace.json".to_string(),
+        std::fs::read(&trace).expect("the trace"),
+    );
     let mut processes = 1;
     for entry in std::fs::read_dir(&out).expect("the output folder") {
         let path = entry.expect("an entry").path();
-        let name = path.file_name().expect("a name").to_string_lossy().into_owned();
+        let name = path
+            .file_name()
+            .expect("a name")
+            .to_string_lossy()
+            .into_owned();
         let mut bytes = std::fs::read(&path).expect("readable");
         if name == "summary.json" {
             let mut v: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
-            let host = v.as_object_mut().expect("an object").remove("host").expect("host");
+            let host = v
+                .as_object_mut()
+                .expect("an object")
+                .remove("host")
+                .expect("host");
             processes = host.get("processes").and_then(|p| p.as_u64()).unwrap_or(1);
             if np > 0 {
                 assert_eq!(host["mpi"], true, "{scenario}");
@@ -98,10 +114,17 @@ fn outputs(scenario: &str, np: u32, dir: &Path, extra: &[&str]) -> (BTreeMap<Str
 fn same_bytes(scenario: &str, extra: &[&str]) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let (one, _) = outputs(scenario, 0, dir.path(), extra);
-    assert!(one.contains_key("links.csv") && one.contains_key("ranks.csv"), "{:?}", one.keys());
+    assert!(
+        one.contains_key("links.csv") && one.contains_key("ranks.csv"),
+        "{:?}",
+        one.keys()
+    );
     for np in [2, 3, 4] {
         let (many, processes) = outputs(scenario, np, dir.path(), extra);
-        assert_eq!(processes, np as u64, "{scenario}: processes in summary.json's host");
+        assert_eq!(
+            processes, np as u64,
+            "{scenario}: processes in summary.json's host"
+        );
         assert_eq!(
             one.keys().collect::<Vec<_>>(),
             many.keys().collect::<Vec<_>>(),
@@ -169,10 +192,11 @@ fn without_launcher(err: &str) -> String {
     const RULE: &str = "--------------------";
     let mut s = err.to_string();
     while let Some(a) = s.find(RULE) {
-        let Some(b) = s[a + RULE.len()..]
-            .find('\n')
-            .and_then(|nl| s[a + RULE.len() + nl..].find(RULE).map(|x| a + RULE.len() + nl + x))
-        else {
+        let Some(b) = s[a + RULE.len()..].find('\n').and_then(|nl| {
+            s[a + RULE.len() + nl..]
+                .find(RULE)
+                .map(|x| a + RULE.len() + nl + x)
+        }) else {
             break;
         };
         let end = s[b..].find('\n').map_or(s.len(), |nl| b + nl + 1);
@@ -191,7 +215,11 @@ fn same_ending(toml: &str, extra: &[&str], expect: &str, status: i32) {
     let (out, err, code) = ending(dir.path(), toml, 3, extra);
     assert_eq!(code, Some(status), "3 processes: {err}");
     assert_eq!(err, one_err, "the message on 3 processes");
-    assert!(out == one_out, "the summary:\n{}", first_difference(&one_out, &out));
+    assert!(
+        out == one_out,
+        "the summary:\n{}",
+        first_difference(&one_out, &out)
+    );
 }
 
 /// A 4x4x4 torus whose ranks exchange with their neighbours, then `then` runs.
@@ -234,5 +262,8 @@ fn too_few_partitions_for_the_processes_is_an_error_naming_the_key() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let (_, err, code) = ending(dir.path(), &exchange_then(""), 3, &["--partitions", "2"]);
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("engine.partitions = 2") && err.contains("3 MPI processes"), "{err}");
+    assert!(
+        err.contains("engine.partitions = 2") && err.contains("3 MPI processes"),
+        "{err}"
+    );
 }

@@ -66,7 +66,14 @@ fn stop_to_wire(s: &Stop) -> StopWire {
             rank,
             time,
             message,
-        } => (2, *rank, String::new(), time.ps(), message.clone(), *limit as u8),
+        } => (
+            2,
+            *rank,
+            String::new(),
+            time.ps(),
+            message.clone(),
+            *limit as u8,
+        ),
         Stop::Internal(m) => (3, None, String::new(), 0, m.clone(), 0),
         Stop::Capacity { time, message } => (4, None, String::new(), time.ps(), message.clone(), 0),
     }
@@ -191,7 +198,10 @@ impl Simulation {
         let mut end = [u64::MAX - latest.ps()];
         world.min(&mut end);
         let end = Time(u64::MAX - end[0]);
-        let lua: usize = local.iter().map(|&p| self.runners[p].scripts.memory()).sum();
+        let lua: usize = local
+            .iter()
+            .map(|&p| self.runners[p].scripts.memory())
+            .sum();
         let lua = world.sum(lua as u64) as usize;
         *self.across.borrow_mut() = Some(Across {
             end,
@@ -257,7 +267,11 @@ impl Simulation {
         for (q, bytes) in all.iter().enumerate() {
             let r = &mut &bytes[..];
             let what = format!("process {q}'s end of the run");
-            type Facts = (Option<StopWire>, Vec<(u32, Open)>, Vec<Vec<(usize, Vec<String>, Vec<String>)>>);
+            type Facts = (
+                Option<StopWire>,
+                Vec<(u32, Open)>,
+                Vec<Vec<(usize, Vec<String>, Vec<String>)>>,
+            );
             let (stop, open, unread): Facts = get(r, &what).map_err(|e| e.to_string())?;
             stops.extend(stop.map(stop_of_wire));
             across.open.extend(open);
@@ -268,7 +282,10 @@ impl Simulation {
                 if local.contains(&p) {
                     continue;
                 }
-                let run = self.runners.get(p).ok_or_else(|| format!("{what}: partition {p}"))?;
+                let run = self
+                    .runners
+                    .get(p)
+                    .ok_or_else(|| format!("{what}: partition {p}"))?;
                 let mut w = run.part.borrow_mut();
                 w.settle(across.end);
                 w.wipe_end();

@@ -333,6 +333,10 @@ impl Simulation {
         for (run, _) in self.runners.iter().zip(&here).filter(|(_, h)| **h) {
             let mine = run.part.borrow().mine().to_vec();
             if let Err(e) = run.scripts.spawn(&mine) {
+                if let Some(world) = &self.world {
+                    // (the other processes would wait for this one in the first window)
+                    world.abort(1, &format!("rank 0 failed at simulated time 0 ps:\n{e}"));
+                }
                 return Err(SimError {
                     stop: Stop::Script {
                         rank: 0,

@@ -91,7 +91,10 @@ impl Windows {
             }
             progress();
             if self.counts_events() && at_epoch {
-                let mine: u64 = local.iter().map(|&p| runners[p].part.borrow().events()).sum();
+                let mine: u64 = local
+                    .iter()
+                    .map(|&p| runners[p].part.borrow().events())
+                    .sum();
                 let events = world.sum(mine);
                 let mut late = [u64::MAX - latest().ps()];
                 world.min(&mut late);
@@ -165,8 +168,7 @@ impl Windows {
             let mut at = 1;
             while at + 12 <= buf.len() {
                 let word = |i: usize| {
-                    u32::from_le_bytes(buf[at + 4 * i..at + 4 * i + 4].try_into().unwrap())
-                        as usize
+                    u32::from_le_bytes(buf[at + 4 * i..at + 4 * i + 4].try_into().unwrap()) as usize
                 };
                 let (src, dst, len) = (word(0), word(1), word(2));
                 let body = buf
