@@ -1,7 +1,8 @@
 //! `mpirun -np P mgensim run` (a build with `--features mpi`): the partitions run across P
 //! processes, and every output is the bytes one process on one thread writes in one
 //! partition: the summary (all but its `host` line), every file of the output folder and the
-//! timeline; so are a script's error, a deadlock's explanation and a run `--until` stopped,
+//! timeline; so are a script's error, a deadlock's explanation and a run `--until` or
+//! `limits.events` stopped,
 //! with the same exit status. Each scenario runs on 2, 3 and 4 processes (on this machine's
 //! cores, oversubscribed: `--oversubscribe --bind-to none`).
 #![cfg(feature = "mpi")]
@@ -266,4 +267,11 @@ fn too_few_partitions_for_the_processes_is_an_error_naming_the_key() {
         err.contains("engine.partitions = 2") && err.contains("3 MPI processes"),
         "{err}"
     );
+}
+
+#[test]
+fn an_event_limit_on_3_processes_stops_where_one_process_does() {
+    // (the events are summed over the processes at the ends of epochs)
+    let toml = exchange_then("MGEN_Barrier()");
+    same_ending(&toml, &["--set", "limits.events=1000"], "event limit", 3);
 }
