@@ -2,9 +2,8 @@
 //! processes, and every output is the bytes one process on one thread writes in one
 //! partition: the summary (all but its `host` line), every file of the output folder and the
 //! timeline; so are a script's error, a deadlock's explanation and a run `--until` or
-//! `limits.events` stopped,
-//! with the same exit status. Each scenario runs on 2, 3 and 4 processes (on this machine's
-//! cores, oversubscribed: `--oversubscribe --bind-to none`).
+//! `limits.events` stopped, with the same exit status. Each scenario runs on 2, 3 and 4
+//! processes (on this machine's cores, oversubscribed: `--oversubscribe --bind-to none`).
 #![cfg(feature = "mpi")]
 
 mod common;
