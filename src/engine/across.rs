@@ -37,7 +37,7 @@ pub(crate) struct Across {
     /// The unfinished ranks, by rank.
     pub(crate) open: BTreeMap<u32, Open>,
     /// Per Lua state of every process: the `MGEN_args` keys its ranks did not read.
-    pub(crate) unread: Vec<Vec<(usize, Vec<String>, Vec<String>)>>,
+    pub(crate) unread: Vec<crate::script::Unread>,
 }
 
 /// A [`Stop`] as bytes: `(kind, rank, who, time, message, limit)`.
@@ -270,7 +270,7 @@ impl Simulation {
             type Facts = (
                 Option<StopWire>,
                 Vec<(u32, Open)>,
-                Vec<Vec<(usize, Vec<String>, Vec<String>)>>,
+                Vec<crate::script::Unread>,
             );
             let (stop, open, unread): Facts = get(r, &what).map_err(|e| e.to_string())?;
             stops.extend(stop.map(stop_of_wire));

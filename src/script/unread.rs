@@ -46,10 +46,14 @@ pub(crate) fn unread_args<'a>(
     unread_args_of(keys, &first.part.borrow(), jobs)
 }
 
+/// What one Lua state says of `MGEN_args` (`Scripts::unread_keys`): per job some rank of it
+/// looked at them, the keys none read and the names asked for instead.
+pub(crate) type Unread = Vec<(usize, Vec<String>, Vec<String>)>;
+
 /// [`unread_args`] of the keys each state left unread (`Scripts::unread_keys`, a state's list
 /// each, from every process of a run), `part` saying whether the run must stop.
 pub(crate) fn unread_args_of(
-    keys: Vec<Vec<(usize, Vec<String>, Vec<String>)>>,
+    keys: Vec<Unread>,
     part: &crate::part::Part,
     jobs: &[String],
 ) -> Vec<String> {
