@@ -37,7 +37,7 @@
 
 use crate::units::{Bandwidth, Bytes, Time};
 
-mod wire;
+pub(crate) mod wire;
 pub(crate) use wire::Crossing;
 
 /// A packet sent across a cut link, as its next router takes it in (made and read by

@@ -154,8 +154,46 @@ pub struct Setup {
 /// recording what `setup.probes` asks for and watching `setup.interrupt`. Errors name what
 /// could not be built (memory, a router a probe names, a script that does not compile).
 pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
-    one_process()?;
-    let mut sim = Simulation::new(s)?;
+    let world = one_process()?;
+    let threads = s.engine.threads;
+    let built = || -> Result<Simulation> {
+        Ok(match world.size() {
+            1 => Simulation::new(s)?,
+            p => {
+                // (each process builds the whole model as P process groups and runs its own)
+                let mut s = s.clone();
+                s.engine.processes = p;
+                s.engine.threads = 1;
+                if s.engine.partitions > 0 && s.engine.partitions < p {
+                    anyhow::bail!(
+                    "engine.partitions = {}: a run on {p} MPI processes needs {p} partitions at \
+                     least (one per process): raise engine.partitions (--partitions) or start \
+                     fewer processes",
+                    s.engine.partitions
+                );
+                }
+                let sim = Simulation::new(&s)?;
+                if sim.processes() != p {
+                    anyhow::bail!(
+                        "this run was started as {p} MPI processes, but the network is simulated \
+                     as {} partitions: start at most that many processes",
+                        sim.processes()
+                    );
+                }
+                sim
+            }
+        })
+    };
+    let mut sim = match built() {
+        Ok(sim) => sim,
+        // (every process builds the same model and fails alike: the root alone says why)
+        Err(_) if !world.is_root() => {
+            drop(world);
+            std::process::exit(1)
+        }
+        Err(e) => return Err(e),
+    };
+    sim.spread_over(world, threads);
     if let Some(start) = setup.wall_from {
         sim.count_wall_time_from(start);
     }
@@ -169,32 +207,16 @@ pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
     Ok(sim)
 }
 
-/// Refuses a run that an MPI launcher started as one of several processes: each would run
-/// the whole simulation alone and write the same outputs. (MPI's collectives are in
-/// `engine/world.rs`; the engine does not yet hand partitions to processes.)
-fn one_process() -> Result<()> {
+/// The processes this run is spread over: one, or (in a build with `--features mpi`) the MPI
+/// job a launcher started. A build without MPI refuses a run started as several processes:
+/// each would run the whole simulation alone and write the same outputs.
+fn one_process() -> Result<crate::engine::world::World> {
     let world = crate::engine::world::World::join()?;
-    if world.size() > 1 {
-        let line = if world.is_root() {
-            format!(
-                "this run was started as {} MPI processes; this mgensim simulates a run in one \
-                 process (on its threads: `--threads`), and partitions do not yet run across \
-                 processes: start it without mpirun, or with `-np 1`",
-                world.size()
-            )
-        } else {
-            String::new()
-        };
-        // (every process ends with the same status; the root alone says why)
-        if !world.is_root() {
-            // (MPI, when built in, is finalized as the world is dropped: before the exit)
-            #[allow(clippy::drop_non_drop)]
-            drop(world);
-            std::process::exit(2);
-        }
-        anyhow::bail!(line);
+    if world.size() > 1 && !cfg!(feature = "mpi") {
+        // (unreachable: `World::join` refuses it in a build without MPI)
+        anyhow::bail!("this mgensim was built without MPI");
     }
-    Ok(())
+    Ok(world)
 }
 
 /// `mgensim check`'s look at a scenario beyond reading it: its network and ranks built, its

@@ -92,6 +92,7 @@ pub(crate) fn deadlock_detail(
 
 /// What a blocked rank waits for: in words, the rank it waits on (None: any rank, or no one
 /// rank), and what would let it go on.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Blocked {
     pub(crate) words: String,
     pub(crate) on: Option<u32>,
@@ -99,6 +100,7 @@ pub(crate) struct Blocked {
 }
 
 /// What would let a blocked rank go on, to compare with what is there.
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 enum OnWhat {
     /// A message from `from` (or any rank) with `tag` (or any tag).
     Message {

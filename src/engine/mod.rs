@@ -19,6 +19,7 @@
 //! assert_eq!(report.network.packets, 2); // the data and its control packet
 //! ```
 
+mod across;
 mod diagnostics;
 mod governor;
 mod runner;
@@ -151,6 +152,10 @@ pub struct Simulation {
     /// The figures of each: `[(bytes, links), (bytes, ranks)]` of `Part::pack_parts` and the
     /// whole's bytes.
     pub(crate) pack_gather: Option<Rc<RefCell<Vec<PackedSize>>>>,
+    /// The MPI job this run is spread over (`engine/across.rs`; None: one process).
+    world: Option<world::World>,
+    /// What the root gathered of every process (None: one process).
+    across: RefCell<Option<across::Across>>,
 }
 
 /// The bytes of one partition's end state packed, and of them its links' and its ranks', with
@@ -200,6 +205,8 @@ impl Simulation {
             settled: std::cell::Cell::new(false),
             gathered: std::cell::Cell::new(false),
             pack_gather: None,
+            world: None,
+            across: RefCell::new(None),
         })
     }
 
@@ -294,13 +301,42 @@ impl Simulation {
         }
     }
 
+    /// Spreads the run over `world`'s processes (built with `engine.processes` = its size, one
+    /// thread each): each runs its group's partitions, the root writes the report. `threads`:
+    /// the threads the scenario or the command line asked for (0: none said).
+    pub(crate) fn spread_over(&mut self, world: world::World, threads: u32) {
+        if world.size() > 1 {
+            self.threads = 1;
+            self.threads_asked = threads;
+            self.world = Some(world);
+        }
+    }
+
+    /// The process groups the partitions are simulated as.
+    pub(crate) fn processes(&self) -> u32 {
+        self.parts.processes
+    }
+
+    /// Whether this process runs partition `p` (all of them in one process).
+    fn runs_here(&self, p: usize) -> bool {
+        self.world.as_ref().is_none_or(|w| {
+            crate::perf::stable::group_of(p as u32, self.parts.count, self.parts.processes)
+                == w.rank()
+        })
+    }
+
     /// Runs every rank to its end.
-    pub fn run(self) -> Result<Report, SimError> {
+    pub fn run(mut self) -> Result<Report, SimError> {
         let started = Instant::now();
         let nranks = self.parts.rank.len() as u32;
-        for run in &self.runners {
+        let here: Vec<bool> = (0..self.runners.len()).map(|p| self.runs_here(p)).collect();
+        for (run, _) in self.runners.iter().zip(&here).filter(|(_, h)| **h) {
             let mine = run.part.borrow().mine().to_vec();
             if let Err(e) = run.scripts.spawn(&mine) {
+                if let Some(world) = &self.world {
+                    // (the other processes would wait for this one in the first window)
+                    world.abort(1, &format!("rank 0 failed at simulated time 0 ps:\n{e}"));
+                }
                 return Err(SimError {
                     stop: Stop::Script {
                         rank: 0,
@@ -313,60 +349,19 @@ impl Simulation {
             }
         }
         let mut windows = Windows::new(&self.runners, self.parts.processes, &self.scenario.limits);
-        for run in &self.runners {
+        for (run, _) in self.runners.iter().zip(&here).filter(|(_, h)| **h) {
             // (when the engine counts the events, at the ends of epochs, it applies their
             // limit)
             run.part
                 .borrow_mut()
                 .start(self.scenario.limits.wall_time, windows.counts_events());
         }
-        let result = match self.drive(&mut windows, nranks) {
-            Ok(()) => self.finish(started, windows.stats),
-            Err(stop) => {
-                let prompt = match &stop {
-                    Stop::Limit {
-                        limit: Limit::Interrupt,
-                        ..
-                    } => Some("interrupted"),
-                    Stop::Limit {
-                        limit: Limit::WallTime,
-                        ..
-                    } => Some("wall-clock limit"),
-                    _ => None,
-                };
-                let dropped = prompt
-                    .map(|_| self.drop_bulky_records())
-                    .unwrap_or_default();
-                let mut partial = self.report(started, true, windows.stats);
-                partial.stop = Some(stop.to_string());
-                partial.warnings.extend(self.replay_warnings());
-                match &stop {
-                    // the rank whose script failed comes first, with its error
-                    Stop::Script {
-                        rank,
-                        who,
-                        time,
-                        message,
-                    } => {
-                        partial.mark_failed(*rank, who, *time, message);
-                        partial.bound = None;
-                    }
-                    // a run that cannot go on was bounded by nothing but that
-                    Stop::Deadlock { .. } => partial.bound = None,
-                    _ => {}
-                }
-                if let (Some(why), false) = (prompt, dropped.is_empty()) {
-                    partial.warnings.push(format!(
-                        "{why}: {} not written, to stop promptly (a run stopped by --until or \
-                         limits.events writes them up to the stop)",
-                        dropped.join(", ")
-                    ));
-                }
-                Err(SimError {
-                    stop,
-                    partial: Some(Box::new(partial)),
-                })
-            }
+        let result = match self.world.take() {
+            Some(world) => self.run_across(world, &mut windows, started),
+            None => match self.drive(&mut windows, nranks) {
+                Ok(()) => self.finish(started, windows.stats),
+                Err(stop) => Err(self.stopped(stop, started, windows.stats)),
+            },
         };
         if self.last {
             let mut this = self;
@@ -377,6 +372,53 @@ impl Simulation {
             std::mem::forget(this);
         }
         result
+    }
+
+    /// The end of a run that `stop` stopped: its partial report, marked with the stop.
+    fn stopped(&self, stop: Stop, started: Instant, stats: WindowStats) -> SimError {
+        let prompt = match &stop {
+            Stop::Limit {
+                limit: Limit::Interrupt,
+                ..
+            } => Some("interrupted"),
+            Stop::Limit {
+                limit: Limit::WallTime,
+                ..
+            } => Some("wall-clock limit"),
+            _ => None,
+        };
+        let dropped = prompt
+            .map(|_| self.drop_bulky_records())
+            .unwrap_or_default();
+        let mut partial = self.report(started, true, stats);
+        partial.stop = Some(stop.to_string());
+        partial.warnings.extend(self.replay_warnings());
+        match &stop {
+            // the rank whose script failed comes first, with its error
+            Stop::Script {
+                rank,
+                who,
+                time,
+                message,
+            } => {
+                partial.mark_failed(*rank, who, *time, message);
+                partial.bound = None;
+            }
+            // a run that cannot go on was bounded by nothing but that
+            Stop::Deadlock { .. } => partial.bound = None,
+            _ => {}
+        }
+        if let (Some(why), false) = (prompt, dropped.is_empty()) {
+            partial.warnings.push(format!(
+                "{why}: {} not written, to stop promptly (a run stopped by --until or \
+                 limits.events writes them up to the stop)",
+                dropped.join(", ")
+            ));
+        }
+        SimError {
+            stop,
+            partial: Some(Box::new(partial)),
+        }
     }
 
     /// A run stopped by a signal or the wall clock ends promptly: the bulky records (time
@@ -404,6 +446,9 @@ impl Simulation {
 
     /// The run's end: the latest of its ranks' clocks and its partitions' times.
     fn end(&self) -> Time {
+        if let Some(a) = self.across.borrow().as_ref() {
+            return a.end;
+        }
         self.runners
             .iter()
             .map(|run| run.part.borrow().latest())
@@ -441,7 +486,10 @@ impl Simulation {
     /// they wait for and their script line, and on the timeline a blocked one's wait runs to
     /// the stop. Gathers every partition into the first (the run is over).
     fn report(&self, started: Instant, partial: bool, windows: WindowStats) -> Report {
-        let lua: usize = self.runners.iter().map(|run| run.scripts.memory()).sum();
+        let lua: usize = match self.across.borrow().as_ref() {
+            Some(a) => a.lua,
+            None => self.runners.iter().map(|run| run.scripts.memory()).sum(),
+        };
         if lua >= FREE_LUA_FROM {
             // What is made from here on (the partitions gathered into one, the report's rows
             // per link and per rank) would otherwise be made beside the ended ranks' garbage
@@ -477,15 +525,23 @@ impl Simulation {
             let mut w = run.part.borrow_mut();
             let (status, since) = (w.rank(r).status, w.rank(r).clock.ps());
             let blocked = status == Status::Blocked;
-            let waits_for = if blocked {
-                diagnostics::waits_for(&w, r)
-            } else {
-                String::new()
+            let (waits_for, at) = match self.across.borrow().as_ref() {
+                // (the owner said it, in another process)
+                Some(a) => a.open.get(&r).map_or_else(Default::default, |o| {
+                    let words = o.blocked.as_ref().map(|b| b.words.clone());
+                    (words.unwrap_or_default(), o.at.clone())
+                }),
+                None => (
+                    if blocked {
+                        diagnostics::waits_for(&w, r)
+                    } else {
+                        String::new()
+                    },
+                    w.replays_read()
+                        .position(r)
+                        .unwrap_or_else(|| script_line(&run.scripts.where_(r))),
+                ),
             };
-            let at = w
-                .replays_read()
-                .position(r)
-                .unwrap_or_else(|| script_line(&run.scripts.where_(r)));
             if blocked {
                 w.trace_stuck(r, since, end.ps(), &waits_for, &at);
             }
@@ -528,6 +584,7 @@ impl Simulation {
             unit: self.parts.unit.clone(),
             windows,
             processes: self.parts.processes,
+            mpi: self.across.borrow().is_some(),
             note: self.execution_note(),
         };
         r
@@ -537,6 +594,12 @@ impl Simulation {
     /// too small to gain from being cut, with the flag that would cut it anyway.
     fn execution_note(&self) -> String {
         let p = &self.parts;
+        if self.across.borrow().is_some() && self.threads_asked > 1 {
+            return format!(
+                "{} threads asked: an MPI process runs its partitions on one thread",
+                self.threads_asked
+            );
+        }
         let procs = self.scenario.engine.processes;
         if procs > p.count.max(1) {
             return match p.whole_because {
@@ -613,6 +676,11 @@ impl Simulation {
                 return Err(Stop::Internal(s.clone()));
             }
         }
+        self.deadlock(nranks)
+    }
+
+    /// The deadlock of a run whose windows ended with ranks not done, if any.
+    fn deadlock(&self, nranks: u32) -> Result<(), Stop> {
         let blocked: Vec<u32> = (0..nranks)
             .filter(|&r| self.runner_of(r).part.borrow().rank(r).status != Status::Done)
             .collect();
@@ -620,8 +688,16 @@ impl Simulation {
             // (the latest of the last event and the ranks' clocks: a rank may compute on
             // past the network's last event, and finish; the summary says the same time)
             let now = self.end();
-            let waits = |r: u32| diagnostics::blocked_on(&self.runner_of(r).part.borrow(), r);
+            let across = self.across.borrow();
+            let open = across.as_ref().map(|a| &a.open);
+            let waits = |r: u32| match open.and_then(|o| o.get(&r)?.blocked.clone()) {
+                Some(b) => b,
+                None => diagnostics::blocked_on(&self.runner_of(r).part.borrow(), r),
+            };
             let line = |r: u32| {
+                if let Some(o) = open {
+                    return o.get(&r).map(|o| o.line.clone()).unwrap_or_default();
+                }
                 let run = self.runner_of(r);
                 let tb = run.scripts.where_(r);
                 match run.part.borrow().replays_read().position(r) {
@@ -694,7 +770,14 @@ impl Simulation {
             .warnings
             .extend(leftovers(&self.runners[0].part.borrow()));
         let jobs: Vec<String> = self.scenario.jobs.iter().map(|j| j.name.clone()).collect();
-        let unread = crate::script::unread_args(self.runners.iter().map(|r| &r.scripts), &jobs);
+        let unread = match self.across.borrow().as_ref() {
+            Some(a) => crate::script::unread_args_of(
+                a.unread.clone(),
+                &self.runners[0].part.borrow(),
+                &jobs,
+            ),
+            None => crate::script::unread_args(self.runners.iter().map(|r| &r.scripts), &jobs),
+        };
         report.warnings.extend(unread);
         report
             .warnings

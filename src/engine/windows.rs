@@ -297,6 +297,8 @@ impl Windows {
     }
 }
 
+mod across;
+
 /// What the next window is.
 pub(crate) enum Plan {
     /// Nothing is left to do anywhere.

@@ -57,6 +57,9 @@ pub struct Execution {
     /// threads: partitions of different groups share no record).
     #[serde(skip_serializing_if = "at_most_one")]
     pub(crate) processes: u32,
+    /// Whether the processes were MPI's (`mpirun`), not emulated on threads.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) mpi: bool,
     /// Why the run has fewer partitions or threads than it could use, and the flag that
     /// changes it (empty when nothing is to be said).
     #[serde(rename = "partition_note", skip_serializing_if = "String::is_empty")]

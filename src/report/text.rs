@@ -415,7 +415,12 @@ impl Report {
         } else {
             "1 partition".to_string()
         };
-        let cut = if x.processes > 1 {
+        let cut = if x.mpi {
+            format!(
+                "{cut}, {} bytes across MPI processes in {} windows",
+                x.windows.across, x.windows.across_windows
+            )
+        } else if x.processes > 1 {
             format!(
                 "{cut}, {} processes (emulated), {} bytes across processes in {} windows",
                 x.processes, x.windows.across, x.windows.across_windows
@@ -437,7 +442,11 @@ impl Report {
             h.events_per_s / 1e6,
             h.packet_hops_per_s / 1e6,
             Bytes(h.peak_memory_bytes),
-            x.threads,
+            if x.mpi {
+                format!("{} processes × {}", x.processes, x.threads)
+            } else {
+                x.threads.to_string()
+            },
             if x.threads == 1 { "" } else { "s" },
             h.peak_packets,
             h.peak_pending_events

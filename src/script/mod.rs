@@ -87,7 +87,7 @@ pub(crate) struct Scripts {
 }
 
 pub(crate) use crate::files::library_dir;
-pub(crate) use unread::unread_args;
+pub(crate) use unread::{unread_args, unread_args_of, Unread};
 
 impl Scripts {
     /// Builds the Lua state, installs the API and compiles the workload (a syntax error is
@@ -426,7 +426,7 @@ impl Scripts {
 
     /// For each job some rank of this state looked at `MGEN_args` for: the keys none of them
     /// read, and the names they asked for instead, in no order (see [`unread_args`]).
-    fn unread_keys(&self) -> Vec<(usize, Vec<String>, Vec<String>)> {
+    pub(crate) fn unread_keys(&self) -> Unread {
         let Ok(rows) = self.unread.call::<Vec<Table>>(()) else {
             return Vec::new();
         };

@@ -39,10 +39,26 @@ pub(crate) fn unread_args<'a>(
     jobs: &[String],
 ) -> Vec<String> {
     let states: Vec<&Scripts> = states.collect();
+    let Some(first) = states.first() else {
+        return Vec::new();
+    };
+    let keys = states.iter().map(|s| s.unread_keys()).collect();
+    unread_args_of(keys, &first.part.borrow(), jobs)
+}
+
+/// What one Lua state says of `MGEN_args` (`Scripts::unread_keys`): per job some rank of it
+/// looked at them, the keys none read and the names asked for instead.
+pub(crate) type Unread = Vec<(usize, Vec<String>, Vec<String>)>;
+
+/// [`unread_args`] of the keys each state left unread (`Scripts::unread_keys`, a state's list
+/// each, from every process of a run), `part` saying whether the run must stop.
+pub(crate) fn unread_args_of(
+    keys: Vec<Unread>,
+    part: &crate::part::Part,
+    jobs: &[String],
+) -> Vec<String> {
     let stop = || {
-        let limit = states
-            .first()
-            .and_then(|s| s.part.borrow().limit_passed())?;
+        let limit = part.limit_passed()?;
         Some(match limit {
             crate::limits::Limit::Interrupt => "the run was interrupted",
             _ => "the wall-clock limit passed",
@@ -50,8 +66,8 @@ pub(crate) fn unread_args<'a>(
     };
     // job -> (unread in every state that saw it, asked for in any: found or not)
     let mut merged: BTreeMap<usize, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
-    for s in &states {
-        for (j, unread, missed) in s.unread_keys() {
+    for state in keys {
+        for (j, unread, missed) in state {
             let unread: BTreeSet<String> = unread.into_iter().collect();
             let e = merged
                 .entry(j)

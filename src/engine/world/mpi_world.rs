@@ -84,7 +84,8 @@ pub(super) fn exchange(j: &Job, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, WorldEr
         .map(|b| count(b.len(), WHAT))
         .collect::<Result<Vec<i32>, _>>()?;
     let mut recv_counts = vec![0i32; out.len()];
-    j.comm.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+    j.comm
+        .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
     let (send_displs, _) = displacements(&send_counts, WHAT)?;
     let (recv_displs, total) = displacements(&recv_counts, WHAT)?;
     let send = nonempty(out.concat());

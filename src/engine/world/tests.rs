@@ -11,7 +11,10 @@ fn one_process_keeps_what_it_has() {
     w.min(&mut v);
     assert_eq!(v, [7, u64::MAX, 0]);
     assert_eq!(w.sum(41), 41);
-    assert_eq!(w.exchange(vec![vec![1, 2, 3]]).unwrap(), vec![vec![1, 2, 3]]);
+    assert_eq!(
+        w.exchange(vec![vec![1, 2, 3]]).unwrap(),
+        vec![vec![1, 2, 3]]
+    );
     assert_eq!(w.gather(&[9, 8]).unwrap(), vec![vec![9, 8]]);
     assert_eq!(w.broadcast(vec![5]).unwrap(), vec![5]);
 }
@@ -20,7 +23,9 @@ fn one_process_keeps_what_it_has() {
 fn a_count_past_what_mpi_holds_is_refused_with_its_reason() {
     assert_eq!(count(12, "x"), Ok(12));
     let e = count(MAX_COUNT + 1, "the cut messages of a window").unwrap_err();
-    assert!(e.to_string().starts_with("the cut messages of a window: 2147483648 bytes"));
+    assert!(e
+        .to_string()
+        .starts_with("the cut messages of a window: 2147483648 bytes"));
     let (d, total) = displacements(&[3, 0, 5], "x").unwrap();
     assert_eq!((d, total), (vec![0, 3, 3], 8));
 }
@@ -67,7 +72,11 @@ fn collectives_in_one_process_of_a_job() {
     } else {
         assert!(all.is_empty());
     }
-    let said = w.broadcast(if r == 0 { b"from the root".to_vec() } else { Vec::new() });
+    let said = w.broadcast(if r == 0 {
+        b"from the root".to_vec()
+    } else {
+        Vec::new()
+    });
     assert_eq!(said.unwrap(), b"from the root");
     println!("process {r} of {n}: collectives as computed");
 }

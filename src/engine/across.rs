@@ -1,0 +1,298 @@
+//! A run across the processes of an MPI job (`--features mpi`, `mpirun -np P mgensim run`):
+//! every process builds the whole model as `engine.processes = P` and runs the partitions of
+//! its group only (`windows/across.rs`); at the end each packs its partitions' end states
+//! (`part/pack.rs`) and what its Lua states alone can say (a rank's line, what a blocked rank
+//! waits for, unread arguments, its stop), the root gathers them into its never-run copies and
+//! makes the report, the deadlock's explanation and every output as one process would; the
+//! others write nothing and end with the root's exit status.
+
+use super::diagnostics::{blocked_on, script_line, Blocked};
+use super::windows::{earliest, Windows};
+use super::world::World;
+use super::{SimError, Simulation, Stop};
+use crate::limits::Limit;
+use crate::packed::{get, put};
+use crate::rank::Status;
+use crate::report::Report;
+use crate::units::Time;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// What the owner of an unfinished rank says of it (its Lua state and its partition's
+/// request are not gathered): what it waits for, and where it is (the report's form, and the
+/// deadlock's).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct Open {
+    pub(crate) blocked: Option<Blocked>,
+    pub(crate) at: String,
+    pub(crate) line: String,
+}
+
+/// What the root knows of the whole run once it has gathered every process.
+pub(crate) struct Across {
+    /// The run's end (the latest of every partition's).
+    pub(crate) end: Time,
+    /// Bytes of every process's Lua states.
+    pub(crate) lua: usize,
+    /// The unfinished ranks, by rank.
+    pub(crate) open: BTreeMap<u32, Open>,
+    /// Per Lua state of every process: the `MGEN_args` keys its ranks did not read.
+    pub(crate) unread: Vec<crate::script::Unread>,
+}
+
+/// A [`Stop`] as bytes: `(kind, rank, who, time, message, limit)`.
+type StopWire = (u8, Option<u32>, String, u64, String, u8);
+
+const LIMITS: [Limit; 6] = [
+    Limit::Instructions,
+    Limit::LuaMemory,
+    Limit::Events,
+    Limit::WallTime,
+    Limit::SimulatedTime,
+    Limit::Interrupt,
+];
+
+fn stop_to_wire(s: &Stop) -> StopWire {
+    match s {
+        Stop::Script {
+            rank,
+            who,
+            time,
+            message,
+        } => (0, Some(*rank), who.clone(), time.ps(), message.clone(), 0),
+        Stop::Deadlock { time, detail } => (1, None, String::new(), time.ps(), detail.clone(), 0),
+        Stop::Limit {
+            limit,
+            rank,
+            time,
+            message,
+        } => (
+            2,
+            *rank,
+            String::new(),
+            time.ps(),
+            message.clone(),
+            *limit as u8,
+        ),
+        Stop::Internal(m) => (3, None, String::new(), 0, m.clone(), 0),
+        Stop::Capacity { time, message } => (4, None, String::new(), time.ps(), message.clone(), 0),
+    }
+}
+
+fn stop_of_wire((kind, rank, who, time, message, limit): StopWire) -> Stop {
+    let time = Time(time);
+    match kind {
+        0 => Stop::Script {
+            rank: rank.unwrap_or(0),
+            who,
+            time,
+            message,
+        },
+        1 => Stop::Deadlock {
+            time,
+            detail: message,
+        },
+        2 => Stop::Limit {
+            limit: LIMITS[(limit as usize).min(LIMITS.len() - 1)],
+            rank,
+            time,
+            message,
+        },
+        4 => Stop::Capacity { time, message },
+        _ => Stop::Internal(message),
+    }
+}
+
+/// The exit status a process of the job ends with (the command line's, for the same end).
+fn status_of(r: &Result<Report, SimError>) -> u8 {
+    match r {
+        Ok(_) => 0,
+        Err(e) => match e.stop {
+            Stop::Limit {
+                limit: Limit::Interrupt,
+                ..
+            } => 130,
+            Stop::Limit { .. } => 3,
+            _ => 1,
+        },
+    }
+}
+
+impl Simulation {
+    /// Whether partition `p` is run by this process.
+    fn is_local(&self, world: &World, p: usize) -> bool {
+        crate::perf::stable::group_of(p as u32, self.parts.count, self.parts.processes)
+            == world.rank()
+    }
+
+    /// The run across the job's processes (`windows` made, this process's partitions started).
+    /// The root returns the run's end as one process would; another process never returns:
+    /// it exits with the root's status once the root has its report.
+    pub(super) fn run_across(
+        &self,
+        world: World,
+        windows: &mut Windows,
+        started: Instant,
+    ) -> Result<Report, SimError> {
+        let nranks = self.parts.rank.len() as u32;
+        let mut shown = 0u64;
+        let progress = || {
+            let events: u64 = self.runners.iter().map(|r| r.part.borrow().events()).sum();
+            if events >= shown + crate::limits::CHECK_EVERY {
+                shown = events;
+                self.show_progress(nranks);
+            }
+        };
+        let limits = &self.scenario.limits;
+        let mut stop = match windows.drive_across(&self.runners, &world, limits, progress) {
+            Ok(s) => s,
+            Err(e) => world.abort(70, &format!("internal error (a bug in mgensim): {e}")),
+        };
+        let local: Vec<usize> = (0..self.runners.len())
+            .filter(|&p| self.is_local(&world, p))
+            .collect();
+        for &p in &local {
+            if let Some(s) = self.runners[p].part.borrow().stalled() {
+                stop = stop.or(Some(Stop::Internal(s.clone())));
+            }
+        }
+        let mine = self.pack_process(&world, &local, stop.as_ref());
+        let all = world
+            .gather(&mine)
+            .unwrap_or_else(|e| world.abort(70, &e.to_string()));
+        if !world.is_root() {
+            let status = world
+                .broadcast(Vec::new())
+                .unwrap_or_else(|e| world.abort(70, &e.to_string()));
+            drop(world);
+            std::process::exit(status.first().copied().unwrap_or(1) as i32);
+        }
+        let result = match self.unpack_processes(&local, &all) {
+            Err(e) => Err(SimError {
+                stop: Stop::Internal(e),
+                partial: None,
+            }),
+            Ok(stops) => match earliest(stops) {
+                Some(stop) => Err(self.stopped(stop, started, windows.stats)),
+                None => match self.deadlock(nranks) {
+                    Err(stop) => Err(self.stopped(stop, started, windows.stats)),
+                    Ok(()) => self.finish(started, windows.stats),
+                },
+            },
+        };
+        let status = status_of(&result);
+        world
+            .broadcast(vec![status])
+            .unwrap_or_else(|e| world.abort(70, &e.to_string()));
+        result
+    }
+
+    /// This process's part of the gather: its stop, its Lua states' facts, then its
+    /// partitions' end states (settled at the run's end, agreed by every process).
+    fn pack_process(&self, world: &World, local: &[usize], stop: Option<&Stop>) -> Vec<u8> {
+        let latest = local
+            .iter()
+            .map(|&p| self.runners[p].part.borrow().latest())
+            .max()
+            .unwrap_or(Time::ZERO);
+        let mut end = [u64::MAX - latest.ps()];
+        world.min(&mut end);
+        let end = Time(u64::MAX - end[0]);
+        let lua: usize = local
+            .iter()
+            .map(|&p| self.runners[p].scripts.memory())
+            .sum();
+        let lua = world.sum(lua as u64) as usize;
+        *self.across.borrow_mut() = Some(Across {
+            end,
+            lua,
+            open: BTreeMap::new(),
+            unread: Vec::new(),
+        });
+        let traced = self.runners[0].part.borrow().traced();
+        let shown = crate::report::UNFINISHED_LISTED.max(if traced { 4096 } else { 0 });
+        let mut open: Vec<(u32, Open)> = Vec::new();
+        let mut unread = Vec::new();
+        for &p in local {
+            let run = &self.runners[p];
+            run.part.borrow_mut().end_unsaid();
+            run.part.borrow_mut().settle(end);
+            unread.push(run.scripts.unread_keys());
+        }
+        let mut lines = 0usize;
+        for r in 0..self.parts.rank.len() as u32 {
+            let p = self.parts.rank[r as usize] as usize;
+            if !local.contains(&p) {
+                continue;
+            }
+            let run = &self.runners[p];
+            let w = run.part.borrow();
+            let status = w.rank(r).status;
+            if status == Status::Done {
+                continue;
+            }
+            let blocked = (status == Status::Blocked).then(|| blocked_on(&w, r));
+            // (the lines of the first few: no more are shown, in any process's share)
+            let (at, line) = if lines < shown {
+                lines += 1;
+                let tb = run.scripts.where_(r);
+                match w.replays_read().position(r) {
+                    Some(pos) => (
+                        pos.clone(),
+                        format!("{pos} (replaying; script {})", script_line(&tb)),
+                    ),
+                    None => (script_line(&tb), script_line(&tb)),
+                }
+            } else {
+                (String::new(), String::new())
+            };
+            open.push((r, Open { blocked, at, line }));
+        }
+        let mut out = Vec::new();
+        put(&mut out, &(stop.map(stop_to_wire), &open, &unread));
+        let parts: Vec<(u32, Vec<u8>)> = local
+            .iter()
+            .map(|&p| (p as u32, self.runners[p].part.borrow().pack_end()))
+            .collect();
+        put(&mut out, &parts);
+        out
+    }
+
+    /// At the root: every process's partitions read into this process's copies of them, and
+    /// its facts kept; returns every process's stop.
+    fn unpack_processes(&self, local: &[usize], all: &[Vec<u8>]) -> Result<Vec<Stop>, String> {
+        let mut stops = Vec::new();
+        let mut across = self.across.borrow_mut();
+        let across = across.as_mut().expect("packed first");
+        for (q, bytes) in all.iter().enumerate() {
+            let r = &mut &bytes[..];
+            let what = format!("process {q}'s end of the run");
+            type Facts = (
+                Option<StopWire>,
+                Vec<(u32, Open)>,
+                Vec<crate::script::Unread>,
+            );
+            let (stop, open, unread): Facts = get(r, &what).map_err(|e| e.to_string())?;
+            stops.extend(stop.map(stop_of_wire));
+            across.open.extend(open);
+            across.unread.extend(unread);
+            let parts: Vec<(u32, Vec<u8>)> = get(r, &what).map_err(|e| e.to_string())?;
+            for (p, b) in parts {
+                let p = p as usize;
+                if local.contains(&p) {
+                    continue;
+                }
+                let run = self
+                    .runners
+                    .get(p)
+                    .ok_or_else(|| format!("{what}: partition {p}"))?;
+                let mut w = run.part.borrow_mut();
+                w.settle(across.end);
+                w.wipe_end();
+                w.unpack_end(&b).map_err(|e| format!("{what}: {e}"))?;
+            }
+        }
+        self.settled.set(true);
+        Ok(stops)
+    }
+}
