@@ -149,7 +149,7 @@ pub(crate) enum Record {
     Msg(MsgRecord),
     /// An RDMA transfer (`rdma.rs`), sent to its peer NIC's partition.
     Op(OpRecord),
-    /// A message-passing send (`mpi.rs`), sent to its receiving NIC's partition.
+    /// A message-passing send (`mpi/`), sent to its receiving NIC's partition.
     P2p(P2pRecord),
 }
 
@@ -210,7 +210,7 @@ const KEEP: usize = 1 << 12;
 pub(crate) enum Pool {
     /// A NIC message (`nic/`).
     Msg,
-    /// A message-passing send (`mpi.rs`).
+    /// A message-passing send (`mpi/`).
     P2p,
 }
 

@@ -1,4 +1,4 @@
-//! The fabric a run's messages cross, as the message layers (`rdma.rs`, `mpi.rs`) see it: a
+//! The fabric a run's messages cross, as the message layers (`rdma.rs`, `mpi/`) see it: a
 //! [`Wire`] is the NICs of a partition and the fabric that carries their messages.
 //!
 //! There are two fabrics, chosen by `network.model` (docs/model.md §3, §3a):

@@ -188,6 +188,8 @@ pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
         Ok(sim) => sim,
         // (every process builds the same model and fails alike: the root alone says why)
         Err(_) if !world.is_root() => {
+            // (MPI is finalized as the world is dropped, before the exit)
+            #[allow(clippy::drop_non_drop)]
             drop(world);
             std::process::exit(1)
         }

@@ -1,6 +1,6 @@
 //! The envelope's wildcards and the tag space: `MGEN_ANY_SOURCE`, `MGEN_ANY_TAG`, the tags the
 //! library keeps for itself (`lua/mgen.d.lua`: 2^61 and up), and how a message names a tag.
-//! Below the model, so that the message layer (`mpi.rs`), the diagnostics and the pictures
+//! Below the model, so that the message layer (`mpi/`), the diagnostics and the pictures
 //! say a tag the same way.
 
 /// `MGEN_ANY_SOURCE`: a receive that matches a message from any rank.

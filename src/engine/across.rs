@@ -164,6 +164,8 @@ impl Simulation {
             let status = world
                 .broadcast(Vec::new())
                 .unwrap_or_else(|e| world.abort(70, &e.to_string()));
+            // (MPI is finalized as the world is dropped, before the exit)
+            #[allow(clippy::drop_non_drop)]
             drop(world);
             std::process::exit(status.first().copied().unwrap_or(1) as i32);
         }

@@ -36,21 +36,6 @@ impl Names {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_name_has_one_id_and_merged_names_keep_theirs() {
-        let mut a = Names::default();
-        assert_eq!((a.id("x"), a.id("y"), a.id("x")), (0, 1, 0));
-        let mut b = Names::default();
-        assert_eq!((b.id("y"), b.id("z")), (0, 1));
-        assert_eq!(a.merge(&b), [1, 2]);
-        assert_eq!((a.name(0), a.name(1), a.name(2)), ("x", "y", "z"));
-    }
-}
-
 impl From<Vec<String>> for Names {
     fn from(names: Vec<String>) -> Names {
         let mut n = Names::default();
@@ -64,5 +49,20 @@ impl From<Vec<String>> for Names {
 impl From<Names> for Vec<String> {
     fn from(n: Names) -> Vec<String> {
         n.names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_has_one_id_and_merged_names_keep_theirs() {
+        let mut a = Names::default();
+        assert_eq!((a.id("x"), a.id("y"), a.id("x")), (0, 1, 0));
+        let mut b = Names::default();
+        assert_eq!((b.id("y"), b.id("z")), (0, 1));
+        assert_eq!(a.merge(&b), [1, 2]);
+        assert_eq!((a.name(0), a.name(1), a.name(2)), ("x", "y", "z"));
     }
 }
