@@ -18,7 +18,7 @@ use std::process::Command;
 
 /// The README's commands that cannot run in a test, each with why (each must still match one
 /// command of the README: an exception whose command is gone fails).
-const EXCEPTIONS: [(&str, &str); 4] = [
+const EXCEPTIONS: [(&str, &str); 6] = [
     ("tests/run", "runs this very test suite"),
     (
         "pip install ./python",
@@ -31,6 +31,14 @@ const EXCEPTIONS: [(&str, &str); 4] = [
     (
         "mgensim run bench/put_step.toml",
         "65,536 nodes: minutes and gigabytes",
+    ),
+    (
+        "cargo build --release --features mpi",
+        "needs an MPI library; tests/run builds it where there is one, and tests/mpi.rs runs MPI jobs",
+    ),
+    (
+        "mpirun -np 4 target/release/mgensim run bench/bruck_put.toml --out results",
+        "an MPI job of the build above; tests/mpi.rs runs such jobs and compares their outputs",
     ),
 ];
 
