@@ -13,10 +13,10 @@
 //!
 //! A handle is `rank × 2³² + sequence`, so a handle of another rank is recognised.
 
+use crate::cut::{OpRecord, Record};
 use crate::event::Event;
 use crate::fabric::Wire;
 use crate::nic::{Msg, MsgKind};
-use crate::cut::{OpRecord, Record};
 use crate::perf::stable::{Directory, Group, Mirror, Stable};
 use crate::rank::{Rank, Ranks};
 use crate::sim::EventQueue;
@@ -116,7 +116,11 @@ impl Rdma {
     /// Keeps the copy of another process group's transfer that came with the cut messages.
     pub(crate) fn keep(&mut self, r: &OpRecord) {
         *self.copies.get_mut(r.id) = Some(Op {
-            kind: if r.kind == 0 { OpKind::Put } else { OpKind::Get },
+            kind: if r.kind == 0 {
+                OpKind::Put
+            } else {
+                OpKind::Get
+            },
             rank: r.rank,
             peer: r.peer,
             tag: r.tag,
@@ -229,12 +233,7 @@ impl Rdma {
                 self.forget(msg.op);
             }
             MsgKind::GetRequest => {
-                wire.send(
-                    MsgKind::GetData,
-                    msg.op,
-                    msg.dst,
-                    msg.src,
-                    op.bytes, now, q);
+                wire.send(MsgKind::GetData, msg.op, msg.dst, msg.src, op.bytes, now, q);
                 self.forget(msg.op);
             }
             MsgKind::PutAck | MsgKind::GetData => {

@@ -84,7 +84,10 @@ fn outputs_in(
                 .expect("host");
             let partitions = host["partitions"].as_u64().unwrap() as u32;
             assert_eq!(host["threads"], threads.min(partitions), "{scenario}");
-            if let Some(p) = extra.iter().find_map(|a| a.strip_prefix("engine.processes=")) {
+            if let Some(p) = extra
+                .iter()
+                .find_map(|a| a.strip_prefix("engine.processes="))
+            {
                 let p: u32 = p.parse().expect("a count");
                 let shown = host.get("processes").and_then(|v| v.as_u64()).unwrap_or(1);
                 assert_eq!(shown, p.min(partitions) as u64, "{scenario}");
@@ -326,7 +329,14 @@ fn thread_and_partition_counts_out_of_range_name_the_key() {
 fn processes_need_as_many_partitions() {
     let o = mgensim_in(
         &project(),
-        &["run", "scenarios/put_ring.toml", "--partitions", "2", "--processes", "3"],
+        &[
+            "run",
+            "scenarios/put_ring.toml",
+            "--partitions",
+            "2",
+            "--processes",
+            "3",
+        ],
     );
     let e = stderr(&o);
     assert!(!o.status.success(), "ran");
@@ -338,7 +348,14 @@ fn processes_need_as_many_partitions() {
     );
     let o = mgensim_in(
         &project(),
-        &["run", "scenarios/put_ring.toml", "--threads", "1", "--processes", "3"],
+        &[
+            "run",
+            "scenarios/put_ring.toml",
+            "--threads",
+            "1",
+            "--processes",
+            "3",
+        ],
     );
     let host = String::from_utf8_lossy(&o.stdout)
         .lines()

@@ -23,8 +23,8 @@
 
 use crate::cut::{Done, P2pRecord, Pool as CutPool, Record};
 use crate::event::Event;
-use crate::net::packet::NONE;
 use crate::fabric::Wire;
+use crate::net::packet::NONE;
 use crate::nic::MsgKind;
 use crate::perf::pool::Pool;
 use crate::perf::slab::SharedVec;
@@ -646,7 +646,10 @@ impl Mpi {
                 m,
                 msg.src_nic,
                 msg.dst_nic,
-                msg.bytes, now, q),
+                msg.bytes,
+                now,
+                q,
+            ),
             MsgKind::Eager | MsgKind::RndvData => {
                 let rank = &mut ranks[msg.dst as usize];
                 let got = self.received.get_mut(m);

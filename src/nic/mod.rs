@@ -706,6 +706,6 @@ fn copied(copies: &Mirror<Option<Msg>>, m: u32) -> &Msg {
     }
 }
 
-mod whole;
 mod shares;
 mod synthetic;
+mod whole;

@@ -199,7 +199,9 @@ impl Part {
             Event::XbarDone(c) => net.xbar_done(c, t, q),
             Event::FlowDone(what) => {
                 // (messages whose bytes have all been read from their senders' memory)
-                let f = flows.as_deref_mut().expect("flow events come from the flow fabric");
+                let f = flows
+                    .as_deref_mut()
+                    .expect("flow events come from the flow fabric");
                 for &m in f.done(net, what, t, q) {
                     nics.read_whole(m);
                     let msg = *nics.msg(m);

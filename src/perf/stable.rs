@@ -479,22 +479,33 @@ mod tests {
         let refs: Vec<&Stable<u64>> = pools.iter().collect();
         // 4 partitions in 3 groups: 0 and 1 together, 2 alone, 3 alone
         let g = Group::of(1, 4, 3, bits);
-        assert_eq!(ids.iter().map(|&i| g.has(i)).collect::<Vec<_>>(), [true, true, false, false]);
+        assert_eq!(
+            ids.iter().map(|&i| g.has(i)).collect::<Vec<_>>(),
+            [true, true, false, false]
+        );
         assert!(g.holds(0) && g.holds(1) && !g.holds(2) && !g.holds(3));
         let alone = Group::of(2, 4, 3, bits);
-        assert_eq!(ids.iter().map(|&i| alone.has(i)).collect::<Vec<_>>(), [false, false, true, false]);
+        assert_eq!(
+            ids.iter().map(|&i| alone.has(i)).collect::<Vec<_>>(),
+            [false, false, true, false]
+        );
         let dir = group_directory(&refs, g);
         // SAFETY: live records of the group, nobody writes them
         unsafe {
             assert_eq!((*dir.get(ids[0]), *dir.get(ids[1])), (100, 101));
         }
-        assert!(dir.tops[2].is_null() && dir.tops[3].is_null(), "no way to another group's");
+        assert!(
+            dir.tops[2].is_null() && dir.tops[3].is_null(),
+            "no way to another group's"
+        );
         assert!(Group::all(4, bits).has(ids[3]));
     }
 
     #[test]
     #[cfg(debug_assertions)]
-    #[should_panic(expected = "record 3 of partition 3 read through the directory of partitions 0..2")]
+    #[should_panic(
+        expected = "record 3 of partition 3 read through the directory of partitions 0..2"
+    )]
     fn a_record_of_another_group_read_through_the_directory_is_caught() {
         let bits = part_bits(4);
         let pools: Vec<Stable<u64>> = (0..4).map(|p| Stable::new(p, bits)).collect();
