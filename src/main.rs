@@ -697,13 +697,17 @@ fn emit(text: &str) -> Result<()> {
 fn main() -> ExitCode {
     STARTED.get_or_init(std::time::Instant::now);
     mgensim::map_large_blocks();
-    match real_main() {
-        Ok(exit) => ExitCode::from(exit as u8),
+    let status = match real_main() {
+        Ok(exit) => exit as u8,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            1
         }
-    }
+    };
+    // (in an MPI job the other processes end now, with this status: all is said)
+    let _ = std::io::stdout().flush();
+    mgensim::run::end_job(status);
+    ExitCode::from(status)
 }
 
 /// The files of an output folder, a line each, as `run --help` lists them after `--out`.

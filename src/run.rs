@@ -187,13 +187,12 @@ pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
     let mut sim = match built() {
         Ok(sim) => sim,
         // (every process builds the same model and fails alike: the root alone says why)
-        Err(_) if !world.is_root() => {
-            // (MPI is finalized as the world is dropped, before the exit)
-            #[allow(clippy::drop_non_drop)]
-            drop(world);
-            std::process::exit(1)
+        Err(_) if !world.is_root() => crate::engine::world::follow_root(world),
+        Err(e) => {
+            // (the others wait for the root's status until it has said why)
+            crate::engine::world::hold(world);
+            return Err(e);
         }
-        Err(e) => return Err(e),
     };
     sim.spread_over(world, threads);
     if let Some(start) = setup.wall_from {
@@ -219,6 +218,14 @@ fn one_process() -> Result<crate::engine::world::World> {
         anyhow::bail!("this mgensim was built without MPI");
     }
     Ok(world)
+}
+
+/// The end of the process's part of an MPI job (nothing in any other run): called by the
+/// root once every output is written and every error printed, with the exit `status` it is
+/// about to end with. The other processes wait for it in a run's last step and end with the
+/// same status; a root that never calls it leaves them waiting.
+pub fn end_job(status: u8) {
+    crate::engine::world::end_job(status);
 }
 
 /// `mgensim check`'s look at a scenario beyond reading it: its network and ranks built, its

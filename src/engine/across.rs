@@ -103,21 +103,6 @@ fn stop_of_wire((kind, rank, who, time, message, limit): StopWire) -> Stop {
     }
 }
 
-/// The exit status a process of the job ends with (the command line's, for the same end).
-fn status_of(r: &Result<Report, SimError>) -> u8 {
-    match r {
-        Ok(_) => 0,
-        Err(e) => match e.stop {
-            Stop::Limit {
-                limit: Limit::Interrupt,
-                ..
-            } => 130,
-            Stop::Limit { .. } => 3,
-            _ => 1,
-        },
-    }
-}
-
 impl Simulation {
     /// Whether partition `p` is run by this process.
     fn is_local(&self, world: &World, p: usize) -> bool {
@@ -161,13 +146,7 @@ impl Simulation {
             .gather(&mine)
             .unwrap_or_else(|e| world.abort(70, &e.to_string()));
         if !world.is_root() {
-            let status = world
-                .broadcast(Vec::new())
-                .unwrap_or_else(|e| world.abort(70, &e.to_string()));
-            // (MPI is finalized as the world is dropped, before the exit)
-            #[allow(clippy::drop_non_drop)]
-            drop(world);
-            std::process::exit(status.first().copied().unwrap_or(1) as i32);
+            super::world::follow_root(world);
         }
         let result = match self.unpack_processes(&local, &all) {
             Err(e) => Err(SimError {
@@ -182,10 +161,9 @@ impl Simulation {
                 },
             },
         };
-        let status = status_of(&result);
-        world
-            .broadcast(vec![status])
-            .unwrap_or_else(|e| world.abort(70, &e.to_string()));
+        // (the others wait until the root has written the outputs and said why it stopped:
+        // `end_job`)
+        super::world::hold(world);
         result
     }
 

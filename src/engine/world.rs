@@ -22,6 +22,7 @@
 //! the whole job (`MPI_Abort`) once its message is printed, and [`World::abort`] does the
 //! same for an error the engine cannot report in order.
 
+use std::cell::RefCell;
 use std::fmt;
 
 /// The environment variables by which a launcher tells a process it is one of several
@@ -223,6 +224,43 @@ fn displacements(counts: &[i32], what: &str) -> Result<(Vec<i32>, usize), WorldE
         at += c as usize;
     }
     Ok((displs, at))
+}
+
+thread_local! {
+    /// The root's world between the run's end and the process's: the others wait for its
+    /// exit status until every output is written and every error printed ([`end_job`]).
+    static HELD: RefCell<Option<World>> = const { RefCell::new(None) };
+}
+
+/// Keeps the root's `world` until [`end_job`]: the other processes wait in its last
+/// collective, so that none ends (and makes the launcher kill the job) before the root has
+/// said everything.
+pub(crate) fn hold(world: World) {
+    HELD.with(|h| *h.borrow_mut() = Some(world));
+}
+
+/// The end of this process's part of a job: the root tells every other process its exit
+/// `status` (they exit with it) and MPI is finalized. Nothing when no world is held (one
+/// process, or a process that is not the root).
+pub(crate) fn end_job(status: u8) {
+    if let Some(world) = HELD.with(|h| h.borrow_mut().take()) {
+        if let Err(e) = world.broadcast(vec![status]) {
+            world.abort(70, &e.to_string());
+        }
+        drop(world);
+    }
+}
+
+/// A process other than the root, once it has given the root all it has: waits for the
+/// root's exit status (sent once the root has written every output and printed every
+/// error), finalizes MPI and exits with it.
+pub(crate) fn follow_root(world: World) -> ! {
+    let status = world
+        .broadcast(Vec::new())
+        .unwrap_or_else(|e| world.abort(70, &e.to_string()));
+    // (MPI is finalized as the world is dropped, before the exit)
+    drop(world);
+    std::process::exit(status.first().copied().unwrap_or(1) as i32)
 }
 
 #[cfg(feature = "mpi")]
