@@ -161,9 +161,11 @@ pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
             1 => Simulation::new(s)?,
             p => {
                 // (each process builds the whole model as P process groups and runs its own)
+                // (and each runs its partitions on the threads asked, one if none are: a
+                // launcher starts a process per core)
                 let mut s = s.clone();
                 s.engine.processes = p;
-                s.engine.threads = 1;
+                s.engine.threads = s.engine.threads.max(1).saturating_mul(p);
                 if s.engine.partitions > 0 && s.engine.partitions < p {
                     anyhow::bail!(
                     "engine.partitions = {}: a run on {p} MPI processes needs {p} partitions at \
@@ -194,7 +196,7 @@ pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
             return Err(e);
         }
     };
-    sim.spread_over(world, threads);
+    sim.spread_over(world, threads.max(1));
     if let Some(start) = setup.wall_from {
         sim.count_wall_time_from(start);
     }

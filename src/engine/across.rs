@@ -129,10 +129,31 @@ impl Simulation {
             }
         };
         let limits = &self.scenario.limits;
-        let mut stop = match windows.drive_across(&self.runners, &world, limits, progress) {
+        let driven = if self.threads > 1 {
+            let threads = self.threads;
+            super::threads::across::drive_across(
+                windows,
+                &self.runners,
+                &world,
+                limits,
+                threads,
+                progress,
+            )
+        } else {
+            windows.drive_across(&self.runners, &world, limits, progress)
+        };
+        let mut stop = match driven {
             Ok(s) => s,
             Err(e) => world.abort(70, &format!("internal error (a bug in mgensim): {e}")),
         };
+        // (the host line's cut messages and bytes are the whole job's)
+        let st = &mut windows.stats;
+        st.messages = world.sum(st.messages);
+        st.across = world.sum(st.across);
+        st.alone = world.sum(st.alone);
+        let mut most = [u64::MAX - st.across_windows];
+        world.min(&mut most);
+        st.across_windows = u64::MAX - most[0];
         let local: Vec<usize> = (0..self.runners.len())
             .filter(|&p| self.is_local(&world, p))
             .collect();

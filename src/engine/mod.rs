@@ -301,12 +301,18 @@ impl Simulation {
         }
     }
 
-    /// Spreads the run over `world`'s processes (built with `engine.processes` = its size, one
-    /// thread each): each runs its group's partitions, the root writes the report. `threads`:
-    /// the threads the scenario or the command line asked for (0: none said).
+    /// Spreads the run over `world`'s processes (built with `engine.processes` = its size):
+    /// each runs its group's partitions on `threads` threads at most (one per partition), the
+    /// root writes the report.
     pub(crate) fn spread_over(&mut self, world: world::World, threads: u32) {
         if world.size() > 1 {
-            self.threads = 1;
+            let mine = (0..self.parts.count)
+                .filter(|&p| {
+                    crate::perf::stable::group_of(p, self.parts.count, self.parts.processes)
+                        == world.rank()
+                })
+                .count() as u32;
+            self.threads = threads.clamp(1, mine.max(1));
             self.threads_asked = threads;
             self.world = Some(world);
         }
@@ -594,12 +600,6 @@ impl Simulation {
     /// too small to gain from being cut, with the flag that would cut it anyway.
     fn execution_note(&self) -> String {
         let p = &self.parts;
-        if self.across.borrow().is_some() && self.threads_asked > 1 {
-            return format!(
-                "{} threads asked: an MPI process runs its partitions on one thread",
-                self.threads_asked
-            );
-        }
         let procs = self.scenario.engine.processes;
         if procs > p.count.max(1) {
             return match p.whole_because {

@@ -84,6 +84,10 @@ struct Shared<'a> {
     /// Time the partitions spent in this window's phases, all threads together (ns), for the
     /// [`Governor`].
     busy_ns: AtomicU64,
+    /// The partitions these threads run, cut into one home range per thread: every partition
+    /// in one process; an MPI process's own (`threads/across.rs`), whose mail from other
+    /// processes arrives as bytes already.
+    home: std::ops::Range<usize>,
 }
 
 // SAFETY: a `Runner` is reached by one thread at a time: in a phase, only by the thread that
@@ -230,23 +234,8 @@ pub(crate) fn drive(
 ) -> Result<(), Stop> {
     let n = runners.len();
     let helpers = threads.saturating_sub(1).min(n as u32 - 1);
-    let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u32;
     let groups = win.groups.clone();
-    let shared = Shared {
-        runners,
-        limits,
-        groups: &groups,
-        mail: (0..n * n).map(|_| Mutex::new(Default::default())).collect(),
-        slots: (0..n).map(|_| Mutex::new(Slot::default())).collect(),
-        order: (0..n).map(AtomicUsize::new).collect(),
-        tickets: (0..=helpers).map(|_| AtomicU64::new(0)).collect(),
-        count: AtomicU32::new(0),
-        phase: AtomicU32::new(RUN),
-        end: AtomicU64::new(0),
-        quit: AtomicBool::new(false),
-        gate: Gate::new(helpers, cores),
-        busy_ns: AtomicU64::new(0),
-    };
+    let shared = Shared::new(runners, limits, &groups, helpers, 0..n);
     std::thread::scope(|scope| {
         for h in 0..helpers as usize {
             let shared = &shared;
@@ -256,6 +245,43 @@ pub(crate) fn drive(
         let _quit = Quit(&shared);
         lead(&shared, win, helpers, &mut progress)
     })
+}
+
+impl<'a> Shared<'a> {
+    /// Whether these threads run an MPI process's partitions: what another process sends
+    /// them arrives as bytes, taken in as they are.
+    fn across(&self) -> bool {
+        self.home.len() < self.runners.len()
+    }
+
+    /// The state of `helpers` helper threads and the leader running the partitions `home`
+    /// of `runners` (a contiguous range: all of them, or an MPI process's own).
+    fn new(
+        runners: &'a [Runner],
+        limits: &'a Limits,
+        groups: &'a [u32],
+        helpers: u32,
+        home: std::ops::Range<usize>,
+    ) -> Shared<'a> {
+        let n = runners.len();
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u32;
+        Shared {
+            runners,
+            limits,
+            groups,
+            mail: (0..n * n).map(|_| Mutex::new(Default::default())).collect(),
+            slots: (0..n).map(|_| Mutex::new(Slot::default())).collect(),
+            order: (0..n).map(AtomicUsize::new).collect(),
+            tickets: (0..=helpers).map(|_| AtomicU64::new(0)).collect(),
+            count: AtomicU32::new(0),
+            phase: AtomicU32::new(RUN),
+            end: AtomicU64::new(0),
+            quit: AtomicBool::new(false),
+            gate: Gate::new(helpers, cores),
+            busy_ns: AtomicU64::new(0),
+            home,
+        }
+    }
 }
 
 /// On drop, tells the helpers to quit.
@@ -362,7 +388,7 @@ fn take_in(s: &Shared, i: usize) {
         if !mail.is_empty() {
             taken += mail.len() as u64;
             // (from another process group: as the bytes it would cross as)
-            let mail_in = if s.groups[src] != s.groups[i] {
+            let mail_in = if s.groups[src] != s.groups[i] && !s.across() {
                 crossing.carry(&mail)
             } else {
                 &mail
@@ -534,10 +560,10 @@ fn phase(s: &Shared, p: u32, list: &[usize], helpers: u32) {
     // each thread's home partitions: the run's partitions cut into as many consecutive ranges
     // as threads (so a partition's home is the same in every window), those of this phase
     // being a range of `list`, which is in partition order
-    let (n, threads) = (s.runners.len(), s.tickets.len());
+    let (first, n, threads) = (s.home.start, s.home.len(), s.tickets.len());
     let mut start = 0;
     for (t, ticket) in s.tickets.iter().enumerate() {
-        let end = start + list[start..].partition_point(|&i| i * threads / n == t);
+        let end = start + list[start..].partition_point(|&i| (i - first) * threads / n == t);
         let word = (generation as u64) << 32 | (end as u64) << TICKET_BITS | start as u64;
         ticket.store(word, Ordering::Release);
         start = end;
@@ -547,3 +573,5 @@ fn phase(s: &Shared, p: u32, list: &[usize], helpers: u32) {
     work(s, 0);
     s.gate.gather(count as u32);
 }
+
+pub(crate) mod across;

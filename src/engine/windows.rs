@@ -297,7 +297,7 @@ impl Windows {
     }
 }
 
-mod across;
+pub(crate) mod across;
 
 /// What the next window is.
 pub(crate) enum Plan {

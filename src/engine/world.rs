@@ -247,6 +247,8 @@ pub(crate) fn end_job(status: u8) {
         if let Err(e) = world.broadcast(vec![status]) {
             world.abort(70, &e.to_string());
         }
+        // (MPI is finalized as the world is dropped)
+        #[allow(clippy::drop_non_drop)]
         drop(world);
     }
 }
@@ -259,6 +261,7 @@ pub(crate) fn follow_root(world: World) -> ! {
         .broadcast(Vec::new())
         .unwrap_or_else(|e| world.abort(70, &e.to_string()));
     // (MPI is finalized as the world is dropped, before the exit)
+    #[allow(clippy::drop_non_drop)]
     drop(world);
     std::process::exit(status.first().copied().unwrap_or(1) as i32)
 }

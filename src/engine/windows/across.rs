@@ -8,6 +8,10 @@
 //! partitions, exactly as in one process. The stops each process reached are its own: the
 //! engine gathers them at the end, and the root reports the earliest
 //! ([`earliest`](super::earliest)).
+//!
+//! The pieces here (the agreed plan, the agreed event count, the bundles) are shared by the
+//! loop on the process's one thread ([`Windows::drive_across`]) and the loop on several
+//! (`threads/across.rs`).
 
 use super::{Plan, Windows};
 use crate::config::Limits;
@@ -23,11 +27,147 @@ use crate::units::Time;
 /// the first byte of each of its exchange's buffers.)
 const FIGURES: usize = 4;
 
+/// The plan of the next window, as every process of the job computes it.
+pub(crate) enum Agreed {
+    /// Nothing is left to do anywhere: the run ends (with a full series' stop, if any).
+    Done(Option<Stop>),
+    /// The run stops.
+    Stop(Stop),
+    /// Every process simulates its partitions until `end` (ps, exclusive).
+    Run { end: u64, at_epoch: bool },
+}
+
+/// Cut messages that arrived from another process: `(src, dst, mail)`.
+pub(crate) type Arrived = Vec<(usize, usize, Mail)>;
+
+/// The cut messages of one process to others, one buffer per process: a byte saying whether
+/// the sender stopped at once, then `(src u32, dst u32, length u32, bytes)` per non-empty
+/// mailbox, in sending order.
+pub(crate) struct Bundles {
+    pub(crate) out: Vec<Vec<u8>>,
+    scratch: Vec<u8>,
+    /// Messages and bytes put in for other processes.
+    pub(crate) messages: u64,
+    pub(crate) bytes: u64,
+}
+
+impl Bundles {
+    /// Empty bundles for each of `world`'s processes, saying whether this one `stopped`.
+    pub(crate) fn new(world: &World, stopped: bool) -> Bundles {
+        Bundles {
+            out: vec![vec![stopped as u8]; world.size() as usize],
+            scratch: Vec::new(),
+            messages: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Puts `mail` from partition `src` to partition `dst` in the buffer for process `to`.
+    pub(crate) fn put(&mut self, to: u32, src: usize, dst: usize, mail: &Mail) {
+        self.messages += mail.len() as u64;
+        self.scratch.clear();
+        wire::encode(mail, &mut self.scratch);
+        let buf = &mut self.out[to as usize];
+        for x in [src as u32, dst as u32, self.scratch.len() as u32] {
+            buf.extend_from_slice(&x.to_le_bytes());
+        }
+        buf.extend_from_slice(&self.scratch);
+        self.bytes += 12 + self.scratch.len() as u64;
+    }
+
+    /// Sends the bundles and returns what the other processes sent this one, as `(src, dst,
+    /// mail)` in the order of the sending partitions (processes own contiguous runs of
+    /// partitions, and each bundles its mail in partition order); `None` if some process
+    /// stopped at once: then nothing is to be taken in. `n`: the run's partitions.
+    pub(crate) fn swap(self, world: &World, n: usize) -> Result<Option<Arrived>, String> {
+        let got = world.exchange(self.out).map_err(|e| e.to_string())?;
+        if got.iter().any(|b| b.first() != Some(&0)) {
+            return Ok(None);
+        }
+        let mut remote = Vec::new();
+        for buf in &got {
+            let mut at = 1;
+            while at + 12 <= buf.len() {
+                let word = |i: usize| {
+                    u32::from_le_bytes(buf[at + 4 * i..at + 4 * i + 4].try_into().unwrap()) as usize
+                };
+                let (src, dst, len) = (word(0), word(1), word(2));
+                let body = buf
+                    .get(at + 12..at + 12 + len)
+                    .filter(|_| src < n && dst < n)
+                    .ok_or("cut messages from another process are cut short")?;
+                let mut mail = Mail::default();
+                wire::decode(body, &mut mail).map_err(|e| e.to_string())?;
+                remote.push((src, dst, mail));
+                at += 12 + len;
+            }
+        }
+        Ok(Some(remote))
+    }
+}
+
 impl Windows {
+    /// The next window, agreed by one [`World::min`]: `next` is this process's earliest time
+    /// left and shortest packet held across a cut, `latest` the latest time its partitions
+    /// reached; `full` gives the stop of a full series when the run ends.
+    pub(crate) fn agree(
+        &mut self,
+        world: &World,
+        next: (u64, u32),
+        latest: Time,
+        limits: &Limits,
+        full: impl FnOnce(Time) -> Option<Stop>,
+    ) -> Agreed {
+        let mut f = [next.0, next.1 as u64, self.stop_at, u64::MAX - latest.ps()];
+        world.min(&mut f[..FIGURES]);
+        self.stop_at = f[2];
+        let now = Time(u64::MAX - f[3]);
+        let next = std::iter::once((f[0], f[1].min(u32::MAX as u64) as u32));
+        match self.plan(true, next, || now, limits) {
+            Plan::Done => {
+                // (a series full at the end, when no process has a stop)
+                let full = if self.series && self.stop_at == u64::MAX {
+                    full(now)
+                } else {
+                    None
+                };
+                Agreed::Done(self.stop_with(full))
+            }
+            Plan::Stop(stop) => Agreed::Stop(stop),
+            Plan::Run { end, at_epoch } => Agreed::Run { end, at_epoch },
+        }
+    }
+
+    /// After a window that ended an epoch (`at_epoch`), when the engine counts events: the
+    /// stop at `limits.events`, agreed from the events of every process (`mine`: this one's)
+    /// and the latest time any reached. Every process calls it after every window.
+    pub(crate) fn agree_events(
+        &self,
+        world: &World,
+        at_epoch: bool,
+        mine: impl FnOnce() -> u64,
+        latest: impl FnOnce() -> Time,
+        limits: &Limits,
+    ) -> Option<Stop> {
+        if !(self.counts_events() && at_epoch) {
+            return None;
+        }
+        let events = world.sum(mine());
+        let mut late = [u64::MAX - latest().ps()];
+        world.min(&mut late);
+        let now = Time(u64::MAX - late[0]);
+        self.event_stop(at_epoch, || events, || now, limits)
+    }
+
+    /// Whether a time series of fixed width is looked at the ends of epochs.
+    pub(crate) fn series(&self) -> bool {
+        self.series
+    }
+
     /// Runs this process's partitions of `runners` (those of group `world.rank()`) window by
-    /// window, in step with the other processes, until nothing is left to do anywhere or some
-    /// process stops. Returns this process's stop, if it reached one (another process may
-    /// have stopped the run: the engine gathers the stops at the end).
+    /// window on this thread, in step with the other processes, until nothing is left to do
+    /// anywhere or some process stops. Returns this process's stop, if it reached one (another
+    /// process may have stopped the run: the engine gathers the stops at the end).
     pub(crate) fn drive_across(
         &mut self,
         runners: &[Runner],
@@ -53,25 +193,16 @@ impl Windows {
                 // before the window's cut messages are taken in, as in one process)
                 return Ok(self.stop_with(at_once));
             }
-            let mut f = [u64::MAX, u64::MAX, self.stop_at, u64::MAX - latest().ps()];
+            let mut next = (u64::MAX, u32::MAX);
             for &p in &local {
                 let (t, held) = runners[p].next();
-                f[0] = f[0].min(t);
-                f[1] = f[1].min(held as u64);
+                next = (next.0.min(t), next.1.min(held));
             }
-            world.min(&mut f[..FIGURES]);
-            self.stop_at = f[2];
-            let now = Time(u64::MAX - f[3]);
-            let next = std::iter::once((f[0], f[1].min(u32::MAX as u64) as u32));
-            let (end, at_epoch) = match self.plan(true, next, || now, limits) {
-                Plan::Done => {
-                    // (a series full at the end, when no process has a stop)
-                    let full = self.series && self.stop_at == u64::MAX;
-                    let full = full.then(|| self.series_stop_of(&local, runners, now));
-                    return Ok(self.stop_with(full.flatten()));
-                }
-                Plan::Stop(stop) => return Ok(Some(stop)),
-                Plan::Run { end, at_epoch } => (end, at_epoch),
+            let full = |now| series_stop_of(&local, runners, now);
+            let (end, at_epoch) = match self.agree(world, next, latest(), limits, full) {
+                Agreed::Done(stop) => return Ok(stop),
+                Agreed::Stop(stop) => return Ok(Some(stop)),
+                Agreed::Run { end, at_epoch } => (end, at_epoch),
             };
             'parts: for &p in &local {
                 loop {
@@ -90,41 +221,26 @@ impl Windows {
                 self.keep(stops, horizon);
             }
             progress();
-            if self.counts_events() && at_epoch {
-                let mine: u64 = local
+            let mine = || {
+                local
                     .iter()
                     .map(|&p| runners[p].part.borrow().events())
-                    .sum();
-                let events = world.sum(mine);
-                let mut late = [u64::MAX - latest().ps()];
-                world.min(&mut late);
-                let now = Time(u64::MAX - late[0]);
-                if let Some(stop) = self.event_stop(at_epoch, || events, || now, limits) {
-                    self.pending.extend(at_once.take());
-                    return Ok(self.stop_with(Some(stop)));
-                }
+                    .sum()
+            };
+            if let Some(stop) = self.agree_events(world, at_epoch, mine, latest, limits) {
+                self.pending.extend(at_once.take());
+                return Ok(self.stop_with(Some(stop)));
             }
             if self.series && at_epoch && at_once.is_none() {
-                at_once = self.series_stop_of(&local, runners, Time(end));
+                at_once = series_stop_of(&local, runners, Time(end));
             }
         }
     }
 
-    /// The stop of a full time series of fixed width in the first of `local` partitions that
-    /// has one.
-    fn series_stop_of(&self, local: &[usize], runners: &[Runner], now: Time) -> Option<Stop> {
-        let message = local
-            .iter()
-            .find_map(|&p| runners[p].part.borrow().series_full())?;
-        Some(Stop::Capacity { time: now, message })
-    }
-
     /// The cut messages of the window just simulated, taken in by every partition of this
     /// process in the order of the sending partitions (local and remote alike); what goes to a
-    /// partition of another process travels as bytes, one buffer per process:
-    /// a byte saying whether this process `stopped` at once, then `(src u32, dst u32, length
-    /// u32, bytes)` per non-empty mailbox, in sending order. Returns whether some process
-    /// stopped at once: then nothing is taken in.
+    /// partition of another process travels in [`Bundles`]. Returns whether some process
+    /// stopped at once (this one if `stopped`): then nothing is taken in.
     fn exchange_across(
         &mut self,
         runners: &[Runner],
@@ -133,8 +249,7 @@ impl Windows {
         stopped: bool,
     ) -> Result<bool, String> {
         let n = runners.len();
-        let mut out = vec![vec![stopped as u8]; world.size() as usize];
-        let mut bytes = Vec::new();
+        let mut bundles = Bundles::new(world, stopped);
         for &src in local {
             let mut from = runners[src].part.borrow_mut();
             from.flush_outbox();
@@ -143,44 +258,15 @@ impl Windows {
                 if dst == src || mail.is_empty() || to == self.groups[src] {
                     continue;
                 }
-                self.stats.messages += mail.len() as u64;
-                bytes.clear();
-                wire::encode(mail, &mut bytes);
-                let buf = &mut out[to as usize];
-                for x in [src as u32, dst as u32, bytes.len() as u32] {
-                    buf.extend_from_slice(&x.to_le_bytes());
-                }
-                buf.extend_from_slice(&bytes);
+                bundles.put(to, src, dst, mail);
                 mail.empty();
             }
         }
-        let me = world.rank() as usize;
-        let sent: usize = (out.iter().map(|b| b.len() - 1).sum::<usize>()) - (out[me].len() - 1);
-        self.stats.crossed(sent as u64);
-        let got = world.exchange(out).map_err(|e| e.to_string())?;
-        if got.iter().any(|b| b.first() != Some(&0)) {
+        self.stats.messages += bundles.messages;
+        self.stats.crossed(bundles.bytes);
+        let Some(remote) = bundles.swap(world, n)? else {
             return Ok(true);
-        }
-        // (processes own contiguous runs of partitions: their buffers, in process order, are
-        // in the order of the sending partitions)
-        let mut remote: Vec<(usize, usize, Mail)> = Vec::new();
-        for buf in &got {
-            let mut at = 1;
-            while at + 12 <= buf.len() {
-                let word = |i: usize| {
-                    u32::from_le_bytes(buf[at + 4 * i..at + 4 * i + 4].try_into().unwrap()) as usize
-                };
-                let (src, dst, len) = (word(0), word(1), word(2));
-                let body = buf
-                    .get(at + 12..at + 12 + len)
-                    .filter(|_| src < n && dst < n)
-                    .ok_or("cut messages from another process are cut short")?;
-                let mut mail = Mail::default();
-                wire::decode(body, &mut mail).map_err(|e| e.to_string())?;
-                remote.push((src, dst, mail));
-                at += 12 + len;
-            }
-        }
+        };
         let mut remote = remote.into_iter().peekable();
         for src in 0..n {
             if self.groups[src] == world.rank() {
@@ -200,4 +286,13 @@ impl Windows {
         }
         Ok(false)
     }
+}
+
+/// The stop of a full time series of fixed width in the first of `local` partitions that
+/// has one.
+pub(crate) fn series_stop_of(local: &[usize], runners: &[Runner], now: Time) -> Option<Stop> {
+    let message = local
+        .iter()
+        .find_map(|&p| runners[p].part.borrow().series_full())?;
+    Some(Stop::Capacity { time: now, message })
 }
