@@ -2,8 +2,8 @@
 # A Slurm batch script for one mgensim run spread over MPI processes (mgensim built with
 # `cargo build --release --features mpi` against the cluster's MPI). Submit with
 #   sbatch examples/slurm.sh scenarios/barrier.toml
-# Each process simulates its share of the network's partitions on one thread; the first writes
-# the summary and the output folder, the same bytes as one process would.
+# Each process simulates its share of the network's partitions on --cpus-per-task threads; the
+# first writes the summary and the output folder, the same bytes as one process would.
 #SBATCH --job-name=mgensim
 #SBATCH --nodes=2
 #SBATCH --ntasks-per-node=2
@@ -13,5 +13,7 @@
 set -euo pipefail
 scenario=${1:?usage: sbatch examples/slurm.sh SCENARIO.toml [mgensim run options]}
 shift
-# (at least one partition per process: the default cuts the network in as many)
-srun --mpi=pmix target/release/mgensim run "$scenario" --out "results-$SLURM_JOB_ID" "$@"
+# (a partition per thread of every process: the default cuts the network in as many as its size
+# allows)
+srun --mpi=pmix target/release/mgensim run "$scenario" --threads "${SLURM_CPUS_PER_TASK:-1}" \
+    --out "results-$SLURM_JOB_ID" "$@"
