@@ -474,7 +474,8 @@ fn run(
     let scenario = cli::replay::load(args, source, &overrides(&args.over.keys, &args.over.run)?)?;
     // what reading the scenario found to warn of is said before the run (a replay's misspelt
     // argument: hours before a long trace ends), not again at its end
-    for w in &scenario.notes {
+    // (in an MPI job, by its first process only)
+    for w in scenario.notes.iter().filter(|_| mgensim::run::speaks()) {
         eprintln!("warning: {}", mgensim::escaped(w));
     }
     let said = scenario.notes.clone();
@@ -495,7 +496,8 @@ fn run(
         },
     )?;
     setup_over.store(true, Ordering::SeqCst);
-    let bar = (!quiet && std::io::stderr().is_terminal()).then(|| progress_line(&mut sim));
+    let bar = (!quiet && std::io::stderr().is_terminal() && mgensim::run::speaks())
+        .then(|| progress_line(&mut sim));
     let json = json || output.is_some_and(|o| o.extension().is_some_and(|e| e == "json"));
     let write = |report: &mut Report| -> Result<()> {
         let _writing = mgensim::output::writing();

@@ -230,6 +230,13 @@ pub fn end_job(status: u8) {
     crate::engine::world::end_job(status);
 }
 
+/// Whether this process prints what a run says besides its errors (the scenario's warnings,
+/// progress): every process but those of an MPI job other than its root, which writes
+/// everything.
+pub fn speaks() -> bool {
+    !crate::engine::world::follower()
+}
+
 /// `mgensim check`'s look at a scenario beyond reading it: its network and ranks built, its
 /// scripts compiled, and the `MGEN_` names they use that the API does not have (each a line
 /// with a "did you mean").

@@ -578,7 +578,7 @@ fn the_documents_name_files_that_exist() {
 /// that stopped finding them fails here, not by a cycle going unseen).
 /// The most `pub` items and `pub` fields `src/` may have (see
 /// [`the_public_surface_stays_small`]).
-const MAX_PUB_ITEMS: usize = 151;
+const MAX_PUB_ITEMS: usize = 152;
 const MAX_PUB_FIELDS: usize = 200;
 
 /// The public surface, counted over every `.rs` file under `src/`. A `pub` item is a line that

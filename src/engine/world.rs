@@ -72,6 +72,19 @@ fn launched_as_one_of_many() -> Option<(&'static str, String)> {
         .find_map(|&k| std::env::var(k).ok().map(|v| (k, v)))
 }
 
+/// Whether this process is one of an MPI job's but not its root, as its launcher says (read
+/// before MPI starts; never in a build without MPI, which runs such a process alone or
+/// refuses it): such a process says nothing a run's root says too (the scenario's
+/// warnings), so that the job says it once.
+pub(crate) fn follower() -> bool {
+    cfg!(feature = "mpi")
+        && ["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"]
+            .iter()
+            .find_map(|k| std::env::var(k).ok())
+            .and_then(|v| v.trim().parse::<u32>().ok())
+            .is_some_and(|r| r > 0)
+}
+
 // (the collectives are the window protocol's, which the engine takes up once partitions run
 // across processes: until then only their tests call them)
 #[allow(dead_code)]
