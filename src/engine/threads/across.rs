@@ -8,6 +8,7 @@
 
 use super::{phase, Quit, Shared, PARALLEL_TAKE_IN, RUN, TAKE_IN};
 use crate::config::Limits;
+use crate::engine::governor::Governor;
 use crate::engine::runner::Runner;
 use crate::engine::windows::across::{series_stop_of, Agreed, Bundles};
 use crate::engine::windows::{earliest, Windows};
@@ -66,7 +67,9 @@ fn lead_across(
     let mut receives = vec![false; n];
     let mut sent = 0u64;
     let mut at_once: Option<Stop> = None;
-    loop {
+    // (whether the helpers join a window is measured, as in one process: `governor.rs`)
+    let mut governor = Governor::new(helpers);
+    let result = loop {
         // the mail for other processes, from the mailboxes the last run phase filled
         let mut bundles = Bundles::new(world, at_once.is_some());
         for &src in local {
@@ -79,10 +82,12 @@ fn lead_across(
             }
         }
         win.stats.crossed(bundles.bytes);
-        let Some(remote) = bundles.swap(world, n)? else {
+        let remote = match bundles.swap(world, n) {
+            Ok(Some(remote)) => remote,
             // (some process stopped at once: every process ends here, before the window's
             // cut messages are taken in, as in one process)
-            return Ok(win.stop_with(at_once));
+            Ok(None) => break Ok(win.stop_with(at_once)),
+            Err(e) => break Err(e),
         };
         for (src, dst, mail) in remote {
             sent += mail.len() as u64;
@@ -93,15 +98,23 @@ fn lead_across(
         list.clear();
         list.extend(local.iter().copied().filter(|&i| receives[i]));
         receives.iter_mut().for_each(|r| *r = false);
-        let on_threads = if sent > PARALLEL_TAKE_IN { helpers } else { 0 };
+        let on_threads = if sent > PARALLEL_TAKE_IN {
+            governor.helpers()
+        } else {
+            0
+        };
         phase(s, TAKE_IN, &list, on_threads);
+        let mut failed = None;
         for &i in &list {
             let mut slot = s.slots[i].lock().expect("slot");
             if let Some(stop) = slot.stop.take() {
                 // (a partition that failed to take its mail in: an internal error)
-                return Err(stop.to_string());
+                failed = Some(stop.to_string());
             }
             next[i] = slot.next;
+        }
+        if let Some(e) = failed {
+            break Err(e);
         }
         // the plan, agreed
         let mine = local.iter().fold((u64::MAX, u32::MAX), |(t, h), &i| {
@@ -109,15 +122,19 @@ fn lead_across(
         });
         let full = |now| series_stop_of(local, s.runners, now);
         let (end, at_epoch) = match win.agree(world, mine, now, s.limits, full) {
-            Agreed::Done(stop) => return Ok(stop),
-            Agreed::Stop(stop) => return Ok(Some(stop)),
+            Agreed::Done(stop) => break Ok(stop),
+            Agreed::Stop(stop) => break Ok(Some(stop)),
             Agreed::Run { end, at_epoch } => (end, at_epoch),
         };
         s.end.store(end, std::sync::atomic::Ordering::SeqCst);
         // run: this process's partitions with something to do before the end
         list.clear();
         list.extend(local.iter().copied().filter(|&i| next[i].0 < end));
-        phase(s, RUN, &list, helpers);
+        let started = std::time::Instant::now();
+        s.busy_ns.store(0, std::sync::atomic::Ordering::Relaxed);
+        phase(s, RUN, &list, governor.helpers());
+        let busy = s.busy_ns.load(std::sync::atomic::Ordering::Relaxed);
+        governor.record(list.len(), started.elapsed().as_nanos() as u64, busy);
         let mut stops = Vec::new();
         sent = 0;
         for &i in &list {
@@ -143,10 +160,12 @@ fn lead_across(
             if let Some(first) = at_once.take() {
                 win.keep(vec![first], u64::MAX);
             }
-            return Ok(win.stop_with(Some(stop)));
+            break Ok(win.stop_with(Some(stop)));
         }
         if win.series() && at_epoch && at_once.is_none() {
             at_once = series_stop_of(local, s.runners, Time(end));
         }
-    }
+    };
+    win.stats.alone = governor.alone;
+    result
 }
