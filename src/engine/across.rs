@@ -150,10 +150,11 @@ impl Simulation {
         let st = &mut windows.stats;
         st.messages = world.sum(st.messages);
         st.across = world.sum(st.across);
-        st.alone = world.sum(st.alone);
-        let mut most = [u64::MAX - st.across_windows];
+        // (windows in which some process sent bytes, or ran alone: the most of any process)
+        let mut most = [u64::MAX - st.across_windows, u64::MAX - st.alone];
         world.min(&mut most);
         st.across_windows = u64::MAX - most[0];
+        st.alone = u64::MAX - most[1];
         let local: Vec<usize> = (0..self.runners.len())
             .filter(|&p| self.is_local(&world, p))
             .collect();
