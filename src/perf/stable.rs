@@ -381,13 +381,6 @@ impl<T: Default + Clone + PartialEq> Mirror<T> {
         &mut k.v[local]
     }
 
-    /// What is kept for record `id`, if anything was (a default entry included).
-    #[inline]
-    pub(crate) fn peek(&self, id: u32) -> Option<&T> {
-        let (part, local) = self.place(id);
-        self.by_part[part].v.get(local)
-    }
-
     /// What is kept for record `id`.
     #[cfg(test)]
     pub(crate) fn get(&self, id: u32) -> T {
@@ -429,6 +422,99 @@ impl<T: Default + Clone + PartialEq> Mirror<T> {
                 }
             }
         }
+    }
+}
+
+/// What a partition keeps of the records of other process groups' partitions: the copies
+/// that came with the cut messages (`cut.rs`, `Record`), by id, from [`Copies::keep`] until
+/// [`Copies::forget`].
+///
+/// A partition is sent copies of only the few records of each other partition bound for its
+/// own NICs or ranks, whose ids are spread over the sender's whole pool: a hash table of the
+/// copies held keeps memory to them (a [`Mirror`] would keep, per sending partition, an entry
+/// for every id up to the highest one seen: the whole network's records in every partition,
+/// 1.4 GB at 65,536 nodes in 256 partitions of 4 groups). Memory: a bucket (an id and a `T`,
+/// padded, and a control byte) per copy held, the buckets a power of two at most 7/8 full,
+/// up to twice the peak held since the last [`Copies::sweep`] that shrank the table. Costs:
+/// `keep`, `get`, `forget` O(1) expected (a multiply, a probe of a group of control bytes, a
+/// compare); a sweep O(1), or O(table) when it shrinks it, which it does once the copies held
+/// fell below a quarter of its room.
+pub(crate) struct Copies<T> {
+    by_id: std::collections::HashMap<u32, T, std::hash::BuildHasherDefault<IdHasher>>,
+}
+
+impl<T> Copies<T> {
+    /// None kept.
+    pub(crate) fn new() -> Copies<T> {
+        Copies {
+            by_id: Default::default(),
+        }
+    }
+
+    /// Keeps `copy` as record `id`'s (replacing what was kept of it).
+    #[inline]
+    pub(crate) fn keep(&mut self, id: u32, copy: T) {
+        self.by_id.insert(id, copy);
+    }
+
+    /// Record `id`'s copy, if one is kept.
+    #[inline]
+    pub(crate) fn get(&self, id: u32) -> Option<&T> {
+        self.by_id.get(&id)
+    }
+
+    /// Forgets record `id`'s copy (it is done with here), if one is kept.
+    #[inline]
+    pub(crate) fn forget(&mut self, id: u32) {
+        self.by_id.remove(&id);
+    }
+
+    /// Copies kept now.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    /// Gives back the table's room beyond twice the copies kept, once it holds less than a
+    /// quarter of it (nothing kept: all of it).
+    pub(crate) fn sweep(&mut self) {
+        let (len, room) = (self.by_id.len(), self.by_id.capacity());
+        if len * 4 < room && room > 0 {
+            self.by_id.shrink_to(len * 2);
+        }
+    }
+
+    /// Records the table has room for.
+    #[cfg(test)]
+    pub(crate) fn room(&self) -> usize {
+        self.by_id.capacity()
+    }
+}
+
+/// The hash of a record id for [`Copies`]: the id times 2⁶⁴/φ, rotated so that the table's
+/// index (its low bits) and tag (its top 7) both come from the product's well-mixed upper
+/// half (an id's low bits, its partition, are shared by all of that partition's records).
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+const FIB: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl std::hash::Hasher for IdHasher {
+    #[inline]
+    fn write_u32(&mut self, id: u32) {
+        self.0 = (self.0 ^ id as u64).wrapping_mul(FIB);
+    }
+
+    /// (Not what an id is hashed with; any bytes, for completeness.)
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(FIB);
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
     }
 }
 
@@ -574,5 +660,54 @@ mod tests {
         // what was freed reads as default, and can be kept again
         *m.get_mut(ids[5]) = 42;
         assert_eq!((m.get(ids[5]), m.get(ids[4])), (42, 0));
+    }
+
+    #[test]
+    fn copies_are_kept_by_id_until_forgotten_and_their_room_given_back() {
+        let mut c: Copies<u64> = Copies::new();
+        // ids of 256 partitions' records, a few of each spread over its pool (as another
+        // group's partitions send them): 3 of each, local indices 0, 1000 and 4095
+        let ids: Vec<u32> = (0..256u32)
+            .flat_map(|p| [0u32, 1000, 4095].map(|l| l << 8 | p))
+            .collect();
+        for (k, &id) in ids.iter().enumerate() {
+            c.keep(id, k as u64);
+        }
+        assert_eq!(c.len(), 768);
+        assert!(c.room() < 2 * 1024, "room for {} copies", c.room());
+        assert_eq!(
+            (c.get(ids[7]), c.get(4095 << 8 | 255)),
+            (Some(&7), Some(&767))
+        );
+        assert_eq!(c.get(4094 << 8 | 255), None, "never kept");
+        c.keep(ids[7], 70);
+        assert_eq!(
+            (c.get(ids[7]), c.len()),
+            (Some(&70), 768),
+            "kept again: replaced"
+        );
+        for &id in &ids[..700] {
+            c.forget(id);
+        }
+        c.forget(ids[0]);
+        assert_eq!(
+            (c.len(), c.get(ids[7]), c.get(ids[700])),
+            (68, None, Some(&700))
+        );
+        let room = c.room();
+        c.sweep();
+        assert!(
+            c.room() >= 68 && c.room() < room / 2,
+            "68 kept: room for {} of {room}",
+            c.room()
+        );
+        assert!((700..768).all(|k| c.get(ids[k]) == Some(&(k as u64))));
+        for &id in &ids[700..] {
+            c.forget(id);
+        }
+        c.sweep();
+        assert_eq!(c.room(), 0, "nothing kept: nothing held");
+        c.keep(ids[3], 3);
+        assert_eq!(c.get(ids[3]), Some(&3));
     }
 }
