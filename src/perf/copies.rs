@@ -6,19 +6,20 @@
 //! for its own NICs or ranks, and their ids (`local << bits | partition`, `stable.rs`) are
 //! spread over each sender's whole pool: a table by id keeps memory to the copies held. (A
 //! [`Mirror`](super::stable::Mirror), an entry for every id up to the highest seen of each
-//! sending partition, holds the whole network's records in every partition: 1.46 GB of the
-//! 1.65 GB peak of 65,536 nodes in 256 partitions of 4 groups.)
+//! sending partition, holds the whole network's records in every partition: 1.46 GB at the
+//! peak of a run of 65,536 nodes in 256 partitions of 4 groups, 1.65 GB then, 0.46 GB with
+//! this table.)
 //!
-//! The table: open addressing with linear probing; an id's first slot is the upper half of
-//! its product with 2⁶⁴/φ (every bit of the id stirs it: the low bits, the partition, are
+//! The table: open addressing with linear probing; an id's first slot is the low bits of the upper
+//! half of its product with 2⁶⁴/φ (every bit of the id stirs it: the low bits, the partition, are
 //! shared by all of a partition's records); at most 3/4 full; a copy forgotten shifts the ones
 //! after it back into its slot, so no slot is a tombstone. Costs: `keep`, `get`, `forget` O(1)
-//! expected (a multiply, then about 2.5 slots read at 3/4 full, 1.3 at 3/8, a slot being a
-//! compare of an 8-byte id); a sweep O(1), or O(slots) when it shrinks the table, which it
-//! does once the copies held fell below an eighth of the slots. Memory: an id (8 bytes) and an
-//! `Option<T>` (a `T`'s size for the records here: the option is in their niche) per slot, the
-//! slots a power of two: between 4/3 and 8 times the copies held, and never more than 8/3
-//! times their peak since the last sweep that shrank it.
+//! expected (a multiply, then about 2.5 slots read at 3/4 full, 1.3 at 3/8, each a compare of an
+//! 8-byte id); a sweep O(1), or O(slots) when it shrinks the table, which it does once the copies
+//! held fell below an eighth of the slots. Memory: an id (8 bytes) and an `Option<T>` per slot (a
+//! `T`'s size for the records here: the option takes their kind's or flag's niche), the slots a
+//! power of two: at least 4/3 of the copies held, at most 8/3 of them when the table grows, and
+//! between 4 and 8 times them after a sweep shrank it.
 
 /// The mark of a slot with no copy (ids are `u32`: never this).
 const EMPTY: u64 = u64::MAX;
