@@ -17,7 +17,8 @@ use crate::cut::{OpRecord, Record};
 use crate::event::Event;
 use crate::fabric::Wire;
 use crate::nic::{Msg, MsgKind};
-use crate::perf::stable::{Directory, Group, Mirror, Stable};
+use crate::perf::copies::Copies;
+use crate::perf::stable::{Directory, Group, Stable};
 use crate::rank::{Rank, Ranks};
 use crate::sim::EventQueue;
 use crate::units::Time;
@@ -67,7 +68,7 @@ pub(crate) struct Rdma {
     /// The partitions whose transfers are read in place (this one's process group), and
     /// copies of other groups' transfers whose data or request lands here (`cut.rs`).
     group: Group,
-    copies: Mirror<Option<Op>>,
+    copies: Copies<Op>,
     /// Puts and gets ever issued.
     pub(crate) issued: u64,
     /// Set when the pool of transfers in flight is full: the engine stops the run.
@@ -82,7 +83,7 @@ impl Default for Rdma {
             ops,
             all_ops,
             group: Group::all(1, 0),
-            copies: Mirror::new(0),
+            copies: Copies::new(),
             issued: 0,
             full: None,
         }
@@ -98,7 +99,7 @@ impl Rdma {
             .map(|p| Rdma {
                 ops: Stable::new(p, bits),
                 group: Group::of(p, parts, processes, bits),
-                copies: Mirror::new(bits),
+                copies: Copies::new(),
                 ..Rdma::default()
             })
             .collect();
@@ -115,24 +116,27 @@ impl Rdma {
 
     /// Keeps the copy of another process group's transfer that came with the cut messages.
     pub(crate) fn keep(&mut self, r: &OpRecord) {
-        *self.copies.get_mut(r.id) = Some(Op {
-            kind: if r.kind == 0 {
-                OpKind::Put
-            } else {
-                OpKind::Get
+        self.copies.keep(
+            r.id,
+            Op {
+                kind: if r.kind == 0 {
+                    OpKind::Put
+                } else {
+                    OpKind::Get
+                },
+                rank: r.rank,
+                peer: r.peer,
+                tag: r.tag,
+                seq: r.seq,
+                bytes: r.bytes,
+                nic: r.nic,
+                peer_nic: r.peer_nic,
             },
-            rank: r.rank,
-            peer: r.peer,
-            tag: r.tag,
-            seq: r.seq,
-            bytes: r.bytes,
-            nic: r.nic,
-            peer_nic: r.peer_nic,
-        });
+        );
     }
 
     /// Frees what this partition kept of other partitions' transfers where it no longer
-    /// receives from them (now and then: [`Mirror::sweep`]).
+    /// receives from them (now and then: [`Copies::sweep`]).
     pub(crate) fn sweep(&mut self) {
         self.copies.sweep();
     }
@@ -268,9 +272,9 @@ impl Rdma {
     #[cold]
     #[inline(never)]
     fn copied(&self, id: u32) -> &Op {
-        match self.copies.peek(id) {
-            Some(Some(op)) => op,
-            _ => panic!(
+        match self.copies.get(id) {
+            Some(op) => op,
+            None => panic!(
                 "RDMA transfer {id}, of another process group, is read here without its copy \
                  (cut.rs, Record)"
             ),
@@ -282,7 +286,7 @@ impl Rdma {
     #[inline]
     fn forget(&mut self, id: u32) {
         if !self.group.has(id) {
-            self.copies.clear(id);
+            self.copies.forget(id);
         }
     }
 

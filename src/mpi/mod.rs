@@ -26,6 +26,7 @@ use crate::event::Event;
 use crate::fabric::Wire;
 use crate::net::packet::NONE;
 use crate::nic::MsgKind;
+use crate::perf::copies::Copies;
 use crate::perf::pool::Pool;
 use crate::perf::slab::SharedVec;
 use crate::perf::stable::{Directory, Group, Mirror, Stable};
@@ -198,7 +199,7 @@ pub(crate) struct Mpi {
     /// other groups' messages to this partition's ranks (`cut.rs`), and the directory of
     /// every partition's, read once the run is over ([`Mpi::become_whole`]).
     group: Group,
-    copies: Mirror<Option<P2p>>,
+    copies: Copies<P2p>,
     every: Arc<Directory<P2p>>,
     reqs: Pool<Request>,
     eager_limit: u64,
@@ -264,7 +265,7 @@ impl Mpi {
             all_msgs,
             received: Mirror::new(0),
             group: Group::all(1, 0),
-            copies: Mirror::new(0),
+            copies: Copies::new(),
             reqs: Pool::default(),
             eager_limit: eager_limit.0,
             overhead,
@@ -295,7 +296,7 @@ impl Mpi {
                 all_msgs: self.all_msgs.clone(),
                 received: Mirror::new(bits),
                 group: Group::of(p, parts, processes, bits),
-                copies: Mirror::new(bits),
+                copies: Copies::new(),
                 every: self.all_msgs.clone(),
                 reqs: Pool::default(),
                 eager_limit: self.eager_limit,
@@ -351,9 +352,9 @@ impl Mpi {
     #[cold]
     #[inline(never)]
     fn copied(&self, m: u32) -> &P2p {
-        match self.copies.peek(m) {
-            Some(Some(p)) => p,
-            _ => panic!(
+        match self.copies.get(m) {
+            Some(p) => p,
+            None => panic!(
                 "message-passing send {m}, of another process group, is read here without its \
                  copy (cut.rs, Record)"
             ),
@@ -362,19 +363,22 @@ impl Mpi {
 
     /// Keeps the copy of another process group's send that came with the cut messages.
     pub(crate) fn keep(&mut self, r: &P2pRecord) {
-        *self.copies.get_mut(r.id) = Some(P2p {
-            src: r.src,
-            dst: r.dst,
-            tag: r.tag,
-            bytes: r.bytes,
-            rendezvous: r.rendezvous,
-            // (the sender's request never leaves it: only its partition completes it)
-            send_req: NONE,
-            send_seq: r.send_seq,
-            src_nic: r.src_nic,
-            dst_nic: r.dst_nic,
-            pair_seq: r.pair_seq,
-        });
+        self.copies.keep(
+            r.id,
+            P2p {
+                src: r.src,
+                dst: r.dst,
+                tag: r.tag,
+                bytes: r.bytes,
+                rendezvous: r.rendezvous,
+                // (the sender's request never leaves it: only its partition completes it)
+                send_req: NONE,
+                send_seq: r.send_seq,
+                src_nic: r.src_nic,
+                dst_nic: r.dst_nic,
+                pair_seq: r.pair_seq,
+            },
+        );
     }
 
     fn new_request(
@@ -689,7 +693,7 @@ impl Mpi {
     fn free_msg(&mut self, m: u32) {
         self.received.clear(m);
         if !self.group.has(m) {
-            self.copies.clear(m);
+            self.copies.forget(m);
         }
         let owner = m & ((1u32 << self.bits) - 1);
         if owner == self.part {

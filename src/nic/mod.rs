@@ -23,6 +23,7 @@ use crate::event::Event;
 use crate::event::STREAMED;
 use crate::net::packet::{Packet, PktId, NONE};
 use crate::net::Network;
+use crate::perf::copies::Copies;
 use crate::perf::slab::SharedVec;
 use crate::perf::stable::{Directory, Group, Mirror, Stable};
 use crate::sim::EventQueue;
@@ -228,7 +229,7 @@ pub(crate) struct Nics {
     /// The partitions whose messages are read in place (this one's process group), and
     /// copies of other groups' messages to this partition's NICs (`cut.rs`, `Record`).
     group: Group,
-    copies: Mirror<Option<Msg>>,
+    copies: Copies<Msg>,
     /// The partition of each NIC, when there are other process groups (else empty: no
     /// message is copied).
     nic_part: Arc<[u16]>,
@@ -269,7 +270,7 @@ impl Nics {
             sending: Vec::new(),
             receiving: Mirror::new(0),
             group: Group::all(1, 0),
-            copies: Mirror::new(0),
+            copies: Copies::new(),
             nic_part: Arc::from([]),
             bits: 0,
             dma,
@@ -655,7 +656,7 @@ impl Nics {
             self.receiving.clear(m);
         }
         if !self.group.has(m) {
-            self.copies.clear(m);
+            self.copies.forget(m);
         }
         let owner = m & ((1u32 << self.bits) - 1);
         if owner == net.partition().0 as u32 {
@@ -677,12 +678,7 @@ impl Nics {
 /// Message `m`'s record: read in place if a partition of `group` made it, else the copy that
 /// came with the cut messages (`cut.rs`, "When a record travels").
 #[inline(always)]
-fn lookup<'a>(
-    group: &Group,
-    all: &'a Directory<Msg>,
-    copies: &'a Mirror<Option<Msg>>,
-    m: u32,
-) -> &'a Msg {
+fn lookup<'a>(group: &Group, all: &'a Directory<Msg>, copies: &'a Copies<Msg>, m: u32) -> &'a Msg {
     if group.has(m) {
         // SAFETY: `m` came with a packet or an event of this partition: its record was made
         // before (here, or in another partition of the group before the last barrier) and is
@@ -696,10 +692,10 @@ fn lookup<'a>(
 /// The copy of another process group's message `m`.
 #[cold]
 #[inline(never)]
-fn copied(copies: &Mirror<Option<Msg>>, m: u32) -> &Msg {
-    match copies.peek(m) {
-        Some(Some(msg)) => msg,
-        _ => panic!(
+fn copied(copies: &Copies<Msg>, m: u32) -> &Msg {
+    match copies.get(m) {
+        Some(msg) => msg,
+        None => panic!(
             "NIC message {m}, of another process group, is read here without its copy (cut.rs, \
              Record)"
         ),

@@ -43,7 +43,7 @@ impl Nics {
                 sending: Vec::new(),
                 receiving: Mirror::new(bits),
                 group: Group::of(p, parts, processes, bits),
-                copies: Mirror::new(bits),
+                copies: Copies::new(),
                 nic_part: nic_part.clone(),
                 bits,
                 dma: self.dma,
@@ -98,16 +98,19 @@ impl Nics {
 
     /// Keeps the copy of another process group's message that came with the cut messages.
     pub(crate) fn keep(&mut self, r: &MsgRecord) {
-        *self.copies.get_mut(r.id) = Some(Msg {
-            kind: *KINDS.get(r.kind as usize).expect("a NIC message's kind"),
-            op: r.op,
-            src: r.src,
-            dst: r.dst,
-            issued: Time(r.issued),
-            bytes: r.bytes,
-            packets: r.packets,
-            hops: r.hops,
-        });
+        self.copies.keep(
+            r.id,
+            Msg {
+                kind: *KINDS.get(r.kind as usize).expect("a NIC message's kind"),
+                op: r.op,
+                src: r.src,
+                dst: r.dst,
+                issued: Time(r.issued),
+                bytes: r.bytes,
+                packets: r.packets,
+                hops: r.hops,
+            },
+        );
     }
 
     /// Gathers the totals of `other`, another partition's NICs of the same run.

@@ -381,13 +381,6 @@ impl<T: Default + Clone + PartialEq> Mirror<T> {
         &mut k.v[local]
     }
 
-    /// What is kept for record `id`, if anything was (a default entry included).
-    #[inline]
-    pub(crate) fn peek(&self, id: u32) -> Option<&T> {
-        let (part, local) = self.place(id);
-        self.by_part[part].v.get(local)
-    }
-
     /// What is kept for record `id`.
     #[cfg(test)]
     pub(crate) fn get(&self, id: u32) -> T {
