@@ -247,3 +247,24 @@ fn a_network_of_fewer_partitions_than_processes_says_so() {
     let (one, _) = outputs(path, 0, dir.path(), &[]);
     assert_eq!(compare(path, 3, &one, dir.path(), "a 2-router ring").0, 2);
 }
+
+#[test]
+fn a_set_up_that_fails_on_every_process_is_said_once() {
+    // (each process fails alike and the root alone says why; the others exit with its
+    // status, and mpirun, seeing the first of them exit with 1, sends the rest SIGTERM while
+    // they finalize MPI: that must not print a second error. A race: ten tries)
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, scenario("topology = 'torus'\ndims = [2]", &[1], 8)).expect("written");
+    let path = path.to_str().expect("a path");
+    for _ in 0..10 {
+        let o = super::mgensim(3, &["run", path, "-q"]);
+        let err = without_launcher(&o.stderr_text());
+        assert_eq!(o.code(), Some(1), "{err}");
+        assert_eq!(
+            err,
+            "error: this run was started as 3 MPI processes, but the network is simulated as 2 \
+             partitions: start at most that many processes\n"
+        );
+    }
+}
