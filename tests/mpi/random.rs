@@ -217,7 +217,10 @@ fn family_on_2_and_3(family_name: &str) {
         let path = path.to_str().expect("a path");
         let (one, _) = outputs(path, 0, dir.path(), &[]);
         for np in [2, 3] {
-            across += compare(path, np, &one, dir.path(), &what).1;
+            let (ran_on, crossed) = compare(path, np, &one, dir.path(), &what);
+            // (what each case did, for --nocapture)
+            eprintln!("{family_name} case {case}: asked {np}, ran on {ran_on} processes, {crossed} bytes across");
+            across += crossed;
         }
     }
     assert!(
