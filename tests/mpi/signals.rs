@@ -414,8 +414,9 @@ fn the_root_killed_mid_run_ends_the_job_within_seconds() {
     killed(0);
 }
 
-/// A job dropped unfinished (a test that failed) leaves no process behind, even when mpirun
-/// is gone and its processes were left to run on their own.
+/// A job dropped unfinished (a test that failed) leaves no process behind: mpirun and every
+/// process of it are killed by the time the drop returns (the busy run would go on for
+/// minutes otherwise).
 #[test]
 fn a_job_dropped_unfinished_leaves_no_process_behind() {
     let dir = tempfile::tempdir().expect("a temporary folder");
@@ -425,11 +426,29 @@ fn a_job_dropped_unfinished_leaves_no_process_behind() {
     assert_eq!(procs.iter().map(|p| p.rank).collect::<Vec<_>>(), [0, 1, 2]);
     let sid = job.pid();
     assert!(procs.iter().all(|p| p.pid != sid));
-    signal(sid, libc::SIGKILL);
+    job.wait_for_stderr(BUSY, START_DEADLINE);
     drop(job);
-    let left: Vec<i32> = alive_in_session(sid)
-        .into_iter()
-        .filter(|&p| procs.iter().any(|q| q.pid == p))
-        .collect();
+    let left = alive_in_session(sid);
+    assert!(left.is_empty(), "left running: {left:?} of {procs:?}");
+}
+
+/// A job past its deadline is killed whole, and the test fails saying so with what the job
+/// printed: never a hang.
+#[test]
+fn a_job_past_its_deadline_is_killed_and_fails_the_test() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let scenario = busy(dir.path());
+    let job = Job::start(mgensim_command(3, &["run", path(&scenario), "-q"], &[]));
+    let sid = job.pid();
+    let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        job.finish(Duration::from_secs(3))
+    }));
+    let message = failed
+        .err()
+        .and_then(|e| e.downcast_ref::<String>().cloned())
+        .expect("a failure");
+    assert!(message.contains("no end within 3s"), "{message}");
+    assert!(message.contains(BUSY), "{message}");
+    let left = alive_in_session(sid);
     assert!(left.is_empty(), "left running: {left:?}");
 }
