@@ -257,6 +257,7 @@ pub(crate) fn hold(world: World) {
 /// process, or a process that is not the root).
 pub(crate) fn end_job(status: u8) {
     if let Some(world) = HELD.with(|h| h.borrow_mut().take()) {
+        ignore_interrupts();
         if let Err(e) = world.broadcast(vec![status]) {
             world.abort(70, &e.to_string());
         }
@@ -266,10 +267,24 @@ pub(crate) fn end_job(status: u8) {
     }
 }
 
+/// Makes SIGINT and SIGTERM do nothing in this process from now on: its part of the job is
+/// over (all it had is with the root, or every output is written and every error printed),
+/// and all that is left is the exit status, MPI's finalize and the exit. A launcher that
+/// stops the job as its first process exits (Open MPI's mpirun sends the others SIGTERM) must
+/// not make a process print a second error ("interrupted while the run was being set up")
+/// or end with another status; it sends SIGKILL after, if it must.
+fn ignore_interrupts() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: signal(2) setting a disposition; no handler of ours runs
+        unsafe { libc::signal(sig, libc::SIG_IGN) };
+    }
+}
+
 /// A process other than the root, once it has given the root all it has: waits for the
 /// root's exit status (sent once the root has written every output and printed every
 /// error), finalizes MPI and exits with it.
 pub(crate) fn follow_root(world: World) -> ! {
+    ignore_interrupts();
     let status = world
         .broadcast(Vec::new())
         .unwrap_or_else(|e| world.abort(70, &e.to_string()));
