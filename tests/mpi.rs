@@ -127,8 +127,14 @@ fn run_scenario_with(
                 .and_then(|p| p.as_u64())
                 .unwrap_or(0);
             if np > 0 {
+                // (each process on the threads asked: one unless `--threads T` is given)
+                let threads = extra
+                    .iter()
+                    .position(|a| *a == "--threads")
+                    .and_then(|i| extra.get(i + 1))
+                    .map_or(1, |t| t.parse::<u64>().expect("a count"));
                 assert_eq!(h["mpi"], true, "{scenario}");
-                assert_eq!(h["threads"], 1, "{scenario}");
+                assert_eq!(h["threads"], threads, "{scenario}");
             }
             bytes = serde_json::to_vec_pretty(&v).expect("json");
         }
@@ -276,6 +282,67 @@ scenarios! {
     tracerp_torus: "scenarios/tracerp/torus.toml", [];
 }
 
+/// Each process of a job on threads (`mpirun -np P mgensim run --threads T`): the partitions
+/// of `scenario`, kept apart, T to a process, run on the process's T threads, and every
+/// output is the bytes of one process on one thread.
+fn same_bytes_on_threads(scenario: &str, extra: &[&str]) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let (one, _) = outputs(scenario, 0, dir.path(), extra);
+    for (np, threads) in [(2u32, 2u32), (3, 2)] {
+        let (t, p) = (threads.to_string(), (np * threads).to_string());
+        let mut args = extra.to_vec();
+        args.extend(["--threads", &t, "--partitions", &p]);
+        args.extend(["--set", "engine.separate_partitions=true"]);
+        let (many, host) = outputs(scenario, np, dir.path(), &args);
+        assert_eq!(host.processes, np as u64, "{scenario}");
+        let what = format!("{scenario} on {np} processes × {threads} threads");
+        assert_same(&one, &many, &what);
+    }
+}
+
+#[test]
+fn processes_on_threads_write_the_bytes_of_one_thread() {
+    for (scenario, extra) in [
+        ("scenarios/bruck_alltoall.toml", &["--interval", "5us"][..]),
+        ("scenarios/random_ring.toml", &["--interval", "50us"][..]),
+        ("scenarios/halo3d.toml", &["--profile"][..]),
+        ("scenarios/two_jobs.toml", &[][..]),
+        ("scenarios/replay/is.toml", &["--profile"][..]),
+    ] {
+        same_bytes_on_threads(scenario, extra);
+    }
+}
+
+#[test]
+fn a_script_error_a_deadlock_and_until_on_3_processes_of_2_threads_end_as_in_one() {
+    let threads = [
+        "--threads",
+        "2",
+        "--partitions",
+        "6",
+        "--set",
+        "engine.separate_partitions=true",
+    ];
+    let error = exchange_then("if me == 50 then error('rank fifty gives up') end");
+    let deadlock = exchange_then("if me == 40 then MGEN_Recv(3, 99, 8) end");
+    // (a ring with no end: every rank blocks in each turn)
+    let endless = exchange_then(
+        "while true do local r = MGEN_Irecv((me - 1) % n, 9, 64); \
+         MGEN_Send((me + 1) % n, 9, 64); MGEN_Wait(r) end",
+    );
+    same_ending_on(&error, &[], &threads, "rank fifty gives up", 1);
+    same_ending_on(&deadlock, &[], &threads, "deadlock at simulated time", 1);
+    same_ending_on(
+        &endless,
+        &["--until", "5us"],
+        &threads,
+        "simulated-time limit",
+        3,
+    );
+    let events = ["--set", "limits.events=3000"];
+    same_ending_on(&endless, &events, &threads, "event limit", 3);
+}
+
 /// The summary without `host`, stderr, and exit status of `toml` (written in `dir`) run on
 /// `np` processes (0: alone), with `extra` arguments.
 fn ending(dir: &Path, toml: &str, np: u32, extra: &[&str]) -> (Vec<u8>, String, Option<i32>) {
@@ -314,11 +381,18 @@ fn without_launcher(err: &str) -> String {
 /// `toml` ends the same on 3 processes as alone: the summary, the message, the status; the
 /// message has `expect` in it.
 fn same_ending(toml: &str, extra: &[&str], expect: &str, status: i32) {
+    same_ending_on(toml, extra, &[], expect, status);
+}
+
+/// [`same_ending`], the 3 processes also given `across` (their threads, their partitions).
+fn same_ending_on(toml: &str, extra: &[&str], across: &[&str], expect: &str, status: i32) {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let (one_out, one_err, one_code) = ending(dir.path(), toml, 0, extra);
     assert!(one_err.contains(expect), "alone: {one_err}");
     assert_eq!(one_code, Some(status), "alone: {one_err}");
-    let (out, err, code) = ending(dir.path(), toml, 3, extra);
+    let mut extra = extra.to_vec();
+    extra.extend_from_slice(across);
+    let (out, err, code) = ending(dir.path(), toml, 3, &extra);
     assert_eq!(code, Some(status), "3 processes: {err}");
     assert_eq!(err, one_err, "the message on 3 processes");
     assert!(
