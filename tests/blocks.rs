@@ -148,23 +148,6 @@ fn network() -> impl Strategy<Value = (String, Option<String>)> {
     ]
 }
 
-/// Every rank puts `bytes` to the ranks `offsets` ahead, sends as much to the one `offsets[0]`
-/// ahead (and receives from the one as far behind), polls for its puts and completes.
-fn scenario(net: &str, offsets: &[u32], bytes: u32) -> String {
-    format!(
-        "[network]\n{net}\n[workload]\ncode = '''\n\
-         local me, p = MGEN_Comm_rank(), MGEN_Comm_size()\nlocal hs = {{}}\n\
-         for i, k in ipairs({{{}}}) do hs[i] = MGEN_rdma_put((me + k) % p, {bytes}, 1) end\n\
-         local k = {}\n\
-         local rs = {{MGEN_Isend((me + k) % p, {bytes}, 7), MGEN_Irecv((me - k) % p, {bytes}, 7)}}\n\
-         for _ = 1, #hs do MGEN_rdma_poll(1) end\n\
-         for _, h in ipairs(hs) do MGEN_acp_complete(h) end\n\
-         MGEN_Waitall(rs)\n'''\n",
-        offsets.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
-        offsets[0],
-    )
-}
-
 /// The scenario `text` (with its graph written beside it) with `sets`.
 fn load(text: &str, graph: &Option<String>, sets: &[String]) -> Scenario {
     FOLDER.with(|dir| {
@@ -214,7 +197,7 @@ proptest! {
         pick in any::<u32>(),
         threads in 1u32..=2,
     ) {
-        let text = scenario(&net, &offsets, bytes);
+        let text = common::puts_and_sends(&net, &offsets, bytes);
         let whole = load(&text, &graph, &[]);
         // (a count above what the network offers runs in as many as it offers: the tests of
         // `src/partition.rs` say how many that is)

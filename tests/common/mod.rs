@@ -192,3 +192,20 @@ pub fn transfer_ps(rate: u64, bytes: u64) -> u64 {
     }
     (bytes as u128 * 1_000_000_000_000u128).div_ceil(rate as u128) as u64
 }
+
+/// Every rank puts `bytes` to the ranks `offsets` ahead, sends as much to the one `offsets[0]`
+/// ahead (and receives from the one as far behind), polls for its puts and completes.
+pub fn puts_and_sends(net: &str, offsets: &[u32], bytes: u32) -> String {
+    format!(
+        "[network]\n{net}\n[workload]\ncode = '''\n\
+         local me, p = MGEN_Comm_rank(), MGEN_Comm_size()\nlocal hs = {{}}\n\
+         for i, k in ipairs({{{}}}) do hs[i] = MGEN_rdma_put((me + k) % p, {bytes}, 1) end\n\
+         local k = {}\n\
+         local rs = {{MGEN_Isend((me + k) % p, {bytes}, 7), MGEN_Irecv((me - k) % p, {bytes}, 7)}}\n\
+         for _ = 1, #hs do MGEN_rdma_poll(1) end\n\
+         for _, h in ipairs(hs) do MGEN_acp_complete(h) end\n\
+         MGEN_Waitall(rs)\n'''\n",
+        offsets.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+        offsets[0],
+    )
+}

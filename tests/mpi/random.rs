@@ -8,6 +8,7 @@
 //! then run on as many processes as it has partitions, if two or more.
 
 use super::{assert_same, outputs, run_scenario, without_launcher};
+use crate::common::puts_and_sends;
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -113,27 +114,6 @@ fn graph_net(nodes: usize) -> String {
     format!("topology = 'graph'\ngraph = 'g.graph'\n[node]\nnics_per_node = {nics}")
 }
 
-/// Every rank puts `bytes` to the ranks `offsets` ahead, sends as much to the one `offsets[0]`
-/// ahead (and receives from the one as far behind), polls for its puts and completes.
-fn scenario(net: &str, offsets: &[u32], bytes: u32) -> String {
-    format!(
-        "[network]\n{net}\n[workload]\ncode = '''\n\
-         local me, p = MGEN_Comm_rank(), MGEN_Comm_size()\nlocal hs = {{}}\n\
-         for i, k in ipairs({{{}}}) do hs[i] = MGEN_rdma_put((me + k) % p, {bytes}, 1) end\n\
-         local k = {}\n\
-         local rs = {{MGEN_Isend((me + k) % p, {bytes}, 7), MGEN_Irecv((me - k) % p, {bytes}, 7)}}\n\
-         for _ = 1, #hs do MGEN_rdma_poll(1) end\n\
-         for _, h in ipairs(hs) do MGEN_acp_complete(h) end\n\
-         MGEN_Waitall(rs)\n'''\n",
-        offsets
-            .iter()
-            .map(u32::to_string)
-            .collect::<Vec<_>>()
-            .join(", "),
-        offsets[0],
-    )
-}
-
 /// Case `case` of `family`: the scenario's text and its graph, drawn from a fixed seed.
 fn draw(family_name: &str, case: u8) -> (String, Option<String>) {
     let seed: Vec<u8> = format!("mpi {family_name} {case}")
@@ -151,7 +131,7 @@ fn draw(family_name: &str, case: u8) -> (String, Option<String>) {
         prop_oneof![Just(8u32), Just(3000)],
     );
     let ((net, graph), offsets, bytes) = strategy.new_tree(&mut runner).expect("a case").current();
-    (scenario(&net, &offsets, bytes), graph)
+    (puts_and_sends(&net, &offsets, bytes), graph)
 }
 
 /// The partitions one process cuts the scenario at `path` in when asked for `asked`.
@@ -245,7 +225,11 @@ fn a_network_of_fewer_partitions_than_processes_says_so() {
     // (a ring of 2 routers: 2 partitions at most)
     let dir = tempfile::tempdir().expect("a temporary folder");
     let path = dir.path().join("s.toml");
-    std::fs::write(&path, scenario("topology = 'torus'\ndims = [2]", &[1], 8)).expect("written");
+    std::fs::write(
+        &path,
+        puts_and_sends("topology = 'torus'\ndims = [2]", &[1], 8),
+    )
+    .expect("written");
     let path = path.to_str().expect("a path");
     let (one, _) = outputs(path, 0, dir.path(), &[]);
     assert_eq!(compare(path, 3, &one, dir.path(), "a 2-router ring").0, 2);
@@ -258,7 +242,11 @@ fn a_set_up_that_fails_on_every_process_is_said_once() {
     // they finalize MPI: that must not print a second error. A race: ten tries)
     let dir = tempfile::tempdir().expect("a temporary folder");
     let path = dir.path().join("s.toml");
-    std::fs::write(&path, scenario("topology = 'torus'\ndims = [2]", &[1], 8)).expect("written");
+    std::fs::write(
+        &path,
+        puts_and_sends("topology = 'torus'\ndims = [2]", &[1], 8),
+    )
+    .expect("written");
     let path = path.to_str().expect("a path");
     for _ in 0..10 {
         let o = super::mgensim(3, &["run", path, "-q"]);
