@@ -31,9 +31,22 @@ pub enum Limit {
     SimulatedTime,
     /// Ctrl-C (SIGINT) or SIGTERM.
     Interrupt,
+    /// `limits.posts`: a rank posted too many transfers without giving control back.
+    Posts,
 }
 
 impl Limit {
+    /// Every limit, in the order of their numbers on the wire (`engine/across.rs`).
+    pub(crate) const ALL: [Limit; 7] = [
+        Limit::Instructions,
+        Limit::LuaMemory,
+        Limit::Events,
+        Limit::WallTime,
+        Limit::SimulatedTime,
+        Limit::Interrupt,
+        Limit::Posts,
+    ];
+
     /// The name the Lua side uses.
     pub fn name(self) -> &'static str {
         match self {
@@ -43,21 +56,13 @@ impl Limit {
             Limit::WallTime => "wall_time",
             Limit::SimulatedTime => "simulated_time",
             Limit::Interrupt => "interrupt",
+            Limit::Posts => "posts",
         }
     }
 
     /// The limit a name (`instructions`, `wall_time`, ...) stands for.
     pub(crate) fn from_name(name: &str) -> Option<Limit> {
-        [
-            Limit::Instructions,
-            Limit::LuaMemory,
-            Limit::Events,
-            Limit::WallTime,
-            Limit::SimulatedTime,
-            Limit::Interrupt,
-        ]
-        .into_iter()
-        .find(|l| l.name() == name)
+        Limit::ALL.into_iter().find(|l| l.name() == name)
     }
 
     /// What happened and how to raise the limit, for the error message.
@@ -90,11 +95,22 @@ impl Limit {
                  is 256 MiB and 1 MiB per rank, at most half of this machine's memory)",
                 limits.lua_memory
             ),
-            Limit::Events => format!(
-                "event limit at simulated time {time}: the run processed `limits.events` = {} \
-                 events\n  raise it: --set limits.events=N (0 = no limit)",
-                limits.events
-            ),
+            Limit::Events => match rank {
+                // (a rank stopped in its turn: [`Watch::pause_due`])
+                Some(r) => format!(
+                    "event limit at simulated time {time}: rank {r} posted more than \
+                     `limits.events` = {} transfers without giving control back to the \
+                     simulator{}, and each makes at least one event (an endless loop?)\n  \
+                     raise it: --set limits.events=N (0 = no limit)",
+                    limits.events,
+                    at.map_or(String::new(), |a| format!(", at {a}"))
+                ),
+                None => format!(
+                    "event limit at simulated time {time}: the run processed `limits.events` = \
+                     {} events\n  raise it: --set limits.events=N (0 = no limit)",
+                    limits.events
+                ),
+            },
             Limit::WallTime => format!(
                 "wall-clock limit at simulated time {time}: the run took longer than {} \
                  (`--timeout` or `limits.wall_time`){who}\n  \
@@ -108,6 +124,15 @@ impl Limit {
                 limits.simulated_time
             ),
             Limit::Interrupt => format!("interrupted at simulated time {time}{who}"),
+            Limit::Posts => format!(
+                "post limit at simulated time {time}: rank {} posted more than `limits.posts` = \
+                 {} transfers without giving control back to the simulator{} (an endless \
+                 loop?)\n  if the script really posts that many before it waits, raise \
+                 `limits.posts`: --set limits.posts=N (0 = no limit)",
+                rank.map_or("?".to_string(), |r| r.to_string()),
+                limits.posts,
+                at.map_or(String::new(), |a| format!(", at {a}"))
+            ),
         }
     }
 }
@@ -127,6 +152,31 @@ pub(crate) struct Watch {
     /// Whether Ctrl-C or the wall clock has been recorded at a look at the limits (once is
     /// enough: the run is winding down).
     pub(crate) whole_run_stopped: bool,
+    /// `limits.simulated_time` (`u64::MAX` ps for none): a rank whose clock a call takes
+    /// past it gives control back at once ([`Watch::pause_due`]).
+    pub(crate) time_limit: Time,
+    /// The fewest transfers (`u64::MAX`: no limit) a turn may post: `limits.posts`, or
+    /// `limits.events` (whoever counts the events processed) if fewer, as a turn that posts
+    /// more can never end within it.
+    pub(crate) post_limit: u64,
+    /// The limit [`Watch::post_limit`] is.
+    post_limit_is: Limit,
+    /// Transfers (puts, gets, sends) the running rank posted in its turn so far.
+    pub(crate) turn_posts: u64,
+    /// The limit the running rank gave control back for, if its turn posted more than
+    /// [`Watch::post_limit`] transfers (the engine then stops it there).
+    pub(crate) over_posts: Option<Limit>,
+}
+
+/// The fewest transfers a rank may post in one turn, and the limit that says so.
+fn post_limit(limits: &Limits) -> (u64, Limit) {
+    let none = |n: u64| if n == 0 { u64::MAX } else { n };
+    let (posts, events) = (none(limits.posts), none(limits.events));
+    if events < posts {
+        (events, Limit::Events)
+    } else {
+        (posts, Limit::Posts)
+    }
 }
 
 impl Watch {
@@ -143,7 +193,37 @@ impl Watch {
             },
             hit: None,
             whole_run_stopped: false,
+            time_limit: if limits.simulated_time == Time::ZERO {
+                Time::from_ps(u64::MAX)
+            } else {
+                limits.simulated_time
+            },
+            post_limit: post_limit(limits).0,
+            post_limit_is: post_limit(limits).1,
+            turn_posts: 0,
+            over_posts: None,
         }
+    }
+
+    /// Whether the running rank, its clock at `clock` after a call, must give control back
+    /// to the engine before its next call, so that the limits stop it where they stop the
+    /// run whatever the partitioning (a rank that never blocks, `MGEN_Comp` or eager sends
+    /// in a loop, would otherwise run on past them):
+    /// - its clock is past `limits.simulated_time`: it is woken at its clock, which is past
+    ///   the limit, so it never runs again and the run stops at the limit;
+    /// - its turn posted more transfers than `limits.posts`, or than `limits.events` (each
+    ///   makes at least one event, so the turn can never end within it): `over_posts`, and
+    ///   the engine stops the rank at that limit, with its line.
+    ///
+    /// Both are decided by the rank's own clock and turn, so the same call gives control
+    /// back on any partitioning. O(1); the common answer, no, is two compares.
+    #[inline]
+    pub(crate) fn pause_due(&mut self, clock: Time) -> bool {
+        if clock <= self.time_limit && self.turn_posts <= self.post_limit {
+            return false;
+        }
+        self.over_posts = (self.turn_posts > self.post_limit).then_some(self.post_limit_is);
+        true
     }
 
     /// Starts the wall clock: the run may take `wall` (zero for no limit) from now.
@@ -195,14 +275,7 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_the_first_stop_wins() {
-        for l in [
-            Limit::Instructions,
-            Limit::LuaMemory,
-            Limit::Events,
-            Limit::WallTime,
-            Limit::SimulatedTime,
-            Limit::Interrupt,
-        ] {
+        for l in Limit::ALL {
             assert_eq!(Limit::from_name(l.name()), Some(l));
         }
         let flag = Arc::new(AtomicBool::new(false));
@@ -218,6 +291,43 @@ mod tests {
             w.hit.as_ref().map(|h| (h.0, h.1)),
             Some((Limit::Instructions, Some(3)))
         );
+    }
+
+    /// A rank gives control back once its clock is past the simulated-time limit, or its
+    /// turn past the fewer of `limits.posts` and `limits.events`, named as that limit.
+    #[test]
+    fn a_rank_pauses_past_its_clock_s_limit_or_its_turn_s_posts() {
+        let limits = Limits {
+            simulated_time: Time::from_us(5),
+            posts: 100,
+            events: 40,
+            ..Limits::default()
+        };
+        let mut w = Watch::new(&limits);
+        assert!(!w.pause_due(Time::from_us(5)));
+        assert!(w.pause_due(Time::from_ps(5_000_001)));
+        assert_eq!(w.over_posts, None);
+        w.turn_posts = 40;
+        assert!(!w.pause_due(Time::ZERO));
+        w.turn_posts = 41;
+        assert!(w.pause_due(Time::ZERO));
+        assert_eq!(w.over_posts, Some(Limit::Events));
+        let mut w = Watch::new(&Limits {
+            events: 0,
+            ..limits.clone()
+        });
+        w.turn_posts = 101;
+        assert!(w.pause_due(Time::ZERO));
+        assert_eq!(w.over_posts, Some(Limit::Posts));
+        // no limits: never
+        let mut w = Watch::new(&Limits {
+            posts: 0,
+            events: 0,
+            simulated_time: Time::ZERO,
+            ..limits
+        });
+        w.turn_posts = u64::MAX - 1;
+        assert!(!w.pause_due(Time::HORIZON));
     }
 
     #[test]

@@ -348,6 +348,110 @@ end
     assert_eq!(cli["network"]["events"], before["network"]["events"]);
 }
 
+/// Two ranks whose every call takes 300 ns of the caller's clock (a put's node latency, a
+/// message's overhead), no instruction budget: only the limits under test can stop them.
+const SLOW_CALLS: &str = "[network]\ndims = [2]\n[node]\nnode_latency = '300 ns'\n\
+                          mpi_overhead = '300 ns'\n[workload]\nscript = 'w.lua'\n\
+                          [limits]\ninstructions = 0\n";
+
+/// Rank 0 calls `body` for ever and never blocks; rank 1 ends at once.
+fn looping(body: &str) -> String {
+    format!("if MGEN_Comm_rank() == 0 then\n  while true do {body} end\nend\n")
+}
+
+/// Where rank 0 stopped (its clock, ps) in a summary, and its script line.
+fn rank_0_stopped_at(v: &serde_json::Value) -> (u64, String) {
+    let open = &v["ranks"]["unfinished"][0];
+    assert_eq!(open["rank"], 0, "{v}");
+    let at = open["at"].as_str().unwrap_or_default().to_string();
+    (open["since_ps"].as_u64().expect("a clock"), at)
+}
+
+/// A rank that never blocks (it computes, posts or sends in an endless loop) gives control
+/// back at the call that takes its clock past `--until`, whichever call it is and whether the
+/// fast path or the full function takes it: the run stops there, its clock at that call's end.
+#[test]
+fn a_rank_that_never_blocks_stops_at_the_call_that_passes_until() {
+    // (the loop's body, and the clock of the call that passes 2 us: 2001 steps of 1 ns, or 7
+    // calls of 300 ns)
+    for (body, clock) in [
+        ("MGEN_Comp(1e-9)", 2_001_000),
+        // (a second argument sends the call to the full function)
+        ("MGEN_Comp(1e-9, nil)", 2_001_000),
+        ("MGEN_rdma_put(1, 8, 0)", 2_100_000),
+        ("MGEN_rdma_put(1.0, 8, 0)", 2_100_000),
+        ("MGEN_rdma_get(1, 8, 0)", 2_100_000),
+        ("MGEN_acp_copy(0, 1, 8)", 2_100_000),
+        ("MGEN_Isend(1, 8, 0)", 2_100_000),
+        ("MGEN_Send(1, 8, 0)", 2_100_000),
+        ("MGEN_Wait(MGEN_Isend(1, 8, 0))", 2_100_000),
+        ("MGEN_Waitall({MGEN_Isend(1, 8, 0)})", 2_100_000),
+    ] {
+        let (e, v) = stopped(
+            &looping(body),
+            SLOW_CALLS,
+            &["--until", "2us", "--timeout", "60s"],
+            3,
+        );
+        assert!(e.contains("simulated-time limit"), "{body}: {e}");
+        assert_eq!(v["partial"], true, "{body}");
+        assert_eq!(
+            rank_0_stopped_at(&v),
+            (clock, "w.lua:2".to_string()),
+            "{body}"
+        );
+    }
+}
+
+/// A rank that posts in an endless loop at no cost to its clock (puts with no node latency)
+/// is stopped at `limits.posts`, at the post past it; one that posts more transfers in one
+/// turn than `limits.events` allows events is stopped at that limit, at the post past it
+/// (each makes at least one event: the turn could never end within it).
+#[test]
+fn a_rank_that_posts_in_an_endless_loop_stops_at_the_post_or_event_limit() {
+    let free = "[network]\ndims = [2]\n[workload]\nscript = 'w.lua'\n[limits]\ninstructions = 0\n";
+    let lua = looping("MGEN_rdma_put(1, 8, 0)");
+    let (e, v) = stopped(
+        &lua,
+        &format!("{free}posts = 3000\n"),
+        &["--timeout", "60s"],
+        3,
+    );
+    assert!(
+        e.contains("post limit") && e.contains("rank 0 posted more than `limits.posts` = 3000"),
+        "{e}"
+    );
+    assert!(
+        e.contains("w.lua:2") && e.contains("--set limits.posts="),
+        "{e}"
+    );
+    assert_eq!(v["partial"], true);
+    // the 3001 puts were posted, and carried out up to the stop
+    assert_eq!(v["network"]["transfers"], 3001, "{}", v["network"]);
+
+    // with 300 ns a send, the 1,001st send ends at 300.3 us
+    let lua = looping("MGEN_Send(1, 8, 0)");
+    let (e, v) = stopped(
+        &lua,
+        &format!("{SLOW_CALLS}events = 1000\n"),
+        &["--timeout", "60s"],
+        3,
+    );
+    assert!(
+        e.contains("event limit") && e.contains("rank 0 posted more than `limits.events` = 1000"),
+        "{e}"
+    );
+    assert_eq!(rank_0_stopped_at(&v), (300_300_000, "w.lua:2".to_string()));
+    // left out, the limit is sized to the run: 65,536 for two ranks
+    let (e, _) = stopped(
+        &looping("MGEN_rdma_put(1, 8, 0)"),
+        free,
+        &["--timeout", "60s"],
+        3,
+    );
+    assert!(e.contains("`limits.posts` = 65536 transfers"), "{e}");
+}
+
 #[test]
 fn the_wall_clock_limit_stops_the_network_and_the_scripts() {
     for (lua, sets) in [

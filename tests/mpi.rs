@@ -314,7 +314,7 @@ fn processes_on_threads_write_the_bytes_of_one_thread() {
 }
 
 #[test]
-fn a_script_error_a_deadlock_and_until_on_3_processes_of_2_threads_end_as_in_one() {
+fn a_script_error_a_deadlock_until_and_limits_on_3_processes_of_2_threads_end_as_in_one() {
     let threads = [
         "--threads",
         "2",
@@ -341,6 +341,24 @@ fn a_script_error_a_deadlock_and_until_on_3_processes_of_2_threads_end_as_in_one
     );
     let events = ["--set", "limits.events=3000"];
     same_ending_on(&endless, &events, &threads, "event limit", 3);
+    // ranks that never block (the hang this guards against: they ran on past the limits)
+    let computing = exchange_then("if me % 7 == 2 then while true do MGEN_Comp(1e-9) end end");
+    let unhooked = ["--until", "5us", "--set", "limits.instructions=0"];
+    same_ending_on(&computing, &unhooked, &threads, "simulated-time limit", 3);
+    let sending = exchange_then("while true do MGEN_Send((me + 1) % n, 9, 64) end");
+    let events = [
+        "--set",
+        "limits.events=3000",
+        "--set",
+        "limits.instructions=0",
+    ];
+    same_ending_on(
+        &sending,
+        &events,
+        &threads,
+        "posted more than `limits.events` = 3000",
+        3,
+    );
 }
 
 /// The summary without `host`, stderr, and exit status of `toml` (written in `dir`) run on

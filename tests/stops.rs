@@ -1,5 +1,6 @@
 //! A run that stops early prints the same bytes whatever its partitions and threads: a rank's
-//! error, a deadlock, the instruction limit on ranks that loop in every partition, `--until`,
+//! error, a deadlock, the instruction limit on ranks that loop in every partition, `--until`
+//! (also on ranks that compute or send for ever without blocking), the post limit,
 //! `--timeout` and SIGTERM, each at 1, 2 and 4 partitions on 1 and 2 threads, twice over.
 //! Every output is compared: the text summary and stderr (but the `host` line), every file of
 //! the output folder (`summary.json` but its `host`) and the timeline.
@@ -241,6 +242,44 @@ fn until_stops_every_partitioning_at_the_same_figures() {
     let o = same_everywhere(&s, &["--until", "7us"], None);
     assert_eq!(o.code, Some(3));
     assert!(text(&o, "stdout").contains("PARTIAL"));
+}
+
+/// Ranks that never block, in several partitions: two compute and two send for ever, and
+/// each gives control back at the call that takes its clock past `--until` (no instruction
+/// budget could stop them), so every partitioning stops at the same figures.
+#[test]
+fn ranks_that_compute_or_send_for_ever_stop_at_until_in_every_partitioning() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario(
+        dir.path(),
+        "if me == 3 or me == 300 then while true do MGEN_Comp(1e-9) end end\n\
+         if me == 70 or me == 450 then while true do MGEN_Send((me + 1) % n, 8, 77) end end",
+        "instructions = 0",
+    );
+    let o = same_everywhere(&s, &["--until", "30us"], None);
+    assert_eq!(o.code, Some(3));
+    let err = text(&o, "stderr");
+    assert!(err.contains("simulated-time limit"), "{err}");
+    assert!(text(&o, "stdout").contains("PARTIAL"));
+}
+
+/// Ranks that post puts in an endless loop, in several partitions, at no cost to their
+/// clocks: each is stopped at the put past `limits.posts`, and the lowest is reported.
+#[test]
+fn ranks_that_post_for_ever_stop_at_the_post_limit_in_every_partitioning() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario(
+        dir.path(),
+        "if me % 128 == 5 then while true do MGEN_rdma_put((me + 1) % n, 8, 9) end end",
+        "instructions = 0\nposts = 5000",
+    );
+    let o = same_everywhere(&s, &[], None);
+    assert_eq!(o.code, Some(3));
+    let err = text(&o, "stderr");
+    assert!(
+        err.contains("rank 5 posted more than `limits.posts` = 5000 transfers"),
+        "{err}"
+    );
 }
 
 #[test]

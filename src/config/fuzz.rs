@@ -44,6 +44,7 @@ fn line() -> impl Strategy<Value = String> {
         "instructions",
         "lua_memory",
         "events",
+        "posts",
         "wall_time",
         "simulated_time",
         "link_bandwith",

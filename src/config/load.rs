@@ -245,9 +245,12 @@ impl Scenario {
             return None;
         }
         let mut limits = f.limits;
+        let ranks: u64 = jobs.iter().map(|j| j.workload.ranks).sum();
         if limits.lua_memory == super::LUA_MEMORY_FOR_THE_RUN {
-            let ranks: u64 = jobs.iter().map(|j| j.workload.ranks).sum();
             limits.lua_memory = super::lua_memory_for(ranks, crate::host::machine_memory());
+        }
+        if limits.posts == super::POSTS_FOR_THE_RUN {
+            limits.posts = super::posts_for(ranks);
         }
         Some(Scenario {
             path: path.to_path_buf(),

@@ -236,6 +236,11 @@ pub(crate) struct Limits {
     pub(crate) lua_memory: Bytes,
     /// Events the engine may process.
     pub(crate) events: u64,
+    /// Transfers (puts, gets, sends) a rank may post between two calls that give control
+    /// back to the engine. Catches a rank that posts in an endless loop, whose transfers
+    /// would fill the memory long before `instructions` stops it (about 100 bytes each);
+    /// by default sized to the run when the scenario is read ([`posts_for`]).
+    pub(crate) posts: u64,
     /// Wall-clock time the run may take (`mgensim run --timeout` sets it).
     pub(crate) wall_time: Time,
     /// Simulated time the run may reach: every event up to it is processed, none after it.
@@ -251,6 +256,7 @@ impl Default for Limits {
             instructions: 1_000_000_000,
             lua_memory: LUA_MEMORY_FOR_THE_RUN,
             events: 0,
+            posts: POSTS_FOR_THE_RUN,
             wall_time: Time::ZERO,
             simulated_time: Time::ZERO,
             time_series_memory: Bytes(768 << 20),
@@ -281,6 +287,17 @@ pub fn scenario_keys() -> Vec<String> {
 /// `limits.lua_memory` left out: sized to the run when the scenario is read
 /// ([`lua_memory_for`]).
 pub(crate) const LUA_MEMORY_FOR_THE_RUN: Bytes = Bytes(u64::MAX);
+
+/// `limits.posts` left out: sized to the run when the scenario is read ([`posts_for`]).
+pub(crate) const POSTS_FOR_THE_RUN: u64 = u64::MAX;
+
+/// The default `limits.posts` for a run of `ranks` ranks: 4 transfers per rank of the run, at
+/// least 65,536. A rank that posts one transfer to every other rank (an all-to-all) before it
+/// waits fits four times over; a rank that posts in an endless loop stops after about 6.5 MB
+/// of transfers in a small run, and every rank of a run doing so after a few hundred MB.
+pub(crate) fn posts_for(ranks: u64) -> u64 {
+    ranks.saturating_mul(4).max(1 << 16)
+}
 
 /// The default `limits.lua_memory` for a run of `ranks` ranks on a machine of `machine`
 /// bytes of memory: 256 MiB and 1 MiB per rank (a rank blocked in a call holds 2-4 KiB; a

@@ -43,14 +43,7 @@ pub(crate) struct Across {
 /// A [`Stop`] as bytes: `(kind, rank, who, time, message, limit)`.
 type StopWire = (u8, Option<u32>, String, u64, String, u8);
 
-const LIMITS: [Limit; 6] = [
-    Limit::Instructions,
-    Limit::LuaMemory,
-    Limit::Events,
-    Limit::WallTime,
-    Limit::SimulatedTime,
-    Limit::Interrupt,
-];
+const LIMITS: [Limit; 7] = Limit::ALL;
 
 fn stop_to_wire(s: &Stop) -> StopWire {
     match s {

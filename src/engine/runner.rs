@@ -90,7 +90,13 @@ impl Runner {
             }
             match self.scripts.resume(r) {
                 // (a script that yielded on its own goes on at its clock)
-                Outcome::Blocked => self.part.borrow_mut().turn_yielded(r),
+                Outcome::Blocked => {
+                    let over = self.part.borrow_mut().turn_yielded(r);
+                    if let Some(limit) = over {
+                        let at = self.location(r);
+                        self.part.borrow_mut().rank_stopped(r, limit, at);
+                    }
+                }
                 Outcome::Finished => self.part.borrow_mut().rank_finished(r),
                 Outcome::Failed(message) => {
                     let (who, time) = self.part.borrow_mut().rank_failed(r);

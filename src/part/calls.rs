@@ -88,6 +88,7 @@ impl Part {
         nic: Option<u32>,
     ) -> i64 {
         let me = self.current;
+        self.watch.turn_posts += 1;
         let dest = self.nodes.job(me).base + dest;
         let pair = self.pick_nics(me, dest, nic);
         let rank = &mut self.ranks[me as usize];
@@ -163,6 +164,11 @@ impl Part {
         block: bool,
     ) -> Result<Option<StatusValues>, CallError> {
         let me = self.current;
+        if block && self.pause_due() {
+            // (the rank gives control back first, waiting for nothing: `Watch::pause_due`; it
+            // asks again if it is ever resumed)
+            return Ok(None);
+        }
         let seq = match split_request(request) {
             Some((r, seq)) if r == me => seq,
             Some((owner, _)) => return Err(CallError::RequestOfOther { request, owner, me }),

@@ -83,19 +83,35 @@ impl Part {
         }
         self.current = r;
         self.ranks[r as usize].status = Status::Running;
+        self.watch.turn_posts = 0;
+        self.watch.over_posts = None;
         self.trace_wake(r);
         true
     }
 
-    /// Rank `r`'s script yielded: if it did so on its own (it still runs, it waits for
-    /// nothing), it goes on at its clock.
+    /// Whether the running rank must give control back before its next call
+    /// ([`Watch::pause_due`](crate::limits::Watch::pause_due)): asked after each call that
+    /// advances its clock or posts a transfer, and before each wait.
     #[inline]
-    pub(crate) fn turn_yielded(&mut self, r: u32) {
+    pub(crate) fn pause_due(&mut self) -> bool {
+        let clock = self.ranks[self.current as usize].clock;
+        self.watch.pause_due(clock)
+    }
+
+    /// Rank `r`'s script yielded: if it did so on its own (it still runs, it waits for
+    /// nothing), it goes on at its clock. The limit it gave control back for, if its turn
+    /// posted more transfers than a limit allows: the engine then stops it there.
+    #[inline]
+    pub(crate) fn turn_yielded(&mut self, r: u32) -> Option<Limit> {
         let rank = &mut self.ranks[r as usize];
         if rank.status == Status::Running {
+            if let Some(l) = self.watch.over_posts.take() {
+                return Some(l);
+            }
             let clock = rank.clock;
             rank.wake(r, clock, &mut self.queue);
         }
+        None
     }
 
     /// Rank `r`'s script ended.

@@ -16,6 +16,7 @@ impl Part {
         nic: Option<u32>,
     ) -> i64 {
         let me = self.current;
+        self.watch.turn_posts += 1;
         let peer = self.nodes.job(me).base + peer;
         let nics = self.pick_nics(me, peer, nic);
         let rank = &mut self.ranks[me as usize];

@@ -3,7 +3,13 @@
 //! `MGEN_rdma_poll`, `MGEN_acp_complete`), messages (`MGEN_Isend`, `MGEN_Irecv`,
 //! `MGEN_Wait`, `MGEN_Waitall`), `MGEN_Comp`, `MGEN_Comm_rank`, `MGEN_Comm_size` and the
 //! regions (`MGEN_region_begin`, `MGEN_region_end`), which every collective of `mgen.coll`
-//! calls.
+//! calls; and `MGEN_acp_copy`, which always hands the call on.
+//!
+//! A call that advances the rank's clock or posts a transfer gives control back to the engine
+//! when the limits say so (`Watch::pause_due`: its clock past `limits.simulated_time`, or its
+//! turn past `limits.events` posts), even if it never blocks: it yields, and returns its
+//! results when resumed. So a rank that computes or sends in an endless loop stops at the
+//! limits, at the same call on any partitioning.
 //!
 //! A barrier, an all-to-all or a replayed trace is little more than these calls, and through
 //! mlua each one costs a protected call frame, argument conversion into `Value`s and, for the
@@ -60,6 +66,7 @@ fn function(c: Call) -> Option<ffi::lua_CFunction> {
         Call::Wait => wait::wait,
         Call::Waitall => wait::waitall,
         Call::Comp => comp,
+        Call::Copy => acp_copy,
         Call::CommRank => comm_rank,
         Call::CommSize => comm_size,
         Call::RegionBegin => region_begin,
@@ -274,8 +281,34 @@ unsafe fn full(l: *mut lua_State) -> c_int {
         ffi::lua_pushvalue(l, FULL);
         ffi::lua_insert(l, 1);
         ffi::lua_callk(l, n, ffi::LUA_MULTRET, 0, Some(full_done));
-        ffi::lua_gettop(l)
+        let n = ffi::lua_gettop(l);
+        let pause = with_part(l, |w| Some(w.pause_due())).unwrap_or(false);
+        give(l, n, pause)
     }
+}
+
+/// Returns the `n` values on the stack's top to the script, unless the rank must first give
+/// control back to the engine (`pause`, [`Part::pause_due`]): it then yields, and returns
+/// them once resumed (which a rank past the limits never is).
+#[inline]
+unsafe fn give(l: *mut lua_State, n: c_int, pause: bool) -> c_int {
+    // SAFETY: `l` is the state of the C closure that called this, `n` values on its stack's
+    // top; the yield (the C function's return) keeps them there for `given`.
+    unsafe {
+        if pause {
+            return ffi::lua_yieldk(l, 0, n as ffi::lua_KContext, Some(given));
+        }
+        n
+    }
+}
+
+/// After [`give`]'s yield: the `n` values it kept (its context) are the stack's top.
+unsafe extern "C-unwind" fn given(
+    _l: *mut lua_State,
+    _status: c_int,
+    ctx: ffi::lua_KContext,
+) -> c_int {
+    ctx as c_int
 }
 
 /// After a yield in the full function: its results are the stack.
@@ -309,7 +342,24 @@ unsafe fn post_args(l: *mut lua_State) -> Option<(i64, i64, i64, Option<i64>)> {
     }
 }
 
-/// Returns an integer (a post's handle, a rank), or hands the call to the full function.
+/// Returns a post's handle, giving control back first if the rank must ([`give`]), or hands
+/// the call to the full function.
+#[inline]
+unsafe fn push_handle(l: *mut lua_State, posted: Option<(i64, bool)>) -> c_int {
+    // SAFETY: `l` is the state of the C closure that called this (see `install`), with its
+    // upvalues, a free slot for the integer.
+    unsafe {
+        match posted {
+            Some((h, pause)) => {
+                ffi::lua_pushinteger(l, h);
+                give(l, 1, pause)
+            }
+            None => full(l),
+        }
+    }
+}
+
+/// Returns an integer (a rank, a size), or hands the call to the full function.
 #[inline]
 unsafe fn push_int(l: *mut lua_State, value: Option<i64>) -> c_int {
     // SAFETY: `l` is the state of the C closure that called this (see `install`), with its
@@ -343,10 +393,11 @@ unsafe fn transfer(l: *mut lua_State, kind: OpKind, func: &str) -> c_int {
                 let peer = calls::rank(peer, size, "").ok()?;
                 let bytes = calls::bytes(bytes, w.max_bytes()).ok()?;
                 let nic = calls::nic(nic, nics).ok()?;
-                Some(w.issue(kind, peer, bytes, tag, nic))
+                let h = w.issue(kind, peer, bytes, tag, nic);
+                Some((h, w.pause_due()))
             })
         });
-        push_int(l, handle)
+        push_handle(l, handle)
     }
 }
 
@@ -441,10 +492,11 @@ unsafe extern "C-unwind" fn isend(l: *mut lua_State) -> c_int {
                 let nic = calls::nic(nic, nics).ok()?;
                 let bytes = calls::bytes(bytes, w.max_bytes()).ok()?;
                 let tag = calls::send_tag(tag).ok()?;
-                Some(w.isend(Api::Isend, dest, bytes, tag, nic))
+                let h = w.isend(Api::Isend, dest, bytes, tag, nic);
+                Some((h, w.pause_due()))
             })
         });
-        push_int(l, handle)
+        push_handle(l, handle)
     }
 }
 
@@ -470,10 +522,11 @@ unsafe extern "C-unwind" fn irecv(l: *mut lua_State) -> c_int {
                 };
                 let bytes = calls::bytes(bytes, w.max_bytes()).ok()?;
                 let tag = calls::recv_tag(tag).ok()?;
-                Some(w.irecv(Api::Irecv, src, bytes, tag))
+                let h = w.irecv(Api::Irecv, src, bytes, tag);
+                Some((h, w.pause_due()))
             })
         });
-        push_int(l, handle)
+        push_handle(l, handle)
     }
 }
 
@@ -498,12 +551,25 @@ unsafe extern "C-unwind" fn comp(l: *mut lua_State) -> c_int {
             return full(l);
         }
         let seconds = ffi::lua_tonumberx(l, 1, std::ptr::null_mut());
-        let done = guarded(l, "MGEN_Comp", || with_part(l, |w| w.compute(seconds).ok()));
+        let done = guarded(l, "MGEN_Comp", || {
+            with_part(l, |w| {
+                w.compute(seconds).ok()?;
+                Some(w.pause_due())
+            })
+        });
         match done {
-            Some(()) => 0,
+            Some(pause) => give(l, 0, pause),
             None => full(l),
         }
     }
+}
+
+/// `MGEN_acp_copy(src, dst, bytes, tag?, nic?)`: the full function's put or get, after which
+/// the rank gives control back if it must ([`full`]).
+unsafe extern "C-unwind" fn acp_copy(l: *mut lua_State) -> c_int {
+    // SAFETY: `l` is the state Lua called this C closure on (made by `install`: upvalue 1 the
+    // `Part`, 2 the full function), its arguments on the stack.
+    unsafe { full(l) }
 }
 
 /// `MGEN_Comm_rank(comm?)`: the rank's number in its job.
@@ -599,7 +665,7 @@ mod tests {
                 fast.push(c.name());
             }
         }
-        assert_eq!(fast.len(), 14, "{fast:?}");
+        assert_eq!(fast.len(), 15, "{fast:?}");
         assert!(hands_on("MGEN_rdma_put") && hands_on("MGEN_Waitall"));
         assert!(!hands_on("MGEN_trace_next") && !hands_on("MGEN_Wtime"));
         assert!(!hands_on("MGEN_Test") && !hands_on("print"));
