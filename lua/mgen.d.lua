@@ -185,7 +185,9 @@ function MGEN_Wait(request, status) end
 function MGEN_Waitall(requests, statuses) end
 
 ---Whether `request` is complete at this rank's clock: `true, status` (the request is then
----done, as after MGEN_Wait) or `false`. Costs no simulated time.
+---done, as after MGEN_Wait) or `false`. Costs no simulated time, so a loop that only tests
+---never lets time pass: put `MGEN_Comp` in it. The 1,048,576th test in a row at one clock of
+---the rank that finds the request not complete is an error.
 ---@param request MGEN_request
 ---@return boolean done
 ---@return MGEN_status? status

@@ -9,6 +9,7 @@
 
 use crate::config::Limits;
 use crate::units::Time;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -166,7 +167,14 @@ pub(crate) struct Watch {
     /// The limit the running rank gave control back for, if its turn posted more than
     /// [`Watch::post_limit`] transfers (the engine then stops it there).
     pub(crate) over_posts: Option<Limit>,
+    /// Per rank whose last `MGEN_Test` found its request not complete: that test's clock and
+    /// how many tests in a row found it so at that clock ([`Watch::tested_still`]).
+    tests_still: BTreeMap<u32, (Time, u32)>,
 }
+
+/// Tests in a row a rank may make at one clock of its own before it is an error
+/// ([`Watch::tested_still`]).
+pub(crate) const TESTS_AT_ONE_CLOCK: u32 = 1 << 20;
 
 /// The fewest transfers a rank may post in one turn, and the limit that says so.
 fn post_limit(limits: &Limits) -> (u64, Limit) {
@@ -202,7 +210,28 @@ impl Watch {
             post_limit_is: post_limit(limits).1,
             turn_posts: 0,
             over_posts: None,
+            tests_still: BTreeMap::new(),
         }
+    }
+
+    /// Rank `r`'s `MGEN_Test` at its clock `clock` found its request complete (`done`) or
+    /// not. `MGEN_Test` costs no simulated time, so a rank that tests in a loop and does
+    /// nothing else never lets its clock, nor the run's time, pass: after
+    /// [`TESTS_AT_ONE_CLOCK`] tests in a row at one clock that found nothing (`Some`: that
+    /// count), the request can only be waited for for ever and the test is an error. Counted
+    /// per rank from its own tests, so the same test is the error on any partitioning.
+    /// O(log n) in the ranks testing at once.
+    pub(crate) fn tested_still(&mut self, r: u32, clock: Time, done: bool) -> Option<u32> {
+        if done {
+            self.tests_still.remove(&r);
+            return None;
+        }
+        let e = self.tests_still.entry(r).or_insert((clock, 0));
+        if e.0 != clock {
+            *e = (clock, 0);
+        }
+        e.1 += 1;
+        (e.1 >= TESTS_AT_ONE_CLOCK).then_some(e.1)
     }
 
     /// Whether the running rank, its clock at `clock` after a call, must give control back
@@ -328,6 +357,22 @@ mod tests {
         });
         w.turn_posts = u64::MAX - 1;
         assert!(!w.pause_due(Time::HORIZON));
+    }
+
+    /// Tests that find nothing at one clock count up to the bound; a test at another clock,
+    /// or one that finds its request complete, starts the count again; ranks count apart.
+    #[test]
+    fn tests_at_one_clock_count_per_rank_until_the_clock_moves() {
+        let mut w = Watch::new(&Limits::default());
+        let t = Time::from_us(1);
+        for _ in 1..TESTS_AT_ONE_CLOCK {
+            assert_eq!(w.tested_still(3, t, false), None);
+        }
+        assert_eq!(w.tested_still(7, t, false), None);
+        assert_eq!(w.tested_still(3, t, false), Some(TESTS_AT_ONE_CLOCK));
+        assert_eq!(w.tested_still(3, Time::from_us(2), false), None);
+        assert_eq!(w.tested_still(3, Time::from_us(2), true), None);
+        assert_eq!(w.tested_still(3, Time::from_us(2), false), None);
     }
 
     #[test]

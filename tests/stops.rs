@@ -1,6 +1,7 @@
 //! A run that stops early prints the same bytes whatever its partitions and threads: a rank's
 //! error, a deadlock, the instruction limit on ranks that loop in every partition, `--until`
-//! (also on ranks that compute or send for ever without blocking), the post limit,
+//! (also on ranks that compute or send for ever without blocking), the post limit, a rank
+//! testing at a standing clock,
 //! `--timeout` and SIGTERM, each at 1, 2 and 4 partitions on 1 and 2 threads, twice over.
 //! Every output is compared: the text summary and stderr (but the `host` line), every file of
 //! the output folder (`summary.json` but its `host`) and the timeline.
@@ -279,6 +280,32 @@ fn ranks_that_post_for_ever_stop_at_the_post_limit_in_every_partitioning() {
     assert!(
         err.contains("rank 5 posted more than `limits.posts` = 5000 transfers"),
         "{err}"
+    );
+}
+
+/// A rank that tests a request in a loop and does nothing else never lets its clock pass
+/// (`MGEN_Test` costs no simulated time), so no limit of simulated time could stop it: its
+/// 1,048,576th test in a row at one clock is an error, the same test on every partitioning
+/// (the profile counts every one).
+#[test]
+fn a_rank_that_tests_at_a_standing_clock_fails_at_the_same_test_in_every_partitioning() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = scenario(
+        dir.path(),
+        "if me == 77 then local r = MGEN_Irecv(0, 8, 99); while not MGEN_Test(r) do end end",
+        "",
+    );
+    let o = same_everywhere(&s, &["--until", "1ms"], None);
+    assert_eq!(o.code, Some(1));
+    let err = text(&o, "stderr");
+    assert!(
+        err.contains("rank 77 failed") && err.contains("tested 1048576 times in a row"),
+        "{err}"
+    );
+    assert!(
+        text(&o, "stdout").contains("1048576 calls on 1 rank"),
+        "{}",
+        text(&o, "stdout")
     );
 }
 

@@ -41,6 +41,8 @@ pub(crate) enum CallError {
     NotARequest { request: i64, me: u32 },
     #[error("request {request} is not pending on rank {me} (already waited for?)")]
     NotPending { request: i64, me: u32 },
+    #[error("request {request} was tested {times} times in a row at simulated time {at}, and the rank's clock stood still: MGEN_Test costs no simulated time, so a loop of tests alone never lets time pass and the request can never complete (an endless loop?); let time pass in the loop (MGEN_Comp) or wait with MGEN_Wait")]
+    TestedStill { request: i64, times: u32, at: Time },
     #[error("a message of {had} bytes from rank {from} (tag {tag}) is longer than its receive")]
     Truncated { had: u64, from: u32, tag: i64 },
     #[error("the second argument is MGEN_STATUS_IGNORE or nothing, got {0}")]

@@ -186,7 +186,15 @@ impl Part {
             p.call(me, Api::Test, 0);
         }
         let rank = &mut self.ranks[me as usize];
-        match self.mpi.take(rank, seq) {
+        let taken = self.mpi.take(rank, seq);
+        if call == Call::Test {
+            let done = !matches!(taken, Ok(None));
+            if let Some(times) = self.watch.tested_still(me, rank.clock, done) {
+                let at = rank.clock;
+                return Err(CallError::TestedStill { request, times, at });
+            }
+        }
+        match taken {
             Err(_) => Err(CallError::NotPending { request, me }),
             Ok(Some(st)) => {
                 let source = st.source - self.nodes.job(me).base;
