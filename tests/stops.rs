@@ -169,36 +169,30 @@ fn text(o: &Outputs, name: &str) -> String {
 
 #[test]
 fn a_script_error_stops_every_partitioning_at_the_same_figures() {
-    let dir = tempfile::tempdir().unwrap();
     // two ranks fail, in different partitions: rank 400 first (its clock is earlier)
-    let s = scenario(
-        dir.path(),
+    let (err, summary) = ends_alike(
         "if me == 100 then MGEN_Comp(2e-6) error('late') end\n\
          if me == 400 then MGEN_Comp(1e-6) error('early') end",
         "",
+        &[],
+        None,
+        1,
     );
-    let o = same_everywhere(&s, &[], None);
-    assert_eq!(o.code, Some(1));
-    let err = text(&o, "stderr");
     assert!(err.contains("rank 400 failed at simulated time"), "{err}");
     assert!(err.contains("early"), "{err}");
-    let summary = text(&o, "stdout");
     assert!(summary.contains("rank 400 failed"), "{summary}");
 }
 
 #[test]
 fn a_deadlock_is_counted_over_every_partition() {
-    let dir = tempfile::tempdir().unwrap();
     // rank 300 waits for a message that rank 2 sends with another tag
-    let s = scenario(
-        dir.path(),
+    let (err, summary) = ends_alike(
         "if me == 300 then MGEN_Recv(2, 8, 1) end\nif me == 2 then MGEN_Send(300, 8, 2) end",
         "",
+        &[],
+        None,
+        1,
     );
-    let o = same_everywhere(&s, &[], None);
-    assert_eq!(o.code, Some(1));
-    let err = text(&o, "stderr");
-    let summary = text(&o, "stdout");
     assert!(err.contains("deadlock at simulated time"), "{err}");
     // every rank's puts are counted, whichever partition made them: 512 puts around the ring
     assert!(summary.contains("512 puts/gets"), "{summary}");
@@ -220,15 +214,13 @@ fn a_deadlock_is_counted_over_every_partition() {
 
 #[test]
 fn ranks_that_loop_in_every_partition_stop_at_the_instruction_limit() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = scenario(
-        dir.path(),
+    let (err, _) = ends_alike(
         "if me % 128 == 5 then while true do end end",
         "instructions = 2000000",
+        &[],
+        None,
+        3,
     );
-    let o = same_everywhere(&s, &[], None);
-    assert_eq!(o.code, Some(3));
-    let err = text(&o, "stderr");
     // ranks 5, 133, 261 and 389 loop from the same time: the lowest is reported
     assert!(
         err.contains("rank 5 ran more than 2000000 Lua instructions"),
@@ -238,11 +230,8 @@ fn ranks_that_loop_in_every_partition_stop_at_the_instruction_limit() {
 
 #[test]
 fn until_stops_every_partitioning_at_the_same_figures() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = scenario(dir.path(), "MGEN_Comp(1e-6)", "");
-    let o = same_everywhere(&s, &["--until", "7us"], None);
-    assert_eq!(o.code, Some(3));
-    assert!(text(&o, "stdout").contains("PARTIAL"));
+    let (_, summary) = ends_alike("MGEN_Comp(1e-6)", "", &["--until", "7us"], None, 3);
+    assert!(summary.contains("PARTIAL"));
 }
 
 /// Ranks that never block, in several partitions: two compute and two send for ever, and
@@ -250,33 +239,29 @@ fn until_stops_every_partitioning_at_the_same_figures() {
 /// budget could stop them), so every partitioning stops at the same figures.
 #[test]
 fn ranks_that_compute_or_send_for_ever_stop_at_until_in_every_partitioning() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = scenario(
-        dir.path(),
+    let (err, summary) = ends_alike(
         "if me == 3 or me == 300 then while true do MGEN_Comp(1e-9) end end\n\
          if me == 70 or me == 450 then while true do MGEN_Send((me + 1) % n, 8, 77) end end",
         "instructions = 0",
+        &["--until", "30us"],
+        None,
+        3,
     );
-    let o = same_everywhere(&s, &["--until", "30us"], None);
-    assert_eq!(o.code, Some(3));
-    let err = text(&o, "stderr");
     assert!(err.contains("simulated-time limit"), "{err}");
-    assert!(text(&o, "stdout").contains("PARTIAL"));
+    assert!(summary.contains("PARTIAL"));
 }
 
 /// Ranks that post puts in an endless loop, in several partitions, at no cost to their
 /// clocks: each is stopped at the put past `limits.posts`, and the lowest is reported.
 #[test]
 fn ranks_that_post_for_ever_stop_at_the_post_limit_in_every_partitioning() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = scenario(
-        dir.path(),
+    let (err, _) = ends_alike(
         "if me % 128 == 5 then while true do MGEN_rdma_put((me + 1) % n, 8, 9) end end",
         "instructions = 0\nposts = 5000",
+        &[],
+        None,
+        3,
     );
-    let o = same_everywhere(&s, &[], None);
-    assert_eq!(o.code, Some(3));
-    let err = text(&o, "stderr");
     assert!(
         err.contains("rank 5 posted more than `limits.posts` = 5000 transfers"),
         "{err}"
@@ -289,56 +274,58 @@ fn ranks_that_post_for_ever_stop_at_the_post_limit_in_every_partitioning() {
 /// (the profile counts every one).
 #[test]
 fn a_rank_that_tests_at_a_standing_clock_fails_at_the_same_test_in_every_partitioning() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = scenario(
-        dir.path(),
+    let (err, summary) = ends_alike(
         "if me == 77 then local r = MGEN_Irecv(0, 8, 99); while not MGEN_Test(r) do end end",
         "",
+        &["--until", "1ms"],
+        None,
+        1,
     );
-    let o = same_everywhere(&s, &["--until", "1ms"], None);
-    assert_eq!(o.code, Some(1));
-    let err = text(&o, "stderr");
     assert!(
         err.contains("rank 77 failed") && err.contains("tested 1048576 times in a row"),
         "{err}"
     );
-    assert!(
-        text(&o, "stdout").contains("1048576 calls on 1 rank"),
-        "{}",
-        text(&o, "stdout")
-    );
+    assert!(summary.contains("1048576 calls on 1 rank"), "{}", summary);
 }
 
 #[test]
 fn a_timeout_stops_ranks_that_loop_in_every_partition() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = scenario(
-        dir.path(),
+    let (err, _) = ends_alike(
         "if me % 128 == 7 then while true do end end",
         "instructions = 0",
+        &["--timeout", "1s"],
+        None,
+        3,
     );
-    let o = same_everywhere(&s, &["--timeout", "1s"], None);
-    assert_eq!(o.code, Some(3));
-    let err = text(&o, "stderr");
     assert!(err.contains("wall-clock limit"), "{err}");
     assert!(err.contains("rank 7 "), "{err}");
 }
 
 #[test]
 fn sigterm_stops_ranks_that_loop_in_every_partition() {
-    let dir = tempfile::tempdir().unwrap();
-    let s = scenario(
-        dir.path(),
+    let (err, _) = ends_alike(
         "if me % 128 == 9 then while true do end end",
         "instructions = 0",
+        &[],
+        Some((libc::SIGTERM, Duration::from_millis(1500))),
+        130,
     );
-    let o = same_everywhere(&s, &[], Some((libc::SIGTERM, Duration::from_millis(1500))));
-    assert_eq!(o.code, Some(130), "{}", stderr_of(&o));
-    let err = text(&o, "stderr");
     assert!(err.contains("interrupted"), "{err}");
     assert!(err.contains("rank 9 "), "{err}");
 }
 
-fn stderr_of(o: &Outputs) -> String {
-    text(o, "stderr")
+/// The scenario of `tail` and `limits` (see [`scenario`]) run in every layout, as
+/// [`same_everywhere`] runs it; checks its exit code, and returns its stderr and summary.
+fn ends_alike(
+    tail: &str,
+    limits: &str,
+    extra: &[&str],
+    signal: Option<(libc::c_int, Duration)>,
+    code: i32,
+) -> (String, String) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let o = same_everywhere(&scenario(dir.path(), tail, limits), extra, signal);
+    let err = text(&o, "stderr");
+    assert_eq!(o.code, Some(code), "{err}");
+    (err, text(&o, "stdout"))
 }
