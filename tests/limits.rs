@@ -410,13 +410,9 @@ fn a_rank_that_never_blocks_stops_at_the_call_that_passes_until() {
 #[test]
 fn a_rank_that_posts_in_an_endless_loop_stops_at_the_post_or_event_limit() {
     let free = "[network]\ndims = [2]\n[workload]\nscript = 'w.lua'\n[limits]\ninstructions = 0\n";
-    let lua = looping("MGEN_rdma_put(1, 8, 0)");
-    let (e, v) = stopped(
-        &lua,
-        &format!("{free}posts = 3000\n"),
-        &["--timeout", "60s"],
-        3,
-    );
+    // (a stop within a minute, with status 3)
+    let run = |lua: &str, toml: &str| stopped(&looping(lua), toml, &["--timeout", "60s"], 3);
+    let (e, v) = run("MGEN_rdma_put(1, 8, 0)", &format!("{free}posts = 3000\n"));
     assert!(
         e.contains("post limit") && e.contains("rank 0 posted more than `limits.posts` = 3000"),
         "{e}"
@@ -430,12 +426,9 @@ fn a_rank_that_posts_in_an_endless_loop_stops_at_the_post_or_event_limit() {
     assert_eq!(v["network"]["transfers"], 3001, "{}", v["network"]);
 
     // with 300 ns a send, the 1,001st send ends at 300.3 us
-    let lua = looping("MGEN_Send(1, 8, 0)");
-    let (e, v) = stopped(
-        &lua,
+    let (e, v) = run(
+        "MGEN_Send(1, 8, 0)",
         &format!("{SLOW_CALLS}events = 1000\n"),
-        &["--timeout", "60s"],
-        3,
     );
     assert!(
         e.contains("event limit") && e.contains("rank 0 posted more than `limits.events` = 1000"),
@@ -443,12 +436,7 @@ fn a_rank_that_posts_in_an_endless_loop_stops_at_the_post_or_event_limit() {
     );
     assert_eq!(rank_0_stopped_at(&v), (300_300_000, "w.lua:2".to_string()));
     // left out, the limit is sized to the run: 65,536 for two ranks
-    let (e, _) = stopped(
-        &looping("MGEN_rdma_put(1, 8, 0)"),
-        free,
-        &["--timeout", "60s"],
-        3,
-    );
+    let (e, _) = run("MGEN_rdma_put(1, 8, 0)", free);
     assert!(e.contains("`limits.posts` = 65536 transfers"), "{e}");
 }
 
