@@ -386,6 +386,12 @@ fn a_rank_that_never_blocks_stops_at_the_call_that_passes_until() {
         ("MGEN_Send(1, 8, 0)", 2_100_000),
         ("MGEN_Wait(MGEN_Isend(1, 8, 0))", 2_100_000),
         ("MGEN_Waitall({MGEN_Isend(1, 8, 0)})", 2_100_000),
+        // (inside a coroutine of the script's: the rank yields, not only the coroutine)
+        (
+            "coroutine.wrap(function() while true do MGEN_Comp(1e-9) end end)() \
+             MGEN_report('escaped', 1)",
+            2_001_000,
+        ),
     ] {
         let (e, v) = stopped(
             &looping(body),
@@ -400,6 +406,7 @@ fn a_rank_that_never_blocks_stops_at_the_call_that_passes_until() {
             (clock, "w.lua:2".to_string()),
             "{body}"
         );
+        assert!(v["metrics"].get("escaped").is_none(), "{body}");
     }
 }
 
@@ -435,6 +442,15 @@ fn a_rank_that_posts_in_an_endless_loop_stops_at_the_post_or_event_limit() {
         "{e}"
     );
     assert_eq!(rank_0_stopped_at(&v), (300_300_000, "w.lua:2".to_string()));
+    // inside a coroutine of the script's, the rank is stopped, not the coroutine
+    let (e, v) = run(
+        "coroutine.wrap(function() while true do MGEN_rdma_put(1, 8, 0) end end)() \
+         MGEN_report('escaped', 1)",
+        &format!("{free}posts = 100\n"),
+    );
+    assert!(e.contains("posted more than `limits.posts` = 100"), "{e}");
+    assert_eq!(v["network"]["transfers"], 101);
+    assert!(v["metrics"].get("escaped").is_none());
     // left out, the limit is sized to the run: 65,536 for two ranks
     let (e, _) = run("MGEN_rdma_put(1, 8, 0)", free);
     assert!(e.contains("`limits.posts` = 65536 transfers"), "{e}");

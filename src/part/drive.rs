@@ -92,10 +92,31 @@ impl Part {
     /// Whether the running rank must give control back before its next call
     /// ([`Watch::pause_due`](crate::limits::Watch::pause_due)): asked after each call that
     /// advances its clock or posts a transfer, and before each wait.
+    ///
+    /// If so, the engine takes the rank, as `MGEN_Test` takes it (so that a coroutine of the
+    /// script's own yields the rank in turn, `raw.engine_took`): past the time limit it is
+    /// woken at its clock, past the limit, which the run never reaches; past a post limit it
+    /// is not woken, and the engine stops it once it has yielded ([`Part::turn_yielded`]).
     #[inline]
     pub(crate) fn pause_due(&mut self) -> bool {
         let clock = self.ranks[self.current as usize].clock;
-        self.watch.pause_due(clock)
+        if !self.watch.pause_due(clock) {
+            return false;
+        }
+        self.pause_taken();
+        true
+    }
+
+    #[cold]
+    fn pause_taken(&mut self) {
+        let me = self.current;
+        let rank = &mut self.ranks[me as usize];
+        if self.watch.over_posts.is_some() {
+            rank.status = Status::Ready;
+        } else {
+            let clock = rank.clock;
+            rank.wake(me, clock, &mut self.queue);
+        }
     }
 
     /// Rank `r`'s script yielded: if it did so on its own (it still runs, it waits for
@@ -105,13 +126,10 @@ impl Part {
     pub(crate) fn turn_yielded(&mut self, r: u32) -> Option<Limit> {
         let rank = &mut self.ranks[r as usize];
         if rank.status == Status::Running {
-            if let Some(l) = self.watch.over_posts.take() {
-                return Some(l);
-            }
             let clock = rank.clock;
             rank.wake(r, clock, &mut self.queue);
         }
-        None
+        self.watch.over_posts.take()
     }
 
     /// Rank `r`'s script ended.
