@@ -451,9 +451,9 @@ fn a_rank_that_posts_in_an_endless_loop_stops_at_the_post_or_event_limit() {
     assert!(e.contains("posted more than `limits.posts` = 100"), "{e}");
     assert_eq!(v["network"]["transfers"], 101);
     assert!(v["metrics"].get("escaped").is_none());
-    // left out, the limit is sized to the run: 65,536 for two ranks
+    // left out, the limit is sized to the run: 16,384 for two ranks
     let (e, _) = run("MGEN_rdma_put(1, 8, 0)", free);
-    assert!(e.contains("`limits.posts` = 65536 transfers"), "{e}");
+    assert!(e.contains("`limits.posts` = 16384 transfers"), "{e}");
 }
 
 #[test]

@@ -291,12 +291,13 @@ pub(crate) const LUA_MEMORY_FOR_THE_RUN: Bytes = Bytes(u64::MAX);
 /// `limits.posts` left out: sized to the run when the scenario is read ([`posts_for`]).
 pub(crate) const POSTS_FOR_THE_RUN: u64 = u64::MAX;
 
-/// The default `limits.posts` for a run of `ranks` ranks: 4 transfers per rank of the run, at
-/// least 65,536. A rank that posts one transfer to every other rank (an all-to-all) before it
-/// waits fits four times over; a rank that posts in an endless loop stops after about 6.5 MB
-/// of transfers in a small run, and every rank of a run doing so after a few hundred MB.
+/// The default `limits.posts` for a run of `ranks` ranks: 2 transfers per rank of the run, at
+/// least 16,384. A rank that posts one transfer to every other rank (an all-to-all) before it
+/// waits fits twice over. A rank that posts in an endless loop stops after about 1.6 MB of
+/// transfers in a small run; if every rank of a run does so at once, each is stopped at the
+/// limit, `ranks` × limit × about 100 bytes in all (a few GB at 4,096 ranks).
 pub(crate) fn posts_for(ranks: u64) -> u64 {
-    ranks.saturating_mul(4).max(1 << 16)
+    ranks.saturating_mul(2).max(1 << 14)
 }
 
 /// The default `limits.lua_memory` for a run of `ranks` ranks on a machine of `machine`
