@@ -520,6 +520,37 @@ fn repo_files(dir: &Path, root: &Path, out: &mut Vec<String>) {
     }
 }
 
+/// Lines a file of code may hold: a reader finds one thing in a file that fits in a sitting.
+const MAX_FILE_LINES: usize = 800;
+
+/// No file of code (Rust, Lua, Python, shell, the `bench/` scripts), source or test, is
+/// longer than [`MAX_FILE_LINES`].
+#[test]
+fn no_file_of_code_is_longer_than_800_lines() {
+    let root = root();
+    let mut files = Vec::new();
+    repo_files(&root, &root, &mut files);
+    let code = |f: &str| {
+        let bench_script = f.starts_with("bench/") && !f[6..].contains(['.', '/']);
+        [".rs", ".lua", ".py", ".sh"].iter().any(|e| f.ends_with(e)) || bench_script
+    };
+    let mut long = Vec::new();
+    for f in files.iter().filter(|f| code(f)) {
+        let Ok(text) = std::fs::read_to_string(root.join(f)) else {
+            continue;
+        };
+        let n = text.lines().count();
+        if n > MAX_FILE_LINES {
+            long.push(format!("{f}: {n} lines"));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "split these (at most {MAX_FILE_LINES} lines a file):\n{}",
+        long.join("\n")
+    );
+}
+
 /// Every backticked file name in the README and docs/ names a file of the repository: a `.rs`
 /// or `.md` file, or a path with a `/` (`lua/mgen.d.lua`, `net/router/`), as written from the
 /// top or as the end of a file's path (`net/router/credit.rs`, `part.rs`). A bare name of

@@ -209,3 +209,15 @@ pub fn puts_and_sends(net: &str, offsets: &[u32], bytes: u32) -> String {
         offsets[0],
     )
 }
+
+/// Makes a FIFO at `p` (in a test's own temporary folder).
+pub fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    // SAFETY: a valid path; mkfifo only reads it
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o644) },
+        0,
+        "mkfifo {}",
+        p.display()
+    );
+}
