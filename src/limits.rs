@@ -190,6 +190,7 @@ fn post_limit(limits: &Limits) -> (u64, Limit) {
 impl Watch {
     /// A watch with no stop yet, for `limits`.
     pub(crate) fn new(limits: &Limits) -> Watch {
+        let (post_limit, post_limit_is) = post_limit(limits);
         Watch {
             interrupt: None,
             deadline: None,
@@ -206,8 +207,8 @@ impl Watch {
             } else {
                 limits.simulated_time
             },
-            post_limit: post_limit(limits).0,
-            post_limit_is: post_limit(limits).1,
+            post_limit,
+            post_limit_is,
             turn_posts: 0,
             over_posts: None,
             tests_still: BTreeMap::new(),

@@ -117,16 +117,16 @@ fn an_output_folder_is_one_set() {
         v.sort();
         v
     };
+    // (a run that must succeed)
+    let run = |args: &[&str]| {
+        let o = common::mgensim_in(d.path(), args);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+    };
     // a folder of mgensim's own: the second run's set replaces the first's whole (its time
     // series, which the second run does not record, goes too)
-    let o = common::mgensim_in(
-        d.path(),
-        &["run", "s.toml", "--out", "o", "--interval", "100ns"],
-    );
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    run(&["run", "s.toml", "--out", "o", "--interval", "100ns"]);
     assert!(names(&d.path().join("o")).contains(&"links_timeseries.csv".to_string()));
-    let o = common::mgensim_in(d.path(), &["run", "s.toml", "--out", "o"]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    run(&["run", "s.toml", "--out", "o"]);
     assert_eq!(
         names(&d.path().join("o")),
         [
@@ -141,18 +141,13 @@ fn an_output_folder_is_one_set() {
     );
     // a folder that also holds the user's files: they stay, the set is replaced around them
     std::fs::write(d.path().join("o/notes.txt"), "mine").unwrap();
-    let o = common::mgensim_in(
-        d.path(),
-        &["run", "s.toml", "--out", "o", "--interval", "100ns"],
-    );
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    run(&["run", "s.toml", "--out", "o", "--interval", "100ns"]);
     assert_eq!(
         std::fs::read_to_string(d.path().join("o/notes.txt")).unwrap(),
         "mine"
     );
     assert!(names(&d.path().join("o")).contains(&"links_timeseries.csv".to_string()));
-    let o = common::mgensim_in(d.path(), &["run", "s.toml", "--out", "o"]);
-    assert!(o.status.success(), "{}", common::stderr(&o));
+    run(&["run", "s.toml", "--out", "o"]);
     assert_eq!(
         names(&d.path().join("o")),
         [

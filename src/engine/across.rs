@@ -43,8 +43,6 @@ pub(crate) struct Across {
 /// A [`Stop`] as bytes: `(kind, rank, who, time, message, limit)`.
 type StopWire = (u8, Option<u32>, String, u64, String, u8);
 
-const LIMITS: [Limit; 7] = Limit::ALL;
-
 fn stop_to_wire(s: &Stop) -> StopWire {
     match s {
         Stop::Script {
@@ -86,7 +84,7 @@ fn stop_of_wire((kind, rank, who, time, message, limit): StopWire) -> Stop {
             detail: message,
         },
         2 => Stop::Limit {
-            limit: LIMITS[(limit as usize).min(LIMITS.len() - 1)],
+            limit: Limit::ALL[(limit as usize).min(Limit::ALL.len() - 1)],
             rank,
             time,
             message,

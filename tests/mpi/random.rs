@@ -220,16 +220,19 @@ macro_rules! families {
 
 families!(torus, mesh, tofu, hyperx, dragonfly, fattree, graph);
 
+/// `s.toml` in `dir`: puts and sends on a ring of 2 routers (2 partitions at most).
+fn two_router_ring(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("s.toml");
+    let text = puts_and_sends("topology = 'torus'\ndims = [2]", &[1], 8);
+    std::fs::write(&path, text).expect("written");
+    path
+}
+
 #[test]
 fn a_network_of_fewer_partitions_than_processes_says_so() {
     // (a ring of 2 routers: 2 partitions at most)
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let path = dir.path().join("s.toml");
-    std::fs::write(
-        &path,
-        puts_and_sends("topology = 'torus'\ndims = [2]", &[1], 8),
-    )
-    .expect("written");
+    let path = two_router_ring(dir.path());
     let path = path.to_str().expect("a path");
     let (one, _) = outputs(path, 0, dir.path(), &[]);
     assert_eq!(compare(path, 3, &one, dir.path(), "a 2-router ring").0, 2);
@@ -241,12 +244,7 @@ fn a_set_up_that_fails_on_every_process_is_said_once() {
     // status, and mpirun, seeing the first of them exit with 1, sends the rest SIGTERM while
     // they finalize MPI: that must not print a second error. A race: ten tries)
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let path = dir.path().join("s.toml");
-    std::fs::write(
-        &path,
-        puts_and_sends("topology = 'torus'\ndims = [2]", &[1], 8),
-    )
-    .expect("written");
+    let path = two_router_ring(dir.path());
     let path = path.to_str().expect("a path");
     for _ in 0..10 {
         let o = super::mgensim(3, &["run", path, "-q"]);

@@ -21,7 +21,7 @@
 //!   are waiting for the dead one in a collective) and exits with 137; nothing is written.
 
 use super::job::{alive_in_session, mgensim_command, signal, Job, Process};
-use super::{run_scenario, run_scenario_with, without_launcher, Files, Ran};
+use super::{exchange_then, run_scenario, run_scenario_with, without_launcher, Files, Ran};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -45,17 +45,9 @@ fn open_mpi_4() -> bool {
 /// forever in Lua (no instruction limit) while the others end. The run is frozen from then
 /// on: wherever it is stopped, it stops at the same simulated instant, with the same figures.
 fn looping(dir: &Path, looper: u32) -> PathBuf {
-    let text = format!(
-        "[network]\ndims = [4, 4, 4]\n[workload]\ncode = '''\n\
-         local me, n = MGEN_Comm_rank(), MGEN_Comm_size()\n\
-         for i = 1, 3 do\n\
-           local r = MGEN_Irecv((me - 1) % n, i, 64)\n\
-           MGEN_Send((me + 1) % n, i, 64)\n\
-           MGEN_Wait(r)\n\
-         end\n\
-         if me == {looper} then print('looping') while true do end end\n'''\n\
-         [limits]\ninstructions = 0\n"
-    );
+    let text = exchange_then(&format!(
+        "if me == {looper} then print('looping') while true do end end"
+    )) + "[limits]\ninstructions = 0\n";
     let path = dir.join("looping.toml");
     std::fs::write(&path, text).expect("written");
     path
