@@ -187,6 +187,25 @@ fn post_limit(limits: &Limits) -> (u64, Limit) {
     }
 }
 
+/// How a process of an MPI job hears that another was interrupted (`engine/world.rs`): a
+/// look that sets this process's interrupt flag when one was, and says whether it is set.
+/// Installed once, by the job; without it (one process) there is nothing to hear.
+static ELSEWHERE: std::sync::OnceLock<fn() -> bool> = std::sync::OnceLock::new();
+
+/// Makes [`Watch::check`] (and [`interrupted_elsewhere`]) hear of other processes through
+/// `look`.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) fn look_elsewhere_with(look: fn() -> bool) {
+    let _ = ELSEWHERE.set(look);
+}
+
+/// Whether another process of the run was interrupted (only the thread that speaks for the
+/// process hears it: `false` on any other, and in a run of one process).
+#[inline]
+pub(crate) fn interrupted_elsewhere() -> bool {
+    ELSEWHERE.get().is_some_and(|look| look())
+}
+
 impl Watch {
     /// A watch with no stop yet, for `limits`.
     pub(crate) fn new(limits: &Limits) -> Watch {
@@ -281,6 +300,7 @@ impl Watch {
             .interrupt
             .as_ref()
             .is_some_and(|f| f.load(Ordering::Relaxed))
+            || interrupted_elsewhere()
         {
             return Some(Limit::Interrupt);
         }

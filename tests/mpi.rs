@@ -127,11 +127,19 @@ fn run_scenario_with(
                 .and_then(|p| p.as_u64())
                 .unwrap_or(0);
             if np > 0 {
-                // (each process on the threads asked: one unless `--threads T` is given)
+                // (each process on the threads asked: one unless `--threads T` is given, or
+                // the scenario's `engine.threads`)
+                let text = std::fs::read_to_string(scenario).unwrap_or_default();
+                let in_scenario = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("threads = "))
+                    .map(|t| t.trim().to_string());
                 let threads = extra
                     .iter()
                     .position(|a| *a == "--threads")
                     .and_then(|i| extra.get(i + 1))
+                    .map(|t| t.to_string())
+                    .or(in_scenario)
                     .map_or(1, |t| t.parse::<u64>().expect("a count"));
                 assert_eq!(h["mpi"], true, "{scenario}");
                 assert_eq!(h["threads"], threads, "{scenario}");

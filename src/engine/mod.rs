@@ -289,6 +289,7 @@ impl Simulation {
 
     /// Stops the run, with a partial report, as soon as `flag` is set (by a Ctrl-C handler).
     pub(crate) fn set_interrupt(&mut self, flag: Arc<AtomicBool>) {
+        world::share_interrupt(&flag);
         for run in &self.runners {
             run.part.borrow_mut().set_interrupt(flag.clone());
         }

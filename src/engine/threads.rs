@@ -129,11 +129,18 @@ struct Gate {
     leader_parked: AtomicBool,
     /// Each helper (once it has started), and whether it is parked (or about to).
     helpers: Vec<(std::sync::OnceLock<std::thread::Thread>, AtomicBool)>,
+    /// Whether the leader, parked, looks every [`LOOK_PERIOD`] for another process's
+    /// interrupt (an MPI process's leader: `engine/world.rs`).
+    looks: bool,
 }
 
+/// How often a parked leader of an MPI process looks for another process's interrupt.
+const LOOK_PERIOD: std::time::Duration = std::time::Duration::from_millis(5);
+
 impl Gate {
-    /// The gate of the calling thread (the leader) and `helpers` more, on a machine of `cores`.
-    fn new(helpers: u32, cores: u32) -> Gate {
+    /// The gate of the calling thread (the leader) and `helpers` more, on a machine of
+    /// `cores`; `looks`: see [`Gate::looks`].
+    fn new(helpers: u32, cores: u32, looks: bool) -> Gate {
         Gate {
             finished: AtomicU32::new(0),
             generation: AtomicU64::new(0),
@@ -143,12 +150,13 @@ impl Gate {
             helpers: (0..helpers)
                 .map(|_| (std::sync::OnceLock::new(), AtomicBool::new(false)))
                 .collect(),
+            looks,
         }
     }
 
     /// Waits until `done()`, spinning and then parking with `parked` set (whoever makes
     /// `done()` true looks at it after, and unparks).
-    fn wait(&self, parked: &AtomicBool, done: impl Fn() -> bool) {
+    fn wait(&self, parked: &AtomicBool, looks: bool, done: impl Fn() -> bool) {
         for _ in 0..self.spins {
             if done() {
                 return;
@@ -161,7 +169,14 @@ impl Gate {
                 parked.store(false, Ordering::Relaxed);
                 return;
             }
-            std::thread::park();
+            if looks {
+                // (an MPI process's leader: a helper may be running a rank that loops in
+                // Lua, which only this process's interrupt flag stops)
+                std::thread::park_timeout(LOOK_PERIOD);
+                crate::limits::interrupted_elsewhere();
+            } else {
+                std::thread::park();
+            }
             parked.store(false, Ordering::Relaxed);
             if done() {
                 return;
@@ -175,7 +190,7 @@ impl Gate {
         let (me, parked) = &self.helpers[h];
         me.get_or_init(std::thread::current);
         loop {
-            self.wait(parked, || {
+            self.wait(parked, false, || {
                 self.generation.load(Ordering::SeqCst) >> 32 != seen
             });
             let word = self.generation.load(Ordering::SeqCst);
@@ -196,7 +211,7 @@ impl Gate {
 
     /// The leader waits until the `count` partitions of the phase are done.
     fn gather(&self, count: u32) {
-        self.wait(&self.leader_parked, || {
+        self.wait(&self.leader_parked, self.looks, || {
             self.finished.load(Ordering::SeqCst) == count
         });
         self.finished.store(0, Ordering::SeqCst);
@@ -277,7 +292,7 @@ impl<'a> Shared<'a> {
             phase: AtomicU32::new(RUN),
             end: AtomicU64::new(0),
             quit: AtomicBool::new(false),
-            gate: Gate::new(helpers, cores),
+            gate: Gate::new(helpers, cores, home.len() < n),
             busy_ns: AtomicU64::new(0),
             home,
         }

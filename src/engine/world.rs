@@ -267,6 +267,16 @@ pub(crate) fn end_job(status: u8) {
     }
 }
 
+/// `flag`, which a signal sets, is also set when another process of the job was interrupted,
+/// and this process tells the others when it is set (`world/mpi_world/notices.rs`). Nothing
+/// in a run of one process.
+pub(crate) fn share_interrupt(flag: &std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    #[cfg(feature = "mpi")]
+    mpi_world::share_interrupt(flag.clone());
+    #[cfg(not(feature = "mpi"))]
+    let _ = flag;
+}
+
 /// Makes SIGINT and SIGTERM do nothing in this process from now on: its part of the job is
 /// over (all it had is with the root, or every output is written and every error printed),
 /// and all that is left is the exit status, MPI's finalize and the exit. A launcher that

@@ -206,6 +206,48 @@ fn sigterm_to_the_looping_root_alone_ends_as_in_one_process() {
     assert!(err.contains("while rank 0 ran"), "{err}");
 }
 
+/// SIGTERM to process 0 alone, which waits in a collective while rank 50 of the third
+/// process loops in Lua: the third process hears of it and stops its rank, as one process
+/// stops it. Each process runs two partitions on `threads` threads (`engine`; the one
+/// process's run is on one thread and one partition, `--threads 1 --partitions 1`).
+fn sigterm_to_a_waiting_process_stops_a_loop_in_another(threads: u32) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let scenario = looping(dir.path(), 50);
+    let text = std::fs::read_to_string(&scenario).expect("written");
+    std::fs::write(
+        &scenario,
+        format!("{text}[engine]\nthreads = {threads}\npartitions = 6\n"),
+    )
+    .expect("written");
+    let (_, err, _) = same_stop(
+        &scenario,
+        &[],
+        &[],
+        |job, procs| {
+            once_printed(job, LOOPING, Duration::from_millis(300));
+            signal(procs[0].pid, libc::SIGTERM);
+        },
+        130,
+        None,
+    );
+    assert!(
+        err.contains("interrupted at simulated time") && err.contains("while rank 50 ran"),
+        "{err}"
+    );
+}
+
+#[test]
+fn sigterm_to_a_waiting_process_stops_a_rank_looping_in_another() {
+    sigterm_to_a_waiting_process_stops_a_loop_in_another(1);
+}
+
+#[test]
+fn sigterm_to_a_waiting_process_stops_a_rank_looping_in_another_on_2_threads() {
+    // (the looping rank may be run by the third process's second thread, while its first,
+    // the only one that speaks MPI, waits for it)
+    sigterm_to_a_waiting_process_stops_a_loop_in_another(2);
+}
+
 #[test]
 fn sigterm_to_mpirun_given_time_to_stop_ends_as_in_one_process() {
     // (mpirun's SIGTERM to its processes comes odls_base_sigkill_timeout = 5 s after the

@@ -4,14 +4,41 @@ use super::{count, displacements, WorldError, PANIC_STATUS};
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::environment::Universe;
+use mpi::request::{LocalScope, Request};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::Threading;
+
+mod notices;
 
 /// A process's membership of its MPI job.
 pub(crate) struct Job {
     /// Held so that MPI is finalized when the job is dropped, after the last collective.
     _universe: Universe,
     comm: SimpleCommunicator,
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        // (before MPI is finalized: the receives of notices still posted are cancelled)
+        notices::close();
+    }
+}
+
+/// Waits for collective `req` to complete, looking at the interrupts meanwhile
+/// (`notices.rs`): a process waiting here for another whose rank runs long in Lua tells it of
+/// its own Ctrl-C, and hears of another's.
+fn wait<'a, D: ?Sized>(mut req: Request<'a, D, &LocalScope<'a>>) {
+    let mut spins = 0u32;
+    loop {
+        match req.test() {
+            Ok(_) => return,
+            Err(r) => req = r,
+        }
+        spins = spins.wrapping_add(1);
+        if spins % notices::LOOK_EVERY == 0 {
+            notices::look();
+        }
+    }
 }
 
 /// Initializes MPI for the calling thread, the only one that will call it.
@@ -35,6 +62,7 @@ pub(super) fn join() -> Result<super::World, WorldError> {
         SimpleCommunicator::world().abort(PANIC_STATUS);
     }));
     let comm = universe.world();
+    notices::open(&comm);
     Ok(super::World {
         inner: super::Inner::Mpi(Job {
             _universe: universe,
@@ -53,15 +81,27 @@ pub(super) fn size(j: &Job) -> u32 {
 
 pub(super) fn min(j: &Job, values: &mut [u64]) {
     let mine = values.to_vec();
-    j.comm
-        .all_reduce_into(&mine[..], values, SystemOperation::min());
+    mpi::request::scope(|scope| {
+        wait(
+            j.comm
+                .immediate_all_reduce_into(scope, &mine[..], values, SystemOperation::min()),
+        )
+    });
 }
 
 pub(super) fn sum(j: &Job, value: u64) -> u64 {
     let mut total = 0u64;
-    j.comm
-        .all_reduce_into(&value, &mut total, SystemOperation::sum());
+    mpi::request::scope(|scope| {
+        wait(
+            j.comm
+                .immediate_all_reduce_into(scope, &value, &mut total, SystemOperation::sum()),
+        )
+    });
     total
+}
+
+pub(super) fn share_interrupt(flag: std::sync::Arc<std::sync::atomic::AtomicBool>) {
+    notices::share(flag);
 }
 
 pub(super) fn abort(j: &Job, status: i32) -> ! {
@@ -84,8 +124,13 @@ pub(super) fn exchange(j: &Job, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, WorldEr
         .map(|b| count(b.len(), WHAT))
         .collect::<Result<Vec<i32>, _>>()?;
     let mut recv_counts = vec![0i32; out.len()];
-    j.comm
-        .all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+    // (the first collective after a window: where a process waits for one still in it)
+    mpi::request::scope(|scope| {
+        wait(
+            j.comm
+                .immediate_all_to_all_into(scope, &send_counts[..], &mut recv_counts[..]),
+        )
+    });
     let (send_displs, _) = displacements(&send_counts, WHAT)?;
     let (recv_displs, total) = displacements(&recv_counts, WHAT)?;
     let send = nonempty(out.concat());
