@@ -165,6 +165,7 @@ pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
                 // launcher starts a process per core)
                 let mut s = s.clone();
                 s.engine.processes = p;
+                s.engine.process = Some(world.rank());
                 s.engine.threads = s.engine.threads.max(1).saturating_mul(p);
                 if s.engine.partitions > 0 && s.engine.partitions < p {
                     anyhow::bail!(

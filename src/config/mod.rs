@@ -359,6 +359,12 @@ pub(crate) struct EngineConfig {
     /// groups share no record: what one needs of another's crosses in the cut messages as
     /// bytes (`cut.rs`), as it would between processes. At least this many partitions.
     pub(crate) processes: u32,
+    /// The MPI process this model is built in (not a key: set by the run started as several
+    /// processes, `run.rs`). A process other than the root writes only its own groups' share
+    /// of the network's per-channel state, and the rest takes no memory in it
+    /// (`Network::new`'s `only_own`).
+    #[serde(skip)]
+    pub(crate) process: Option<u32>,
 }
 
 /// The most threads `engine.threads` may ask for.

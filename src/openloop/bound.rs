@@ -56,7 +56,7 @@ pub(crate) fn ideal_within(
         return None;
     }
     let seed = s.jobs.get(job).map_or(0, |j| j.workload.seed);
-    let mut net = Network::new(&s.topo, &s.network, &s.node, s.power.as_ref(), seed);
+    let mut net = Network::new(&s.topo, &s.network, &s.node, s.power.as_ref(), seed, false);
     let mut sharers = std::collections::HashMap::new();
     for r in base..base + n {
         *sharers.entry(nodes.rank_node[r as usize]).or_insert(0u32) += 1;

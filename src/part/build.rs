@@ -15,7 +15,16 @@ impl Part {
         threads: u32,
     ) -> (Vec<Part>, Partitioning) {
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
-        let net = Network::new(&s.topo, &s.network, &s.node, s.power.as_ref(), seed);
+        // (an MPI process other than the root holds only its own share of the channels)
+        let elsewhere = s.engine.process.filter(|&r| r > 0);
+        let net = Network::new(
+            &s.topo,
+            &s.network,
+            &s.node,
+            s.power.as_ref(),
+            seed,
+            elsewhere.is_some(),
+        );
         let nodes = Arc::new(Nodes::new(s));
         let ranks: Vec<Rank> = nodes
             .jobs
@@ -90,7 +99,11 @@ impl Part {
             .min(s.node.dma_rate())
             .min(s.node.memory_bandwidth);
         let max_bytes = crate::units::max_transfer_bytes(slowest);
-        let nets = net.split(&parts);
+        let nets = net.split(&parts, |p| {
+            elsewhere.is_none_or(|r| {
+                crate::perf::stable::group_of(p as u32, parts.count, parts.processes) == r
+            })
+        });
         let nicss = nics.split(n, parts.processes, &parts.nic);
         let mpis = mpi.split(n, parts.processes);
         let rdmas = if n == 1 {

@@ -25,7 +25,7 @@ pub struct HugePages;
 
 /// Asks the kernel to back the whole huge pages within `[p, p + size)` with huge pages.
 #[inline]
-fn advise(p: *mut u8, size: usize) {
+pub(crate) fn advise(p: *mut u8, size: usize) {
     #[cfg(target_os = "linux")]
     if size >= THRESHOLD && !p.is_null() {
         let start = (p as usize).next_multiple_of(HUGE_PAGE);

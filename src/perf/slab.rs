@@ -26,7 +26,44 @@ use std::marker::PhantomData;
 /// The allocation behind one or more [`Slab`] views: owns the elements and frees them when
 /// dropped (after every view is gone: the engine drops the partitions first).
 pub(crate) struct SlabStore<T> {
-    data: Box<[T]>,
+    ptr: *mut T,
+    len: usize,
+    /// Bytes of pages of its own ([`SlabStore::zeroed`]), else 0: a `Box<[T]>`'s parts.
+    mapped: usize,
+}
+
+// SAFETY: the store owns its elements as a `Box<[T]>` would; views reach them under the
+// module's invariant.
+unsafe impl<T: Send> Send for SlabStore<T> {}
+unsafe impl<T: Send> Sync for SlabStore<T> {}
+
+/// Element types of which all-zero bytes are a value (plain data: integers, bools and arrays
+/// of them, no references, no `Drop`), so that an array of them may start as zero pages the
+/// process never touches ([`SlabStore::zeroed`]).
+///
+/// # Safety
+/// Every field of the type must accept all-zero bytes.
+#[allow(dead_code)] // (a marker used as a bound only, which the lint takes for unused)
+pub(crate) unsafe trait Zeroed {}
+
+// SAFETY: integers
+unsafe impl Zeroed for u32 {}
+unsafe impl Zeroed for u64 {}
+
+impl<T> Drop for SlabStore<T> {
+    fn drop(&mut self) {
+        if self.mapped > 0 {
+            // SAFETY: the pages `zeroed` mapped, unmapped once; their elements need no drop
+            // (`Zeroed`)
+            #[cfg(unix)]
+            unsafe {
+                libc::munmap(self.ptr.cast(), self.mapped);
+            }
+        } else {
+            // SAFETY: the parts of the `Box<[T]>` `new` took apart, put back together once
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.ptr, self.len)) });
+        }
+    }
 }
 
 /// A view of a [`SlabStore`]'s elements (see the module's doc for who may touch which).
@@ -60,16 +97,19 @@ unsafe impl<T: Send> Sync for Slab<T> {}
 impl<T> SlabStore<T> {
     /// A store of the elements of `v`.
     pub(crate) fn new(v: Vec<T>) -> SlabStore<T> {
+        let data = Box::into_raw(v.into_boxed_slice());
         SlabStore {
-            data: v.into_boxed_slice(),
+            ptr: data.cast(),
+            len: data.len(),
+            mapped: 0,
         }
     }
 
     /// A view of every element, for the partition (or the whole run) that will use it.
     pub(crate) fn view(&mut self) -> Slab<T> {
         Slab {
-            ptr: self.data.as_mut_ptr(),
-            len: self.data.len(),
+            ptr: self.ptr,
+            len: self.len,
             #[cfg(debug_assertions)]
             owner: std::ptr::null(),
             #[cfg(debug_assertions)]
@@ -83,7 +123,53 @@ impl<T> SlabStore<T> {
     /// The elements, for a reader that holds the store (no partition runs).
     #[cfg(test)]
     pub(crate) fn as_slice(&self) -> &[T] {
-        &self.data
+        // SAFETY: `len` elements from `ptr`, all values (`new`'s, or zero bytes: `Zeroed`)
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T: Zeroed> SlabStore<T> {
+    /// `n` elements of zero bytes, in pages of their own that take no memory until they are
+    /// first written: a process that writes only its own partitions' elements (an MPI
+    /// process, `net/router/build.rs`) holds only those pages. Large stores are advised onto
+    /// huge pages, as the allocator advises large blocks (`perf/hugepages.rs`).
+    pub(crate) fn zeroed(n: usize) -> SlabStore<T> {
+        const { assert!(!std::mem::needs_drop::<T>() && std::mem::align_of::<T>() <= 4096) };
+        let bytes = n * std::mem::size_of::<T>();
+        #[cfg(unix)]
+        if bytes > 0 {
+            // SAFETY: a fresh private anonymous mapping (zero-filled, page-aligned), owned by
+            // the store from here on
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    bytes,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                std::alloc::handle_alloc_error(
+                    std::alloc::Layout::from_size_align(bytes, 4096).expect("a layout"),
+                );
+            }
+            super::hugepages::advise(p.cast(), bytes);
+            return SlabStore {
+                ptr: p.cast(),
+                len: n,
+                mapped: bytes,
+            };
+        }
+        // (no pages of its own: zeroed elements from the allocator)
+        let mut v = Vec::with_capacity(n);
+        // SAFETY: zero bytes are a value of `T` (`Zeroed`); the capacity is `n`
+        unsafe {
+            std::ptr::write_bytes(v.as_mut_ptr(), 0, n);
+            v.set_len(n);
+        }
+        SlabStore::new(v)
     }
 }
 
@@ -208,6 +294,19 @@ impl<T> Clone for SharedVec<T> {
     }
 }
 
+impl<T: Zeroed> SharedVec<T> {
+    /// `n` elements of zero bytes that take memory only where they are written
+    /// ([`SlabStore::zeroed`]).
+    pub(crate) fn zeroed(n: usize) -> SharedVec<T> {
+        let mut store = SlabStore::zeroed(n);
+        let view = store.view();
+        SharedVec {
+            view,
+            _store: std::sync::Arc::new(store),
+        }
+    }
+}
+
 impl<T> SharedVec<T> {
     /// The elements of `v`, shared from now on.
     pub(crate) fn new(v: Vec<T>) -> SharedVec<T> {
@@ -270,6 +369,20 @@ mod tests {
         assert_eq!(&b[2..4], &[0, 7]);
         assert_eq!((a.len(), b.get(8)), (8, None));
         assert_eq!(store.as_slice()[3], 7);
+    }
+
+    #[test]
+    fn a_zeroed_store_reads_zero_and_keeps_what_is_written() {
+        for n in [0usize, 1, 3, 100_000] {
+            let mut store = SlabStore::<u64>::zeroed(n);
+            let mut v = store.view();
+            assert_eq!(v.len(), n);
+            if n > 0 {
+                v[n - 1] = 7;
+                assert_eq!(store.as_slice()[n - 1], 7);
+                assert_eq!(store.as_slice().iter().sum::<u64>(), 7);
+            }
+        }
     }
 
     #[test]

@@ -7,13 +7,17 @@ impl Network {
     /// The network of shape `topo` with the routers and links `net` describes, for nodes as
     /// `node` describes them (NICs per node and their rate), with links that sleep if `power`
     /// says so; `seed` seeds the random choices of routing (fat tree up-routes, dragonfly
-    /// Valiant).
+    /// Valiant). With `only_own` (an MPI process other than the root), the per-channel state
+    /// (channels, credit, input FIFOs, releases) is left as zero pages, which take no memory,
+    /// and only this process's share is written when the network is split
+    /// ([`Network::split`]): the process never touches the rest.
     pub(crate) fn new(
         topo: &Topo,
         net: &NetworkConfig,
         node: &NodeConfig,
         power: Option<&PowerConfig>,
         seed: u64,
+        only_own: bool,
     ) -> Network {
         let topo = topo.clone();
         let routers = topo.routers();
@@ -40,30 +44,6 @@ impl Network {
         }
         let nchan = (routers * ports + terminals) as usize;
         let cap = net.buffer_bytes.0 as u32;
-        let channel = Channel {
-            queues: [EMPTY; MAX_CLASSES],
-            queued: 0,
-            busy: false,
-            scheduled: false,
-            rr: 0,
-            flags: 0,
-            free_at: 0,
-            wake_at: u64::MAX,
-            next: NONE,
-            releasing_up: NONE,
-            releasing: NONE,
-            released_staging: false,
-            waiting: 0,
-            occ_moment: 0,
-            credit_wake_at: u64::MAX,
-            blocked_ps: 0,
-            bytes: 0,
-            busy_ps: 0,
-            occ_peak: 0,
-            packets: 0,
-            occ: 0,
-            blocked: false,
-        };
         let ob_bytes = if iq {
             net.output_buffer_bytes.0 as u32
         } else {
@@ -75,7 +55,7 @@ impl Network {
         let early = topo.fixed_routes()
             && class_cable[CLASS_INJECT as usize] == class_cable[CLASS_LINK as usize];
         let mut net = Network {
-            returns: Returns::new(nchan),
+            returns: Returns::new(nchan, only_own),
             arrivals: Arrivals::default(),
             epoch_shift: None,
             topo,
@@ -83,11 +63,11 @@ impl Network {
             classes,
             vcs,
             vc_lo,
-            inq: SharedVec::new(if iq {
-                vec![IN_EMPTY; nchan * vcs as usize]
-            } else {
-                Vec::new()
-            }),
+            inq: match (iq, only_own) {
+                (false, _) => SharedVec::new(Vec::new()),
+                (true, false) => SharedVec::new(vec![IN_EMPTY; nchan * vcs as usize]),
+                (true, true) => SharedVec::zeroed(nchan * vcs as usize),
+            },
             xbar: SharedVec::new(if iq { vec![0; nchan] } else { Vec::new() }),
             model: Model::of(net.router, ob_bytes),
             ob: SharedVec::new(if ob_bytes > 0 {
@@ -100,8 +80,16 @@ impl Network {
             routers,
             nr: routers * ports,
             link_to: link_to.into(),
-            channels: SharedVec::new(vec![channel; nchan]),
-            credit: SharedVec::new(vec![cap; nchan * vcs as usize]),
+            channels: if only_own {
+                SharedVec::zeroed(nchan)
+            } else {
+                SharedVec::new(vec![Channel::idle(); nchan])
+            },
+            credit: if only_own {
+                SharedVec::zeroed(nchan * vcs as usize)
+            } else {
+                SharedVec::new(vec![cap; nchan * vcs as usize])
+            },
             capacity: cap,
             early,
             packets: PacketPool::default(),
@@ -130,10 +118,74 @@ impl Network {
             cut_held: Default::default(),
             overflowed: None,
             peak_packets: 0,
+            unfilled: only_own,
         };
-        net.wire();
+        if !only_own {
+            net.wire();
+        }
         net.epoch_shift = net.epoch_shift();
         net
+    }
+}
+
+impl Channel {
+    /// A channel as the run starts: idle, nothing queued, nothing counted (its `next` and
+    /// `flags` are [`Network::wired`]'s).
+    pub(super) fn idle() -> Channel {
+        Channel {
+            queues: [EMPTY; MAX_CLASSES],
+            queued: 0,
+            busy: false,
+            scheduled: false,
+            rr: 0,
+            flags: 0,
+            free_at: 0,
+            wake_at: u64::MAX,
+            next: NONE,
+            releasing_up: NONE,
+            releasing: NONE,
+            released_staging: false,
+            waiting: 0,
+            occ_moment: 0,
+            credit_wake_at: u64::MAX,
+            blocked_ps: 0,
+            bytes: 0,
+            busy_ps: 0,
+            occ_peak: 0,
+            packets: 0,
+            occ: 0,
+            blocked: false,
+        }
+    }
+}
+
+impl Network {
+    /// Writes the state at the start of the run of each channel `mine` says this process
+    /// simulates, and of the buffer each feeds where `mine_fed` says so: a network built
+    /// with `only_own` ([`Network::new`]), whose other channels stay zero pages.
+    pub(super) fn fill(&mut self, mine: impl Fn(usize) -> bool, mine_fed: impl Fn(usize) -> bool) {
+        let vcs = self.vcs as usize;
+        let iq = self.inq.len() > 0;
+        for c in 0..self.channels.len() {
+            if mine(c) {
+                let (next, flags) = self.wired(c as u32);
+                self.channels[c] = Channel {
+                    next,
+                    flags,
+                    ..Channel::idle()
+                };
+                for v in 0..vcs {
+                    self.credit[c * vcs + v] = self.capacity;
+                }
+                self.returns.forget(c);
+            }
+            if iq && mine_fed(c) {
+                for v in 0..vcs {
+                    self.inq[c * vcs + v] = IN_EMPTY;
+                }
+            }
+        }
+        self.unfilled = false;
     }
 }
 

@@ -54,6 +54,9 @@ pub(super) struct Pending {
 /// at 2^63 ps).
 const NO_RELEASE: u64 = u64::MAX;
 
+// SAFETY: integers
+unsafe impl crate::perf::slab::Zeroed for Pending {}
+
 const NOTHING_PENDING: Pending = Pending {
     at: NO_RELEASE,
     bytes_vc: 0,
@@ -75,10 +78,16 @@ pub(super) struct Returns {
 }
 
 impl Returns {
-    /// No release recorded for any of `channels` channels.
-    pub(super) fn new(channels: usize) -> Returns {
+    /// No release recorded for any of `channels` channels; with `unfilled`, their entries
+    /// are zero pages until [`Returns::forget`] writes each of this process's
+    /// (`Network::fill`).
+    pub(super) fn new(channels: usize, unfilled: bool) -> Returns {
         Returns {
-            lists: SharedVec::new(vec![NOTHING_PENDING; channels]),
+            lists: if unfilled {
+                SharedVec::zeroed(channels)
+            } else {
+                SharedVec::new(vec![NOTHING_PENDING; channels])
+            },
             recs: Vec::new(),
             free: NONE,
             held: 0,
@@ -592,7 +601,7 @@ mod tests {
     fn releases_come_back_in_time_order_then_recorded_order_against_a_model() {
         // a few feeders, releases recorded mostly in time order and sometimes earlier than
         // those held (as an output-queued router's do), taken as time goes on
-        let mut r = Returns::new(4);
+        let mut r = Returns::new(4, false);
         let mut model: Vec<Vec<(u64, u32, u32)>> = vec![Vec::new(); 4];
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         let mut now = 0u64;

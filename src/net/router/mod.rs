@@ -149,7 +149,7 @@ const CLASSES: usize = CLASS_FAMILY as usize + MAX_LINK_CLASSES;
 const _: () = assert!(CLASSES <= CLASS_MASK as usize + 1);
 
 /// Head and tail of an intrusive FIFO of packets.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Fifo {
     head: PktId,
     tail: PktId,
@@ -178,7 +178,7 @@ const IN_EMPTY: InFifo = InFifo {
 
 /// One direction of one link, seen from the router or NIC that drives it: two cache lines
 /// (see the module's doc), 128 bytes.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 #[repr(C, align(64))]
 struct Channel {
     // ---- first line: what a hop reads
@@ -251,6 +251,10 @@ struct Channel {
 const STARVED_ON: u64 = 1 << 63;
 
 const _: () = assert!(std::mem::size_of::<Channel>() == 128);
+// SAFETY: integers and bools, and arrays of queues of integers
+unsafe impl crate::perf::slab::Zeroed for Channel {}
+// SAFETY: integers
+unsafe impl crate::perf::slab::Zeroed for InFifo {}
 // (what every look reads and writes is on the first line)
 const _: () = assert!(std::mem::offset_of!(Channel, waiting) < 64);
 const _: () = assert!(std::mem::offset_of!(Channel, occ_moment) == 64);
@@ -369,6 +373,9 @@ pub(crate) struct Network {
     pub(crate) overflowed: Option<String>,
     /// Most packets the partitions this one gathered held at once, summed.
     peak_packets: u64,
+    /// Built with only the state of some partitions written ([`Network::new`]'s `only_own`):
+    /// the rest stays zero pages until [`Network::split`] writes this process's share.
+    unfilled: bool,
 }
 impl Network {
     /// log2 of the longest power-of-two span of picoseconds no longer than the shortest time
@@ -399,32 +406,37 @@ impl Network {
     /// Writes into every channel where its link leads and its link's class, so that the hot
     /// path looks them up instead of dividing channel numbers by ports.
     fn wire(&mut self) {
-        let nr = self.nr;
         for c in 0..self.channels.len() as u32 {
-            let next = self.slot_fed(c).map_or(NONE, |slot| slot / self.ports);
-            let mut flags = 0;
-            let mut class = CLASS_INJECT;
-            if c < nr {
-                let (r, q) = (c / self.ports, (c % self.ports) as u8);
-                let link = self.topo.link(r, q);
-                if link.wraps {
-                    flags |= WRAP;
-                }
-                if link.global {
-                    flags |= GLOBAL;
-                }
-                class = if self.nic_on(c).is_some() {
-                    CLASS_EJECT
-                } else if link.class > 0 {
-                    CLASS_FAMILY + link.class - 1
-                } else {
-                    CLASS_LINK
-                };
-            }
-            flags |= class << CLASS_SHIFT;
+            let wired = self.wired(c);
             let ch = &mut self.channels[c as usize];
-            (ch.next, ch.flags) = (next, flags);
+            (ch.next, ch.flags) = wired;
         }
+    }
+
+    /// Channel `c`'s `next` and `flags` as [`Network::wire`] writes them (fixed by the
+    /// topology).
+    fn wired(&self, c: u32) -> (RouterId, u8) {
+        let next = self.slot_fed(c).map_or(NONE, |slot| slot / self.ports);
+        let mut flags = 0;
+        let mut class = CLASS_INJECT;
+        if c < self.nr {
+            let (r, q) = (c / self.ports, (c % self.ports) as u8);
+            let link = self.topo.link(r, q);
+            if link.wraps {
+                flags |= WRAP;
+            }
+            if link.global {
+                flags |= GLOBAL;
+            }
+            class = if self.nic_on(c).is_some() {
+                CLASS_EJECT
+            } else if link.class > 0 {
+                CLASS_FAMILY + link.class - 1
+            } else {
+                CLASS_LINK
+            };
+        }
+        (next, flags | class << CLASS_SHIFT)
     }
 
     /// Bytes of the state a hop of this partition reads: its share of the channels, and the

@@ -10,7 +10,7 @@ impl Network {
     fn view_for(&self, me: u16, fed_owner: &std::sync::Arc<[u16]>) -> Network {
         let vcs = self.vcs as usize;
         let n = self.parts as usize;
-        let mut returns = Returns::new(0);
+        let mut returns = Returns::new(0, false);
         returns.lists = self.returns.lists.clone().owned_by(&self.owner, 1, me);
         Network {
             topo: self.topo.clone(),
@@ -57,14 +57,25 @@ impl Network {
             cut_held: Default::default(),
             overflowed: None,
             peak_packets: 0,
+            unfilled: false,
         }
     }
 
     /// This network cut into the partitions `parts` describes: one [`Network`] each (see
     /// [`Network::view_for`]), the channels that lead from one partition to another marked
     /// (their packets cross as cut messages, `cut.rs`). A network not yet used.
-    pub(crate) fn split(mut self, parts: &crate::partition::Partitioning) -> Vec<Network> {
+    ///
+    /// A network built with only its own state ([`Network::new`]'s `only_own`) has the share
+    /// of the partitions `here` says this process simulates written now, and only that.
+    pub(crate) fn split(
+        mut self,
+        parts: &crate::partition::Partitioning,
+        here: impl Fn(u16) -> bool,
+    ) -> Vec<Network> {
         if parts.count <= 1 {
+            if self.unfilled {
+                self.fill(|_| true, |_| true);
+            }
             return vec![self];
         }
         let (nr, ports) = (self.nr as usize, self.ports as usize);
@@ -80,12 +91,18 @@ impl Network {
             .collect();
         let mut fed = owner.clone();
         for (c, f) in fed.iter_mut().enumerate().take(nr) {
-            let next = self.channels[c].next;
+            let next = self.wired(c as u32).0;
             if next != NONE {
                 *f = parts.router[next as usize];
-                if *f != owner[c] {
-                    self.channels[c].flags |= CUT;
-                }
+            }
+        }
+        let only_own = self.unfilled;
+        if only_own {
+            self.fill(|c| here(owner[c]), |c| here(fed[c]));
+        }
+        for c in 0..nr {
+            if fed[c] != owner[c] && (!only_own || here(owner[c])) {
+                self.channels[c].flags |= CUT;
             }
         }
         self.parts = parts.count as u16;

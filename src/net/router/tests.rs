@@ -19,7 +19,7 @@ fn mesh(n: u32, buffer: u64) -> Network {
         buffer_bytes: Bytes(buffer),
         ..NetworkConfig::default()
     };
-    Network::new(&mesh_of(n), &net, &NodeConfig::default(), None, 0)
+    Network::new(&mesh_of(n), &net, &NodeConfig::default(), None, 0, false)
 }
 
 /// A mesh of `n` routers in a line, a NIC each.
@@ -133,7 +133,7 @@ fn line(router: RouterKind, vcs: u32) -> Network {
         router,
         ..NetworkConfig::default()
     };
-    Network::new(&mesh_of(3), &net, &NodeConfig::default(), None, 0)
+    Network::new(&mesh_of(3), &net, &NodeConfig::default(), None, 0, false)
 }
 
 /// A packet of `wire` bytes injected at NIC `src` at time 0.
@@ -238,7 +238,7 @@ fn an_output_buffer_frees_the_input_behind_a_packet_blocked_downstream() {
             ..NetworkConfig::default()
         };
         let (mut net, mut q) = (
-            Network::new(&mesh_of(3), &net, &NodeConfig::default(), None, 0),
+            Network::new(&mesh_of(3), &net, &NodeConfig::default(), None, 0, false),
             EventQueue::new(),
         );
         let a = send(&mut net, &mut q, 1, 2, 0);
@@ -265,4 +265,70 @@ fn an_output_buffer_frees_the_input_behind_a_packet_blocked_downstream() {
             (p2, p2_leaves_router_0 + CABLE + PIPELINE + SER + CABLE)
         ]
     );
+}
+
+/// A network built with only its own state and split for partitions 1 and 2 of 4 holds, in
+/// what those partitions own, exactly what the whole network holds (channels with their
+/// cut marks, credit, releases, input FIFOs), and zeros everywhere else.
+#[test]
+fn a_network_built_with_only_its_own_state_holds_that_share_exactly() {
+    for kind in [RouterKind::OutputQueued, RouterKind::InputQueued] {
+        let cfg = NetworkConfig {
+            topology: "mesh".into(),
+            router: kind,
+            ..NetworkConfig::default()
+        };
+        let topo = mesh_of(16);
+        let parts = crate::partition::Partitioning::new(&topo, 1, &[], 4);
+        let here = |p: u16| p == 1 || p == 2;
+        let node = NodeConfig::default();
+        let whole = Network::new(&topo, &cfg, &node, None, 0, false).split(&parts, |_| true);
+        let own = Network::new(&topo, &cfg, &node, None, 0, true).split(&parts, here);
+        let (a, b) = (&whole[0], &own[0]);
+        let vcs = a.vcs as usize;
+        let zero = Channel {
+            queues: [Fifo { head: 0, tail: 0 }; MAX_CLASSES],
+            next: 0,
+            releasing_up: 0,
+            releasing: 0,
+            wake_at: 0,
+            credit_wake_at: 0,
+            ..Channel::idle()
+        };
+        let (mut mine, mut cut) = (0, 0);
+        for c in 0..a.channels.len() {
+            // SAFETY: no partition runs
+            let (ca, cb) = unsafe { (&a.channels.all()[c], &b.channels.all()[c]) };
+            let credit = |n: &Network| unsafe { n.credit.all()[c * vcs..(c + 1) * vcs].to_vec() };
+            let fifos = |n: &Network| unsafe {
+                let f = &n.inq.all();
+                (!f.is_empty()).then(|| {
+                    f[c * vcs..(c + 1) * vcs]
+                        .iter()
+                        .map(|x| (x.head, x.tail, x.emptied))
+                        .collect::<Vec<_>>()
+                })
+            };
+            let pending = |n: &Network| unsafe { format!("{:?}", n.returns.lists.all()[c]) };
+            if here(a.owner[c]) {
+                mine += 1;
+                cut += (cb.flags & CUT != 0) as u32;
+                assert_eq!(format!("{ca:?}"), format!("{cb:?}"), "channel {c}");
+                assert_eq!(credit(a), credit(b), "credit of {c}");
+                assert_eq!(pending(a), pending(b), "releases of {c}");
+            } else {
+                assert_eq!(format!("{cb:?}"), format!("{zero:?}"), "channel {c}");
+                assert!(credit(b).iter().all(|&x| x == 0), "credit of {c}");
+            }
+            if here(a.fed_owner[c]) {
+                assert_eq!(fifos(a), fifos(b), "input FIFOs fed by {c}");
+            } else if let Some(f) = fifos(b) {
+                assert!(f.iter().all(|&x| x == (0, 0, 0)), "input FIFOs fed by {c}");
+            }
+        }
+        // (partitions 1 and 2 of 16 routers: half of the channels)
+        assert_eq!(mine, a.channels.len() / 2, "{kind:?}");
+        // (the links out of partitions 1 and 2 into 0 and 3, and between them)
+        assert_eq!(cut, 4, "{kind:?}");
+    }
 }
