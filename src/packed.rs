@@ -38,6 +38,14 @@ pub(crate) fn put<T: Serialize + ?Sized>(w: &mut Vec<u8>, x: &T) {
         .expect("writing to memory does not fail");
 }
 
+/// Appends a sequence of `n` elements one at a time, as `put` of the whole sequence would
+/// write it: `put_len(w, n)`, then `put` of each element. For a sequence too large to hold
+/// packed twice (a process's partitions at the end of the run).
+pub(crate) fn put_len(w: &mut Vec<u8>, n: usize) {
+    // (a sequence's length is written as a u64)
+    put(w, &(n as u64));
+}
+
 /// Reads the next value from `r` (then past it); `what` names it in the error.
 pub(crate) fn get<T: DeserializeOwned>(r: &mut &[u8], what: &str) -> Result<T, Error> {
     options()
@@ -122,6 +130,23 @@ pub(crate) mod ps_after {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sequence_put_one_element_at_a_time_is_the_sequence_put_whole() {
+        let parts: Vec<(u32, Vec<u8>)> =
+            vec![(3, vec![1, 2, 250]), (300, vec![]), (7, vec![9; 300])];
+        let mut whole = Vec::new();
+        put(&mut whole, &parts);
+        let mut each = Vec::new();
+        put_len(&mut each, parts.len());
+        for (p, b) in &parts {
+            put(&mut each, p);
+            put(&mut each, &b[..]);
+        }
+        assert_eq!(each, whole);
+        let back: Vec<(u32, Vec<u8>)> = get(&mut &each[..], "parts").unwrap();
+        assert_eq!(back, parts);
+    }
 
     #[test]
     fn values_come_back_bit_for_bit_and_short_bytes_are_an_error() {

@@ -156,7 +156,7 @@ impl Simulation {
         }
         let mine = self.pack_process(&world, &local, stop.as_ref());
         let all = world
-            .gather(&mine)
+            .gather(mine)
             .unwrap_or_else(|e| world.abort(70, &e.to_string()));
         if !world.is_root() {
             super::world::follow_root(world);
@@ -243,11 +243,14 @@ impl Simulation {
         }
         let mut out = Vec::new();
         put(&mut out, &(stop.map(stop_to_wire), &open, &unread));
-        let parts: Vec<(u32, Vec<u8>)> = local
-            .iter()
-            .map(|&p| (p as u32, self.runners[p].part.borrow().pack_end()))
-            .collect();
-        put(&mut out, &parts);
+        // (the partitions' end states as a `Vec<(u32, Vec<u8>)>`, packed one at a time: a
+        // process holds its own packed once, not twice)
+        crate::packed::put_len(&mut out, local.len());
+        for &p in local {
+            let bytes = self.runners[p].part.borrow().pack_end();
+            put(&mut out, &(p as u32));
+            put(&mut out, &bytes[..]);
+        }
         out
     }
 

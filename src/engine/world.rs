@@ -182,9 +182,9 @@ impl World {
     }
 
     /// Every process's `mine`, by process, at the root (an empty list elsewhere).
-    pub(crate) fn gather(&self, mine: &[u8]) -> Result<Vec<Vec<u8>>, WorldError> {
+    pub(crate) fn gather(&self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, WorldError> {
         match &self.inner {
-            Inner::One => Ok(vec![mine.to_vec()]),
+            Inner::One => Ok(vec![mine]),
             #[cfg(feature = "mpi")]
             Inner::Mpi(c) => mpi_world::gather(c, mine),
         }

@@ -147,11 +147,11 @@ pub(super) fn exchange(j: &Job, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, WorldEr
         .collect())
 }
 
-pub(super) fn gather(j: &Job, mine: &[u8]) -> Result<Vec<Vec<u8>>, WorldError> {
+pub(super) fn gather(j: &Job, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, WorldError> {
     const WHAT: &str = "a process's partitions at the end of the run";
     let root = j.comm.process_at_rank(0);
     let n = count(mine.len(), WHAT)?;
-    let send = nonempty(mine.to_vec());
+    let send = nonempty(mine);
     if j.comm.rank() != 0 {
         root.gather_into(&n);
         root.gather_varcount_into(&send[..n as usize]);

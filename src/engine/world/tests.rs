@@ -15,7 +15,7 @@ fn one_process_keeps_what_it_has() {
         w.exchange(vec![vec![1, 2, 3]]).unwrap(),
         vec![vec![1, 2, 3]]
     );
-    assert_eq!(w.gather(&[9, 8]).unwrap(), vec![vec![9, 8]]);
+    assert_eq!(w.gather(vec![9, 8]).unwrap(), vec![vec![9, 8]]);
     assert_eq!(w.broadcast(vec![5]).unwrap(), vec![5]);
 }
 
@@ -63,7 +63,7 @@ fn collectives_in_one_process_of_a_job() {
         assert_eq!(b, &want, "from process {s}");
     }
     let mine = vec![r as u8; r * 3];
-    let all = w.gather(&mine).unwrap();
+    let all = w.gather(mine.clone()).unwrap();
     if r == 0 {
         assert_eq!(all.len(), n);
         for (s, b) in all.iter().enumerate() {
