@@ -2,10 +2,10 @@
 //! processes, and every output is the bytes one process on one thread writes in one
 //! partition: the summary (all but its `host` line), every file of the output folder and the
 //! timeline; so are a script's error, a deadlock's explanation and a run `--until` or
-//! `limits.events` stopped, with the same exit status. Every shipped scenario runs on 3
-//! processes, seven of them on 2 and 4 too (on this machine's cores, oversubscribed:
-//! `--oversubscribe --bind-to none`); random networks of every family on 2 and 3
-//! (`mpi/random.rs`); runs stopped from outside, by the wall clock, signals and a process
+//! `limits.events` stopped, with the same exit status. Every shipped scenario runs on 2, 3
+//! and 4 processes, five of them on 2, 3 and 4 processes of 2 threads too (on this machine's
+//! cores, oversubscribed: `--oversubscribe --bind-to none`); random networks of every family
+//! on 2, 3 and 4 (`mpi/random.rs`); runs stopped from outside, by the wall clock, signals and a process
 //! killed (`mpi/signals.rs`). Every job is waited for with a deadline (`mpi/job.rs`).
 #![cfg(feature = "mpi")]
 

@@ -1,6 +1,6 @@
 //! Random networks of every family (the families of tests/blocks.rs's strategy: torus, mesh,
 //! Tofu, HyperX, dragonfly, fat tree and a graph from a file) with a short workload of puts
-//! and messages, run on 2 and 3 processes: every output is the bytes of one process on one
+//! and messages, run on 2, 3 and 4 processes: every output is the bytes of one process on one
 //! thread in one partition. Each run starts mpirun (about half a second), so each family
 //! draws a few cases from fixed seeds (the same cases every time: a failure names its seed
 //! and network). A network that cannot be cut in as many partitions as processes must say so
@@ -181,9 +181,9 @@ fn compare(path: &str, np: u32, one: &super::Files, dir: &Path, what: &str) -> (
     compare(path, offered as u32, one, dir, what)
 }
 
-/// Every case of `family_name` on 2 and 3 processes writes the bytes of one process; some
+/// Every case of `family_name` on 2, 3 and 4 processes writes the bytes of one process; some
 /// case had cut messages cross between processes.
-fn family_on_2_and_3(family_name: &str) {
+fn family_on_2_3_and_4(family_name: &str) {
     let mut across = 0;
     for case in 0..CASES {
         let (text, graph) = draw(family_name, case);
@@ -196,7 +196,7 @@ fn family_on_2_and_3(family_name: &str) {
         std::fs::write(&path, &text).expect("written");
         let path = path.to_str().expect("a path");
         let (one, _) = outputs(path, 0, dir.path(), &[]);
-        for np in [2, 3] {
+        for np in [2, 3, 4] {
             let (ran_on, crossed) = compare(path, np, &one, dir.path(), &what);
             // (what each case did, for --nocapture)
             eprintln!("{family_name} case {case}: asked {np}, ran on {ran_on} processes, {crossed} bytes across");
@@ -213,7 +213,7 @@ macro_rules! families {
     ($($name:ident),*) => {$(
         #[test]
         fn $name() {
-            family_on_2_and_3(stringify!($name));
+            family_on_2_3_and_4(stringify!($name));
         }
     )*};
 }
