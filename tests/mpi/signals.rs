@@ -163,24 +163,32 @@ fn a_timeout_on_3_processes_ends_as_in_one_process() {
     assert_eq!(summary.matches("PARTIAL").count(), 1, "{summary}");
 }
 
-#[test]
-fn sigterm_to_every_process_ends_as_sigterm_to_one_process() {
-    // (Slurm's scancel: SIGTERM to every task; the root's rank ran its three rounds and
-    // waits in a collective for the third process, whose rank loops)
-    let dir = tempfile::tempdir().expect("a temporary folder");
+/// `scenario` stopped by SIGTERM to the processes `to` picks (all of them in one process's
+/// run) once its rank says it loops: ends as one process does (status 130, the same
+/// outputs); returns stderr.
+fn stopped_by_sigterm(scenario: &Path, to: impl Fn(&[Process]) -> &[Process]) -> String {
     let (_, err, _) = same_stop(
-        &looping(dir.path(), 50),
+        scenario,
         &[],
         &[],
         |job, procs| {
             once_printed(job, LOOPING, Duration::from_millis(300));
-            for p in procs {
+            for p in to(procs) {
                 signal(p.pid, libc::SIGTERM);
             }
         },
         130,
         None,
     );
+    err
+}
+
+#[test]
+fn sigterm_to_every_process_ends_as_sigterm_to_one_process() {
+    // (Slurm's scancel: SIGTERM to every task; the root's rank ran its three rounds and
+    // waits in a collective for the third process, whose rank loops)
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let err = stopped_by_sigterm(&looping(dir.path(), 50), |procs| procs);
     assert!(
         err.contains("interrupted at simulated time") && err.contains("while rank 50 ran"),
         "{err}"
@@ -192,17 +200,7 @@ fn sigterm_to_the_looping_root_alone_ends_as_in_one_process() {
     // (the root's own rank loops: it is the only process that can stop it, and the others
     // wait for it in a collective)
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let (_, err, _) = same_stop(
-        &looping(dir.path(), 0),
-        &[],
-        &[],
-        |job, procs| {
-            once_printed(job, LOOPING, Duration::from_millis(300));
-            signal(procs[0].pid, libc::SIGTERM);
-        },
-        130,
-        None,
-    );
+    let err = stopped_by_sigterm(&looping(dir.path(), 0), |procs| &procs[..1]);
     assert!(err.contains("while rank 0 ran"), "{err}");
 }
 
@@ -219,17 +217,7 @@ fn sigterm_to_a_waiting_process_stops_a_loop_in_another(threads: u32) {
         format!("{text}[engine]\nthreads = {threads}\npartitions = 6\n"),
     )
     .expect("written");
-    let (_, err, _) = same_stop(
-        &scenario,
-        &[],
-        &[],
-        |job, procs| {
-            once_printed(job, LOOPING, Duration::from_millis(300));
-            signal(procs[0].pid, libc::SIGTERM);
-        },
-        130,
-        None,
-    );
+    let err = stopped_by_sigterm(&scenario, |procs| &procs[..1]);
     assert!(
         err.contains("interrupted at simulated time") && err.contains("while rank 50 ran"),
         "{err}"
