@@ -47,6 +47,10 @@ pub(crate) struct Windows {
     /// end of the epoch of the first stop.
     stop_at: u64,
     pub(crate) stats: WindowStats,
+    /// The end of the epoch the last window stopped short of (ps; `u64::MAX`: none): if no
+    /// later window ends there, the limits looked at the ends of epochs are looked at there
+    /// by a window with nothing in it ([`Windows::plan`]).
+    short_of: u64,
     /// The process group of each partition (`engine.processes`; all 0 in one process):
     /// what a partition sends one of another group crosses as bytes ([`Crossing`]).
     pub(crate) groups: Vec<u32>,
@@ -84,6 +88,7 @@ impl Windows {
             pending: Vec::new(),
             stop_at: u64::MAX,
             stats: WindowStats::default(),
+            short_of: u64::MAX,
             groups: (0..n)
                 .map(|p| crate::perf::stable::group_of(p, n, processes))
                 .collect(),
@@ -137,6 +142,18 @@ impl Windows {
             t = t.min(n);
             wire = wire.min(held);
         }
+        // (an epoch that ended between two windows, the last one cut short by the credit
+        // bound: its end is looked at as one partition looks at it, before anything later
+        // happens, so that `limits.events` and a full series stop at the same epoch for any
+        // partitioning)
+        let e = std::mem::replace(&mut self.short_of, u64::MAX);
+        if e != u64::MAX && t >= e && (self.counts_events() || self.series) && e <= self.stop_at {
+            self.stats.windows += 1;
+            return Plan::Run {
+                end: e,
+                at_epoch: true,
+            };
+        }
         if t == u64::MAX || t >= self.stop_at {
             return match self.stop_with(None) {
                 Some(stop) => Plan::Stop(stop),
@@ -161,6 +178,9 @@ impl Windows {
         if many && wire != u32::MAX {
             let by_credit = t.saturating_add(self.lookahead.serialization(wire));
             if by_credit < end {
+                if Some(end) == epoch {
+                    self.short_of = end;
+                }
                 end = by_credit;
                 self.stats.short += 1;
             }

@@ -286,6 +286,17 @@ impl Returns {
         found
     }
 
+    /// Whether feeder `c` has a release due at exactly `at` (ps) into one of the virtual
+    /// channels of `vcs` (a bit each).
+    fn due_at(&self, c: u32, vcs: u8, at: u64) -> bool {
+        let mut found = false;
+        self.walk(c, |t, bytes_vc| {
+            found = t == at && vcs & (1 << (bytes_vc & ((1 << VC_BITS) - 1))) != 0;
+            !found
+        });
+        found
+    }
+
     /// Feeder `c`'s releases due by `now` and not applied, in bytes, all virtual channels
     /// (adaptive routing's view of the buffer it feeds, without applying them).
     #[inline]
@@ -537,8 +548,13 @@ impl Network {
     }
 
     /// Takes the next credit wake-up (due at `now`): the starved channel looks again. Returns
-    /// whether it was one (not outdated, and its channel's last look still found it starved):
-    /// only those count as events.
+    /// whether it was one: not outdated, its channel's last look still found it starved, and
+    /// credit comes back now into a virtual channel it waits for. Only those count as events.
+    /// (A wake-up is scheduled by the release its channel waited for when the release was
+    /// recorded, which across a cut is later than in one partition: by then the channel may
+    /// wait for another virtual channel. Such a wake-up still looks, and finds nothing to
+    /// send, but does not count: the count is the same for any partitioning, and so is where
+    /// `limits.events` stops the run.)
     pub(crate) fn credit_wake(&mut self, now: Time, q: &mut EventQueue<Event>) -> bool {
         let Some(key) = self.returns.wakes.pop() else {
             return false;
@@ -550,11 +566,13 @@ impl Network {
             return false;
         }
         ch.credit_wake_at = u64::MAX;
-        if ch.waiting == 0 {
+        let waiting = ch.waiting;
+        if waiting == 0 {
             return false;
         }
+        let due = self.returns.due_at(c, waiting, at);
         with_model!(self.model, M => self.try_send::<M>(c, now, q));
-        true
+        due
     }
 
     /// Router channel `c`'s pending release becomes an event (something now waits for it).
