@@ -344,12 +344,10 @@ fn the_event_limit_stops_every_partitioning_at_the_same_epoch() {
         dir.path().join("barrier.lua"),
     )
     .expect("copied");
-    let toml = format!(
-        "[network]\ntopology = 'dragonfly'\nrouters_per_group = 4\nnodes_per_router = 2\n\
+    let toml = "[network]\ntopology = 'dragonfly'\nrouters_per_group = 4\nnodes_per_router = 2\n\
          global_links_per_router = 2\nmtu = '96 B'\n[power]\nt_sleep = '0 ns'\n\
          t_wake = '100 ns'\n[limits]\nevents = 3000\n[workload]\nscript = 'barrier.lua'\n\
-         args = {{ algo = 'rd', bytes = 8, repeat = 3 }}\nranks = 72\n"
-    );
+         args = { algo = 'rd', bytes = 8, repeat = 3 }\nranks = 72\n";
     std::fs::write(&path, toml).expect("written");
     let o = same_everywhere(&path, &[], None);
     let err = text(&o, "stderr");
