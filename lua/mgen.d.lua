@@ -291,7 +291,8 @@ function MGEN_region_end() end
 ---@return integer after
 function MGEN_random_ring(n, x) end
 
----Like Lua's print, to stderr, prefixed with the rank and its simulated time.
+---Like Lua's print, to stderr, prefixed with the rank and its simulated time. In a run cut
+---in partitions, lines of different partitions may come out of simulated time's order.
 ---@param ... any
 function print(...) end
 
