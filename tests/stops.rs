@@ -382,3 +382,23 @@ fn the_events_counted_are_the_same_in_every_partitioning() {
         serde_json::from_slice(&o.files["summary.json"]).expect("json");
     assert_eq!(summary["network"]["events_by_kind"]["credit_wake"], 19675);
 }
+
+/// At `limits.events` the releases that crossed a cut in the last window are taken in before
+/// the figures are read, as one partition has them: the buffers' mean occupancy in
+/// `links.csv` and `routers.csv` is the same in every partitioning. Uniform traffic on a ring
+/// of 3, stopped at the 20th event.
+#[test]
+fn the_event_limit_takes_in_what_crossed_a_cut() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("uniform.toml");
+    let toml = "[network]\ntopology = 'torus'\ndims = [3]\n[limits]\nevents = 20\n\
+                [workload]\nranks = 3\ntraffic = 'uniform'\nload = 1.0\nwarmup = '1 us'\n\
+                measure = '5 us'\n";
+    std::fs::write(&path, toml).expect("written");
+    let o = same_everywhere(&path, &[], None);
+    assert_eq!(o.code, Some(3), "{}", text(&o, "stderr"));
+    let links = String::from_utf8_lossy(&o.files["links.csv"]).into_owned();
+    // (one packet of 2,048 bytes and a 16-byte header over router 1's link to router 2: 516
+    // ns at 4 GB/s)
+    assert!(links.contains("router,1,1,2,2064,1,516000,"), "{links}");
+}

@@ -520,11 +520,13 @@ fn lead(
             break Err(win.stop_with(Some(stop)).expect("a stop"));
         }
         progress();
-        if let Some(stop) = win.event_stop(at_epoch, || events.iter().sum(), || now, s.limits) {
-            break Err(win.stop_with(Some(stop)).expect("a stop"));
-        }
-        if let Some(stop) = win.series_stop(at_epoch, s.runners, Time(end)) {
-            break Err(win.stop_with(Some(stop)).expect("a stop"));
+        // (at `limits.events`, what crossed a cut in the window is taken in first, as at every
+        // other stop at an epoch's end)
+        let at_limit = win.event_stop(at_epoch, || events.iter().sum(), || now, s.limits);
+        if at_limit.is_none() {
+            if let Some(stop) = win.series_stop(at_epoch, s.runners, Time(end)) {
+                break Err(win.stop_with(Some(stop)).expect("a stop"));
+            }
         }
         // take in: the partitions sent something
         list.clear();
@@ -545,7 +547,7 @@ fn lead(
             next[i] = slot.next;
         }
         win.stats.crossed(carried);
-        if let Some(stop) = failed {
+        if let Some(stop) = failed.or(at_limit) {
             break Err(win.stop_with(Some(stop)).expect("a stop"));
         }
         let wall = started.elapsed().as_nanos() as u64;

@@ -278,6 +278,10 @@ impl Windows {
             }
             let events = || runners.iter().map(|r| r.part.borrow().events()).sum();
             if let Some(stop) = self.event_stop(at_epoch, events, || latest(runners), limits) {
+                // (what crossed a cut in the window is taken in, as at every other stop at an
+                // epoch's end: a release sent across it counts for its feeder, as in one
+                // partition)
+                self.exchange(runners);
                 return Err(self.stop_with(Some(stop)).expect("a stop"));
             }
             if let Some(stop) = self.series_stop(at_epoch, runners, Time(end)) {

@@ -228,6 +228,9 @@ impl Windows {
                     .sum()
             };
             if let Some(stop) = self.agree_events(world, at_epoch, mine, latest, limits) {
+                // (what crossed a cut in the window is taken in first, as in one process;
+                // every process calls the exchange: the stop is agreed)
+                self.exchange_across(runners, world, &local, at_once.is_some())?;
                 self.pending.extend(at_once.take());
                 return Ok(self.stop_with(Some(stop)));
             }
