@@ -10,7 +10,7 @@
 //! | --- | --- | --- |
 //! | [`World::min`] | the next window: the earliest time left, the shortest packet held across a cut, the stop's horizon | `MPI_Allreduce(MIN)` of a few `u64` |
 //! | [`World::sum`] | events so far, at the end of an epoch (`limits.events`) | `MPI_Allreduce(SUM)` |
-//! | [`World::exchange`] | a window's cut messages, one buffer per pair of processes | `MPI_Alltoall` of the sizes, `MPI_Alltoallv` of the bytes |
+//! | [`World::exchange`] | a window's cut messages, one buffer per pair of processes that has any, and whether some process stopped | `MPI_Issend` of each buffer, `MPI_Improbe` for the others', an `MPI_Iallreduce(MAX)` of the stop once a process's own are matched |
 //! | [`World::gather`] | the partitions' end states, to the process that writes the outputs | `MPI_Gather` of the sizes, `MPI_Gatherv` |
 //! | [`World::broadcast`] | what the root decided (the exit status, an error) | `MPI_Bcast` |
 //!
@@ -170,18 +170,23 @@ impl World {
         }
     }
 
-    /// Sends `out[p]` to process `p` (one buffer per process, this one's included) and
-    /// returns what each process sent this one, by sender. Every process must call it.
-    pub(crate) fn exchange(&self, out: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, WorldError> {
+    /// Sends `out[p]` to process `p` (one buffer per process, this one's included; an empty
+    /// one is not sent) and returns whether some process `stopped`, and what each process sent
+    /// this one, by sender (empty from a process that sent nothing). Every process must call
+    /// it; its cost is each process's own messages and one reduction (`mpi_world.rs`).
+    pub(crate) fn exchange(
+        &self,
+        out: Vec<Vec<u8>>,
+        stopped: bool,
+    ) -> Result<(bool, Vec<Vec<u8>>), WorldError> {
         assert_eq!(out.len(), self.size() as usize, "one buffer per process");
         match &self.inner {
-            Inner::One => Ok(out),
+            Inner::One => Ok((stopped, out)),
             #[cfg(feature = "mpi")]
-            Inner::Mpi(c) => mpi_world::exchange(c, &out),
+            Inner::Mpi(c) => mpi_world::exchange(c, &out, stopped),
         }
     }
 
-    /// Every process's `mine`, by process, at the root (an empty list elsewhere).
     pub(crate) fn gather(&self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, WorldError> {
         match &self.inner {
             Inner::One => Ok(vec![mine]),

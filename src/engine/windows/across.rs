@@ -23,8 +23,8 @@ use crate::units::Time;
 
 /// The figures the processes agree on before each window, each the least over the processes:
 /// the earliest time left, the shortest packet held across a cut, the stop's horizon, and
-/// `u64::MAX` minus the latest time reached. (Whether a process stopped at once travels in
-/// the first byte of each of its exchange's buffers.)
+/// `u64::MAX` minus the latest time reached. (Whether a process stopped at once is agreed by
+/// the exchange of the cut messages, [`World::exchange`].)
 const FIGURES: usize = 4;
 
 /// The plan of the next window, as every process of the job computes it.
@@ -40,11 +40,13 @@ pub(crate) enum Agreed {
 /// Cut messages that arrived from another process: `(src, dst, mail)`.
 pub(crate) type Arrived = Vec<(usize, usize, Mail)>;
 
-/// The cut messages of one process to others, one buffer per process: a byte saying whether
-/// the sender stopped at once, then `(src u32, dst u32, length u32, bytes)` per non-empty
-/// mailbox, in sending order.
+/// The cut messages of one process to others, one buffer per process: `(src u32, dst u32,
+/// length u32, bytes)` per non-empty mailbox, in sending order (a process with nothing for
+/// another sends it nothing).
 pub(crate) struct Bundles {
     pub(crate) out: Vec<Vec<u8>>,
+    /// Whether this process stopped at once.
+    stopped: bool,
     scratch: Vec<u8>,
     /// Messages and bytes put in for other processes.
     pub(crate) messages: u64,
@@ -55,7 +57,8 @@ impl Bundles {
     /// Empty bundles for each of `world`'s processes, saying whether this one `stopped`.
     pub(crate) fn new(world: &World, stopped: bool) -> Bundles {
         Bundles {
-            out: vec![vec![stopped as u8]; world.size() as usize],
+            out: vec![Vec::new(); world.size() as usize],
+            stopped,
             scratch: Vec::new(),
             messages: 0,
             bytes: 0,
@@ -80,13 +83,15 @@ impl Bundles {
     /// partitions, and each bundles its mail in partition order); `None` if some process
     /// stopped at once: then nothing is to be taken in. `n`: the run's partitions.
     pub(crate) fn swap(self, world: &World, n: usize) -> Result<Option<Arrived>, String> {
-        let got = world.exchange(self.out).map_err(|e| e.to_string())?;
-        if got.iter().any(|b| b.first() != Some(&0)) {
+        let (stopped, got) = world
+            .exchange(self.out, self.stopped)
+            .map_err(|e| e.to_string())?;
+        if stopped {
             return Ok(None);
         }
         let mut remote = Vec::new();
         for buf in &got {
-            let mut at = 1;
+            let mut at = 0;
             while at + 12 <= buf.len() {
                 let word = |i: usize| {
                     u32::from_le_bytes(buf[at + 4 * i..at + 4 * i + 4].try_into().unwrap()) as usize
@@ -100,6 +105,9 @@ impl Bundles {
                 wire::decode(body, &mut mail).map_err(|e| e.to_string())?;
                 remote.push((src, dst, mail));
                 at += 12 + len;
+            }
+            if at != buf.len() {
+                return Err("cut messages from another process are cut short".to_string());
             }
         }
         Ok(Some(remote))

@@ -2,7 +2,8 @@
 
 use super::{count, displacements, WorldError, PANIC_STATUS};
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
-use mpi::datatype::{Partition, PartitionMut};
+use mpi::datatype::PartitionMut;
+use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::environment::Universe;
 use mpi::request::{LocalScope, Request};
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -15,6 +16,8 @@ pub(crate) struct Job {
     /// Held so that MPI is finalized when the job is dropped, after the last collective.
     _universe: Universe,
     comm: SimpleCommunicator,
+    /// Exchanges made (their messages' tags).
+    exchanges: std::cell::Cell<u32>,
 }
 
 impl Drop for Job {
@@ -67,6 +70,7 @@ pub(super) fn join() -> Result<super::World, WorldError> {
         inner: super::Inner::Mpi(Job {
             _universe: universe,
             comm,
+            exchanges: std::cell::Cell::new(0),
         }),
     })
 }
@@ -117,34 +121,91 @@ fn nonempty(mut v: Vec<u8>) -> Vec<u8> {
     v
 }
 
-pub(super) fn exchange(j: &Job, out: &[Vec<u8>]) -> Result<Vec<Vec<u8>>, WorldError> {
+/// The tag of the exchange's messages: the exchange's count, modulo this. (Messages of two
+/// exchanges never meet: a collective the message's receiver must enter lies between them;
+/// the tag makes that a check rather than an assumption.)
+const EXCHANGE_TAGS: u32 = 1 << 14;
+
+/// Sends `out[p]` to each process `p` whose buffer is not empty, takes in what the others
+/// send this one, and agrees whether some process `stopped` (the logical or). Returns that
+/// agreement and the buffers received, by sender (empty where a process sent nothing).
+///
+/// A sparse exchange with a consensus (Hoefler, Siebert and Lumsdaine, "Scalable
+/// communication protocols for dynamic sparse data exchange", PPoPP 2010): each non-empty
+/// buffer goes as a synchronous send (complete once its receiver matched it); while its own
+/// sends are not complete, a process takes in whatever reaches it; once they are, it enters a
+/// non-blocking `MPI_Iallreduce(MAX)` of its stop flag and goes on taking in until that
+/// completes. When it completes every process has entered it, so every send has been matched,
+/// and this process's buffers are all in. A window thus costs each process its own messages
+/// (a cut is between a few neighbours, plus records to the partitions of far NICs) and one
+/// reduction of `O(log P)` latency, where an `MPI_Alltoall` of the counts costs `O(P)`.
+pub(super) fn exchange(
+    j: &Job,
+    out: &[Vec<u8>],
+    stopped: bool,
+) -> Result<(bool, Vec<Vec<u8>>), WorldError> {
     const WHAT: &str = "the cut messages of a window";
-    let send_counts = out
-        .iter()
-        .map(|b| count(b.len(), WHAT))
-        .collect::<Result<Vec<i32>, _>>()?;
-    let mut recv_counts = vec![0i32; out.len()];
-    // (the first collective after a window: where a process waits for one still in it)
-    mpi::request::scope(|scope| {
-        wait(
-            j.comm
-                .immediate_all_to_all_into(scope, &send_counts[..], &mut recv_counts[..]),
-        )
-    });
-    let (send_displs, _) = displacements(&send_counts, WHAT)?;
-    let (recv_displs, total) = displacements(&recv_counts, WHAT)?;
-    let send = nonempty(out.concat());
-    let mut recv = nonempty(vec![0u8; total]);
-    {
-        let sp = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
-        let mut rp = PartitionMut::new(&mut recv[..], &recv_counts[..], &recv_displs[..]);
-        j.comm.all_to_all_varcount_into(&sp, &mut rp);
+    for b in out {
+        count(b.len(), WHAT)?;
     }
-    Ok(recv_counts
-        .iter()
-        .zip(&recv_displs)
-        .map(|(&c, &d)| recv[d as usize..(d + c) as usize].to_vec())
-        .collect())
+    let me = j.comm.rank() as usize;
+    let tag = (j.exchanges.get() % EXCHANGE_TAGS) as i32;
+    j.exchanges.set(j.exchanges.get().wrapping_add(1));
+    let mut got: Vec<Vec<u8>> = vec![Vec::new(); out.len()];
+    let take = |got: &mut Vec<Vec<u8>>| {
+        while let Some(probed) = j.comm.any_process().immediate_matched_probe_with_tag(tag) {
+            let from = probed.1.source_rank() as usize;
+            let (bytes, _) = probed.matched_receive_vec::<u8>();
+            got[from] = bytes;
+        }
+    };
+    let mine = stopped as u8;
+    let mut any = 0u8;
+    mpi::request::scope(|scope| {
+        let mut sends: Vec<_> = out
+            .iter()
+            .enumerate()
+            .filter(|&(p, b)| p != me && !b.is_empty())
+            .map(|(p, b)| {
+                j.comm
+                    .process_at_rank(p as i32)
+                    .immediate_synchronous_send_with_tag(scope, &b[..], tag)
+            })
+            .collect();
+        let mut spins = 0u32;
+        // (the first wait after a window: where a process waits for one still in it)
+        while !sends.is_empty() {
+            sends = sends
+                .into_iter()
+                .filter_map(|r| r.test().err())
+                .collect();
+            take(&mut got);
+            spins = spins.wrapping_add(1);
+            if spins % notices::LOOK_EVERY == 0 {
+                notices::look();
+            }
+        }
+        let mut agreed =
+            j.comm
+                .immediate_all_reduce_into(scope, &mine, &mut any, SystemOperation::max());
+        loop {
+            match agreed.test() {
+                Ok(_) => break,
+                Err(r) => agreed = r,
+            }
+            take(&mut got);
+            spins = spins.wrapping_add(1);
+            if spins % notices::LOOK_EVERY == 0 {
+                notices::look();
+            }
+        }
+    });
+    // (what was matched in the last look before the reduction completed is in too)
+    take(&mut got);
+    if me < out.len() {
+        got[me] = out[me].clone();
+    }
+    Ok((any != 0, got))
 }
 
 pub(super) fn gather(j: &Job, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, WorldError> {

@@ -12,9 +12,10 @@ fn one_process_keeps_what_it_has() {
     assert_eq!(v, [7, u64::MAX, 0]);
     assert_eq!(w.sum(41), 41);
     assert_eq!(
-        w.exchange(vec![vec![1, 2, 3]]).unwrap(),
-        vec![vec![1, 2, 3]]
+        w.exchange(vec![vec![1, 2, 3]], false).unwrap(),
+        (false, vec![vec![1, 2, 3]])
     );
+    assert_eq!(w.exchange(vec![vec![]], true).unwrap(), (true, vec![vec![]]));
     assert_eq!(w.gather(vec![9, 8]).unwrap(), vec![vec![9, 8]]);
     assert_eq!(w.broadcast(vec![5]).unwrap(), vec![5]);
 }
@@ -30,16 +31,19 @@ fn a_count_past_what_mpi_holds_is_refused_with_its_reason() {
     assert_eq!((d, total), (vec![0, 3, 3], 8));
 }
 
-/// What process `r` of `n` sends process `d` in the exchange test: sizes that differ by
-/// pair (some empty), bytes that name both ends.
+/// What process `r` of `n` sends process `d` in round `k` of the exchange test: sizes that
+/// differ by pair and round (some empty, one of 1 MB), bytes that name both ends and the round.
 #[cfg(feature = "mpi")]
-fn pattern(r: usize, d: usize, i: usize) -> u8 {
-    (r * 13 + d * 3 + i) as u8
+fn pattern(r: usize, d: usize, k: usize, i: usize) -> u8 {
+    (r * 13 + d * 3 + k * 101 + i) as u8
 }
 
 #[cfg(feature = "mpi")]
-fn pattern_len(r: usize, d: usize) -> usize {
-    (r * 31 + d * 7) % 5 * 100
+fn pattern_len(r: usize, d: usize, k: usize) -> usize {
+    if (r, d, k) == (0, 1, 2) {
+        return 1 << 20;
+    }
+    (r * 31 + d * 7 + k * 3) % 5 * 100
 }
 
 /// Run by [`collectives_on_two_three_and_four_processes`] in each process of an MPI job.
@@ -53,14 +57,22 @@ fn collectives_in_one_process_of_a_job() {
     w.min(&mut v);
     assert_eq!(v, [1007, 0, u64::MAX]);
     assert_eq!(w.sum(r as u64 + 1), (n * (n + 1) / 2) as u64);
-    let out: Vec<Vec<u8>> = (0..n)
-        .map(|d| (0..pattern_len(r, d)).map(|i| pattern(r, d, i)).collect())
-        .collect();
-    let got = w.exchange(out).unwrap();
-    assert_eq!(got.len(), n);
-    for (s, b) in got.iter().enumerate() {
-        let want: Vec<u8> = (0..pattern_len(s, r)).map(|i| pattern(s, r, i)).collect();
-        assert_eq!(b, &want, "from process {s}");
+    // rounds one after another with no other collective between them: a message of one
+    // round must not be taken for the next's; the stop is agreed when one process says it
+    for k in 0..6 {
+        let out: Vec<Vec<u8>> = (0..n)
+            .map(|d| (0..pattern_len(r, d, k)).map(|i| pattern(r, d, k, i)).collect())
+            .collect();
+        let stopping = k == 4 && r == n - 1;
+        let (stopped, got) = w.exchange(out, stopping).unwrap();
+        assert_eq!(stopped, k == 4, "round {k}: the stop agreed");
+        assert_eq!(got.len(), n);
+        for (s, b) in got.iter().enumerate() {
+            let want: Vec<u8> = (0..pattern_len(s, r, k))
+                .map(|i| pattern(s, r, k, i))
+                .collect();
+            assert_eq!(b, &want, "round {k}: from process {s}");
+        }
     }
     let mine = vec![r as u8; r * 3];
     let all = w.gather(mine.clone()).unwrap();
