@@ -10,7 +10,7 @@
 //! | --- | --- | --- |
 //! | [`World::min`] | the next window: the earliest time left, the shortest packet held across a cut, the stop's horizon | `MPI_Allreduce(MIN)` of a few `u64` |
 //! | [`World::sum`] | events so far, at the end of an epoch (`limits.events`) | `MPI_Allreduce(SUM)` |
-//! | [`World::exchange`] | a window's cut messages, one buffer per pair of processes that has any, and whether some process stopped | `MPI_Issend` of each buffer, `MPI_Improbe` for the others', an `MPI_Iallreduce(MAX)` of the stop once a process's own are matched |
+//! | [`World::exchange`] | a window's cut messages, one buffer per pair of processes that has any, and whether some process stopped | `MPI_Isend` of each non-empty buffer; an `MPI_Ireduce_scatter_block(SUM)` says how many to take in (`MPI_Improbe`) and how many processes stopped |
 //! | [`World::gather`] | the partitions' end states, to the process that writes the outputs | `MPI_Gather` of the sizes, `MPI_Gatherv` |
 //! | [`World::broadcast`] | what the root decided (the exit status, an error) | `MPI_Bcast` |
 //!

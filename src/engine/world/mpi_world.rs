@@ -123,22 +123,22 @@ fn nonempty(mut v: Vec<u8>) -> Vec<u8> {
 
 /// The tag of the exchange's messages: the exchange's count, modulo this. (Messages of two
 /// exchanges never meet: a collective the message's receiver must enter lies between them;
-/// the tag makes that a check rather than an assumption.)
+/// the tag makes that a certainty rather than an argument.)
 const EXCHANGE_TAGS: u32 = 1 << 14;
 
 /// Sends `out[p]` to each process `p` whose buffer is not empty, takes in what the others
 /// send this one, and agrees whether some process `stopped` (the logical or). Returns that
 /// agreement and the buffers received, by sender (empty where a process sent nothing).
 ///
-/// A sparse exchange with a consensus (Hoefler, Siebert and Lumsdaine, "Scalable
-/// communication protocols for dynamic sparse data exchange", PPoPP 2010): each non-empty
-/// buffer goes as a synchronous send (complete once its receiver matched it); while its own
-/// sends are not complete, a process takes in whatever reaches it; once they are, it enters a
-/// non-blocking `MPI_Iallreduce(MAX)` of its stop flag and goes on taking in until that
-/// completes. When it completes every process has entered it, so every send has been matched,
-/// and this process's buffers are all in. A window thus costs each process its own messages
-/// (a cut is between a few neighbours, plus records to the partitions of far NICs) and one
-/// reduction of `O(log P)` latency, where an `MPI_Alltoall` of the counts costs `O(P)`.
+/// A sparse exchange: each non-empty buffer goes as its own message (`MPI_Isend`), while one
+/// `MPI_Ireduce_scatter_block(SUM)` of a pair per process, (1 if this one sends it a buffer,
+/// `stopped`), tells each process how many buffers to take in (by `MPI_Improbe` from any
+/// sender, the exchange's tag) and how many processes stopped. A window thus costs each
+/// process its own messages (a cut is between a few neighbours, plus records for the
+/// partitions of far NICs) and one reduction of `O(log P)` latency (its vector, `2P` words,
+/// is a few kilobytes at thousands of processes), where the `MPI_Alltoall` of the counts and
+/// the `MPI_Alltoallv` it replaces cost `O(P)` (measured: docs/performance.md, "Across
+/// machines").
 pub(super) fn exchange(
     j: &Job,
     out: &[Vec<u8>],
@@ -151,16 +151,20 @@ pub(super) fn exchange(
     let me = j.comm.rank() as usize;
     let tag = (j.exchanges.get() % EXCHANGE_TAGS) as i32;
     j.exchanges.set(j.exchanges.get().wrapping_add(1));
+    let mut told = vec![0u32; 2 * out.len()];
+    for (p, b) in out.iter().enumerate() {
+        told[2 * p] = (p != me && !b.is_empty()) as u32;
+        told[2 * p + 1] = stopped as u32;
+    }
+    let mut mine = [0u32; 2];
     let mut got: Vec<Vec<u8>> = vec![Vec::new(); out.len()];
-    let take = |got: &mut Vec<Vec<u8>>| {
-        while let Some(probed) = j.comm.any_process().immediate_matched_probe_with_tag(tag) {
-            let from = probed.1.source_rank() as usize;
-            let (bytes, _) = probed.matched_receive_vec::<u8>();
-            got[from] = bytes;
+    let mut spins = 0u32;
+    let mut look = || {
+        spins = spins.wrapping_add(1);
+        if spins % notices::LOOK_EVERY == 0 {
+            notices::look();
         }
     };
-    let mine = stopped as u8;
-    let mut any = 0u8;
     mpi::request::scope(|scope| {
         let mut sends: Vec<_> = out
             .iter()
@@ -169,43 +173,45 @@ pub(super) fn exchange(
             .map(|(p, b)| {
                 j.comm
                     .process_at_rank(p as i32)
-                    .immediate_synchronous_send_with_tag(scope, &b[..], tag)
+                    .immediate_send_with_tag(scope, &b[..], tag)
             })
             .collect();
-        let mut spins = 0u32;
         // (the first wait after a window: where a process waits for one still in it)
-        while !sends.is_empty() {
-            sends = sends
-                .into_iter()
-                .filter_map(|r| r.test().err())
-                .collect();
-            take(&mut got);
-            spins = spins.wrapping_add(1);
-            if spins % notices::LOOK_EVERY == 0 {
-                notices::look();
+        mpi::request::scope(|counting| {
+            let mut req = j.comm.immediate_reduce_scatter_block_into(
+                counting,
+                &told[..],
+                &mut mine[..],
+                SystemOperation::sum(),
+            );
+            loop {
+                match req.test() {
+                    Ok(_) => break,
+                    Err(r) => req = r,
+                }
+                look();
+            }
+        });
+        let mut left = mine[0];
+        while left > 0 {
+            match j.comm.any_process().immediate_matched_probe_with_tag(tag) {
+                Some(probed) => {
+                    let from = probed.1.source_rank() as usize;
+                    got[from] = probed.matched_receive_vec::<u8>().0;
+                    left -= 1;
+                }
+                None => look(),
             }
         }
-        let mut agreed =
-            j.comm
-                .immediate_all_reduce_into(scope, &mine, &mut any, SystemOperation::max());
-        loop {
-            match agreed.test() {
-                Ok(_) => break,
-                Err(r) => agreed = r,
-            }
-            take(&mut got);
-            spins = spins.wrapping_add(1);
-            if spins % notices::LOOK_EVERY == 0 {
-                notices::look();
-            }
+        while !sends.is_empty() {
+            sends = sends.into_iter().filter_map(|r| r.test().err()).collect();
+            look();
         }
     });
-    // (what was matched in the last look before the reduction completed is in too)
-    take(&mut got);
     if me < out.len() {
         got[me] = out[me].clone();
     }
-    Ok((any != 0, got))
+    Ok((mine[1] != 0, got))
 }
 
 pub(super) fn gather(j: &Job, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, WorldError> {
