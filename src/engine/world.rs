@@ -40,6 +40,20 @@ const LAUNCHER_VARS: [&str; 5] = [
 /// internal error, as a panic is one.
 const PANIC_STATUS: i32 = 70;
 
+/// Whether the run stops at a window's exchange of cut messages, as every process agrees
+/// (the strongest any process asks for).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Halt {
+    /// It goes on.
+    Go,
+    /// It stops once the window's cut messages are taken in: a stop at an epoch's end
+    /// (`limits.events`, a full time series), after which one partition would have every
+    /// arrival of the epoch in place.
+    AfterTakeIn,
+    /// It stops before they are taken in: a rank's error or a limit inside the window.
+    Now,
+}
+
 /// The processes of a run.
 pub(crate) struct World {
     inner: Inner,
@@ -171,19 +185,20 @@ impl World {
     }
 
     /// Sends `out[p]` to process `p` (one buffer per process, this one's included; an empty
-    /// one is not sent) and returns whether some process `stopped`, and what each process sent
-    /// this one, by sender (empty from a process that sent nothing). Every process must call
-    /// it; its cost is each process's own messages and one reduction (`mpi_world.rs`).
+    /// one is not sent) and returns the [`Halt`] every process agrees on (the strongest any
+    /// asked for), and what each process sent this one, by sender (empty from a process that
+    /// sent nothing). Every process must call it; its cost is each process's own messages and
+    /// one reduction (`mpi_world.rs`).
     pub(crate) fn exchange(
         &self,
         out: Vec<Vec<u8>>,
-        stopped: bool,
-    ) -> Result<(bool, Vec<Vec<u8>>), WorldError> {
+        halt: Halt,
+    ) -> Result<(Halt, Vec<Vec<u8>>), WorldError> {
         assert_eq!(out.len(), self.size() as usize, "one buffer per process");
         match &self.inner {
-            Inner::One => Ok((stopped, out)),
+            Inner::One => Ok((halt, out)),
             #[cfg(feature = "mpi")]
-            Inner::Mpi(c) => mpi_world::exchange(c, &out, stopped),
+            Inner::Mpi(c) => mpi_world::exchange(c, &out, halt),
         }
     }
 

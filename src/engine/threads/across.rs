@@ -12,7 +12,7 @@ use crate::engine::governor::Governor;
 use crate::engine::runner::Runner;
 use crate::engine::windows::across::{series_stop_of, Agreed, Bundles};
 use crate::engine::windows::{earliest, Windows};
-use crate::engine::world::World;
+use crate::engine::world::{Halt, World};
 use crate::engine::Stop;
 use crate::units::Time;
 
@@ -66,12 +66,23 @@ fn lead_across(
     let mut list = Vec::with_capacity(local.len());
     let mut receives = vec![false; n];
     let mut sent = 0u64;
+    // this process's stop in a window (a rank's error, a limit): the run stops before the
+    // window's cut messages are taken in, as in one process
     let mut at_once: Option<Stop> = None;
+    // a stop at an epoch's end (`limits.events`, a full series): after they are
+    let mut then: Option<Stop> = None;
     // (whether the helpers join a window is measured, as in one process: `governor.rs`)
     let mut governor = Governor::new(helpers);
     let result = loop {
         // the mail for other processes, from the mailboxes the last run phase filled
-        let mut bundles = Bundles::new(world, at_once.is_some());
+        let halt = if at_once.is_some() {
+            Halt::Now
+        } else if then.is_some() {
+            Halt::AfterTakeIn
+        } else {
+            Halt::Go
+        };
+        let mut bundles = Bundles::new(world, halt);
         for &src in local {
             for dst in (0..n).filter(|&d| win.groups[d] != win.groups[src]) {
                 let mut mail = s.mail[src * n + dst].lock().expect("mailbox");
@@ -82,13 +93,15 @@ fn lead_across(
             }
         }
         win.stats.crossed(bundles.bytes);
-        let remote = match bundles.swap(world, n) {
-            Ok(Some(remote)) => remote,
-            // (some process stopped at once: every process ends here, before the window's
-            // cut messages are taken in, as in one process)
-            Ok(None) => break Ok(win.stop_with(at_once)),
+        let (halt, remote) = match bundles.swap(world, n) {
+            Ok(swapped) => swapped,
             Err(e) => break Err(e),
         };
+        if halt == Halt::Now {
+            // (every process ends here, before the window's cut messages are taken in)
+            win.keep(then.into_iter().collect(), u64::MAX);
+            break Ok(win.stop_with(at_once));
+        }
         for (src, dst, mail) in remote {
             sent += mail.len() as u64;
             receives[dst] = true;
@@ -115,6 +128,10 @@ fn lead_across(
         }
         if let Some(e) = failed {
             break Err(e);
+        }
+        if halt == Halt::AfterTakeIn {
+            win.keep(at_once.into_iter().collect(), u64::MAX);
+            break Ok(win.stop_with(then));
         }
         // the plan, agreed
         let mine = local.iter().fold((u64::MAX, u32::MAX), |(t, h), &i| {
@@ -156,14 +173,10 @@ fn lead_across(
         at_once = at_once.or(earliest(stops));
         progress();
         let mine = || local.iter().map(|&i| events[i]).sum();
-        if let Some(stop) = win.agree_events(world, at_epoch, mine, || now, s.limits) {
-            if let Some(first) = at_once.take() {
-                win.keep(vec![first], u64::MAX);
-            }
-            break Ok(win.stop_with(Some(stop)));
-        }
-        if win.series() && at_epoch && at_once.is_none() {
-            at_once = series_stop_of(local, s.runners, Time(end));
+        // (the event limit is agreed by every process; a full series is this one's)
+        then = win.agree_events(world, at_epoch, mine, || now, s.limits);
+        if then.is_none() && win.series() && at_epoch && at_once.is_none() {
+            then = series_stop_of(local, s.runners, Time(end));
         }
     };
     win.stats.alone = governor.alone;

@@ -17,7 +17,7 @@ use super::{Plan, Windows};
 use crate::config::Limits;
 use crate::cut::{wire, Mail};
 use crate::engine::runner::{Pause, Runner};
-use crate::engine::world::World;
+use crate::engine::world::{Halt, World};
 use crate::engine::Stop;
 use crate::units::Time;
 
@@ -45,8 +45,8 @@ pub(crate) type Arrived = Vec<(usize, usize, Mail)>;
 /// another sends it nothing).
 pub(crate) struct Bundles {
     pub(crate) out: Vec<Vec<u8>>,
-    /// Whether this process stopped at once.
-    stopped: bool,
+    /// Whether this process stops here.
+    halt: Halt,
     scratch: Vec<u8>,
     /// Messages and bytes put in for other processes.
     pub(crate) messages: u64,
@@ -54,11 +54,11 @@ pub(crate) struct Bundles {
 }
 
 impl Bundles {
-    /// Empty bundles for each of `world`'s processes, saying whether this one `stopped`.
-    pub(crate) fn new(world: &World, stopped: bool) -> Bundles {
+    /// Empty bundles for each of `world`'s processes, saying whether this one stops here.
+    pub(crate) fn new(world: &World, halt: Halt) -> Bundles {
         Bundles {
             out: vec![Vec::new(); world.size() as usize],
-            stopped,
+            halt,
             scratch: Vec::new(),
             messages: 0,
             bytes: 0,
@@ -78,16 +78,17 @@ impl Bundles {
         self.bytes += 12 + self.scratch.len() as u64;
     }
 
-    /// Sends the bundles and returns what the other processes sent this one, as `(src, dst,
-    /// mail)` in the order of the sending partitions (processes own contiguous runs of
-    /// partitions, and each bundles its mail in partition order); `None` if some process
-    /// stopped at once: then nothing is to be taken in. `n`: the run's partitions.
-    pub(crate) fn swap(self, world: &World, n: usize) -> Result<Option<Arrived>, String> {
-        let (stopped, got) = world
-            .exchange(self.out, self.stopped)
+    /// Sends the bundles and returns the halt every process agreed on and what the other
+    /// processes sent this one, as `(src, dst, mail)` in the order of the sending partitions
+    /// (processes own contiguous runs of partitions, and each bundles its mail in partition
+    /// order); nothing if the run stops [`Halt::Now`]: then nothing is to be taken in. `n`:
+    /// the run's partitions.
+    pub(crate) fn swap(self, world: &World, n: usize) -> Result<(Halt, Arrived), String> {
+        let (halt, got) = world
+            .exchange(self.out, self.halt)
             .map_err(|e| e.to_string())?;
-        if stopped {
-            return Ok(None);
+        if halt == Halt::Now {
+            return Ok((halt, Vec::new()));
         }
         let mut remote = Vec::new();
         for buf in &got {
@@ -110,7 +111,7 @@ impl Bundles {
                 return Err("cut messages from another process are cut short".to_string());
             }
         }
-        Ok(Some(remote))
+        Ok((halt, remote))
     }
 }
 
@@ -194,12 +195,29 @@ impl Windows {
                 .max()
                 .unwrap_or(Time::ZERO)
         };
+        // this process's stop in a window (a rank's error, a limit): the run stops before the
+        // window's cut messages are taken in, as in one process
         let mut at_once: Option<Stop> = None;
+        // a stop at an epoch's end (`limits.events`, a full series): after they are
+        let mut then: Option<Stop> = None;
         loop {
-            if self.exchange_across(runners, world, &local, at_once.is_some())? {
-                // (a partition stopped at once, or a series is full: every process ends here,
-                // before the window's cut messages are taken in, as in one process)
-                return Ok(self.stop_with(at_once));
+            let halt = if at_once.is_some() {
+                Halt::Now
+            } else if then.is_some() {
+                Halt::AfterTakeIn
+            } else {
+                Halt::Go
+            };
+            match self.exchange_across(runners, world, &local, halt)? {
+                Halt::Go => {}
+                Halt::AfterTakeIn => {
+                    self.pending.extend(at_once);
+                    return Ok(self.stop_with(then));
+                }
+                Halt::Now => {
+                    self.pending.extend(then);
+                    return Ok(self.stop_with(at_once));
+                }
             }
             let mut next = (u64::MAX, u32::MAX);
             for &p in &local {
@@ -235,32 +253,27 @@ impl Windows {
                     .map(|&p| runners[p].part.borrow().events())
                     .sum()
             };
-            if let Some(stop) = self.agree_events(world, at_epoch, mine, latest, limits) {
-                // (what crossed a cut in the window is taken in first, as in one process;
-                // every process calls the exchange: the stop is agreed)
-                self.exchange_across(runners, world, &local, at_once.is_some())?;
-                self.pending.extend(at_once.take());
-                return Ok(self.stop_with(Some(stop)));
-            }
-            if self.series && at_epoch && at_once.is_none() {
-                at_once = series_stop_of(&local, runners, Time(end));
+            // (the event limit is agreed by every process; a full series is this one's)
+            then = self.agree_events(world, at_epoch, mine, latest, limits);
+            if then.is_none() && self.series && at_epoch && at_once.is_none() {
+                then = series_stop_of(&local, runners, Time(end));
             }
         }
     }
 
     /// The cut messages of the window just simulated, taken in by every partition of this
     /// process in the order of the sending partitions (local and remote alike); what goes to a
-    /// partition of another process travels in [`Bundles`]. Returns whether some process
-    /// stopped at once (this one if `stopped`): then nothing is taken in.
+    /// partition of another process travels in [`Bundles`]. Returns the halt every process
+    /// agreed on (this one asks for `halt`): at [`Halt::Now`] nothing is taken in.
     fn exchange_across(
         &mut self,
         runners: &[Runner],
         world: &World,
         local: &[usize],
-        stopped: bool,
-    ) -> Result<bool, String> {
+        halt: Halt,
+    ) -> Result<Halt, String> {
         let n = runners.len();
-        let mut bundles = Bundles::new(world, stopped);
+        let mut bundles = Bundles::new(world, halt);
         for &src in local {
             let mut from = runners[src].part.borrow_mut();
             from.flush_outbox();
@@ -275,9 +288,10 @@ impl Windows {
         }
         self.stats.messages += bundles.messages;
         self.stats.crossed(bundles.bytes);
-        let Some(remote) = bundles.swap(world, n)? else {
-            return Ok(true);
-        };
+        let (halt, remote) = bundles.swap(world, n)?;
+        if halt == Halt::Now {
+            return Ok(halt);
+        }
         let mut remote = remote.into_iter().peekable();
         for src in 0..n {
             if self.groups[src] == world.rank() {
@@ -295,7 +309,7 @@ impl Windows {
                 runners[dst].part.borrow_mut().take_cuts(&mail);
             }
         }
-        Ok(false)
+        Ok(halt)
     }
 }
 

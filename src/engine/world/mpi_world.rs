@@ -1,6 +1,6 @@
 //! [`World`](super::World)'s collectives on MPI (the `mpi` crate on the system's library).
 
-use super::{count, displacements, WorldError, PANIC_STATUS};
+use super::{count, displacements, Halt, WorldError, PANIC_STATUS};
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::datatype::PartitionMut;
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
@@ -127,13 +127,14 @@ fn nonempty(mut v: Vec<u8>) -> Vec<u8> {
 const EXCHANGE_TAGS: u32 = 1 << 14;
 
 /// Sends `out[p]` to each process `p` whose buffer is not empty, takes in what the others
-/// send this one, and agrees whether some process `stopped` (the logical or). Returns that
+/// send this one, and agrees the [`Halt`] (the strongest any process asks for). Returns that
 /// agreement and the buffers received, by sender (empty where a process sent nothing).
 ///
 /// A sparse exchange: each non-empty buffer goes as its own message (`MPI_Isend`), while one
 /// `MPI_Ireduce_scatter_block(SUM)` of a pair per process, (1 if this one sends it a buffer,
-/// `stopped`), tells each process how many buffers to take in (by `MPI_Improbe` from any
-/// sender, the exchange's tag) and how many processes stopped. A window thus costs each
+/// `halt`: 1 after the take-in, 2³² now), tells each process how many buffers to take in (by
+/// `MPI_Improbe` from any sender, the exchange's tag) and how many processes asked for each
+/// halt. A window thus costs each
 /// process its own messages (a cut is between a few neighbours, plus records for the
 /// partitions of far NICs) and one reduction of `O(log P)` latency (its vector, `2P` words,
 /// is a few kilobytes at thousands of processes), where the `MPI_Alltoall` of the counts and
@@ -142,8 +143,8 @@ const EXCHANGE_TAGS: u32 = 1 << 14;
 pub(super) fn exchange(
     j: &Job,
     out: &[Vec<u8>],
-    stopped: bool,
-) -> Result<(bool, Vec<Vec<u8>>), WorldError> {
+    halt: Halt,
+) -> Result<(Halt, Vec<Vec<u8>>), WorldError> {
     const WHAT: &str = "the cut messages of a window";
     for b in out {
         count(b.len(), WHAT)?;
@@ -151,12 +152,18 @@ pub(super) fn exchange(
     let me = j.comm.rank() as usize;
     let tag = (j.exchanges.get() % EXCHANGE_TAGS) as i32;
     j.exchanges.set(j.exchanges.get().wrapping_add(1));
-    let mut told = vec![0u32; 2 * out.len()];
+    const NOW: u64 = 1 << 32;
+    let asked = match halt {
+        Halt::Go => 0,
+        Halt::AfterTakeIn => 1,
+        Halt::Now => NOW,
+    };
+    let mut told = vec![0u64; 2 * out.len()];
     for (p, b) in out.iter().enumerate() {
-        told[2 * p] = (p != me && !b.is_empty()) as u32;
-        told[2 * p + 1] = stopped as u32;
+        told[2 * p] = (p != me && !b.is_empty()) as u64;
+        told[2 * p + 1] = asked;
     }
-    let mut mine = [0u32; 2];
+    let mut mine = [0u64; 2];
     let mut got: Vec<Vec<u8>> = vec![Vec::new(); out.len()];
     let mut spins = 0u32;
     let mut look = || {
@@ -211,7 +218,14 @@ pub(super) fn exchange(
     if me < out.len() {
         got[me] = out[me].clone();
     }
-    Ok((mine[1] != 0, got))
+    let agreed = if mine[1] >= NOW {
+        Halt::Now
+    } else if mine[1] > 0 {
+        Halt::AfterTakeIn
+    } else {
+        Halt::Go
+    };
+    Ok((agreed, got))
 }
 
 pub(super) fn gather(j: &Job, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, WorldError> {

@@ -12,10 +12,13 @@ fn one_process_keeps_what_it_has() {
     assert_eq!(v, [7, u64::MAX, 0]);
     assert_eq!(w.sum(41), 41);
     assert_eq!(
-        w.exchange(vec![vec![1, 2, 3]], false).unwrap(),
-        (false, vec![vec![1, 2, 3]])
+        w.exchange(vec![vec![1, 2, 3]], Halt::Go).unwrap(),
+        (Halt::Go, vec![vec![1, 2, 3]])
     );
-    assert_eq!(w.exchange(vec![vec![]], true).unwrap(), (true, vec![vec![]]));
+    assert_eq!(
+        w.exchange(vec![vec![]], Halt::Now).unwrap(),
+        (Halt::Now, vec![vec![]])
+    );
     assert_eq!(w.gather(vec![9, 8]).unwrap(), vec![vec![9, 8]]);
     assert_eq!(w.broadcast(vec![5]).unwrap(), vec![5]);
 }
@@ -58,14 +61,27 @@ fn collectives_in_one_process_of_a_job() {
     assert_eq!(v, [1007, 0, u64::MAX]);
     assert_eq!(w.sum(r as u64 + 1), (n * (n + 1) / 2) as u64);
     // rounds one after another with no other collective between them: a message of one
-    // round must not be taken for the next's; the stop is agreed when one process says it
+    // round must not be taken for the next's; the halt agreed is the strongest any process
+    // asks for (round 3: the last process after the take-in; round 4: the last now, the
+    // others after; round 5: process 0 now)
     for k in 0..6 {
         let out: Vec<Vec<u8>> = (0..n)
             .map(|d| (0..pattern_len(r, d, k)).map(|i| pattern(r, d, k, i)).collect())
             .collect();
-        let stopping = k == 4 && r == n - 1;
-        let (stopped, got) = w.exchange(out, stopping).unwrap();
-        assert_eq!(stopped, k == 4, "round {k}: the stop agreed");
+        let asked = match (k, r) {
+            (3, r) if r == n - 1 => Halt::AfterTakeIn,
+            (4, r) if r == n - 1 => Halt::Now,
+            (4, _) => Halt::AfterTakeIn,
+            (5, 0) => Halt::Now,
+            _ => Halt::Go,
+        };
+        let want = match k {
+            3 => Halt::AfterTakeIn,
+            4 | 5 => Halt::Now,
+            _ => Halt::Go,
+        };
+        let (agreed, got) = w.exchange(out, asked).unwrap();
+        assert_eq!(agreed, want, "round {k}: the halt agreed");
         assert_eq!(got.len(), n);
         for (s, b) in got.iter().enumerate() {
             let want: Vec<u8> = (0..pattern_len(s, r, k))
