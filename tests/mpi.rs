@@ -461,21 +461,14 @@ fn an_event_limit_on_3_processes_stops_where_one_process_does() {
     same_ending(&toml, &["--set", "limits.events=1000"], "event limit", 3);
 }
 
-/// A stop at an epoch's end (`limits.events`) takes in what crossed between processes in the
-/// last window first, as one partition has it: every file the same bytes, the buffers' mean
-/// occupancy in `links.csv` and `routers.csv` included, on 3 processes and on 2 processes of
-/// 2 threads (whose leader once stopped before taking its mail in).
+/// A stop at an epoch's end (`limits.events`, a full time series) takes in what crossed
+/// between processes in the last window first, as one partition has it: every file the same
+/// bytes, the buffers' mean occupancy in `links.csv`, `routers.csv` and the series included,
+/// on 3 processes and on 2 processes of 2 threads (whose leader once stopped at the event
+/// limit before taking its mail in).
 #[test]
-fn an_event_limit_takes_in_what_crossed_between_processes() {
+fn a_stop_at_an_epochs_end_takes_in_what_crossed_between_processes() {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let path = dir.path().join("uniform.toml");
-    let toml = "[network]\ntopology = 'torus'\ndims = [6]\n[limits]\nevents = 40\n\
-                [workload]\nranks = 6\ntraffic = 'uniform'\nload = 1.0\nwarmup = '1 us'\n\
-                measure = '5 us'\n";
-    std::fs::write(&path, toml).expect("written");
-    let scenario = path.to_str().expect("a path");
-    let one = run_scenario(scenario, 0, dir.path(), &[]);
-    assert_eq!(one.ended.status.code(), Some(3), "{}", one.ended.stderr_text());
     let hybrid = [
         "--threads",
         "2",
@@ -484,11 +477,29 @@ fn an_event_limit_takes_in_what_crossed_between_processes() {
         "--set",
         "engine.separate_partitions=true",
     ];
-    for (np, extra) in [(3u32, &[][..]), (2, &hybrid[..])] {
-        let many = run_scenario(scenario, np, dir.path(), extra);
-        let what = format!("{np} processes {extra:?}");
-        assert_eq!(many.ended.status.code(), Some(3), "{what}");
-        assert_eq!(many.host.processes, np as u64, "{what}");
-        assert_same(&one.files, &many.files, &what);
+    for (limit, extra) in [
+        ("events = 40", &[][..]),
+        ("time_series_memory = 40000", &["--interval", "100ns"][..]),
+    ] {
+        let path = dir.path().join("uniform.toml");
+        let toml = format!(
+            "[network]\ntopology = 'torus'\ndims = [6]\n[limits]\n{limit}\n\
+             [workload]\nranks = 6\ntraffic = 'uniform'\nload = 1.0\nwarmup = '1 us'\n\
+             measure = '5 us'\n"
+        );
+        std::fs::write(&path, toml).expect("written");
+        let scenario = path.to_str().expect("a path");
+        let one = run_scenario(scenario, 0, dir.path(), extra);
+        let code = one.ended.status.code();
+        assert_ne!(code, Some(0), "{limit}: {}", one.ended.stderr_text());
+        for (np, across) in [(3u32, &[][..]), (2, &hybrid[..])] {
+            let mut args = extra.to_vec();
+            args.extend_from_slice(across);
+            let many = run_scenario(scenario, np, dir.path(), &args);
+            let what = format!("{limit} on {np} processes {across:?}");
+            assert_eq!(many.ended.status.code(), code, "{what}");
+            assert_eq!(many.host.processes, np as u64, "{what}");
+            assert_same(&one.files, &many.files, &what);
+        }
     }
 }

@@ -402,3 +402,27 @@ fn the_event_limit_takes_in_what_crossed_a_cut() {
     // ns at 4 GB/s)
     assert!(links.contains("router,1,1,2,2064,1,516000,"), "{links}");
 }
+
+/// A fixed-width time series that fills `limits.time_series_memory` stops the run at an
+/// epoch's end; what crossed a cut in the last window is taken in first, as one partition has
+/// it: the buffers' occupancy in `links_timeseries.csv`, `links.csv` and `routers.csv` is the
+/// same in every partitioning. Uniform traffic on a ring of 6.
+#[test]
+fn a_full_time_series_takes_in_what_crossed_a_cut() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let path = dir.path().join("uniform.toml");
+    let toml = "[network]\ntopology = 'torus'\ndims = [6]\n[limits]\n\
+                time_series_memory = 40000\n[workload]\nranks = 6\ntraffic = 'uniform'\n\
+                load = 1.0\nwarmup = '1 us'\nmeasure = '5 us'\n";
+    std::fs::write(&path, toml).expect("written");
+    let o = same_everywhere(&path, &["--interval", "100ns"], None);
+    assert_ne!(o.code, Some(0), "{}", text(&o, "stderr"));
+    assert!(
+        text(&o, "stderr").contains("limits.time_series_memory"),
+        "{}",
+        text(&o, "stderr")
+    );
+    let series = text(&o, "links_timeseries.csv");
+    // (the run went on past the windows the limit holds: more than one of them is written)
+    assert!(series.lines().count() > 24 * 2, "{series}");
+}

@@ -520,14 +520,12 @@ fn lead(
             break Err(win.stop_with(Some(stop)).expect("a stop"));
         }
         progress();
-        // (at `limits.events`, what crossed a cut in the window is taken in first, as at every
-        // other stop at an epoch's end)
-        let at_limit = win.event_stop(at_epoch, || events.iter().sum(), || now, s.limits);
-        if at_limit.is_none() {
-            if let Some(stop) = win.series_stop(at_epoch, s.runners, Time(end)) {
-                break Err(win.stop_with(Some(stop)).expect("a stop"));
-            }
-        }
+        // (at a stop at an epoch's end, `limits.events` or a full series, what crossed a cut
+        // in the window is taken in first: one partition has every arrival of the epoch in
+        // place, and every release it made counted for its feeder)
+        let at_limit = win
+            .event_stop(at_epoch, || events.iter().sum(), || now, s.limits)
+            .or_else(|| win.series_stop(at_epoch, s.runners, Time(end)));
         // take in: the partitions sent something
         list.clear();
         list.extend((0..n).filter(|&i| receives[i]));

@@ -277,14 +277,14 @@ impl Windows {
                 progress();
             }
             let events = || runners.iter().map(|r| r.part.borrow().events()).sum();
-            if let Some(stop) = self.event_stop(at_epoch, events, || latest(runners), limits) {
-                // (what crossed a cut in the window is taken in, as at every other stop at an
-                // epoch's end: a release sent across it counts for its feeder, as in one
-                // partition)
+            let at_end = self
+                .event_stop(at_epoch, events, || latest(runners), limits)
+                .or_else(|| self.series_stop(at_epoch, runners, Time(end)));
+            if let Some(stop) = at_end {
+                // (at a stop at an epoch's end, `limits.events` or a full series, what crossed
+                // a cut in the window is taken in first: one partition has every arrival of
+                // the epoch in place, and every release it made counted for its feeder)
                 self.exchange(runners);
-                return Err(self.stop_with(Some(stop)).expect("a stop"));
-            }
-            if let Some(stop) = self.series_stop(at_epoch, runners, Time(end)) {
                 return Err(self.stop_with(Some(stop)).expect("a stop"));
             }
         }
