@@ -501,6 +501,7 @@ impl Simulation {
             }
         }
         self.gather();
+        self.runners[0].part.borrow_mut().end_series(end);
         let w = self.runners[0].part.borrow();
         let mut r = Report::new(
             &self.scenario,

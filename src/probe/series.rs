@@ -5,7 +5,8 @@
 //! [`LinkSeries::occupancy`] when the bytes held in the buffer a channel feeds change. Bytes
 //! and packets count in the window where the packet started; busy time and buffer occupancy
 //! (byte-picoseconds) are split exactly at window edges, so the windows of a link sum to its
-//! totals in `links.csv`.
+//! totals in `links.csv`, but for a packet still on a link when the run stops: the windows
+//! count it up to the stop only ([`LinkSeries::end_at`]), `links.csv` whole.
 //!
 //! Windows are a dense table, `windows × channels` counters of [`CELL_BYTES`] (48) bytes, grown as simulated
 //! time advances. With an adaptive width (`--plots` without `--interval`) the table never
@@ -58,6 +59,10 @@ pub(crate) struct LinkSeries {
     table: Vec<Window>,
     /// Per channel: since when its buffer holds what it holds now (ps).
     since: Vec<u64>,
+    /// Per channel: when the tail of the last packet it started ([`LinkSeries::sent`])
+    /// leaves it (ps; 0: none yet). A channel sends one packet at a time, so from any time
+    /// before this it is busy without a break until this.
+    tail: Vec<u64>,
     /// Counters (windows × channels) a fixed width may hold: `limits.time_series_memory` /
     /// [`CELL_BYTES`]. What falls past the last window is not recorded, and the run stops at
     /// the end of that epoch ([`LinkSeries::full`]); the bound depends on the scenario only,
@@ -95,6 +100,7 @@ impl LinkSeries {
             channels,
             table: Vec::new(),
             since: vec![0; channels],
+            tail: vec![0; channels],
             max_cells,
             memory,
             horizon,
@@ -205,12 +211,17 @@ impl LinkSeries {
         for (a, b) in self.since.iter_mut().zip(&other.since) {
             *a = (*a).max(*b);
         }
+        for (a, b) in self.tail.iter_mut().zip(&other.tail) {
+            *a = (*a).max(*b);
+        }
     }
 
-    /// A packet of `bytes` starts on channel `c` at `start` and its tail leaves at `end`.
+    /// A packet of `bytes` starts on channel `c` at `start` and its tail leaves at `end`
+    /// (ps).
     pub(crate) fn sent(&mut self, c: u32, start: u64, end: u64, bytes: u64) {
         self.counted(c, start, bytes, 1);
         self.spread(c, start, end, |cell, dt| cell.busy_ps += dt);
+        self.tail[c as usize] = end;
     }
 
     /// `bytes` in `packets` packets start on channel `c` at `start` (counted in its window;
@@ -253,6 +264,29 @@ impl LinkSeries {
             self.table[w as usize * k + c as usize].busy_ps += upto - last;
             last = upto;
             t = edge;
+        }
+    }
+
+    /// The run ended at `end` (ps): a packet still on a channel then is busy up to `end` only,
+    /// not to its tail (its busy time was recorded when it started), so that no window is
+    /// busy past the run; windows at or after `end` left with nothing in them are dropped.
+    /// Called once the run is over; calling it again changes nothing.
+    pub(crate) fn end_at(&mut self, end: u64) {
+        for c in 0..self.channels {
+            // (past the horizon nothing was recorded)
+            let tail = self.tail[c].min(self.horizon);
+            self.spread(c as u32, end, tail, |cell, dt| {
+                cell.busy_ps = cell.busy_ps.saturating_sub(dt)
+            });
+            self.tail[c] = tail.min(end);
+        }
+        let (k, width) = (self.channels, self.width);
+        while let Some(w) = self.windows().checked_sub(1) {
+            let last = &self.table[w * k..];
+            if (w as u64) * width < end || !last.iter().all(Window::is_empty) {
+                break;
+            }
+            self.table.truncate(w * k);
         }
     }
 
@@ -374,6 +408,26 @@ mod tests {
         let total: u64 = (0..s.windows()).map(|w| s.get(w, 0).busy_ps).sum();
         assert_eq!(total, 11);
         assert!((0..s.windows()).all(|w| s.get(w, 0).busy_ps <= 7));
+    }
+
+    #[test]
+    fn a_packet_on_a_channel_at_the_end_is_busy_up_to_the_end_only() {
+        let busy = |s: &LinkSeries, c| -> Vec<u64> {
+            (0..s.windows()).map(|w| s.get(w, c).busy_ps).collect()
+        };
+        let mut s = LinkSeries::new(100, false, 2, 0);
+        s.sent(0, 20, 80, 8);
+        s.sent(1, 150, 260, 8);
+        s.end_at(180);
+        let want: [Vec<u64>; 2] = [vec![60, 0], vec![0, 30]];
+        // (channel 1 from 150 to the end, 180; the window past it dropped)
+        assert_eq!([busy(&s, 0), busy(&s, 1)], want);
+        s.end_at(180);
+        assert_eq!(
+            [busy(&s, 0), busy(&s, 1)],
+            want,
+            "a second call changes nothing"
+        );
     }
 
     #[test]
