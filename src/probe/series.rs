@@ -5,8 +5,10 @@
 //! [`LinkSeries::occupancy`] when the bytes held in the buffer a channel feeds change. Bytes
 //! and packets count in the window where the packet started; busy time and buffer occupancy
 //! (byte-picoseconds) are split exactly at window edges, so the windows of a link sum to its
-//! totals in `links.csv`, but for a packet still on a link when the run stops: the windows
-//! count it up to the stop only ([`LinkSeries::end_at`]), `links.csv` whole.
+//! totals in `links.csv`, with two exceptions made when the run ends ([`LinkSeries::end_at`]):
+//! a packet still on a link when the run stops counts in the windows up to the stop only
+//! (`links.csv` counts all of it), and in the flow model busy time no window has room for by
+//! the run's end is not counted.
 //!
 //! Windows are a dense table, `windows × channels` counters of [`CELL_BYTES`] (48) bytes, grown as simulated
 //! time advances. With an adaptive width (`--plots` without `--interval`) the table never
@@ -238,8 +240,11 @@ impl LinkSeries {
 
     /// Channel `c` was kept busy `busy` ps in all, evenly over `[from, to)` (ps): a flow that
     /// shares the link at a constant rate (the flow model) is busy for its share of each
-    /// window, `busy · dt / (to − from)` of a part `dt` long, rounded so that the parts add up
-    /// to `busy` exactly.
+    /// window, `busy · dt / (to − from)` ps of a part `dt` ps long, rounded so that the parts
+    /// add up to `busy` exactly. The shares of a link's flows can add up to more than a
+    /// window (each flow's busy time is rounded up, and a control message takes the whole
+    /// link while flows fill it): [`LinkSeries::end_at`] carries what does not fit to the
+    /// next windows.
     pub(crate) fn busy(&mut self, c: u32, from: u64, to: u64, busy: u64) {
         if to <= from || busy == 0 {
             return;
@@ -267,9 +272,20 @@ impl LinkSeries {
         }
     }
 
-    /// The run ended at `end` (ps): a packet still on a channel then is busy up to `end` only,
-    /// not to its tail (its busy time was recorded when it started), so that no window is
-    /// busy past the run; windows at or after `end` left with nothing in them are dropped.
+    /// The run ended at `end` (ps): every channel's busy time is made to fit in the run, so
+    /// that no window is busy longer than it lasts (`busy_ps` ≤ `window_ps` in
+    /// `links_timeseries.csv`).
+    /// - A packet still on a channel at `end` is busy up to `end` only: the part of it from
+    ///   `end` to its tail is taken out (it was recorded when the packet started).
+    /// - In each window a channel is busy at most the window's room: its width (ps), or, for
+    ///   the window `end` falls in, its part before `end` (none for a window that starts at
+    ///   `end` or later). A link's utilization in a window is the share of its bandwidth used
+    ///   there, at most all of it: busy time beyond a window's room (flows' shares that add
+    ///   up to more, [`LinkSeries::busy`]) is carried to the next windows with room, as a
+    ///   link sends what it is given in turn, and what is still carried at `end` is not
+    ///   counted. Packets always fit: a channel sends one at a time.
+    /// - Windows at or after `end` left with nothing in them are dropped.
+    ///
     /// Called once the run is over; calling it again changes nothing.
     pub(crate) fn end_at(&mut self, end: u64) {
         for c in 0..self.channels {
@@ -281,6 +297,29 @@ impl LinkSeries {
             self.tail[c] = tail.min(end);
         }
         let (k, width) = (self.channels, self.width);
+        // (windows the carried time may open: those that start before `end`, as many as the
+        // series may hold)
+        let cap = if self.adaptive {
+            ADAPTIVE_WINDOWS
+        } else {
+            self.horizon / width
+        };
+        let open = end.div_ceil(width).min(cap) as usize;
+        let mut carried = vec![0u64; k];
+        let mut w = 0;
+        while w < self.windows() || (w < open && carried.iter().any(|&c| c > 0)) {
+            if w == self.windows() {
+                self.table.resize((w + 1) * k, Window::default());
+            }
+            let room = width.min(end.saturating_sub(w as u64 * width));
+            let row = &mut self.table[w * k..(w + 1) * k];
+            for (cell, carried) in row.iter_mut().zip(&mut carried) {
+                let asked = cell.busy_ps + *carried;
+                cell.busy_ps = asked.min(room);
+                *carried = asked - cell.busy_ps;
+            }
+            w += 1;
+        }
         while let Some(w) = self.windows().checked_sub(1) {
             let last = &self.table[w * k..];
             if (w as u64) * width < end || !last.iter().all(Window::is_empty) {
@@ -428,6 +467,26 @@ mod tests {
             want,
             "a second call changes nothing"
         );
+    }
+
+    #[test]
+    fn flows_that_ask_more_than_a_window_fill_it_and_the_rest_goes_to_the_next() {
+        // a flow at the link's whole rate over [0, 200) and a control message over [50, 90)
+        // ask 140 ps of [0, 100): 100 fit, 40 go to [100, 200), full too, then to [200, 300)
+        let mut s = LinkSeries::new(100, false, 1, 0);
+        s.busy(0, 0, 200, 200);
+        s.busy(0, 50, 90, 40);
+        s.busy(0, 230, 250, 20);
+        s.end_at(300);
+        let busy: Vec<u64> = (0..s.windows()).map(|w| s.get(w, 0).busy_ps).collect();
+        assert_eq!(busy, [100, 100, 60]);
+        // what no window has room for by the end is not counted
+        let mut s = LinkSeries::new(100, false, 1, 0);
+        s.busy(0, 0, 200, 200);
+        s.busy(0, 150, 190, 40);
+        s.end_at(230);
+        let busy: Vec<u64> = (0..s.windows()).map(|w| s.get(w, 0).busy_ps).collect();
+        assert_eq!(busy, [100, 100, 30], "the last window is 30 ps long");
     }
 
     #[test]
