@@ -394,6 +394,12 @@ impl Simulation {
             .unwrap_or(Time::ZERO)
     }
 
+    /// The latest event any partition processed.
+    fn reached(&self) -> Time {
+        let now = self.runners.iter().map(|run| run.part.borrow().now());
+        now.max().unwrap_or(Time::ZERO)
+    }
+
     /// Every partition applies the releases due by `end` (ps), once: before partition 0 sees
     /// the whole network (the releases are in each partition's own records).
     fn settle(&self, end: Time) {
@@ -422,8 +428,15 @@ impl Simulation {
 
     /// The summary of the run as it stands. Ranks that have not finished are listed with what
     /// they wait for and their script line, and on the timeline a blocked one's wait runs to
-    /// the stop. Gathers every partition into the first (the run is over).
-    fn report(&self, started: Instant, partial: bool, windows: WindowStats) -> Report {
+    /// the stop (`stopped_at`, else the run's end). Gathers every partition into the first
+    /// (the run is over).
+    fn report(
+        &self,
+        started: Instant,
+        partial: bool,
+        windows: WindowStats,
+        stopped_at: Option<Time>,
+    ) -> Report {
         let lua: usize = match self.across.borrow().as_ref() {
             Some(a) => a.lua,
             None => self.runners.iter().map(|run| run.scripts.memory()).sum(),
@@ -443,6 +456,7 @@ impl Simulation {
         }
         let end = self.end();
         self.settle(end);
+        let until = stopped_at.unwrap_or(end);
         let nranks = self.parts.rank.len() as u32;
         let open: Vec<u32> = (0..nranks)
             .filter(|&r| self.runner_of(r).part.borrow().rank(r).status != Status::Done)
@@ -481,7 +495,7 @@ impl Simulation {
                 ),
             };
             if blocked {
-                w.trace_stuck(r, since, end.ps(), &waits_for, &at);
+                w.trace_stuck(r, since, until.ps(), &waits_for, &at);
             }
             if i < crate::report::UNFINISHED_LISTED {
                 listed.push(crate::report::Unfinished {
@@ -501,7 +515,7 @@ impl Simulation {
             }
         }
         self.gather();
-        self.runners[0].part.borrow_mut().end_series(end);
+        self.runners[0].part.borrow_mut().end_series(until);
         let w = self.runners[0].part.borrow();
         let mut r = Report::new(
             &self.scenario,
@@ -509,13 +523,13 @@ impl Simulation {
             started.elapsed(),
             lua,
             listed,
-            end.ps(),
+            until.ps(),
         );
         r.partial = partial;
         if partial {
-            // (where the run stopped: the latest of the ranks' clocks and the events processed,
-            // the time a stop's message gives)
-            r.predicted_time_ps = r.predicted_time_ps.max(end.ps());
+            // (where the run stopped, the time a stop's message gives: the latest of the
+            // ranks' clocks and the events processed, or where a limit stopped it)
+            r.predicted_time_ps = stopped_at.map_or(r.predicted_time_ps.max(end.ps()), |t| t.ps());
         }
         r.host.execution = Execution {
             threads: self.threads,
@@ -695,10 +709,10 @@ impl Simulation {
         if let Some(msg) = internal {
             return Err(SimError {
                 stop: Stop::Internal(msg),
-                partial: Some(Box::new(self.report(started, true, windows))),
+                partial: Some(Box::new(self.report(started, true, windows, None))),
             });
         }
-        let mut report = self.report(started, false, windows);
+        let mut report = self.report(started, false, windows, None);
         report
             .warnings
             .extend(leftovers(&self.runners[0].part.borrow()));

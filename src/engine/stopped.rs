@@ -23,7 +23,14 @@ impl Simulation {
         let dropped = prompt
             .map(|_| self.drop_bulky_records())
             .unwrap_or_default();
-        let mut partial = self.report(started, true, stats);
+        // (a limit stops the run where the simulation got: the stop's time, or the last event
+        // if later; a rank's clock ahead of both, computing or at its traffic's end, was not
+        // reached)
+        let at = match &stop {
+            Stop::Limit { time, .. } => Some((*time).max(self.reached())),
+            _ => None,
+        };
+        let mut partial = self.report(started, true, stats, at);
         partial.stop = Some(stop.to_string());
         partial.warnings.extend(self.replay_warnings());
         match &stop {
