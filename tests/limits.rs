@@ -611,7 +611,7 @@ fn a_time_series_memory_below_one_window_names_what_one_takes() {
     };
     let o = run("1 KiB");
     let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert_eq!(o.status.code(), Some(3), "{e}");
     // a 4x4x4 torus: 64 routers of 6 links and a NIC link each way, 512 directions of 48 B
     assert!(
         e.contains(
@@ -636,6 +636,41 @@ fn said_at(e: &str) -> u64 {
         .expect("a time in the message");
     let at = at.split(':').next().unwrap();
     at.parse::<mgensim::units::Time>().unwrap().ps()
+}
+
+/// A time series of fixed width too small for the run stops it as a limit does (the guide's
+/// exit status 3), with a partial run's outputs, all of them, and one stop time in the message
+/// and the summary: the end of the epoch in which something fell past the series' last
+/// window.
+#[test]
+fn a_full_time_series_is_a_limit_stop_with_one_stop_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let put_ring = common::project().join("scenarios/put_ring.toml");
+    let run = |out: &str, more: &[&str]| {
+        let mut args = vec!["run", put_ring.to_str().unwrap(), "--json", "--out", out];
+        args.extend(["--interval", "100ns"]);
+        args.extend(more);
+        mgensim(dir.path(), &args)
+    };
+    let o = run("full", &["--set", "limits.time_series_memory=\"100 KiB\""]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{e}");
+    // 100 KiB of 48-byte counters over 512 link directions: 4 windows, the first 400 ns
+    assert!(
+        e.contains("time-series memory limit at simulated time")
+            && e.contains("holds 4 windows of 512 link directions"),
+        "{e}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["partial"], true);
+    let at = said_at(&e);
+    assert_eq!(v["predicted_time_ps"], at, "{e}");
+    assert!(at > 400_000 && at % EPOCH_PS == 0, "{at}");
+    // the outputs of a partial run, as another limit leaves them
+    let o = run("until", &["--until", "300ns"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let (full, until) = (dir.path().join("full"), dir.path().join("until"));
+    assert_eq!(files(&full), files(&until));
 }
 
 /// Synthetic traffic stopped by `limits.events` stops where the network was, at its last

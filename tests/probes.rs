@@ -628,7 +628,7 @@ fn a_fixed_interval_too_fine_for_the_run_stops_it_with_the_figures_at_the_same_e
         )
     };
     let one = run("one", "100ns", "1");
-    assert_eq!(one.status.code(), Some(1), "{}", stderr(&one));
+    assert_eq!(one.status.code(), Some(3), "{}", stderr(&one));
     let err = stderr(&one);
     assert!(
         err.contains("--interval 100 ns holds 10 windows of 96 link directions")

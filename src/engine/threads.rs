@@ -484,7 +484,7 @@ fn lead(
     let mut governor = Governor::new(helpers);
     let result = loop {
         let (end, at_epoch) = match win.plan(true, next.iter().copied(), || now, s.limits) {
-            Plan::Done => match win.series_stop(true, s.runners, now) {
+            Plan::Done => match win.series_stop(true, s.runners, now, s.limits) {
                 Some(stop) => break Err(stop),
                 None => break Ok(()),
             },
@@ -524,7 +524,7 @@ fn lead(
         // other stop at an epoch's end)
         let at_limit = win.event_stop(at_epoch, || events.iter().sum(), || now, s.limits);
         if at_limit.is_none() {
-            if let Some(stop) = win.series_stop(at_epoch, s.runners, Time(end)) {
+            if let Some(stop) = win.series_stop(at_epoch, s.runners, Time(end), s.limits) {
                 break Err(win.stop_with(Some(stop)).expect("a stop"));
             }
         }

@@ -120,7 +120,7 @@ fn lead_across(
         let mine = local.iter().fold((u64::MAX, u32::MAX), |(t, h), &i| {
             (t.min(next[i].0), h.min(next[i].1))
         });
-        let full = |now| series_stop_of(local, s.runners, now);
+        let full = |now| series_stop_of(local, s.runners, now, s.limits);
         let (end, at_epoch) = match win.agree(world, mine, now, s.limits, full) {
             Agreed::Done(stop) => break Ok(stop),
             Agreed::Stop(stop) => break Ok(Some(stop)),
@@ -163,7 +163,7 @@ fn lead_across(
             break Ok(win.stop_with(Some(stop)));
         }
         if win.series() && at_epoch && at_once.is_none() {
-            at_once = series_stop_of(local, s.runners, Time(end));
+            at_once = series_stop_of(local, s.runners, Time(end), s.limits);
         }
     };
     win.stats.alone = governor.alone;

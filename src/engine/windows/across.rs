@@ -198,7 +198,7 @@ impl Windows {
                 let (t, held) = runners[p].next();
                 next = (next.0.min(t), next.1.min(held));
             }
-            let full = |now| series_stop_of(&local, runners, now);
+            let full = |now| series_stop_of(&local, runners, now, limits);
             let (end, at_epoch) = match self.agree(world, next, latest(), limits, full) {
                 Agreed::Done(stop) => return Ok(stop),
                 Agreed::Stop(stop) => return Ok(Some(stop)),
@@ -235,7 +235,7 @@ impl Windows {
                 return Ok(self.stop_with(Some(stop)));
             }
             if self.series && at_epoch && at_once.is_none() {
-                at_once = series_stop_of(&local, runners, Time(end));
+                at_once = series_stop_of(&local, runners, Time(end), limits);
             }
         }
     }
@@ -291,11 +291,16 @@ impl Windows {
     }
 }
 
-/// The stop of a full time series of fixed width in the first of `local` partitions that
-/// has one.
-pub(crate) fn series_stop_of(local: &[usize], runners: &[Runner], now: Time) -> Option<Stop> {
-    let message = local
+/// The stop at `now` of a full time series of fixed width in the first of `local` partitions
+/// that has one.
+pub(crate) fn series_stop_of(
+    local: &[usize],
+    runners: &[Runner],
+    now: Time,
+    limits: &Limits,
+) -> Option<Stop> {
+    let why = local
         .iter()
         .find_map(|&p| runners[p].part.borrow().series_full())?;
-    Some(Stop::Capacity { time: now, message })
+    Some(super::series_full(now, &why, limits))
 }
