@@ -34,11 +34,14 @@ pub enum Limit {
     Interrupt,
     /// `limits.posts`: a rank posted too many transfers without giving control back.
     Posts,
+    /// `limits.time_series_memory`: the time series of a fixed `--interval` has no window
+    /// left for what the run did next.
+    TimeSeriesMemory,
 }
 
 impl Limit {
     /// Every limit, in the order of their numbers on the wire (`engine/across.rs`).
-    pub(crate) const ALL: [Limit; 7] = [
+    pub(crate) const ALL: [Limit; 8] = [
         Limit::Instructions,
         Limit::LuaMemory,
         Limit::Events,
@@ -46,6 +49,7 @@ impl Limit {
         Limit::SimulatedTime,
         Limit::Interrupt,
         Limit::Posts,
+        Limit::TimeSeriesMemory,
     ];
 
     /// The name the Lua side uses.
@@ -58,6 +62,7 @@ impl Limit {
             Limit::SimulatedTime => "simulated_time",
             Limit::Interrupt => "interrupt",
             Limit::Posts => "posts",
+            Limit::TimeSeriesMemory => "time_series_memory",
         }
     }
 
@@ -66,7 +71,9 @@ impl Limit {
         Limit::ALL.into_iter().find(|l| l.name() == name)
     }
 
-    /// What happened and how to raise the limit, for the error message.
+    /// What happened and how to raise the limit, for the error message: at simulated `time`,
+    /// stopping `rank` if one, which was at `at` (its script line; for the time series, what
+    /// the series holds and what to do instead).
     pub(crate) fn explain(
         self,
         limits: &Limits,
@@ -133,6 +140,18 @@ impl Limit {
                 rank.map_or("?".to_string(), |r| r.to_string()),
                 limits.posts,
                 at.map_or(String::new(), |a| format!(", at {a}"))
+            ),
+            Limit::TimeSeriesMemory => format!(
+                "time-series memory limit at simulated time {time}: {}",
+                at.map_or_else(
+                    || format!(
+                        "the time series of --interval has no window left in \
+                         `limits.time_series_memory` = {}\n  raise it (0 = no limit), or use \
+                         --plots without --interval, whose width adapts",
+                        limits.time_series_memory
+                    ),
+                    str::to_string
+                )
             ),
         }
     }

@@ -187,20 +187,13 @@ fn buffer_histories_are_refused_at_flow_level() {
     );
 }
 
-/// An all-to-all of 200 kB puts on a 4x4 torus at flow level, with a time series of 5 us
-/// windows: many flows share each link at once, each at its max-min rate.
-#[test]
-fn the_time_series_of_shared_links_is_never_busier_than_its_windows_and_adds_up() {
+/// Runs `toml` (written in a temporary folder) with a time series of `interval` and its
+/// pictures, and checks that no window of `links_timeseries.csv` is busy longer than it lasts
+/// and that a link's windows add up to its line in `links.csv`; returns the longest a link was
+/// busy (ps) and whether a window was busy all along.
+fn series_fits_and_adds_up(toml: &str, interval: &str) -> (u64, bool) {
     let dir = tempfile::tempdir().unwrap();
-    let scenario = common::tmp_file(
-        dir.path(),
-        "flows.toml",
-        "[network]\ntopology = 'torus'\ndims = [4, 4]\nmodel = 'flow'\n[workload]\nranks = 16\n\
-         code = '''\nlocal me, p = MGEN_Comm_rank(), MGEN_Comm_size()\nlocal hs = {}\n\
-         for i = 1, p - 1 do hs[#hs + 1] = MGEN_rdma_put((me + i) % p, 200000, 1) end\n\
-         for _ = 1, p - 1 do MGEN_rdma_poll(1) end\n\
-         for _, h in ipairs(hs) do MGEN_acp_complete(h) end\n'''\n",
-    );
+    let scenario = common::tmp_file(dir.path(), "flows.toml", toml);
     let out = dir.path().join("out");
     let o = common::mgensim_in(
         dir.path(),
@@ -208,7 +201,7 @@ fn the_time_series_of_shared_links_is_never_busier_than_its_windows_and_adds_up(
             "run",
             scenario.to_str().unwrap(),
             "--interval",
-            "5us",
+            interval,
             "--plots",
             "--out",
             out.to_str().unwrap(),
@@ -227,10 +220,12 @@ fn the_time_series_of_shared_links_is_never_busier_than_its_windows_and_adds_up(
         col(&series, "packets"),
     );
     let mut sums = vec![(0u64, 0u64, 0u64); links.len() - 1];
+    let mut full = false;
     for row in &series[1..] {
         let b: u64 = row[busy].parse().unwrap();
         let w: u64 = row[width].parse().unwrap();
         assert!(b <= w, "a window {w} ps long busy for {b} ps: {row:?}");
+        full |= b == w;
         let s = &mut sums[row[link].parse::<usize>().unwrap()];
         s.0 += b;
         s.1 += row[bytes].parse::<u64>().unwrap();
@@ -251,7 +246,39 @@ fn the_time_series_of_shared_links_is_never_busier_than_its_windows_and_adds_up(
         assert_eq!(sums[i], want, "link {i}: the windows against links.csv");
         busiest = busiest.max(want.0);
     }
+    assert!(out.join("heatmap.svg").exists());
+    (busiest, full)
+}
+
+/// An all-to-all of 200 kB puts on a 4x4 torus at flow level, with a time series of 5 us
+/// windows: many flows share each link at once, each at its max-min rate.
+#[test]
+fn the_time_series_of_shared_links_is_never_busier_than_its_windows_and_adds_up() {
+    let (busiest, _) = series_fits_and_adds_up(
+        "[network]\ntopology = 'torus'\ndims = [4, 4]\nmodel = 'flow'\n[workload]\nranks = 16\n\
+         code = '''\nlocal me, p = MGEN_Comm_rank(), MGEN_Comm_size()\nlocal hs = {}\n\
+         for i = 1, p - 1 do hs[#hs + 1] = MGEN_rdma_put((me + i) % p, 200000, 1) end\n\
+         for _ = 1, p - 1 do MGEN_rdma_poll(1) end\n\
+         for _, h in ipairs(hs) do MGEN_acp_complete(h) end\n'''\n",
+        "5us",
+    );
     // the links are shared: the busiest is busy for many windows' worth in all
     assert!(busiest > 10 * 5_000_000, "{busiest}");
-    assert!(out.join("heatmap.svg").exists());
+}
+
+/// On a ring of 4 at flow level each rank puts 50, 100 and 150 kB to the next three at once:
+/// the flows fill the links, and each put's acknowledgement (16 B: 4 ns at 4 GB/s) crosses
+/// links they fill. In windows of 10 ns a link is busy at most all of each window, and its
+/// windows still add up to its busy time.
+#[test]
+fn a_link_full_of_flows_is_busy_at_most_all_of_a_short_window() {
+    let (_, full) = series_fits_and_adds_up(
+        "[network]\ntopology = 'torus'\ndims = [4]\nmodel = 'flow'\n[workload]\n\
+         code = '''\nlocal me, p = MGEN_Comm_rank(), MGEN_Comm_size()\nlocal hs = {}\n\
+         for i = 1, 3 do hs[i] = MGEN_rdma_put((me + i) % p, 50000 * i, i) end\n\
+         for i = 1, 3 do MGEN_rdma_poll(i) end\n\
+         for i = 1, 3 do MGEN_acp_complete(hs[i]) end\n'''\n",
+        "10ns",
+    );
+    assert!(full, "some window is busy all along");
 }

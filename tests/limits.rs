@@ -406,6 +406,9 @@ fn a_rank_that_never_blocks_stops_at_the_call_that_passes_until() {
             (clock, "w.lua:2".to_string()),
             "{body}"
         );
+        // (the run stopped at the limit: rank 0's clock past it was never reached)
+        let stop = v["predicted_time_ps"].as_u64().unwrap();
+        assert!(stop <= 2_000_000, "{body}: stopped at {stop} ps");
         assert!(v["metrics"].get("escaped").is_none(), "{body}");
     }
 }
@@ -608,7 +611,7 @@ fn a_time_series_memory_below_one_window_names_what_one_takes() {
     };
     let o = run("1 KiB");
     let e = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert_eq!(o.status.code(), Some(3), "{e}");
     // a 4x4x4 torus: 64 routers of 6 links and a NIC link each way, 512 directions of 48 B
     assert!(
         e.contains(
@@ -623,4 +626,89 @@ fn a_time_series_memory_below_one_window_names_what_one_takes() {
     let o = run("24 KiB");
     let e = stderr(&o);
     assert!(e.contains("holds 1 windows of 512 link directions"), "{e}");
+}
+
+/// The simulated time a stop's message gives (ps): "... at simulated time 1.5 us: ...".
+fn said_at(e: &str) -> u64 {
+    let at = e
+        .split("at simulated time ")
+        .nth(1)
+        .expect("a time in the message");
+    let at = at.split(':').next().unwrap();
+    at.parse::<mgensim::units::Time>().unwrap().ps()
+}
+
+/// A time series of fixed width too small for the run stops it as a limit does (the guide's
+/// exit status 3), with a partial run's outputs, all of them, and one stop time in the message
+/// and the summary: the end of the epoch in which something fell past the series' last
+/// window.
+#[test]
+fn a_full_time_series_is_a_limit_stop_with_one_stop_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let put_ring = common::project().join("scenarios/put_ring.toml");
+    let run = |out: &str, more: &[&str]| {
+        let mut args = vec!["run", put_ring.to_str().unwrap(), "--json", "--out", out];
+        args.extend(["--interval", "100ns"]);
+        args.extend(more);
+        mgensim(dir.path(), &args)
+    };
+    let o = run("full", &["--set", "limits.time_series_memory=\"100 KiB\""]);
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{e}");
+    // 100 KiB of 48-byte counters over 512 link directions: 4 windows, the first 400 ns
+    assert!(
+        e.contains("time-series memory limit at simulated time")
+            && e.contains("holds 4 windows of 512 link directions"),
+        "{e}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["partial"], true);
+    let at = said_at(&e);
+    assert_eq!(v["predicted_time_ps"], at, "{e}");
+    assert!(at > 400_000 && at % EPOCH_PS == 0, "{at}");
+    // the outputs of a partial run, as another limit leaves them
+    let o = run("until", &["--until", "300ns"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let (full, until) = (dir.path().join("full"), dir.path().join("until"));
+    assert_eq!(files(&full), files(&until));
+}
+
+/// Synthetic traffic stopped by `limits.events` stops where the network was, at its last
+/// event (the time the message gives), not at the end of the traffic, where its generators'
+/// clocks are from the start.
+#[test]
+fn synthetic_traffic_stopped_by_the_event_limit_stops_at_its_last_event() {
+    let toml = "[network]\ntopology = 'torus'\ndims = [3]\n[limits]\nevents = 40\n\
+                [workload]\nranks = 3\ntraffic = 'uniform'\nload = 0.5\nwarmup = '1 us'\n\
+                measure = '5 us'\n";
+    let (e, v) = stopped("", toml, &[], 3);
+    assert!(e.contains("event limit"), "{e}");
+    let last = v["network"]["quiet_ps"].as_u64().unwrap();
+    assert_eq!(said_at(&e), last, "{e}");
+    assert_eq!(v["predicted_time_ps"], last);
+    let generators = v["ranks"]["finish_ps"]["max"].as_u64().unwrap();
+    assert!(
+        generators > last,
+        "the traffic's end, {generators} ps, was not reached"
+    );
+}
+
+/// A Lua memory stop and the summary give the same time: the one the rank that ran out of
+/// memory was at. Each rank hoards before its first call, at simulated time 0; those that
+/// ran before it had computed on to 1 us, ahead of the run.
+#[test]
+fn a_lua_memory_stop_and_the_summary_give_the_same_time() {
+    let toml = "[network]\ntopology = 'torus'\ndims = [4, 4]\n[limits]\n\
+                lua_memory = '16 MiB'\n[workload]\nscript = 'w.lua'\n";
+    let lua = "local t = {}\nfor i = 1, 60000 do t[i] = string.rep('x', 16) .. i end\n\
+               MGEN_Comp(1e-6)\nMGEN_rdma_poll(1)\n";
+    let (e, v) = stopped(lua, toml, &["--partitions", "1", "--threads", "1"], 3);
+    assert!(e.contains("Lua memory limit"), "{e}");
+    assert_eq!(said_at(&e), 0, "{e}");
+    assert_eq!(v["predicted_time_ps"], 0);
+    let unfinished = v["ranks"]["unfinished"].as_array().unwrap();
+    assert!(
+        unfinished.iter().any(|u| u["since_ps"] == 1_000_000),
+        "ranks ahead of the stop: {v}"
+    );
 }

@@ -23,6 +23,7 @@ mod across;
 mod diagnostics;
 mod governor;
 mod runner;
+mod stopped;
 mod threads;
 mod windows;
 pub(crate) mod world;
@@ -381,76 +382,6 @@ impl Simulation {
         result
     }
 
-    /// The end of a run that `stop` stopped: its partial report, marked with the stop.
-    fn stopped(&self, stop: Stop, started: Instant, stats: WindowStats) -> SimError {
-        let prompt = match &stop {
-            Stop::Limit {
-                limit: Limit::Interrupt,
-                ..
-            } => Some("interrupted"),
-            Stop::Limit {
-                limit: Limit::WallTime,
-                ..
-            } => Some("wall-clock limit"),
-            _ => None,
-        };
-        let dropped = prompt
-            .map(|_| self.drop_bulky_records())
-            .unwrap_or_default();
-        let mut partial = self.report(started, true, stats);
-        partial.stop = Some(stop.to_string());
-        partial.warnings.extend(self.replay_warnings());
-        match &stop {
-            // the rank whose script failed comes first, with its error
-            Stop::Script {
-                rank,
-                who,
-                time,
-                message,
-            } => {
-                partial.mark_failed(*rank, who, *time, message);
-                partial.bound = None;
-            }
-            // a run that cannot go on was bounded by nothing but that
-            Stop::Deadlock { .. } => partial.bound = None,
-            _ => {}
-        }
-        if let (Some(why), false) = (prompt, dropped.is_empty()) {
-            partial.warnings.push(format!(
-                "{why}: {} not written, to stop promptly (a run stopped by --until or \
-                 limits.events writes them up to the stop)",
-                dropped.join(", ")
-            ));
-        }
-        SimError {
-            stop,
-            partial: Some(Box::new(partial)),
-        }
-    }
-
-    /// A run stopped by a signal or the wall clock ends promptly: the bulky records (time
-    /// series, buffer history, timeline) are let go, not turned into outputs. Returns what
-    /// they were, for a warning.
-    fn drop_bulky_records(&self) -> Vec<&'static str> {
-        let mut dropped = Vec::new();
-        // (a process about to end leaves them to the exit: freeing gigabytes takes seconds)
-        let last = self.last;
-        const WHAT: [&str; 3] = [
-            "links_timeseries.csv and power_timeseries.csv",
-            "buffer_history.csv",
-            "the timeline (trace)",
-        ];
-        for run in &self.runners {
-            let had = run.part.borrow_mut().drop_bulky_records(last);
-            for (what, _) in WHAT.iter().zip(had).filter(|(_, had)| *had) {
-                if !dropped.contains(what) {
-                    dropped.push(*what);
-                }
-            }
-        }
-        dropped
-    }
-
     /// The run's end: the latest of its ranks' clocks and its partitions' times.
     fn end(&self) -> Time {
         if let Some(a) = self.across.borrow().as_ref() {
@@ -461,6 +392,12 @@ impl Simulation {
             .map(|run| run.part.borrow().latest())
             .max()
             .unwrap_or(Time::ZERO)
+    }
+
+    /// The latest event any partition processed.
+    fn reached(&self) -> Time {
+        let now = self.runners.iter().map(|run| run.part.borrow().now());
+        now.max().unwrap_or(Time::ZERO)
     }
 
     /// Every partition applies the releases due by `end` (ps), once: before partition 0 sees
@@ -491,8 +428,15 @@ impl Simulation {
 
     /// The summary of the run as it stands. Ranks that have not finished are listed with what
     /// they wait for and their script line, and on the timeline a blocked one's wait runs to
-    /// the stop. Gathers every partition into the first (the run is over).
-    fn report(&self, started: Instant, partial: bool, windows: WindowStats) -> Report {
+    /// the stop (`stopped_at`, else the run's end). Gathers every partition into the first
+    /// (the run is over).
+    fn report(
+        &self,
+        started: Instant,
+        partial: bool,
+        windows: WindowStats,
+        stopped_at: Option<Time>,
+    ) -> Report {
         let lua: usize = match self.across.borrow().as_ref() {
             Some(a) => a.lua,
             None => self.runners.iter().map(|run| run.scripts.memory()).sum(),
@@ -512,6 +456,7 @@ impl Simulation {
         }
         let end = self.end();
         self.settle(end);
+        let until = stopped_at.unwrap_or(end);
         let nranks = self.parts.rank.len() as u32;
         let open: Vec<u32> = (0..nranks)
             .filter(|&r| self.runner_of(r).part.borrow().rank(r).status != Status::Done)
@@ -550,7 +495,7 @@ impl Simulation {
                 ),
             };
             if blocked {
-                w.trace_stuck(r, since, end.ps(), &waits_for, &at);
+                w.trace_stuck(r, since, until.ps(), &waits_for, &at);
             }
             if i < crate::report::UNFINISHED_LISTED {
                 listed.push(crate::report::Unfinished {
@@ -570,6 +515,7 @@ impl Simulation {
             }
         }
         self.gather();
+        self.runners[0].part.borrow_mut().end_series(until);
         let w = self.runners[0].part.borrow();
         let mut r = Report::new(
             &self.scenario,
@@ -577,13 +523,13 @@ impl Simulation {
             started.elapsed(),
             lua,
             listed,
-            end.ps(),
+            until.ps(),
         );
         r.partial = partial;
         if partial {
-            // (where the run stopped: the latest of the ranks' clocks and the events processed,
-            // the time a stop's message gives)
-            r.predicted_time_ps = r.predicted_time_ps.max(end.ps());
+            // (where the run stopped, the time a stop's message gives: the latest of the
+            // ranks' clocks and the events processed, or where a limit stopped it)
+            r.predicted_time_ps = stopped_at.map_or(r.predicted_time_ps.max(end.ps()), |t| t.ps());
         }
         r.host.execution = Execution {
             threads: self.threads,
@@ -763,10 +709,10 @@ impl Simulation {
         if let Some(msg) = internal {
             return Err(SimError {
                 stop: Stop::Internal(msg),
-                partial: Some(Box::new(self.report(started, true, windows))),
+                partial: Some(Box::new(self.report(started, true, windows, None))),
             });
         }
-        let mut report = self.report(started, false, windows);
+        let mut report = self.report(started, false, windows, None);
         report
             .warnings
             .extend(leftovers(&self.runners[0].part.borrow()));

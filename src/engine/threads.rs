@@ -484,7 +484,7 @@ fn lead(
     let mut governor = Governor::new(helpers);
     let result = loop {
         let (end, at_epoch) = match win.plan(true, next.iter().copied(), || now, s.limits) {
-            Plan::Done => match win.series_stop(true, s.runners, now) {
+            Plan::Done => match win.series_stop(true, s.runners, now, s.limits) {
                 Some(stop) => break Err(stop),
                 None => break Ok(()),
             },
@@ -525,7 +525,7 @@ fn lead(
         // place, and every release it made counted for its feeder)
         let at_limit = win
             .event_stop(at_epoch, || events.iter().sum(), || now, s.limits)
-            .or_else(|| win.series_stop(at_epoch, s.runners, Time(end)));
+            .or_else(|| win.series_stop(at_epoch, s.runners, Time(end), s.limits));
         // take in: the partitions sent something
         list.clear();
         list.extend((0..n).filter(|&i| receives[i]));

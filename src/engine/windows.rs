@@ -225,12 +225,13 @@ impl Windows {
         at_epoch: bool,
         runners: &[Runner],
         now: Time,
+        limits: &Limits,
     ) -> Option<Stop> {
         if !self.series || !at_epoch {
             return None;
         }
-        let message = runners.iter().find_map(|r| r.part.borrow().series_full())?;
-        Some(Stop::Capacity { time: now, message })
+        let why = runners.iter().find_map(|r| r.part.borrow().series_full())?;
+        Some(series_full(now, &why, limits))
     }
 
     /// Runs windows on this thread, partition after partition, until nothing is left to do
@@ -255,7 +256,7 @@ impl Windows {
             let next = runners.iter().map(|r| r.next());
             let (end, at_epoch) = match self.plan(many, next, || latest(runners), limits) {
                 Plan::Done => {
-                    return match self.series_stop(true, runners, latest(runners)) {
+                    return match self.series_stop(true, runners, latest(runners), limits) {
                         Some(stop) => Err(stop),
                         None => Ok(()),
                     }
@@ -279,7 +280,7 @@ impl Windows {
             let events = || runners.iter().map(|r| r.part.borrow().events()).sum();
             let at_end = self
                 .event_stop(at_epoch, events, || latest(runners), limits)
-                .or_else(|| self.series_stop(at_epoch, runners, Time(end)));
+                .or_else(|| self.series_stop(at_epoch, runners, Time(end), limits));
             if let Some(stop) = at_end {
                 // (at a stop at an epoch's end, `limits.events` or a full series, what crossed
                 // a cut in the window is taken in first: one partition has every arrival of
@@ -337,6 +338,17 @@ pub(crate) enum Plan {
         /// Whether `end` is the end of an epoch.
         at_epoch: bool,
     },
+}
+
+/// The stop at `time` of a time series of fixed width that something fell past (`why`: what
+/// it holds, and what to do instead): a limit of the whole run, `limits.time_series_memory`.
+pub(crate) fn series_full(time: Time, why: &str, limits: &Limits) -> Stop {
+    Stop::Limit {
+        limit: Limit::TimeSeriesMemory,
+        rank: None,
+        time,
+        message: Limit::TimeSeriesMemory.explain(limits, time, None, Some(why)),
+    }
 }
 
 /// Of the stops partitions reached before the run ended, the one it reports: a rank's error

@@ -58,4 +58,12 @@ impl Part {
         };
         Ok(())
     }
+
+    /// The run ended at `end`: the links' time series is made to fit in it
+    /// ([`LinkSeries::end_at`]).
+    pub(crate) fn end_series(&mut self, end: Time) {
+        if let Some(s) = self.net.series.as_deref_mut() {
+            s.end_at(end.ps());
+        }
+    }
 }

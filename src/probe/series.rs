@@ -5,7 +5,10 @@
 //! [`LinkSeries::occupancy`] when the bytes held in the buffer a channel feeds change. Bytes
 //! and packets count in the window where the packet started; busy time and buffer occupancy
 //! (byte-picoseconds) are split exactly at window edges, so the windows of a link sum to its
-//! totals in `links.csv`.
+//! totals in `links.csv`, with two exceptions made when the run ends ([`LinkSeries::end_at`]):
+//! a packet still on a link when the run stops counts in the windows up to the stop only
+//! (`links.csv` counts all of it), and in the flow model busy time no window has room for by
+//! the run's end is not counted.
 //!
 //! Windows are a dense table, `windows × channels` counters of [`CELL_BYTES`] (48) bytes, grown as simulated
 //! time advances. With an adaptive width (`--plots` without `--interval`) the table never
@@ -58,6 +61,10 @@ pub(crate) struct LinkSeries {
     table: Vec<Window>,
     /// Per channel: since when its buffer holds what it holds now (ps).
     since: Vec<u64>,
+    /// Per channel: when the tail of the last packet it started ([`LinkSeries::sent`])
+    /// leaves it (ps; 0: none yet). A channel sends one packet at a time, so from any time
+    /// before this it is busy without a break until this.
+    tail: Vec<u64>,
     /// Counters (windows × channels) a fixed width may hold: `limits.time_series_memory` /
     /// [`CELL_BYTES`]. What falls past the last window is not recorded, and the run stops at
     /// the end of that epoch ([`LinkSeries::full`]); the bound depends on the scenario only,
@@ -95,6 +102,7 @@ impl LinkSeries {
             channels,
             table: Vec::new(),
             since: vec![0; channels],
+            tail: vec![0; channels],
             max_cells,
             memory,
             horizon,
@@ -205,12 +213,17 @@ impl LinkSeries {
         for (a, b) in self.since.iter_mut().zip(&other.since) {
             *a = (*a).max(*b);
         }
+        for (a, b) in self.tail.iter_mut().zip(&other.tail) {
+            *a = (*a).max(*b);
+        }
     }
 
-    /// A packet of `bytes` starts on channel `c` at `start` and its tail leaves at `end`.
+    /// A packet of `bytes` starts on channel `c` at `start` and its tail leaves at `end`
+    /// (ps).
     pub(crate) fn sent(&mut self, c: u32, start: u64, end: u64, bytes: u64) {
         self.counted(c, start, bytes, 1);
         self.spread(c, start, end, |cell, dt| cell.busy_ps += dt);
+        self.tail[c as usize] = end;
     }
 
     /// `bytes` in `packets` packets start on channel `c` at `start` (counted in its window;
@@ -227,8 +240,11 @@ impl LinkSeries {
 
     /// Channel `c` was kept busy `busy` ps in all, evenly over `[from, to)` (ps): a flow that
     /// shares the link at a constant rate (the flow model) is busy for its share of each
-    /// window, `busy · dt / (to − from)` of a part `dt` long, rounded so that the parts add up
-    /// to `busy` exactly.
+    /// window, `busy · dt / (to − from)` ps of a part `dt` ps long, rounded so that the parts
+    /// add up to `busy` exactly. The shares of a link's flows can add up to more than a
+    /// window (each flow's busy time is rounded up, and a control message takes the whole
+    /// link while flows fill it): [`LinkSeries::end_at`] carries what does not fit to the
+    /// next windows.
     pub(crate) fn busy(&mut self, c: u32, from: u64, to: u64, busy: u64) {
         if to <= from || busy == 0 {
             return;
@@ -253,6 +269,63 @@ impl LinkSeries {
             self.table[w as usize * k + c as usize].busy_ps += upto - last;
             last = upto;
             t = edge;
+        }
+    }
+
+    /// The run ended at `end` (ps): every channel's busy time is made to fit in the run, so
+    /// that no window is busy longer than it lasts (`busy_ps` ≤ `window_ps` in
+    /// `links_timeseries.csv`).
+    /// - A packet still on a channel at `end` is busy up to `end` only: the part of it from
+    ///   `end` to its tail is taken out (it was recorded when the packet started).
+    /// - In each window a channel is busy at most the window's room: its width (ps), or, for
+    ///   the window `end` falls in, its part before `end` (none for a window that starts at
+    ///   `end` or later). A link's utilization in a window is the share of its bandwidth used
+    ///   there, at most all of it: busy time beyond a window's room (flows' shares that add
+    ///   up to more, [`LinkSeries::busy`]) is carried to the next windows with room, as a
+    ///   link sends what it is given in turn, and what is still carried at `end` is not
+    ///   counted. Packets always fit: a channel sends one at a time.
+    /// - Windows at or after `end` left with nothing in them are dropped.
+    ///
+    /// Called once the run is over; calling it again changes nothing.
+    pub(crate) fn end_at(&mut self, end: u64) {
+        for c in 0..self.channels {
+            // (past the horizon nothing was recorded)
+            let tail = self.tail[c].min(self.horizon);
+            self.spread(c as u32, end, tail, |cell, dt| {
+                cell.busy_ps = cell.busy_ps.saturating_sub(dt)
+            });
+            self.tail[c] = tail.min(end);
+        }
+        let (k, width) = (self.channels, self.width);
+        // (windows the carried time may open: those that start before `end`, as many as the
+        // series may hold)
+        let cap = if self.adaptive {
+            ADAPTIVE_WINDOWS
+        } else {
+            self.horizon / width
+        };
+        let open = end.div_ceil(width).min(cap) as usize;
+        let mut carried = vec![0u64; k];
+        let mut w = 0;
+        while w < self.windows() || (w < open && carried.iter().any(|&c| c > 0)) {
+            if w == self.windows() {
+                self.table.resize((w + 1) * k, Window::default());
+            }
+            let room = width.min(end.saturating_sub(w as u64 * width));
+            let row = &mut self.table[w * k..(w + 1) * k];
+            for (cell, carried) in row.iter_mut().zip(&mut carried) {
+                let asked = cell.busy_ps + *carried;
+                cell.busy_ps = asked.min(room);
+                *carried = asked - cell.busy_ps;
+            }
+            w += 1;
+        }
+        while let Some(w) = self.windows().checked_sub(1) {
+            let last = &self.table[w * k..];
+            if (w as u64) * width < end || !last.iter().all(Window::is_empty) {
+                break;
+            }
+            self.table.truncate(w * k);
         }
     }
 
@@ -374,6 +447,46 @@ mod tests {
         let total: u64 = (0..s.windows()).map(|w| s.get(w, 0).busy_ps).sum();
         assert_eq!(total, 11);
         assert!((0..s.windows()).all(|w| s.get(w, 0).busy_ps <= 7));
+    }
+
+    #[test]
+    fn a_packet_on_a_channel_at_the_end_is_busy_up_to_the_end_only() {
+        let busy = |s: &LinkSeries, c| -> Vec<u64> {
+            (0..s.windows()).map(|w| s.get(w, c).busy_ps).collect()
+        };
+        let mut s = LinkSeries::new(100, false, 2, 0);
+        s.sent(0, 20, 80, 8);
+        s.sent(1, 150, 260, 8);
+        s.end_at(180);
+        let want: [Vec<u64>; 2] = [vec![60, 0], vec![0, 30]];
+        // (channel 1 from 150 to the end, 180; the window past it dropped)
+        assert_eq!([busy(&s, 0), busy(&s, 1)], want);
+        s.end_at(180);
+        assert_eq!(
+            [busy(&s, 0), busy(&s, 1)],
+            want,
+            "a second call changes nothing"
+        );
+    }
+
+    #[test]
+    fn flows_that_ask_more_than_a_window_fill_it_and_the_rest_goes_to_the_next() {
+        // a flow at the link's whole rate over [0, 200) and a control message over [50, 90)
+        // ask 140 ps of [0, 100): 100 fit, 40 go to [100, 200), full too, then to [200, 300)
+        let mut s = LinkSeries::new(100, false, 1, 0);
+        s.busy(0, 0, 200, 200);
+        s.busy(0, 50, 90, 40);
+        s.busy(0, 230, 250, 20);
+        s.end_at(300);
+        let busy: Vec<u64> = (0..s.windows()).map(|w| s.get(w, 0).busy_ps).collect();
+        assert_eq!(busy, [100, 100, 60]);
+        // what no window has room for by the end is not counted
+        let mut s = LinkSeries::new(100, false, 1, 0);
+        s.busy(0, 0, 200, 200);
+        s.busy(0, 150, 190, 40);
+        s.end_at(230);
+        let busy: Vec<u64> = (0..s.windows()).map(|w| s.get(w, 0).busy_ps).collect();
+        assert_eq!(busy, [100, 100, 30], "the last window is 30 ps long");
     }
 
     #[test]

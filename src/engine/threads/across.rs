@@ -137,7 +137,7 @@ fn lead_across(
         let mine = local.iter().fold((u64::MAX, u32::MAX), |(t, h), &i| {
             (t.min(next[i].0), h.min(next[i].1))
         });
-        let full = |now| series_stop_of(local, s.runners, now);
+        let full = |now| series_stop_of(local, s.runners, now, s.limits);
         let (end, at_epoch) = match win.agree(world, mine, now, s.limits, full) {
             Agreed::Done(stop) => break Ok(stop),
             Agreed::Stop(stop) => break Ok(Some(stop)),
@@ -176,7 +176,7 @@ fn lead_across(
         // (the event limit is agreed by every process; a full series is this one's)
         then = win.agree_events(world, at_epoch, mine, || now, s.limits);
         if then.is_none() && win.series() && at_epoch && at_once.is_none() {
-            then = series_stop_of(local, s.runners, Time(end));
+            then = series_stop_of(local, s.runners, Time(end), s.limits);
         }
     };
     win.stats.alone = governor.alone;

@@ -224,7 +224,7 @@ impl Windows {
                 let (t, held) = runners[p].next();
                 next = (next.0.min(t), next.1.min(held));
             }
-            let full = |now| series_stop_of(&local, runners, now);
+            let full = |now| series_stop_of(&local, runners, now, limits);
             let (end, at_epoch) = match self.agree(world, next, latest(), limits, full) {
                 Agreed::Done(stop) => return Ok(stop),
                 Agreed::Stop(stop) => return Ok(Some(stop)),
@@ -256,7 +256,7 @@ impl Windows {
             // (the event limit is agreed by every process; a full series is this one's)
             then = self.agree_events(world, at_epoch, mine, latest, limits);
             if then.is_none() && self.series && at_epoch && at_once.is_none() {
-                then = series_stop_of(&local, runners, Time(end));
+                then = series_stop_of(&local, runners, Time(end), limits);
             }
         }
     }
@@ -313,11 +313,16 @@ impl Windows {
     }
 }
 
-/// The stop of a full time series of fixed width in the first of `local` partitions that
-/// has one.
-pub(crate) fn series_stop_of(local: &[usize], runners: &[Runner], now: Time) -> Option<Stop> {
-    let message = local
+/// The stop at `now` of a full time series of fixed width in the first of `local` partitions
+/// that has one.
+pub(crate) fn series_stop_of(
+    local: &[usize],
+    runners: &[Runner],
+    now: Time,
+    limits: &Limits,
+) -> Option<Stop> {
+    let why = local
         .iter()
         .find_map(|&p| runners[p].part.borrow().series_full())?;
-    Some(Stop::Capacity { time: now, message })
+    Some(super::series_full(now, &why, limits))
 }
