@@ -36,8 +36,8 @@ class RunError(Exception):
     instruction or Lua memory limit), a failed power baseline."""
 
     kind: str
-    """`script`, `deadlock`, `instructions`, `lua_memory`, `time_series_memory`, `internal`,
-    `capacity` or `baseline`."""
+    """`script`, `deadlock`, `instructions`, `lua_memory`, `posts`, `time_series_memory`,
+    `internal`, `capacity` or `baseline`."""
     rank: Optional[int]
     """The rank whose script failed, or the first rank blocked in a deadlock, or the rank a
     limit stopped; None when no rank is to blame."""
