@@ -10,7 +10,7 @@ use super::{phase, Quit, Shared, PARALLEL_TAKE_IN, RUN, TAKE_IN};
 use crate::config::Limits;
 use crate::engine::governor::Governor;
 use crate::engine::runner::Runner;
-use crate::engine::windows::across::{series_stop_of, Agreed, Bundles};
+use crate::engine::windows::across::{halt_for, series_stop_of, Agreed, Bundles};
 use crate::engine::windows::{earliest, Windows};
 use crate::engine::world::{Halt, World};
 use crate::engine::Stop;
@@ -75,14 +75,7 @@ fn lead_across(
     let mut governor = Governor::new(helpers);
     let result = loop {
         // the mail for other processes, from the mailboxes the last run phase filled
-        let halt = if at_once.is_some() {
-            Halt::Now
-        } else if then.is_some() {
-            Halt::AfterTakeIn
-        } else {
-            Halt::Go
-        };
-        let mut bundles = Bundles::new(world, halt);
+        let mut bundles = Bundles::new(world, halt_for(&at_once, &then));
         for &src in local {
             for dst in (0..n).filter(|&d| win.groups[d] != win.groups[src]) {
                 let mut mail = s.mail[src * n + dst].lock().expect("mailbox");

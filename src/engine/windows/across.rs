@@ -201,14 +201,7 @@ impl Windows {
         // a stop at an epoch's end (`limits.events`, a full series): after they are
         let mut then: Option<Stop> = None;
         loop {
-            let halt = if at_once.is_some() {
-                Halt::Now
-            } else if then.is_some() {
-                Halt::AfterTakeIn
-            } else {
-                Halt::Go
-            };
-            match self.exchange_across(runners, world, &local, halt)? {
+            match self.exchange_across(runners, world, &local, halt_for(&at_once, &then))? {
                 Halt::Go => {}
                 Halt::AfterTakeIn => {
                     self.pending.extend(at_once);
@@ -310,6 +303,18 @@ impl Windows {
             }
         }
         Ok(halt)
+    }
+}
+
+/// The halt a process asks for at the exchange: now if it stopped in the window (`at_once`),
+/// after the take-in if it stops at the epoch's end (`then`).
+pub(crate) fn halt_for(at_once: &Option<Stop>, then: &Option<Stop>) -> Halt {
+    if at_once.is_some() {
+        Halt::Now
+    } else if then.is_some() {
+        Halt::AfterTakeIn
+    } else {
+        Halt::Go
     }
 }
 
