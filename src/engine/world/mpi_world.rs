@@ -3,8 +3,8 @@
 use super::{count, displacements, Halt, WorldError, PANIC_STATUS};
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
 use mpi::datatype::PartitionMut;
-use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::environment::Universe;
+use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::request::{LocalScope, Request};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::Threading;

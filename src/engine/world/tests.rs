@@ -66,7 +66,11 @@ fn collectives_in_one_process_of_a_job() {
     // others after; round 5: process 0 now)
     for k in 0..6 {
         let out: Vec<Vec<u8>> = (0..n)
-            .map(|d| (0..pattern_len(r, d, k)).map(|i| pattern(r, d, k, i)).collect())
+            .map(|d| {
+                (0..pattern_len(r, d, k))
+                    .map(|i| pattern(r, d, k, i))
+                    .collect()
+            })
             .collect();
         let asked = match (k, r) {
             (3, r) if r == n - 1 => Halt::AfterTakeIn,
