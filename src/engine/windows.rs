@@ -230,8 +230,7 @@ impl Windows {
         if !self.series || !at_epoch {
             return None;
         }
-        let why = runners.iter().find_map(|r| r.part.borrow().series_full())?;
-        Some(series_full(now, &why, limits))
+        series_stop_of(runners, now, limits)
     }
 
     /// Runs windows on this thread, partition after partition, until nothing is left to do
@@ -340,15 +339,23 @@ pub(crate) enum Plan {
     },
 }
 
-/// The stop at `time` of a time series of fixed width that something fell past (`why`: what
-/// it holds, and what to do instead): a limit of the whole run, `limits.time_series_memory`.
-pub(crate) fn series_full(time: Time, why: &str, limits: &Limits) -> Stop {
-    Stop::Limit {
+/// The stop at `time` of a time series of fixed width that something fell past, in the first
+/// of `runners` whose series did (its message says what the series holds and what to do
+/// instead): a limit of the whole run, `limits.time_series_memory`.
+pub(crate) fn series_stop_of<'a>(
+    runners: impl IntoIterator<Item = &'a Runner>,
+    time: Time,
+    limits: &Limits,
+) -> Option<Stop> {
+    let why = runners
+        .into_iter()
+        .find_map(|r| r.part.borrow().series_full())?;
+    Some(Stop::Limit {
         limit: Limit::TimeSeriesMemory,
         rank: None,
         time,
-        message: Limit::TimeSeriesMemory.explain(limits, time, None, Some(why)),
-    }
+        message: Limit::TimeSeriesMemory.explain(limits, time, None, Some(&why)),
+    })
 }
 
 /// Of the stops partitions reached before the run ended, the one it reports: a rank's error

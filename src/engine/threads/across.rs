@@ -10,8 +10,8 @@ use super::{phase, Quit, Shared, PARALLEL_TAKE_IN, RUN, TAKE_IN};
 use crate::config::Limits;
 use crate::engine::governor::Governor;
 use crate::engine::runner::Runner;
-use crate::engine::windows::across::{halt_for, series_stop_of, Agreed, Bundles};
-use crate::engine::windows::{earliest, Windows};
+use crate::engine::windows::across::{halt_for, Agreed, Bundles};
+use crate::engine::windows::{earliest, series_stop_of, Windows};
 use crate::engine::world::{Halt, World};
 use crate::engine::Stop;
 use crate::units::Time;
@@ -130,7 +130,7 @@ fn lead_across(
         let mine = local.iter().fold((u64::MAX, u32::MAX), |(t, h), &i| {
             (t.min(next[i].0), h.min(next[i].1))
         });
-        let full = |now| series_stop_of(local, s.runners, now, s.limits);
+        let full = |now| series_stop_of(local.iter().map(|&p| &s.runners[p]), now, s.limits);
         let (end, at_epoch) = match win.agree(world, mine, now, s.limits, full) {
             Agreed::Done(stop) => break Ok(stop),
             Agreed::Stop(stop) => break Ok(Some(stop)),
@@ -169,7 +169,7 @@ fn lead_across(
         // (the event limit is agreed by every process; a full series is this one's)
         then = win.agree_events(world, at_epoch, mine, || now, s.limits);
         if then.is_none() && win.series() && at_epoch && at_once.is_none() {
-            then = series_stop_of(local, s.runners, Time(end), s.limits);
+            then = series_stop_of(local.iter().map(|&p| &s.runners[p]), Time(end), s.limits);
         }
     };
     win.stats.alone = governor.alone;

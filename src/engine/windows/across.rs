@@ -13,7 +13,7 @@
 //! loop on the process's one thread ([`Windows::drive_across`]) and the loop on several
 //! (`threads/across.rs`).
 
-use super::{Plan, Windows};
+use super::{series_stop_of, Plan, Windows};
 use crate::config::Limits;
 use crate::cut::{wire, Mail};
 use crate::engine::runner::{Pause, Runner};
@@ -217,7 +217,7 @@ impl Windows {
                 let (t, held) = runners[p].next();
                 next = (next.0.min(t), next.1.min(held));
             }
-            let full = |now| series_stop_of(&local, runners, now, limits);
+            let full = |now| series_stop_of(local.iter().map(|&p| &runners[p]), now, limits);
             let (end, at_epoch) = match self.agree(world, next, latest(), limits, full) {
                 Agreed::Done(stop) => return Ok(stop),
                 Agreed::Stop(stop) => return Ok(Some(stop)),
@@ -249,7 +249,7 @@ impl Windows {
             // (the event limit is agreed by every process; a full series is this one's)
             then = self.agree_events(world, at_epoch, mine, latest, limits);
             if then.is_none() && self.series && at_epoch && at_once.is_none() {
-                then = series_stop_of(&local, runners, Time(end), limits);
+                then = series_stop_of(local.iter().map(|&p| &runners[p]), Time(end), limits);
             }
         }
     }
@@ -316,18 +316,4 @@ pub(crate) fn halt_for(at_once: &Option<Stop>, then: &Option<Stop>) -> Halt {
     } else {
         Halt::Go
     }
-}
-
-/// The stop at `now` of a full time series of fixed width in the first of `local` partitions
-/// that has one.
-pub(crate) fn series_stop_of(
-    local: &[usize],
-    runners: &[Runner],
-    now: Time,
-    limits: &Limits,
-) -> Option<Stop> {
-    let why = local
-        .iter()
-        .find_map(|&p| runners[p].part.borrow().series_full())?;
-    Some(super::series_full(now, &why, limits))
 }
