@@ -46,6 +46,39 @@ pub(crate) fn put_len(w: &mut Vec<u8>, n: usize) {
     put(w, &(n as u64));
 }
 
+/// Appends what `pack` appends as one byte sequence, as `put` of those bytes would write it
+/// (their length, then them), without packing them apart first: what is packed is moved back
+/// over the room left for its length, once (for a partition's end state, too large to hold
+/// twice).
+pub(crate) fn put_framed(w: &mut Vec<u8>, pack: impl FnOnce(&mut Vec<u8>)) {
+    // (a varint takes at most 9 bytes)
+    const ROOM: usize = 9;
+    let at = w.len();
+    w.resize(at + ROOM, 0);
+    pack(w);
+    let n = w.len() - at - ROOM;
+    let mut len = Vec::with_capacity(ROOM);
+    put(&mut len, &(n as u64));
+    w.copy_within(at + ROOM.., at + len.len());
+    w[at..at + len.len()].copy_from_slice(&len);
+    w.truncate(at + len.len() + n);
+}
+
+/// Reads a byte sequence that `put` of a `&[u8]` (or [`put_framed`]) wrote, as a slice of
+/// `r` (no copy), then past it.
+pub(crate) fn get_bytes<'a>(r: &mut &'a [u8], what: &str) -> Result<&'a [u8], Error> {
+    let n: u64 = get(r, what)?;
+    if n > r.len() as u64 {
+        return Err(Error(format!(
+            "{what}: {n} bytes announced, {} left",
+            r.len()
+        )));
+    }
+    let (bytes, rest) = r.split_at(n as usize);
+    *r = rest;
+    Ok(bytes)
+}
+
 /// Reads the next value from `r` (then past it); `what` names it in the error.
 pub(crate) fn get<T: DeserializeOwned>(r: &mut &[u8], what: &str) -> Result<T, Error> {
     options()
@@ -146,6 +179,28 @@ mod tests {
         assert_eq!(each, whole);
         let back: Vec<(u32, Vec<u8>)> = get(&mut &each[..], "parts").unwrap();
         assert_eq!(back, parts);
+        // framed in place: the same bytes (lengths of 1, 3 and 0 bytes' varints), read back
+        // as slices
+        let mut framed = Vec::new();
+        put_len(&mut framed, parts.len());
+        for (p, b) in &parts {
+            put(&mut framed, p);
+            put_framed(&mut framed, |w| w.extend_from_slice(b));
+        }
+        assert_eq!(framed, whole);
+        let r = &mut &framed[..];
+        assert_eq!(get::<u64>(r, "n").unwrap(), 3);
+        for (p, b) in &parts {
+            assert_eq!(get::<u32>(r, "p").unwrap(), *p);
+            assert_eq!(get_bytes(r, "b").unwrap(), &b[..]);
+        }
+        assert!(r.is_empty());
+        let e = get_bytes(&mut &[5u8, 1, 2][..], "the bytes").unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("the bytes: 5 bytes announced, 2 left"),
+            "{e}"
+        );
     }
 
     #[test]

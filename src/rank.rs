@@ -7,6 +7,7 @@
 
 use super::random::Xoshiro;
 use crate::event::Event;
+use crate::perf::list::List;
 use crate::sim::EventQueue;
 use crate::units::Time;
 
@@ -14,8 +15,10 @@ use crate::units::Time;
 /// (`perf/slab.rs`).
 pub(crate) type Ranks = crate::perf::slab::SharedVec<Rank>;
 
-/// What a blocked rank waits for.
+/// What a blocked rank waits for. (`repr(u8)`: zero bytes are [`Wait::Nothing`], see
+/// [`Rank`]'s `Zeroed`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[repr(u8)]
 pub(crate) enum Wait {
     /// Nothing: the rank is ready, running or done.
     Nothing,
@@ -34,7 +37,9 @@ pub(crate) enum Wait {
 /// (`api/mod.rs`) that block on one (`Blocks::Request`).
 pub(crate) use crate::api::Call;
 
+/// A rank's state. (`repr(u8)`: zero bytes are [`Status::Ready`], see [`Rank`]'s `Zeroed`.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[repr(u8)]
 pub(crate) enum Status {
     /// Has a wake-up event scheduled.
     Ready,
@@ -45,7 +50,7 @@ pub(crate) enum Status {
     Failed,
 }
 
-/// One rank's state. 216 bytes plus its lists.
+/// One rank's state. 200 bytes plus its lists.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(crate) struct Rank {
     /// Its number.
@@ -56,9 +61,9 @@ pub(crate) struct Rank {
     pub(crate) status: Status,
     pub(crate) wait: Wait,
     /// Delivered puts not yet polled, per tag: `(tag, count)`.
-    polls: Vec<(i64, u32)>,
+    polls: List<(i64, u32)>,
     /// Transfers issued and not yet complete: `(sequence number, operation)`.
-    pub(crate) outstanding: Vec<(u32, u32)>,
+    pub(crate) outstanding: List<(u32, u32)>,
     /// Sequence number of the next transfer this rank issues.
     pub(crate) next_seq: u32,
     /// One bit per transfer: set once `MGEN_acp_complete` was called for it (handles are
@@ -94,6 +99,13 @@ pub(crate) struct Rank {
     pub(crate) regions: u32,
 }
 
+// SAFETY: every field accepts zero bytes, and a rank of zero bytes is `Rank::new(0, ..)` with
+// random numbers of zero: integers and times, the random numbers' words, `Status` and `Wait`
+// (`repr(u8)`, variant 0 with no fields: `Ready`, `Nothing`), the lists (`List`: empty) and
+// `completed_more` (a null box: `None`); dropping it frees nothing. (An MPI process leaves
+// the ranks of other processes so, in pages it never touches: `part/build.rs`.)
+unsafe impl crate::perf::slab::Zeroed for Rank {}
+
 impl Rank {
     /// Takes `packed`, this rank's state at the end of the run as its partition packed it
     /// (`part/pack.rs`, every field but the random numbers'), in place of this one's.
@@ -116,8 +128,8 @@ impl Rank {
             clock: Time::ZERO,
             status: Status::Ready,
             wait: Wait::Nothing,
-            polls: Vec::new(),
-            outstanding: Vec::new(),
+            polls: List::new(),
+            outstanding: List::new(),
             next_seq: 0,
             completed: 0,
             completed_more: None,
@@ -140,10 +152,10 @@ impl Rank {
         self.status = Status::Done;
         self.completed_more = None;
         if self.polls.is_empty() {
-            self.polls = Vec::new();
+            self.polls = List::new();
         }
         if self.outstanding.is_empty() {
-            self.outstanding = Vec::new();
+            self.outstanding = List::new();
         }
     }
 
@@ -292,7 +304,7 @@ mod tests {
         assert_eq!(r.status, Status::Done);
         assert_eq!(r.unpolled(), 3);
         assert_eq!(r.unpolled_tags(), &[(7, 2), (9, 1)]);
-        assert_eq!(r.outstanding, vec![(0, 11)]);
+        assert_eq!(&r.outstanding[..], &[(0, 11)]);
         assert!(!r.complete(0));
         assert!(r.outstanding.is_empty());
     }

@@ -155,13 +155,19 @@ impl Simulation {
             }
         }
         let mine = self.pack_process(&world, &local, stop.as_ref());
-        let all = world
-            .gather(mine)
+        // (at the root, each process's bytes are read into its copies as they come, one
+        // process's at a time)
+        let mut stops = Vec::new();
+        let unpacked = world
+            .gather_each(mine, |q, bytes| {
+                self.unpack_process(&local, q, bytes, &mut stops)
+            })
             .unwrap_or_else(|e| world.abort(70, &e.to_string()));
         if !world.is_root() {
             super::world::follow_root(world);
         }
-        let result = match self.unpack_processes(&local, &all) {
+        self.settled.set(true);
+        let result = match unpacked.map(|()| stops) {
             Err(e) => Err(SimError {
                 stop: Stop::Internal(e),
                 partial: None,
@@ -212,6 +218,9 @@ impl Simulation {
             run.part.borrow_mut().settle(end);
             unread.push(run.scripts.unread_keys());
         }
+        // (what every unfinished rank waits for explains a deadlock, which a run stopped by
+        // any process is not: then the first few are enough, those the report lists)
+        let stopped = world.sum(stop.is_some() as u64) > 0;
         let mut lines = 0usize;
         for r in 0..self.parts.rank.len() as u32 {
             let p = self.parts.rank[r as usize] as usize;
@@ -223,6 +232,9 @@ impl Simulation {
             let status = w.rank(r).status;
             if status == Status::Done {
                 continue;
+            }
+            if stopped && lines >= shown {
+                break;
             }
             let blocked = (status == Status::Blocked).then(|| blocked_on(&w, r));
             // (the lines of the first few: no more are shown, in any process's share)
@@ -243,52 +255,61 @@ impl Simulation {
         }
         let mut out = Vec::new();
         put(&mut out, &(stop.map(stop_to_wire), &open, &unread));
-        // (the partitions' end states as a `Vec<(u32, Vec<u8>)>`, packed one at a time: a
-        // process holds its own packed once, not twice)
+        drop(open);
+        // (the partitions' end states as a `Vec<(u32, Vec<u8>)>`, packed one at a time in
+        // place: a process holds its own packed once, not twice)
         crate::packed::put_len(&mut out, local.len());
         for &p in local {
-            let bytes = self.runners[p].part.borrow().pack_end();
             put(&mut out, &(p as u32));
-            put(&mut out, &bytes[..]);
+            let part = self.runners[p].part.borrow();
+            crate::packed::put_framed(&mut out, |w| part.pack_end_into(w));
         }
         out
     }
 
-    /// At the root: every process's partitions read into this process's copies of them, and
-    /// its facts kept; returns every process's stop.
-    fn unpack_processes(&self, local: &[usize], all: &[Vec<u8>]) -> Result<Vec<Stop>, String> {
-        let mut stops = Vec::new();
+    /// At the root: process `q`'s partitions (`bytes`, what [`Simulation::pack_process`]
+    /// made there) read into this process's copies of them, its facts kept and its stop added
+    /// to `stops`.
+    fn unpack_process(
+        &self,
+        local: &[usize],
+        q: usize,
+        bytes: &[u8],
+        stops: &mut Vec<Stop>,
+    ) -> Result<(), String> {
         let mut across = self.across.borrow_mut();
         let across = across.as_mut().expect("packed first");
-        for (q, bytes) in all.iter().enumerate() {
-            let r = &mut &bytes[..];
-            let what = format!("process {q}'s end of the run");
-            type Facts = (
-                Option<StopWire>,
-                Vec<(u32, Open)>,
-                Vec<crate::script::Unread>,
-            );
-            let (stop, open, unread): Facts = get(r, &what).map_err(|e| e.to_string())?;
-            stops.extend(stop.map(stop_of_wire));
-            across.open.extend(open);
-            across.unread.extend(unread);
-            let parts: Vec<(u32, Vec<u8>)> = get(r, &what).map_err(|e| e.to_string())?;
-            for (p, b) in parts {
-                let p = p as usize;
-                if local.contains(&p) {
-                    continue;
-                }
-                let run = self
-                    .runners
-                    .get(p)
-                    .ok_or_else(|| format!("{what}: partition {p}"))?;
-                let mut w = run.part.borrow_mut();
-                w.settle(across.end);
-                w.wipe_end();
-                w.unpack_end(&b).map_err(|e| format!("{what}: {e}"))?;
+        let r = &mut &bytes[..];
+        let what = format!("process {q}'s end of the run");
+        type Facts = (
+            Option<StopWire>,
+            Vec<(u32, Open)>,
+            Vec<crate::script::Unread>,
+        );
+        let (stop, open, unread): Facts = get(r, &what).map_err(|e| e.to_string())?;
+        stops.extend(stop.map(stop_of_wire));
+        across.open.extend(open);
+        across.unread.extend(unread);
+        let n: u64 = get(r, &what).map_err(|e| e.to_string())?;
+        for _ in 0..n {
+            let p: u32 = get(r, &what).map_err(|e| e.to_string())?;
+            let b = crate::packed::get_bytes(r, &what).map_err(|e| e.to_string())?;
+            let p = p as usize;
+            if local.contains(&p) {
+                continue;
             }
+            let run = self
+                .runners
+                .get(p)
+                .ok_or_else(|| format!("{what}: partition {p}"))?;
+            let mut w = run.part.borrow_mut();
+            w.settle(across.end);
+            w.wipe_end();
+            w.unpack_end(b).map_err(|e| format!("{what}: {e}"))?;
         }
-        self.settled.set(true);
-        Ok(stops)
+        if !r.is_empty() {
+            return Err(format!("{what}: {} bytes left over", r.len()));
+        }
+        Ok(())
     }
 }

@@ -202,11 +202,19 @@ impl World {
         }
     }
 
-    pub(crate) fn gather(&self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, WorldError> {
+    /// Every process's `mine`, handed to `take` at the root one process at a time, in the
+    /// processes' order (the root's own first), each freed before the next is received: the
+    /// root never holds more than its own and one other's. `take` is called at the root
+    /// only; its error stops the gather (the others' bytes are then received and dropped).
+    pub(crate) fn gather_each(
+        &self,
+        mine: Vec<u8>,
+        mut take: impl FnMut(usize, &[u8]) -> Result<(), String>,
+    ) -> Result<Result<(), String>, WorldError> {
         match &self.inner {
-            Inner::One => Ok(vec![mine]),
+            Inner::One => Ok(take(0, &mine)),
             #[cfg(feature = "mpi")]
-            Inner::Mpi(c) => mpi_world::gather(c, mine),
+            Inner::Mpi(c) => mpi_world::gather_each(c, mine, &mut take),
         }
     }
 
@@ -245,18 +253,6 @@ fn count(len: usize, what: &str) -> Result<i32, WorldError> {
         )));
     }
     Ok(len as i32)
-}
-
-/// The offsets of buffers of `counts` bytes laid end to end, and their total.
-#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-fn displacements(counts: &[i32], what: &str) -> Result<(Vec<i32>, usize), WorldError> {
-    let mut at = 0usize;
-    let mut displs = Vec::with_capacity(counts.len());
-    for &c in counts {
-        displs.push(count(at, what)?);
-        at += c as usize;
-    }
-    Ok((displs, at))
 }
 
 thread_local! {

@@ -26,15 +26,7 @@ impl Part {
             elsewhere.is_some(),
         );
         let nodes = Arc::new(Nodes::new(s));
-        let ranks: Vec<Rank> = nodes
-            .jobs
-            .iter()
-            .flat_map(|j| {
-                let rng = Xoshiro::from_seed(j.seed);
-                (j.base..j.base + j.size).map(move |i| Rank::new(i, rng))
-            })
-            .collect();
-        let nranks = ranks.len();
+        let nranks: usize = nodes.jobs.iter().map(|j| j.size as usize).sum();
         // two messages between one pair may take different paths: restore MPI's order
         let reorder = net.topo.multipath() || s.node.nics_per_node > 1;
         let mut nics = Nics::new(
@@ -92,7 +84,12 @@ impl Part {
             reorder,
             nranks,
         );
-        let ranks = Ranks::new(ranks);
+        let ranks = Part::ranks(&nodes, nranks, |r| {
+            elsewhere.is_none_or(|me| {
+                let p = parts.rank[r as usize] as u32;
+                crate::perf::stable::group_of(p, parts.count, parts.processes) == me
+            })
+        });
         let rank_owner: Arc<[u16]> = parts.rank.clone().into();
         let slowest = net
             .slowest_link()
@@ -172,5 +169,26 @@ impl Part {
             }
         }
         (out, parts)
+    }
+
+    /// Every rank of the run, as built; only those `mine` holds true for are written when
+    /// not every one is (an MPI process other than the root: the others stay zero pages it
+    /// never touches, `perf/slab.rs`, and are never read).
+    pub(super) fn ranks(nodes: &Nodes, nranks: usize, mine: impl Fn(u32) -> bool) -> Ranks {
+        let built = nodes.jobs.iter().flat_map(|j| {
+            let rng = Xoshiro::from_seed(j.seed);
+            (j.base..j.base + j.size).map(move |i| (i, rng))
+        });
+        if (0..nranks as u32).all(&mine) {
+            return Ranks::new(built.map(|(i, rng)| Rank::new(i, rng)).collect());
+        }
+        let mut ranks = Ranks::zeroed(nranks);
+        for (i, rng) in built.filter(|&(i, _)| mine(i)) {
+            ranks[i as usize] = Rank::new(i, rng);
+        }
+        for (lo, hi) in crate::perf::slab::runs(nranks, |r| mine(r as u32)) {
+            ranks.advise(lo, hi);
+        }
+        ranks
     }
 }

@@ -28,7 +28,7 @@ impl Part {
     /// and the partition has settled.
     pub(crate) fn pack_end(&self) -> Vec<u8> {
         let mut w = Vec::new();
-        self.pack_into(&mut w);
+        self.pack_end_into(&mut w);
         w
     }
 
@@ -52,7 +52,8 @@ impl Part {
         self.mpi.pack_end(&self.mine, w);
     }
 
-    fn pack_into(&self, w: &mut Vec<u8>) {
+    /// What [`Part::pack_end`] makes, appended to `w`.
+    pub(crate) fn pack_end_into(&self, w: &mut Vec<u8>) {
         put(w, &(self.now.ps(), self.events, &self.events_by_kind[..]));
         let counts = (self.finished, self.peak_events());
         put(w, &(counts, self.rdma.issued, self.mpi.sent));

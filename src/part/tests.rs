@@ -71,3 +71,36 @@ fn a_get_asks_with_a_header_and_the_data_comes_back() {
     assert_eq!(until_woken(&mut w, 0), request + data);
     assert_eq!(w.net.stats.packet_hops, 6);
 }
+
+/// A process that owns some ranks only (an MPI process other than the root) writes those: each
+/// is the rank a whole build makes, and the others read as zero bytes, a rank numbered 0 with
+/// nothing pending and no random numbers.
+#[test]
+fn only_the_ranks_a_process_owns_are_written() {
+    let s = Scenario::from_str_with(
+        "[network]\ntopology = 'mesh'\ndims = [8]\n[workload]\ncode = ''\n",
+        std::path::Path::new("eight.toml"),
+        &[],
+        false,
+    )
+    .unwrap();
+    let nodes = Nodes::new(&s);
+    let whole = Part::ranks(&nodes, 8, |_| true);
+    let odd = Part::ranks(&nodes, 8, |r| r % 2 == 1);
+    let packed = |r: &Rank| {
+        let mut w = Vec::new();
+        crate::packed::put(&mut w, r);
+        w
+    };
+    let zero = Rank::new(0, crate::random::Xoshiro::default());
+    for r in 0..8 {
+        let (a, b) = (&whole[r], &odd[r]);
+        assert_eq!(a.id, r as u32);
+        if r % 2 == 1 {
+            assert_eq!((packed(a), a.rng), (packed(b), b.rng), "rank {r}");
+        } else {
+            assert_eq!((packed(b), b.rng), (packed(&zero), zero.rng), "rank {r}");
+            assert_ne!(a.rng, b.rng);
+        }
+    }
+}

@@ -38,11 +38,13 @@ unsafe impl<T: Send> Send for SlabStore<T> {}
 unsafe impl<T: Send> Sync for SlabStore<T> {}
 
 /// Element types of which all-zero bytes are a value (plain data: integers, bools and arrays
-/// of them, no references, no `Drop`), so that an array of them may start as zero pages the
+/// of them, no references; a `Drop` only if dropping the zero value does nothing, as a
+/// [`List`](super::list::List)'s), so that an array of them may start as zero pages the
 /// process never touches ([`SlabStore::zeroed`]).
 ///
 /// # Safety
-/// Every field of the type must accept all-zero bytes.
+/// Every field of the type must accept all-zero bytes, and dropping a value of zero bytes
+/// must touch nothing but those bytes.
 #[allow(dead_code)] // (a marker used as a bound only, which the lint takes for unused)
 pub(crate) unsafe trait Zeroed {}
 
@@ -53,10 +55,14 @@ unsafe impl Zeroed for u64 {}
 impl<T> Drop for SlabStore<T> {
     fn drop(&mut self) {
         if self.mapped > 0 {
-            // SAFETY: the pages `zeroed` mapped, unmapped once; their elements need no drop
-            // (`Zeroed`)
+            // SAFETY: the pages `zeroed` mapped, each element a value (zero bytes, `Zeroed`, or
+            // one written over them), dropped then unmapped once (reading a page never written
+            // maps the kernel's zero page: it takes no memory)
             #[cfg(unix)]
             unsafe {
+                if std::mem::needs_drop::<T>() {
+                    std::ptr::drop_in_place(std::ptr::slice_from_raw_parts_mut(self.ptr, self.len));
+                }
                 libc::munmap(self.ptr.cast(), self.mapped);
             }
         } else {
@@ -131,10 +137,12 @@ impl<T> SlabStore<T> {
 impl<T: Zeroed> SlabStore<T> {
     /// `n` elements of zero bytes, in pages of their own that take no memory until they are
     /// first written: a process that writes only its own partitions' elements (an MPI
-    /// process, `net/router/build.rs`) holds only those pages. Large stores are advised onto
-    /// huge pages, as the allocator advises large blocks (`perf/hugepages.rs`).
+    /// process, `net/router/build.rs`) holds only those pages. Unlike the allocator's large
+    /// blocks (`perf/hugepages.rs`), the store is not advised onto huge pages as a whole: a
+    /// huge page written for one element would hold the 2 MiB around it, most of them
+    /// another process's; the writer advises the runs it owns ([`Slab::advise`]).
     pub(crate) fn zeroed(n: usize) -> SlabStore<T> {
-        const { assert!(!std::mem::needs_drop::<T>() && std::mem::align_of::<T>() <= 4096) };
+        const { assert!(std::mem::align_of::<T>() <= 4096) };
         let bytes = n * std::mem::size_of::<T>();
         #[cfg(unix)]
         if bytes > 0 {
@@ -155,7 +163,6 @@ impl<T: Zeroed> SlabStore<T> {
                     std::alloc::Layout::from_size_align(bytes, 4096).expect("a layout"),
                 );
             }
-            super::hugepages::advise(p.cast(), bytes);
             return SlabStore {
                 ptr: p.cast(),
                 len: n,
@@ -188,6 +195,19 @@ impl<T> Slab<T> {
             self.me = me;
         }
         self
+    }
+
+    /// Asks for huge pages over elements `lo..hi` (the whole 2 MiB pages inside them only,
+    /// and only for a run of at least `hugepages::THRESHOLD` bytes): for a store of zero pages
+    /// ([`SlabStore::zeroed`]) of which a process writes the runs it owns ([`runs`]).
+    pub(crate) fn advise(&self, lo: usize, hi: usize) {
+        assert!(
+            lo <= hi && hi <= self.len,
+            "elements {lo}..{hi} of {}",
+            self.len
+        );
+        let bytes = (hi - lo) * std::mem::size_of::<T>();
+        super::hugepages::advise(self.ptr.wrapping_add(lo).cast(), bytes);
     }
 
     /// Elements in the array.
@@ -231,6 +251,21 @@ impl<T> Slab<T> {
         // partition writes them meanwhile (the caller's contract).
         unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
     }
+}
+
+/// The longest runs `lo..hi` of `0..n` in which `mine` holds for every index, in order.
+pub(crate) fn runs(n: usize, mine: impl Fn(usize) -> bool) -> impl Iterator<Item = (usize, usize)> {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < n && !mine(i) {
+            i += 1;
+        }
+        let lo = i;
+        while i < n && mine(i) {
+            i += 1;
+        }
+        (lo < i).then_some((lo, i))
+    })
 }
 
 /// A slab indexed past its end: a bug, reported as a `Vec` would.
@@ -369,6 +404,39 @@ mod tests {
         assert_eq!(&b[2..4], &[0, 7]);
         assert_eq!((a.len(), b.get(8)), (8, None));
         assert_eq!(store.as_slice()[3], 7);
+    }
+
+    #[test]
+    fn runs_are_the_longest_stretches_where_the_test_holds() {
+        let owner = [1, 1, 0, 1, 0, 0, 1, 1, 1];
+        let r: Vec<_> = runs(owner.len(), |i| owner[i] == 1).collect();
+        assert_eq!(r, vec![(0, 2), (3, 4), (6, 9)]);
+        assert_eq!(runs(4, |_| false).count(), 0);
+        assert_eq!(runs(4, |_| true).collect::<Vec<_>>(), vec![(0, 4)]);
+    }
+
+    /// Elements of a zeroed store that were written are dropped with it, once; those left
+    /// zero drop as nothing.
+    #[test]
+    fn a_zeroed_store_drops_what_was_written_in_it() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static DROPPED: AtomicUsize = AtomicUsize::new(0);
+        struct Counted(u32);
+        impl Drop for Counted {
+            fn drop(&mut self) {
+                DROPPED.fetch_add(self.0 as usize, Ordering::Relaxed);
+            }
+        }
+        // SAFETY: an integer; dropping zero adds nothing
+        unsafe impl Zeroed for Counted {}
+        let mut store = SlabStore::<Counted>::zeroed(100_000);
+        let mut v = store.view();
+        v[5] = Counted(3);
+        v[99_999] = Counted(40);
+        v.advise(0, 100_000);
+        assert_eq!(DROPPED.load(Ordering::Relaxed), 0);
+        drop(store);
+        assert_eq!(DROPPED.load(Ordering::Relaxed), 43);
     }
 
     #[test]

@@ -1,8 +1,7 @@
 //! [`World`](super::World)'s collectives on MPI (the `mpi` crate on the system's library).
 
-use super::{count, displacements, Halt, WorldError, PANIC_STATUS};
+use super::{count, Halt, WorldError, PANIC_STATUS};
 use mpi::collective::{CommunicatorCollectives, Root, SystemOperation};
-use mpi::datatype::PartitionMut;
 use mpi::environment::Universe;
 use mpi::point_to_point::{Destination, MatchedReceiveVec, Source};
 use mpi::request::{LocalScope, Request};
@@ -112,15 +111,6 @@ pub(super) fn abort(j: &Job, status: i32) -> ! {
     j.comm.abort(status)
 }
 
-/// A buffer never empty: two empty vectors share one dangling address, and an MPI library
-/// may refuse a collective whose send and receive buffers are the same address.
-fn nonempty(mut v: Vec<u8>) -> Vec<u8> {
-    if v.is_empty() {
-        v.push(0);
-    }
-    v
-}
-
 /// The tag of the exchange's messages: the exchange's count, modulo this. (Messages of two
 /// exchanges never meet: a collective the message's receiver must enter lies between them;
 /// the tag makes that a certainty rather than an argument.)
@@ -228,29 +218,32 @@ pub(super) fn exchange(
     Ok((agreed, got))
 }
 
-pub(super) fn gather(j: &Job, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, WorldError> {
+/// The tag of the end of the run's messages to the root (the exchange's are below it).
+const GATHER_TAG: i32 = EXCHANGE_TAGS as i32;
+
+pub(super) fn gather_each<F: FnMut(usize, &[u8]) -> Result<(), String>>(
+    j: &Job,
+    mine: Vec<u8>,
+    take: &mut F,
+) -> Result<Result<(), String>, WorldError> {
     const WHAT: &str = "a process's partitions at the end of the run";
-    let root = j.comm.process_at_rank(0);
-    let n = count(mine.len(), WHAT)?;
-    let send = nonempty(mine);
+    count(mine.len(), WHAT)?;
     if j.comm.rank() != 0 {
-        root.gather_into(&n);
-        root.gather_varcount_into(&send[..n as usize]);
-        return Ok(Vec::new());
+        j.comm
+            .process_at_rank(0)
+            .send_with_tag(&mine[..], GATHER_TAG);
+        return Ok(Ok(()));
     }
-    let mut counts = vec![0i32; j.comm.size() as usize];
-    root.gather_into_root(&n, &mut counts[..]);
-    let (displs, total) = displacements(&counts, WHAT)?;
-    let mut recv = nonempty(vec![0u8; total]);
-    {
-        let mut rp = PartitionMut::new(&mut recv[..], &counts[..], &displs[..]);
-        root.gather_varcount_into_root(&send[..n as usize], &mut rp);
+    let mut done = take(0, &mine);
+    drop(mine);
+    for q in 1..j.comm.size() {
+        let probed = j.comm.process_at_rank(q).matched_probe_with_tag(GATHER_TAG);
+        let bytes = probed.matched_receive_vec::<u8>().0;
+        if done.is_ok() {
+            done = take(q as usize, &bytes);
+        }
     }
-    Ok(counts
-        .iter()
-        .zip(&displs)
-        .map(|(&c, &d)| recv[d as usize..(d + c) as usize].to_vec())
-        .collect())
+    Ok(done)
 }
 
 pub(super) fn broadcast(j: &Job, bytes: Vec<u8>) -> Result<Vec<u8>, WorldError> {

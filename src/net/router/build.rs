@@ -98,11 +98,15 @@ impl Network {
             class_bw,
             class_cable,
             memo: [(0, Time::ZERO); CLASSES],
-            rngs: SharedVec::new(
-                (0..routers)
-                    .map(|r| Xoshiro::for_entity(seed, r as u64))
-                    .collect(),
-            ),
+            rngs: if only_own {
+                SharedVec::zeroed(routers as usize)
+            } else {
+                SharedVec::new(
+                    (0..routers)
+                        .map(|r| Xoshiro::for_entity(seed, r as u64))
+                        .collect(),
+                )
+            },
             stats: NetworkStats::default(),
             series: None,
             history: None,
@@ -119,6 +123,7 @@ impl Network {
             overflowed: None,
             peak_packets: 0,
             unfilled: only_own,
+            seed,
         };
         if !only_own {
             net.wire();
@@ -166,6 +171,11 @@ impl Network {
     pub(super) fn fill(&mut self, mine: impl Fn(usize) -> bool, mine_fed: impl Fn(usize) -> bool) {
         let vcs = self.vcs as usize;
         let iq = self.inq.len() > 0;
+        for r in 0..self.rngs.len() {
+            if mine(r * self.ports as usize) {
+                self.rngs[r] = Xoshiro::for_entity(self.seed, r as u64);
+            }
+        }
         for c in 0..self.channels.len() {
             if mine(c) {
                 let (next, flags) = self.wired(c as u32);
@@ -183,6 +193,18 @@ impl Network {
                 for v in 0..vcs {
                     self.inq[c * vcs + v] = IN_EMPTY;
                 }
+            }
+        }
+        // (huge pages over the runs this process owns only: `perf/slab.rs`)
+        use crate::perf::slab::runs;
+        for (lo, hi) in runs(self.channels.len(), &mine) {
+            self.channels.advise(lo, hi);
+            self.credit.advise(lo * vcs, hi * vcs);
+            self.returns.lists.advise(lo, hi);
+        }
+        if iq {
+            for (lo, hi) in runs(self.channels.len(), &mine_fed) {
+                self.inq.advise(lo * vcs, hi * vcs);
             }
         }
         self.unfilled = false;

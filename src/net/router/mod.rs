@@ -376,6 +376,9 @@ pub(crate) struct Network {
     /// Built with only the state of some partitions written ([`Network::new`]'s `only_own`):
     /// the rest stays zero pages until [`Network::split`] writes this process's share.
     unfilled: bool,
+    /// The seed of the routers' random numbers (`Xoshiro::for_entity`), for [`Network::split`]
+    /// to write those of this process's routers when `unfilled`.
+    seed: u64,
 }
 impl Network {
     /// log2 of the longest power-of-two span of picoseconds no longer than the shortest time

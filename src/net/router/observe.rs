@@ -139,47 +139,48 @@ impl Network {
     /// channels: only when none runs.
     pub(crate) fn link_loads(&self, now: Time) -> Vec<LinkLoad> {
         let nr = self.routers * self.ports;
-        self.link_channels()
-            .map(|c| {
-                let ch = &self.channels[c as usize];
-                let (from, port) = if c < nr {
-                    (c / self.ports, Some((c % self.ports) as u8))
-                } else {
-                    (c - nr, None)
-                };
-                let (to, to_nic) = if c >= nr {
-                    (self.nic_slot(c - nr) / self.ports, false)
-                } else if let Some(nic) = self.nic_on(c) {
-                    (nic, true)
-                } else {
-                    (self.link_to[c as usize] / self.ports, false)
-                };
-                LinkLoad {
-                    from,
-                    port,
-                    bytes: ch.bytes,
-                    busy: Time(ch.busy_ps),
-                    packets: ch.packets as u64,
-                    // (a spell still open at `now` counts up to it)
-                    credit_blocked: Time(
-                        (ch.blocked_ps + if ch.blocked { now.ps() as i64 } else { 0 }) as u64,
-                    ),
-                    peak_occupancy: ch.occ_peak,
-                    low_power: Time(
-                        self.power
-                            .as_ref()
-                            .map_or(0, |p| p.links[c as usize].low_ps),
-                    ),
-                    wakeups: self
-                        .power
+        // (counted first: the table is the largest the report holds, made once to its size)
+        let mut loads = Vec::with_capacity(self.link_channels().count());
+        loads.extend(self.link_channels().map(|c| {
+            let ch = &self.channels[c as usize];
+            let (from, port) = if c < nr {
+                (c / self.ports, Some((c % self.ports) as u8))
+            } else {
+                (c - nr, None)
+            };
+            let (to, to_nic) = if c >= nr {
+                (self.nic_slot(c - nr) / self.ports, false)
+            } else if let Some(nic) = self.nic_on(c) {
+                (nic, true)
+            } else {
+                (self.link_to[c as usize] / self.ports, false)
+            };
+            LinkLoad {
+                from,
+                port,
+                bytes: ch.bytes,
+                busy: Time(ch.busy_ps),
+                packets: ch.packets as u64,
+                // (a spell still open at `now` counts up to it)
+                credit_blocked: Time(
+                    (ch.blocked_ps + if ch.blocked { now.ps() as i64 } else { 0 }) as u64,
+                ),
+                peak_occupancy: ch.occ_peak,
+                low_power: Time(
+                    self.power
                         .as_ref()
-                        .map_or(0, |p| p.links[c as usize].wakeups),
-                    occupancy_area: (ch.occ() as i128 * now.ps() as i128 - ch.occ_moment) as u128,
-                    to,
-                    to_nic,
-                }
-            })
-            .collect()
+                        .map_or(0, |p| p.links[c as usize].low_ps),
+                ),
+                wakeups: self
+                    .power
+                    .as_ref()
+                    .map_or(0, |p| p.links[c as usize].wakeups),
+                occupancy_area: (ch.occ() as i128 * now.ps() as i128 - ch.occ_moment) as u128,
+                to,
+                to_nic,
+            }
+        }));
+        loads
     }
 
     /// Total buffer credit currently missing (bytes held by packets in buffers); zero when the

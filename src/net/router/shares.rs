@@ -58,6 +58,7 @@ impl Network {
             overflowed: None,
             peak_packets: 0,
             unfilled: false,
+            seed: self.seed,
         }
     }
 
