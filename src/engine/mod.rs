@@ -455,8 +455,10 @@ impl Simulation {
             run.part.borrow_mut().end_unsaid();
         }
         let end = self.end();
-        self.settle(end);
+        // (a run stopped by a limit ends at the stop: what was still going on then counts up
+        // to it, `Network::settle_all`)
         let until = stopped_at.unwrap_or(end);
+        self.settle(until);
         let nranks = self.parts.rank.len() as u32;
         let open: Vec<u32> = (0..nranks)
             .filter(|&r| self.runner_of(r).part.borrow().rank(r).status != Status::Done)

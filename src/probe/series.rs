@@ -5,10 +5,11 @@
 //! [`LinkSeries::occupancy`] when the bytes held in the buffer a channel feeds change. Bytes
 //! and packets count in the window where the packet started; busy time and buffer occupancy
 //! (byte-picoseconds) are split exactly at window edges, so the windows of a link sum to its
-//! totals in `links.csv`, with two exceptions made when the run ends ([`LinkSeries::end_at`]):
-//! a packet still on a link when the run stops counts in the windows up to the stop only
-//! (`links.csv` counts all of it), and in the flow model busy time no window has room for by
-//! the run's end is not counted.
+//! totals in `links.csv`. A run stopped early ends both at the stop: a packet still on a link
+//! is busy up to the stop only (its bytes and packet count whole, as its head left:
+//! [`LinkSeries::end_at`] for the series, `Network::settle_all` for `links.csv`), a buffer
+//! still holding bytes holds them up to the stop. One exception: in the flow model, busy time
+//! no window has room for by the run's end is not counted here ([`LinkSeries::end_at`]).
 //!
 //! Windows are a dense table, `windows × channels` counters of [`CELL_BYTES`] (48) bytes, grown as simulated
 //! time advances. With an adaptive width (`--plots` without `--interval`) the table never
@@ -276,7 +277,8 @@ impl LinkSeries {
     /// that no window is busy longer than it lasts (`busy_ps` ≤ `window_ps` in
     /// `links_timeseries.csv`).
     /// - A packet still on a channel at `end` is busy up to `end` only: the part of it from
-    ///   `end` to its tail is taken out (it was recorded when the packet started).
+    ///   `end` to its tail is taken out (it was recorded when the packet started), as
+    ///   `links.csv` leaves it out (`Network::settle_all`).
     /// - In each window a channel is busy at most the window's room: its width (ps), or, for
     ///   the window `end` falls in, its part before `end` (none for a window that starts at
     ///   `end` or later). A link's utilization in a window is the share of its bandwidth used
@@ -329,8 +331,9 @@ impl LinkSeries {
         }
     }
 
-    /// The bytes held in the buffer channel `c` feeds change at `to`: until then it held
-    /// `level` bytes (since its last change).
+    /// The bytes held in the buffer channel `c` feeds change at `to` (ps): until then it held
+    /// `level` bytes (since its last change). At the run's end, a buffer still holding bytes
+    /// is given its level up to the end (`Network::settle_all`).
     pub(crate) fn occupancy(&mut self, c: u32, level: u32, to: u64) {
         let from = std::mem::replace(&mut self.since[c as usize], to);
         if level > 0 {

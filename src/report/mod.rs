@@ -552,7 +552,7 @@ impl Report {
                 peak_packets: w.net.peak_packets(),
             },
             per_rank: rank_stats(w),
-            per_link: w.net.link_loads(w.now),
+            per_link: w.net.link_loads(crate::units::Time(stop_ps)),
             per_node: Vec::new(),
             layout: s.topo.layout(),
             bound: None,
