@@ -8,8 +8,10 @@
 //! totals in `links.csv`. A run stopped early ends both at the stop: a packet still on a link
 //! is busy up to the stop only (its bytes and packet count whole, as its head left:
 //! [`LinkSeries::end_at`] for the series, `Network::settle_all` for `links.csv`), a buffer
-//! still holding bytes holds them up to the stop. One exception: in the flow model, busy time
-//! no window has room for by the run's end is not counted here ([`LinkSeries::end_at`]).
+//! still holding bytes holds them up to the stop, and at flow level a flow still moving or a
+//! control message still crossing counts up to the stop (`FlowNet::settle`). One exception:
+//! in the flow model, busy time no window has room for by the run's end is not counted here
+//! ([`LinkSeries::end_at`]).
 //!
 //! Windows are a dense table, `windows × channels` counters of [`CELL_BYTES`] (48) bytes, grown as simulated
 //! time advances. With an adaptive width (`--plots` without `--interval`) the table never
@@ -291,11 +293,8 @@ impl LinkSeries {
     /// Called once the run is over; calling it again changes nothing.
     pub(crate) fn end_at(&mut self, end: u64) {
         for c in 0..self.channels {
-            // (past the horizon nothing was recorded)
             let tail = self.tail[c].min(self.horizon);
-            self.spread(c as u32, end, tail, |cell, dt| {
-                cell.busy_ps = cell.busy_ps.saturating_sub(dt)
-            });
+            self.unbusy(c as u32, end, tail);
             self.tail[c] = tail.min(end);
         }
         let (k, width) = (self.channels, self.width);
@@ -329,6 +328,17 @@ impl LinkSeries {
             }
             self.table.truncate(w * k);
         }
+    }
+
+    /// Takes out of channel `c`'s windows the busy time recorded from `from` to `to` (ps),
+    /// time it was counted busy all along (a packet's or a control message's part past the
+    /// run's end).
+    pub(crate) fn unbusy(&mut self, c: u32, from: u64, to: u64) {
+        // (past the horizon nothing was recorded)
+        let to = to.min(self.horizon);
+        self.spread(c, from, to, |cell, dt| {
+            cell.busy_ps = cell.busy_ps.saturating_sub(dt)
+        });
     }
 
     /// The bytes held in the buffer channel `c` feeds change at `to` (ps): until then it held

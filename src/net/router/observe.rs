@@ -5,7 +5,8 @@ use super::*;
 
 /// What one direction of one link carried in a run, up to its end (for a run stopped early,
 /// the stop: a packet still on the link counts whole in `bytes` and `packets`, as its head
-/// left, and in `busy` up to the stop only).
+/// left, and in `busy` up to the stop only; at flow level a flow still moving counts the
+/// packets it has begun, and its busy time up to the stop, `FlowNet::settle`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkLoad {
     /// The router (or, for an injection link, the NIC) the link leaves.
