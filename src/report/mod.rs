@@ -36,12 +36,14 @@ pub struct Hops {
 pub struct RankSummary {
     /// Ranks in the run.
     pub count: u64,
-    /// Ranks whose script ended (all of them, in a run that finished).
+    /// Ranks whose script ended (all of them, in a run that finished; in a run stopped early,
+    /// by the stop: [`finished_by`]).
     pub finished: u64,
     /// When the finished ranks' scripts ended (all zero if none finished).
     pub finish_ps: Spread,
-    /// The ranks that had not finished when the run stopped (a deadlock, a limit, an error):
-    /// the first [`UNFINISHED_LISTED`] of them, in rank order.
+    /// The ranks that had not finished when the run stopped (a deadlock, a limit, an error),
+    /// a script that ended past the stop among them (`running`): the first
+    /// [`UNFINISHED_LISTED`] of them, in rank order.
     pub unfinished: Vec<Unfinished>,
 }
 
@@ -75,8 +77,13 @@ pub struct JobSummary {
     pub name: String,
     /// Its ranks.
     pub(crate) ranks: u64,
-    /// When its last rank finished: the job's predicted time.
+    /// When its last rank finished: the job's predicted time. In a run stopped before every
+    /// rank of the job finished, the stop's time (`partial`).
     pub predicted_time_ps: u64,
+    /// Some rank of the job had not finished when the run stopped: `predicted_time_ps` is
+    /// where the run stopped, not a prediction (left out of the summary when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -217,8 +224,9 @@ pub struct RankStats {
     pub(crate) complete_wait_ps: u64,
     /// Time blocked in message-passing waits (ps).
     pub mpi_wait_ps: u64,
-    /// Whether its script ended (false: it was blocked or stopped when the run stopped, and
-    /// `finish_ps` is its clock then).
+    /// Whether its script ended by the run's end (false: it was blocked or going when the run
+    /// stopped, or its script ended only past the stop, and `finish_ps` is its clock, which may
+    /// be past the stop).
     pub finished: bool,
 }
 
@@ -484,7 +492,10 @@ impl Report {
 
     /// The summary of partition `w` (the whole run, gathered) for scenario `s`, after `wall` of wall-clock time with
     /// `lua_memory` bytes of Lua heap; `unfinished` lists the ranks that had not finished (the
-    /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped.
+    /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped (its end,
+    /// for a run that finished). A rank finished if its script ended by then
+    /// ([`finished_by`]); a job whose ranks did not all finish is given `stop_ps`, marked
+    /// partial.
     pub(crate) fn new(
         s: &Scenario,
         w: &View<'_>,
@@ -493,12 +504,11 @@ impl Report {
         unfinished: Vec<Unfinished>,
         stop_ps: u64,
     ) -> Report {
-        let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
         let finish: Vec<u64> = w.ranks.iter().map(|r| r.clock.ps()).collect();
         let ended: Vec<u64> = w
             .ranks
             .iter()
-            .filter(|r| done(r))
+            .filter(|r| finished_by(r, stop_ps))
             .map(|r| r.clock.ps())
             .collect();
         let n = ended.len().max(1) as u128;
@@ -528,14 +538,21 @@ impl Report {
                 .nodes
                 .jobs
                 .iter()
-                .map(|j| JobSummary {
-                    name: j.name.clone(),
-                    ranks: j.size as u64,
-                    predicted_time_ps: finish[j.base as usize..(j.base + j.size) as usize]
+                .map(|j| {
+                    let ranks = j.base as usize..(j.base + j.size) as usize;
+                    let partial = !w.ranks[ranks.clone()]
                         .iter()
-                        .copied()
-                        .max()
-                        .unwrap_or(0),
+                        .all(|r| finished_by(r, stop_ps));
+                    JobSummary {
+                        name: j.name.clone(),
+                        ranks: j.size as u64,
+                        predicted_time_ps: if partial {
+                            stop_ps
+                        } else {
+                            finish[ranks].iter().copied().max().unwrap_or(0)
+                        },
+                        partial,
+                    }
                 })
                 .collect(),
             network: NetworkSummary::of(s, w),
@@ -551,7 +568,7 @@ impl Report {
                 peak_pending_events: w.peak_events,
                 peak_packets: w.net.peak_packets(),
             },
-            per_rank: rank_stats(w),
+            per_rank: rank_stats(w, stop_ps),
             per_link: w.net.link_loads(crate::units::Time(stop_ps)),
             per_node: Vec::new(),
             layout: s.topo.layout(),
@@ -686,8 +703,16 @@ impl NetworkSummary {
 }
 
 /// Each rank's figures (`ranks.csv`), in rank order.
-fn rank_stats(w: &View<'_>) -> Vec<RankStats> {
-    let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
+/// Whether rank `r`'s script had ended by `stop_ps`, when the run stopped (ps). A rank whose
+/// script ended at a clock past the stop was still going at the stop: computing ahead (the
+/// engine runs a script on until it must wait), or, as synthetic traffic's generators do,
+/// sitting at the end of its traffic from the start.
+pub(crate) fn finished_by(r: &crate::rank::Rank, stop_ps: u64) -> bool {
+    r.status == crate::rank::Status::Done && r.clock.ps() <= stop_ps
+}
+
+/// Every rank's figures; `finished` if its script ended by `stop_ps` ([`finished_by`]).
+fn rank_stats(w: &View<'_>, stop_ps: u64) -> Vec<RankStats> {
     w.ranks
         .iter()
         .map(|r| RankStats {
@@ -702,7 +727,7 @@ fn rank_stats(w: &View<'_>) -> Vec<RankStats> {
             bytes_received: r.bytes_received,
             messages_sent: r.messages_sent,
             compute_ps: r.compute.ps(),
-            finished: done(r),
+            finished: finished_by(r, stop_ps),
         })
         .collect()
 }
