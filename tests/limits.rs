@@ -686,11 +686,76 @@ fn synthetic_traffic_stopped_by_the_event_limit_stops_at_its_last_event() {
     let last = v["network"]["quiet_ps"].as_u64().unwrap();
     assert_eq!(said_at(&e), last, "{e}");
     assert_eq!(v["predicted_time_ps"], last);
-    let generators = v["ranks"]["finish_ps"]["max"].as_u64().unwrap();
+    let generators = v["ranks"]["unfinished"][0]["since_ps"].as_u64().unwrap();
     assert!(
         generators > last,
         "the traffic's end, {generators} ps, was not reached"
     );
+}
+
+/// The generators of synthetic traffic end when their traffic does, 11 us in (1 us of
+/// warm-up, 5 us measured, 5 us of drain): stopped by `limits.events` long before, none of
+/// them had finished. The summary counts no rank finished (no finish time), lists the three
+/// as running, and gives the job the stop's time, marked partial; `ranks.csv` agrees.
+#[test]
+fn generators_that_end_past_a_limits_stop_had_not_finished_there() {
+    let toml = "[network]\ntopology = 'torus'\ndims = [3]\n[limits]\nevents = 40\n\
+                [workload]\nranks = 3\ntraffic = 'uniform'\nload = 0.5\nwarmup = '1 us'\n\
+                measure = '5 us'\n";
+    let dir = folder(toml, "");
+    let o = mgensim(dir.path(), &["run", "bad.toml", "--json", "--out", "o"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let stop = v["predicted_time_ps"].as_u64().unwrap();
+    assert!(stop < 11_000_000, "{stop}");
+    let ranks = &v["ranks"];
+    assert_eq!(ranks["finished"], 0, "{ranks}");
+    assert_eq!(ranks["finish_ps"]["max"], 0, "{ranks}");
+    let unfinished = ranks["unfinished"].as_array().unwrap();
+    assert_eq!(unfinished.len(), 3, "{ranks}");
+    for u in unfinished {
+        assert_eq!(u["state"], "running", "{u}");
+        assert_eq!(u["since_ps"], 11_000_000, "{u}");
+    }
+    let job = serde_json::json!([
+        {"name": "main", "ranks": 3, "predicted_time_ps": stop, "partial": true}
+    ]);
+    assert_eq!(v["jobs"], job);
+    let csv = std::fs::read_to_string(dir.path().join("o/ranks.csv")).unwrap();
+    let unended = csv.lines().filter(|l| l.ends_with(",false")).count();
+    assert_eq!(unended, 3, "{csv}");
+    let text = mgensim(dir.path(), &["run", "bad.toml"]);
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(!out.contains("rank finish"), "{out}");
+    assert!(
+        out.contains("unfinished         3 of 3 ranks had not finished at the stop"),
+        "{out}"
+    );
+}
+
+/// Three jobs on a ring of 4, stopped by `--until 610ns` at 600 ns, the last event: job
+/// `net`'s rank 1 puts then, after computing 600 ns (its rank 0 ends at once); job `idle`
+/// computes 100 ns and ends; job `ahead` computes 1 ms, far past the stop. Each finished
+/// job's time is its last rank's end (600 and 100 ns); `ahead`'s is the stop's, 600 ns,
+/// marked partial (it said 1 ms, a time the run never reached).
+#[test]
+fn a_job_unfinished_at_a_limits_stop_has_the_stops_time_marked_partial() {
+    let toml = "[network]\ndims = [4]\n\
+                [[job]]\nname = 'net'\nranks = 2\ncode = 'if MGEN_Comm_rank() == 1 then \
+                MGEN_Comp(600e-9) MGEN_rdma_put(0, 64, 1) end'\n\
+                [[job]]\nname = 'idle'\nranks = 1\ncode = 'MGEN_Comp(100e-9)'\n\
+                [[job]]\nname = 'ahead'\nranks = 1\ncode = 'MGEN_Comp(1e-3)'\n";
+    let (e, v) = stopped("", toml, &["--until", "610ns"], 3);
+    assert!(e.contains("simulated-time limit"), "{e}");
+    assert_eq!(v["predicted_time_ps"], 600_000);
+    let jobs = serde_json::json!([
+        {"name": "net", "ranks": 2, "predicted_time_ps": 600_000},
+        {"name": "idle", "ranks": 1, "predicted_time_ps": 100_000},
+        {"name": "ahead", "ranks": 1, "predicted_time_ps": 600_000, "partial": true},
+    ]);
+    assert_eq!(v["jobs"], jobs);
+    assert_eq!(v["ranks"]["finished"], 3);
+    assert_eq!(v["ranks"]["finish_ps"]["max"], 600_000);
 }
 
 /// A Lua memory stop and the summary give the same time: the one the rank that ran out of

@@ -398,9 +398,10 @@ fn the_event_limit_takes_in_what_crossed_a_cut() {
     let o = same_everywhere(&path, &[], None);
     assert_eq!(o.code, Some(3), "{}", text(&o, "stderr"));
     let links = String::from_utf8_lossy(&o.files["links.csv"]).into_owned();
-    // (one packet of 2,048 bytes and a 16-byte header over router 1's link to router 2: 516
-    // ns at 4 GB/s)
-    assert!(links.contains("router,1,1,2,2064,1,516000,"), "{links}");
+    // (one packet of 2,048 bytes and a 16-byte header over router 1's link to router 2, 516
+    // ns at 4 GB/s, on it from 656.6 ns to the stop at 797.8 ns: busy 141,200 ps of it, its
+    // bytes whole)
+    assert!(links.contains("router,1,1,2,2064,1,141200,"), "{links}");
 }
 
 /// A fixed-width time series that fills `limits.time_series_memory` stops the run at an

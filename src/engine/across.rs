@@ -194,8 +194,24 @@ impl Simulation {
             .map(|&p| self.runners[p].part.borrow().latest())
             .max()
             .unwrap_or(Time::ZERO);
-        let mut end = [u64::MAX - latest.ps()];
+        // (the run's end, the latest clock or event; and where a limit stopped it, as
+        // `stopped` will say: the earliest stop's time, or the last event if later, where the
+        // partitions are settled; a rank's error or a capacity goes before any limit)
+        let reached = local.iter().map(|&p| self.runners[p].part.borrow().now());
+        let (first, limit) = match stop {
+            Some(Stop::Script { .. } | Stop::Capacity { .. }) => (0, u64::MAX),
+            Some(Stop::Limit { time, rank, .. }) => (1, time.ps() | (rank.is_none() as u64) << 63),
+            _ => (1, u64::MAX),
+        };
+        let reached = reached.max().unwrap_or(Time::ZERO).ps();
+        let mut end = [u64::MAX - latest.ps(), first, limit, u64::MAX - reached];
         world.min(&mut end);
+        let settle = match end[1..] {
+            [1, limit, reached] if limit != u64::MAX => {
+                Time((limit << 1 >> 1).max(u64::MAX - reached))
+            }
+            _ => Time(u64::MAX - end[0]),
+        };
         let end = Time(u64::MAX - end[0]);
         let lua: usize = local
             .iter()
@@ -215,7 +231,7 @@ impl Simulation {
         for &p in local {
             let run = &self.runners[p];
             run.part.borrow_mut().end_unsaid();
-            run.part.borrow_mut().settle(end);
+            run.part.borrow_mut().settle(settle);
             unread.push(run.scripts.unread_keys());
         }
         // (what every unfinished rank waits for explains a deadlock, which a run stopped by

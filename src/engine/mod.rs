@@ -455,11 +455,17 @@ impl Simulation {
             run.part.borrow_mut().end_unsaid();
         }
         let end = self.end();
-        self.settle(end);
+        // (a run stopped by a limit ends at the stop: what was still going on then counts up
+        // to it, `Network::settle_all`)
         let until = stopped_at.unwrap_or(end);
+        self.settle(until);
         let nranks = self.parts.rank.len() as u32;
+        // (a rank whose script ended past the stop was still going then: `finished_by`)
         let open: Vec<u32> = (0..nranks)
-            .filter(|&r| self.runner_of(r).part.borrow().rank(r).status != Status::Done)
+            .filter(|&r| {
+                let w = self.runner_of(r).part.borrow();
+                !crate::report::finished_by(w.rank(r), until.ps())
+            })
             .collect();
         // a traceback per rank: all of them for the timeline (up to a bound), the first few
         // for the summary
@@ -483,6 +489,9 @@ impl Simulation {
                     let words = o.blocked.as_ref().map(|b| b.words.clone());
                     (words.unwrap_or_default(), o.at.clone())
                 }),
+                // (a script that ended past the stop is at no line: a process's owner says
+                // none either)
+                None if status == Status::Done => Default::default(),
                 None => (
                     if blocked {
                         diagnostics::waits_for(&w, r)

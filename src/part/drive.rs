@@ -293,8 +293,12 @@ impl Part {
         self.net.shortest_held_across()
     }
 
-    /// Applies the releases due by `end`, once the run is over (`engine/mod.rs`, `settle`).
+    /// Applies the releases due by `end`, once the run is over (`engine/mod.rs`, `settle`);
+    /// at flow level, the flows still moving count up to `end` (`FlowNet::settle`).
     pub(crate) fn settle(&mut self, end: Time) {
+        if let Some(f) = self.flows.as_deref_mut() {
+            f.settle(&mut self.net, end);
+        }
         self.net.settle_all(end);
     }
 

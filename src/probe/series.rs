@@ -5,10 +5,13 @@
 //! [`LinkSeries::occupancy`] when the bytes held in the buffer a channel feeds change. Bytes
 //! and packets count in the window where the packet started; busy time and buffer occupancy
 //! (byte-picoseconds) are split exactly at window edges, so the windows of a link sum to its
-//! totals in `links.csv`, with two exceptions made when the run ends ([`LinkSeries::end_at`]):
-//! a packet still on a link when the run stops counts in the windows up to the stop only
-//! (`links.csv` counts all of it), and in the flow model busy time no window has room for by
-//! the run's end is not counted.
+//! totals in `links.csv`. A run stopped early ends both at the stop: a packet still on a link
+//! is busy up to the stop only (its bytes and packet count whole, as its head left:
+//! [`LinkSeries::end_at`] for the series, `Network::settle_all` for `links.csv`), a buffer
+//! still holding bytes holds them up to the stop, and at flow level a flow still moving or a
+//! control message still crossing counts up to the stop (`FlowNet::settle`). One exception:
+//! in the flow model, busy time no window has room for by the run's end is not counted here
+//! ([`LinkSeries::end_at`]).
 //!
 //! Windows are a dense table, `windows × channels` counters of [`CELL_BYTES`] (48) bytes, grown as simulated
 //! time advances. With an adaptive width (`--plots` without `--interval`) the table never
@@ -276,7 +279,8 @@ impl LinkSeries {
     /// that no window is busy longer than it lasts (`busy_ps` ≤ `window_ps` in
     /// `links_timeseries.csv`).
     /// - A packet still on a channel at `end` is busy up to `end` only: the part of it from
-    ///   `end` to its tail is taken out (it was recorded when the packet started).
+    ///   `end` to its tail is taken out (it was recorded when the packet started), as
+    ///   `links.csv` leaves it out (`Network::settle_all`).
     /// - In each window a channel is busy at most the window's room: its width (ps), or, for
     ///   the window `end` falls in, its part before `end` (none for a window that starts at
     ///   `end` or later). A link's utilization in a window is the share of its bandwidth used
@@ -289,11 +293,8 @@ impl LinkSeries {
     /// Called once the run is over; calling it again changes nothing.
     pub(crate) fn end_at(&mut self, end: u64) {
         for c in 0..self.channels {
-            // (past the horizon nothing was recorded)
             let tail = self.tail[c].min(self.horizon);
-            self.spread(c as u32, end, tail, |cell, dt| {
-                cell.busy_ps = cell.busy_ps.saturating_sub(dt)
-            });
+            self.unbusy(c as u32, end, tail);
             self.tail[c] = tail.min(end);
         }
         let (k, width) = (self.channels, self.width);
@@ -329,8 +330,20 @@ impl LinkSeries {
         }
     }
 
-    /// The bytes held in the buffer channel `c` feeds change at `to`: until then it held
-    /// `level` bytes (since its last change).
+    /// Takes out of channel `c`'s windows the busy time recorded from `from` to `to` (ps),
+    /// time it was counted busy all along (a packet's or a control message's part past the
+    /// run's end).
+    pub(crate) fn unbusy(&mut self, c: u32, from: u64, to: u64) {
+        // (past the horizon nothing was recorded)
+        let to = to.min(self.horizon);
+        self.spread(c, from, to, |cell, dt| {
+            cell.busy_ps = cell.busy_ps.saturating_sub(dt)
+        });
+    }
+
+    /// The bytes held in the buffer channel `c` feeds change at `to` (ps): until then it held
+    /// `level` bytes (since its last change). At the run's end, a buffer still holding bytes
+    /// is given its level up to the end (`Network::settle_all`).
     pub(crate) fn occupancy(&mut self, c: u32, level: u32, to: u64) {
         let from = std::mem::replace(&mut self.since[c as usize], to);
         if level > 0 {

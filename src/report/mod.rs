@@ -36,12 +36,14 @@ pub struct Hops {
 pub struct RankSummary {
     /// Ranks in the run.
     pub count: u64,
-    /// Ranks whose script ended (all of them, in a run that finished).
+    /// Ranks whose script ended (all of them, in a run that finished; in a run stopped early,
+    /// by the stop: [`finished_by`]).
     pub finished: u64,
     /// When the finished ranks' scripts ended (all zero if none finished).
     pub finish_ps: Spread,
-    /// The ranks that had not finished when the run stopped (a deadlock, a limit, an error):
-    /// the first [`UNFINISHED_LISTED`] of them, in rank order.
+    /// The ranks that had not finished when the run stopped (a deadlock, a limit, an error),
+    /// a script that ended past the stop among them (`running`): the first
+    /// [`UNFINISHED_LISTED`] of them, in rank order.
     pub unfinished: Vec<Unfinished>,
 }
 
@@ -75,8 +77,13 @@ pub struct JobSummary {
     pub name: String,
     /// Its ranks.
     pub(crate) ranks: u64,
-    /// When its last rank finished: the job's predicted time.
+    /// When its last rank finished: the job's predicted time. In a run stopped before every
+    /// rank of the job finished, the stop's time (`partial`).
     pub predicted_time_ps: u64,
+    /// Some rank of the job had not finished when the run stopped: `predicted_time_ps` is
+    /// where the run stopped, not a prediction (left out of the summary when false).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -217,8 +224,9 @@ pub struct RankStats {
     pub(crate) complete_wait_ps: u64,
     /// Time blocked in message-passing waits (ps).
     pub mpi_wait_ps: u64,
-    /// Whether its script ended (false: it was blocked or stopped when the run stopped, and
-    /// `finish_ps` is its clock then).
+    /// Whether its script ended by the run's end (false: it was blocked or going when the run
+    /// stopped, or its script ended only past the stop, and `finish_ps` is its clock, which may
+    /// be past the stop).
     pub finished: bool,
 }
 
@@ -286,117 +294,6 @@ pub struct Report {
     /// What synthetic traffic measured, one entry per job that has some (`traffic/`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub traffic: Option<Vec<crate::openloop::Summary>>,
-}
-
-/// Energy of the network's link directions over the run (TraceRP, docs/model.md §8).
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct PowerSummary {
-    /// Whether links slept when idle (false: always active, energy only).
-    pub enabled: bool,
-    /// T_s: idle time before a link direction sleeps (ps).
-    pub(crate) t_sleep_ps: u64,
-    /// T_w: time a sleeping direction takes to wake (ps).
-    pub(crate) t_wake_ps: u64,
-    /// Watts a port draws in low power.
-    pub p_base_per_port_w: f64,
-    /// Watts more it draws when active.
-    pub p_dynamic_w: f64,
-    /// Link directions (ports) counted: every router output port and every NIC's injection
-    /// link.
-    pub(crate) ports: u64,
-    /// Energy of all of them over the run's time, in joules, and its mean power in watts.
-    pub energy_j: f64,
-    /// Energy over the run's time: watts.
-    pub(crate) average_power_w: f64,
-    /// The part of the switches (their output ports, NIC ports included).
-    pub switch_energy_j: f64,
-    /// Energy had every link been active the whole run (same run time).
-    pub always_on_energy_j: f64,
-    /// Share of port-time spent in low power (0 to 1).
-    pub low_power_fraction: f64,
-    /// Wake-ups of all link directions.
-    pub wakeups: u64,
-    /// The same run with on/off disabled (`--power-baseline`).
-    pub(crate) baseline: Option<PowerBaseline>,
-}
-
-/// This run against the same scenario with links always on: TraceRP figure 2's axes.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub(crate) struct PowerBaseline {
-    /// The baseline's predicted time (ps).
-    pub(crate) predicted_time_ps: u64,
-    /// The baseline's energy (J).
-    pub(crate) energy_j: f64,
-    /// The baseline's mean power (W).
-    pub(crate) average_power_w: f64,
-    /// This run's energy, mean power and predicted time over the baseline's.
-    pub(crate) energy_ratio: f64,
-    /// This run's mean power over the baseline's.
-    pub(crate) power_ratio: f64,
-    /// This run's time over the baseline's.
-    pub(crate) time_ratio: f64,
-}
-
-/// Joules of a port drawing `base` watts all along and `dynamic` more outside low power.
-fn energy_j(base: f64, dynamic: f64, l: &LinkLoad, span_ps: u64) -> f64 {
-    let active = span_ps.saturating_sub(l.low_power.ps());
-    (base * span_ps as f64 + dynamic * active as f64) * 1e-12
-}
-
-impl PowerSummary {
-    /// Energy of link direction `l` over a run of `span_ps`: base power all along, plus the
-    /// dynamic power except in low power.
-    pub(crate) fn link_energy_j(&self, l: &LinkLoad, span_ps: u64) -> f64 {
-        energy_j(self.p_base_per_port_w, self.p_dynamic_w, l, span_ps)
-    }
-
-    /// The power figures of links `links` over a run of `span_ps` ps, with `cfg`'s parameters.
-    pub(crate) fn new(cfg: &crate::config::PowerConfig, links: &[LinkLoad], span_ps: u64) -> Self {
-        let energy = |f: &dyn Fn(&&LinkLoad) -> bool| -> f64 {
-            links
-                .iter()
-                .filter(f)
-                .map(|l| energy_j(cfg.p_base_per_port, cfg.p_dynamic, l, span_ps))
-                .sum()
-        };
-        let n = links.len() as u64;
-        let energy_j = energy(&|_| true);
-        let secs = span_ps as f64 * 1e-12;
-        let low: u64 = links.iter().map(|l| l.low_power.ps()).sum();
-        PowerSummary {
-            enabled: cfg.enabled,
-            t_sleep_ps: cfg.t_sleep.ps(),
-            t_wake_ps: cfg.t_wake.ps(),
-            p_base_per_port_w: cfg.p_base_per_port,
-            p_dynamic_w: cfg.p_dynamic,
-            ports: n,
-            energy_j,
-            average_power_w: if secs > 0.0 { energy_j / secs } else { 0.0 },
-            switch_energy_j: energy(&|l| l.port.is_some()),
-            always_on_energy_j: n as f64 * (cfg.p_base_per_port + cfg.p_dynamic) * secs,
-            low_power_fraction: if n > 0 && span_ps > 0 {
-                low as f64 / (n as f64 * span_ps as f64)
-            } else {
-                0.0
-            },
-            wakeups: links.iter().map(|l| l.wakeups).sum(),
-            baseline: None,
-        }
-    }
-
-    /// Compares with the report of the same scenario run with on/off disabled.
-    pub(crate) fn compare(&mut self, predicted_time_ps: u64, base: &Report) {
-        let Some(b) = &base.power else { return };
-        let ratio = |a: f64, b: f64| if b > 0.0 { a / b } else { 0.0 };
-        self.baseline = Some(PowerBaseline {
-            predicted_time_ps: base.predicted_time_ps,
-            energy_j: b.energy_j,
-            average_power_w: b.average_power_w,
-            energy_ratio: ratio(self.energy_j, b.energy_j),
-            power_ratio: ratio(self.average_power_w, b.average_power_w),
-            time_ratio: ratio(predicted_time_ps as f64, base.predicted_time_ps as f64),
-        });
-    }
 }
 
 /// The time series of the links: the windows where a link carried something or its buffer
@@ -484,7 +381,10 @@ impl Report {
 
     /// The summary of partition `w` (the whole run, gathered) for scenario `s`, after `wall` of wall-clock time with
     /// `lua_memory` bytes of Lua heap; `unfinished` lists the ranks that had not finished (the
-    /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped.
+    /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped (its end,
+    /// for a run that finished). A rank finished if its script ended by then
+    /// ([`finished_by`]); a job whose ranks did not all finish is given `stop_ps`, marked
+    /// partial.
     pub(crate) fn new(
         s: &Scenario,
         w: &View<'_>,
@@ -493,12 +393,11 @@ impl Report {
         unfinished: Vec<Unfinished>,
         stop_ps: u64,
     ) -> Report {
-        let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
         let finish: Vec<u64> = w.ranks.iter().map(|r| r.clock.ps()).collect();
         let ended: Vec<u64> = w
             .ranks
             .iter()
-            .filter(|r| done(r))
+            .filter(|r| finished_by(r, stop_ps))
             .map(|r| r.clock.ps())
             .collect();
         let n = ended.len().max(1) as u128;
@@ -528,14 +427,21 @@ impl Report {
                 .nodes
                 .jobs
                 .iter()
-                .map(|j| JobSummary {
-                    name: j.name.clone(),
-                    ranks: j.size as u64,
-                    predicted_time_ps: finish[j.base as usize..(j.base + j.size) as usize]
+                .map(|j| {
+                    let ranks = j.base as usize..(j.base + j.size) as usize;
+                    let partial = !w.ranks[ranks.clone()]
                         .iter()
-                        .copied()
-                        .max()
-                        .unwrap_or(0),
+                        .all(|r| finished_by(r, stop_ps));
+                    JobSummary {
+                        name: j.name.clone(),
+                        ranks: j.size as u64,
+                        predicted_time_ps: if partial {
+                            stop_ps
+                        } else {
+                            finish[ranks].iter().copied().max().unwrap_or(0)
+                        },
+                        partial,
+                    }
                 })
                 .collect(),
             network: NetworkSummary::of(s, w),
@@ -551,8 +457,8 @@ impl Report {
                 peak_pending_events: w.peak_events,
                 peak_packets: w.net.peak_packets(),
             },
-            per_rank: rank_stats(w),
-            per_link: w.net.link_loads(w.now),
+            per_rank: rank_stats(w, stop_ps),
+            per_link: w.net.link_loads(crate::units::Time(stop_ps)),
             per_node: Vec::new(),
             layout: s.topo.layout(),
             bound: None,
@@ -686,8 +592,16 @@ impl NetworkSummary {
 }
 
 /// Each rank's figures (`ranks.csv`), in rank order.
-fn rank_stats(w: &View<'_>) -> Vec<RankStats> {
-    let done = |r: &crate::rank::Rank| r.status == crate::rank::Status::Done;
+/// Whether rank `r`'s script had ended by `stop_ps`, when the run stopped (ps). A rank whose
+/// script ended at a clock past the stop was still going at the stop: computing ahead (the
+/// engine runs a script on until it must wait), or, as synthetic traffic's generators do,
+/// sitting at the end of its traffic from the start.
+pub(crate) fn finished_by(r: &crate::rank::Rank, stop_ps: u64) -> bool {
+    r.status == crate::rank::Status::Done && r.clock.ps() <= stop_ps
+}
+
+/// Every rank's figures; `finished` if its script ended by `stop_ps` ([`finished_by`]).
+fn rank_stats(w: &View<'_>, stop_ps: u64) -> Vec<RankStats> {
     w.ranks
         .iter()
         .map(|r| RankStats {
@@ -702,7 +616,7 @@ fn rank_stats(w: &View<'_>) -> Vec<RankStats> {
             bytes_received: r.bytes_received,
             messages_sent: r.messages_sent,
             compute_ps: r.compute.ps(),
-            finished: done(r),
+            finished: finished_by(r, stop_ps),
         })
         .collect()
 }
@@ -741,8 +655,10 @@ pub(crate) fn peak_memory() -> u64 {
 
 mod bottleneck;
 mod execution;
+mod power;
 pub(crate) use execution::units;
 pub(crate) use execution::{Execution, WindowStats};
+pub(crate) use power::PowerSummary;
 pub(crate) mod html;
 pub(crate) mod text;
 pub(crate) use html::page as html_page;

@@ -262,10 +262,15 @@ impl Report {
             for j in &self.jobs {
                 writeln!(
                     f,
-                    "job {:<14} {}  ({} ranks)",
+                    "job {:<14} {}  ({} ranks{})",
                     escaped(&j.name),
                     Time(j.predicted_time_ps),
-                    j.ranks
+                    j.ranks,
+                    if j.partial {
+                        "; stopped: not all had finished"
+                    } else {
+                        ""
+                    }
                 )?;
             }
         }

@@ -122,6 +122,13 @@ pub(crate) struct FlowNet {
     woken: BTreeSet<u64>,
     /// The messages of the flows the last [`FlowNet::done`] ended.
     ended: Vec<u32>,
+    /// Control messages that may still be crossing a link: `(when it is through (ps),
+    /// channel, busy ps)`, in the order they started. A control message's busy time is counted
+    /// whole as it starts; a run that stops while it crosses counts it up to the stop only
+    /// ([`FlowNet::settle`]). The front ones through by a later one's start are let go then.
+    crossing: std::collections::VecDeque<(u64, u32, u64)>,
+    /// [`FlowNet::settle`] was called (it counts the flows in flight once).
+    settled: bool,
     /// What the model did (its cost).
     pub(crate) stats: FlowStats,
     /// Check every recomputation against the max-min of all flows (`Simulation::self_check`).
@@ -167,6 +174,8 @@ impl FlowNet {
             ends: Ends::default(),
             woken: BTreeSet::new(),
             ended: Vec::new(),
+            crossing: std::collections::VecDeque::new(),
+            settled: false,
             stats: FlowStats::default(),
             check: false,
             mismatch: None,
@@ -213,11 +222,22 @@ impl FlowNet {
         }
         if payload == 0 {
             // a control message: a bare header, too short to share anything
+            let t = now.ps();
+            while self
+                .crossing
+                .front()
+                .is_some_and(|&(through, _, _)| through <= t)
+            {
+                self.crossing.pop_front();
+            }
             for &c in &path {
                 let busy = rate_time(self.cap[c as usize], wire);
                 net.account(c, wire, 1, busy, now);
                 if let Some(s) = net.series.as_deref_mut() {
-                    s.busy(c, now.ps(), now.ps() + busy.ps(), busy.ps());
+                    s.busy(c, t, t + busy.ps(), busy.ps());
+                }
+                if busy > Time::ZERO {
+                    self.crossing.push_back((t + busy.ps(), c, busy.ps()));
                 }
             }
             q.push(now + wake + alone, Event::FlowArrive(msg));
@@ -361,6 +381,48 @@ impl FlowNet {
         msg
     }
 
+    /// The run ends at `end` (ps; a stop's time, once the run is over), once: what is still
+    /// moving counts up to `end`, in `links.csv` and the time series alike. A flow in flight
+    /// counts, on each of its links, the packets it has begun (its message's MTU-sized pieces,
+    /// one begun once the flow has moved the bytes before it: the first at once), whole with
+    /// their headers, as the packet model counts a packet whose head has left; and its busy
+    /// time up to `end`, its share of the link for the payload moved by then, as its spans
+    /// give the series; its links were active until `end` (`[power]`). A control message
+    /// still crossing a link counts busy up to `end` only. Nothing moves at the end of a run
+    /// that was not stopped: this changes nothing there.
+    pub(crate) fn settle(&mut self, net: &mut Network, end: Time) {
+        if std::mem::replace(&mut self.settled, true) {
+            return;
+        }
+        let t = end.ps();
+        for f in 0..self.flows.len() {
+            let fl = &self.flows[f];
+            if !fl.alive {
+                continue;
+            }
+            let left = fl
+                .left
+                .saturating_sub(fl.pace as u128 * t.saturating_sub(fl.last) as u128);
+            self.busy_since_last(net, f, t, left);
+            let fl = &self.flows[f];
+            let whole = fl.payload;
+            let moved = whole - (left.div_ceil(UNIT).min(whole as u128) as u64);
+            let begun = (moved / self.mtu + 1).min(fl.packets as u64);
+            let wire = (begun * self.mtu).min(whole) + begun * self.header;
+            for &(c, _) in &fl.uses[..fl.links as usize] {
+                let busy = rate_time(self.cap[c as usize], fl.wire).ps() as u128;
+                let busy = Time((busy * moved as u128 / whole as u128) as u64);
+                net.account(c, wire, begun as u32, busy, fl.started);
+                net.link_idle(c, end);
+            }
+        }
+        for &(through, c, busy) in &self.crossing {
+            if through > t {
+                net.unbusy(c, through.saturating_sub(busy).max(t), through);
+            }
+        }
+    }
+
     /// Tells the time series (if one is recorded) how long flow `f` kept each of its links
     /// busy from its last change of rate to `now` (ps), its payload left going down to `left`
     /// (10⁻¹² bytes): at a constant rate, its share of each link over that span. The shares of
@@ -374,7 +436,6 @@ impl FlowNet {
         if now <= fl.last || whole == 0 {
             return;
         }
-        const UNIT: u128 = 1_000_000_000_000;
         let moved = |left: u128| whole - left.div_ceil(UNIT).min(whole);
         let (before, after) = (moved(fl.left), moved(left));
         for &(c, _) in &fl.uses[..fl.links as usize] {
@@ -503,6 +564,9 @@ impl FlowNet {
         }
     }
 }
+
+/// A flow's payload still to move is kept in these units of a byte (10⁻¹² bytes).
+const UNIT: u128 = 1_000_000_000_000;
 
 /// A bandwidth as bytes per second in floating point (`INFINITE` stays infinite).
 fn rate(b: Bandwidth) -> f64 {

@@ -348,18 +348,35 @@ impl Network {
         }
     }
 
-    /// At the end of the run (`now`): applies every release due, and counts the low power of
-    /// links still asleep.
+    /// At the end of the run (`now`, the stop's time for a run stopped early), once: applies
+    /// every release due, and counts the low power of links still asleep. What is still going
+    /// on at `now` counts up to `now`, as in the time series: a packet still on a link is busy
+    /// up to `now` only (its bytes and its packet were counted as its head left), and a buffer
+    /// still holding bytes has them in the series up to `now` (`links.csv` integrates its
+    /// occupancy to the stop: [`Network::link_loads`]).
     pub(crate) fn settle_all(&mut self, now: Time) {
+        let t = now.ps();
         for c in 0..self.channels.len() as u32 {
             if self.owner[c as usize] != self.me {
                 continue;
             }
             let ch = &self.channels[c as usize];
-            if ch.busy && ch.free_at <= now.ps() {
+            if ch.busy && ch.free_at <= t {
                 self.apply(c);
             }
             self.take_credit(c, now);
+            let ch = &mut self.channels[c as usize];
+            // (a channel sends one packet at a time: only its last can be on the link; a link
+            // waking up, `queues.rs`, is busy with no packet until the end of its wake-up,
+            // which its power state holds too)
+            let tail = ch.free_at;
+            let waking = |p: &crate::net::power::Power| p.links[c as usize].free_at == tail;
+            if ch.busy && tail > t && !self.power.as_deref().is_some_and(waking) {
+                ch.busy_ps -= (tail - t).min(ch.busy_ps);
+            }
+            if let (Some(s), true) = (self.series.as_deref_mut(), ch.occ > 0) {
+                s.occupancy(c, ch.occ, t);
+            }
         }
         let Some(pw) = self.power.as_deref_mut() else {
             return;

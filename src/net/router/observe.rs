@@ -3,7 +3,10 @@
 
 use super::*;
 
-/// What one direction of one link carried in a run.
+/// What one direction of one link carried in a run, up to its end (for a run stopped early,
+/// the stop: a packet still on the link counts whole in `bytes` and `packets`, as its head
+/// left, and in `busy` up to the stop only; at flow level a flow still moving counts the
+/// packets it has begun, and its busy time up to the stop, `FlowNet::settle`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LinkLoad {
     /// The router (or, for an injection link, the NIC) the link leaves.
@@ -11,13 +14,13 @@ pub struct LinkLoad {
     /// Its port there (the first ports of a router lead to its NICs; `None` for a NIC's
     /// injection link).
     pub port: Option<u8>,
-    /// Bytes sent (payload and headers).
+    /// Bytes sent (payload and headers) in the packets whose head had left.
     pub bytes: u64,
-    /// Time spent sending.
+    /// Time spent sending, up to the run's end (ps).
     pub busy: Time,
-    /// Packets sent.
+    /// Packets whose head had left.
     pub packets: u64,
-    /// Time idle with a packet waiting for credit in the next buffer.
+    /// Time idle with a packet waiting for credit in the next buffer (ps, up to the end).
     pub credit_blocked: Time,
     /// The buffer this link feeds (at its far end): most bytes it held at once, and bytes
     /// held integrated over time (byte·ps; divide by the run's time for the mean).
@@ -134,7 +137,9 @@ impl Network {
         })
     }
 
-    /// What every link that exists carried until `now`: router channels first (router by
+    /// What every link that exists carried until `now`, the run's end (the stop's time for a
+    /// run stopped early: the network was settled there, `settle_all`, and a spell of credit
+    /// blocking or bytes held in a buffer count up to it): router channels first (router by
     /// router, port by port), then the NICs' injection links. Reads every partition's
     /// channels: only when none runs.
     pub(crate) fn link_loads(&self, now: Time) -> Vec<LinkLoad> {

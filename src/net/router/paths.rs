@@ -114,6 +114,17 @@ impl Network {
         }
     }
 
+    /// Channel `c` was not busy from `from` to `to` (ps) after all, though counted so (a
+    /// control message at flow level past the run's stop, `net/flow`): its counter and its
+    /// time series give that time back.
+    pub(crate) fn unbusy(&mut self, c: u32, from: u64, to: u64) {
+        let ch = &mut self.channels[c as usize];
+        ch.busy_ps = ch.busy_ps.saturating_sub(to.saturating_sub(from));
+        if let Some(s) = &mut self.series {
+            s.unbusy(c, from, to);
+        }
+    }
+
     /// The last flow on channel `c` has ended at `now` (`[power]`).
     pub(crate) fn link_idle(&mut self, c: u32, now: Time) {
         if let Some(pw) = self.power.as_deref_mut() {
