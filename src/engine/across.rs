@@ -204,9 +204,18 @@ impl Simulation {
             _ => (1, u64::MAX),
         };
         let reached = reached.max().unwrap_or(Time::ZERO).ps();
-        let mut end = [u64::MAX - latest.ps(), first, limit, u64::MAX - reached];
+        // (and whether any process stopped: what every unfinished rank waits for explains a
+        // deadlock, which a stopped run is not; then the ranks the report lists are enough)
+        let mut end = [
+            u64::MAX - latest.ps(),
+            first,
+            limit,
+            u64::MAX - reached,
+            stop.is_none() as u64,
+        ];
         world.min(&mut end);
-        let settle = match end[1..] {
+        let stopped = end[4] == 0;
+        let settle = match end[1..4] {
             [1, limit, reached] if limit != u64::MAX => {
                 Time((limit << 1 >> 1).max(u64::MAX - reached))
             }
@@ -234,9 +243,6 @@ impl Simulation {
             run.part.borrow_mut().settle(settle);
             unread.push(run.scripts.unread_keys());
         }
-        // (what every unfinished rank waits for explains a deadlock, which a run stopped by
-        // any process is not: then the first few are enough, those the report lists)
-        let stopped = world.sum(stop.is_some() as u64) > 0;
         let mut lines = 0usize;
         for r in 0..self.parts.rank.len() as u32 {
             let p = self.parts.rank[r as usize] as usize;
