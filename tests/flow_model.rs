@@ -286,11 +286,12 @@ fn a_link_full_of_flows_is_busy_at_most_all_of_a_short_window() {
 /// At flow level on a ring of 4, rank 0 puts 4 KiB to rank 1 at 0: one flow over NIC 0's
 /// injection link, router 0's link to router 1 and router 1's to NIC 1, at the transmit DMA's
 /// 2.8 GB/s (the links carry 4,128 B per 4,096 at 4 GB/s: faster). Rank 2 computes 500 ns and
-/// puts 16 B to rank 3 on other links: stopped by `--until 505ns`, the run's last event is
-/// that put, at 500 ns, with the first flow in flight. By then it has moved 1,400 B (500 ns
-/// at 2.8 GB/s) of its 4,096: each of its links was busy 1,032,000 ps (4,128 B at 4 GB/s)
-/// × 1,400 / 4,096 = 352,734 ps of it, and the first of its two packets (2,048 B and a
-/// 16-byte header) had begun. `links.csv` and the time series count that much, alike.
+/// puts 16 B to rank 3 on other links: stopped by `--until 505ns` (the run's last event is
+/// that put, at 500 ns; every event up to 505 ns is processed, and the run ends there) with
+/// the first flow in flight. By then it has moved 1,414 B (505 ns at 2.8 GB/s) of its 4,096:
+/// each of its links was busy 1,032,000 ps (4,128 B at 4 GB/s) × 1,414 / 4,096 = 356,261 ps
+/// of it (rounded down), and the first of its two packets (2,048 B and a 16-byte header) had
+/// begun. `links.csv` and the time series count that much, alike.
 #[test]
 fn a_flow_in_flight_at_the_stop_counts_up_to_the_stop_in_links_csv_and_the_series() {
     let toml = "[network]\ntopology = 'torus'\ndims = [4]\nmodel = 'flow'\n[workload]\n\
@@ -307,7 +308,7 @@ fn a_flow_in_flight_at_the_stop_counts_up_to_the_stop_in_links_csv_and_the_serie
     let mut sim = mgensim::Simulation::new(&s).expect("builds");
     sim.probe(&p).expect("probes");
     let r = *sim.run().expect_err("stops at 505 ns").partial.unwrap();
-    assert_eq!(r.predicted_time_ps, 500_000, "the last event, rank 2's put");
+    assert_eq!(r.predicted_time_ps, 505_000, "the limit, past the last event (500 ns)");
     let on_path = |i: &usize| {
         let l = &r.per_link[*i];
         match l.port {
@@ -322,7 +323,7 @@ fn a_flow_in_flight_at_the_stop_counts_up_to_the_stop_in_links_csv_and_the_serie
         let l = &r.per_link[i];
         assert_eq!(
             (l.bytes, l.packets, l.busy.ps()),
-            (2064, 1, 352_734),
+            (2064, 1, 356_261),
             "{l:?}"
         );
         let mut sum = (0, 0, 0);
@@ -331,7 +332,7 @@ fn a_flow_in_flight_at_the_stop_counts_up_to_the_stop_in_links_csv_and_the_serie
             sum.1 += row.counts.packets;
             sum.2 += row.counts.busy_ps;
         }
-        assert_eq!(sum, (2064, 1, 352_734), "the windows of link {i}");
+        assert_eq!(sum, (2064, 1, 356_261), "the windows of link {i}");
     }
     // the summary's link totals include them
     let bytes: u64 = r.per_link.iter().map(|l| l.bytes).sum();

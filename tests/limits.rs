@@ -733,11 +733,11 @@ fn generators_that_end_past_a_limits_stop_had_not_finished_there() {
     );
 }
 
-/// Three jobs on a ring of 4, stopped by `--until 610ns` at 600 ns, the last event: job
-/// `net`'s rank 1 puts then, after computing 600 ns (its rank 0 ends at once); job `idle`
-/// computes 100 ns and ends; job `ahead` computes 1 ms, far past the stop. Each finished
-/// job's time is its last rank's end (600 and 100 ns); `ahead`'s is the stop's, 600 ns,
-/// marked partial (it said 1 ms, a time the run never reached).
+/// Three jobs on a ring of 4, stopped by `--until 610ns` (the last event before it at 600
+/// ns): job `net`'s rank 1 puts then, after computing 600 ns (its rank 0 ends at once); job
+/// `idle` computes 100 ns and ends; job `ahead` computes 1 ms, far past the stop. Each
+/// finished job's time is its last rank's end (600 and 100 ns); `ahead`'s is the stop's, 610
+/// ns, marked partial (it said 1 ms, a time the run never reached).
 #[test]
 fn a_job_unfinished_at_a_limits_stop_has_the_stops_time_marked_partial() {
     let toml = "[network]\ndims = [4]\n\
@@ -747,11 +747,11 @@ fn a_job_unfinished_at_a_limits_stop_has_the_stops_time_marked_partial() {
                 [[job]]\nname = 'ahead'\nranks = 1\ncode = 'MGEN_Comp(1e-3)'\n";
     let (e, v) = stopped("", toml, &["--until", "610ns"], 3);
     assert!(e.contains("simulated-time limit"), "{e}");
-    assert_eq!(v["predicted_time_ps"], 600_000);
+    assert_eq!(v["predicted_time_ps"], 610_000);
     let jobs = serde_json::json!([
         {"name": "net", "ranks": 2, "predicted_time_ps": 600_000},
         {"name": "idle", "ranks": 1, "predicted_time_ps": 100_000},
-        {"name": "ahead", "ranks": 1, "predicted_time_ps": 600_000, "partial": true},
+        {"name": "ahead", "ranks": 1, "predicted_time_ps": 610_000, "partial": true},
     ]);
     assert_eq!(v["jobs"], jobs);
     assert_eq!(v["ranks"]["finished"], 3);

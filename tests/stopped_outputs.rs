@@ -115,9 +115,9 @@ fn a_packet_on_a_link_when_the_run_stops_is_busy_up_to_the_stop_only() {
 /// On a ring of 8 (DMA at 4 GB/s, links at 4 GB/s), rank 0 puts 4 KiB to rank 1: two packets
 /// of 2,048 B and a 16-byte header, the first read by 512 ns (2,048 B at 4 GB/s) and on the
 /// injection link from then to 1,028 ns (2,064 B at 4 GB/s: 516 ns). Rank 1 computes 600 ns
-/// and puts to rank 2: stopped by `--until 610ns`, the run's last event is that put, at
-/// 600 ns, with the first packet on NIC 0's injection link and held in router 0's input
-/// buffer (its space is taken as it starts).
+/// and puts to rank 2: stopped by `--until 600ns` (that put, at 600 ns, is processed; the
+/// run ends there), with the first packet on NIC 0's injection link and held in router 0's
+/// input buffer (its space is taken as it starts).
 const ON_A_LINK_AT_THE_STOP: &str = "[network]\ntopology = 'torus'\ndims = [8]\n\
 [node]\ndma_bandwidth = '4 GB/s'\n[workload]\nranks = 8\ncode = '''
 local me = MGEN_Comm_rank()
@@ -132,11 +132,11 @@ fn stopped_with_a_packet_on_a_link() -> (Report, usize) {
         interval: Some("100 ns".into()),
         ..Records::default()
     });
-    let s = scenario(ON_A_LINK_AT_THE_STOP, &["limits.simulated_time=\"610 ns\""]);
+    let s = scenario(ON_A_LINK_AT_THE_STOP, &["limits.simulated_time=\"600 ns\""]);
     let mut sim = Simulation::new(&s).expect("builds");
     sim.probe(&p).expect("probes");
-    let r = *sim.run().expect_err("stops at 610 ns").partial.unwrap();
-    assert_eq!(r.predicted_time_ps, 600_000, "the last event, rank 1's put");
+    let r = *sim.run().expect_err("stops at 600 ns").partial.unwrap();
+    assert_eq!(r.predicted_time_ps, 600_000, "the limit, rank 1's put");
     let nic0 = r
         .per_link
         .iter()

@@ -161,12 +161,15 @@ impl Windows {
             };
         }
         if t > self.time_limit {
-            let now = now();
+            // (the run is known up to the limit, every event at or before it processed: its
+            // outputs end there, a flow or a packet on a link counted up to it; the message
+            // names the last event)
+            let last = now();
             let stop = Stop::Limit {
                 limit: Limit::SimulatedTime,
                 rank: None,
-                time: now,
-                message: Limit::SimulatedTime.explain(limits, now, None, None),
+                time: Time(self.time_limit).max(last),
+                message: Limit::SimulatedTime.explain(limits, last, None, None),
             };
             return Plan::Stop(self.stop_with(Some(stop)).expect("a stop"));
         }

@@ -472,7 +472,7 @@ impl Report {
             profile: w.profile.as_ref().map(|p| p.rows(finish.iter().sum())),
             trace: trace_json(w, stop_ps),
         }
-        .with_link_averages()
+        .with_link_averages(stop_ps)
         .with_power(s.power.as_ref())
         .with_nodes(w)
     }
@@ -513,9 +513,12 @@ impl Report {
         self.predicted_time_ps.max(self.network.quiet_ps)
     }
 
-    fn with_link_averages(mut self) -> Report {
+    /// The links' averages over the run's time, or up to `stop_ps` where the run went on
+    /// to a later stop (a limit at a time no event reached: the utilization of each link
+    /// in `links.csv` is over the same span).
+    fn with_link_averages(mut self, stop_ps: u64) -> Report {
         let n = self.per_link.len() as u64;
-        let span = self.span_ps();
+        let span = self.span_ps().max(stop_ps);
         let net = &mut self.network;
         net.links = n;
         net.credit_blocked_ps = self
