@@ -308,7 +308,10 @@ fn a_flow_in_flight_at_the_stop_counts_up_to_the_stop_in_links_csv_and_the_serie
     let mut sim = mgensim::Simulation::new(&s).expect("builds");
     sim.probe(&p).expect("probes");
     let r = *sim.run().expect_err("stops at 505 ns").partial.unwrap();
-    assert_eq!(r.predicted_time_ps, 505_000, "the limit, past the last event (500 ns)");
+    assert_eq!(
+        r.predicted_time_ps, 505_000,
+        "the limit, past the last event (500 ns)"
+    );
     let on_path = |i: &usize| {
         let l = &r.per_link[*i];
         match l.port {

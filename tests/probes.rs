@@ -6,20 +6,9 @@ mod common;
 use common::*;
 use mgensim::run::Records;
 use mgensim::units::Time;
-use mgensim::{Probes, Report, Simulation};
+use mgensim::{Probes, Simulation};
 
-/// The probes `r` asks for, as `mgensim run`'s options would.
-fn probes(r: Records) -> Probes {
-    r.probes().expect("valid options")
-}
 use serde_json::Value;
-
-fn run_probed(toml: &str, sets: &[&str], p: &Probes) -> Report {
-    let s = scenario(toml, sets);
-    let mut sim = Simulation::new(&s).expect("builds");
-    sim.probe(p).expect("probes");
-    sim.run().unwrap_or_else(|e| panic!("run failed: {e}"))
-}
 
 /// Every rank puts to a random rank, 4 times, through small buffers: contention, credits
 /// blocked, packets queued.

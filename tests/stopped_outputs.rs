@@ -6,19 +6,7 @@
 mod common;
 use common::*;
 use mgensim::run::Records;
-use mgensim::{Probes, Report, Simulation};
-
-/// The probes `r` asks for, as `mgensim run`'s options would.
-fn probes(r: Records) -> Probes {
-    r.probes().expect("valid options")
-}
-
-fn run_probed(toml: &str, sets: &[&str], p: &Probes) -> Report {
-    let s = scenario(toml, sets);
-    let mut sim = Simulation::new(&s).expect("builds");
-    sim.probe(p).expect("probes");
-    sim.run().unwrap_or_else(|e| panic!("run failed: {e}"))
-}
+use mgensim::{Report, Simulation};
 
 /// Three ranks on a ring of three routers each put 100 B to the next, rank r after computing
 /// r × 100 ns: at 200 ns a packet is on a link.

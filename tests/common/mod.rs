@@ -221,3 +221,16 @@ pub fn mkfifo(p: &Path) {
         p.display()
     );
 }
+
+/// The probes `r` asks for, as `mgensim run`'s options would.
+pub fn probes(r: mgensim::run::Records) -> mgensim::Probes {
+    r.probes().expect("valid options")
+}
+
+/// The scenario of `toml` with `sets`, run with the probes `p`, to its end.
+pub fn run_probed(toml: &str, sets: &[&str], p: &mgensim::Probes) -> Report {
+    let s = scenario(toml, sets);
+    let mut sim = Simulation::new(&s).expect("builds");
+    sim.probe(p).expect("probes");
+    sim.run().unwrap_or_else(|e| panic!("run failed: {e}"))
+}
