@@ -12,13 +12,17 @@ pub(crate) static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::
 
 /// Ctrl-C (or SIGTERM) sets the flag the engine watches; a second one exits at once, unless
 /// outputs are being written: then the first asks the writing to stop (what was staged is
-/// abandoned, the old outputs stay) and the process ends as soon as it has.
+/// abandoned, the old outputs stay) and the process ends as soon as it has. Only this
+/// process's own signals count: in an MPI job the flag is also set when another process was
+/// interrupted (`World::share_interrupt`), and a signal sent to every process (Slurm's
+/// `scancel`) that comes after another's notice is still the first here.
 ///
 /// With `setup` (the scenario's name and the flag that says the run's set-up is over), a
 /// signal before the set-up is over ends the process at once: nothing has been computed.
 pub(crate) fn interrupt_flag(setup: Option<(String, Arc<AtomicBool>)>) -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = flag.clone();
+    let signalled = AtomicBool::new(false);
     let _ = ctrlc::set_handler(move || {
         if let Some((name, over)) = &setup {
             if !over.load(Ordering::SeqCst) {
@@ -31,7 +35,8 @@ pub(crate) fn interrupt_flag(setup: Option<(String, Arc<AtomicBool>)>) -> Arc<At
                 std::process::exit(Exit::Interrupted as i32);
             }
         }
-        let second = f.swap(true, Ordering::SeqCst);
+        f.store(true, Ordering::SeqCst);
+        let second = signalled.swap(true, Ordering::SeqCst);
         if mgensim::output::may_end_on_signal(second) {
             mgensim::output::remove_temporaries();
             std::process::exit(Exit::Interrupted as i32);
