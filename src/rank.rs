@@ -97,6 +97,10 @@ pub(crate) struct Rank {
     pub(crate) blocked: (Wait, Time),
     /// Regions begun (`MGEN_region_begin`) and not yet ended.
     pub(crate) regions: u32,
+    /// Whether an `MGEN_Comp` took its clock past the time limit (the rank's last call: it is
+    /// given no further turn, `Part::pause_due`): at a stop at the limit, the time past it was
+    /// compute (`Part::cut_at`).
+    pub(crate) computed_past_limit: bool,
 }
 
 // SAFETY: every field accepts zero bytes, and a rank of zero bytes is `Rank::new(0, ..)` with
@@ -142,6 +146,7 @@ impl Rank {
             waited: [Time::ZERO; 3],
             blocked: (Wait::Nothing, Time::ZERO),
             regions: 0,
+            computed_past_limit: false,
         }
     }
 

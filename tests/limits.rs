@@ -369,28 +369,29 @@ fn rank_0_stopped_at(v: &serde_json::Value) -> (u64, String) {
 
 /// A rank that never blocks (it computes, posts or sends in an endless loop) gives control
 /// back at the call that takes its clock past `--until`, whichever call it is and whether the
-/// fast path or the full function takes it: the run stops there, its clock at that call's end.
+/// fast path or the full function takes it: the run stops there (else only `--timeout` would
+/// stop it), and the rank reads as it was at the stop, running at its loop's line.
 #[test]
 fn a_rank_that_never_blocks_stops_at_the_call_that_passes_until() {
-    // (the loop's body, and the clock of the call that passes 2 us: 2001 steps of 1 ns, or 7
-    // calls of 300 ns)
+    // (the loop's body, and the rank's clock at the stop: the call that passes 2 us, the
+    // 2,001st step of 1 ns or the 7th call of 300 ns, is cut there)
     for (body, clock) in [
-        ("MGEN_Comp(1e-9)", 2_001_000),
+        ("MGEN_Comp(1e-9)", 2_000_000),
         // (a second argument sends the call to the full function)
-        ("MGEN_Comp(1e-9, nil)", 2_001_000),
-        ("MGEN_rdma_put(1, 8, 0)", 2_100_000),
-        ("MGEN_rdma_put(1.0, 8, 0)", 2_100_000),
-        ("MGEN_rdma_get(1, 8, 0)", 2_100_000),
-        ("MGEN_acp_copy(0, 1, 8)", 2_100_000),
-        ("MGEN_Isend(1, 8, 0)", 2_100_000),
-        ("MGEN_Send(1, 8, 0)", 2_100_000),
-        ("MGEN_Wait(MGEN_Isend(1, 8, 0))", 2_100_000),
-        ("MGEN_Waitall({MGEN_Isend(1, 8, 0)})", 2_100_000),
+        ("MGEN_Comp(1e-9, nil)", 2_000_000),
+        ("MGEN_rdma_put(1, 8, 0)", 2_000_000),
+        ("MGEN_rdma_put(1.0, 8, 0)", 2_000_000),
+        ("MGEN_rdma_get(1, 8, 0)", 2_000_000),
+        ("MGEN_acp_copy(0, 1, 8)", 2_000_000),
+        ("MGEN_Isend(1, 8, 0)", 2_000_000),
+        ("MGEN_Send(1, 8, 0)", 2_000_000),
+        ("MGEN_Wait(MGEN_Isend(1, 8, 0))", 2_000_000),
+        ("MGEN_Waitall({MGEN_Isend(1, 8, 0)})", 2_000_000),
         // (inside a coroutine of the script's: the rank yields, not only the coroutine)
         (
             "coroutine.wrap(function() while true do MGEN_Comp(1e-9) end end)() \
              MGEN_report('escaped', 1)",
-            2_001_000,
+            2_000_000,
         ),
     ] {
         let (e, v) = stopped(
@@ -686,11 +687,10 @@ fn synthetic_traffic_stopped_by_the_event_limit_stops_at_its_last_event() {
     let last = v["network"]["quiet_ps"].as_u64().unwrap();
     assert_eq!(said_at(&e), last, "{e}");
     assert_eq!(v["predicted_time_ps"], last);
-    let generators = v["ranks"]["unfinished"][0]["since_ps"].as_u64().unwrap();
-    assert!(
-        generators > last,
-        "the traffic's end, {generators} ps, was not reached"
-    );
+    // (the generators, at the end of their traffic from the start, read as at the stop)
+    let generators = &v["ranks"]["unfinished"][0];
+    assert_eq!(generators["state"], "running", "{generators}");
+    assert_eq!(generators["since_ps"], last, "{generators}");
 }
 
 /// The generators of synthetic traffic end when their traffic does, 11 us in (1 us of
@@ -713,9 +713,10 @@ fn generators_that_end_past_a_limits_stop_had_not_finished_there() {
     assert_eq!(ranks["finish_ps"]["max"], 0, "{ranks}");
     let unfinished = ranks["unfinished"].as_array().unwrap();
     assert_eq!(unfinished.len(), 3, "{ranks}");
+    // (their clocks at the traffic's end read as the stop's)
     for u in unfinished {
         assert_eq!(u["state"], "running", "{u}");
-        assert_eq!(u["since_ps"], 11_000_000, "{u}");
+        assert_eq!(u["since_ps"], stop, "{u}");
     }
     let job = serde_json::json!([
         {"name": "main", "ranks": 3, "predicted_time_ps": stop, "partial": true}
@@ -760,7 +761,9 @@ fn a_job_unfinished_at_a_limits_stop_has_the_stops_time_marked_partial() {
 
 /// A Lua memory stop and the summary give the same time: the one the rank that ran out of
 /// memory was at. Each rank hoards before its first call, at simulated time 0; those that
-/// ran before it had computed on to 1 us, ahead of the run.
+/// ran before it had computed on to 1 us and into their poll, ahead of the run, and read as
+/// they were at the stop: running at 0 ps (at the line they had reached: a stop the scripts
+/// cannot foresee finds them ahead of it).
 #[test]
 fn a_lua_memory_stop_and_the_summary_give_the_same_time() {
     let toml = "[network]\ntopology = 'torus'\ndims = [4, 4]\n[limits]\n\
@@ -773,7 +776,13 @@ fn a_lua_memory_stop_and_the_summary_give_the_same_time() {
     assert_eq!(v["predicted_time_ps"], 0);
     let unfinished = v["ranks"]["unfinished"].as_array().unwrap();
     assert!(
-        unfinished.iter().any(|u| u["since_ps"] == 1_000_000),
+        unfinished.iter().all(|u| u["since_ps"] == 0),
+        "no rank past the stop: {v}"
+    );
+    assert!(
+        unfinished
+            .iter()
+            .any(|u| u["state"] == "running" && u["at"] == "w.lua:4"),
         "ranks ahead of the stop: {v}"
     );
 }

@@ -215,11 +215,11 @@ impl Simulation {
         ];
         world.min(&mut end);
         let stopped = end[4] == 0;
-        let settle = match end[1..4] {
+        let (settle, cut) = match end[1..4] {
             [1, limit, reached] if limit != u64::MAX => {
-                Time((limit << 1 >> 1).max(u64::MAX - reached))
+                (Time((limit << 1 >> 1).max(u64::MAX - reached)), true)
             }
-            _ => Time(u64::MAX - end[0]),
+            _ => (Time(u64::MAX - end[0]), false),
         };
         let end = Time(u64::MAX - end[0]);
         let lua: usize = local
@@ -241,6 +241,10 @@ impl Simulation {
             let run = &self.runners[p];
             run.part.borrow_mut().end_unsaid();
             run.part.borrow_mut().settle(settle);
+            if cut {
+                // (as `Simulation::report` does, before what the ranks are doing is told)
+                run.part.borrow_mut().cut_at(settle);
+            }
             unread.push(run.scripts.unread_keys());
         }
         let mut lines = 0usize;

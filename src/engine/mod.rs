@@ -459,6 +459,12 @@ impl Simulation {
         // to it, `Network::settle_all`)
         let until = stopped_at.unwrap_or(end);
         self.settle(until);
+        if stopped_at.is_some() {
+            // (a rank that ran ahead of a limit's stop reads as it was at the stop)
+            for run in &self.runners {
+                run.part.borrow_mut().cut_at(until);
+            }
+        }
         let nranks = self.parts.rank.len() as u32;
         // (a rank whose script ended past the stop was still going then: `finished_by`)
         let open: Vec<u32> = (0..nranks)

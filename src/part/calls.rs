@@ -37,6 +37,9 @@ impl Part {
             }
         }
         rank.compute += t;
+        if rank.clock > self.watch.time_limit {
+            rank.computed_past_limit = true;
+        }
         if let Some(tr) = self.trace.as_deref_mut() {
             tr.span(cur, start.ps(), rank.clock.ps(), What::Compute);
         }

@@ -302,6 +302,42 @@ impl Part {
         self.net.settle_all(end);
     }
 
+    /// Where a limit stopped the run at `stop`: each of this partition's ranks whose clock is
+    /// past it reads as it was then. A script runs on through the calls that take its time
+    /// (`MGEN_Comp`, a put's node latency, a send's overhead and copy) until it must wait, so
+    /// such a rank was going at the stop: it becomes running, its clock the stop's, and the time
+    /// it ran ahead comes out of its compute as far as it was compute. At the time limit that
+    /// is known: the call that took the rank past it was its last (`Part::pause_due`), an
+    /// `MGEN_Comp` or not (`Rank::computed_past_limit`). A stop before it (an event limit, the
+    /// wall clock, a signal) may find a rank several calls ahead, whose split is not recorded:
+    /// its compute loses all the time past the stop, as far as it has any. On the timeline,
+    /// nothing goes past the stop ([`Trace::clip`](crate::probe::trace::Trace::clip)); in the
+    /// profile, `MGEN_Comp` loses what compute did.
+    pub(crate) fn cut_at(&mut self, stop: Time) {
+        let at_the_limit = stop >= self.watch.time_limit;
+        for &r in &self.mine {
+            let rank = &mut self.ranks[r as usize];
+            if rank.clock <= stop || rank.status == Status::Failed {
+                continue;
+            }
+            let past = rank.clock - stop;
+            let ahead = match at_the_limit {
+                true if rank.computed_past_limit => past,
+                true => Time::ZERO,
+                false => past.min(rank.compute),
+            };
+            rank.compute = rank.compute - ahead;
+            rank.clock = stop;
+            rank.status = Status::Running;
+            if let Some(p) = self.profile.as_deref_mut() {
+                p.take_back(r, Api::Comp, ahead.ps());
+            }
+        }
+        if let Some(t) = self.trace.as_deref_mut() {
+            t.clip(stop.ps());
+        }
+    }
+
     /// Whether the links' time series has a fixed width (its windows never merge).
     pub(crate) fn series_fixed(&self) -> bool {
         self.net.series.as_ref().is_some_and(|s| s.is_fixed())

@@ -97,6 +97,17 @@ impl Profile {
         self.add(rank, api as u32, 0, ps);
     }
 
+    /// `ps` of what `rank` was counted in call `api` came after the run's stop
+    /// (`Part::cut_at`): taken back.
+    pub(crate) fn take_back(&mut self, rank: u32, api: Api, ps: u64) {
+        if let Some(e) = self.ranks[rank as usize]
+            .iter_mut()
+            .find(|e| e.0 == api as u32)
+        {
+            e.2 = e.2.saturating_sub(ps);
+        }
+    }
+
     /// `rank` asked for its next replayed action at `t` (ps): the one it was in ends, and
     /// `next` (an index into [`crate::replay::ACTIONS`]) begins, if its trace has one.
     pub(crate) fn action(&mut self, rank: u32, next: Option<usize>, t: u64) {

@@ -219,6 +219,22 @@ impl Trace {
         });
     }
 
+    /// The timeline of a run stopped at `stop` (ps), of ranks that ran ahead of it: what
+    /// began after the stop is left out, what went on past it ends there (a region open at
+    /// the stop that closed later, a computation under way).
+    pub(crate) fn clip(&mut self, stop: u64) {
+        let keep = |s: &Span| s.start < stop || (s.start == stop && s.end == stop);
+        for list in [&mut self.spans, &mut self.marks] {
+            list.retain(keep);
+            for s in list.iter_mut() {
+                s.end = s.end.min(stop);
+            }
+        }
+        for open in &mut self.open {
+            open.retain(|&(_, t)| t <= stop);
+        }
+    }
+
     /// Spans recorded (and kept).
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {

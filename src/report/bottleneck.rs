@@ -140,18 +140,23 @@ impl Report {
         let pct = |x: u64, of: u64| 100.0 * x as f64 / of.max(1) as f64;
         // the critical rank: the last to finish, the lowest on a tie
         let (crit, c) = first_max(self.per_rank.iter().enumerate(), |(_, r)| r.finish_ps)?;
+        // (in a run stopped early, the latest rank may have been still going at the stop)
         let who = |i: usize| {
             let r = &self.per_rank[i];
-            match self.jobs.len() {
+            let rank = match self.jobs.len() {
                 1 => format!("rank {}", r.job_rank),
                 _ => format!("job {} rank {}", self.jobs[r.job as usize].name, r.job_rank),
+            };
+            match r.finished {
+                true => format!("{rank} (the last to finish)"),
+                false => format!("{rank} (still going at the stop)"),
             }
         };
         if 2 * c.compute_ps >= c.finish_ps {
             return Some(Bound {
                 kind: "compute".into(),
                 reason: format!(
-                    "{} (the last to finish) spent {:.1} % of its time in MGEN_Comp",
+                    "{} spent {:.1} % of its time in MGEN_Comp",
                     who(crit),
                     pct(c.compute_ps, c.finish_ps)
                 ),
@@ -226,7 +231,7 @@ impl Report {
             return Some(Bound {
                 kind: "calls".into(),
                 reason: format!(
-                    "{} (the last to finish) spent {:.1} % of its time in the calls themselves \
+                    "{} spent {:.1} % of its time in the calls themselves \
                      (node latency of puts and gets, send overheads and copies; {context})",
                     who(crit),
                     pct(calls, c.finish_ps)
@@ -236,7 +241,7 @@ impl Report {
         Some(Bound {
             kind: "waiting".into(),
             reason: format!(
-                "{} (the last to finish) spent {:.1} % of its time blocked while nothing was \
+                "{} spent {:.1} % of its time blocked while nothing was \
                  busy for long ({context}): the time is latency (hops, node latency, the chain \
                  of dependencies between ranks), not bandwidth",
                 who(crit),

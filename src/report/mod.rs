@@ -59,14 +59,17 @@ pub struct Unfinished {
     pub(crate) name: String,
     /// `failed` (its script raised the error that stopped the run), `blocked` (in a call that
     /// waits), `ready` (it was to go on, and had not yet) or `running` (stopped between calls,
-    /// by a limit).
+    /// by a limit, or in a call that takes its time: computing at the stop).
     pub state: String,
-    /// Its clock: when it blocked, for a blocked rank (ps).
+    /// Its clock: when it blocked, for a blocked rank (ps); never past a limit's stop (a rank
+    /// whose script ran ahead of it reads as it was then: `Part::cut_at`).
     pub since_ps: u64,
     /// What it waits for, in words, for a blocked rank; the error, for a failed one (with its
     /// line); else empty.
     pub waits_for: String,
-    /// The script line it is at (`file:line`), where it could be told.
+    /// The script line it is at (`file:line`), where it could be told: for a rank that ran
+    /// ahead of a stop the scripts could not foresee (an event limit, the wall clock, a
+    /// signal), the line it had reached.
     pub at: String,
 }
 
@@ -225,8 +228,8 @@ pub struct RankStats {
     /// Time blocked in message-passing waits (ps).
     pub mpi_wait_ps: u64,
     /// Whether its script ended by the run's end (false: it was blocked or going when the run
-    /// stopped, or its script ended only past the stop, and `finish_ps` is its clock, which may
-    /// be past the stop).
+    /// stopped, and `finish_ps` is its clock then; a script that ran ahead of the stop reads as
+    /// it was at the stop, its clock the stop's).
     pub finished: bool,
 }
 
