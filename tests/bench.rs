@@ -186,3 +186,40 @@ fn the_pair_bench_compares_like_with_like() {
         );
     }
 }
+
+/// `bench/pgo` says what it builds, and refuses a bad round count before building anything
+/// (the build itself takes minutes and a toolchain component: measured, not tested).
+#[test]
+fn the_pgo_build_script_explains_itself_and_refuses_bad_arguments() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let pgo = |args: &[&str]| {
+        Command::new("python3")
+            .arg(format!("{root}/bench/pgo"))
+            .args(args)
+            .current_dir(root)
+            .output()
+            .expect("python3 runs bench/pgo")
+    };
+    let help = pgo(&["--help"]);
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(help.status.success(), "{text}");
+    assert!(
+        text.contains("-Cprofile-generate") && text.contains("llvm-tools"),
+        "{text}"
+    );
+    for bad in [
+        &["--compare", "x"][..],
+        &["--compare"][..],
+        &["--compare", "0"][..],
+    ] {
+        let out = pgo(bad);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{bad:?}: {err}");
+        assert!(
+            err.contains("--compare needs a number of rounds"),
+            "{bad:?}: {err}"
+        );
+    }
+    let out = pgo(&["--frobnicate"]);
+    assert_eq!(out.status.code(), Some(2), "an unknown option");
+}
