@@ -360,9 +360,9 @@ pub(crate) struct EngineConfig {
     /// bytes (`cut.rs`), as it would between processes. At least this many partitions.
     pub(crate) processes: u32,
     /// The MPI process this model is built in (not a key: set by the run started as several
-    /// processes, `run.rs`). A process other than the root writes only its own groups' share
-    /// of the network's per-channel state, and the rest takes no memory in it
-    /// (`Network::new`'s `only_own`).
+    /// processes, `run.rs`). Each process, the root too, writes only its own groups' share of
+    /// the network's per-channel state, and the rest takes no memory in it (`Network::new`'s
+    /// `only_own`; the root reads the others' link counters from their end states).
     #[serde(skip)]
     pub(crate) process: Option<u32>,
 }

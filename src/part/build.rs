@@ -15,8 +15,9 @@ impl Part {
         threads: u32,
     ) -> (Vec<Part>, Partitioning) {
         let seed = s.jobs.first().map_or(0, |j| j.workload.seed);
-        // (an MPI process other than the root holds only its own share of the channels)
-        let elsewhere = s.engine.process.filter(|&r| r > 0);
+        // (an MPI process holds only its own share of the channels, the root too: what it
+        // reads of the others' at the end comes with their end states, `engine/across.rs`)
+        let elsewhere = s.engine.process;
         let net = Network::new(
             &s.topo,
             &s.network,
@@ -172,8 +173,8 @@ impl Part {
     }
 
     /// Every rank of the run, as built; only those `mine` holds true for are written when
-    /// not every one is (an MPI process other than the root: the others stay zero pages it
-    /// never touches, `perf/slab.rs`, and are never read).
+    /// not every one is (an MPI process: the others stay zero pages it never touches,
+    /// `perf/slab.rs`, but at the root, where the other processes' end states are read in).
     pub(super) fn ranks(nodes: &Nodes, nranks: usize, mine: impl Fn(u32) -> bool) -> Ranks {
         let built = nodes.jobs.iter().flat_map(|j| {
             let rng = Xoshiro::from_seed(j.seed);

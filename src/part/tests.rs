@@ -72,7 +72,7 @@ fn a_get_asks_with_a_header_and_the_data_comes_back() {
     assert_eq!(w.net.stats.packet_hops, 6);
 }
 
-/// A process that owns some ranks only (an MPI process other than the root) writes those: each
+/// A process that owns some ranks only (an MPI process, the root too) writes those: each
 /// is the rank a whole build makes, and the others read as zero bytes, a rank numbered 0 with
 /// nothing pending and no random numbers.
 #[test]

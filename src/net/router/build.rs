@@ -7,7 +7,7 @@ impl Network {
     /// The network of shape `topo` with the routers and links `net` describes, for nodes as
     /// `node` describes them (NICs per node and their rate), with links that sleep if `power`
     /// says so; `seed` seeds the random choices of routing (fat tree up-routes, dragonfly
-    /// Valiant). With `only_own` (an MPI process other than the root), the per-channel state
+    /// Valiant). With `only_own` (an MPI process, the root too), the per-channel state
     /// (channels, credit, input FIFOs, releases) is left as zero pages, which take no memory,
     /// and only this process's share is written when the network is split
     /// ([`Network::split`]): the process never touches the rest.
@@ -124,6 +124,7 @@ impl Network {
             peak_packets: 0,
             unfilled: only_own,
             seed,
+            ends: Vec::new(),
         };
         if !only_own {
             net.wire();

@@ -379,6 +379,10 @@ pub(crate) struct Network {
     /// The seed of the routers' random numbers (`Xoshiro::for_entity`), for [`Network::split`]
     /// to write those of this process's routers when `unfilled`.
     seed: u64,
+    /// The end counters of links read from another partition's packed end state (an MPI
+    /// process's at the root, `Network::unpack_end`), in place of their channels' own, which
+    /// this process then never writes (`Network::link_loads` reads them).
+    ends: Vec<shares::LinkEnd>,
 }
 impl Network {
     /// log2 of the longest power-of-two span of picoseconds no longer than the shortest time

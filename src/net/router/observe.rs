@@ -146,8 +146,29 @@ impl Network {
         let nr = self.routers * self.ports;
         // (counted first: the table is the largest the report holds, made once to its size)
         let mut loads = Vec::with_capacity(self.link_channels().count());
+        // (a link another partition's end state gave is read from there, its channel never
+        // touched: `Network::unpack_end`)
+        let mut ends: Vec<&super::shares::LinkEnd> = self.ends.iter().collect();
+        ends.sort_unstable_by_key(|e| e.c);
+        let mut ends = ends.into_iter().peekable();
         loads.extend(self.link_channels().map(|c| {
-            let ch = &self.channels[c as usize];
+            let e = match ends.next_if(|e| e.c == c) {
+                Some(e) => *e,
+                None => {
+                    let ch = &self.channels[c as usize];
+                    super::shares::LinkEnd {
+                        c,
+                        packets: ch.packets,
+                        occ_peak: ch.occ_peak,
+                        occ: ch.occ(),
+                        blocked: ch.blocked,
+                        bytes: ch.bytes,
+                        busy_ps: ch.busy_ps,
+                        blocked_ps: ch.blocked_ps,
+                        occ_moment: ch.occ_moment,
+                    }
+                }
+            };
             let (from, port) = if c < nr {
                 (c / self.ports, Some((c % self.ports) as u8))
             } else {
@@ -163,14 +184,14 @@ impl Network {
             LinkLoad {
                 from,
                 port,
-                bytes: ch.bytes,
-                busy: Time(ch.busy_ps),
-                packets: ch.packets as u64,
+                bytes: e.bytes,
+                busy: Time(e.busy_ps),
+                packets: e.packets as u64,
                 // (a spell still open at `now` counts up to it)
                 credit_blocked: Time(
-                    (ch.blocked_ps + if ch.blocked { now.ps() as i64 } else { 0 }) as u64,
+                    (e.blocked_ps + if e.blocked { now.ps() as i64 } else { 0 }) as u64,
                 ),
-                peak_occupancy: ch.occ_peak,
+                peak_occupancy: e.occ_peak,
                 low_power: Time(
                     self.power
                         .as_ref()
@@ -180,7 +201,7 @@ impl Network {
                     .power
                     .as_ref()
                     .map_or(0, |p| p.links[c as usize].wakeups),
-                occupancy_area: (ch.occ() as i128 * now.ps() as i128 - ch.occ_moment) as u128,
+                occupancy_area: (e.occ as i128 * now.ps() as i128 - e.occ_moment) as u128,
                 to,
                 to_nic,
             }

@@ -59,6 +59,7 @@ impl Network {
             peak_packets: 0,
             unfilled: false,
             seed: self.seed,
+            ends: Vec::new(),
         }
     }
 
@@ -126,6 +127,9 @@ impl Network {
         a.global_hops += b.global_hops;
         a.nonminimal += b.nonminimal;
         self.peak_packets += other.packets.peak() as u64 + other.peak_packets;
+        // (at the root of an MPI run, what the other processes' partitions packed)
+        self.ends.append(&mut other.ends);
+        other.ends = Vec::new();
         if let (Some(mine), Some(theirs)) = (self.series.as_deref_mut(), other.series.take()) {
             mine.absorb(*theirs);
         }
@@ -174,6 +178,24 @@ impl Network {
 /// blocked on credit (ps, and whether a spell is open), peak occupancy, occupancy now and its
 /// moment (`Network::link_loads`).
 type ChannelEnd = (u64, u64, u32, i64, bool, u32, u32, i128);
+
+/// A link's [`ChannelEnd`] as read from another partition's end state, with its channel: 64
+/// bytes, where writing it into the channel would make this process hold that channel's
+/// page (at the root of an MPI run, the whole network's).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LinkEnd {
+    pub(super) c: u32,
+    pub(super) packets: u32,
+    pub(super) occ_peak: u32,
+    pub(super) occ: u32,
+    pub(super) blocked: bool,
+    pub(super) bytes: u64,
+    pub(super) busy_ps: u64,
+    pub(super) blocked_ps: i64,
+    pub(super) occ_moment: i128,
+}
+
+const _: () = assert!(std::mem::size_of::<LinkEnd>() == 64);
 
 impl Network {
     /// Packs what the end of the run reads of this partition's network (after its `settle`):
@@ -233,11 +255,20 @@ impl Network {
                 mine.len()
             )));
         }
+        self.ends = Vec::with_capacity(mine.len());
         for &c in &mine {
             let e: ChannelEnd = get(r, "a link's counters")?;
-            let ch = &mut self.channels[c as usize];
-            (ch.bytes, ch.busy_ps, ch.packets, ch.blocked_ps) = (e.0, e.1, e.2, e.3);
-            (ch.blocked, ch.occ_peak, ch.occ, ch.occ_moment) = (e.4, e.5, e.6, e.7);
+            self.ends.push(LinkEnd {
+                c,
+                bytes: e.0,
+                busy_ps: e.1,
+                packets: e.2,
+                blocked_ps: e.3,
+                blocked: e.4,
+                occ_peak: e.5,
+                occ: e.6,
+                occ_moment: e.7,
+            });
         }
         if let Some(p) = self.power.as_deref_mut() {
             for &c in &mine {
@@ -251,6 +282,7 @@ impl Network {
 
     /// Sets what [`Network::pack_end`] covers to what a partition holds as built (a test's).
     pub(crate) fn wipe_end(&mut self) {
+        self.ends = Vec::new();
         self.stats = NetworkStats::default();
         self.peak_packets = 0;
         self.series = None;
