@@ -191,3 +191,51 @@ fn a_buffer_holding_bytes_at_the_stop_is_in_the_time_series_up_to_the_stop() {
         "{links}"
     );
 }
+
+/// Node 0's and node 1's transmit and receive DMA busy times in `nodes.csv` of `r` (ps).
+fn dma_busy(r: &Report) -> [[u64; 2]; 2] {
+    let csv = mgensim::output::table_csv(r, "nodes").unwrap().unwrap();
+    let rows = csv_records(&csv);
+    let cell = |n: usize, i: usize| rows[n + 1][i].parse::<u64>().unwrap();
+    [[cell(0, 3), cell(0, 5)], [cell(1, 3), cell(1, 5)]]
+}
+
+/// A DMA read or write under way at the stop is busy up to the stop only, as a link is: rank 0
+/// puts 4 KiB to rank 1 with DMA at 4 GB/s, two 2,048-byte reads of 512 ns each (0 to 1,024
+/// ns). Stopped at 700 ns, node 0's transmit DMA was busy 700 ns (it said 1,024 ns, counted
+/// whole as each read began). At any stop, no DMA is busy longer than the run, and the
+/// figures grow with the stop to the finished run's.
+#[test]
+fn a_dma_read_or_write_at_the_stop_is_busy_up_to_the_stop_only() {
+    let toml = "[network]\ntopology = 'torus'\ndims = [8]\n[node]\ndma_bandwidth = '4 GB/s'\n\
+                [workload]\nranks = 8\ncode = 'if MGEN_Comm_rank() == 0 then \
+                MGEN_rdma_put(1, 4096, 1) end'\n";
+    let stopped = |t: u64| {
+        let s = scenario(toml, &[&format!("limits.simulated_time=\"{t} ps\"")]);
+        let r = Simulation::new(&s).unwrap().run();
+        r.unwrap_or_else(|e| *e.partial.unwrap())
+    };
+    assert_eq!(dma_busy(&stopped(700_000))[0][0], 700_000);
+    let full = run(toml);
+    let whole = dma_busy(&full);
+    assert_eq!(whole[0][0], 1_024_000, "two reads of 512 ns");
+    assert_eq!(whole[1][1], 1_024_000, "two writes of 512 ns");
+    let mut last = [[0; 2]; 2];
+    // (the ranks end at once; the network goes quiet once the put is in)
+    let quiet = full.network.quiet_ps;
+    assert!(quiet > 1_024_000, "{quiet}");
+    for t in (100_000..=quiet + 100_000).step_by(97_000) {
+        let b = dma_busy(&stopped(t));
+        for (n, node) in b.iter().enumerate() {
+            for (k, &busy) in node.iter().enumerate() {
+                assert!(busy <= t, "node {n} DMA {k}: {busy} ps busy by {t}");
+                assert!(
+                    busy >= last[n][k],
+                    "node {n} DMA {k} at {t}: {busy} < {last:?}"
+                );
+            }
+        }
+        last = b;
+    }
+    assert_eq!(last, whole, "past the end, the finished run's");
+}

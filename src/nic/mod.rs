@@ -160,6 +160,9 @@ struct Nic {
     /// The message whose packet the transmit DMA reads (for a packet that streams: it may
     /// have left this partition before its read ends, so its event names the NIC instead).
     dma_msg: u32,
+    /// When the transmit DMA's current read ends (ps; its time is counted in `tx_busy` as it
+    /// starts, [`Nics::settle`] takes back the part past a stop).
+    dma_until: u64,
     /// When the receive DMA engine is next free.
     rx_free: Time,
     /// Time the transmit and receive DMA engines spent moving payload (ps).
@@ -449,6 +452,7 @@ impl Nics {
         let n = &mut self.nics[nic as usize];
         n.dma_busy = true;
         n.dma_msg = m;
+        n.dma_until = (now + took).ps();
         n.tx_busy += took.ps();
         let streams = self.streams(pkt, net);
         q.push(

@@ -134,6 +134,25 @@ impl Nics {
 }
 
 impl Nics {
+    /// The run ends at `end` (the stop's time, for a run stopped early): the DMA engines of the
+    /// NICs `mine` says are its own count their busy time up to it. A read or write is counted
+    /// whole as it starts; what of it comes after `end` is taken back (a NIC's writes after
+    /// `end` run back to back until `rx_free`, each begun by then: docs/model.md §2).
+    pub(crate) fn settle(&mut self, end: Time, mine: impl Fn(u32) -> bool) {
+        let end = end.ps();
+        for n in (0..self.nics.len() as u32).filter(|&n| mine(n)) {
+            let nic = &mut self.nics[n as usize];
+            if nic.dma_busy && nic.dma_until > end {
+                nic.tx_busy -= nic.dma_until - end;
+                nic.dma_until = end;
+            }
+            if nic.rx_free.ps() > end {
+                nic.rx_busy -= nic.rx_free.ps() - end;
+                nic.rx_free = Time(end);
+            }
+        }
+    }
+
     /// Packs what the end of the run reads of this partition's NICs: their totals, the
     /// traffic matrix, and the DMA busy times (ps, sending and receiving) of the NICs `mine`
     /// says are its own.

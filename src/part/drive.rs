@@ -300,6 +300,8 @@ impl Part {
             f.settle(&mut self.net, end);
         }
         self.net.settle_all(end);
+        let Part { net, nics, .. } = self;
+        nics.settle(end, Part::owns_nic(net));
     }
 
     /// Where a limit stopped the run at `stop`: each of this partition's ranks whose clock is

@@ -20,7 +20,7 @@ use crate::packed::{get, put, Error};
 
 impl Part {
     /// The NICs this partition owns: those whose injection link it owns.
-    fn owns_nic(net: &Network) -> impl Fn(u32) -> bool + '_ {
+    pub(super) fn owns_nic(net: &Network) -> impl Fn(u32) -> bool + '_ {
         move |n| net.owns(net.injection_channel(n))
     }
 
