@@ -531,6 +531,8 @@ impl Simulation {
         }
         self.gather();
         self.runners[0].part.borrow_mut().end_series(until);
+        // (the link table first: made as what it is made of is let go)
+        let per_link = self.runners[0].part.borrow_mut().take_link_loads(until);
         let w = self.runners[0].part.borrow();
         let mut r = Report::new(
             &self.scenario,
@@ -539,6 +541,7 @@ impl Simulation {
             lua,
             listed,
             until.ps(),
+            per_link,
         );
         r.partial = partial;
         if partial {

@@ -72,6 +72,11 @@ impl Part {
         }
     }
 
+    /// The network's link table at `until` (`Network::take_link_loads`), once gathered.
+    pub(crate) fn take_link_loads(&mut self, until: Time) -> Vec<crate::net::router::LinkLoad> {
+        self.net.take_link_loads(until)
+    }
+
     /// From now on this partition reads every rank and channel (no partition runs any more;
     /// debug builds stop checking who owns what).
     pub(crate) fn become_whole(&mut self) {

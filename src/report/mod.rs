@@ -387,7 +387,9 @@ impl Report {
     /// first [`UNFINISHED_LISTED`] of them) and `stop_ps` is when the run stopped (its end,
     /// for a run that finished). A rank finished if its script ended by then
     /// ([`finished_by`]); a job whose ranks did not all finish is given `stop_ps`, marked
-    /// partial.
+    /// partial. `per_link` is the network's link table at `stop_ps`, made before
+    /// (`Network::take_link_loads`).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         s: &Scenario,
         w: &View<'_>,
@@ -395,6 +397,7 @@ impl Report {
         lua_memory: usize,
         unfinished: Vec<Unfinished>,
         stop_ps: u64,
+        per_link: Vec<LinkLoad>,
     ) -> Report {
         let finish: Vec<u64> = w.ranks.iter().map(|r| r.clock.ps()).collect();
         let ended: Vec<u64> = w
@@ -461,7 +464,7 @@ impl Report {
                 peak_packets: w.net.peak_packets(),
             },
             per_rank: rank_stats(w, stop_ps),
-            per_link: w.net.link_loads(crate::units::Time(stop_ps)),
+            per_link,
             per_node: Vec::new(),
             layout: s.topo.layout(),
             bound: None,

@@ -143,70 +143,97 @@ impl Network {
     /// router, port by port), then the NICs' injection links. Reads every partition's
     /// channels: only when none runs.
     pub(crate) fn link_loads(&self, now: Time) -> Vec<LinkLoad> {
-        let nr = self.routers * self.ports;
-        // (counted first: the table is the largest the report holds, made once to its size)
-        let mut loads = Vec::with_capacity(self.link_channels().count());
         // (a link another partition's end state gave is read from there, its channel never
         // touched: `Network::unpack_end`)
         let mut ends: Vec<&super::shares::LinkEnd> = self.ends.iter().collect();
         ends.sort_unstable_by_key(|e| e.c);
         let mut ends = ends.into_iter().peekable();
+        let mut loads = Vec::with_capacity(self.link_channels().count());
         loads.extend(self.link_channels().map(|c| {
-            let e = match ends.next_if(|e| e.c == c) {
-                Some(e) => *e,
-                None => {
-                    let ch = &self.channels[c as usize];
-                    super::shares::LinkEnd {
-                        c,
-                        packets: ch.packets,
-                        occ_peak: ch.occ_peak,
-                        occ: ch.occ(),
-                        blocked: ch.blocked,
-                        bytes: ch.bytes,
-                        busy_ps: ch.busy_ps,
-                        blocked_ps: ch.blocked_ps,
-                        occ_moment: ch.occ_moment,
-                    }
-                }
-            };
-            let (from, port) = if c < nr {
-                (c / self.ports, Some((c % self.ports) as u8))
-            } else {
-                (c - nr, None)
-            };
-            let (to, to_nic) = if c >= nr {
-                (self.nic_slot(c - nr) / self.ports, false)
-            } else if let Some(nic) = self.nic_on(c) {
-                (nic, true)
-            } else {
-                (self.link_to[c as usize] / self.ports, false)
-            };
-            LinkLoad {
-                from,
-                port,
-                bytes: e.bytes,
-                busy: Time(e.busy_ps),
-                packets: e.packets as u64,
-                // (a spell still open at `now` counts up to it)
-                credit_blocked: Time(
-                    (e.blocked_ps + if e.blocked { now.ps() as i64 } else { 0 }) as u64,
-                ),
-                peak_occupancy: e.occ_peak,
-                low_power: Time(
-                    self.power
-                        .as_ref()
-                        .map_or(0, |p| p.links[c as usize].low_ps),
-                ),
-                wakeups: self
-                    .power
-                    .as_ref()
-                    .map_or(0, |p| p.links[c as usize].wakeups),
-                occupancy_area: (e.occ as i128 * now.ps() as i128 - e.occ_moment) as u128,
-                to,
-                to_nic,
-            }
+            let e = ends.next_if(|e| e.c == c).copied();
+            self.link_load(c, e, now)
         }));
         loads
+    }
+
+    /// [`Network::link_loads`], once the run is over, letting go of the end counters read
+    /// from other partitions as their rows are made: at the root of an MPI run the list of
+    /// them and the table are never both whole (the list is given back a slice at a time).
+    pub(crate) fn take_link_loads(&mut self, now: Time) -> Vec<LinkLoad> {
+        let mut ends = std::mem::take(&mut self.ends);
+        // (the last is the next one due: popped in channel order)
+        ends.sort_unstable_by_key(|e| std::cmp::Reverse(e.c));
+        let mut loads = Vec::with_capacity(self.link_channels().count());
+        for c in self.link_channels() {
+            let e = match ends.last() {
+                Some(e) if e.c == c => ends.pop(),
+                _ => None,
+            };
+            loads.push(self.link_load(c, e, now));
+            if e.is_some() && ends.len() % (1 << 16) == 0 {
+                ends.shrink_to_fit();
+            }
+        }
+        loads
+    }
+
+    /// Link channel `c`'s row: from `end`, counters read from another partition's end state,
+    /// else from the channel.
+    fn link_load(&self, c: u32, end: Option<super::shares::LinkEnd>, now: Time) -> LinkLoad {
+        let nr = self.routers * self.ports;
+        let e = match end {
+            Some(e) => e,
+            None => {
+                let ch = &self.channels[c as usize];
+                super::shares::LinkEnd {
+                    c,
+                    packets: ch.packets,
+                    occ_peak: ch.occ_peak,
+                    occ: ch.occ(),
+                    blocked: ch.blocked,
+                    bytes: ch.bytes,
+                    busy_ps: ch.busy_ps,
+                    blocked_ps: ch.blocked_ps,
+                    occ_moment: ch.occ_moment,
+                }
+            }
+        };
+        let (from, port) = if c < nr {
+            (c / self.ports, Some((c % self.ports) as u8))
+        } else {
+            (c - nr, None)
+        };
+        let (to, to_nic) = if c >= nr {
+            (self.nic_slot(c - nr) / self.ports, false)
+        } else if let Some(nic) = self.nic_on(c) {
+            (nic, true)
+        } else {
+            (self.link_to[c as usize] / self.ports, false)
+        };
+        LinkLoad {
+            from,
+            port,
+            bytes: e.bytes,
+            busy: Time(e.busy_ps),
+            packets: e.packets as u64,
+            // (a spell still open at `now` counts up to it)
+            credit_blocked: Time(
+                (e.blocked_ps + if e.blocked { now.ps() as i64 } else { 0 }) as u64,
+            ),
+            peak_occupancy: e.occ_peak,
+            low_power: Time(
+                self.power
+                    .as_ref()
+                    .map_or(0, |p| p.links[c as usize].low_ps),
+            ),
+            wakeups: self
+                .power
+                .as_ref()
+                .map_or(0, |p| p.links[c as usize].wakeups),
+            occupancy_area: (e.occ as i128 * now.ps() as i128 - e.occ_moment) as u128,
+            to,
+            to_nic,
+        }
     }
 
     /// Total buffer credit currently missing (bytes held by packets in buffers); zero when the
