@@ -5,4 +5,4 @@ pub(crate) mod packet;
 pub(crate) mod power;
 pub(crate) mod router;
 
-pub(crate) use router::Network;
+pub(crate) use router::{LinkLoad, Network};

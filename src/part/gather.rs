@@ -73,7 +73,7 @@ impl Part {
     }
 
     /// The network's link table at `until` (`Network::take_link_loads`), once gathered.
-    pub(crate) fn take_link_loads(&mut self, until: Time) -> Vec<crate::net::router::LinkLoad> {
+    pub(crate) fn take_link_loads(&mut self, until: Time) -> Vec<crate::net::LinkLoad> {
         self.net.take_link_loads(until)
     }
 
