@@ -181,23 +181,7 @@ impl Network {
     /// else from the channel.
     fn link_load(&self, c: u32, end: Option<super::shares::LinkEnd>, now: Time) -> LinkLoad {
         let nr = self.routers * self.ports;
-        let e = match end {
-            Some(e) => e,
-            None => {
-                let ch = &self.channels[c as usize];
-                super::shares::LinkEnd {
-                    c,
-                    packets: ch.packets,
-                    occ_peak: ch.occ_peak,
-                    occ: ch.occ(),
-                    blocked: ch.blocked,
-                    bytes: ch.bytes,
-                    busy_ps: ch.busy_ps,
-                    blocked_ps: ch.blocked_ps,
-                    occ_moment: ch.occ_moment,
-                }
-            }
-        };
+        let e = end.unwrap_or_else(|| super::shares::LinkEnd::of(c, &self.channels[c as usize]));
         let (from, port) = if c < nr {
             (c / self.ports, Some((c % self.ports) as u8))
         } else {

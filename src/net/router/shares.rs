@@ -174,16 +174,15 @@ impl Network {
     }
 }
 
-/// What the end of the run reads of one link channel: bytes, busy time (ps), packets, time
-/// blocked on credit (ps, and whether a spell is open), peak occupancy, occupancy now and its
-/// moment (`Network::link_loads`).
-type ChannelEnd = (u64, u64, u32, i64, bool, u32, u32, i128);
-
-/// A link's [`ChannelEnd`] as read from another partition's end state, with its channel: 64
-/// bytes, where writing it into the channel would make this process hold that channel's
-/// page (at the root of an MPI run, the whole network's).
-#[derive(Clone, Copy, Debug)]
+/// What the end of the run reads of one link channel `c` (`Network::link_loads`): packets,
+/// peak occupancy, occupancy now, whether a spell of credit blocking is open, bytes, busy time
+/// (ps), time blocked on credit (ps) and the occupancy's moment. What a partition packs of
+/// each link it owns (the channel implied by the order), and what another partition's end
+/// state is read into, 64 bytes, where writing it into the channel would make this process
+/// hold that channel's page (at the root of an MPI run, the whole network's).
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct LinkEnd {
+    #[serde(skip)]
     pub(super) c: u32,
     pub(super) packets: u32,
     pub(super) occ_peak: u32,
@@ -197,10 +196,27 @@ pub(super) struct LinkEnd {
 
 const _: () = assert!(std::mem::size_of::<LinkEnd>() == 64);
 
+impl LinkEnd {
+    /// Channel `c`'s (`ch`) end counters.
+    pub(super) fn of(c: u32, ch: &Channel) -> LinkEnd {
+        LinkEnd {
+            c,
+            packets: ch.packets,
+            occ_peak: ch.occ_peak,
+            occ: ch.occ(),
+            blocked: ch.blocked,
+            bytes: ch.bytes,
+            busy_ps: ch.busy_ps,
+            blocked_ps: ch.blocked_ps,
+            occ_moment: ch.occ_moment,
+        }
+    }
+}
+
 impl Network {
     /// Packs what the end of the run reads of this partition's network (after its `settle`):
     /// its totals, its records (time series, buffer history), and of each link channel it
-    /// owns the counters of [`ChannelEnd`] and its power (time in low power, wake-ups).
+    /// owns the counters of [`LinkEnd`] and its power (time in low power, wake-ups).
     pub(crate) fn pack_end(&self, w: &mut Vec<u8>) {
         use crate::packed::put;
         put(w, &self.stats);
@@ -216,18 +232,7 @@ impl Network {
         let mine: Vec<u32> = self.link_channels().filter(|&c| self.owns(c)).collect();
         put(w, &(mine.len() as u64));
         for &c in &mine {
-            let ch = &self.channels[c as usize];
-            let end: ChannelEnd = (
-                ch.bytes,
-                ch.busy_ps,
-                ch.packets,
-                ch.blocked_ps,
-                ch.blocked,
-                ch.occ_peak,
-                ch.occ,
-                ch.occ_moment,
-            );
-            put(w, &end);
+            put(w, &LinkEnd::of(c, &self.channels[c as usize]));
         }
         if let Some(p) = self.power.as_deref() {
             for &c in &mine {
@@ -257,18 +262,8 @@ impl Network {
         }
         self.ends = Vec::with_capacity(mine.len());
         for &c in &mine {
-            let e: ChannelEnd = get(r, "a link's counters")?;
-            self.ends.push(LinkEnd {
-                c,
-                bytes: e.0,
-                busy_ps: e.1,
-                packets: e.2,
-                blocked_ps: e.3,
-                blocked: e.4,
-                occ_peak: e.5,
-                occ: e.6,
-                occ_moment: e.7,
-            });
+            let e: LinkEnd = get(r, "a link's counters")?;
+            self.ends.push(LinkEnd { c, ..e });
         }
         if let Some(p) = self.power.as_deref_mut() {
             for &c in &mine {
