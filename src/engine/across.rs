@@ -155,6 +155,9 @@ impl Simulation {
             }
         }
         let mine = self.pack_process(&world, &local, stop.as_ref());
+        if world.is_root() {
+            self.let_go_at_root(&local);
+        }
         // (at the root, each process's bytes are read into its copies as they come, one
         // process's at a time)
         let mut stops = Vec::new();
@@ -184,6 +187,23 @@ impl Simulation {
         // `end_job`)
         super::world::hold(world);
         result
+    }
+
+    /// At the root, once its own end state is packed (`pack_process`) and before the other
+    /// processes' are read into its copies: what the report no longer reads of its own
+    /// partitions is let go, so that the others' end states take the room it held. Its link
+    /// counters go into the list the others' fill; then the network's per-element arrays
+    /// (channels, credit, input FIFOs, releases: a quarter of the process's memory on a
+    /// torus) are let go, their pages given back to the system.
+    fn let_go_at_root(&self, local: &[usize]) {
+        for &p in local {
+            self.runners[p].part.borrow_mut().keep_own_ends();
+        }
+        if let Some(&p) = local.first() {
+            // SAFETY: the run is over (no partition runs), and every partition of this
+            // process keeps its own link counters; the arrays are shared by all of them
+            unsafe { self.runners[p].part.borrow().let_go_state() };
+        }
     }
 
     /// This process's part of the gather: its stop, its Lua states' facts, then its

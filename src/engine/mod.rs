@@ -613,6 +613,13 @@ impl Simulation {
             return;
         }
         let mut first = self.runners[0].part.borrow_mut();
+        // (at the root of an MPI run the others' link counters, a few tens of MB, go into one
+        // list made whole at once)
+        let more: usize = self.runners[1..]
+            .iter()
+            .map(|run| run.part.borrow().ends_held())
+            .sum();
+        first.reserve_ends(more);
         for run in &self.runners[1..] {
             first.absorb(&mut run.part.borrow_mut());
         }

@@ -72,6 +72,31 @@ impl Part {
         }
     }
 
+    /// At the root of an MPI run, once its end state is packed: its own link counters kept
+    /// as the other processes' will be (`Network::keep_own_ends`).
+    pub(crate) fn keep_own_ends(&mut self) {
+        self.net.keep_own_ends();
+    }
+
+    /// The network's per-element state given back (`Network::let_go_state`).
+    ///
+    /// # Safety
+    /// As `Network::let_go_state`: every partition of the process kept its own ends.
+    pub(crate) unsafe fn let_go_state(&self) {
+        // SAFETY: the caller's promise
+        unsafe { self.net.let_go_state() }
+    }
+
+    /// Link counters this partition holds for the link table (`Network::ends_held`).
+    pub(crate) fn ends_held(&self) -> usize {
+        self.net.ends_held()
+    }
+
+    /// Room for `n` more of them, before partitions holding that many are absorbed.
+    pub(crate) fn reserve_ends(&mut self, n: usize) {
+        self.net.reserve_ends(n);
+    }
+
     /// The network's link table at `until` (`Network::take_link_loads`), once gathered.
     pub(crate) fn take_link_loads(&mut self, until: Time) -> Vec<crate::net::LinkLoad> {
         self.net.take_link_loads(until)

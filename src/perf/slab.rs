@@ -340,6 +340,32 @@ impl<T: Zeroed> SharedVec<T> {
             _store: std::sync::Arc::new(store),
         }
     }
+
+    /// Sets every element back to zero bytes, giving a store of pages of its own
+    /// ([`SlabStore::zeroed`]) back to the system (`madvise(MADV_DONTNEED)`: its pages read as
+    /// the kernel's zero page again, and take no memory until written).
+    ///
+    /// # Safety
+    /// No partition runs and no reference to an element lives: the caller holds the only
+    /// use of the store from here on.
+    pub(crate) unsafe fn wipe(&self) {
+        const { assert!(!std::mem::needs_drop::<T>()) };
+        let st = &*self._store;
+        #[cfg(unix)]
+        if st.mapped > 0 {
+            // SAFETY: the store's own mapping, whole; its elements are plain data (nothing to
+            // drop), of which zero bytes are a value (`Zeroed`), and nothing reads them meanwhile
+            // (the caller's promise)
+            let failed =
+                unsafe { libc::madvise(st.ptr.cast(), st.mapped, libc::MADV_DONTNEED) != 0 };
+            if !failed {
+                return;
+            }
+        }
+        // SAFETY: `len` elements from `ptr`, which nothing reads meanwhile; zero bytes are a
+        // value of `T`
+        unsafe { std::ptr::write_bytes(st.ptr, 0, st.len) };
+    }
 }
 
 impl<T> SharedVec<T> {
@@ -449,6 +475,35 @@ mod tests {
                 v[n - 1] = 7;
                 assert_eq!(store.as_slice()[n - 1], 7);
                 assert_eq!(store.as_slice().iter().sum::<u64>(), 7);
+            }
+        }
+    }
+
+    /// A wiped store reads zero everywhere, through every view of it, whether it has pages
+    /// of its own (given back to the system) or came from the allocator.
+    #[test]
+    fn a_wiped_store_reads_zero_through_every_view() {
+        for (n, mapped) in [(100_000usize, true), (1, true), (0, true), (10, false)] {
+            let mut a = if mapped {
+                SharedVec::<u64>::zeroed(n)
+            } else {
+                SharedVec::new(vec![0u64; n])
+            };
+            let b = a.clone();
+            for i in 0..n {
+                a[i] = i as u64 + 1;
+            }
+            assert_eq!(b[0..n].iter().sum::<u64>(), (n * (n + 1) / 2) as u64);
+            // SAFETY: no reference to an element lives across the call
+            unsafe { b.wipe() };
+            assert_eq!(
+                (a.len(), a[0..n].iter().filter(|&&x| x != 0).count()),
+                (n, 0)
+            );
+            // (written again after it, as any store)
+            if n > 0 {
+                a[n - 1] = 5;
+                assert_eq!(b[n - 1], 5);
             }
         }
     }

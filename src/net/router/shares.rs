@@ -138,6 +138,19 @@ impl Network {
         }
     }
 
+    /// Link counters read from other partitions' end states (or kept, `keep_own_ends`) and
+    /// not yet made into rows.
+    pub(crate) fn ends_held(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Room for `n` more link counters, asked for once before partitions holding that many
+    /// are absorbed ([`Network::absorb`]): the list is then not regrown (and copied) as
+    /// each is appended.
+    pub(crate) fn reserve_ends(&mut self, n: usize) {
+        self.ends.reserve_exact(n);
+    }
+
     /// From now on this network reads every channel (the run is over; debug builds stop
     /// checking who owns what).
     pub(crate) fn become_whole(&mut self) {
@@ -273,6 +286,39 @@ impl Network {
             }
         }
         Ok(())
+    }
+
+    /// At the root of an MPI run, once its own end state is packed and before the other
+    /// processes' are read: this partition's link counters go into the list those fill
+    /// ([`Network::unpack_end`]), so that the link table reads every link from there and no
+    /// channel is read again ([`Network::let_go_state`]).
+    pub(crate) fn keep_own_ends(&mut self) {
+        let mine: Vec<u32> = self.link_channels().filter(|&c| self.owns(c)).collect();
+        self.ends.reserve(mine.len());
+        for c in mine {
+            self.ends.push(LinkEnd::of(c, &self.channels[c as usize]));
+        }
+    }
+
+    /// Gives back the per-element state the run wrote (channels, credit, input FIFOs,
+    /// recorded releases, the routers' random numbers): every element reads as zero bytes
+    /// again, as in a copy of a partition that never ran, and a process's pages of them go
+    /// back to the system (`SharedVec::wipe`).
+    ///
+    /// # Safety
+    /// The run is over, every partition of the process keeps its own link counters
+    /// ([`Network::keep_own_ends`]), and nothing reads these arrays from here on but as
+    /// zero: the end of the run reads a network's stats, series, history, power and link
+    /// list only.
+    pub(crate) unsafe fn let_go_state(&self) {
+        // SAFETY: the caller's promise; no view of these stores is held across this call
+        unsafe {
+            self.channels.wipe();
+            self.credit.wipe();
+            self.inq.wipe();
+            self.rngs.wipe();
+            self.returns.lists.wipe();
+        }
     }
 
     /// Sets what [`Network::pack_end`] covers to what a partition holds as built (a test's).
