@@ -192,12 +192,13 @@ impl Simulation {
     /// At the root, once its own end state is packed (`pack_process`) and before the other
     /// processes' are read into its copies: what the report no longer reads of its own
     /// partitions is let go, so that the others' end states take the room it held. Its link
-    /// counters go into the list the others' fill; then the network's per-element arrays
-    /// (channels, credit, input FIFOs, releases: a quarter of the process's memory on a
-    /// torus) are let go, their pages given back to the system.
+    /// counters go into the list the others' fill, the packets and events still held go
+    /// (their counts kept), then the network's per-element arrays (channels, credit, input
+    /// FIFOs, releases: a quarter of the process's memory on a torus), their pages given back
+    /// to the system.
     fn let_go_at_root(&self, local: &[usize]) {
         for &p in local {
-            self.runners[p].part.borrow_mut().keep_own_ends();
+            self.runners[p].part.borrow_mut().keep_only_its_end();
         }
         if let Some(&p) = local.first() {
             // SAFETY: the run is over (no partition runs), and every partition of this

@@ -73,9 +73,14 @@ impl Part {
     }
 
     /// At the root of an MPI run, once its end state is packed: its own link counters kept
-    /// as the other processes' will be (`Network::keep_own_ends`).
-    pub(crate) fn keep_own_ends(&mut self) {
+    /// as the other processes' will be (`Network::keep_own_ends`), and what was still in
+    /// flight let go, its counts kept (the packets alive and most held, the most events
+    /// pending): the report reads nothing else of them.
+    pub(crate) fn keep_only_its_end(&mut self) {
         self.net.keep_own_ends();
+        self.net.packets.let_go();
+        self.peak_events += self.queue.peak() as u64;
+        self.queue = EventQueue::new();
     }
 
     /// The network's per-element state given back (`Network::let_go_state`).

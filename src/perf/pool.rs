@@ -3,13 +3,16 @@
 //! grown to the most objects alive at once.
 //!
 //! Invariant: every index is either live (handed out by `alloc`, not yet `release`d) or in
-//! `free`, never both; `live() == items.len() - free.len()`. `alloc` and `release` are O(1).
+//! `free`, never both; `live() == items.len() - free.len()` (plus those alive when the storage
+//! was let go at the end of a run, `let_go`). `alloc` and `release` are O(1).
 
 /// A slab of `T`s referred to by `u32` index, reusing freed slots (no allocation once warm).
 pub(crate) struct Pool<T> {
     items: Vec<T>,
     free: Vec<u32>,
     peak: usize,
+    /// Objects alive when the storage was let go ([`Pool::let_go`]), still counted alive.
+    gone: usize,
 }
 
 impl<T> Default for Pool<T> {
@@ -18,6 +21,7 @@ impl<T> Default for Pool<T> {
             items: Vec::new(),
             free: Vec::new(),
             peak: 0,
+            gone: 0,
         }
     }
 }
@@ -33,7 +37,7 @@ impl<T> Pool<T> {
             self.items.push(item);
             (self.items.len() - 1) as u32
         };
-        self.peak = self.peak.max(self.live());
+        self.peak = self.peak.max(self.items.len() - self.free.len());
         id
     }
     /// Gives index `id` back; the item stays readable until the index is reused.
@@ -54,7 +58,14 @@ impl<T> Pool<T> {
     }
     /// Objects alive now.
     pub(crate) fn live(&self) -> usize {
-        self.items.len() - self.free.len()
+        self.items.len() - self.free.len() + self.gone
+    }
+    /// Lets the storage go once the run is over, the objects alive still counted in
+    /// [`Pool::live`] and the peak kept; no index may be read after it.
+    pub(crate) fn let_go(&mut self) {
+        self.gone = self.live();
+        self.items = Vec::new();
+        self.free = Vec::new();
     }
     /// Most objects alive at once.
     pub(crate) fn peak(&self) -> usize {
@@ -79,5 +90,15 @@ mod tests {
         p.release(b);
         p.release(c);
         assert_eq!((p.live(), p.peak()), (0, 2));
+    }
+
+    #[test]
+    fn a_pool_let_go_keeps_its_counts() {
+        let mut p = Pool::default();
+        let ids: Vec<u32> = (0..5).map(|i| p.alloc(i)).collect();
+        p.release(ids[1]);
+        p.release(ids[3]);
+        p.let_go();
+        assert_eq!((p.live(), p.peak(), p.items.capacity()), (3, 5, 0));
     }
 }
