@@ -57,7 +57,12 @@ fn a_permutation_loads_each_link_as_worked_out_by_hand() {
     // the routes' bound: the middle links carry twice a NIC's load
     assert_eq!(t.ideal, Some(0.5));
     let what = t.ideal_channel.as_deref().unwrap();
-    assert!(what.contains("carries 2.000 of a NIC's load"), "{what}");
+    // (the first of the two middle directions in the order of links.csv: router 1's port 0
+    // leads to its NIC, port 1 up the line)
+    assert_eq!(
+        what,
+        "router 1 port 1 -> router 2 carries 2.000 of a NIC's load"
+    );
     // hops: 3, 1, 1, 3 router-to-router links
     let h = t.hops.unwrap();
     assert_eq!((h.mean, h.max), (2.0, 3));

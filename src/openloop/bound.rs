@@ -91,20 +91,11 @@ pub(crate) fn ideal_within(
         }
     }
     let (b, c) = best?;
-    let links: Vec<u32> = net.link_channels().collect();
-    let name = links
-        .iter()
-        .position(|&x| x == c)
-        .map(|i| {
-            // (as the summary names a link: report::link_name)
-            let l = &net.link_loads(Time::ZERO)[i];
-            match (l.port, l.to_nic) {
-                (None, _) => format!("NIC {} -> router {}", l.from, l.to),
-                (Some(q), true) => format!("router {} port {q} -> NIC {}", l.from, l.to),
-                (Some(q), false) => format!("router {} port {q} -> router {}", l.from, l.to),
-            }
-        })
-        .unwrap_or_else(|| format!("channel {c}"));
+    let name = if net.link_channels().any(|x| x == c) {
+        net.link_row(c, Time::ZERO).name()
+    } else {
+        format!("channel {c}")
+    };
     let per_unit = net.channel_rate(c).0 as f64 / b / spec.nic_rate.0 as f64;
     let sampled = if samples > 1 {
         format!(", routes drawn {samples} times a pair")

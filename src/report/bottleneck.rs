@@ -205,7 +205,7 @@ impl Report {
                     kind: "link".into(),
                     reason: format!(
                         "{} was busy {:.1} % of the run (the busiest NIC-side resource {:.1} %)",
-                        super::link_name(l),
+                        l.name(),
                         100.0 * link_u,
                         100.0 * node_u
                     ),
@@ -214,7 +214,7 @@ impl Report {
         }
         let blocked = first_max(self.per_link.iter(), |l| l.credit_blocked);
         if let Some(l) = blocked.filter(|l| 4 * l.credit_blocked.ps() >= span) {
-            let name = super::link_name(l);
+            let name = l.name();
             return Some(Bound {
                 kind: "credit".into(),
                 reason: format!(

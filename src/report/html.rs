@@ -15,7 +15,7 @@
 //! (zoom, hover). Whatever a script named (a region, a rank's note) is data the script sets as
 //! text, never markup of the page.
 
-use super::{link_name, Report};
+use super::Report;
 use serde::Serialize;
 
 /// Most frames of the time slider.
@@ -391,7 +391,7 @@ fn topology(r: &Report) -> Option<Topology> {
 /// `router 1 (1,0) port 1 -> router 2 (2,0)`, `NIC 5 -> router 5 (level 1 switch 2)`.
 fn placed_link_name(r: &Report, l: &crate::net::router::LinkLoad) -> String {
     let Some(layout) = &r.layout else {
-        return link_name(l);
+        return l.name();
     };
     // (a cube's places are coordinates in brackets already)
     let at = |router: u32| match layout.places.get(router as usize) {

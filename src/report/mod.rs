@@ -673,15 +673,6 @@ pub(crate) mod text;
 pub(crate) use html::page as html_page;
 pub(crate) use text::escaped;
 
-/// A link direction by name: `NIC 3 -> router 3`, `router 3 port 4 -> router 7`,
-/// `router 7 port 0 -> NIC 7`.
-pub(crate) fn link_name(l: &LinkLoad) -> String {
-    match (l.port, l.to_nic) {
-        (None, _) => format!("NIC {} -> router {}", l.from, l.to),
-        (Some(q), true) => format!("router {} port {q} -> NIC {}", l.from, l.to),
-        (Some(q), false) => format!("router {} port {q} -> router {}", l.from, l.to),
-    }
-}
 pub(crate) use bottleneck::{Bound, NodeStats};
 
 /// The placement hint of a run on a mesh or torus whose one job has one rank per node and

@@ -48,7 +48,7 @@ impl Report {
     fn busiest_links(&self) -> Vec<String> {
         const SHOWN: usize = 3;
         let span = self.span_ps().max(1) as f64;
-        let name = super::link_name;
+        let name = crate::net::router::LinkLoad::name;
         // the SHOWN largest by `key` (the first of equals first), in one pass
         let top = |key: &dyn Fn(&crate::net::router::LinkLoad) -> u64| {
             let mut v: Vec<&crate::net::router::LinkLoad> = Vec::with_capacity(SHOWN + 1);

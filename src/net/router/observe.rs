@@ -37,6 +37,18 @@ pub struct LinkLoad {
     pub to_nic: bool,
 }
 
+impl LinkLoad {
+    /// How the summary names this link: "router 3 port 1 -> router 7", "router 3 port 0 ->
+    /// NIC 12" or "NIC 12 -> router 3".
+    pub(crate) fn name(&self) -> String {
+        match (self.port, self.to_nic) {
+            (None, _) => format!("NIC {} -> router {}", self.from, self.to),
+            (Some(q), true) => format!("router {} port {q} -> NIC {}", self.from, self.to),
+            (Some(q), false) => format!("router {} port {q} -> router {}", self.from, self.to),
+        }
+    }
+}
+
 /// Totals of one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct NetworkStats {
@@ -141,7 +153,9 @@ impl Network {
     /// run stopped early: the network was settled there, `settle_all`, and a spell of credit
     /// blocking or bytes held in a buffer count up to it): router channels first (router by
     /// router, port by port), then the NICs' injection links. Reads every partition's
-    /// channels: only when none runs.
+    /// channels: only when none runs. (The run's own end takes them as it makes the
+    /// table, [`Network::take_link_loads`]; tests read them here.)
+    #[cfg(test)]
     pub(crate) fn link_loads(&self, now: Time) -> Vec<LinkLoad> {
         // (a link another partition's end state gave is read from there, its channel never
         // touched: `Network::unpack_end`)
@@ -175,6 +189,12 @@ impl Network {
             }
         }
         loads
+    }
+
+    /// Link channel `c`'s row at `now`, read from its channel (it must be a link:
+    /// [`Network::link_channels`]).
+    pub(crate) fn link_row(&self, c: u32, now: Time) -> LinkLoad {
+        self.link_load(c, None, now)
     }
 
     /// Link channel `c`'s row: from `end`, counters read from another partition's end state,
