@@ -59,7 +59,7 @@ impl Part {
         self.nics.absorb(&other.nics);
         self.rdma.issued += other.rdma.issued;
         self.mpi.sent += other.mpi.sent;
-        self.peak_events += other.queue.peak() as u64;
+        self.peak_events += other.peak_events();
         if let (Some(mine), Some(theirs)) = (self.trace.as_deref_mut(), other.trace.take()) {
             mine.absorb(*theirs);
         }
