@@ -123,6 +123,7 @@ impl Network {
             overflowed: None,
             peak_packets: 0,
             unfilled: only_own,
+            let_go: false,
             seed,
             ends: Vec::new(),
         };

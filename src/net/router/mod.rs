@@ -379,6 +379,9 @@ pub(crate) struct Network {
     /// The seed of the routers' random numbers (`Xoshiro::for_entity`), for [`Network::split`]
     /// to write those of this process's routers when `unfilled`.
     seed: u64,
+    /// Whether the per-element state was given back at the end of the run
+    /// ([`Network::let_go_state`]): nothing of it is read again.
+    let_go: bool,
     /// The end counters of links read from another partition's packed end state (an MPI
     /// process's at the root, `Network::unpack_end`), in place of their channels' own, which
     /// this process then never writes (`Network::link_loads` reads them).

@@ -58,6 +58,7 @@ impl Network {
             overflowed: None,
             peak_packets: 0,
             unfilled: false,
+            let_go: false,
             seed: self.seed,
             ends: Vec::new(),
         }
@@ -162,10 +163,13 @@ impl Network {
         self.rngs = self.rngs.whole();
         self.returns.lists = self.returns.lists.whole();
         // (the releases recorded for another partition's channels are in its records, not
-        // these: all those due by the run's end were applied by it, `Network::settle_all`)
-        for c in 0..self.channels.len() {
-            if self.owner[c] != self.me {
-                self.returns.forget(c);
+        // these: all those due by the run's end were applied by it, `Network::settle_all`;
+        // state let go is never read again, and writing it would take its pages back)
+        if !self.let_go {
+            for c in 0..self.channels.len() {
+                if self.owner[c] != self.me {
+                    self.returns.forget(c);
+                }
             }
         }
         if let Some(p) = self.power.as_deref_mut() {
@@ -303,14 +307,17 @@ impl Network {
     /// Gives back the per-element state the run wrote (channels, credit, input FIFOs,
     /// recorded releases, the routers' random numbers): every element reads as zero bytes
     /// again, as in a copy of a partition that never ran, and a process's pages of them go
-    /// back to the system (`SharedVec::wipe`).
+    /// back to the system (`SharedVec::wipe`); [`Network::become_whole`] then leaves them
+    /// alone. The arrays are shared by the partitions of the process: each that will be read
+    /// whole is told.
     ///
     /// # Safety
     /// The run is over, every partition of the process keeps its own link counters
     /// ([`Network::keep_own_ends`]), and nothing reads these arrays from here on but as
     /// zero: the end of the run reads a network's stats, series, history, power and link
     /// list only.
-    pub(crate) unsafe fn let_go_state(&self) {
+    pub(crate) unsafe fn let_go_state(&mut self) {
+        self.let_go = true;
         // SAFETY: the caller's promise; no view of these stores is held across this call
         unsafe {
             self.channels.wipe();
