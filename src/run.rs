@@ -179,8 +179,11 @@ pub fn simulation(s: &Scenario, setup: &Setup) -> Result<Simulation> {
                 if sim.processes() != p {
                     anyhow::bail!(
                         "this run was started as {p} MPI processes, but the network is simulated \
-                     as {} partitions: start at most that many processes",
-                        sim.processes()
+                         as {}",
+                        match sim.processes() {
+                            1 => "one partition: start one process".to_string(),
+                            n => format!("{n} partitions: start at most that many processes"),
+                        }
                     );
                 }
                 sim

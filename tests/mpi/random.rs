@@ -169,7 +169,11 @@ fn compare(path: &str, np: u32, one: &super::Files, dir: &Path, what: &str) -> (
     let offered = partitions_offered(path, np);
     let said = format!(
         "error: this run was started as {np} MPI processes, but the network is simulated as \
-         {offered} partitions: start at most that many processes\n"
+         {}\n",
+        match offered {
+            1 => "one partition: start one process".to_string(),
+            n => format!("{n} partitions: start at most that many processes"),
+        }
     );
     assert!(
         offered < np as u64 && err == said && ran.ended.code() == Some(1),
@@ -236,6 +240,29 @@ fn a_network_of_fewer_partitions_than_processes_says_so() {
     let path = path.to_str().expect("a path");
     let (one, _) = outputs(path, 0, dir.path(), &[]);
     assert_eq!(compare(path, 3, &one, dir.path(), "a 2-router ring").0, 2);
+}
+
+/// A network simulated whole (the flow model keeps one partition) on 2 processes: one
+/// message, in the singular, and the status of an error.
+#[test]
+fn a_network_kept_whole_on_two_processes_says_to_start_one() {
+    let scenario = super::project().join("scenarios/random_ring.toml");
+    let o = super::mgensim(
+        2,
+        &[
+            "run",
+            scenario.to_str().expect("a path"),
+            "--set",
+            "network.model=\"flow\"",
+            "-q",
+        ],
+    );
+    assert_eq!(o.code(), Some(1));
+    assert_eq!(
+        without_launcher(&o.stderr_text()),
+        "error: this run was started as 2 MPI processes, but the network is simulated as one \
+         partition: start one process\n"
+    );
 }
 
 #[test]
