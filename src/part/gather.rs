@@ -87,7 +87,7 @@ impl Part {
     ///
     /// # Safety
     /// As `Network::let_go_state`: every partition of the process kept its own ends.
-    pub(crate) unsafe fn let_go_state(&mut self) {
+    pub(crate) unsafe fn let_go_state(&self) {
         // SAFETY: the caller's promise
         unsafe { self.net.let_go_state() }
     }

@@ -353,7 +353,7 @@ impl Network {
     /// on at `now` counts up to `now`, as in the time series: a packet still on a link is busy
     /// up to `now` only (its bytes and its packet were counted as its head left), and a buffer
     /// still holding bytes has them in the series up to `now` (`links.csv` integrates its
-    /// occupancy to the stop: [`Network::link_loads`]).
+    /// occupancy to the stop: [`Network::take_link_loads`]).
     pub(crate) fn settle_all(&mut self, now: Time) {
         let t = now.ps();
         for c in 0..self.channels.len() as u32 {

@@ -379,12 +379,13 @@ pub(crate) struct Network {
     /// The seed of the routers' random numbers (`Xoshiro::for_entity`), for [`Network::split`]
     /// to write those of this process's routers when `unfilled`.
     seed: u64,
-    /// Whether the per-element state was given back at the end of the run
-    /// ([`Network::let_go_state`]): nothing of it is read again.
+    /// Whether the end of the run reads only the link counters kept
+    /// ([`Network::keep_own_ends`]): the per-element state is not read again (and may have
+    /// been given back, [`Network::let_go_state`]).
     let_go: bool,
     /// The end counters of links read from another partition's packed end state (an MPI
     /// process's at the root, `Network::unpack_end`), in place of their channels' own, which
-    /// this process then never writes (`Network::link_loads` reads them).
+    /// this process then never writes (`Network::take_link_loads` reads them).
     ends: Vec<shares::LinkEnd>,
 }
 impl Network {

@@ -131,7 +131,7 @@ impl Network {
         None
     }
 
-    /// The channels that are links (in the order of [`Network::link_loads`]).
+    /// The channels that are links (in the order of [`Network::take_link_loads`]).
     pub(crate) fn link_channels(&self) -> impl Iterator<Item = u32> + '_ {
         let nr = self.routers * self.ports;
         (0..self.channels.len() as u32).filter(move |&c| {
@@ -153,26 +153,10 @@ impl Network {
     /// run stopped early: the network was settled there, `settle_all`, and a spell of credit
     /// blocking or bytes held in a buffer count up to it): router channels first (router by
     /// router, port by port), then the NICs' injection links. Reads every partition's
-    /// channels: only when none runs. (The run's own end takes them as it makes the
-    /// table, [`Network::take_link_loads`]; tests read them here.)
-    #[cfg(test)]
-    pub(crate) fn link_loads(&self, now: Time) -> Vec<LinkLoad> {
-        // (a link another partition's end state gave is read from there, its channel never
-        // touched: `Network::unpack_end`)
-        let mut ends: Vec<&super::shares::LinkEnd> = self.ends.iter().collect();
-        ends.sort_unstable_by_key(|e| e.c);
-        let mut ends = ends.into_iter().peekable();
-        let mut loads = Vec::with_capacity(self.link_channels().count());
-        loads.extend(self.link_channels().map(|c| {
-            let e = ends.next_if(|e| e.c == c).copied();
-            self.link_load(c, e, now)
-        }));
-        loads
-    }
-
-    /// [`Network::link_loads`], once the run is over, letting go of the end counters read
-    /// from other partitions as their rows are made: at the root of an MPI run the list of
-    /// them and the table are never both whole (the list is given back a slice at a time).
+    /// channels, so only once the run is over; a link another partition's end state gave is
+    /// read from the counters kept (`Network::unpack_end`), which are let go as their rows
+    /// are made: at the root of an MPI run the list of them and the table are never both
+    /// whole (the list is given back a slice at a time).
     pub(crate) fn take_link_loads(&mut self, now: Time) -> Vec<LinkLoad> {
         let mut ends = std::mem::take(&mut self.ends);
         // (the last is the next one due: popped in channel order)

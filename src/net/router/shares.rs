@@ -191,7 +191,7 @@ impl Network {
     }
 }
 
-/// What the end of the run reads of one link channel `c` (`Network::link_loads`): packets,
+/// What the end of the run reads of one link channel `c` (`Network::take_link_loads`): packets,
 /// peak occupancy, occupancy now, whether a spell of credit blocking is open, bytes, busy time
 /// (ps), time blocked on credit (ps) and the occupancy's moment. What a partition packs of
 /// each link it owns (the channel implied by the order), and what another partition's end
@@ -295,8 +295,10 @@ impl Network {
     /// At the root of an MPI run, once its own end state is packed and before the other
     /// processes' are read: this partition's link counters go into the list those fill
     /// ([`Network::unpack_end`]), so that the link table reads every link from there and no
-    /// channel is read again ([`Network::let_go_state`]).
+    /// channel is read again ([`Network::let_go_state`]; [`Network::become_whole`] then
+    /// leaves the per-element state alone).
     pub(crate) fn keep_own_ends(&mut self) {
+        self.let_go = true;
         let mine: Vec<u32> = self.link_channels().filter(|&c| self.owns(c)).collect();
         self.ends.reserve(mine.len());
         for c in mine {
@@ -307,17 +309,15 @@ impl Network {
     /// Gives back the per-element state the run wrote (channels, credit, input FIFOs,
     /// recorded releases, the routers' random numbers): every element reads as zero bytes
     /// again, as in a copy of a partition that never ran, and a process's pages of them go
-    /// back to the system (`SharedVec::wipe`); [`Network::become_whole`] then leaves them
-    /// alone. The arrays are shared by the partitions of the process: each that will be read
-    /// whole is told.
+    /// back to the system (`SharedVec::wipe`). The arrays are shared by the partitions of the
+    /// process: once for all of them.
     ///
     /// # Safety
     /// The run is over, every partition of the process keeps its own link counters
     /// ([`Network::keep_own_ends`]), and nothing reads these arrays from here on but as
     /// zero: the end of the run reads a network's stats, series, history, power and link
     /// list only.
-    pub(crate) unsafe fn let_go_state(&mut self) {
-        self.let_go = true;
+    pub(crate) unsafe fn let_go_state(&self) {
         // SAFETY: the caller's promise; no view of these stores is held across this call
         unsafe {
             self.channels.wipe();
